@@ -1,0 +1,1 @@
+console.log('ui build placeholder')

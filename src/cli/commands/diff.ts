@@ -1,0 +1,14 @@
+import type { Command } from 'commander';
+import { CliError } from '../errors.js';
+
+/** Placeholder until its issue lands: registered so the command table is complete. */
+export function registerDiff(program: Command): void {
+  program
+    .command('diff')
+    .description('(not implemented yet)')
+    .allowUnknownOption(true)
+    .allowExcessArguments(true)
+    .action(() => {
+      throw new CliError('acp-inspect diff is not implemented yet', 2);
+    });
+}

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { DB_OPTION } from '../program.js';
+
+export function registerImport(program: Command): void {
+  program
+    .command('import')
+    .description('import a transcript (.jsonl) as a new recording; prints its id')
+    .argument('<file>', 'transcript file')
+    .option(...DB_OPTION)
+    .option('--name <label>', 'name for the recording (default: the header name or the file name)')
+    .action(async (file: string, opts: { db?: string; name?: string }) => {
+      const { readTranscriptFile } = await import('../../source.js');
+      const { Store } = await import('../../store/store.js');
+      const { basename } = await import('node:path');
+      const rec = readTranscriptFile(file); // parse fully before touching the database
+      const store = Store.open(opts.db);
+      try {
+        const id = store.importRecording(rec, opts.name ?? rec.header.name ?? basename(file));
+        const { checkStoredRecording } = await import('../../check-hook.js');
+        checkStoredRecording(store, id);
+        process.stdout.write(`${id}\n`);
+        process.stderr.write(`imported ${rec.items.length} items from ${file} as recording ${id}\n`);
+      } finally {
+        store.close();
+      }
+    });
+}

@@ -1,0 +1,45 @@
+import type { Command } from 'commander';
+import { DB_OPTION } from '../program.js';
+
+export function registerList(program: Command): void {
+  program
+    .command('list')
+    .alias('ls')
+    .description('list recordings (newest first)')
+    .option(...DB_OPTION)
+    .option('--json', 'print a JSON array of recordings')
+    .option('--search <text>', 'only recordings whose name, agent, client or command contains text')
+    .action(async (opts: { db?: string; json?: boolean; search?: string }) => {
+      const { Store } = await import('../../store/store.js');
+      const { formatDuration, formatTable } = await import('../format.js');
+      const store = Store.open(opts.db, { mustExist: true });
+      try {
+        try { store.markInterrupted(); } catch { /* locked: list anyway */ }
+        const rows = store.listRecordings({ search: opts.search });
+        if (opts.json) {
+          process.stdout.write(JSON.stringify(rows.map((r) => ({
+            id: r.id, name: r.name, agent: r.agent.name, agentVersion: r.agent.version, client: r.client.name,
+            clientVersion: r.client.version, protocolVersion: r.protocolVersion, startedAt: r.startedAt, endedAt: r.endedAt,
+            durationMs: r.durationMs, frames: r.frames, items: r.items, status: r.status, incomplete: r.incomplete,
+            exitCode: r.exitCode, exitSignal: r.exitSignal, errors: r.errors, warnings: r.warnings, command: r.command,
+          })), null, 2) + '\n');
+          return;
+        }
+        if (rows.length === 0) {
+          process.stdout.write(`no recordings in ${store.path}; record one with: acp-inspect -- <agent command>\n`);
+          return;
+        }
+        process.stdout.write(formatTable(
+          ['ID', 'NAME', 'AGENT', 'CLIENT', 'STARTED', 'DURATION', 'FRAMES', 'ERR', 'WARN', 'STATUS'],
+          rows.map((r) => [
+            String(r.id), r.name ?? '', [r.agent.name, r.agent.version].filter(Boolean).join(' ') || (r.command?.join(' ') ?? ''),
+            [r.client.name, r.client.version].filter(Boolean).join(' '), r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
+            r.durationMs === null ? '' : formatDuration(r.durationMs), String(r.frames), String(r.errors), String(r.warnings),
+            r.status + (r.incomplete && r.status !== 'incomplete' && r.status !== 'interrupted' ? ' (incomplete)' : ''),
+          ]),
+        ));
+      } finally {
+        store.close();
+      }
+    });
+}

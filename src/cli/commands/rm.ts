@@ -1,0 +1,21 @@
+import type { Command } from 'commander';
+import { DB_OPTION } from '../program.js';
+
+export function registerRm(program: Command): void {
+  program
+    .command('rm')
+    .description('delete recordings')
+    .argument('<id...>', 'recording ids (or latest)')
+    .option(...DB_OPTION)
+    .action(async (ids: string[], opts: { db?: string }) => {
+      const { Store } = await import('../../store/store.js');
+      const store = Store.open(opts.db, { mustExist: true });
+      try {
+        const resolved = ids.map((r) => store.resolveRef(r)); // all or nothing: check every id first
+        for (const id of resolved) store.deleteRecording(id);
+        process.stderr.write(`deleted ${resolved.length === 1 ? `recording ${resolved[0]}` : `recordings ${resolved.join(', ')}`}\n`);
+      } finally {
+        store.close();
+      }
+    });
+}

@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+
+/** `acp-inspect tap [options] -- <agent command>`: the same as `acp-inspect [options] -- <agent command>`. */
+export function registerTap(program: Command): void {
+  program
+    .command('tap')
+    .description('spawn an agent and record its ACP traffic (same as: acp-inspect [options] -- <agent command>)')
+    .usage('[--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] [--quiet] -- <agent command> [args...]')
+    .allowUnknownOption(true)
+    .allowExcessArguments(true)
+    .helpOption(false)
+    .action(async (_opts: unknown, cmd: Command) => {
+      const { runTapCli } = await import('../../tap/run.js');
+      const argv = process.argv.slice(2);
+      const i = argv.indexOf('tap');
+      await runTapCli(i === -1 ? cmd.args : argv.slice(i + 1));
+    });
+}

@@ -1,0 +1,64 @@
+/** `acp-inspect show`: a terminal timeline of a recording, optionally following a live one. */
+import { formatBytes, formatDuration } from './format.js';
+import { arrow, isFrame, type Item } from '../wire/frame.js';
+import { looksLikeFile, readTranscriptFile } from '../source.js';
+import { Store } from '../store/store.js';
+
+const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
+const c = (code: string, s: string) => (useColor ? `\x1b[${code}m${s}\x1b[0m` : s);
+
+/** One line describing an item. */
+export function formatItem(item: Item, opts: { raw?: boolean } = {}): string {
+  const time = `${(item.t / 1000).toFixed(3).padStart(9)}s`;
+  if (item.dir === 'stderr') return `${time} ${c('2', '!! stderr')}  ${item.raw}`;
+  if (item.dir === 'event') return `${time} ${c('36', '•• ' + item.type)}  ${JSON.stringify(item.data)}`;
+  if (!isFrame(item)) return '';
+  const dir = item.dir === 'c2a' ? c('34', `C${arrow('c2a')}A`) : c('32', `C${arrow('a2c')}A`);
+  const kind = item.kind.padEnd(12);
+  const kindC = item.kind === 'invalid' || item.kind === 'error' ? c('31', kind) : kind;
+  const parts = [time, dir, kindC, (item.method ?? (item.parseError ? `(${item.parseError})` : '')).padEnd(28)];
+  if (item.id !== undefined) parts.push(`#${JSON.stringify(item.id)}`);
+  if (item.latency !== undefined) parts.push(c('33', formatDuration(item.latency)));
+  parts.push(c('2', formatBytes(item.size)));
+  let line = `${String(item.seq).padStart(6)} ${parts.join(' ')}`;
+  if (opts.raw) line += `\n         ${item.raw}`;
+  return line;
+}
+
+export async function showRecording(ref: string, opts: { db?: string; follow?: boolean; raw?: boolean }): Promise<void> {
+  if (looksLikeFile(ref)) {
+    const rec = readTranscriptFile(ref);
+    for (const it of rec.items) process.stdout.write(formatItem(it, opts) + '\n');
+    return;
+  }
+  const store = Store.open(opts.db, { mustExist: true });
+  try {
+    try { store.markInterrupted(); } catch { /* locked */ }
+    const id = store.resolveRef(ref);
+    const summary = store.getRecording(id)!;
+    process.stdout.write(c('1', `recording ${id}${summary.name ? ` "${summary.name}"` : ''} — ${summary.command?.join(' ') ?? ''} (${summary.status})`) + '\n');
+    let last = 0;
+    const flush = () => {
+      for (const it of store.iterateItems(id, last)) {
+        process.stdout.write(formatItem(it, opts) + '\n');
+        last = it.seq;
+      }
+    };
+    flush();
+    if (!opts.follow) return;
+    await new Promise<void>((resolve) => {
+      const timer = setInterval(() => {
+        flush();
+        const s = store.getRecording(id);
+        if (!s || s.status !== 'running') {
+          flush();
+          clearInterval(timer);
+          resolve();
+        }
+      }, 200);
+      process.once('SIGINT', () => { clearInterval(timer); resolve(); });
+    });
+  } finally {
+    store.close();
+  }
+}

@@ -1,0 +1,51 @@
+/**
+ * Resolves what a user names on the command line — a recording id, `latest`, or a transcript file —
+ * into an in-memory Recording. Shared by export, check, replay, diff and the fixtures API.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { parseTranscript, type Recording, TranscriptError } from './transcript/format.js';
+import { Store } from './store/store.js';
+import { StoreError } from './store/errors.js';
+
+export interface LoadedRecording {
+  recording: Recording;
+  /** Set when the recording came from the database. */
+  id?: number;
+  /** Set when the recording came from a file. */
+  file?: string;
+}
+
+/** True when `ref` names a file rather than an id or `latest`. */
+export function looksLikeFile(ref: string): boolean {
+  return /\.(jsonl|json|ndjson)$/i.test(ref) || ref.includes('/') || (!/^\d+$/.test(ref) && ref !== 'latest' && existsSync(ref));
+}
+
+/** Reads and parses a transcript file; errors name the file. */
+export function readTranscriptFile(file: string): Recording {
+  if (!existsSync(file)) throw new TranscriptError(`file ${file} does not exist; check the path`);
+  if (statSync(file).isDirectory()) throw new TranscriptError(`${file} is a folder, not a transcript (.jsonl) file`);
+  const text = readFileSync(file, 'utf8');
+  try {
+    return parseTranscript(text);
+  } catch (e) {
+    if (e instanceof TranscriptError) throw new TranscriptError(`${file}: ${e.message}; see the transcript format in the README`);
+    throw e;
+  }
+}
+
+/** Loads `<id|latest|FILE.jsonl>`. */
+export function loadRecordingRef(ref: string, dbPath?: string): LoadedRecording {
+  if (looksLikeFile(ref)) return { recording: readTranscriptFile(ref), file: ref };
+  const store = Store.open(dbPath, { mustExist: true });
+  try {
+    store.markInterrupted();
+  } catch { /* read-only or locked: listing still works */ }
+  try {
+    const id = store.resolveRef(ref);
+    return { recording: store.loadRecording(id), id };
+  } finally {
+    store.close();
+  }
+}
+
+export { StoreError, TranscriptError };

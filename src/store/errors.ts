@@ -1,0 +1,9 @@
+/** Tool errors with a stable code; the CLI prints `message` on one line, the server maps to a status. */
+export class StoreError extends Error {
+  constructor(
+    readonly code: 'E_DB_OPEN' | 'E_DB_CORRUPT' | 'E_DB_LOCKED' | 'E_DB_NEWER' | 'E_UNKNOWN_RECORDING' | 'E_DB_MISSING' | 'E_DB_WRITE',
+    message: string,
+  ) {
+    super(message);
+  }
+}

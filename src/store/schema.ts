@@ -1,0 +1,67 @@
+/**
+ * The database schema as a chain of migrations. `PRAGMA user_version` holds how many have run.
+ * Append new migrations; never edit one that has shipped (old databases replay the chain).
+ */
+export const MIGRATIONS: string[] = [
+  // 1: recordings, items (frames, stderr lines, events in one seq space), findings.
+  `
+  CREATE TABLE recordings (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    name TEXT,
+    started_at TEXT NOT NULL,
+    ended_at TEXT,
+    status TEXT NOT NULL,            -- running | complete | incomplete | interrupted | imported
+    incomplete INTEGER NOT NULL DEFAULT 0,
+    incomplete_reason TEXT,
+    command TEXT,                    -- JSON array: the agent command and its args
+    cwd TEXT,
+    pid INTEGER,                     -- agent pid
+    host_pid INTEGER,                -- pid of the tap writing this recording
+    heartbeat_at INTEGER,            -- epoch ms of the writer's last write
+    exit_code INTEGER,
+    exit_signal TEXT,
+    client_name TEXT, client_version TEXT,
+    agent_name TEXT, agent_version TEXT,
+    protocol_version INTEGER,
+    item_count INTEGER NOT NULL DEFAULT 0,
+    frame_count INTEGER NOT NULL DEFAULT 0,
+    error_count INTEGER NOT NULL DEFAULT 0,
+    warning_count INTEGER NOT NULL DEFAULT 0,
+    info_count INTEGER NOT NULL DEFAULT 0,
+    duration_ms REAL,
+    header TEXT                      -- JSON: transcript header fields not held in columns
+  );
+  CREATE TABLE items (
+    recording_id INTEGER NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    t REAL NOT NULL,
+    dir TEXT NOT NULL,               -- c2a | a2c | stderr | event
+    kind TEXT,                       -- frame kind, or the event type
+    method TEXT,
+    rpc_id TEXT,                     -- the JSON-RPC id, JSON-encoded
+    reply_to INTEGER,                -- for responses: seq of the request
+    latency REAL,
+    session_id TEXT,
+    size INTEGER,
+    raw TEXT NOT NULL,               -- exact line (event: data as JSON)
+    raw_bytes BLOB,                  -- the bytes, only when they were not valid UTF-8
+    parse_error TEXT,
+    truncated INTEGER
+  );
+  CREATE UNIQUE INDEX items_rec_seq ON items(recording_id, seq);
+  CREATE INDEX items_rec_method ON items(recording_id, method);
+  CREATE INDEX items_rec_kind ON items(recording_id, kind);
+  CREATE INDEX items_rec_session ON items(recording_id, session_id);
+  CREATE INDEX items_rec_reply ON items(recording_id, reply_to);
+  CREATE TABLE findings (
+    recording_id INTEGER NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    severity TEXT NOT NULL,          -- error | warning | info
+    rule TEXT NOT NULL,
+    message TEXT NOT NULL,
+    spec TEXT
+  );
+  CREATE INDEX findings_rec_seq ON findings(recording_id, seq);
+  CREATE INDEX findings_rec_rule ON findings(recording_id, severity, rule);
+  `,
+];

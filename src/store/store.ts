@@ -1,0 +1,517 @@
+/**
+ * The SQLite store of recordings (better-sqlite3, WAL). Synchronous by design: the tap calls it only
+ * from its recorder worker, never from the thread that forwards bytes. Everything the CLI, checker,
+ * replay and server read goes through here.
+ */
+import Database from 'better-sqlite3';
+import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { Item, Frame, EventItem, StderrItem } from '../wire/frame.js';
+import { classify, sessionIdOf } from '../wire/parse.js';
+import { decodeUtf8 } from '../wire/line-splitter.js';
+import type { Recording, TranscriptHeader } from '../transcript/format.js';
+import { MIGRATIONS } from './schema.js';
+import { StoreError } from './errors.js';
+import { defaultDbPath } from './paths.js';
+
+export type RecordingStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'imported';
+
+/** A row of the recordings list. */
+export interface RecordingSummary {
+  id: number;
+  name: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  status: RecordingStatus;
+  incomplete: boolean;
+  incompleteReason: string | null;
+  command: string[] | null;
+  cwd: string | null;
+  pid: number | null;
+  exitCode: number | null;
+  exitSignal: string | null;
+  client: { name: string | null; version: string | null };
+  agent: { name: string | null; version: string | null };
+  protocolVersion: number | null;
+  items: number;
+  frames: number;
+  errors: number;
+  warnings: number;
+  infos: number;
+  durationMs: number | null;
+}
+
+/** One finding of the checker, as stored. */
+export interface StoredFinding {
+  seq: number;
+  severity: 'error' | 'warning' | 'info';
+  rule: string;
+  message: string;
+  spec?: string;
+}
+
+export interface NewRecording {
+  name?: string | null;
+  startedAt?: string;
+  status?: RecordingStatus;
+  command?: string[] | null;
+  cwd?: string | null;
+  hostPid?: number | null;
+  header?: Record<string, unknown>;
+}
+
+export interface OpenOptions {
+  /** Open read-only (the file must exist). */
+  readonly?: boolean;
+  /** ms to wait on a lock held by another process (default 5000). */
+  busyTimeout?: number;
+  /** Do not create a missing database; throw E_DB_MISSING instead. */
+  mustExist?: boolean;
+}
+
+interface RecordingRow {
+  id: number; name: string | null; started_at: string; ended_at: string | null; status: RecordingStatus;
+  incomplete: number; incomplete_reason: string | null; command: string | null; cwd: string | null; pid: number | null;
+  host_pid: number | null; heartbeat_at: number | null; exit_code: number | null; exit_signal: string | null;
+  client_name: string | null; client_version: string | null; agent_name: string | null; agent_version: string | null;
+  protocol_version: number | null; item_count: number; frame_count: number; error_count: number; warning_count: number;
+  info_count: number; duration_ms: number | null; header: string | null;
+}
+
+export interface ItemRow {
+  seq: number; t: number; dir: string; kind: string | null; method: string | null; rpc_id: string | null;
+  reply_to: number | null; latency: number | null; session_id: string | null; size: number | null; raw: string;
+  raw_bytes: Buffer | null; parse_error: string | null; truncated: number | null;
+}
+
+function isCorruptError(e: unknown): boolean {
+  const code = (e as { code?: string }).code ?? '';
+  return code === 'SQLITE_CORRUPT' || code === 'SQLITE_NOTADB' || /file is not a database|malformed/i.test(String((e as Error).message));
+}
+function isLockedError(e: unknown): boolean {
+  const code = (e as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+}
+
+/** Translates a SQLite exception into a one-line StoreError naming the problem and the fix. */
+export function toStoreError(e: unknown, path: string): StoreError {
+  if (e instanceof StoreError) return e;
+  if (isCorruptError(e)) {
+    return new StoreError('E_DB_CORRUPT', `database ${path} is corrupt or not an acp-inspect database; move it aside or pass another --db FILE`);
+  }
+  if (isLockedError(e)) {
+    return new StoreError('E_DB_LOCKED', `database ${path} is locked by another process; retry, or pass another --db FILE`);
+  }
+  const msg = (e as Error)?.message ?? String(e);
+  return new StoreError('E_DB_OPEN', `cannot use database ${path}: ${msg}; check the path and its permissions, or pass another --db FILE`);
+}
+
+export class Store {
+  readonly db: Database.Database;
+  private stmts = new Map<string, Database.Statement>();
+
+  private constructor(db: Database.Database, readonly path: string) {
+    this.db = db;
+  }
+
+  /** Opens (creating if needed, unless readonly/mustExist) and migrates the database at `path`. */
+  static open(path: string = defaultDbPath(), opts: OpenOptions = {}): Store {
+    const exists = path === ':memory:' || existsSync(path);
+    if (!exists && (opts.readonly || opts.mustExist)) {
+      throw new StoreError('E_DB_MISSING', `database ${path} does not exist; record something first (acp-inspect -- <agent>) or pass --db FILE`);
+    }
+    let db: Database.Database;
+    try {
+      if (!exists) {
+        const dir = dirname(path);
+        if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+      }
+      db = new Database(path, { readonly: !!opts.readonly, fileMustExist: exists && !!opts.readonly });
+      if (!exists) {
+        try { chmodSync(path, 0o600); } catch { /* not fatal */ }
+      }
+    } catch (e) {
+      throw toStoreError(e, path);
+    }
+    const store = new Store(db, path);
+    try {
+      db.pragma(`busy_timeout = ${opts.busyTimeout ?? 5000}`);
+      if (!opts.readonly) {
+        db.pragma('journal_mode = WAL');
+        db.pragma('synchronous = NORMAL');
+      }
+      db.pragma('foreign_keys = ON');
+      store.migrate(!!opts.readonly);
+    } catch (e) {
+      db.close();
+      throw toStoreError(e, path);
+    }
+    return store;
+  }
+
+  private migrate(readonly: boolean): void {
+    const version = this.db.pragma('user_version', { simple: true }) as number;
+    if (version > MIGRATIONS.length) {
+      throw new StoreError('E_DB_NEWER', `database ${this.path} was written by a newer acp-inspect (schema ${version}); upgrade acp-inspect`);
+    }
+    if (version === MIGRATIONS.length) {
+      // Sanity check: an existing file must look like ours.
+      if (version === 0) return;
+      return;
+    }
+    if (readonly) {
+      throw new StoreError('E_DB_OPEN', `database ${this.path} needs a schema upgrade; open it once without read-only access`);
+    }
+    const run = this.db.transaction(() => {
+      const v = this.db.pragma('user_version', { simple: true }) as number; // re-read under the lock
+      for (let i = v; i < MIGRATIONS.length; i++) this.db.exec(MIGRATIONS[i]!);
+      this.db.pragma(`user_version = ${MIGRATIONS.length}`);
+    });
+    run.immediate();
+  }
+
+  close(): void {
+    try { this.db.close(); } catch { /* already closed */ }
+  }
+
+  private stmt(sql: string): Database.Statement {
+    let s = this.stmts.get(sql);
+    if (!s) {
+      s = this.db.prepare(sql);
+      this.stmts.set(sql, s);
+    }
+    return s;
+  }
+
+  // ---- writing -------------------------------------------------------------------------------
+
+  createRecording(r: NewRecording): number {
+    const info = this.stmt(
+      `INSERT INTO recordings (name, started_at, status, command, cwd, host_pid, heartbeat_at, header)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+    ).run(
+      r.name ?? null,
+      r.startedAt ?? new Date().toISOString(),
+      r.status ?? 'running',
+      r.command ? JSON.stringify(r.command) : null,
+      r.cwd ?? null,
+      r.hostPid ?? null,
+      Date.now(),
+      r.header ? JSON.stringify(r.header) : null,
+    );
+    return Number(info.lastInsertRowid);
+  }
+
+  /** Appends items (in one transaction) and bumps the recording's counters. */
+  appendItems(recordingId: number, items: Item[]): void {
+    if (items.length === 0) return;
+    const ins = this.stmt(
+      `INSERT INTO items (recording_id, seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    let frames = 0;
+    let lastT = 0;
+    this.db.transaction(() => {
+      for (const it of items) {
+        lastT = it.t;
+        if (it.dir === 'c2a' || it.dir === 'a2c') {
+          frames++;
+          const f = it as Frame;
+          ins.run(
+            recordingId, f.seq, f.t, f.dir, f.kind, f.method ?? null,
+            f.id === undefined ? null : JSON.stringify(f.id),
+            f.replyTo ?? null, f.latency ?? null, f.sessionId ?? null, f.size, f.raw,
+            f.rawBase64 !== undefined ? Buffer.from(f.rawBase64, 'base64') : null,
+            f.parseError ?? null, f.truncated ? 1 : null,
+          );
+        } else if (it.dir === 'stderr') {
+          ins.run(recordingId, it.seq, it.t, 'stderr', null, null, null, null, null, null, Buffer.byteLength(it.raw), it.raw, null, null, null);
+        } else {
+          const ev = it as EventItem;
+          ins.run(recordingId, ev.seq, ev.t, 'event', ev.type, null, null, null, null, null, null, JSON.stringify(ev.data), null, null, null);
+        }
+      }
+      this.stmt(
+        `UPDATE recordings SET item_count = item_count + ?, frame_count = frame_count + ?, heartbeat_at = ?,
+           duration_ms = MAX(COALESCE(duration_ms, 0), ?) WHERE id = ?`,
+      ).run(items.length, frames, Date.now(), lastT, recordingId);
+    })();
+  }
+
+  /** Appends findings and bumps the recording's severity counters. */
+  appendFindings(recordingId: number, findings: StoredFinding[]): void {
+    if (findings.length === 0) return;
+    const ins = this.stmt(`INSERT INTO findings (recording_id, seq, severity, rule, message, spec) VALUES (?, ?, ?, ?, ?, ?)`);
+    let e = 0, w = 0, i = 0;
+    this.db.transaction(() => {
+      for (const f of findings) {
+        ins.run(recordingId, f.seq, f.severity, f.rule, f.message, f.spec ?? null);
+        if (f.severity === 'error') e++;
+        else if (f.severity === 'warning') w++;
+        else i++;
+      }
+      this.stmt(`UPDATE recordings SET error_count = error_count + ?, warning_count = warning_count + ?, info_count = info_count + ? WHERE id = ?`)
+        .run(e, w, i, recordingId);
+    })();
+  }
+
+  /** Replaces all findings of a recording (after a re-check). */
+  replaceFindings(recordingId: number, findings: StoredFinding[]): void {
+    this.db.transaction(() => {
+      this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(recordingId);
+      this.stmt(`UPDATE recordings SET error_count = 0, warning_count = 0, info_count = 0 WHERE id = ?`).run(recordingId);
+      this.appendFindings(recordingId, findings);
+    })();
+  }
+
+  /** Updates recording columns; keys are column names of `recordings`. */
+  updateRecording(id: number, patch: Partial<Record<keyof RecordingRow, unknown>>): void {
+    const keys = Object.keys(patch).filter((k) => /^[a-z_]+$/.test(k));
+    if (keys.length === 0) return;
+    const sql = `UPDATE recordings SET ${keys.map((k) => `${k} = ?`).join(', ')} WHERE id = ?`;
+    this.db.prepare(sql).run(...keys.map((k) => {
+      const v = (patch as Record<string, unknown>)[k];
+      return v !== null && typeof v === 'object' ? JSON.stringify(v) : (v as string | number | null) ?? null;
+    }), id);
+  }
+
+  /**
+   * Marks recordings whose writer died (status running, tap pid gone) as interrupted, so a tap killed
+   * with SIGKILL does not stay "running" forever. Returns how many were marked.
+   */
+  markInterrupted(isAlive: (pid: number) => boolean = pidAlive): number {
+    const rows = this.db.prepare(`SELECT id, host_pid FROM recordings WHERE status = 'running'`).all() as { id: number; host_pid: number | null }[];
+    let n = 0;
+    for (const r of rows) {
+      if (r.host_pid === null || !isAlive(r.host_pid)) {
+        this.db.prepare(`UPDATE recordings SET status = 'interrupted', incomplete = 1,
+          incomplete_reason = COALESCE(incomplete_reason, 'the recording process ended without finishing it') WHERE id = ? AND status = 'running'`).run(r.id);
+        n++;
+      }
+    }
+    return n;
+  }
+
+  deleteRecording(id: number): void {
+    this.requireRecording(id);
+    this.db.transaction(() => {
+      this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(id);
+      this.stmt(`DELETE FROM items WHERE recording_id = ?`).run(id);
+      this.stmt(`DELETE FROM recordings WHERE id = ?`).run(id);
+    })();
+  }
+
+  /** Imports an in-memory recording (from a transcript) as a new recording; returns its id. */
+  importRecording(rec: Recording, name?: string): number {
+    const h = rec.header;
+    let id = 0;
+    this.db.transaction(() => {
+      id = this.createRecording({
+        name: name ?? h.name ?? null,
+        startedAt: h.startedAt ?? new Date().toISOString(),
+        status: 'imported',
+        command: h.command ?? null,
+        cwd: h.cwd ?? null,
+        header: h,
+      });
+      this.appendItems(id, rec.items);
+      const info = peerInfoOf(rec.items);
+      this.updateRecording(id, {
+        ended_at: h.endedAt ?? null,
+        exit_code: h.exitCode ?? null,
+        exit_signal: h.exitSignal ?? null,
+        pid: h.pid ?? null,
+        client_name: h.client?.name ?? info.clientName ?? null,
+        client_version: h.client?.version ?? info.clientVersion ?? null,
+        agent_name: h.agent?.name ?? info.agentName ?? null,
+        agent_version: h.agent?.version ?? info.agentVersion ?? null,
+        protocol_version: h.protocolVersion ?? info.protocolVersion ?? null,
+        duration_ms: rec.items.length ? rec.items[rec.items.length - 1]!.t : 0,
+      });
+    })();
+    return id;
+  }
+
+  // ---- reading -------------------------------------------------------------------------------
+
+  listRecordings(opts: { search?: string; limit?: number } = {}): RecordingSummary[] {
+    const where = opts.search ? `WHERE name LIKE ? OR agent_name LIKE ? OR client_name LIKE ? OR command LIKE ?` : '';
+    const args = opts.search ? Array(4).fill(`%${opts.search}%`) : [];
+    const rows = this.db.prepare(`SELECT * FROM recordings ${where} ORDER BY id DESC LIMIT ?`).all(...args, opts.limit ?? 1_000_000) as RecordingRow[];
+    return rows.map(toSummary);
+  }
+
+  getRecording(id: number): RecordingSummary | undefined {
+    const row = this.stmt(`SELECT * FROM recordings WHERE id = ?`).get(id) as RecordingRow | undefined;
+    return row ? toSummary(row) : undefined;
+  }
+
+  private requireRecording(id: number): RecordingSummary {
+    const r = this.getRecording(id);
+    if (!r) throw new StoreError('E_UNKNOWN_RECORDING', `no recording with id ${id} in ${this.path}; run \`acp-inspect list\` to see the ids`);
+    return r;
+  }
+
+  /** Resolves `latest` or a numeric id to an existing recording id. */
+  resolveRef(ref: string): number {
+    if (ref === 'latest') {
+      const row = this.stmt(`SELECT id FROM recordings ORDER BY id DESC LIMIT 1`).get() as { id: number } | undefined;
+      if (!row) throw new StoreError('E_UNKNOWN_RECORDING', `no recordings in ${this.path} yet; record one with \`acp-inspect -- <agent command>\``);
+      return row.id;
+    }
+    if (!/^\d+$/.test(ref) || !Number.isSafeInteger(Number(ref))) {
+      throw new StoreError('E_UNKNOWN_RECORDING', `"${ref}" is not a recording id; use a number from \`acp-inspect list\`, "latest", or a .jsonl file`);
+    }
+    return this.requireRecording(Number(ref)).id;
+  }
+
+  /** Items of a recording in seq order, from `afterSeq` (exclusive), at most `limit`. */
+  readItems(recordingId: number, afterSeq = 0, limit = -1): Item[] {
+    const rows = this.stmt(`SELECT * FROM items WHERE recording_id = ? AND seq > ? ORDER BY seq LIMIT ?`).all(recordingId, afterSeq, limit) as ItemRow[];
+    return rows.map(rowToItem);
+  }
+
+  /** Iterates all items without holding them all in memory. */
+  *iterateItems(recordingId: number, afterSeq = 0): Generator<Item> {
+    for (const row of this.stmt(`SELECT * FROM items WHERE recording_id = ? AND seq > ? ORDER BY seq`).iterate(recordingId, afterSeq) as IterableIterator<ItemRow>) {
+      yield rowToItem(row);
+    }
+  }
+
+  readFindings(recordingId: number): StoredFinding[] {
+    return (this.stmt(`SELECT seq, severity, rule, message, spec FROM findings WHERE recording_id = ? ORDER BY seq, rowid`).all(recordingId) as StoredFinding[])
+      .map((f) => (f.spec === null ? { ...f, spec: undefined } : f));
+  }
+
+  /** The whole recording as a transcript (header + items). */
+  loadRecording(id: number): Recording {
+    const s = this.requireRecording(id);
+    return { header: headerOf(s, this.rawHeader(id)), items: this.readItems(id) };
+  }
+
+  /** Transcript header of a stored recording. */
+  headerOf(id: number): TranscriptHeader {
+    return headerOf(this.requireRecording(id), this.rawHeader(id));
+  }
+
+  private rawHeader(id: number): Record<string, unknown> {
+    const row = this.stmt(`SELECT header FROM recordings WHERE id = ?`).get(id) as { header: string | null } | undefined;
+    if (!row?.header) return {};
+    try { return JSON.parse(row.header) as Record<string, unknown>; } catch { return {}; }
+  }
+}
+
+function toSummary(r: RecordingRow): RecordingSummary {
+  let command: string[] | null = null;
+  try { command = r.command ? (JSON.parse(r.command) as string[]) : null; } catch { command = null; }
+  return {
+    id: r.id, name: r.name, startedAt: r.started_at, endedAt: r.ended_at, status: r.status,
+    incomplete: !!r.incomplete, incompleteReason: r.incomplete_reason, command, cwd: r.cwd, pid: r.pid,
+    exitCode: r.exit_code, exitSignal: r.exit_signal,
+    client: { name: r.client_name, version: r.client_version },
+    agent: { name: r.agent_name, version: r.agent_version },
+    protocolVersion: r.protocol_version, items: r.item_count, frames: r.frame_count,
+    errors: r.error_count, warnings: r.warning_count, infos: r.info_count, durationMs: r.duration_ms,
+  };
+}
+
+function headerOf(s: RecordingSummary, extra: Record<string, unknown>): TranscriptHeader {
+  const h: TranscriptHeader = { ...extra, acpInspect: 'recording', version: 1 };
+  if (s.name !== null) h.name = s.name;
+  h.startedAt = s.startedAt;
+  if (s.endedAt) h.endedAt = s.endedAt;
+  if (s.command) h.command = s.command;
+  if (s.cwd) h.cwd = s.cwd;
+  if (s.pid !== null) h.pid = s.pid;
+  if (s.exitCode !== null) h.exitCode = s.exitCode;
+  if (s.exitSignal !== null) h.exitSignal = s.exitSignal;
+  h.status = s.status;
+  if (s.incomplete) h.incomplete = true;
+  if (s.client.name) h.client = { name: s.client.name, ...(s.client.version ? { version: s.client.version } : {}) };
+  if (s.agent.name) h.agent = { name: s.agent.name, ...(s.agent.version ? { version: s.agent.version } : {}) };
+  if (s.protocolVersion !== null) h.protocolVersion = s.protocolVersion;
+  return h;
+}
+
+/** Rebuilds an Item from its row. */
+export function rowToItem(r: ItemRow): Item {
+  if (r.dir === 'c2a' || r.dir === 'a2c') {
+    let json: unknown;
+    let parsed: ReturnType<typeof classify> | undefined;
+    if (r.kind !== 'invalid' || r.parse_error === null || !r.parse_error.startsWith('not JSON')) {
+      try {
+        json = JSON.parse(r.raw);
+        parsed = classify(json);
+      } catch { /* stays undefined */ }
+    }
+    const f: Frame = {
+      seq: r.seq, t: r.t, dir: r.dir, raw: r.raw, size: r.size ?? Buffer.byteLength(r.raw),
+      kind: (r.kind as Frame['kind']) ?? 'invalid',
+    };
+    if (json !== undefined) f.json = json;
+    if (r.method !== null) f.method = r.method;
+    else if (parsed?.method) f.method = parsed.method;
+    if (r.rpc_id !== null) f.id = JSON.parse(r.rpc_id) as Frame['id'];
+    if (r.reply_to !== null) f.replyTo = r.reply_to;
+    if (r.latency !== null) f.latency = r.latency;
+    if (r.session_id !== null) f.sessionId = r.session_id;
+    else {
+      const sid = sessionIdOf(json);
+      if (sid) f.sessionId = sid;
+    }
+    if (r.parse_error !== null) f.parseError = r.parse_error;
+    if (r.truncated) f.truncated = true;
+    if (r.raw_bytes) f.rawBase64 = Buffer.from(r.raw_bytes).toString('base64');
+    return f;
+  }
+  if (r.dir === 'stderr') return { seq: r.seq, t: r.t, dir: 'stderr', raw: r.raw } satisfies StderrItem;
+  let data: Record<string, unknown> = {};
+  try { data = JSON.parse(r.raw) as Record<string, unknown>; } catch { /* keep empty */ }
+  return { seq: r.seq, t: r.t, dir: 'event', type: r.kind ?? 'unknown', data } satisfies EventItem;
+}
+
+/** Client/agent names, versions and the protocol version, read from the initialize exchange. */
+export function peerInfoOf(items: Iterable<Item>): {
+  clientName?: string; clientVersion?: string; agentName?: string; agentVersion?: string; protocolVersion?: number;
+} {
+  const out: ReturnType<typeof peerInfoOf> = {};
+  for (const it of items) {
+    if (it.dir !== 'c2a' && it.dir !== 'a2c') continue;
+    Object.assign(out, peerInfoFromFrame(it as Frame));
+    if (out.agentName !== undefined && out.clientName !== undefined) break;
+  }
+  return out;
+}
+
+/** Peer info carried by one frame (an initialize request or its result). */
+export function peerInfoFromFrame(f: Frame): ReturnType<typeof peerInfoOf> {
+  const out: ReturnType<typeof peerInfoOf> = {};
+  const j = f.json as Record<string, any> | undefined;
+  if (!j || typeof j !== 'object') return out;
+  if (f.kind === 'request' && f.method === 'initialize' && f.dir === 'c2a') {
+    const info = j.params?.clientInfo;
+    if (info && typeof info === 'object') {
+      if (typeof info.name === 'string') out.clientName = info.name;
+      if (typeof info.version === 'string') out.clientVersion = info.version;
+    }
+  } else if (f.kind === 'result' && f.method === 'initialize' && f.dir === 'a2c') {
+    const info = j.result?.agentInfo;
+    if (info && typeof info === 'object') {
+      if (typeof info.name === 'string') out.agentName = info.name;
+      if (typeof info.version === 'string') out.agentVersion = info.version;
+    }
+    if (typeof j.result?.protocolVersion === 'number') out.protocolVersion = j.result.protocolVersion;
+  }
+  return out;
+}
+
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+export { decodeUtf8 };

@@ -1,0 +1,3 @@
+export async function runTapCli(_argv: string[]): Promise<void> {
+  throw new Error('tap not implemented yet');
+}
