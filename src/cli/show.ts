@@ -10,8 +10,9 @@ const c = (code: string, s: string) => (useColor ? `\x1b[${code}m${s}\x1b[0m` : 
 /** One line describing an item. */
 export function formatItem(item: Item, opts: { raw?: boolean } = {}): string {
   const time = `${(item.t / 1000).toFixed(3).padStart(9)}s`;
-  if (item.dir === 'stderr') return `${time} ${c('2', '!! stderr')}  ${item.raw}`;
-  if (item.dir === 'event') return `${time} ${c('36', '•• ' + item.type)}  ${JSON.stringify(item.data)}`;
+  const seq = String(item.seq).padStart(6);
+  if (item.dir === 'stderr') return `${seq} ${time} ${c('2', 'stderr')}  ${c('2', item.raw)}`;
+  if (item.dir === 'event') return `${seq} ${time} ${c('36', '• ' + item.type)}  ${c('2', JSON.stringify(item.data))}`;
   if (!isFrame(item)) return '';
   const dir = item.dir === 'c2a' ? c('34', `C${arrow('c2a')}A`) : c('32', `C${arrow('a2c')}A`);
   const kind = item.kind.padEnd(12);
@@ -20,7 +21,7 @@ export function formatItem(item: Item, opts: { raw?: boolean } = {}): string {
   if (item.id !== undefined) parts.push(`#${JSON.stringify(item.id)}`);
   if (item.latency !== undefined) parts.push(c('33', formatDuration(item.latency)));
   parts.push(c('2', formatBytes(item.size)));
-  let line = `${String(item.seq).padStart(6)} ${parts.join(' ')}`;
+  let line = `${seq} ${parts.join(' ')}`;
   if (opts.raw) line += `\n         ${item.raw}`;
   return line;
 }

@@ -1,3 +1,205 @@
-export async function runTapCli(_argv: string[]): Promise<void> {
-  throw new Error('tap not implemented yet');
+/**
+ * The tap: spawns the agent in its own process group and forwards bytes in both directions unchanged
+ * and at once. Each chunk is written on first and only then handed (as a copy) to the recorder
+ * worker; this thread never parses, never touches SQLite and never waits for the recorder.
+ *
+ * Backpressure is per direction: when a destination pipe is full, the source is paused until it
+ * drains, so a slow reader makes the writer wait (as a direct pipe would) instead of growing memory.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fstatSync } from 'node:fs';
+import { Socket } from 'node:net';
+import { constants as osConstants } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import type { Readable, Writable } from 'node:stream';
+import { parseTapArgs, type TapOptions } from './args.js';
+import { RecorderClient } from './recorder-client.js';
+import { A2C, C2A, STDERR, type StreamCode } from './messages.js';
+import { defaultDbPath } from '../store/paths.js';
+
+const t0 = performance.now();
+const startedAt = new Date().toISOString();
+const now = () => performance.now() - t0;
+
+/** The tap's own messages: stderr only, one line each. */
+function say(msg: string): void {
+  process.stderr.write(msg.endsWith('\n') ? msg : `${msg}\n`);
+}
+
+/**
+ * Our stdout as a non-blocking stream. Node makes stdout pipes blocking on Linux, which would let a
+ * client that stops reading freeze the whole tap (both directions); a socket over fd 1 blocks only
+ * the agent→client direction, through backpressure.
+ */
+function openStdout(): Writable {
+  try {
+    const st = fstatSync(1);
+    if (st.isFIFO() || st.isSocket()) return new Socket({ fd: 1, readable: false, writable: true });
+  } catch { /* fall back */ }
+  return process.stdout;
+}
+
+/** Pipes `src` into `dst` by hand: write first, then record; pause on backpressure. */
+function forward(src: Readable, dst: Writable, code: StreamCode, rec: RecorderClient, state: { dstBroken: boolean }): void {
+  src.on('data', (chunk: Buffer) => {
+    const t = now();
+    if (!state.dstBroken && !dst.write(chunk)) {
+      src.pause();
+      dst.once('drain', () => src.resume());
+    }
+    rec.chunk(code, t, chunk);
+  });
+}
+
+function signalNumber(sig: NodeJS.Signals | null): number {
+  if (!sig) return 0;
+  return (osConstants.signals as Record<string, number>)[sig] ?? 0;
+}
+
+export async function runTapCli(argv: string[]): Promise<void> {
+  let opts: TapOptions;
+  try {
+    opts = parseTapArgs(argv);
+  } catch (e) {
+    say(`acp-inspect: ${(e as Error).message}`);
+    process.exit(2);
+  }
+  runTap(opts);
+}
+
+export function runTap(opts: TapOptions): void {
+  let child: ChildProcess;
+  try {
+    child = spawn(opts.command, opts.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+  } catch (e) {
+    say(`acp-inspect: cannot start agent "${opts.command}": ${(e as Error).message}`);
+    process.exit(127);
+  }
+  const spawnedAt = now();
+  const out = openStdout();
+  const dbPath = opts.db ?? defaultDbPath();
+  const rec = new RecorderClient(
+    {
+      dbPath,
+      name: opts.name ?? null,
+      command: [opts.command, ...opts.args],
+      cwd: process.cwd(),
+      hostPid: process.pid,
+      startedAt,
+      redact: opts.redact,
+      maxFrameBytes: opts.maxFrameBytes ?? null,
+      check: opts.check,
+      ui: opts.ui ?? null,
+      quiet: opts.quiet,
+    },
+    (msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`),
+  );
+
+  let spawnFailed = false;
+  let exiting = false;
+  let receivedSignal: NodeJS.Signals | null = null;
+  const toAgent = { dstBroken: false };
+  const toClient = { dstBroken: false };
+
+  child.on('spawn', () => {
+    rec.event('spawn', spawnedAt, { command: opts.command, args: opts.args, cwd: process.cwd(), pid: child.pid ?? null });
+  });
+  child.on('error', (e: NodeJS.ErrnoException) => {
+    if (child.pid === undefined && !spawnFailed) {
+      spawnFailed = true;
+      const why = e.code === 'ENOENT' ? 'command not found' : e.code === 'EACCES' ? 'permission denied' : e.message;
+      say(`acp-inspect: cannot start agent "${opts.command}": ${why}`);
+      rec.event('spawn-error', now(), { command: opts.command, args: opts.args, code: e.code ?? null, message: e.message });
+      void end(127, null, null);
+    }
+  });
+
+  // client → agent
+  forward(process.stdin, child.stdin!, C2A, rec, toAgent);
+  process.stdin.on('end', () => {
+    const t = now();
+    rec.eof(C2A, t);
+    rec.event('stdin-closed', t, {});
+    child.stdin!.end();
+  });
+  process.stdin.on('error', () => { /* client vanished; the agent's exit ends the session */ });
+  child.stdin!.on('error', (e: NodeJS.ErrnoException) => {
+    // The agent closed its stdin (or exited): stop writing, keep recording what the client sends.
+    if (!toAgent.dstBroken) rec.event('agent-stdin-error', now(), { code: e.code ?? null });
+    toAgent.dstBroken = true;
+    process.stdin.resume();
+  });
+
+  // agent → client
+  forward(child.stdout!, out, A2C, rec, toClient);
+  child.stdout!.on('end', () => {
+    const t = now();
+    rec.eof(A2C, t);
+    rec.event('stdout-closed', t, {});
+  });
+  out.on('error', (e: NodeJS.ErrnoException) => {
+    // The client stopped reading (EPIPE): keep draining the agent so it never blocks, keep recording.
+    if (!toClient.dstBroken) rec.event('client-stdout-error', now(), { code: e.code ?? null });
+    toClient.dstBroken = true;
+    child.stdout!.resume();
+  });
+
+  // agent stderr → our stderr, and recorded
+  forward(child.stderr!, process.stderr, STDERR, rec, { dstBroken: false });
+  child.stderr!.on('end', () => rec.eof(STDERR, now()));
+
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (receivedSignal) {
+      // Second signal: stop waiting for the agent.
+      killGroup(child, 'SIGKILL');
+      return;
+    }
+    receivedSignal = sig;
+    rec.event('signal', now(), { signal: sig });
+    killGroup(child, sig);
+    // An agent that ignores the signal gets SIGKILL after a grace period.
+    setTimeout(() => killGroup(child, 'SIGKILL'), 3000).unref();
+  };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) process.on(sig, onSignal);
+
+  child.on('exit', (code, signal) => {
+    const t = now();
+    // Wait (briefly) for the agent's pipes to drain, so its last frames are forwarded and recorded.
+    let pending = 0;
+    const done = () => {
+      if (--pending <= 0) void end(code === null ? 128 + signalNumber(signal) : code, code, signal ?? null, t);
+    };
+    for (const s of [child.stdout!, child.stderr!]) {
+      if (!s.readableEnded && !s.destroyed) {
+        pending++;
+        s.once('close', done);
+      }
+    }
+    if (pending === 0) void end(code === null ? 128 + signalNumber(signal) : code, code, signal ?? null, t);
+    else setTimeout(() => { pending = 0; done(); }, 2000).unref();
+  });
+
+  async function end(exitCode: number, code: number | null, signal: string | null, t = now()): Promise<void> {
+    if (exiting) return;
+    exiting = true;
+    // Leave no orphans: the agent's process group goes with it.
+    killGroup(child, 'SIGTERM');
+    await rec.finish(code, signal, t, 6000);
+    const bye = () => process.exit(exitCode);
+    if (out !== process.stdout && !toClient.dstBroken) {
+      out.end(bye);
+      setTimeout(bye, 2000).unref();
+    } else {
+      bye();
+    }
+  }
+}
+
+function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+  if (child.pid === undefined) return;
+  try {
+    process.kill(-child.pid, sig);
+  } catch {
+    try { child.kill(sig); } catch { /* already gone */ }
+  }
 }

@@ -1,0 +1,65 @@
+/**
+ * Tap options, parsed by hand (no commander) to keep the tap's start-up lean:
+ *   acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N]
+ *               [--no-check] [--quiet] -- <agent command> [args...]
+ */
+import { CliError } from '../cli/errors.js';
+
+export interface TapOptions {
+  db?: string;
+  name?: string;
+  /** Serve the UI from the tap: undefined = no, 0 = a free port, N = that port. */
+  ui?: number;
+  redact: boolean;
+  maxFrameBytes?: number;
+  check: boolean;
+  quiet: boolean;
+  command: string;
+  args: string[];
+}
+
+export const TAP_USAGE =
+  'usage: acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] [--quiet] -- <agent command> [args...]';
+
+function count(flag: string, v: string | undefined): number {
+  if (v === undefined || !/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
+    throw new CliError(`${flag} needs a whole number ≥ 0, got ${v === undefined ? 'nothing' : `"${v}"`}; ${TAP_USAGE}`);
+  }
+  return Number(v);
+}
+
+export function parseTapArgs(argv: string[]): TapOptions {
+  const dd = argv.indexOf('--');
+  if (dd === -1) throw new CliError(`no agent command; put it after --. ${TAP_USAGE}`);
+  const opts: TapOptions = { redact: false, check: true, quiet: false, command: '', args: [] };
+  const before = argv.slice(0, dd);
+  for (let i = 0; i < before.length; i++) {
+    const a = before[i]!;
+    const eq = a.indexOf('=');
+    const flag = a.startsWith('--') && eq !== -1 ? a.slice(0, eq) : a;
+    const inline = a.startsWith('--') && eq !== -1 ? a.slice(eq + 1) : undefined;
+    const value = (): string => {
+      if (inline !== undefined) return inline;
+      const v = before[++i];
+      if (v === undefined) throw new CliError(`${flag} needs a value; ${TAP_USAGE}`);
+      return v;
+    };
+    switch (flag) {
+      case 'tap': break; // `acp-inspect tap [options] -- cmd`
+      case '--db': opts.db = value(); break;
+      case '--name': opts.name = value(); break;
+      case '--ui': opts.ui = inline === undefined ? 0 : count('--ui', inline); break;
+      case '--redact': opts.redact = true; break;
+      case '--max-frame-bytes': opts.maxFrameBytes = count('--max-frame-bytes', value()); break;
+      case '--no-check': opts.check = false; break;
+      case '--quiet': case '-q': opts.quiet = true; break;
+      default:
+        throw new CliError(`unknown tap option "${a}"; ${TAP_USAGE}`);
+    }
+  }
+  const cmd = argv.slice(dd + 1);
+  if (cmd.length === 0 || cmd[0] === '') throw new CliError(`no agent command after --; ${TAP_USAGE}`);
+  opts.command = cmd[0]!;
+  opts.args = cmd.slice(1);
+  return opts;
+}

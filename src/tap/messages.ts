@@ -1,0 +1,37 @@
+/** Messages between the tap's forwarding thread and its recorder worker. */
+
+/** Stream codes: which pipe a chunk came from. */
+export const C2A = 0;
+export const A2C = 1;
+export const STDERR = 2;
+export type StreamCode = typeof C2A | typeof A2C | typeof STDERR;
+
+/** Forwarder → recorder. A chunk is a bare tuple: it is by far the most frequent message. */
+export type ToRecorder =
+  | [code: StreamCode, t: number, bytes: Uint8Array]
+  | { ev: string; t: number; data: Record<string, unknown> }
+  | { gap: StreamCode; t: number; bytes: number }
+  | { eof: StreamCode; t: number }
+  | { finish: { code: number | null; signal: string | null; t: number } };
+
+/** Recorder → forwarder. */
+export type FromRecorder =
+  | { ack: number }
+  | { warn: string }
+  | { info: string }
+  | { recordingId: number }
+  | { done: true };
+
+export interface RecorderConfig {
+  dbPath: string;
+  name: string | null;
+  command: string[];
+  cwd: string;
+  hostPid: number;
+  startedAt: string;
+  redact: boolean;
+  maxFrameBytes: number | null;
+  check: boolean;
+  ui: number | null;
+  quiet: boolean;
+}

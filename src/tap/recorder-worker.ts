@@ -1,0 +1,310 @@
+/**
+ * The recorder: runs on a worker thread so SQLite (synchronous, and possibly locked by another
+ * process for seconds) never blocks the thread that forwards bytes. It splits each stream into lines,
+ * builds frames, correlates responses, runs the live checker, and writes batches in transactions.
+ *
+ * Failure policy: the session matters more than the recording. A database that cannot be opened or
+ * written produces one warning; the recording is marked incomplete and the data that could not be
+ * written is counted as a gap. Nothing here may throw into the forwarder.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import type { FromRecorder, RecorderConfig, ToRecorder, StreamCode } from './messages.js';
+import { A2C, C2A, STDERR } from './messages.js';
+import { LineSplitter, decodeUtf8 } from '../wire/line-splitter.js';
+import { frameFromBytes } from '../wire/make-frame.js';
+import { Correlator } from '../wire/correlate.js';
+import type { Frame, Item } from '../wire/frame.js';
+import { Store, peerInfoFromFrame, toStoreError, type StoredFinding } from '../store/store.js';
+import { redactFrame } from '../redact.js';
+
+const config = workerData as RecorderConfig;
+const port = parentPort!;
+const send = (m: FromRecorder) => port.postMessage(m);
+
+/** Flush at least this often, and sooner when a batch grows past these bounds. */
+const FLUSH_MS = 50;
+const FLUSH_ITEMS = 2000;
+const FLUSH_BYTES = 8 * 1024 * 1024;
+/** Items kept in memory while the database is busy; beyond this they are dropped (a gap). */
+const MAX_PENDING_BYTES = 96 * 1024 * 1024;
+
+interface LiveChecker {
+  step(item: Item): StoredFinding[];
+  end(): StoredFinding[];
+}
+
+let store: Store | null = null;
+let recordingId: number | null = null;
+let warned = false;
+let incompleteReason: string | null = null;
+let seq = 0;
+let processedBytes = 0;
+let pendingItems: Item[] = [];
+let pendingFindings: StoredFinding[] = [];
+let pendingBytes = 0;
+let droppedItems = 0;
+let flushTimer: NodeJS.Timeout | null = null;
+let checker: LiveChecker | null = null;
+let closeUi: (() => Promise<void>) | null = null;
+
+const splitters = [new LineSplitter(), new LineSplitter(), new LineSplitter()];
+const correlator = new Correlator();
+const peer: Record<string, unknown> = {};
+
+function warnOnce(msg: string): void {
+  if (!incompleteReason) incompleteReason = msg;
+  if (warned) return;
+  warned = true;
+  send({ warn: msg });
+}
+
+function openStore(): void {
+  try {
+    store = Store.open(config.dbPath, { busyTimeout: 2000 });
+    try { store.markInterrupted(); } catch { /* another writer holds the lock; not ours to fix now */ }
+    recordingId = store.createRecording({
+      name: config.name,
+      startedAt: config.startedAt,
+      status: 'running',
+      command: config.command,
+      cwd: config.cwd,
+      hostPid: config.hostPid,
+    });
+    send({ recordingId });
+  } catch (e) {
+    const err = toStoreError(e, config.dbPath);
+    warnOnce(`not recording: ${err.message}. The session is forwarded untouched.`);
+    store?.close();
+    store = null;
+  }
+}
+
+async function loadChecker(): Promise<void> {
+  if (!config.check) return;
+  try {
+    const mod = (await import('../check/index.js')) as { createChecker?: () => LiveChecker };
+    if (typeof mod.createChecker === 'function') checker = mod.createChecker();
+  } catch {
+    checker = null; // checking is an extra; recording goes on without it
+  }
+}
+
+function stepChecker(item: Item): void {
+  if (!checker) return;
+  try {
+    for (const f of checker.step(item)) pendingFindings.push(f);
+  } catch {
+    checker = null;
+  }
+}
+
+function push(item: Item, bytes: number): void {
+  pendingItems.push(item);
+  pendingBytes += bytes;
+  stepChecker(item);
+  if (pendingItems.length >= FLUSH_ITEMS || pendingBytes >= FLUSH_BYTES) flush();
+  else if (!flushTimer) flushTimer = setTimeout(flush, FLUSH_MS);
+}
+
+function onLine(code: StreamCode, t: number, line: Buffer): void {
+  seq++;
+  if (code === STDERR) {
+    let text = decodeUtf8(line).text;
+    if (text.endsWith('\r')) text = text.slice(0, -1);
+    push({ seq, t, dir: 'stderr', raw: text }, line.length);
+    return;
+  }
+  let frame: Frame = frameFromBytes(seq, t, code === C2A ? 'c2a' : 'a2c', line);
+  if (config.maxFrameBytes !== null && line.length > config.maxFrameBytes) {
+    const cut = line.subarray(0, config.maxFrameBytes);
+    const { text, valid } = decodeUtf8(cut);
+    frame.raw = text;
+    frame.truncated = true;
+    if (!valid) frame.rawBase64 = cut.toString('base64');
+    else delete frame.rawBase64;
+  }
+  if (config.redact) frame = redactFrame(frame);
+  correlator.observe(frame);
+  if (frame.kind === 'request' || frame.kind === 'result') {
+    const info = peerInfoFromFrame(frame);
+    if (Object.keys(info).length) {
+      Object.assign(peer, info);
+      updatePeer();
+    }
+  }
+  // The parsed JSON is not stored (raw is); drop it early for large frames to bound memory.
+  push(frame, Math.min(line.length, config.maxFrameBytes ?? Infinity) + 200);
+}
+
+function updatePeer(): void {
+  if (!store || recordingId === null) return;
+  try {
+    store.updateRecording(recordingId, {
+      client_name: (peer.clientName as string) ?? null,
+      client_version: (peer.clientVersion as string) ?? null,
+      agent_name: (peer.agentName as string) ?? null,
+      agent_version: (peer.agentVersion as string) ?? null,
+      protocol_version: (peer.protocolVersion as number) ?? null,
+    });
+  } catch { /* retried with the next peer update or at finish */ }
+}
+
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+}
+
+function flush(): void {
+  if (flushTimer) {
+    clearTimeout(flushTimer);
+    flushTimer = null;
+  }
+  if (pendingItems.length === 0 && pendingFindings.length === 0) {
+    send({ ack: processedBytes });
+    return;
+  }
+  if (!store || recordingId === null) {
+    pendingItems = [];
+    pendingFindings = [];
+    pendingBytes = 0;
+    send({ ack: processedBytes });
+    return;
+  }
+  try {
+    store.db.transaction(() => {
+      store!.appendItems(recordingId!, pendingItems);
+      store!.appendFindings(recordingId!, pendingFindings);
+    })();
+    pendingItems = [];
+    pendingFindings = [];
+    pendingBytes = 0;
+  } catch (e) {
+    if (isBusy(e) && pendingBytes < MAX_PENDING_BYTES) {
+      warnOnce(`recording delayed: database ${config.dbPath} is locked by another process; forwarding continues`);
+      if (!flushTimer) flushTimer = setTimeout(flush, 250);
+    } else {
+      droppedItems += pendingItems.length;
+      pendingItems = [];
+      pendingFindings = [];
+      pendingBytes = 0;
+      const err = toStoreError(e, config.dbPath);
+      warnOnce(`recording incomplete: cannot write to ${config.dbPath} (${(e as Error).message}); forwarding continues`);
+      void err;
+    }
+  }
+  send({ ack: processedBytes });
+}
+
+async function finish(code: number | null, signal: string | null, t: number): Promise<void> {
+  for (const c of [C2A, A2C, STDERR] as StreamCode[]) {
+    const rest = splitters[c]!.end();
+    if (rest) onLine(c, t, rest);
+  }
+  seq++;
+  push({ seq, t, dir: 'event', type: 'exit', data: { code, signal } }, 64);
+  if (checker) {
+    try { for (const f of checker.end()) pendingFindings.push(f); } catch { /* ignore */ }
+  }
+  flush();
+  // A still-busy database gets a few more tries before we give up on the tail.
+  for (let i = 0; i < 8 && pendingItems.length > 0; i++) {
+    await new Promise((r) => setTimeout(r, 250));
+    flush();
+  }
+  if (pendingItems.length > 0) {
+    droppedItems += pendingItems.length;
+    warnOnce(`recording incomplete: ${pendingItems.length} items could not be written to ${config.dbPath}`);
+  }
+  if (store && recordingId !== null) {
+    try {
+      updatePeer();
+      const incomplete = incompleteReason !== null || droppedItems > 0;
+      store.updateRecording(recordingId, {
+        status: incomplete ? 'incomplete' : 'complete',
+        incomplete: incomplete ? 1 : 0,
+        incomplete_reason: incompleteReason ?? (droppedItems > 0 ? `${droppedItems} items were not recorded` : null),
+        ended_at: new Date().toISOString(),
+        exit_code: code,
+        exit_signal: signal,
+        duration_ms: t,
+      });
+    } catch (e) {
+      warnOnce(`recording not finished: ${(e as Error).message}`);
+    }
+    store.close();
+  }
+  if (closeUi) await closeUi().catch(() => undefined);
+  send({ done: true });
+}
+
+/** Acknowledge processed bytes at least every this many bytes, so a huge frame never looks like a stall. */
+const ACK_EVERY = 1024 * 1024;
+let lastAck = 0;
+
+function handle(m: ToRecorder): void {
+  if (Array.isArray(m)) {
+    const [code, t, bytes] = m;
+    const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    processedBytes += buf.length;
+    for (const line of splitters[code]!.push(buf)) onLine(code, t, line);
+    if (processedBytes - lastAck >= ACK_EVERY) {
+      lastAck = processedBytes;
+      send({ ack: processedBytes });
+    }
+    return;
+  }
+  if ('ev' in m) {
+    seq++;
+    push({ seq, t: m.t, dir: 'event', type: m.ev, data: m.data }, 256);
+  } else if ('gap' in m) {
+    const lost = splitters[m.gap]!.discard();
+    incompleteReason ??= 'the recorder fell behind and skipped data (a gap is marked)';
+    seq++;
+    push({ seq, t: m.t, dir: 'event', type: 'gap', data: { stream: ['c2a', 'a2c', 'stderr'][m.gap], bytes: m.bytes + lost } }, 64);
+  } else if ('eof' in m) {
+    const rest = splitters[m.eof]!.end();
+    if (rest) onLine(m.eof, m.t, rest);
+  }
+}
+
+let ready = false;
+let finishing = false;
+const early: ToRecorder[] = [];
+
+function receive(m: ToRecorder): void {
+  if (finishing) return;
+  if (!Array.isArray(m) && 'finish' in m) {
+    finishing = true;
+    const { code, signal, t } = m.finish;
+    void finish(code, signal, t);
+    return;
+  }
+  try {
+    handle(m);
+  } catch (e) {
+    warnOnce(`recorder error: ${(e as Error).message}; forwarding continues`);
+  }
+}
+
+port.on('message', (m: ToRecorder) => {
+  if (!ready) early.push(m);
+  else receive(m);
+});
+
+/** Loaded only for --ui; a variable keeps the tap independent of the server at build time. */
+const SERVER_MODULE = '../server/index.js';
+openStore();
+void loadChecker().then(() => {
+  ready = true;
+  for (const m of early.splice(0)) receive(m);
+});
+if (config.ui !== null && store) {
+  import(SERVER_MODULE)
+    .then(async (mod: { startServer?: (o: { dbPath: string; port: number }) => Promise<{ url: string; close(): Promise<void> }> }) => {
+      if (!mod.startServer) return;
+      const srv = await mod.startServer({ dbPath: config.dbPath, port: config.ui! });
+      closeUi = () => srv.close();
+      send({ info: `acp-inspect: UI at ${srv.url}` });
+    })
+    .catch((e: Error) => send({ info: `acp-inspect: UI not started: ${e.message}` }));
+}
