@@ -1,0 +1,77 @@
+/** Shared test helpers: temp folders, the real binary, the SDK's example peers. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+export const BIN = join(ROOT, 'bin', 'acp-inspect.js');
+export const EXAMPLES = join(ROOT, 'node_modules', 'acp-sdk-v1-examples', 'dist', 'examples');
+export const EXAMPLE_AGENT = join(EXAMPLES, 'agent.js');
+export const EXAMPLE_CLIENT = join(EXAMPLES, 'client.js');
+export const PEERS = join(ROOT, 'test', 'peers');
+
+/** A fresh temp folder, removed by the returned cleanup. */
+export function tempDir(prefix = 'acp-inspect-test-'): { dir: string; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+/** Runs a command to completion, feeding `input` to its stdin. */
+export function run(cmd: string, args: string[], opts: { input?: Buffer | string; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
+  return new Promise((resolveRun, reject) => {
+    const child = spawn(cmd, args, { env: { ...process.env, ...opts.env }, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
+    const out: Buffer[] = [];
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => (err += c.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`timed out: ${cmd} ${args.join(' ')}\nstderr: ${err}`));
+    }, opts.timeoutMs ?? 30_000);
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      resolveRun({ code, signal, stdout: Buffer.concat(out), stderr: err });
+    });
+    child.stdin.on('error', () => undefined);
+    if (opts.input !== undefined) child.stdin.end(opts.input);
+    else child.stdin.end();
+  });
+}
+
+/** Runs the acp-inspect binary. */
+export function cli(args: string[], opts: Parameters<typeof run>[2] = {}): Promise<RunResult> {
+  return run(process.execPath, [BIN, ...args], opts);
+}
+
+/**
+ * Runs the SDK 1.9.0 example client against `agentCommand` (a shell command line, e.g. the tap in
+ * front of the example agent). The client answers its permission question with option 1.
+ */
+export function runExampleClient(agentCommand: string, opts: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<RunResult> {
+  return run(process.execPath, [EXAMPLE_CLIENT], {
+    input: '1\n',
+    cwd: opts.cwd,
+    env: { ...opts.env, PATH: `${join(PEERS, 'bin')}:${process.env.PATH}`, ACP_TEST_AGENT: agentCommand },
+    timeoutMs: 40_000,
+  });
+}
+
+/** Shell-quotes one argument. */
+export function sh(arg: string): string {
+  return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Spawns the tap without waiting, for signal tests. */
+export function spawnTap(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
+  return spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+}

@@ -1,0 +1,72 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Store } from '../../src/store/store.js';
+import { StoreError } from '../../src/store/errors.js';
+import { parseTranscript, serializeTranscript } from '../../src/transcript/format.js';
+import { tempDir } from '../helpers.js';
+
+const transcript = [
+  '{"acpInspect":"recording","version":1,"name":"t"}',
+  '{"t":1,"dir":"c2a","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":0,\\"method\\":\\"initialize\\",\\"params\\":{\\"protocolVersion\\":1,\\"clientInfo\\":{\\"name\\":\\"zed\\",\\"version\\":\\"0.1\\"}}}"}',
+  '{"t":2,"dir":"a2c","raw":"{\\"jsonrpc\\":\\"2.0\\",\\"id\\":0,\\"result\\":{\\"protocolVersion\\":1,\\"agentInfo\\":{\\"name\\":\\"agent\\",\\"version\\":\\"2\\"}}}"}',
+  '{"t":3,"dir":"stderr","raw":"log"}',
+  '{"t":4,"dir":"a2c","rawBase64":"e/99","raw":"{\\ufffd}"}',
+].join('\n') + '\n';
+
+let cleanup = () => {};
+afterEach(() => cleanup());
+
+describe('Store', () => {
+  it('creates the database owner-only and round-trips a recording losslessly', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const path = join(t.dir, 'sub', 'rec.sqlite');
+    const store = Store.open(path);
+    expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(statSync(join(t.dir, 'sub')).mode & 0o777).toBe(0o700);
+    const id = store.importRecording(parseTranscript(transcript));
+    const s = store.getRecording(id)!;
+    expect(s).toMatchObject({ frames: 3, items: 4, client: { name: 'zed', version: '0.1' }, agent: { name: 'agent', version: '2' }, protocolVersion: 1 });
+    const again = serializeTranscript(store.loadRecording(id));
+    expect(serializeTranscript(parseTranscript(again))).toBe(again);
+    expect(again.split('\n').slice(1)).toEqual(serializeTranscript(parseTranscript(transcript)).split('\n').slice(1));
+    store.close();
+  });
+
+  it('resolves latest and reports unknown ids with the fix', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = Store.open(join(t.dir, 'x.sqlite'));
+    expect(() => store.resolveRef('latest')).toThrow(/no recordings/);
+    const a = store.importRecording(parseTranscript(transcript));
+    const b = store.importRecording(parseTranscript(transcript));
+    expect(store.resolveRef('latest')).toBe(b);
+    expect(store.resolveRef(String(a))).toBe(a);
+    expect(() => store.resolveRef('999')).toThrow(/acp-inspect list/);
+    expect(() => store.resolveRef('-1')).toThrow(StoreError);
+    store.deleteRecording(a);
+    expect(store.listRecordings().map((r) => r.id)).toEqual([b]);
+    store.close();
+  });
+
+  it('names a corrupt file as corrupt', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const path = join(t.dir, 'bad.sqlite');
+    writeFileSync(path, 'this is not a database, just some text that is long enough to look like a header'.repeat(20));
+    expect(() => Store.open(path)).toThrow(/corrupt or not an acp-inspect database/);
+  });
+
+  it('marks recordings whose writer died as interrupted', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = Store.open(join(t.dir, 'x.sqlite'));
+    const id = store.createRecording({ status: 'running', hostPid: 2 ** 22 + 12345 });
+    const live = store.createRecording({ status: 'running', hostPid: process.pid });
+    expect(store.markInterrupted()).toBe(1);
+    expect(store.getRecording(id)!.status).toBe('interrupted');
+    expect(store.getRecording(live)!.status).toBe('running');
+    store.close();
+  });
+});
