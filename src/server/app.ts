@@ -1,0 +1,305 @@
+/**
+ * The Hono app: the built Preact UI, a JSON API over the store and a live stream (SSE), all behind
+ * one guard. The guard answers 403 when the Host header is not the loopback address and port we
+ * listen on (DNS rebinding) or when an Origin header names another origin, and 401 without the
+ * launch token (query `?token=`, `Authorization: Bearer`, or the cookie the first visit sets).
+ * No route starts a process or touches a file other than the database; the UI is served from memory.
+ */
+import { Hono, type Context } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { streamSSE } from 'hono/streaming';
+import { timingSafeEqual } from 'node:crypto';
+import { Store, rowToItem, type ItemRow } from '../store/store.js';
+import { StoreError } from '../store/errors.js';
+import { parseTranscript, serializeTranscript, TranscriptError } from '../transcript/format.js';
+import { redactRecording } from '../redact.js';
+import { checkStoredRecording } from '../check-hook.js';
+import { RULES, summarizeState } from '../check/index.js';
+import type { Frame } from '../wire/frame.js';
+import { FilterError } from './filter.js';
+import { findingsAt, listTurns, methodStats, pairOf, positionOf, readItem, timelinePage, turnItems } from './queries.js';
+import { summarizeTurn } from './turn-summary.js';
+import { entityPatch, patchTarget } from './patch.js';
+import { LiveBus } from './live.js';
+import { ModelCache } from './model-cache.js';
+import { loadStatic, type StaticFile } from './static.js';
+import type { FindingView, ItemDetail, LiveEvent, StoredFinding } from './types.js';
+
+export interface AppOptions {
+  dbPath: string;
+  /** The launch token; requests must carry it (query, bearer header or cookie). */
+  token: string;
+  /**
+   * Accepted Host header values (`127.0.0.1:PORT`, `localhost:PORT`). The array is read on every
+   * request, so a server may fill it in once it knows its port. Empty: every request is refused.
+   */
+  allowedHosts?: string[];
+  /** Name of the session cookie (per port: browsers share cookies between ports of one host). */
+  cookieName?: string;
+  /** Poll interval of the live stream (ms). */
+  pollMs?: number;
+  /** Built UI files (default: dist/ui read at start). */
+  staticFiles?: Map<string, StaticFile>;
+  /** Largest accepted import upload in bytes (default 256 MiB). */
+  maxUploadBytes?: number;
+}
+
+export type InspectorApp = Hono & {
+  /** Stops the live poller and closes the database. */
+  close(): void;
+  readonly store: Store;
+  readonly live: LiveBus;
+};
+
+const RULE_INFO = new Map(RULES.map((r) => [r.id, r]));
+
+function sameToken(given: string | undefined, token: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function intParam(v: string | undefined, dflt: number, max = Number.MAX_SAFE_INTEGER): number {
+  if (v === undefined || v === '') return dflt;
+  if (!/^\d+$/.test(v)) throw new HttpError(400, `expected a whole number, got "${v}"`);
+  return Math.min(Number(v), max);
+}
+
+class HttpError extends Error {
+  constructor(readonly status: 400 | 401 | 403 | 404 | 413 | 500 | 503, message: string) {
+    super(message);
+  }
+}
+
+function withRuleInfo(f: StoredFinding): FindingView {
+  const r = RULE_INFO.get(f.rule);
+  return r ? { ...f, title: r.title, specText: r.specText, spec: f.spec ?? r.spec } : { ...f };
+}
+
+export function createApp(opts: AppOptions): InspectorApp {
+  const store = Store.open(opts.dbPath);
+  try { store.markInterrupted(); } catch { /* locked: the poller retries */ }
+  const models = new ModelCache(store);
+  const live = new LiveBus(store, models, opts.pollMs ?? 250);
+  const files = opts.staticFiles ?? loadStatic();
+  const allowedHosts = opts.allowedHosts ?? [];
+  const cookieName = opts.cookieName ?? 'acp_inspect';
+  const maxUpload = opts.maxUploadBytes ?? 256 * 1024 * 1024;
+  const app = new Hono();
+
+  app.onError((err, c) => {
+    if (err instanceof HttpError) return c.json({ error: err.message }, err.status);
+    if (err instanceof FilterError) return c.json({ error: err.message }, 400);
+    if (err instanceof TranscriptError) return c.json({ error: err.message }, 400);
+    if (err instanceof StoreError) {
+      const status = err.code === 'E_UNKNOWN_RECORDING' ? 404 : err.code === 'E_DB_LOCKED' ? 503 : 500;
+      return c.json({ error: err.message }, status);
+    }
+    return c.json({ error: `internal error: ${(err as Error).message ?? String(err)}` }, 500);
+  });
+
+  // ---- the guard: every route, pages, API and live stream ---------------------------------
+  app.use('*', async (c, next) => {
+    const host = (c.req.header('host') ?? '').toLowerCase();
+    if (!allowedHosts.includes(host)) {
+      return c.text(`403 Forbidden: Host "${host}" is not this server's loopback address; open the URL acp-inspect printed\n`, 403);
+    }
+    const origin = c.req.header('origin');
+    if (origin !== undefined && !allowedHosts.some((h) => origin.toLowerCase() === `http://${h}`)) {
+      return c.text('403 Forbidden: cross-origin request\n', 403);
+    }
+    c.header('Cache-Control', 'no-store');
+    c.header('Referrer-Policy', 'no-referrer');
+    c.header('X-Content-Type-Options', 'nosniff');
+    c.header('X-Frame-Options', 'DENY');
+    c.header('Content-Security-Policy',
+      "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'");
+    const q = c.req.query('token');
+    if (q !== undefined) {
+      if (!sameToken(q, opts.token)) return c.text('401 Unauthorized: wrong token; open the URL acp-inspect printed at this launch\n', 401);
+      setCookie(c, cookieName, opts.token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      if (c.req.method === 'GET' && !c.req.path.startsWith('/api/')) {
+        // Drop the token from the address bar (and from history and bookmarks).
+        const url = new URL(c.req.url);
+        url.searchParams.delete('token');
+        return c.redirect(`${url.pathname}${url.search}`, 302);
+      }
+      return next();
+    }
+    const auth = c.req.header('authorization');
+    if (auth?.startsWith('Bearer ') && sameToken(auth.slice(7), opts.token)) return next();
+    if (sameToken(getCookie(c, cookieName), opts.token)) return next();
+    return c.text('401 Unauthorized: open the URL acp-inspect printed (it carries ?token=...)\n', 401);
+  });
+
+  // ---- pages --------------------------------------------------------------------------------
+  const index = (c: Context) => {
+    const f = files.get('/index.html');
+    if (!f) return c.text('The UI is not built; run `npm run build` in the acp-inspect folder. The JSON API under /api/ works.\n', 503);
+    return c.body(f.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': f.type });
+  };
+  app.get('/', index);
+  app.get('/index.html', index);
+  app.get('/assets/*', (c) => {
+    const f = files.get(c.req.path);
+    if (!f) return c.text('404 Not Found\n', 404);
+    c.header('Cache-Control', 'private, max-age=31536000, immutable');
+    return c.body(f.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': f.type });
+  });
+  app.get('/favicon.svg', (c) => {
+    const f = files.get('/favicon.svg');
+    return f ? c.body(f.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': f.type }) : c.body(null, 404);
+  });
+
+  // ---- API ----------------------------------------------------------------------------------
+  const recId = (c: Context): number => {
+    const id = c.req.param('id') ?? '';
+    if (!/^\d+$/.test(id)) throw new HttpError(404, `no recording with id ${id}`);
+    const rec = store.getRecording(Number(id));
+    if (!rec) throw new HttpError(404, `no recording with id ${id}`);
+    return rec.id;
+  };
+
+  app.get('/api/recordings', (c) => c.json(store.listRecordings({ search: c.req.query('search') || undefined })));
+  app.get('/api/recordings/:id', (c) => c.json(store.getRecording(recId(c))));
+  app.delete('/api/recordings/:id', (c) => {
+    const id = recId(c);
+    const rec = store.getRecording(id)!;
+    if (rec.status === 'running') throw new HttpError(400, `recording ${id} is still being recorded; stop its tap first`);
+    store.deleteRecording(id);
+    models.drop(id);
+    live.poke();
+    return c.json({ deleted: id });
+  });
+  app.post('/api/import', async (c) => {
+    const len = Number(c.req.header('content-length') ?? '0');
+    if (len > maxUpload) throw new HttpError(413, `upload too large (${len} bytes; limit ${maxUpload})`);
+    const text = await c.req.text();
+    if (Buffer.byteLength(text) > maxUpload) throw new HttpError(413, `upload too large (limit ${maxUpload} bytes)`);
+    const rec = parseTranscript(text);
+    const name = c.req.query('name') || rec.header.name || 'imported';
+    const id = store.importRecording(rec, name);
+    try { checkStoredRecording(store, id); } catch { /* findings are best effort; the recording is in */ }
+    live.poke();
+    return c.json({ id, items: rec.items.length }, 201);
+  });
+  app.get('/api/recordings/:id/export', (c) => {
+    const id = recId(c);
+    const rec = store.loadRecording(id);
+    const redact = c.req.query('redact') !== '0';
+    const body = serializeTranscript(redact ? redactRecording(rec) : rec);
+    return c.body(body, 200, {
+      'Content-Type': 'application/x-ndjson; charset=utf-8',
+      'Content-Disposition': `attachment; filename="acp-recording-${id}.jsonl"`,
+    });
+  });
+  app.get('/api/recordings/:id/items', (c) => {
+    const id = recId(c);
+    const page = timelinePage(store, id, c.req.query('q') ?? '', intParam(c.req.query('offset'), 0), intParam(c.req.query('limit'), 200, 2000));
+    if (c.req.query('state') !== '0') {
+      try {
+        for (const r of page.rows) {
+          const s = models.summaryAt(id, r.seq);
+          if (s !== undefined) r.state = s;
+        }
+      } catch { /* the state column is optional */ }
+    }
+    return c.json(page);
+  });
+  app.get('/api/recordings/:id/position', (c) => {
+    const id = recId(c);
+    return c.json(positionOf(store, id, c.req.query('q') ?? '', intParam(c.req.query('seq'), 1)));
+  });
+  app.get('/api/recordings/:id/items/:seq', (c) => {
+    const id = recId(c);
+    const seq = intParam(c.req.param('seq'), 0);
+    const item = readItem(store, id, seq);
+    if (!item) throw new HttpError(404, `recording ${id} has no item ${seq}`);
+    let state: unknown = null;
+    let stateSummary: string | undefined;
+    try {
+      const s = models.stateAt(id, seq);
+      state = s;
+      stateSummary = summarizeState(s);
+    } catch (e) {
+      state = { error: `the checker could not fold this recording: ${(e as Error).message}` };
+    }
+    const detail: ItemDetail = {
+      item, pair: pairOf(store, id, item), findings: findingsAt(store, id, seq).map(withRuleInfo), state,
+      ...(stateSummary !== undefined ? { stateSummary } : {}),
+    };
+    if (item.dir === 'c2a' || item.dir === 'a2c') {
+      const target = patchTarget(item as Frame);
+      if (target) {
+        const earlier = (store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq < ? AND method = 'session/update'
+            AND session_id IS ? AND raw LIKE ? ESCAPE '\\' ORDER BY seq`)
+          .all(id, seq, (item as Frame).sessionId ?? null, target.like.replace(/[_]/g, '\\_')) as ItemRow[]).map((r) => rowToItem(r) as Frame);
+        detail.patch = entityPatch(target, earlier, item as Frame);
+      }
+    }
+    return c.json(detail);
+  });
+  app.get('/api/recordings/:id/findings', (c) => c.json(store.readFindings(recId(c)).map(withRuleInfo)));
+  app.get('/api/recordings/:id/stats', (c) => c.json(methodStats(store, recId(c))));
+  app.get('/api/recordings/:id/turns', (c) => c.json(listTurns(store, recId(c))));
+  app.get('/api/recordings/:id/turns/:seq', (c) => {
+    const id = recId(c);
+    const seq = intParam(c.req.param('seq'), 0);
+    const t = turnItems(store, id, seq);
+    if (!t) throw new HttpError(404, `item ${seq} of recording ${id} is not a session/prompt request`);
+    const end = t.turn.endSeq ?? Number.MAX_SAFE_INTEGER;
+    const findings = store.readFindings(id).filter((f) => f.seq >= seq && f.seq <= end);
+    return c.json(summarizeTurn(t.turn, t.items, findings));
+  });
+  app.get('/api/rules', (c) => c.json(RULES));
+
+  // ---- live stream --------------------------------------------------------------------------
+  app.get('/api/events', (c) => {
+    const r = c.req.query('recording');
+    const recordingId = r && /^\d+$/.test(r) ? Number(r) : null;
+    return streamSSE(c, async (stream) => {
+      const queue: LiveEvent[] = [];
+      let wake: (() => void) | null = null;
+      const unsubscribe = live.subscribe({
+        recordingId,
+        send(ev) {
+          queue.push(ev);
+          wake?.();
+        },
+      });
+      let closed = false;
+      stream.onAbort(() => {
+        closed = true;
+        wake?.();
+      });
+      try {
+        await stream.writeSSE({ data: JSON.stringify({ type: 'hello', dataVersion: 0 } satisfies LiveEvent) });
+        while (!closed) {
+          while (queue.length && !closed) await stream.writeSSE({ data: JSON.stringify(queue.shift()) });
+          if (closed) break;
+          // Wait for an event, or 15 s for a keep-alive comment.
+          await new Promise<void>((resolve) => {
+            const timer = setTimeout(resolve, 15_000);
+            wake = () => { clearTimeout(timer); resolve(); };
+          });
+          wake = null;
+          if (!queue.length && !closed) await stream.write(': keep-alive\n\n');
+        }
+      } finally {
+        unsubscribe();
+      }
+    });
+  });
+
+  app.notFound((c) => (c.req.path.startsWith('/api/') ? c.json({ error: `no such API route: ${c.req.path}` }, 404) : c.text('404 Not Found\n', 404)));
+
+  return Object.assign(app, {
+    close() {
+      live.stop();
+      store.close();
+    },
+    store,
+    live,
+  });
+}

@@ -1,0 +1,166 @@
+/**
+ * Read models over the store for the API: timeline pages (filters run as SQL), positions, item
+ * detail with its pair and findings, per-method stats, prompt turns. Synchronous like the store.
+ */
+import type { Store, ItemRow } from '../store/store.js';
+import { rowToItem } from '../store/store.js';
+import type { Item, Frame } from '../wire/frame.js';
+import { compileFilter } from './filter.js';
+import { previewOf } from './preview.js';
+import type { TimelinePage, TimelineRow, MethodStats, TurnInfo, StoredFinding } from './types.js';
+import { textOfBlocks } from './preview.js';
+
+/** Columns a timeline row needs: no full raw text for big frames (only a prefix is previewed). */
+const ROW_COLS = `i.seq, i.t, i.dir, i.kind, i.method, i.rpc_id, i.reply_to, i.latency, i.session_id, i.size, i.parse_error,
+  CASE WHEN length(i.raw) > 262144 THEN substr(i.raw, 1, 400) ELSE i.raw END AS raw,
+  (SELECT r.seq FROM items r WHERE r.recording_id = i.recording_id AND r.reply_to = i.seq AND i.kind = 'request' LIMIT 1) AS response_seq,
+  (SELECT group_concat(f.severity) FROM findings f WHERE f.recording_id = i.recording_id AND f.seq = i.seq) AS sev`;
+
+interface RowOut extends Omit<ItemRow, 'raw_bytes' | 'truncated'> {
+  response_seq: number | null;
+  sev: string | null;
+}
+
+const SEV_ORDER: Record<string, number> = { error: 0, warning: 1, info: 2 };
+
+export function toTimelineRow(r: RowOut): TimelineRow {
+  const sev = r.sev ? [...new Set(r.sev.split(','))].sort((a, b) => (SEV_ORDER[a] ?? 3) - (SEV_ORDER[b] ?? 3)) : [];
+  const row: TimelineRow = {
+    seq: r.seq, t: r.t, dir: r.dir as TimelineRow['dir'], kind: r.kind, method: r.method, replyTo: r.reply_to,
+    responseSeq: r.response_seq, latency: r.latency, sessionId: r.session_id, size: r.size,
+    preview: previewOf(r.dir, r.kind, r.method, r.raw, r.parse_error), parseError: r.parse_error,
+    findings: sev as TimelineRow['findings'],
+  };
+  if (r.rpc_id !== null) {
+    try { row.id = JSON.parse(r.rpc_id) as TimelineRow['id']; } catch { /* keep none */ }
+  }
+  return row;
+}
+
+/** A page of the filtered timeline. Throws FilterError for a bad filter. */
+export function timelinePage(store: Store, recordingId: number, q: string, offset: number, limit: number): TimelinePage {
+  const f = compileFilter(q);
+  const where = `i.recording_id = ? AND ${f.where}`;
+  const total = (store.db.prepare(`SELECT COUNT(*) AS n FROM items i WHERE ${where}`).get(recordingId, ...f.params) as { n: number }).n;
+  const start = Math.max(0, offset - 1);
+  const rows = store.db.prepare(`SELECT ${ROW_COLS} FROM items i WHERE ${where} ORDER BY i.seq LIMIT ? OFFSET ?`)
+    .all(recordingId, ...f.params, limit + (offset > 0 ? 1 : 0), start) as RowOut[];
+  let prevT: number | null = null;
+  if (offset > 0 && rows.length) prevT = rows.shift()!.t;
+  return { total, offset, rows: rows.map(toTimelineRow), prevT };
+}
+
+/** Rows with seq > afterSeq (for the live stream), unfiltered. */
+export function rowsAfter(store: Store, recordingId: number, afterSeq: number, limit = 5000): TimelineRow[] {
+  const rows = store.db.prepare(`SELECT ${ROW_COLS} FROM items i WHERE i.recording_id = ? AND i.seq > ? ORDER BY i.seq LIMIT ?`)
+    .all(recordingId, afterSeq, limit) as RowOut[];
+  return rows.map(toTimelineRow);
+}
+
+/** Index of item `seq` in the filtered list (or of the first item after it), and whether it matches. */
+export function positionOf(store: Store, recordingId: number, q: string, seq: number): { index: number; matches: boolean; total: number } {
+  const f = compileFilter(q);
+  const where = `i.recording_id = ? AND ${f.where}`;
+  const before = (store.db.prepare(`SELECT COUNT(*) AS n FROM items i WHERE ${where} AND i.seq < ?`).get(recordingId, ...f.params, seq) as { n: number }).n;
+  const hit = store.db.prepare(`SELECT 1 FROM items i WHERE ${where} AND i.seq = ?`).get(recordingId, ...f.params, seq) !== undefined;
+  const total = (store.db.prepare(`SELECT COUNT(*) AS n FROM items i WHERE ${where}`).get(recordingId, ...f.params) as { n: number }).n;
+  return { index: before, matches: hit, total };
+}
+
+export function readItem(store: Store, recordingId: number, seq: number): Item | undefined {
+  const row = store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq = ?`).get(recordingId, seq) as ItemRow | undefined;
+  return row ? rowToItem(row) : undefined;
+}
+
+/** The request a response answers, or the response a request got. */
+export function pairOf(store: Store, recordingId: number, item: Item): Item | null {
+  if (item.dir !== 'c2a' && item.dir !== 'a2c') return null;
+  const f = item as Frame;
+  if (f.replyTo !== undefined) return readItem(store, recordingId, f.replyTo) ?? null;
+  if (f.kind === 'request') {
+    const row = store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND reply_to = ? LIMIT 1`).get(recordingId, f.seq) as ItemRow | undefined;
+    return row ? rowToItem(row) : null;
+  }
+  return null;
+}
+
+export function findingsAt(store: Store, recordingId: number, seq: number): StoredFinding[] {
+  return (store.db.prepare(`SELECT seq, severity, rule, message, spec FROM findings WHERE recording_id = ? AND seq = ? ORDER BY rowid`)
+    .all(recordingId, seq) as StoredFinding[]).map((f) => (f.spec === null ? { ...f, spec: undefined } : f));
+}
+
+function quantile(sorted: number[], q: number): number | null {
+  if (sorted.length === 0) return null;
+  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[idx]!;
+}
+
+/** Per-method counts and latency percentiles (nearest-rank) over answered requests. */
+export function methodStats(store: Store, recordingId: number): MethodStats[] {
+  const counts = store.db.prepare(`SELECT method, kind, COUNT(*) AS n FROM items WHERE recording_id = ? AND method IS NOT NULL GROUP BY method, kind`)
+    .all(recordingId) as { method: string; kind: string; n: number }[];
+  const byMethod = new Map<string, MethodStats>();
+  const get = (m: string) => {
+    let s = byMethod.get(m);
+    if (!s) { s = { method: m, count: 0, requests: 0, notifications: 0, errors: 0, p50: null, p99: null, max: null }; byMethod.set(m, s); }
+    return s;
+  };
+  for (const c of counts) {
+    const s = get(c.method);
+    s.count += c.n;
+    if (c.kind === 'request') s.requests += c.n;
+    else if (c.kind === 'notification') s.notifications += c.n;
+    else if (c.kind === 'error') s.errors += c.n;
+  }
+  const lat = store.db.prepare(`SELECT method, latency FROM items WHERE recording_id = ? AND latency IS NOT NULL AND method IS NOT NULL ORDER BY method, latency`)
+    .all(recordingId) as { method: string; latency: number }[];
+  let cur: string | null = null;
+  let vals: number[] = [];
+  const flush = () => {
+    if (cur === null) return;
+    const s = get(cur);
+    s.p50 = quantile(vals, 0.5);
+    s.p99 = quantile(vals, 0.99);
+    s.max = vals.length ? vals[vals.length - 1]! : null;
+  };
+  for (const r of lat) {
+    if (r.method !== cur) { flush(); cur = r.method; vals = []; }
+    vals.push(r.latency);
+  }
+  flush();
+  return [...byMethod.values()].sort((a, b) => b.count - a.count || a.method.localeCompare(b.method));
+}
+
+/** Prompt turns of a recording (session/prompt requests and their responses). */
+export function listTurns(store: Store, recordingId: number): TurnInfo[] {
+  const rows = store.db.prepare(`SELECT p.seq, p.t, p.session_id, p.raw, r.seq AS end_seq, r.t AS end_t, r.raw AS end_raw, r.kind AS end_kind
+      FROM items p LEFT JOIN items r ON r.recording_id = p.recording_id AND r.reply_to = p.seq
+      WHERE p.recording_id = ? AND p.method = 'session/prompt' AND p.kind = 'request' ORDER BY p.seq`)
+    .all(recordingId) as { seq: number; t: number; session_id: string | null; raw: string; end_seq: number | null; end_t: number | null; end_raw: string | null; end_kind: string | null }[];
+  return rows.map((r) => {
+    let prompt = '';
+    try { prompt = textOfBlocks((JSON.parse(r.raw) as { params?: { prompt?: unknown } }).params?.prompt); } catch { /* not JSON */ }
+    let stopReason: string | null = null;
+    if (r.end_raw) {
+      try {
+        const j = JSON.parse(r.end_raw) as { result?: { stopReason?: unknown }; error?: { message?: unknown } };
+        stopReason = typeof j.result?.stopReason === 'string' ? j.result.stopReason : r.end_kind === 'error' ? `error: ${String(j.error?.message ?? '')}` : null;
+      } catch { /* not JSON */ }
+    }
+    return {
+      seq: r.seq, sessionId: r.session_id, endSeq: r.end_seq, t: r.t,
+      durationMs: r.end_t === null ? null : r.end_t - r.t, stopReason, prompt: prompt.length > 300 ? `${prompt.slice(0, 299)}…` : prompt,
+    };
+  });
+}
+
+/** The items of one turn: from the prompt request to its response, in the prompt's session or no session. */
+export function turnItems(store: Store, recordingId: number, promptSeq: number): { turn: TurnInfo; items: Item[] } | undefined {
+  const turn = listTurns(store, recordingId).find((t) => t.seq === promptSeq);
+  if (!turn) return undefined;
+  const end = turn.endSeq ?? Number.MAX_SAFE_INTEGER;
+  const rows = store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq >= ? AND seq <= ?
+      AND (session_id IS NULL OR session_id = ? OR seq = ?) ORDER BY seq`)
+    .all(recordingId, promptSeq, end, turn.sessionId, promptSeq) as ItemRow[];
+  return { turn, items: rows.map(rowToItem) };
+}

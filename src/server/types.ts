@@ -1,0 +1,129 @@
+/**
+ * The shapes the server's JSON API answers with. The UI imports these (`import type`), so the
+ * contract between server and page lives in one place.
+ */
+import type { ItemDir, FrameKind, RpcId, Item } from '../wire/frame.js';
+import type { RecordingSummary, StoredFinding } from '../store/store.js';
+
+export type { RecordingSummary, StoredFinding, Item };
+
+/** One line of the timeline: what the list needs, without the full raw text. */
+export interface TimelineRow {
+  seq: number;
+  t: number;
+  dir: ItemDir;
+  /** Frame kind, or the event type for events; null for stderr. */
+  kind: string | null;
+  method: string | null;
+  id?: RpcId;
+  replyTo: number | null;
+  /** For requests: seq of the response, when there is one. */
+  responseSeq: number | null;
+  latency: number | null;
+  sessionId: string | null;
+  size: number | null;
+  /** A short one-line description of the item (update kind and text, params, error message...). */
+  preview: string;
+  parseError: string | null;
+  /** Severities of the findings at this seq, most severe first (e.g. ["error","warning"]). */
+  findings: StoredFinding['severity'][];
+  /** The checker's one-line state summary after this item, when the checker provides one. */
+  state?: string;
+}
+
+/** A page of the (filtered) timeline. */
+export interface TimelinePage {
+  /** How many items match the filter. */
+  total: number;
+  /** Index of the first row of `rows` within the filtered list. */
+  offset: number;
+  rows: TimelineRow[];
+  /** `t` of the row just before `offset` in the filtered list (for the delta column). */
+  prevT: number | null;
+  /** The filter as understood, or an error naming the bad term. */
+  filterError?: string;
+}
+
+/** A finding with the rule's title and the spec's sentence, when the checker knows the rule. */
+export interface FindingView extends StoredFinding {
+  title?: string;
+  specText?: string;
+}
+
+/** Everything the detail pane shows about one item. */
+export interface ItemDetail {
+  item: Item;
+  /** The request this response answers, or the response this request got. */
+  pair: Item | null;
+  findings: FindingView[];
+  /** The checker's model state after this item (sessions, turn, modes, tool calls, ...). */
+  state: unknown;
+  stateSummary?: string;
+  /** For updates that patch an earlier entity: the entity before and after this item. */
+  patch?: { entity: string; key: string; before: unknown; after: unknown; previousSeq: number | null };
+}
+
+/** Per-method traffic statistics. */
+export interface MethodStats {
+  method: string;
+  count: number;
+  requests: number;
+  notifications: number;
+  errors: number;
+  /** Latency of answered requests in ms (null when none was answered). */
+  p50: number | null;
+  p99: number | null;
+  max: number | null;
+}
+
+/** One prompt turn: a `session/prompt` request and everything up to its response. */
+export interface TurnInfo {
+  /** seq of the session/prompt request (the turn's id in filters: `turn:SEQ`). */
+  seq: number;
+  sessionId: string | null;
+  /** seq of the response, null while the turn runs. */
+  endSeq: number | null;
+  t: number;
+  durationMs: number | null;
+  stopReason: string | null;
+  /** The prompt's text (text blocks joined, others named). */
+  prompt: string;
+}
+
+export interface TurnToolCall {
+  toolCallId: string;
+  title: string | null;
+  kind: string | null;
+  status: string | null;
+  seq: number;
+  /** Diffs carried by the tool call's content. */
+  diffs: { path: string; oldText: string | null; newText: string }[];
+  /** Text content and terminal ids, in order. */
+  content: string[];
+}
+
+export interface TurnDetail extends TurnInfo {
+  /** The agent's streamed message chunks assembled (Markdown). */
+  message: string;
+  thought: string;
+  toolCalls: TurnToolCall[];
+  plan: { content: string; status: string; priority?: string }[] | null;
+  permissions: { seq: number; title: string | null; options: string[]; outcome: string | null; waitedMs: number | null }[];
+  /** fs/* and terminal/* calls the agent made during the turn. */
+  calls: { seq: number; method: string; summary: string; latency: number | null; error: string | null }[];
+  cancelled: { seq: number; t: number } | null;
+  /** Items in the turn, and findings inside it by severity. */
+  items: number;
+  findings: { error: number; warning: number; info: number };
+}
+
+/** Messages on the live stream (SSE event `message`, JSON data). */
+export type LiveEvent =
+  | { type: 'hello'; dataVersion: number }
+  | { type: 'recordings' }
+  | { type: 'recording'; recording: RecordingSummary }
+  | { type: 'items'; recordingId: number; rows: TimelineRow[]; maxSeq: number }
+  | { type: 'findings'; recordingId: number; findings: StoredFinding[]; replaced?: boolean }
+  | { type: 'deleted'; recordingId: number };
+
+export type { ItemDir, FrameKind };
