@@ -1,0 +1,262 @@
+/**
+ * Per-method JSON Schema validation against the ACP SDK's schemas (generated into schema-data.ts).
+ * Each method's params and result `$def` is found by its `x-method` and compiled lazily, once.
+ *
+ * Unions are relaxed before compiling: a discriminated union (by `type`, `mode`, `action`,
+ * `sessionUpdate`, `outcome`, ...) accepts an unknown discriminator value, and a closed string enum
+ * accepts an unknown string, because spec 2.1 and 9 rule 6 reserve such values for extensions (leading
+ * `_`) and future versions. Such values are reported back as `unknowns` instead of failing. A value
+ * that fails the stable schema but passes the unstable one is accepted (UNSTABLE features are never
+ * errors by themselves, 9 rule 5). Never throws.
+ */
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { ErrorObject, ValidateFunction } from 'ajv';
+import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from './schema-data.js';
+
+export type SchemaRole = 'params' | 'result';
+
+/** An unknown union variant or enum value met while validating. */
+export interface UnknownValue {
+  /** Where, e.g. `params.update.sessionUpdate`. */
+  path: string;
+  value: string;
+  /** `variant`: discriminator of a union; `value`: a closed enum. */
+  kind: 'variant' | 'value';
+  known: string[];
+}
+
+export interface SchemaResult {
+  ok: boolean;
+  /** One readable line per problem (at most 3), when not ok. */
+  problems: string[];
+  /** The raw ajv errors, when not ok. */
+  errors: ErrorObject[];
+  unknowns: UnknownValue[];
+}
+
+interface Flavor {
+  ajv: Ajv2020;
+  /** `${method} ${role}` → $def name */
+  defs: Map<string, string>;
+  compiled: Map<string, ValidateFunction | null>;
+}
+
+const UNKNOWN_KEYWORD = 'x-acp-unknown';
+let collector: UnknownValue[] = [];
+
+function makeFlavor(schema: Record<string, unknown>): Flavor {
+  const relaxed = relaxUnions(structuredClone(schema)) as Record<string, unknown>;
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, logger: false });
+  ajv.addKeyword({
+    keyword: UNKNOWN_KEYWORD,
+    schemaType: 'object',
+    errors: false,
+    validate: (sch: { field?: string; known: string[]; kind: 'variant' | 'value' }, data: unknown, _p: unknown, cxt?: { instancePath: string }) => {
+      const v = sch.field !== undefined && data && typeof data === 'object' ? (data as Record<string, unknown>)[sch.field] : data;
+      if (typeof v === 'string' && !sch.known.includes(v)) {
+        const path = (cxt?.instancePath ?? '') + (sch.field !== undefined ? `/${sch.field}` : '');
+        collector.push({ path, value: v, kind: sch.kind, known: sch.known });
+      }
+      return true;
+    },
+  });
+  delete relaxed.anyOf;
+  ajv.addSchema(relaxed, 'acp');
+  const defs = new Map<string, string>();
+  const all = (relaxed.$defs ?? {}) as Record<string, Record<string, unknown>>;
+  for (const [name, def] of Object.entries(all)) {
+    const method = def['x-method'];
+    if (typeof method !== 'string') continue;
+    const role: SchemaRole | undefined = name.endsWith('Response') ? 'result' : name.endsWith('Request') || name.endsWith('Notification') ? 'params' : undefined;
+    if (!role) continue;
+    const key = `${method} ${role}`;
+    if (!defs.has(key)) defs.set(key, name);
+  }
+  return { ajv, defs, compiled: new Map() };
+}
+
+let stable: Flavor | undefined;
+let unstable: Flavor | undefined;
+
+function validatorFor(f: Flavor, method: string, role: SchemaRole): ValidateFunction | null {
+  const key = `${method} ${role}`;
+  let v = f.compiled.get(key);
+  if (v !== undefined) return v;
+  const def = f.defs.get(key);
+  v = null;
+  if (def) {
+    try {
+      v = f.ajv.getSchema(`acp#/$defs/${def}`) ?? null;
+    } catch {
+      v = null;
+    }
+  }
+  f.compiled.set(key, v);
+  return v;
+}
+
+/** True when either schema has a definition for this method's params or result. */
+export function hasSchema(method: string, role: SchemaRole): boolean {
+  stable ??= makeFlavor(STABLE_SCHEMA);
+  unstable ??= makeFlavor(UNSTABLE_SCHEMA);
+  return stable.defs.has(`${method} ${role}`) || unstable.defs.has(`${method} ${role}`);
+}
+
+const OK: SchemaResult = { ok: true, problems: [], errors: [], unknowns: [] };
+
+/**
+ * Validates `data` as the params or result of `method`. Unknown methods validate as ok.
+ * `prefix` names the value in messages (`params` or `result`).
+ */
+export function validateMethod(method: string, role: SchemaRole, data: unknown): SchemaResult {
+  stable ??= makeFlavor(STABLE_SCHEMA);
+  const v1 = validatorFor(stable, method, role);
+  const first = run(v1, data);
+  if (first === undefined) {
+    unstable ??= makeFlavor(UNSTABLE_SCHEMA);
+    const r = run(validatorFor(unstable, method, role), data);
+    return r ?? OK;
+  }
+  if (first.ok) return first;
+  unstable ??= makeFlavor(UNSTABLE_SCHEMA);
+  const second = run(validatorFor(unstable, method, role), data);
+  if (second?.ok) return second;
+  first.problems = describeErrors(first.errors, role);
+  return first;
+}
+
+function run(v: ValidateFunction | null, data: unknown): SchemaResult | undefined {
+  if (!v) return undefined;
+  collector = [];
+  let ok: boolean;
+  try {
+    ok = v(data) as boolean;
+  } catch {
+    return undefined;
+  }
+  const unknowns: UnknownValue[] = [];
+  for (const u of collector) {
+    const path = pointerToPath(u.path, '');
+    if (!unknowns.some((x) => x.path === path && x.value === u.value)) unknowns.push({ ...u, path });
+  }
+  collector = [];
+  if (ok) return unknowns.length ? { ok: true, problems: [], errors: [], unknowns } : OK;
+  return { ok: false, problems: [], errors: (v.errors ?? []).slice(0, 50), unknowns };
+}
+
+/** `/prompt/0/type` → `prompt[0].type` (prefixed). */
+export function pointerToPath(pointer: string, prefix: string): string {
+  let out = prefix;
+  for (const raw of pointer.split('/').slice(1)) {
+    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    out += /^\d+$/.test(seg) ? `[${seg}]` : out === '' ? seg : `.${seg}`;
+  }
+  return out;
+}
+
+const BRANCH_KEYWORDS = new Set(['anyOf', 'oneOf', 'not', 'if', 'then', 'else', UNKNOWN_KEYWORD]);
+
+/**
+ * Picks the errors worth showing: drops the union branches whose discriminator did not match, then
+ * prefers the deepest remaining errors.
+ */
+export function describeErrors(errors: ErrorObject[], prefix: string): string[] {
+  const wrong: string[] = [];
+  for (const e of errors) {
+    if (e.keyword !== 'const' && e.keyword !== 'enum') continue;
+    const m = /^(.*\/(?:anyOf|oneOf)\/\d+)\//.exec(e.schemaPath);
+    if (!m) continue;
+    const parent = e.instancePath.replace(/\/[^/]*$/, '');
+    wrong.push(`${parent}|${m[1]}`);
+  }
+  const kept = errors.filter((e) => {
+    if (BRANCH_KEYWORDS.has(e.keyword)) return false;
+    // "must be null" from the `T | null` pattern only repeats that T failed.
+    if (e.keyword === 'type' && (e.params as { type?: unknown }).type === 'null') return false;
+    for (const w of wrong) {
+      const [inst, schemaPrefix] = w.split('|') as [string, string];
+      if ((e.instancePath === inst || e.instancePath.startsWith(inst + '/')) && e.schemaPath.startsWith(schemaPrefix + '/')) return false;
+    }
+    return true;
+  });
+  const pool = kept.length ? kept : errors;
+  const depth = (e: ErrorObject) => e.instancePath.split('/').length;
+  const sorted = [...pool].sort((a, b) => depth(b) - depth(a));
+  const out: string[] = [];
+  for (const e of sorted) {
+    const where = pointerToPath(e.instancePath, prefix);
+    let msg = e.message ?? e.keyword;
+    if (e.keyword === 'additionalProperties') msg += ` (${String((e.params as { additionalProperty?: string }).additionalProperty)})`;
+    if (e.keyword === 'enum' || e.keyword === 'const') msg += ` (${JSON.stringify((e.params as { allowedValues?: unknown; allowedValue?: unknown }).allowedValues ?? (e.params as { allowedValue?: unknown }).allowedValue)})`;
+    const line = `${where}: ${msg}`;
+    if (!out.includes(line)) out.push(line);
+    if (out.length >= 3) break;
+  }
+  return out;
+}
+
+type Json = Record<string, unknown>;
+
+/**
+ * Makes unions accept unknown variants (see the file comment) and turns discriminated unions into
+ * `if`/`then` chains so that errors come only from the branch the discriminator selects. Exported for tests.
+ */
+export function relaxUnions(node: unknown): unknown {
+  if (Array.isArray(node)) {
+    for (const n of node) relaxUnions(n);
+    return node;
+  }
+  if (!node || typeof node !== 'object') return node;
+  const o = node as Json;
+  for (const v of Object.values(o)) relaxUnions(v);
+  for (const key of ['oneOf', 'anyOf'] as const) {
+    const branches = o[key];
+    if (!Array.isArray(branches) || branches.length === 0) continue;
+    const bs = branches as Json[];
+    // A closed string enum: every branch is {type: string, const}. Accept any string, note unknown ones.
+    if (bs.every((b) => typeof b.const === 'string')) {
+      delete o[key];
+      o.type = 'string';
+      o[UNKNOWN_KEYWORD] = { known: bs.map((b) => b.const as string), kind: 'value' };
+      continue;
+    }
+    const field = discriminatorOf(bs);
+    if (field === undefined) continue;
+    const known: string[] = [];
+    const chain: Json[] = [];
+    let fallback: Json | undefined;
+    for (const b of bs) {
+      const c = (b.properties as Record<string, Json> | undefined)?.[field]?.const;
+      if (typeof c === 'string') {
+        known.push(c);
+        chain.push({ if: { properties: { [field]: { const: c } }, required: [field] }, then: b });
+      } else if (!(b.properties as Record<string, Json> | undefined)?.[field]) {
+        fallback ??= b; // the default kind, used when the discriminator is absent (stdio MCP server, agent auth method)
+      }
+    }
+    if (fallback) chain.push({ if: { not: { required: [field] } }, then: fallback });
+    delete o[key];
+    delete o.discriminator;
+    const all = (o.allOf as Json[] | undefined) ?? [];
+    o.allOf = [...all, ...chain];
+    if (o.type === undefined) o.type = 'object';
+    if (!fallback) o.required = [...new Set([...((o.required as string[] | undefined) ?? []), field])];
+    o[UNKNOWN_KEYWORD] = { field, known, kind: 'variant' };
+  }
+  return o;
+}
+
+function discriminatorOf(branches: Json[]): string | undefined {
+  let field: string | undefined;
+  for (const b of branches) {
+    const props = b.properties as Record<string, Json> | undefined;
+    if (!props) continue;
+    for (const [k, p] of Object.entries(props)) {
+      if (p && typeof p.const === 'string') {
+        if (field !== undefined && field !== k) return undefined;
+        field = k;
+      }
+    }
+  }
+  return field;
+}
