@@ -1,0 +1,595 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench`: what the tap costs, measured against the physical limit of a stdio proxy.
+ *
+ * One run alternates the variants (direct, cat relay, bare Node pass-through, tap, tap --no-check)
+ * round after round, each driving the synthetic agent (bench/agent.js) through a flood of
+ * `session/update` frames at several sizes and a series of sequential prompts answered at once
+ * (round trips). Every byte the client receives is checked against a hash computed in advance, and
+ * every frame of a tap run must be in its SQLite file. Then: tap start-up, peak RSS of the tap
+ * through a large flood, `check` speed, and the UI's API on a large recording.
+ *
+ * Flags: --quick (seconds, for tests), --rounds N, --mb N (flood per size, in MiB), --pings N,
+ * --rss-mb N, --check-frames N, --ui-frames N, --only a,b (sections: flood,startup,rss,check,ui),
+ * --json FILE (results as JSON). Env BENCH_* mirrors the flags (BENCH_ROUNDS=3 ...).
+ * Exits 1 if any byte was altered or any frame was not recorded.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { expectedFlood, floodChunks, initializeRequest, initializeResult, newSessionRequest, newSessionResult, promptRequest, promptResult } from '../bench/frames.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const BIN = join(ROOT, 'bin', 'acp-inspect.js');
+const AGENT = join(ROOT, 'bench', 'agent.js');
+const BARE = join(ROOT, 'bench', 'bare.js');
+const NODE = process.execPath;
+
+// ---- options -----------------------------------------------------------------------------------
+
+function parseArgs(argv) {
+  const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
+  const o = {
+    quick,
+    rounds: quick ? 1 : 5,
+    mb: quick ? 2 : 48,
+    pings: quick ? 50 : 1000,
+    startups: quick ? 2 : 15,
+    rssMb: quick ? 32 : 1024,
+    checkFrames: quick ? 20_000 : 1_000_000,
+    uiFrames: quick ? 5_000 : 100_000,
+    only: null,
+    json: null,
+    sizes: [200, 1024, 65536],
+  };
+  const num = (flag, v) => {
+    if (v === undefined || !/^\d+$/.test(v)) fail(`${flag} needs a whole number, got ${v === undefined ? 'nothing' : `"${v}"`}`);
+    return Number(v);
+  };
+  const env = (name, key) => { if (process.env[name] !== undefined) o[key] = num(name, process.env[name]); };
+  env('BENCH_ROUNDS', 'rounds'); env('BENCH_MB', 'mb'); env('BENCH_PINGS', 'pings'); env('BENCH_STARTUPS', 'startups');
+  env('BENCH_RSS_MB', 'rssMb'); env('BENCH_CHECK_FRAMES', 'checkFrames'); env('BENCH_UI_FRAMES', 'uiFrames');
+  if (process.env.BENCH_ONLY) o.only = process.env.BENCH_ONLY.split(',');
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    switch (a) {
+      case '--quick': break;
+      case '--rounds': o.rounds = num(a, argv[++i]); break;
+      case '--mb': o.mb = num(a, argv[++i]); break;
+      case '--pings': o.pings = num(a, argv[++i]); break;
+      case '--startups': o.startups = num(a, argv[++i]); break;
+      case '--rss-mb': o.rssMb = num(a, argv[++i]); break;
+      case '--check-frames': o.checkFrames = num(a, argv[++i]); break;
+      case '--ui-frames': o.uiFrames = num(a, argv[++i]); break;
+      case '--only': o.only = (argv[++i] ?? '').split(','); break;
+      case '--json': o.json = argv[++i]; break;
+      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,rss,check,ui] [--json FILE]`);
+    }
+  }
+  return o;
+}
+
+function fail(msg) {
+  process.stderr.write(`bench: ${msg}\n`);
+  process.exit(2);
+}
+
+const log = (s = '') => process.stdout.write(`${s}\n`);
+const median = (xs) => {
+  if (xs.length === 0) return NaN;
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const pct = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+const fmt = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : '-');
+const pad = (s, n) => String(s).padEnd(n);
+const lpad = (s, n) => String(s).padStart(n);
+const sizeName = (s) => (s >= 1024 ? `${s / 1024} KiB` : `${s} B`);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const problems = [];
+function problem(msg) {
+  problems.push(msg);
+  log(`  !! ${msg}`);
+}
+
+// ---- the client side: a pipeline we write to and read from, verifying every byte --------------
+
+class Pipeline {
+  constructor(cmd, args, opts = {}) {
+    this.child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
+    this.pid = this.child.pid;
+    this.stderr = '';
+    this.want = null; // { len, got, hash, resolve }
+    this.spill = [];
+    this.child.stderr.on('data', (c) => { if (this.stderr.length < 10_000) this.stderr += c; });
+    this.child.stdout.on('data', (c) => this.onData(c));
+    this.child.stdin.on('error', () => {});
+    this.exited = new Promise((r) => this.child.on('close', (code, signal) => r({ code, signal })));
+  }
+
+  onData(c) {
+    const w = this.want;
+    if (!w) {
+      this.spill.push(c);
+      return;
+    }
+    const need = w.len - w.got;
+    if (c.length <= need) {
+      w.hash.update(c);
+      w.got += c.length;
+    } else {
+      w.hash.update(c.subarray(0, need));
+      w.got = w.len;
+      this.spill.push(c.subarray(need));
+    }
+    if (w.got === w.len) {
+      this.want = null;
+      w.resolve({ t: performance.now(), hash: w.hash.digest('hex') });
+    }
+  }
+
+  /** Resolves when `len` more bytes arrived, with their sha256 and the arrival time. */
+  expect(len) {
+    return new Promise((resolveExpect) => {
+      this.want = { len, got: 0, hash: createHash('sha256'), resolve: resolveExpect };
+      const spilled = this.spill;
+      this.spill = [];
+      for (const c of spilled) this.onData(c);
+    });
+  }
+
+  send(buf) {
+    this.child.stdin.write(buf);
+  }
+
+  async close(timeoutMs = 120_000) {
+    this.child.stdin.end();
+    const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
+    const r = await this.exited;
+    clearTimeout(timer);
+    return r;
+  }
+}
+
+const hashOf = (buf) => createHash('sha256').update(buf).digest('hex');
+
+/** Sends `req` and waits for exactly the bytes of `expected`; returns the round-trip ms, or null if altered. */
+async function roundTrip(p, req, expected) {
+  const t0 = performance.now();
+  const got = p.expect(expected.length);
+  p.send(req);
+  const r = await got;
+  return r.hash === hashOf(expected) ? r.t - t0 : null;
+}
+
+// ---- the variants ------------------------------------------------------------------------------
+
+function variants(tmp) {
+  const agent = [NODE, AGENT];
+  const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
+  return [
+    { name: 'direct', start: () => new Pipeline(agent[0], agent.slice(1)) },
+    { name: 'cat relay', start: () => new Pipeline('/bin/sh', ['-c', `cat | ${agent.map(q).join(' ')} | cat`]) },
+    { name: 'bare node', start: () => new Pipeline(NODE, [BARE, ...agent]) },
+    { name: 'tap', tap: true, start: (db) => new Pipeline(NODE, [BIN, '--db', db, '--', ...agent]) },
+    { name: 'tap --no-check', tap: true, start: (db) => new Pipeline(NODE, [BIN, '--db', db, '--no-check', '--', ...agent]) },
+  ].map((v) => ({ ...v, tmp }));
+}
+
+/** Counts what a tap run stored: frames by direction, gaps, and the recording's status. */
+async function countRecorded(db) {
+  const { default: Database } = await import('better-sqlite3');
+  const d = new Database(db, { readonly: true });
+  try {
+    const rec = d.prepare(`SELECT id, status, incomplete_reason FROM recordings ORDER BY id DESC LIMIT 1`).get();
+    if (!rec) return { frames: 0, c2a: 0, a2c: 0, gaps: 0, status: 'none' };
+    const by = Object.fromEntries(d.prepare(`SELECT dir, count(*) AS n FROM items WHERE recording_id = ? GROUP BY dir`).all(rec.id).map((r) => [r.dir, r.n]));
+    const gaps = d.prepare(`SELECT count(*) AS n FROM items WHERE recording_id = ? AND dir = 'event' AND kind = 'gap'`).get(rec.id).n;
+    const findings = d.prepare(`SELECT count(*) AS n FROM findings WHERE recording_id = ?`).get(rec.id).n;
+    return { c2a: by.c2a ?? 0, a2c: by.a2c ?? 0, gaps, findings, status: rec.status, reason: rec.incomplete_reason };
+  } finally {
+    d.close();
+  }
+}
+
+/** One session through one variant: warm-up, a flood per size, then sequential pings. */
+async function session(v, o, expected, round) {
+  const db = join(v.tmp, `r${round}-${v.name.replace(/\W+/g, '_')}.db`);
+  const p = v.start(db);
+  let id = 0;
+  let c2a = 0;
+  let a2c = 0;
+  let altered = 0;
+  const out = { floods: {}, rtts: [] };
+  const rt = async (req, res) => {
+    c2a++;
+    a2c++;
+    const ms = await roundTrip(p, req, res);
+    if (ms === null) altered++;
+    return ms;
+  };
+  await rt(initializeRequest(++id), initializeResult(id));
+  await rt(newSessionRequest(++id), newSessionResult(id));
+  const flood = async (size, count) => {
+    const fid = ++id;
+    const exp = expected(fid, size, count);
+    const t0 = performance.now();
+    const got = p.expect(exp.len);
+    p.send(promptRequest(fid, `flood ${size} ${count}`));
+    const r = await got;
+    c2a++;
+    a2c += count + 1;
+    if (r.hash !== exp.hash) altered++;
+    return { bytes: exp.len, frames: count, ms: r.t - t0 };
+  };
+  await flood(1024, 2000); // warm-up: JIT, pipe buffers
+  for (const size of o.sizes) {
+    const count = Math.max(1, Math.floor((o.mb * 1024 * 1024) / size));
+    out.floods[size] = await flood(size, count);
+  }
+  for (let i = 0; i < o.pings; i++) {
+    const pid = ++id;
+    const ms = await rt(promptRequest(pid, 'ping'), promptResult(pid));
+    if (ms !== null) out.rtts.push(ms);
+  }
+  const tEnd = performance.now();
+  const ex = await p.close();
+  out.exitMs = performance.now() - tEnd;
+  if (altered) problem(`${v.name} round ${round + 1}: ${altered} replies were not byte-exact`);
+  if (ex.code !== 0) problem(`${v.name} round ${round + 1}: exit ${ex.code ?? ex.signal}; stderr: ${p.stderr.trim().split('\n')[0] ?? ''}`);
+  if (v.tap) {
+    const rec = await countRecorded(db);
+    out.recorded = rec;
+    if (rec.c2a !== c2a || rec.a2c !== a2c || rec.gaps !== 0 || rec.status !== 'complete') {
+      problem(`${v.name} round ${round + 1}: recorded c2a ${rec.c2a}/${c2a}, a2c ${rec.a2c}/${a2c}, gaps ${rec.gaps}, status ${rec.status}${rec.reason ? ` (${rec.reason})` : ''}`);
+    }
+    out.expectedFrames = c2a + a2c;
+    rmSync(db, { force: true });
+    rmSync(`${db}-wal`, { force: true });
+    rmSync(`${db}-shm`, { force: true });
+  }
+  if (p.stderr.trim() && v.tap) log(`  (${v.name} stderr: ${p.stderr.trim().split('\n')[0]})`);
+  return out;
+}
+
+async function benchFlood(o, tmp, results) {
+  log(`## Flood and round trips: ${o.rounds} round(s), ${o.mb} MiB per frame size, ${o.pings} pings, variants alternating`);
+  const cache = new Map();
+  const expected = (id, size, count) => {
+    const k = `${id}/${size}/${count}`;
+    if (!cache.has(k)) cache.set(k, expectedFlood(id, size, count));
+    return cache.get(k);
+  };
+  const vs = variants(tmp);
+  const runs = Object.fromEntries(vs.map((v) => [v.name, []]));
+  for (let r = 0; r < o.rounds; r++) {
+    for (const v of vs) {
+      const s = await session(v, o, expected, r);
+      runs[v.name].push(s);
+      const parts = o.sizes.map((size) => `${sizeName(size)} ${fmt(s.floods[size].bytes / 1048576 / (s.floods[size].ms / 1000), 0)} MiB/s`);
+      log(`  round ${r + 1} ${pad(v.name, 15)} ${parts.join('  ')}  rtt p50 ${fmt(median(s.rtts), 3)} ms${v.tap ? `  recorded ${s.recorded.c2a + s.recorded.a2c}/${s.expectedFrames} frames, exit after ${fmt(s.exitMs, 0)} ms` : ''}`);
+    }
+  }
+  // Medians over rounds.
+  const table = {};
+  for (const v of vs) {
+    const rs = runs[v.name];
+    const row = { throughput: {}, framesPerSec: {}, rttP50: median(rs.map((s) => median(s.rtts))), rttP99: median(rs.map((s) => pct(s.rtts, 99))) };
+    for (const size of o.sizes) {
+      row.throughput[size] = median(rs.map((s) => s.floods[size].bytes / 1048576 / (s.floods[size].ms / 1000)));
+      row.framesPerSec[size] = median(rs.map((s) => s.floods[size].frames / (s.floods[size].ms / 1000)));
+    }
+    table[v.name] = row;
+  }
+  log('');
+  log(`  ${pad('variant', 16)}${o.sizes.map((s) => lpad(`${sizeName(s)} MiB/s`, 16)).join('')}${lpad('rtt p50 ms', 12)}${lpad('rtt p99 ms', 12)}`);
+  for (const v of vs) {
+    const row = table[v.name];
+    log(`  ${pad(v.name, 16)}${o.sizes.map((s) => lpad(`${fmt(row.throughput[s], 0)} (${fmt(row.framesPerSec[s] / 1000, 0)}k f/s)`, 16)).join('')}${lpad(fmt(row.rttP50, 3), 12)}${lpad(fmt(row.rttP99, 3), 12)}`);
+  }
+  log('');
+  const ratios = {};
+  for (const tapName of ['tap', 'tap --no-check']) {
+    const t = table[tapName];
+    const rel = table['cat relay'];
+    const bare = table['bare node'];
+    ratios[tapName] = {
+      throughputVsRelay: Object.fromEntries(o.sizes.map((s) => [s, t.throughput[s] / rel.throughput[s]])),
+      throughputVsBare: Object.fromEntries(o.sizes.map((s) => [s, t.throughput[s] / bare.throughput[s]])),
+      rttP50VsRelay: t.rttP50 / rel.rttP50,
+      rttP99VsRelay: t.rttP99 / rel.rttP99,
+      rttP50VsBare: t.rttP50 / bare.rttP50,
+    };
+    const r = ratios[tapName];
+    log(`  ${tapName}/relay throughput: ${o.sizes.map((s) => `${sizeName(s)} ${fmt(r.throughputVsRelay[s])}`).join(', ')}   (target at 1 KiB ≥ 0.85)`);
+    log(`  ${tapName}/bare  throughput: ${o.sizes.map((s) => `${sizeName(s)} ${fmt(r.throughputVsBare[s])}`).join(', ')}   (target ≥ 0.9)`);
+    log(`  ${tapName}/relay rtt: p50 ${fmt(r.rttP50VsRelay)}× (target ≤ 1.3), p99 ${fmt(r.rttP99VsRelay)}×;  ${tapName}/bare rtt p50 ${fmt(r.rttP50VsBare)}×`);
+  }
+  const perRound = {};
+  for (const v of vs) perRound[v.name] = runs[v.name].map((s) => ({ floods: s.floods, rttP50: median(s.rtts), rttP99: pct(s.rtts, 99), recorded: s.recorded, exitMs: s.exitMs }));
+  results.flood = { table, ratios, perRound, rounds: o.rounds, mbPerSize: o.mb, pings: o.pings };
+}
+
+// ---- start-up ----------------------------------------------------------------------------------
+
+/** Milliseconds from launching `cmd` until its first stdout byte (or its exit, when it writes none). */
+function timeToFirstByte(cmd, args) {
+  return new Promise((resolveT) => {
+    const t0 = performance.now();
+    const child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'ignore'] });
+    let t = null;
+    child.stdout.once('data', () => { t = performance.now() - t0; });
+    child.on('close', () => resolveT(t ?? performance.now() - t0));
+    child.stdin.end();
+  });
+}
+
+async function benchStartup(o, tmp, results) {
+  log(`## Start-up: ${o.startups} launches each, alternating`);
+  const db = join(tmp, 'startup.db');
+  const echo = existsSync('/bin/echo') ? '/bin/echo' : 'echo';
+  const kinds = {
+    "bare node -e ''": () => timeToFirstByte(NODE, ['-e', '']),
+    'agent alone (echo)': () => timeToFirstByte(echo, ['ready']),
+    'tap -- echo': () => timeToFirstByte(NODE, [BIN, '--db', db, '--', echo, 'ready']),
+  };
+  await kinds['tap -- echo'](); // creates the database once, as an installed tap would find it
+  const ms = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
+  for (let i = 0; i < o.startups; i++) for (const [k, f] of Object.entries(kinds)) ms[k].push(await f());
+  const med = Object.fromEntries(Object.entries(ms).map(([k, xs]) => [k, median(xs)]));
+  for (const [k, m] of Object.entries(med)) log(`  ${pad(k, 22)} median ${fmt(m, 1)} ms  (min ${fmt(Math.min(...ms[k]), 1)}, max ${fmt(Math.max(...ms[k]), 1)})`);
+  const ratio = med['tap -- echo'] / med["bare node -e ''"];
+  log(`  tap start-up (launch to the agent's first byte) / bare node start: ${fmt(ratio)}×   (target ≤ 1.5)`);
+  results.startup = { medians: med, ratio, samples: ms };
+}
+
+// ---- memory through a large flood --------------------------------------------------------------
+
+function readStatus(pid) {
+  try {
+    const s = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? NaN);
+    return { hwm: kb('VmHWM'), rss: kb('VmRSS') };
+  } catch {
+    return null;
+  }
+}
+
+async function benchRss(o, tmp, results) {
+  const size = 1024;
+  const count = Math.floor((o.rssMb * 1024 * 1024) / size);
+  log(`## Memory: tap RSS through a ${o.rssMb} MiB flood of ${sizeName(size)} frames (${count} frames)`);
+  const db = join(tmp, 'rss.db');
+  const p = new Pipeline(NODE, [BIN, '--db', db, '--', NODE, AGENT]);
+  let peak = 0;
+  const poll = setInterval(() => {
+    const s = readStatus(p.pid);
+    if (s) peak = Math.max(peak, s.hwm);
+  }, 50);
+  const ok = (await roundTrip(p, initializeRequest(1), initializeResult(1))) !== null;
+  const exp = expectedFlood(2, size, count);
+  const t0 = performance.now();
+  const got = p.expect(exp.len);
+  p.send(promptRequest(2, `flood ${size} ${count}`));
+  const r = await got;
+  const floodMs = r.t - t0;
+  const last = readStatus(p.pid);
+  if (last) peak = Math.max(peak, last.hwm);
+  const tEnd = performance.now();
+  // The recorder may still be catching up: keep sampling until the tap exits.
+  const ex = await p.close(300_000);
+  const exitMs = performance.now() - tEnd;
+  clearInterval(poll);
+  if (!ok || r.hash !== exp.hash) problem(`rss flood: bytes altered`);
+  if (ex.code !== 0) problem(`rss flood: tap exit ${ex.code ?? ex.signal}: ${p.stderr.trim().split('\n')[0] ?? ''}`);
+  const rec = await countRecorded(db);
+  const expectedFrames = 2 + 2 + count;
+  log(`  flood ${fmt(exp.len / 1048576 / (floodMs / 1000), 0)} MiB/s; tap peak RSS (VmHWM) ${fmt(peak / 1024, 1)} MiB   (target ≤ 120)`);
+  log(`  recorded ${rec.c2a + rec.a2c}/${expectedFrames} frames, gaps ${rec.gaps}, status ${rec.status}; the tap exited ${fmt(exitMs, 0)} ms after stdin closed`);
+  if (rec.c2a + rec.a2c !== expectedFrames || rec.gaps) log(`  (a bounded recorder that falls behind skips data and marks the gap; here: ${rec.reason ?? 'no reason stored'})`);
+  results.rss = { mb: o.rssMb, frameSize: size, peakMiB: peak / 1024, floodMiBs: exp.len / 1048576 / (floodMs / 1000), recorded: rec, expectedFrames, exitMs };
+  rmSync(db, { force: true });
+  rmSync(`${db}-wal`, { force: true });
+  rmSync(`${db}-shm`, { force: true });
+}
+
+// ---- check speed -------------------------------------------------------------------------------
+
+/** A recording of `n` frames of about 1 KiB: a session whose prompts each stream a few hundred updates. */
+function writeBigTranscript(file, n, size = 1024) {
+  const fd = openSync(file, 'w');
+  let buf = [];
+  let bytes = 0;
+  let t = 0;
+  const put = (dir, line) => {
+    t += 0.01;
+    const s = `{"t":${t.toFixed(2)},"dir":"${dir}","raw":${JSON.stringify(line.toString().trimEnd())}}\n`;
+    buf.push(s);
+    bytes += s.length;
+    if (bytes > 4 * 1024 * 1024) {
+      writeSync(fd, buf.join(''));
+      buf = [];
+      bytes = 0;
+    }
+  };
+  writeSync(fd, `{"acpInspect":"recording","version":1}\n`);
+  let id = 0;
+  let frames = 0;
+  put('c2a', initializeRequest(++id)); put('a2c', initializeResult(id));
+  put('c2a', newSessionRequest(++id)); put('a2c', newSessionResult(id));
+  frames += 4;
+  while (frames < n) {
+    const pid = ++id;
+    put('c2a', promptRequest(pid, 'go'));
+    frames++;
+    const k = Math.min(500, n - frames - 1);
+    if (k > 0) {
+      for (const c of floodChunks(size, k, size)) put('a2c', c);
+      frames += k;
+    }
+    put('a2c', promptResult(pid));
+    frames++;
+  }
+  writeSync(fd, buf.join(''));
+  closeSync(fd);
+  return frames;
+}
+
+async function benchCheck(o, tmp, results) {
+  log(`## check: ${o.checkFrames} frames of ~1 KiB`);
+  const file = join(tmp, 'big.jsonl');
+  const frames = writeBigTranscript(file, o.checkFrames);
+  const fileMiB = statSync(file).size / 1048576;
+  const out = { frames, fileMiB };
+  // 1. The command, as a user runs it.
+  const t0 = performance.now();
+  const r = spawnSync(NODE, [BIN, 'check', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 600_000 });
+  const cliMs = performance.now() - t0;
+  const firstErr = (r.stderr ?? '').trim().split('\n')[0] ?? '';
+  out.cli = { ms: cliMs, exit: r.status, stderr: firstErr, framesPerSec: frames / (cliMs / 1000) };
+  log(`  \`acp-inspect check\` on a ${fmt(fileMiB, 0)} MiB file: exit ${r.status}, ${fmt(cliMs / 1000)} s = ${fmt(frames / (cliMs / 1000) / 1000, 0)}k frames/s${firstErr ? `  [stderr: ${firstErr.slice(0, 160)}]` : ''}`);
+  // 2. The checker's fold, in-process, streaming the same lines (parse, correlate, step).
+  const dist = (p) => pathToFileURL(join(ROOT, 'dist', 'src', p)).href;
+  let check;
+  let makeFrame;
+  let Correlator;
+  try {
+    check = await import(dist('check/index.js'));
+    makeFrame = (await import(dist('wire/make-frame.js'))).frameFromText;
+    Correlator = (await import(dist('wire/correlate.js'))).Correlator;
+  } catch (e) {
+    log(`  checker not importable from dist/ (${e.message}); run npm run build:engine`);
+    results.check = out;
+    return;
+  }
+  const lines = readFileSync(file, 'latin1').split('\n'); // ASCII-only file: latin1 keeps it one byte per char
+  const pass = (withChecker) => {
+    const corr = new Correlator();
+    const c = withChecker ? check.createChecker() : null;
+    let findings = 0;
+    let seq = 0;
+    const t = performance.now();
+    for (let i = 1; i < lines.length; i++) {
+      const l = lines[i];
+      if (!l) continue;
+      const rec = JSON.parse(l);
+      const f = makeFrame(++seq, rec.t, rec.dir, rec.raw);
+      corr.observe(f);
+      if (c) findings += c.step(f).length;
+    }
+    if (c) findings += c.end().length;
+    return { ms: performance.now() - t, findings };
+  };
+  pass(false); // warm-up
+  const base = pass(false);
+  const full = pass(true);
+  const stepMs = Math.max(0.001, full.ms - base.ms);
+  out.inProcess = { parseMs: base.ms, parseAndCheckMs: full.ms, findings: full.findings, framesPerSec: frames / (full.ms / 1000), checkerOnlyFramesPerSec: frames / (stepMs / 1000) };
+  out.rules = Array.isArray(check.RULES) ? check.RULES.length : null;
+  log(`  in-process fold (transcript line → Frame → correlate → checker.step): ${fmt(frames / (full.ms / 1000) / 1000, 0)}k frames/s; checker.step alone ≈ ${fmt(frames / (stepMs / 1000) / 1000, 0)}k frames/s; ${full.findings} findings; ${out.rules ?? '?'} rules   (target ≥ 200k frames/s)`);
+  results.check = out;
+  rmSync(file, { force: true });
+}
+
+// ---- UI API on a large recording ---------------------------------------------------------------
+
+async function benchUi(o, tmp, results) {
+  log(`## UI: API of the server over a ${o.uiFrames}-frame recording`);
+  const dist = (p) => pathToFileURL(join(ROOT, 'dist', 'src', p)).href;
+  if (!existsSync(join(ROOT, 'dist', 'src', 'server', 'index.js'))) {
+    log('  the server (dist/src/server/index.js) does not exist yet: not measured');
+    results.ui = { measured: false, reason: 'no server' };
+    return;
+  }
+  const file = join(tmp, 'ui.jsonl');
+  writeBigTranscript(file, o.uiFrames);
+  const db = join(tmp, 'ui.db');
+  const imp = spawnSync(NODE, [BIN, 'import', '--db', db, file], { encoding: 'utf8', timeout: 300_000 });
+  if (imp.status !== 0) {
+    log(`  import failed (exit ${imp.status}): ${(imp.stderr ?? '').trim().split('\n')[0]}`);
+    results.ui = { measured: false, reason: 'import failed' };
+    return;
+  }
+  const server = await import(dist('server/index.js'));
+  if (typeof server.startServer !== 'function') {
+    log('  the server has no startServer() yet: not measured');
+    results.ui = { measured: false, reason: 'no startServer' };
+    return;
+  }
+  const srv = await server.startServer({ dbPath: db, port: 0 });
+  const base = srv.url.replace(/\/$/, '');
+  const get = async (path) => {
+    const t = performance.now();
+    const res = await fetch(base + path);
+    const body = await res.text();
+    return { ms: performance.now() - t, status: res.status, body };
+  };
+  const out = { measured: true, frames: o.uiFrames, samples: {} };
+  try {
+    const list = await get('/api/recordings');
+    let id = 1;
+    try { id = (JSON.parse(list.body).recordings ?? JSON.parse(list.body))[0]?.id ?? 1; } catch { /* keep 1 */ }
+    const probes = {
+      'recording list': '/api/recordings',
+      'first rows (200)': `/api/recordings/${id}/items?limit=200`,
+      'filter method=session/prompt': `/api/recordings/${id}/items?method=session%2Fprompt&limit=200`,
+      'filter text search': `/api/recordings/${id}/items?q=fox&limit=200`,
+    };
+    for (const [name, path] of Object.entries(probes)) {
+      const xs = [];
+      let last;
+      for (let i = 0; i < 5; i++) {
+        last = await get(path);
+        xs.push(last.ms);
+      }
+      out.samples[name] = { path, status: last.status, first: xs[0], median: median(xs), bytes: last.body.length };
+      log(`  ${pad(name, 32)} ${path}  HTTP ${last.status}: first ${fmt(xs[0], 1)} ms, median ${fmt(median(xs), 1)} ms, ${last.body.length} bytes`);
+    }
+    log('  (targets: first rows ≤ 1000 ms, a filter ≤ 300 ms)');
+  } finally {
+    await srv.close?.();
+  }
+  results.ui = out;
+}
+
+// ---- main --------------------------------------------------------------------------------------
+
+async function main() {
+  const o = parseArgs(process.argv.slice(2));
+  if (!existsSync(join(ROOT, 'dist', 'src', 'cli', 'main.js'))) fail('dist/ is missing; run `npm run build:engine` first (npm run bench does)');
+  const tmp = mkdtempSync(join(tmpdir(), 'acp-inspect-bench-'));
+  const cpu = /^model name\s*:\s*(.*)$/m.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ?? cpus()[0]?.model ?? '?';
+  const machine = { nproc: cpus().length, cpu, node: process.version, platform: `${process.platform} ${process.arch}` };
+  log(`# acp-inspect bench${o.quick ? ' (quick)' : ''}: ${machine.nproc} CPUs, ${machine.cpu}, Node ${machine.node}, ${machine.platform}`);
+  const results = { machine, options: o };
+  const want = (s) => !o.only || o.only.includes(s);
+  const t0 = performance.now();
+  try {
+    if (want('flood')) { await benchFlood(o, tmp, results); log(''); }
+    if (want('startup')) { await benchStartup(o, tmp, results); log(''); }
+    if (want('rss')) { await benchRss(o, tmp, results); log(''); }
+    if (want('check')) { await benchCheck(o, tmp, results); log(''); }
+    if (want('ui')) { await benchUi(o, tmp, results); log(''); }
+  } finally {
+    rmSync(tmp, { recursive: true, force: true });
+  }
+  results.problems = problems;
+  results.seconds = (performance.now() - t0) / 1000;
+  if (o.json) writeFileSync(o.json, JSON.stringify(results, null, 2));
+  log(`done in ${fmt(results.seconds, 0)} s; ${problems.length ? `${problems.length} PROBLEM(S):\n  ${problems.join('\n  ')}` : 'every byte arrived unchanged and every frame was recorded'}`);
+  process.exit(problems.length ? 1 : 0);
+}
+
+main().catch((e) => {
+  process.stderr.write(`bench: ${e.stack ?? e}\n`);
+  process.exit(2);
+});
