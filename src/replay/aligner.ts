@@ -1,0 +1,259 @@
+/**
+ * The ACP-aware matcher: pairs live frames with recorded ones and explains every mismatch. Pure:
+ * frames in, observations out; the mock agent, the mock client and `diff` all drive one of these.
+ *
+ * Matching rules (see `matchKey` and `observe`):
+ * 1. A live request or notification matches an unconsumed recorded frame of the same direction,
+ *    kind (request/notification) and method; for `session/update` also the same `sessionUpdate` kind.
+ * 2. It must be in the same session scope: its `sessionId`, mapped back through the ids learned so
+ *    far, equals the recorded one (or both are unbound / absent).
+ * 3. Order may differ: among the first `window` candidates the one with the fewest differences
+ *    wins (ties: the earliest). Differences never prevent a match unless `strict`.
+ * 4. A response matches the recorded response of the recorded request its request was paired with.
+ * 5. A line that is not JSON-RPC matches an unconsumed recorded line with the same raw text.
+ * Each match teaches the `VolatileMap` the ids and cwd that differ, so later frames must agree.
+ */
+import { type Direction, type Frame } from '../wire/frame.js';
+import { Correlator } from '../wire/correlate.js';
+import { diffJson, type IgnoreSet, type PathDiff } from './json-diff.js';
+import { VolatileMap } from './volatile.js';
+
+export type Divergence =
+  | { kind: 'changed'; recorded: Frame; live: Frame; diffs: PathDiff[] }
+  | { kind: 'missing'; recorded: Frame; reason?: string }
+  | { kind: 'extra'; live: Frame; reason: string; nearest?: Frame; diffs: PathDiff[] };
+
+export type Observation =
+  | { matched: true; recorded: Frame; diffs: PathDiff[] }
+  | { matched: false; reason: string; nearest?: Frame; diffs: PathDiff[] };
+
+export interface AlignerOptions {
+  map?: VolatileMap;
+  ignore?: IgnoreSet;
+  /** Differences make a request unmatched instead of being reported as changes. */
+  strict?: boolean;
+  /** How many candidates of the same key are considered for reordering (default 64). */
+  window?: number;
+}
+
+/** The matching key of a frame: kind class, method and, for session/update, the update kind. */
+export function matchKey(f: Frame): string | undefined {
+  if ((f.kind !== 'request' && f.kind !== 'notification') || f.method === undefined) return undefined;
+  let key = `${f.kind === 'request' ? 'request' : 'notification'} ${f.method}`;
+  const upd = updateKind(f);
+  if (upd !== undefined) key += ` ${upd}`;
+  return key;
+}
+
+/** `params.update.sessionUpdate` of a session/update notification. */
+export function updateKind(f: Frame): string | undefined {
+  const p = paramsOf(f);
+  const u = p?.update;
+  if (u && typeof u === 'object' && typeof (u as Record<string, unknown>).sessionUpdate === 'string') {
+    return (u as Record<string, unknown>).sessionUpdate as string;
+  }
+  return undefined;
+}
+
+function paramsOf(f: Frame): Record<string, unknown> | undefined {
+  const j = f.json;
+  if (!j || typeof j !== 'object' || Array.isArray(j)) return undefined;
+  const p = (j as Record<string, unknown>).params;
+  return p && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : undefined;
+}
+
+/** Short readable label: `session/update tool_call`, `response to session/prompt`, `invalid line`. */
+export function describeFrame(f: Frame): string {
+  if (f.kind === 'request' || f.kind === 'notification') {
+    const u = updateKind(f);
+    return `${f.kind} ${f.method ?? '?'}${u ? ` ${u}` : ''}`;
+  }
+  if (f.kind === 'result' || f.kind === 'error') return `${f.kind === 'error' ? 'error' : 'result'} for ${f.method ?? `id ${String(f.id)}`}`;
+  return `invalid line (${f.parseError ?? 'not JSON-RPC'})`;
+}
+
+export class Aligner {
+  readonly map: VolatileMap;
+  readonly divergences: Divergence[] = [];
+  private readonly frames: Frame[];
+  private readonly bySeq = new Map<number, Frame>();
+  private readonly responseOf = new Map<number, Frame>();
+  private readonly consumed = new Set<number>();
+  private readonly liveToRec = new Map<number, Frame>();
+  private readonly correlator = new Correlator();
+  private readonly window: number;
+
+  constructor(recorded: readonly Frame[], private readonly opts: AlignerOptions = {}) {
+    this.map = opts.map ?? new VolatileMap();
+    this.window = opts.window ?? 64;
+    this.frames = recorded.filter((f) => f.dir === 'c2a' || f.dir === 'a2c');
+    for (const f of this.frames) {
+      this.bySeq.set(f.seq, f);
+      if (f.replyTo !== undefined) this.responseOf.set(f.replyTo, f);
+    }
+  }
+
+  /** Recorded frames (protocol frames only), in order. */
+  get recorded(): readonly Frame[] {
+    return this.frames;
+  }
+  isConsumed(seq: number): boolean {
+    return this.consumed.has(seq);
+  }
+  /** The recorded response to the recorded request `seq`, if the recording has one. */
+  responseTo(seq: number): Frame | undefined {
+    return this.responseOf.get(seq);
+  }
+  /** The recorded frame a live frame was paired with. */
+  recordedFor(liveSeq: number): Frame | undefined {
+    return this.liveToRec.get(liveSeq);
+  }
+  /** Recorded frames in `dir` that nothing matched yet. */
+  unconsumed(dir: Direction): Frame[] {
+    return this.frames.filter((f) => f.dir === dir && !this.consumed.has(f.seq));
+  }
+
+  /** Marks a recorded frame consumed without a live counterpart (e.g. a deliberately dropped frame). */
+  consume(recorded: Frame): void {
+    this.consumed.add(recorded.seq);
+  }
+
+  /** Records that `live` was sent by us as the replay of `recorded` (no comparison). */
+  pair(live: Frame, recorded: Frame): void {
+    this.correlator.observe(live);
+    this.consumed.add(recorded.seq);
+    this.liveToRec.set(live.seq, recorded);
+  }
+
+  /** Records that `live` was sent by us with no recorded counterpart (an error we made up, an injected line). */
+  noteSent(live: Frame): void {
+    this.correlator.observe(live);
+  }
+
+  /** Differences between a recorded and a live frame, volatile values aside. */
+  diff(recorded: Frame, live: Frame, limit = 50): PathDiff[] {
+    if (recorded.json === undefined || live.json === undefined) {
+      return recorded.raw === live.raw ? [] : [{ path: '(raw line)', op: 'changed', recorded: recorded.raw, live: live.raw }];
+    }
+    return diffJson(recorded.json, live.json, { map: this.map, ignore: this.opts.ignore, limit });
+  }
+
+  /** Matches one live frame that the peer sent. Never throws. */
+  observe(live: Frame): Observation {
+    this.correlator.observe(live);
+    const obs = this.match(live);
+    if (obs.matched) {
+      this.consumed.add(obs.recorded.seq);
+      this.liveToRec.set(live.seq, obs.recorded);
+      if (obs.recorded.json !== undefined && live.json !== undefined) this.map.learnFrom(obs.recorded.json, live.json);
+      if (obs.diffs.length > 0) this.divergences.push({ kind: 'changed', recorded: obs.recorded, live, diffs: obs.diffs });
+    } else {
+      this.divergences.push({ kind: 'extra', live, reason: obs.reason, nearest: obs.nearest, diffs: obs.diffs });
+    }
+    return obs;
+  }
+
+  /** Adds a `missing` divergence for every unconsumed recorded frame in `dirs`. */
+  finish(dirs: readonly Direction[], reason?: string): Divergence[] {
+    for (const f of this.frames) {
+      if (dirs.includes(f.dir) && !this.consumed.has(f.seq)) {
+        this.consumed.add(f.seq);
+        this.divergences.push({ kind: 'missing', recorded: f, reason });
+      }
+    }
+    return this.divergences;
+  }
+
+  private match(live: Frame): Observation {
+    if (live.kind === 'result' || live.kind === 'error') return this.matchResponse(live);
+    if (live.kind === 'invalid' || live.json === undefined) return this.matchInvalid(live);
+    return this.matchMessage(live);
+  }
+
+  private matchResponse(live: Frame): Observation {
+    if (live.replyTo === undefined) {
+      return { matched: false, reason: `response with id ${JSON.stringify(live.id)} answers no pending request`, diffs: [] };
+    }
+    const req = this.liveToRec.get(live.replyTo);
+    if (!req) return { matched: false, reason: `answers a ${live.method ?? ''} request that has no counterpart in the recording`, diffs: [] };
+    const rec = this.responseOf.get(req.seq);
+    if (!rec) return { matched: false, reason: `the recorded ${req.method ?? ''} request (seq ${req.seq}) was never answered in the recording`, diffs: [] };
+    if (this.consumed.has(rec.seq)) {
+      return { matched: false, reason: `the recorded response (seq ${rec.seq}) was already used`, nearest: rec, diffs: this.diff(rec, live) };
+    }
+    return { matched: true, recorded: rec, diffs: this.diff(rec, live) };
+  }
+
+  private matchInvalid(live: Frame): Observation {
+    let n = 0;
+    for (const f of this.frames) {
+      if (f.dir !== live.dir || this.consumed.has(f.seq) || f.kind !== 'invalid') continue;
+      if (f.raw === live.raw) return { matched: true, recorded: f, diffs: [] };
+      if (++n >= this.window) break;
+    }
+    return { matched: false, reason: `not a JSON-RPC message (${live.parseError ?? 'invalid'}) and the recording has no such line`, diffs: [] };
+  }
+
+  private scopeOk(rec: Frame, live: Frame): boolean {
+    if (live.sessionId === undefined || rec.sessionId === undefined) return live.sessionId === rec.sessionId;
+    const mapped = this.map.recordedId(live.sessionId);
+    if (mapped !== undefined) return mapped === rec.sessionId;
+    // Live session not bound yet: it may match a recorded session that is not bound either.
+    return this.map.liveId(rec.sessionId) === undefined;
+  }
+
+  private matchMessage(live: Frame): Observation {
+    const key = matchKey(live)!;
+    let best: { f: Frame; diffs: PathDiff[] } | undefined;
+    let considered = 0;
+    let otherScope: Frame | undefined;
+    let sameKeyConsumed: Frame | undefined;
+    let sameKeyTotal = 0;
+    let sameMethod: Frame | undefined;
+    let sameKind: Frame | undefined;
+    for (const f of this.frames) {
+      if (f.dir !== live.dir) continue;
+      const k = matchKey(f);
+      if (k === undefined) continue;
+      if (k !== key) {
+        if (!this.consumed.has(f.seq)) {
+          if (sameMethod === undefined && f.method === live.method) sameMethod = f;
+          if (sameKind === undefined && f.kind === live.kind) sameKind = f;
+        }
+        continue;
+      }
+      sameKeyTotal++;
+      if (this.consumed.has(f.seq)) {
+        sameKeyConsumed = f;
+        continue;
+      }
+      if (!this.scopeOk(f, live)) {
+        otherScope ??= f;
+        continue;
+      }
+      if (considered >= this.window) continue;
+      considered++;
+      const diffs = this.diff(f, live, 20);
+      if (!best || diffs.length < best.diffs.length) best = { f, diffs };
+      if (diffs.length === 0) break;
+    }
+    const what = `${live.kind} ${live.method}${updateKind(live) ? ` (${updateKind(live)})` : ''}`;
+    if (best) {
+      const diffs = best.diffs.length ? this.diff(best.f, live) : [];
+      if (this.opts.strict && diffs.length > 0) {
+        return { matched: false, reason: `the nearest recorded ${what} (seq ${best.f.seq}) has different params (--strict)`, nearest: best.f, diffs };
+      }
+      return { matched: true, recorded: best.f, diffs };
+    }
+    const withDiff = (reason: string, nearest: Frame | undefined): Observation =>
+      ({ matched: false, reason, nearest, diffs: nearest ? this.diff(nearest, live) : [] });
+    if (otherScope) {
+      return withDiff(`the recorded ${what} left are in session ${otherScope.sessionId ?? '(none)'}, this one is in session ${live.sessionId ?? '(none)'}, which does not correspond to it`, otherScope);
+    }
+    if (sameKeyTotal > 0) {
+      return withDiff(`all ${sameKeyTotal} recorded ${what} were already used`, sameKeyConsumed);
+    }
+    if (sameMethod) return withDiff(`the recording has no ${what} left; it has other ${live.method} frames`, sameMethod);
+    return withDiff(`the recording has no ${what}${live.dir === 'c2a' ? ' from the client' : ' from the agent'}`, sameKind);
+  }
+}

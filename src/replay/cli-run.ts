@@ -1,0 +1,111 @@
+/**
+ * `acp-inspect replay` behind the commander layer: validates flags into one-line errors, then runs
+ * the mock agent on stdio or the mock client against a spawned agent, and sets the exit code.
+ */
+import { existsSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { loadRecordingRef } from '../source.js';
+import { CliError } from '../cli/errors.js';
+import type { ReplayCliOptions } from '../cli/commands/replay.js';
+import { IgnoreSet } from './json-diff.js';
+import { type FaultPlan, parseDelay } from './faults.js';
+import { serveMockAgent } from './agent-stdio.js';
+import { runReplayClient } from './client-process.js';
+import { recordedCwd } from './client-replayer.js';
+import { renderDivergences, summarize } from './report.js';
+
+function count(name: string, v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  if (!/^\d+$/.test(v) || Number(v) < 1) throw new CliError(`${name} must be a whole number ≥ 1, got "${v}"`, 2);
+  return Number(v);
+}
+
+export function faultPlanFrom(opts: ReplayCliOptions): FaultPlan {
+  const delay = (opts.delay ?? []).map((d) => {
+    const p = parseDelay(d);
+    if (!p) throw new CliError(`--delay needs METHOD=MS (e.g. session/update=500), got "${d}"`, 2);
+    return p;
+  });
+  return {
+    delay,
+    drop: opts.drop ?? [],
+    duplicate: opts.duplicate ?? [],
+    errorFor: opts.errorFor ?? [],
+    malformedAfter: count('--inject-malformed', opts.injectMalformed),
+    killAfter: count('--kill-after', opts.killAfter),
+  };
+}
+
+function parseSpeed(v: string | undefined): number {
+  const s = Number(v ?? '0');
+  if (v !== undefined && (!/^\d+(\.\d+)?$/.test(v) || !Number.isFinite(s))) {
+    throw new CliError(`--speed must be 0 (instant), 1 (as recorded) or a positive factor, got "${v}"`, 2);
+  }
+  return s;
+}
+
+export async function runReplayCli(ref: string, agent: string[], opts: ReplayCliOptions): Promise<void> {
+  const speed = parseSpeed(opts.speed);
+  const faults = faultPlanFrom(opts);
+  const ignore = new IgnoreSet(opts.ignore ?? []);
+  if (opts.as === 'agent') {
+    if (agent.length > 0) throw new CliError(`replay --as agent takes no agent command (got "${agent.join(' ')}"); did you mean --as client?`, 2);
+    for (const [flag, v] of [['--cwd', opts.cwd], ['--record', opts.record]] as const) {
+      if (v) throw new CliError(`${flag} only applies to replay --as client`, 2);
+    }
+    const { recording } = loadRecordingRef(ref, opts.db);
+    const color = opts.color !== false && process.stderr.isTTY === true;
+    const run = serveMockAgent(recording, {
+      input: process.stdin,
+      output: process.stdout,
+      log: (t) => process.stderr.write(`${t}\n`),
+    }, { speed, strict: opts.strict, ignore, faults, color });
+    const stop = (): void => { process.stdin.destroy(); process.stdin.emit('end'); };
+    process.once('SIGTERM', stop);
+    process.once('SIGINT', stop);
+    const summary = await run.done;
+    const diverged = summary.unmatched > 0 || summary.changed > 0 || summary.unused.length > 0;
+    process.exitCode = diverged && opts.strict ? 1 : 0;
+    // stdin may keep the loop alive after a signal.
+    setImmediate(() => process.exit(process.exitCode ?? 0));
+    return;
+  }
+
+  if (agent.length === 0) throw new CliError('replay --as client needs the agent command after --, e.g. acp-inspect replay --as client latest -- node agent.js', 2);
+  const timeoutMs = count('--timeout', opts.timeout) ?? 10_000;
+  const { recording } = loadRecordingRef(ref, opts.db);
+  let cwd: string | undefined;
+  if (opts.cwd) {
+    cwd = resolve(opts.cwd);
+    if (!existsSync(cwd) || !statSync(cwd).isDirectory()) throw new CliError(`--cwd ${opts.cwd} is not a folder; create it or pick another`, 2);
+  } else {
+    const rc = recordedCwd(recording);
+    cwd = rc && existsSync(rc) ? rc : process.cwd();
+  }
+  const rc = recordedCwd(recording);
+  if (rc && rc !== cwd) process.stderr.write(`replay: mapping the recorded cwd ${rc} to ${cwd}\n`);
+  const color = opts.color !== false && process.stdout.isTTY === true;
+  const run = await runReplayClient(recording, {
+    command: agent,
+    cwd,
+    ignore,
+    timeoutMs,
+    faults,
+    strict: opts.strict,
+    log: (t) => process.stderr.write(`${t}\n`),
+    agentStderr: (l) => process.stderr.write(`agent: ${l}\n`),
+    record: opts.record ? { db: opts.db, name: opts.name } : undefined,
+  });
+  if (run.spawnError) throw new CliError(`${run.spawnError}; check the agent command after --`, 2);
+  if (run.ended === 'agent-exited' && !run.items.some((i) => i.dir === 'a2c')) {
+    throw new CliError(`the agent exited (${run.exitSignal ?? `code ${run.exitCode}`}) before sending anything; check the agent command after --`, 2);
+  }
+  const s = summarize(run.divergences);
+  if (run.divergences.length > 0) {
+    process.stdout.write(`${renderDivergences(run.divergences, { color, map: run.replayer.map, ignore, liveLabel: 'live', recordedLabel: 'recorded' })}\n`);
+  }
+  const verdict = run.equivalent ? 'equivalent' : 'diverged';
+  process.stdout.write(`replay: ${verdict}: ${run.matched} agent frames matched; ${s.text}${run.ended !== 'complete' ? ` (ended: ${run.ended})` : ''}\n`);
+  if (run.recordingId !== undefined) process.stdout.write(`replay: stored this run as recording ${run.recordingId}\n`);
+  process.exitCode = run.equivalent ? 0 : 1;
+}
