@@ -12,7 +12,16 @@ export function registerList(program: Command): void {
     .action(async (opts: { db?: string; json?: boolean; search?: string }) => {
       const { Store } = await import('../../store/store.js');
       const { formatDuration, formatTable } = await import('../format.js');
-      const store = Store.open(opts.db, { mustExist: true });
+      const { existsSync } = await import('node:fs');
+      const { defaultDbPath } = await import('../../store/paths.js');
+      const path = opts.db ?? defaultDbPath();
+      if (!existsSync(path)) {
+        // Nothing recorded yet is not an error.
+        if (opts.json) process.stdout.write('[]\n');
+        else process.stdout.write(`no recordings yet (${path} does not exist); record one with: acp-inspect -- <agent command>\n`);
+        return;
+      }
+      const store = Store.open(path, { mustExist: true });
       try {
         try { store.markInterrupted(); } catch { /* locked: list anyway */ }
         const rows = store.listRecordings({ search: opts.search });
