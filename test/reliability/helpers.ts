@@ -1,0 +1,137 @@
+/**
+ * Helpers for the fault tests: run the real binary over real pipes, write small agent scripts,
+ * read the resulting SQLite file. Nothing here mocks our own code.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Store } from '../../src/store/store.js';
+
+export const ROOT = resolve(import.meta.dirname, '..', '..');
+export const BIN = join(ROOT, 'bin', 'acp-inspect.js');
+export const NODE = process.execPath;
+
+export function makeTmp(prefix = 'acp-rel-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Writes an agent script (CommonJS) into `dir` and returns its path. */
+export function writeAgent(dir: string, name: string, source: string): string {
+  const p = join(dir, `${name}.cjs`);
+  writeFileSync(p, source);
+  return p;
+}
+
+export interface RunResult {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: Buffer;
+  stderr: string;
+}
+
+export interface Running {
+  child: ChildProcess;
+  /** Resolves when the process exits and its pipes are drained. */
+  done: Promise<RunResult>;
+  stderrSoFar(): string;
+  stdoutSoFar(): Buffer;
+  /** Resolves once stderr contains `text` (or rejects after `ms`). */
+  waitStderr(text: string | RegExp, ms?: number): Promise<string>;
+  waitStdout(pred: (b: Buffer) => boolean, ms?: number): Promise<void>;
+}
+
+/** Spawns `acp-inspect` with `args`; stdin stays open unless `input` is given (written, then closed). */
+export function start(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: Buffer | string | (Buffer | string)[]; readStdout?: boolean; cwd?: string } = {}): Running {
+  const child = spawn(NODE, [BIN, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe'],
+    env: { ...process.env, ACP_INSPECT_DB: undefined, ...opts.env },
+    cwd: opts.cwd,
+  });
+  const out: Buffer[] = [];
+  let err = '';
+  const waiters: (() => void)[] = [];
+  const poke = () => { for (const w of waiters.splice(0)) w(); };
+  if (opts.readStdout !== false) child.stdout!.on('data', (b: Buffer) => { out.push(b); poke(); });
+  child.stderr!.setEncoding('utf8');
+  child.stderr!.on('data', (s: string) => { err += s; poke(); });
+  child.stdin!.on('error', () => { /* the tap may be gone */ });
+  if (opts.input !== undefined) {
+    const parts = Array.isArray(opts.input) ? opts.input : [opts.input];
+    for (const p of parts) child.stdin!.write(p);
+    child.stdin!.end();
+  }
+  const done = new Promise<RunResult>((res) => {
+    child.on('close', (code, signal) => res({ code, signal, stdout: Buffer.concat(out), stderr: err }));
+  });
+  const waitFor = (check: () => boolean, what: string, ms: number) => new Promise<void>((res, rej) => {
+    const timer = setTimeout(() => rej(new Error(`timed out waiting for ${what}; stderr so far: ${err}`)), ms);
+    const loop = () => {
+      if (check()) { clearTimeout(timer); res(); } else waiters.push(loop);
+    };
+    loop();
+  });
+  return {
+    child,
+    done,
+    stderrSoFar: () => err,
+    stdoutSoFar: () => Buffer.concat(out),
+    waitStderr: async (text, ms = 20_000) => {
+      await waitFor(() => (typeof text === 'string' ? err.includes(text) : text.test(err)), String(text), ms);
+      return err;
+    },
+    waitStdout: (pred, ms = 20_000) => waitFor(() => pred(Buffer.concat(out)), 'stdout', ms),
+  };
+}
+
+/** Runs `acp-inspect` to completion. */
+export function run(args: string[], opts: Parameters<typeof start>[1] = {}): Promise<RunResult> {
+  return start(args, { input: '', ...opts }).done;
+}
+
+/** The tap's own warning lines (ours start with "acp-inspect:"). */
+export function tapLines(stderr: string): string[] {
+  return stderr.split('\n').filter((l) => l.startsWith('acp-inspect:'));
+}
+
+/** Opens the database read-only and hands it to `fn`. */
+export function withStore<T>(db: string, fn: (s: Store) => T): T {
+  const s = Store.open(db, { readonly: true });
+  try {
+    return fn(s);
+  } finally {
+    s.close();
+  }
+}
+
+/** A byte snapshot of a file, to prove a command left stored data alone. */
+export function snapshot(path: string): Buffer {
+  return readFileSync(path);
+}
+
+/** True while `pid` runs (a zombie, dead but not yet reaped, counts as gone). */
+export function pidAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EPERM') return false;
+  }
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return !/^\d+ \(.*\) [ZX] /s.test(stat);
+  } catch {
+    return true; // no procfs: trust kill(0)
+  }
+}
+
+/** Resolves when `pid` is gone (polling), or rejects after `ms`. */
+export async function waitGone(pid: number, ms = 10_000): Promise<void> {
+  const until = Date.now() + ms;
+  while (pidAlive(pid)) {
+    if (Date.now() > until) throw new Error(`process ${pid} is still alive`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+export const rpc = (o: Record<string, unknown>): string => JSON.stringify({ jsonrpc: '2.0', ...o });
