@@ -1,14 +1,18 @@
 import type { Command } from 'commander';
-import { CliError } from '../errors.js';
+import { DB_OPTION } from '../program.js';
 
-/** Placeholder until its issue lands: registered so the command table is complete. */
 export function registerDiff(program: Command): void {
   program
     .command('diff')
-    .description('(not implemented yet)')
-    .allowUnknownOption(true)
-    .allowExcessArguments(true)
-    .action(() => {
-      throw new CliError('acp-inspect diff is not implemented yet', 2);
+    .description('compare two recordings frame by frame, volatile ids and paths normalised (exit 0 same, 1 different)')
+    .argument('<a>', 'first recording: id, "latest", or a transcript file (.jsonl)')
+    .argument('<b>', 'second recording: id, "latest", or a transcript file (.jsonl)')
+    .option(...DB_OPTION)
+    .option('--ignore <path>', 'a field to ignore, e.g. params.update.content.text (repeatable; * = one segment, ** = any)', (v: string, p: string[] = []) => [...p, v])
+    .option('--json', 'print the differences as JSON')
+    .option('--no-color', 'no colour (default: colour only on a TTY)')
+    .action(async (a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean }) => {
+      const { runDiffCli } = await import('../../replay/diff-cli.js');
+      runDiffCli(a, b, opts);
     });
 }

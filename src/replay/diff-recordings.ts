@@ -1,0 +1,34 @@
+/**
+ * `acp-inspect diff`: aligns two recordings frame by frame with the same ACP-aware matcher the
+ * replays use (methods, session scope, reordering tolerated, volatile ids and paths mapped), and
+ * lists what changed, what is missing from the second and what it has extra. Pure.
+ */
+import { isFrame } from '../wire/frame.js';
+import type { Recording } from '../transcript/format.js';
+import { Aligner, type Divergence } from './aligner.js';
+import type { IgnoreSet } from './json-diff.js';
+import { VolatileMap } from './volatile.js';
+
+export interface RecordingDiff {
+  divergences: Divergence[];
+  /** Frames of the second recording matched to the first. */
+  matched: number;
+  framesA: number;
+  framesB: number;
+  same: boolean;
+  map: VolatileMap;
+}
+
+export function diffRecordings(a: Recording, b: Recording, opts: { ignore?: IgnoreSet } = {}): RecordingDiff {
+  const framesA = a.items.filter(isFrame);
+  const framesB = b.items.filter(isFrame);
+  const aligner = new Aligner(framesA, { map: new VolatileMap(), ignore: opts.ignore });
+  let matched = 0;
+  for (const f of framesB) {
+    // Copy: observing correlates in place, and the caller's recording must stay as loaded.
+    const obs = aligner.observe({ ...f, replyTo: undefined, latency: undefined });
+    if (obs.matched) matched++;
+  }
+  const divergences = aligner.finish(['c2a', 'a2c'], 'only in the first recording');
+  return { divergences, matched, framesA: framesA.length, framesB: framesB.length, same: divergences.length === 0, map: aligner.map };
+}
