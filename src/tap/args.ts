@@ -1,7 +1,7 @@
 /**
  * Tap options, parsed by hand (no commander) to keep the tap's start-up lean:
  *   acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N]
- *               [--no-check] [--quiet] -- <agent command> [args...]
+ *               [--no-check] -- <agent command> [args...]
  */
 import { CliError } from '../cli/errors.js';
 
@@ -13,13 +13,12 @@ export interface TapOptions {
   redact: boolean;
   maxFrameBytes?: number;
   check: boolean;
-  quiet: boolean;
   command: string;
   args: string[];
 }
 
 export const TAP_USAGE =
-  'usage: acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] [--quiet] -- <agent command> [args...]';
+  'usage: acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] -- <agent command> [args...]';
 
 function count(flag: string, v: string | undefined): number {
   if (v === undefined || !/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
@@ -31,7 +30,7 @@ function count(flag: string, v: string | undefined): number {
 export function parseTapArgs(argv: string[]): TapOptions {
   const dd = argv.indexOf('--');
   if (dd === -1) throw new CliError(`no agent command; put it after --. ${TAP_USAGE}`);
-  const opts: TapOptions = { redact: false, check: true, quiet: false, command: '', args: [] };
+  const opts: TapOptions = { redact: false, check: true, command: '', args: [] };
   const before = argv.slice(0, dd);
   for (let i = 0; i < before.length; i++) {
     const a = before[i]!;
@@ -52,7 +51,6 @@ export function parseTapArgs(argv: string[]): TapOptions {
       case '--redact': opts.redact = true; break;
       case '--max-frame-bytes': opts.maxFrameBytes = count('--max-frame-bytes', value()); break;
       case '--no-check': opts.check = false; break;
-      case '--quiet': case '-q': opts.quiet = true; break;
       default:
         throw new CliError(`unknown tap option "${a}"; ${TAP_USAGE}`);
     }

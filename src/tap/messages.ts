@@ -33,5 +33,4 @@ export interface RecorderConfig {
   maxFrameBytes: number | null;
   check: boolean;
   ui: number | null;
-  quiet: boolean;
 }

@@ -90,7 +90,6 @@ export function runTap(opts: TapOptions): void {
       maxFrameBytes: opts.maxFrameBytes ?? null,
       check: opts.check,
       ui: opts.ui ?? null,
-      quiet: opts.quiet,
     },
     (msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`),
   );
