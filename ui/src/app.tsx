@@ -1,0 +1,184 @@
+/** The page: header, recordings list or one recording (timeline, turns, findings, stats) with its detail pane; keyboard shortcuts. */
+import { useEffect, useRef, useState } from 'preact/hooks';
+import {
+  recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
+  applyFilter, findings, detailOpen, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
+} from './model.js';
+import { api } from './api.js';
+import { RecordingsView } from './recordings-view.js';
+import { TimelineList } from './timeline-view.js';
+import { DetailPane } from './detail-pane.js';
+import { FindingsPanel, StatsPanel } from './panels.js';
+import { TurnsView } from './turns-view.js';
+import { fmtMs, fmtDate } from './format.js';
+
+type Theme = 'auto' | 'light' | 'dark';
+
+function useTheme(): [Theme, () => void] {
+  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('acp-inspect-theme') as Theme | null) ?? 'auto');
+  useEffect(() => {
+    if (theme === 'auto') delete document.documentElement.dataset.theme;
+    else document.documentElement.dataset.theme = theme;
+    localStorage.setItem('acp-inspect-theme', theme);
+  }, [theme]);
+  return [theme, () => setTheme(theme === 'auto' ? 'dark' : theme === 'dark' ? 'light' : 'auto')];
+}
+
+const FILTER_HELP = 'method:session/update  dir:c2a|a2c|stderr  kind:request|notification|result|error  session:ID  turn:SEQ  id:N  seq:10-20  is:error  has:finding  severity:warning  rule:ID  -key:value negates; other words search the raw text';
+
+function FilterBar({ inputRef }: { inputRef: { current: HTMLInputElement | null } }) {
+  const [text, setText] = useState(filter.value);
+  useEffect(() => setText(filter.value), [filter.value]);
+  const tl = timeline.value;
+  const has = (term: string) => filter.value.split(/\s+/).includes(term);
+  const toggle = (term: string, group?: RegExp) => {
+    let terms = filter.value.split(/\s+/).filter(Boolean);
+    const on = terms.includes(term);
+    if (group) terms = terms.filter((t) => !group.test(t));
+    else terms = terms.filter((t) => t !== term);
+    if (!on) terms.push(term);
+    void applyFilter(terms.join(' '));
+  };
+  return (
+    <form class="filterbar" role="search" onSubmit={(e) => { e.preventDefault(); void applyFilter(text.trim()); }}>
+      <input ref={inputRef} type="search" value={text} placeholder="Filter: method:session/prompt dir:a2c is:error text…  (press / )" aria-label="Filter the timeline"
+        title={FILTER_HELP} aria-describedby="filter-help" onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
+        onKeyDown={(e) => { if (e.key === 'Escape') { (e.currentTarget as HTMLInputElement).blur(); } }} />
+      <span id="filter-help" class="sr-only">{FILTER_HELP}</span>
+      <div class="chips" role="group" aria-label="Quick filters">
+        <button type="button" aria-pressed={has('dir:c2a')} onClick={() => toggle('dir:c2a', /^dir:/)}>client→agent</button>
+        <button type="button" aria-pressed={has('dir:a2c')} onClick={() => toggle('dir:a2c', /^dir:/)}>agent→client</button>
+        <button type="button" aria-pressed={has('dir:stderr')} onClick={() => toggle('dir:stderr', /^dir:/)}>stderr</button>
+        <button type="button" aria-pressed={has('-method:session/update')} onClick={() => toggle('-method:session/update')} title="Hide session/update notifications">no updates</button>
+        <button type="button" aria-pressed={has('is:error')} onClick={() => toggle('is:error')}>errors only</button>
+      </div>
+      <span class="count" aria-live="polite">{tl ? `${tl.total.value.toLocaleString()} item${tl.total.value === 1 ? '' : 's'}` : ''}</span>
+      {filterError.value && <span class="bad" role="alert">{filterError.value}</span>}
+    </form>
+  );
+}
+
+function RecordingHeader() {
+  const r = current.value;
+  if (!r) return null;
+  const nf = findings.value;
+  const counts = { error: r.errors, warning: r.warnings };
+  const views: [View, string][] = [['timeline', 'Timeline'], ['turns', 'Turns'], ['findings', `Findings${nf ? ` (${nf.length})` : ''}`], ['stats', 'Stats']];
+  return (
+    <div class="rec-head">
+      <div class="rec-title">
+        <h1>{r.name || r.command?.join(' ') || `Recording ${r.id}`}</h1>
+        {isLive.value ? <span class="pill live"><span class="dot" aria-hidden="true" />live{liveConnected.value ? '' : ' (reconnecting)'}</span> : <span class="pill">{r.status}</span>}
+        <span class="muted">
+          {[r.agent.name && `agent ${[r.agent.name, r.agent.version].filter(Boolean).join(' ')}`, r.client.name && `client ${[r.client.name, r.client.version].filter(Boolean).join(' ')}`,
+            r.protocolVersion !== null && `protocol v${r.protocolVersion}`, fmtDate(r.startedAt), r.durationMs !== null && fmtMs(r.durationMs), `${r.frames} frames`].filter(Boolean).join(' · ')}
+        </span>
+        {counts.error > 0 && <button type="button" class="badge-btn" onClick={() => setView('findings')}><span class="badge sev-error">{counts.error}</span> errors</button>}
+        {counts.warning > 0 && <button type="button" class="badge-btn" onClick={() => setView('findings')}><span class="badge sev-warning">{counts.warning}</span> warnings</button>}
+      </div>
+      <div class="rec-tabs">
+        <div role="tablist" class="tabs" aria-label="Views">
+          {views.map(([v, label]) => <button key={v} type="button" role="tab" aria-selected={view.value === v} class={view.value === v ? 'active' : ''} onClick={() => setView(v)}>{label}</button>)}
+        </div>
+        {view.value === 'timeline' && (
+          <div class="time-modes" role="radiogroup" aria-label="Time column">
+            {([['rel', 'relative'], ['delta', 'Δ previous'], ['ref', 'Δ reference']] as [TimeMode, string][]).map(([m, label]) => (
+              <button key={m} type="button" role="radio" aria-checked={timeMode.value === m} disabled={m === 'ref' && refSeq.value === null}
+                title={m === 'ref' && refSeq.value === null ? 'Set a reference item in the detail pane first' : undefined}
+                onClick={() => { timeMode.value = m; writeUrl(); }}>{label}</button>
+            ))}
+            {isLive.value && (
+              <button type="button" aria-pressed={follow.value} onClick={() => { follow.value = !follow.value; const tl = timeline.value; if (follow.value && tl) select(null); }} title="Keep the newest item in view">
+                {follow.value ? 'following' : 'follow'}
+              </button>
+            )}
+          </div>
+        )}
+      </div>
+    </div>
+  );
+}
+
+export function App() {
+  const [theme, cycleTheme] = useTheme();
+  const filterRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    const onPop = () => { const prev = recId.value; readUrl(); if (recId.value !== prev) void openRecording(recId.value); else if (timeline.value?.q !== filter.value) void applyFilter(filter.value); };
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
+
+  useEffect(() => {
+    if (refSeq.value !== null && refT.value === null && recId.value !== null) {
+      void api.item(recId.value, refSeq.value).then((d) => { refT.value = d.item.t; }).catch(() => undefined);
+    }
+  }, [recId.value, refSeq.value]);
+
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const target = e.target as HTMLElement;
+      const typing = target.tagName === 'INPUT' || target.tagName === 'TEXTAREA' || target.tagName === 'SELECT' || target.isContentEditable;
+      if (e.ctrlKey || e.metaKey || e.altKey) return;
+      if (e.key === '/' && !typing) {
+        e.preventDefault();
+        if (recId.value !== null && view.value !== 'timeline') setView('timeline');
+        setTimeout(() => { (filterRef.current ?? document.querySelector<HTMLInputElement>('input[type=search]'))?.focus(); }, 0);
+        return;
+      }
+      if (typing || recId.value === null || view.value !== 'timeline') return;
+      const tl = timeline.value;
+      if (!tl) return;
+      const cur = selIndex.value;
+      if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); select(cur === null ? 0 : cur + 1); follow.value = false; }
+      else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); select(cur === null ? 0 : cur - 1); follow.value = false; }
+      else if (e.key === 'g' || e.key === 'Home') { e.preventDefault(); select(0); }
+      else if (e.key === 'G' || e.key === 'End') { e.preventDefault(); select(tl.total.value - 1); }
+      else if (e.key === 'Enter') { e.preventDefault(); if (cur === null) select(0); detailOpen.value = true; }
+      else if (e.key === 'Escape') { detailOpen.value = false; }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const goHome = (e: Event) => {
+    e.preventDefault();
+    recId.value = null;
+    writeUrl(true);
+    void openRecording(null);
+  };
+
+  return (
+    <div class="app">
+      <header class="topbar">
+        <a href="./" class="brand" onClick={goHome}>acp-inspect</a>
+        <nav aria-label="Breadcrumb" class="crumbs">
+          <a href="./" onClick={goHome}>Recordings</a>
+          {recId.value !== null && <span> / #{recId.value}</span>}
+        </nav>
+        <span class="spacer-flex" />
+        <span class="keys muted" aria-hidden="true">j/k move · / filter · Enter open · Esc close</span>
+        <button type="button" class="theme" onClick={cycleTheme} aria-label={`Theme: ${theme}; switch`}>{theme === 'auto' ? '◐ auto' : theme === 'dark' ? '● dark' : '○ light'}</button>
+      </header>
+      {recId.value === null ? <RecordingsView /> : loadError.value ? (
+        <main class="panel"><p class="bad" role="alert">{loadError.value}</p><p><a href="./" onClick={goHome}>Back to the recordings</a></p></main>
+      ) : (
+        <main class="recording" aria-label="Recording">
+          <RecordingHeader />
+          {view.value === 'timeline' && (
+            <>
+              <FilterBar inputRef={filterRef} />
+              <div class={`split${detailOpen.value && selSeq.value !== null ? ' with-detail' : ''}`}>
+                <TimelineList />
+                {detailOpen.value && selSeq.value !== null && <DetailPane />}
+              </div>
+            </>
+          )}
+          {view.value === 'turns' && <TurnsView />}
+          {view.value === 'findings' && <FindingsPanel />}
+          {view.value === 'stats' && <StatsPanel />}
+        </main>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,138 @@
+/** The detail of the selected item: JSON tree, raw text, its request/response pair, the model state, findings, and the diff for patching updates. */
+import { useEffect, useState } from 'preact/hooks';
+import { api, type ItemDetail } from './api.js';
+import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen } from './model.js';
+import { JsonTree } from './json-tree.js';
+import { DiffView, jsonText } from './diff-view.js';
+import { fmtClock, fmtMs, fmtSize, DIR_LABEL } from './format.js';
+import type { Item, Frame } from '../../src/wire/frame.js';
+
+type Tab = 'tree' | 'raw' | 'pair' | 'state' | 'findings' | 'diff';
+
+function ItemHead({ item }: { item: Item }) {
+  const f = item.dir === 'c2a' || item.dir === 'a2c' ? (item as Frame) : null;
+  return (
+    <dl class="facts">
+      <dt>seq</dt><dd>{item.seq}</dd>
+      <dt>time</dt><dd>{fmtClock(item.t)}</dd>
+      <dt>direction</dt><dd>{DIR_LABEL[item.dir]}</dd>
+      {f && <><dt>kind</dt><dd>{f.kind}</dd></>}
+      {f?.method && <><dt>method</dt><dd>{f.method}</dd></>}
+      {f && f.id !== undefined && <><dt>id</dt><dd>{JSON.stringify(f.id)}</dd></>}
+      {f && <><dt>size</dt><dd>{fmtSize(f.size)}{f.truncated ? ' (stored truncated)' : ''}</dd></>}
+      {f?.latency !== undefined && <><dt>latency</dt><dd>{fmtMs(f.latency)}</dd></>}
+      {f?.sessionId && <><dt>session</dt><dd>{f.sessionId}</dd></>}
+      {f?.parseError && <><dt>problem</dt><dd class="bad">{f.parseError}</dd></>}
+      {item.dir === 'event' && <><dt>event</dt><dd>{item.type}</dd></>}
+    </dl>
+  );
+}
+
+function rawOf(item: Item): string {
+  if (item.dir === 'event') return JSON.stringify(item.data, null, 2);
+  return item.raw;
+}
+
+function Body({ item }: { item: Item }) {
+  if (item.dir === 'c2a' || item.dir === 'a2c') {
+    const f = item as Frame;
+    if (f.json !== undefined) return <JsonTree value={f.json} />;
+    return <pre class="raw">{f.raw}</pre>;
+  }
+  if (item.dir === 'event') return <JsonTree value={item.data} />;
+  return <pre class="raw">{item.raw}</pre>;
+}
+
+export function DetailPane() {
+  const id = recId.value;
+  const seq = selSeq.value;
+  const [detail, setDetail] = useState<ItemDetail | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [tab, setTab] = useState<Tab>('tree');
+
+  useEffect(() => {
+    if (id === null || seq === null) { setDetail(null); return undefined; }
+    let live = true;
+    setError(null);
+    api.item(id, seq).then((d) => { if (live) setDetail(d); }).catch((e: Error) => { if (live) { setDetail(null); setError(e.message); } });
+    return () => { live = false; };
+  }, [id, seq]);
+
+  if (seq === null) return <aside class="detail empty-detail" aria-label="Detail"><p class="muted">Select an item (click, or j/k) to see its detail.</p></aside>;
+  if (error) return <aside class="detail" aria-label="Detail"><p class="bad">{error}</p></aside>;
+  if (!detail || detail.item.seq !== seq) return <aside class="detail" aria-label="Detail"><p class="muted">Loading #{seq}…</p></aside>;
+
+  const { item, pair, findings, state, patch } = detail;
+  const tabs: [Tab, string][] = [['tree', 'JSON'], ['raw', 'Raw'], ['pair', pair ? (pair.seq < item.seq ? 'Request' : 'Response') : 'Pair'], ['state', 'State'], ['findings', `Findings${findings.length ? ` (${findings.length})` : ''}`]];
+  if (patch) tabs.push(['diff', 'Diff']);
+  const active = tabs.some(([t]) => t === tab) ? tab : 'tree';
+
+  return (
+    <aside class="detail" aria-label={`Detail of item ${seq}`}>
+      <div class="detail-head">
+        <h2>#{item.seq} {item.dir === 'c2a' || item.dir === 'a2c' ? ((item as Frame).method ?? (item as Frame).kind) : item.dir}</h2>
+        <div class="detail-actions">
+          <button type="button" onClick={() => setReference(refSeq.value === item.seq ? null : item.seq, refSeq.value === item.seq ? null : item.t)}
+            aria-pressed={refSeq.value === item.seq} title="Measure times from this item (Δ ref)">
+            {refSeq.value === item.seq ? 'Reference ✓' : 'Set reference'}
+          </button>
+          <button type="button" onClick={() => { void navigator.clipboard?.writeText(rawOf(item)); }} title="Copy the raw line">Copy raw</button>
+          <button type="button" onClick={() => { detailOpen.value = false; }} aria-label="Close the detail">✕</button>
+        </div>
+      </div>
+      <ItemHead item={item} />
+      {findings.length > 0 && (
+        <ul class="finding-list compact">
+          {findings.map((f, i) => <li key={i} class={`sev-${f.severity}`}><span class={`badge sev-${f.severity}`}>{f.severity[0]!.toUpperCase()}</span> {f.message} <span class="muted">[{f.rule}{f.spec ? ` · ${f.spec}` : ''}]</span></li>)}
+        </ul>
+      )}
+      <div role="tablist" class="tabs small" aria-label="Detail views">
+        {tabs.map(([t, label]) => (
+          <button key={t} type="button" role="tab" aria-selected={active === t} class={active === t ? 'active' : ''} onClick={() => setTab(t)}>{label}</button>
+        ))}
+      </div>
+      <div class="detail-body" role="tabpanel">
+        {active === 'tree' && <Body item={item} />}
+        {active === 'raw' && <pre class="raw">{rawOf(item)}</pre>}
+        {active === 'pair' && (pair
+          ? <>
+              <p><button type="button" class="link" onClick={() => void jumpTo(pair.seq)}>Go to #{pair.seq}</button>
+                {(item as Frame).latency !== undefined && <span class="muted"> · answered after {fmtMs((item as Frame).latency)}</span>}
+                {(pair as Frame).latency !== undefined && <span class="muted"> · answered after {fmtMs((pair as Frame).latency)}</span>}</p>
+              <ItemHead item={pair} />
+              <Body item={pair} />
+            </>
+          : <p class="muted">{(item as Frame).kind === 'request' ? 'No response to this request (yet).' : 'This item has no request/response pair.'}</p>)}
+        {active === 'state' && (
+          <>
+            {detail.stateSummary && <p class="state-summary">{detail.stateSummary}</p>}
+            <JsonTree value={state} open={2} />
+          </>
+        )}
+        {active === 'findings' && (findings.length === 0
+          ? <p class="muted">No findings at this item.</p>
+          : <ul class="finding-list">
+              {findings.map((f, i) => (
+                <li key={i} class={`sev-${f.severity}`}>
+                  <div><span class={`badge sev-${f.severity}`}>{f.severity}</span> <strong>{f.title ?? f.rule}</strong></div>
+                  <div>{f.message}</div>
+                  <div class="muted">rule {f.rule}{f.spec ? <> · spec {f.spec}</> : null}</div>
+                  {f.specText && <blockquote class="spec-text">{f.specText}</blockquote>}
+                </li>
+              ))}
+            </ul>)}
+        {active === 'diff' && patch && (
+          <>
+            <p class="muted">
+              {patch.entity} <code>{patch.key}</code>{' '}
+              {patch.previousSeq !== null
+                ? <>changed since <button type="button" class="link" onClick={() => void jumpTo(patch.previousSeq!)}>#{patch.previousSeq}</button></>
+                : 'first seen here'}
+            </p>
+            <DiffView before={jsonText(patch.before)} after={jsonText(patch.after)} label="before → after" />
+          </>
+        )}
+      </div>
+    </aside>
+  );
+}

@@ -1,0 +1,346 @@
+/**
+ * The business model of the page (signals + actions), separate from the views: the recordings list,
+ * the open recording, its filtered timeline (a sparse array filled page by page as the list scrolls),
+ * the selection, and the live stream. Views read signals and call actions; nothing here renders.
+ */
+import { signal, computed, batch } from '@preact/signals';
+import { api, subscribe, type RecordingSummary, type TimelineRow, type LiveEvent, type FindingView } from './api.js';
+
+export type View = 'timeline' | 'turns' | 'findings' | 'stats';
+export type TimeMode = 'rel' | 'delta' | 'ref';
+
+export const PAGE = 200;
+
+// ---- route (mirrored in the URL) ---------------------------------------------------------------
+export const recId = signal<number | null>(null);
+export const view = signal<View>('timeline');
+export const filter = signal('');
+export const selSeq = signal<number | null>(null);
+export const refSeq = signal<number | null>(null);
+export const timeMode = signal<TimeMode>('rel');
+export const follow = signal(true);
+
+// ---- data ---------------------------------------------------------------------------------------
+export const recordings = signal<RecordingSummary[]>([]);
+export const recordingsError = signal<string | null>(null);
+export const listSearch = signal('');
+export const current = signal<RecordingSummary | null>(null);
+export const loadError = signal<string | null>(null);
+export const filterError = signal<string | null>(null);
+export const liveConnected = signal(false);
+export const findings = signal<FindingView[] | null>(null);
+
+export const isLive = computed(() => current.value?.status === 'running');
+
+/** The filtered timeline of the open recording. */
+export class Timeline {
+  readonly total = signal(0);
+  /** Bumped whenever rows arrive, so views re-render. */
+  readonly version = signal(0);
+  readonly loading = signal(false);
+  rows: (TimelineRow | undefined)[] = [];
+  /** t of the row before index i, for rows at page starts (the page brought it along). */
+  prevT = new Map<number, number | null>();
+  private pages = new Set<number>();
+  private inflight = new Map<number, Promise<void>>();
+  private gen = 0;
+
+  constructor(readonly recordingId: number, readonly q: string) {}
+
+  rowAt(i: number): TimelineRow | undefined {
+    return this.rows[i];
+  }
+
+  /** The t of the row before index i in the filtered list, when known. */
+  tBefore(i: number): number | null {
+    if (i === 0) return null;
+    const r = this.rows[i - 1];
+    if (r) return r.t;
+    return this.prevT.get(i) ?? null;
+  }
+
+  private fetchPage(p: number): Promise<void> {
+    if (this.pages.has(p)) return Promise.resolve();
+    const existing = this.inflight.get(p);
+    if (existing) return existing;
+    const gen = this.gen;
+    this.loading.value = true;
+    const pr = api.page(this.recordingId, this.q, p * PAGE, PAGE).then((page) => {
+      if (gen !== this.gen) return;
+      batch(() => {
+        page.rows.forEach((r, k) => { this.rows[page.offset + k] = r; });
+        this.prevT.set(page.offset, page.prevT);
+        if (page.rows.length === PAGE || page.offset + page.rows.length >= page.total) this.pages.add(p);
+        this.total.value = page.total;
+        filterError.value = null;
+        this.version.value++;
+      });
+    }).catch((e: Error) => {
+      if (gen === this.gen) filterError.value = e.message;
+    }).finally(() => {
+      this.inflight.delete(p);
+      if (this.inflight.size === 0) this.loading.value = false;
+    });
+    this.inflight.set(p, pr);
+    return pr;
+  }
+
+  /** Makes sure rows [from, to) are loaded (or being loaded). */
+  ensure(from: number, to: number): Promise<void> {
+    const ps: Promise<void>[] = [];
+    const last = Math.max(from, Math.min(to, this.total.value || to) - 1);
+    for (let p = Math.floor(Math.max(0, from) / PAGE); p <= Math.floor(last / PAGE); p++) ps.push(this.fetchPage(p));
+    return Promise.all(ps).then(() => undefined);
+  }
+
+  /** New items arrived live. Unfiltered: append them; filtered: ask the server what now matches. */
+  onLiveRows(rows: TimelineRow[]): void {
+    if (this.q.trim() === '') {
+      batch(() => {
+        for (const r of rows) {
+          const idx = r.seq - 1;
+          // seq is dense from 1 in the store; fall back to appending when it is not.
+          const i = this.rows[idx] === undefined || this.rows[idx]?.seq === r.seq ? idx : this.total.value;
+          this.rows[i] = r;
+          if (i >= this.total.value) this.total.value = i + 1;
+        }
+        this.version.value++;
+      });
+    } else {
+      this.refreshTail();
+    }
+  }
+
+  /** Re-reads the count and the last page (a filtered list grew). */
+  refreshTail(): void {
+    const lastPage = Math.floor(Math.max(0, this.total.value - 1) / PAGE);
+    this.pages.delete(lastPage);
+    void this.fetchPage(lastPage).then(() => {
+      const newLast = Math.floor(Math.max(0, this.total.value - 1) / PAGE);
+      if (newLast !== lastPage) return this.ensure(newLast * PAGE, this.total.value);
+      return undefined;
+    });
+  }
+
+  /** Findings changed: reload the loaded pages (badges) in place. */
+  reloadLoaded(): void {
+    const pages = [...this.pages];
+    this.pages.clear();
+    for (const p of pages) void this.fetchPage(p);
+  }
+
+  dispose(): void {
+    this.gen++;
+  }
+}
+
+export const timeline = signal<Timeline | null>(null);
+/** Index of the selected row in the filtered list (null when it is not in the list). */
+export const selIndex = signal<number | null>(null);
+/** Ask the list view to scroll an index into view. */
+export const scrollRequest = signal<{ index: number; align: 'center' | 'end' | 'auto' } | null>(null);
+
+// ---- URL ------------------------------------------------------------------------------------------
+export function readUrl(): void {
+  const p = new URLSearchParams(location.search);
+  const rec = p.get('rec');
+  batch(() => {
+    recId.value = rec && /^\d+$/.test(rec) ? Number(rec) : null;
+    const v = p.get('view');
+    view.value = v === 'turns' || v === 'findings' || v === 'stats' ? v : 'timeline';
+    filter.value = p.get('q') ?? '';
+    const sel = p.get('sel');
+    selSeq.value = sel && /^\d+$/.test(sel) ? Number(sel) : null;
+    const ref = p.get('ref');
+    refSeq.value = ref && /^\d+$/.test(ref) ? Number(ref) : null;
+    const t = p.get('time');
+    timeMode.value = t === 'delta' || t === 'ref' ? t : 'rel';
+  });
+}
+
+export function writeUrl(push = false): void {
+  const p = new URLSearchParams();
+  if (recId.value !== null) {
+    p.set('rec', String(recId.value));
+    if (view.value !== 'timeline') p.set('view', view.value);
+    if (filter.value) p.set('q', filter.value);
+    if (selSeq.value !== null) p.set('sel', String(selSeq.value));
+    if (refSeq.value !== null) p.set('ref', String(refSeq.value));
+    if (timeMode.value !== 'rel') p.set('time', timeMode.value);
+  }
+  const s = p.toString();
+  const url = `${location.pathname}${s ? `?${s}` : ''}`;
+  if (url === `${location.pathname}${location.search}`) return;
+  if (push) history.pushState(null, '', url);
+  else history.replaceState(null, '', url);
+}
+
+// ---- actions ----------------------------------------------------------------------------------------
+export async function loadRecordings(): Promise<void> {
+  try {
+    recordings.value = await api.recordings(listSearch.value);
+    recordingsError.value = null;
+  } catch (e) {
+    recordingsError.value = (e as Error).message;
+  }
+}
+
+let closeLive: (() => void) | null = null;
+
+function onLive(ev: LiveEvent): void {
+  const tl = timeline.value;
+  switch (ev.type) {
+    case 'recordings':
+      if (recId.value === null) void loadRecordings();
+      break;
+    case 'recording':
+      if (ev.recording.id === recId.value) current.value = ev.recording;
+      break;
+    case 'items':
+      if (tl && ev.recordingId === tl.recordingId) {
+        tl.onLiveRows(ev.rows);
+        if (follow.value && isLive.value && view.value === 'timeline') scrollRequest.value = { index: tl.total.value - 1, align: 'end' };
+      }
+      break;
+    case 'findings':
+      if (ev.recordingId === recId.value) {
+        void api.findings(ev.recordingId).then((f) => { findings.value = f; });
+        tl?.reloadLoaded();
+      }
+      break;
+    case 'deleted':
+      if (ev.recordingId === recId.value) loadError.value = 'This recording was deleted.';
+      break;
+    default:
+      break;
+  }
+}
+
+/** (Re)connects the live stream for the current page. */
+export function connectLive(): void {
+  closeLive?.();
+  closeLive = subscribe(recId.value, onLive, (open) => { liveConnected.value = open; });
+}
+
+/** Opens a recording (or the list when id is null). */
+export async function openRecording(id: number | null): Promise<void> {
+  timeline.value?.dispose();
+  batch(() => {
+    timeline.value = null;
+    current.value = null;
+    findings.value = null;
+    loadError.value = null;
+    filterError.value = null;
+    selIndex.value = null;
+  });
+  connectLive();
+  if (id === null) {
+    await loadRecordings();
+    return;
+  }
+  try {
+    current.value = await api.recording(id);
+  } catch (e) {
+    loadError.value = (e as Error).message;
+    return;
+  }
+  void api.findings(id).then((f) => { findings.value = f; }).catch(() => { findings.value = []; });
+  await applyFilter(filter.value, selSeq.value);
+}
+
+/** Builds the timeline for a filter; keeps the selection in view when it still matches. */
+export async function applyFilter(q: string, keepSeq: number | null = selSeq.value): Promise<void> {
+  const id = recId.value;
+  if (id === null) return;
+  timeline.value?.dispose();
+  const tl = new Timeline(id, q);
+  batch(() => {
+    filter.value = q;
+    timeline.value = tl;
+    selIndex.value = null;
+  });
+  writeUrl();
+  if (keepSeq !== null) {
+    try {
+      const pos = await api.position(id, q, keepSeq);
+      if (timeline.value !== tl) return;
+      tl.total.value = pos.total;
+      await tl.ensure(Math.max(0, pos.index - PAGE / 2), pos.index + PAGE / 2);
+      if (pos.matches) selIndex.value = pos.index;
+      scrollRequest.value = { index: pos.index, align: 'center' };
+      return;
+    } catch (e) {
+      filterError.value = (e as Error).message;
+      return;
+    }
+  }
+  await tl.ensure(0, PAGE);
+  if (isLive.value && follow.value) {
+    await tl.ensure(Math.max(0, tl.total.value - PAGE), tl.total.value);
+    scrollRequest.value = { index: tl.total.value - 1, align: 'end' };
+  }
+}
+
+export function select(index: number | null): void {
+  const tl = timeline.value;
+  if (!tl || index === null) {
+    selIndex.value = null;
+    selSeq.value = null;
+    writeUrl();
+    return;
+  }
+  const i = Math.max(0, Math.min(tl.total.value - 1, index));
+  selIndex.value = i;
+  const row = tl.rowAt(i);
+  if (row) {
+    selSeq.value = row.seq;
+    writeUrl();
+  } else {
+    void tl.ensure(i, i + 1).then(() => {
+      const r = tl.rowAt(i);
+      if (r && selIndex.value === i) { selSeq.value = r.seq; writeUrl(); }
+    });
+  }
+  scrollRequest.value = { index: i, align: 'auto' };
+}
+
+/** Selects item `seq`, clearing the filter when it hides that item. */
+export async function jumpTo(seq: number): Promise<void> {
+  const id = recId.value;
+  if (id === null) return;
+  if (view.value !== 'timeline') { view.value = 'timeline'; writeUrl(true); }
+  const tl = timeline.value;
+  let q = tl?.q ?? filter.value;
+  let pos = await api.position(id, q, seq);
+  if (!pos.matches && q !== '') {
+    q = '';
+    pos = await api.position(id, q, seq);
+  }
+  if (!timeline.value || timeline.value.q !== q) {
+    selSeq.value = seq;
+    await applyFilter(q, seq);
+    return;
+  }
+  await timeline.value.ensure(Math.max(0, pos.index - 20), pos.index + 20);
+  selSeq.value = seq;
+  selIndex.value = pos.index;
+  scrollRequest.value = { index: pos.index, align: 'center' };
+  writeUrl();
+}
+
+export function setView(v: View): void {
+  view.value = v;
+  writeUrl(true);
+}
+
+/** t of the reference item (for the "Δ ref" time column). */
+export const refT = signal<number | null>(null);
+/** Whether the detail pane is shown for the selection. */
+export const detailOpen = signal(true);
+
+export function setReference(seq: number | null, t: number | null): void {
+  refSeq.value = seq;
+  refT.value = t;
+  if (seq !== null) timeMode.value = 'ref';
+  writeUrl();
+}

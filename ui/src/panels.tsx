@@ -1,0 +1,75 @@
+/** The findings panel (grouped by severity and rule, like Wireshark's expert info) and per-method stats. */
+import { useEffect, useState } from 'preact/hooks';
+import { api, type MethodStats, type FindingView } from './api.js';
+import { findings, recId, jumpTo } from './model.js';
+import { fmtMs } from './format.js';
+
+const SEVS = ['error', 'warning', 'info'] as const;
+
+export function FindingsPanel() {
+  const all = findings.value;
+  if (all === null) return <div class="panel"><p class="muted">Loading findings…</p></div>;
+  if (all.length === 0) return <div class="panel"><p class="muted">No findings: the checker saw nothing against the spec in this recording.</p></div>;
+  return (
+    <div class="panel findings-panel">
+      {SEVS.map((sev) => {
+        const ofSev = all.filter((f) => f.severity === sev);
+        if (!ofSev.length) return null;
+        const byRule = new Map<string, FindingView[]>();
+        for (const f of ofSev) byRule.set(f.rule, [...(byRule.get(f.rule) ?? []), f]);
+        return (
+          <section key={sev} aria-label={`${sev} findings`}>
+            <h2 class={`sev-head sev-${sev}`}><span class={`badge sev-${sev}`}>{sev[0]!.toUpperCase()}</span> {sev === 'error' ? 'Errors' : sev === 'warning' ? 'Warnings' : 'Notes'} <span class="muted">({ofSev.length})</span></h2>
+            {[...byRule.entries()].map(([rule, list]) => (
+              <details key={rule} class="rule-group" open={byRule.size <= 6}>
+                <summary>
+                  <strong>{list[0]!.title ?? rule}</strong> <span class="muted">{rule}{list[0]!.spec ? ` · spec ${list[0]!.spec}` : ''} · {list.length}×</span>
+                </summary>
+                {list[0]!.specText && <blockquote class="spec-text">{list[0]!.specText}</blockquote>}
+                <ul class="finding-list">
+                  {list.slice(0, 500).map((f, i) => (
+                    <li key={i}>
+                      <button type="button" class="link" onClick={() => void jumpTo(f.seq)}>#{f.seq}</button> {f.message}
+                    </li>
+                  ))}
+                  {list.length > 500 && <li class="muted">… {list.length - 500} more (filter rule:{rule} in the timeline)</li>}
+                </ul>
+              </details>
+            ))}
+          </section>
+        );
+      })}
+    </div>
+  );
+}
+
+export function StatsPanel() {
+  const id = recId.value;
+  const [stats, setStats] = useState<MethodStats[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  useEffect(() => {
+    if (id === null) return;
+    api.stats(id).then(setStats).catch((e: Error) => setError(e.message));
+  }, [id]);
+  if (error) return <div class="panel"><p class="bad">{error}</p></div>;
+  if (!stats) return <div class="panel"><p class="muted">Loading…</p></div>;
+  return (
+    <div class="panel">
+      <table class="stats">
+        <caption class="sr-only">Traffic per method</caption>
+        <thead><tr><th scope="col">method</th><th scope="col" class="num">count</th><th scope="col" class="num">requests</th><th scope="col" class="num">notifications</th><th scope="col" class="num">errors</th><th scope="col" class="num">p50</th><th scope="col" class="num">p99</th><th scope="col" class="num">max</th></tr></thead>
+        <tbody>
+          {stats.map((s) => (
+            <tr key={s.method}>
+              <td><a href={`?rec=${id}&q=${encodeURIComponent(`method:${s.method}`)}`}>{s.method}</a></td>
+              <td class="num">{s.count}</td><td class="num">{s.requests || ''}</td><td class="num">{s.notifications || ''}</td>
+              <td class={`num${s.errors ? ' bad' : ''}`}>{s.errors || ''}</td>
+              <td class="num">{fmtMs(s.p50)}</td><td class="num">{fmtMs(s.p99)}</td><td class="num">{fmtMs(s.max)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <p class="muted">Latency: request to response, nearest-rank percentiles over answered requests.</p>
+    </div>
+  );
+}

@@ -1,0 +1,92 @@
+/** The recordings list: live ones marked, search by name, open, export, delete, import a .jsonl. */
+import { useRef, useState } from 'preact/hooks';
+import { api } from './api.js';
+import { recordings, recordingsError, listSearch, loadRecordings, recId, writeUrl, openRecording, view, filter, selSeq } from './model.js';
+import { fmtDate, fmtMs } from './format.js';
+
+export function open(id: number): void {
+  recId.value = id;
+  view.value = 'timeline';
+  filter.value = '';
+  selSeq.value = null;
+  writeUrl(true);
+  void openRecording(id);
+}
+
+export function RecordingsView() {
+  const fileRef = useRef<HTMLInputElement>(null);
+  const [msg, setMsg] = useState<string | null>(null);
+  const list = recordings.value;
+
+  const onImport = async (e: Event) => {
+    const input = e.currentTarget as HTMLInputElement;
+    const file = input.files?.[0];
+    if (!file) return;
+    setMsg(`Importing ${file.name}…`);
+    try {
+      const r = await api.importFile(file);
+      setMsg(`Imported ${file.name} as recording ${r.id} (${r.items} items).`);
+      await loadRecordings();
+    } catch (err) {
+      setMsg(`Import failed: ${(err as Error).message}`);
+    }
+    input.value = '';
+  };
+  const onDelete = async (id: number, name: string) => {
+    if (!confirm(`Delete recording ${id}${name ? ` (${name})` : ''}? This cannot be undone.`)) return;
+    try {
+      await api.remove(id);
+      setMsg(`Deleted recording ${id}.`);
+      await loadRecordings();
+    } catch (err) {
+      setMsg(`Delete failed: ${(err as Error).message}`);
+    }
+  };
+
+  return (
+    <main class="recordings" aria-label="Recordings">
+      <div class="toolbar">
+        <input type="search" placeholder="Search by name, agent, client or command" aria-label="Search recordings" value={listSearch.value}
+          onInput={(e) => { listSearch.value = (e.currentTarget as HTMLInputElement).value; void loadRecordings(); }} />
+        <button type="button" onClick={() => fileRef.current?.click()}>Import .jsonl…</button>
+        <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.json,application/x-ndjson" class="sr-only" aria-label="Transcript file to import" onChange={onImport} />
+        {msg && <span class="muted" role="status">{msg}</span>}
+      </div>
+      {recordingsError.value && <p class="bad" role="alert">{recordingsError.value}</p>}
+      {list.length === 0 && !recordingsError.value && (
+        <div class="empty-state">
+          <p>No recordings {listSearch.value ? 'match this search' : 'yet'}.</p>
+          <p class="muted">Record one by putting <code>acp-inspect --</code> in front of the agent command your editor runs, or import a transcript.</p>
+        </div>
+      )}
+      {list.length > 0 && (
+        <table class="rec-table">
+          <thead>
+            <tr><th scope="col">#</th><th scope="col">name</th><th scope="col">agent</th><th scope="col">client</th><th scope="col">started</th>
+              <th scope="col" class="num">duration</th><th scope="col" class="num">frames</th><th scope="col" class="num">errors</th><th scope="col" class="num">warnings</th><th scope="col">status</th><th scope="col"><span class="sr-only">actions</span></th></tr>
+          </thead>
+          <tbody>
+            {list.map((r) => (
+              <tr key={r.id} class={r.status === 'running' ? 'running' : ''}>
+                <td class="num">{r.id}</td>
+                <td><a href={`?rec=${r.id}`} onClick={(e) => { e.preventDefault(); open(r.id); }}>{r.name || r.command?.join(' ') || `recording ${r.id}`}</a></td>
+                <td>{[r.agent.name, r.agent.version].filter(Boolean).join(' ')}</td>
+                <td>{[r.client.name, r.client.version].filter(Boolean).join(' ')}</td>
+                <td>{fmtDate(r.startedAt)}</td>
+                <td class="num">{fmtMs(r.durationMs)}</td>
+                <td class="num">{r.frames}</td>
+                <td class={`num${r.errors ? ' bad' : ''}`}>{r.errors || ''}</td>
+                <td class={`num${r.warnings ? ' warn' : ''}`}>{r.warnings || ''}</td>
+                <td>{r.status === 'running' ? <span class="pill live"><span class="dot" aria-hidden="true" />live</span> : <span class={`pill ${r.incomplete ? 'warn' : ''}`}>{r.status}</span>}</td>
+                <td class="actions">
+                  <a href={api.exportUrl(r.id)} download={`acp-recording-${r.id}.jsonl`} title="Download as .jsonl (secrets redacted)">export</a>
+                  <button type="button" class="link danger" disabled={r.status === 'running'} onClick={() => void onDelete(r.id, r.name ?? '')} aria-label={`Delete recording ${r.id}`}>delete</button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </main>
+  );
+}

@@ -1,0 +1,93 @@
+/** Prompt turns grouped by session; each collapsed turn shows what happened in it, expanded into frames on demand. */
+import { useEffect, useState } from 'preact/hooks';
+import { api, type TurnInfo, type TurnDetail } from './api.js';
+import { recId, applyFilter, setView, current } from './model.js';
+import { Markdown } from './markdown.js';
+import { DiffView } from './diff-view.js';
+import { fmtClock, fmtMs } from './format.js';
+
+function TurnCard({ turn }: { turn: TurnInfo }) {
+  const id = recId.value!;
+  const [d, setD] = useState<TurnDetail | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const running = turn.endSeq === null;
+  useEffect(() => {
+    api.turn(id, turn.seq).then(setD).catch((e: Error) => setErr(e.message));
+  }, [id, turn.seq, turn.endSeq, running ? current.value?.items : 0]);
+  const showFrames = () => { void applyFilter(`turn:${turn.seq}`, null); setView('timeline'); };
+  return (
+    <article class="turn" aria-label={`Turn at #${turn.seq}`}>
+      <header class="turn-head">
+        <span class="turn-when">{fmtClock(turn.t)}</span>
+        <span class="turn-prompt" title={turn.prompt}>“{turn.prompt || '(no text)'}”</span>
+        <span class={`pill ${running ? 'live' : turn.stopReason === 'end_turn' ? 'ok' : 'warn'}`}>{running ? 'running' : turn.stopReason ?? 'no stop reason'}</span>
+        <span class="muted">{turn.durationMs !== null ? fmtMs(turn.durationMs) : ''}</span>
+        {d && (d.findings.error + d.findings.warning) > 0 && (
+          <span>{d.findings.error > 0 && <span class="badge sev-error">{d.findings.error}</span>}{d.findings.warning > 0 && <span class="badge sev-warning">{d.findings.warning}</span>}</span>
+        )}
+        <button type="button" onClick={showFrames} title={`Show the frames of this turn (filter turn:${turn.seq})`}>Frames ({d?.items ?? '…'}) ▸</button>
+      </header>
+      {err && <p class="bad">{err}</p>}
+      {d && (
+        <div class="turn-body">
+          {d.message && <section><h4>Agent</h4><Markdown text={d.message} /></section>}
+          {d.thought && <details><summary>Thoughts</summary><Markdown text={d.thought} /></details>}
+          {d.plan && (
+            <section><h4>Plan</h4>
+              <ul class="plan">{d.plan.map((e, i) => <li key={i} class={`plan-${e.status}`}><span class="pill">{e.status}</span> {e.content}{e.priority ? <span class="muted"> · {e.priority}</span> : null}</li>)}</ul>
+            </section>
+          )}
+          {d.toolCalls.length > 0 && (
+            <section><h4>Tool calls</h4>
+              {d.toolCalls.map((tc) => (
+                <details key={tc.toolCallId} class="tool-call" open={tc.diffs.length > 0 && d.toolCalls.length <= 3}>
+                  <summary><span class={`pill st-${tc.status ?? 'none'}`}>{tc.status ?? '?'}</span> {tc.title ?? tc.toolCallId} <span class="muted">{tc.kind ?? ''} · {tc.toolCallId}</span></summary>
+                  {tc.content.map((c, i) => <pre key={i} class="raw small">{c}</pre>)}
+                  {tc.diffs.map((df, i) => <DiffView key={i} before={df.oldText ?? ''} after={df.newText} label={`${df.path}${df.oldText === null ? ' (new file)' : ''}`} />)}
+                </details>
+              ))}
+            </section>
+          )}
+          {d.permissions.length > 0 && (
+            <section><h4>Permission requests</h4>
+              <ul>{d.permissions.map((p) => <li key={p.seq}>#{p.seq} {p.title ?? ''} <span class="muted">[{p.options.join(' | ')}]</span> → <strong>{p.outcome ?? 'unanswered'}</strong>{p.waitedMs !== null && <span class="muted"> after waiting {fmtMs(p.waitedMs)}</span>}</li>)}</ul>
+            </section>
+          )}
+          {d.calls.length > 0 && (
+            <section><h4>fs and terminal calls</h4>
+              <ul>{d.calls.map((c) => <li key={c.seq}>#{c.seq} <code>{c.method}</code> {c.summary} <span class="muted">{fmtMs(c.latency)}</span>{c.error && <span class="bad"> {c.error}</span>}</li>)}</ul>
+            </section>
+          )}
+          {d.cancelled && <p class="warn">Cancelled by the client at {fmtClock(d.cancelled.t)} (#{d.cancelled.seq}).</p>}
+        </div>
+      )}
+    </article>
+  );
+}
+
+export function TurnsView() {
+  const id = recId.value;
+  const [turns, setTurns] = useState<TurnInfo[] | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const items = current.value?.items;
+  useEffect(() => {
+    if (id === null) return;
+    api.turns(id).then(setTurns).catch((e: Error) => setErr(e.message));
+  }, [id, items]);
+  if (err) return <div class="panel"><p class="bad">{err}</p></div>;
+  if (!turns) return <div class="panel"><p class="muted">Loading turns…</p></div>;
+  if (turns.length === 0) return <div class="panel"><p class="muted">No prompt turns (no session/prompt request) in this recording.</p></div>;
+  const sessions = new Map<string, TurnInfo[]>();
+  for (const t of turns) sessions.set(t.sessionId ?? '(no session)', [...(sessions.get(t.sessionId ?? '(no session)') ?? []), t]);
+  return (
+    <div class="panel turns">
+      {[...sessions.entries()].map(([sid, list]) => (
+        <section key={sid} class="session-group" aria-label={`Session ${sid}`}>
+          <h2>Session <code>{sid}</code> <span class="muted">· {list.length} turn{list.length === 1 ? '' : 's'}</span>{' '}
+            <button type="button" class="link" onClick={() => { void applyFilter(`session:${sid}`, null); setView('timeline'); }}>frames</button></h2>
+          {list.map((t) => <TurnCard key={t.seq} turn={t} />)}
+        </section>
+      ))}
+    </div>
+  );
+}
