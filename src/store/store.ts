@@ -141,6 +141,10 @@ export class Store {
         db.pragma('synchronous = NORMAL');
       }
       db.pragma('foreign_keys = ON');
+      // Test and diagnosis knob: caps the database size (in pages) for this connection, to simulate a
+      // full disk. SQLite does not persist max_page_count, so it is applied on every open.
+      const maxPages = process.env.ACP_INSPECT_SQLITE_MAX_PAGE_COUNT;
+      if (maxPages && /^\d+$/.test(maxPages) && !opts.readonly) db.pragma(`max_page_count = ${Number(maxPages)}`);
       store.migrate(!!opts.readonly);
     } catch (e) {
       db.close();
