@@ -8,3 +8,4 @@ export { Store, type RecordingSummary, type StoredFinding } from './store/store.
 export { defaultDbPath } from './store/paths.js';
 export { loadRecordingRef, readTranscriptFile } from './source.js';
 export { redactRecording, redactValue } from './redact.js';
+export * from './replay/index.js';

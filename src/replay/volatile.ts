@@ -49,7 +49,9 @@ export function replacePathPrefix(s: string, from: string, to: string): string {
     if (j < 0) break;
     const next = s[j + from.length];
     const prev = j > 0 ? s[j - 1] : undefined;
-    const boundaryAfter = next === undefined || !PATH_CHAR.test(next);
+    const after2 = s[j + from.length + 1];
+    // A dot ending a sentence ("… in /a/b.") is a boundary; "/a/b.txt" is not.
+    const boundaryAfter = next === undefined || !PATH_CHAR.test(next) || (next === '.' && (after2 === undefined || !PATH_CHAR.test(after2)));
     const boundaryBefore = prev === undefined || !PATH_CHAR.test(prev) || prev === '/';
     if (boundaryAfter && boundaryBefore) {
       out += s.slice(i, j) + to;
