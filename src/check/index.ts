@@ -1,99 +1,82 @@
 /**
  * check/: the protocol model and checker. A pure fold over recorded items (frames, stderr lines,
- * events) that tracks the protocol state of one connection and reports spec violations as findings.
- * No IO, no clock; never throws on bad traffic. (Provisional minimal version: interface first.)
+ * events) that tracks the state of one ACP connection (model.ts, following spec part 3) and reports
+ * spec violations as findings (rules/, one rule per file, each citing its section of the spec).
+ * No IO, no clock; never throws on bad traffic. The CLI command and the store hook live elsewhere.
  */
 import type { Item } from '../wire/frame.js';
 import type { Recording } from '../transcript/format.js';
+import { checkItems, createChecker, type CheckOptions, type Checker, type Finding } from './checker.js';
+import { applyFrame, initialState, type ModelState, obj, pendingKey } from './model.js';
+import type { RuleInfo } from './rule.js';
+import { ALL_RULES } from './rules/index.js';
+import { isFrame, reverse } from '../wire/frame.js';
 
-/** One spec violation or notable event, tied to the item (`seq`) where it was seen. */
-export interface Finding {
-  seq: number;
-  severity: 'error' | 'warning' | 'info';
-  rule: string;
-  message: string;
-  /** Section of the spec, e.g. "4.4 rule 4". */
-  spec: string;
-}
+export type { CheckOptions, Checker, Finding } from './checker.js';
+export type { ModelState, SessionState, PendingRequest, TerminalState, ElicitationState, ToolCallState, CompactionState } from './model.js';
+export type { RuleInfo, Severity } from './rule.js';
+export { createChecker } from './checker.js';
 
-export interface CheckOptions {
-  /** Rule ids to silence. */
-  ignore?: string[];
-}
-
-/** Description of one rule, for reports and the UI. */
-export interface RuleInfo {
-  id: string;
-  severity: 'error' | 'warning' | 'info';
-  /** Spec section, e.g. "4.4 rule 4". */
-  spec: string;
-  title: string;
-  /** The spec's sentence this rule enforces. */
-  specText: string;
-}
-
-/** Protocol state of one connection (JSON-serializable; treat as read-only). */
-export interface ModelState {
-  connection: 'new' | 'initializing' | 'initialized' | 'closed';
-  protocolVersion?: number;
-  /** Items seen so far. */
-  items: number;
-  pending: { c2a: number; a2c: number };
-  sessions: Record<string, { status: string; turn: string }>;
-  [key: string]: unknown;
-}
-
-export interface Checker {
-  /** Constant work per item; never throws, whatever the input. */
-  step(item: Item): Finding[];
-  /** End of recording: unanswered requests, turns never ended, ... */
-  end(): Finding[];
-  readonly state: ModelState;
-}
-
-export const RULES: RuleInfo[] = [];
-
-export function createChecker(_opts?: CheckOptions): Checker {
-  const state: ModelState = { connection: 'new', items: 0, pending: { c2a: 0, a2c: 0 }, sessions: {} };
-  return {
-    step(_item: Item): Finding[] {
-      state.items++;
-      return [];
-    },
-    end(): Finding[] {
-      return [];
-    },
-    get state() {
-      return state;
-    },
-  };
-}
+/** Every rule: id, severity, spec section, title and the spec's sentence. */
+export const RULES: RuleInfo[] = ALL_RULES.map(({ id, severity, spec, title, specText }) => ({ id, severity, spec, title, specText }));
 
 /** All findings of a recording, sorted by seq. */
 export function checkRecording(rec: Recording, opts?: CheckOptions): Finding[] {
-  const c = createChecker(opts);
-  const out: Finding[] = [];
-  for (const item of rec.items) out.push(...c.step(item));
-  out.push(...c.end());
-  return out.sort((a, b) => a.seq - b.seq);
+  return checkItems(rec.items, opts);
 }
 
-/** The model state after item `seq` (refolds from the start). */
+/**
+ * The model state after item `seq`, by refolding the model from the start (no rules run, so this
+ * is much faster than checking). Returns a copy.
+ */
 export function stateAt(items: Iterable<Item>, seq: number): ModelState {
-  const c = createChecker();
+  const s = initialState();
   for (const item of items) {
     if (item.seq > seq) break;
-    c.step(item);
+    s.items++;
+    s.lastSeq = item.seq;
+    if (!isFrame(item)) {
+      if (item.dir === 'event' && (item.type === 'stdin-closed' || item.type === 'exit' || item.type === 'stdout-closed' || item.type === 'signal')) s.closedSeq ??= item.seq;
+      continue;
+    }
+    const msg = obj(item.json);
+    let req;
+    let key: string | undefined;
+    if ((item.kind === 'result' || item.kind === 'error') && msg) {
+      const id = msg.id;
+      if (typeof id === 'string' || typeof id === 'number' || id === null) {
+        key = pendingKey(reverse(item.dir), id);
+        req = s.pending[key];
+      }
+    }
+    try {
+      applyFrame(s, { frame: item, msg, method: item.kind === 'request' || item.kind === 'notification' ? item.method : req?.method, params: obj(msg?.params), req, key });
+    } catch {
+      /* never throws */
+    }
   }
-  return structuredClone(c.state);
+  return structuredClone(s);
 }
 
 /** One short line describing a state, e.g. "init v1 · 1 session · turn running · 2 pending". */
 export function summarizeState(state: ModelState): string {
-  const parts = [state.connection === 'initialized' ? `init v${state.protocolVersion ?? '?'}` : state.connection];
-  const n = Object.keys(state.sessions).length;
-  parts.push(`${n} session${n === 1 ? '' : 's'}`);
-  const pending = state.pending.c2a + state.pending.a2c;
+  const parts: string[] = [];
+  if (state.connection === 'initialized') parts.push(`init v${state.protocolVersion ?? '?'}`);
+  else if (state.connection === 'initializing') parts.push('initializing');
+  else parts.push('not initialized');
+  if (state.auth.status === 'authenticated') parts.push('authenticated');
+  else if (state.auth.status === 'logged-out') parts.push('logged out');
+  else if (state.auth.required) parts.push('auth required');
+  const sessions = Object.values(state.sessions);
+  const open = sessions.filter((x) => x.status !== 'closed' && x.status !== 'deleted');
+  parts.push(`${open.length} session${open.length === 1 ? '' : 's'}`);
+  const running = open.filter((x) => x.turn !== 'idle');
+  if (running.length === 1) parts.push(running[0]!.turn === 'running' ? 'turn running' : 'turn cancelling');
+  else if (running.length > 1) parts.push(`${running.length} turns running`);
+  else if (open.length) parts.push('idle');
+  const terms = Object.values(state.terminals).filter((t) => t.status !== 'released').length;
+  if (terms) parts.push(`${terms} terminal${terms === 1 ? '' : 's'}`);
+  const pending = state.pendingCount.c2a + state.pendingCount.a2c;
   if (pending) parts.push(`${pending} pending`);
   return parts.join(' · ');
 }

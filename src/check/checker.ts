@@ -1,0 +1,226 @@
+/**
+ * The checker: a pure fold over recorded items. For each frame it works out what the frame means
+ * (method, params, the request a response answers), runs the rules that apply against the state
+ * before the frame, then applies the frame to the model. Constant work per item; never throws.
+ */
+import { type Frame, type Item, isFrame, reverse } from '../wire/frame.js';
+import { METHODS, isExtensionName } from '../spec/methods.js';
+import { type SchemaResult, validateMethod } from '../spec/schema.js';
+import { applyFrame, initialState, type FrameFacts, type ModelState, obj, pendingKey } from './model.js';
+import type { FrameContext, Rule, Severity } from './rule.js';
+import { ALL_RULES } from './rules/index.js';
+
+export interface Finding {
+  seq: number;
+  severity: Severity;
+  rule: string;
+  message: string;
+  /** Section of the spec, e.g. "4.4 rule 4". */
+  spec: string;
+}
+
+export interface CheckOptions {
+  /** Rule ids to silence. */
+  ignore?: string[];
+}
+
+export interface Checker {
+  /** Constant work per item; never throws, whatever the input. */
+  step(item: Item): Finding[];
+  /** End of recording: unanswered requests, terminals never released, ... */
+  end(): Finding[];
+  /** Current state (JSON-serializable; treat as read-only). */
+  readonly state: ModelState;
+}
+
+interface Dispatch {
+  general: Rule[];
+  byMethod: Map<string, Rule[]>;
+  items: Rule[];
+  ends: Rule[];
+}
+
+function buildDispatch(ignore: ReadonlySet<string>): Dispatch {
+  const d: Dispatch = { general: [], byMethod: new Map(), items: [], ends: [] };
+  for (const r of ALL_RULES) {
+    if (ignore.has(r.id)) continue;
+    if (r.check) {
+      if (r.methods) {
+        for (const m of r.methods) {
+          const list = d.byMethod.get(m) ?? [];
+          list.push(r);
+          d.byMethod.set(m, list);
+        }
+      } else d.general.push(r);
+    }
+    if (r.item) d.items.push(r);
+    if (r.end) d.ends.push(r);
+  }
+  return d;
+}
+
+const defaultDispatch = buildDispatch(new Set());
+
+export function createChecker(opts: CheckOptions = {}): Checker {
+  const d = opts.ignore && opts.ignore.length ? buildDispatch(new Set(opts.ignore)) : defaultDispatch;
+  const state = initialState();
+  let out: Finding[] = [];
+  let current: Rule = ALL_RULES[0]!;
+  let schemaDone = false;
+  let schemaValue: SchemaResult | undefined;
+  const onceKeys = new Set<string>();
+
+  const facts: FrameFacts = { frame: undefined as unknown as Frame };
+
+  function push(rule: Rule, seq: number, message: string, o?: { spec?: string; severity?: Severity }): void {
+    let severity = o?.severity ?? rule.severity;
+    let msg = message;
+    const v = state.protocolVersion ?? state.requestedVersion;
+    if (rule.layer !== 'wire' && v !== undefined && v !== 1 && severity !== 'info') {
+      severity = 'info';
+      msg = `${message} (a v1 rule; protocol version ${v} was negotiated)`;
+    }
+    out.push({ seq, severity, rule: rule.id, message: msg, spec: o?.spec ?? rule.spec });
+  }
+
+  const ctx: FrameContext & { once(key: string): boolean } = {
+    frame: facts.frame,
+    msg: undefined,
+    method: undefined,
+    spec: undefined,
+    params: undefined,
+    req: undefined,
+    state,
+    schema(): SchemaResult | undefined {
+      if (schemaDone) return schemaValue;
+      schemaDone = true;
+      schemaValue = computeSchema(ctx);
+      return schemaValue;
+    },
+    report(message, o) {
+      push(current, o?.seq ?? ctx.frame.seq, message, o);
+    },
+    once(key: string): boolean {
+      const k = `${current.id}:${key}`;
+      if (onceKeys.has(k)) return false;
+      onceKeys.add(k);
+      return true;
+    },
+  };
+
+  function runRule(r: Rule): void {
+    if (r.kinds && !r.kinds.includes(ctx.frame.kind)) return;
+    current = r;
+    try {
+      r.check!(ctx);
+    } catch {
+      // A rule must never break the fold; a crash in one rule only loses its findings.
+    }
+  }
+
+  function stepFrame(frame: Frame): void {
+    const msg = obj(frame.json);
+    let method: string | undefined;
+    let req;
+    let key: string | undefined;
+    if (frame.kind === 'request' || frame.kind === 'notification') {
+      method = frame.method;
+    } else if ((frame.kind === 'result' || frame.kind === 'error') && msg) {
+      const id = msg.id;
+      if (typeof id === 'string' || typeof id === 'number' || id === null) {
+        key = pendingKey(reverse(frame.dir), id);
+        req = state.pending[key];
+        if (req) method = req.method;
+      }
+    }
+    facts.frame = frame;
+    facts.msg = msg;
+    facts.method = method;
+    facts.params = obj(msg?.params);
+    facts.req = req;
+    facts.key = key;
+    ctx.frame = frame;
+    ctx.msg = msg;
+    ctx.method = method;
+    ctx.spec = method !== undefined ? METHODS.get(method) : undefined;
+    ctx.params = facts.params;
+    ctx.req = req;
+    schemaDone = false;
+    schemaValue = undefined;
+    for (const r of d.general) runRule(r);
+    if (method !== undefined) {
+      const list = d.byMethod.get(method);
+      if (list) for (const r of list) runRule(r);
+    }
+    applyFrame(state, facts);
+  }
+
+  return {
+    step(item: Item): Finding[] {
+      out = [];
+      try {
+        state.items++;
+        state.lastSeq = item.seq;
+        if (isFrame(item)) stepFrame(item);
+        else {
+          if (item.dir === 'event') applyEvent(state, item.type, item.seq);
+          for (const r of d.items) {
+            current = r;
+            try {
+              r.item!({ item, state, report: (m, o) => push(r, o?.seq ?? item.seq, m, o) });
+            } catch {
+              /* see runRule */
+            }
+          }
+        }
+      } catch {
+        // Whatever the input, step never throws.
+      }
+      return out;
+    },
+    end(): Finding[] {
+      out = [];
+      for (const r of d.ends) {
+        try {
+          r.end!({ state, report: (m, o) => push(r, o.seq, m, o) });
+        } catch {
+          /* see runRule */
+        }
+      }
+      return out.sort((a, b) => a.seq - b.seq);
+    },
+    get state() {
+      return state;
+    },
+  };
+}
+
+function applyEvent(state: ModelState, type: string, seq: number): void {
+  if (type === 'stdin-closed' || type === 'exit' || type === 'stdout-closed' || type === 'signal') {
+    state.closedSeq ??= seq;
+  }
+}
+
+function computeSchema(ctx: FrameContext): SchemaResult | undefined {
+  const m = ctx.method;
+  if (m === undefined || isExtensionName(m) || !ctx.spec || !ctx.msg) return undefined;
+  const kind = ctx.frame.kind;
+  if (kind === 'request' || kind === 'notification') {
+    const p = ctx.msg.params;
+    return validateMethod(m, 'params', p === undefined || p === null ? {} : p);
+  }
+  if (kind === 'result') return validateMethod(m, 'result', ctx.msg.result);
+  return undefined;
+}
+
+/** All findings of a recording, sorted by seq. */
+export function checkItems(items: Iterable<Item>, opts?: CheckOptions): Finding[] {
+  const c = createChecker(opts);
+  const out: Finding[] = [];
+  for (const item of items) {
+    const f = c.step(item);
+    for (let i = 0; i < f.length; i++) out.push(f[i]!);
+  }
+  for (const f of c.end()) out.push(f);
+  return out.sort((a, b) => a.seq - b.seq);
+}

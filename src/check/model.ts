@@ -1,0 +1,504 @@
+/**
+ * The protocol model: the state of one ACP connection, and `applyFrame`, the pure transition that
+ * folds one frame into it (spec part 3). No findings here — rules read the state before a frame is
+ * applied. The state is plain JSON (records, not Maps) so it can be cloned, stored and shown as is.
+ */
+import type { Direction, Frame, RpcId } from '../wire/frame.js';
+import { idKey } from '../wire/parse.js';
+import { M } from '../spec/methods.js';
+import type { SessionStatus, TerminalStatus, TurnStatus, ElicitationStatus } from '../spec/transitions.js';
+import { COMPACTION_TERMINAL, ELICITATION_ACTIONS } from '../spec/transitions.js';
+
+export interface ImplementationInfo { name?: string; title?: string | null; version?: string }
+
+/** A request sent and not answered yet. */
+export interface PendingRequest {
+  seq: number;
+  dir: Direction;
+  id: RpcId;
+  method: string;
+  sessionId?: string;
+  /** seq of the `$/cancel_request` naming this request. */
+  cancelRequestSeq?: number;
+  /** seq of the `session/cancel` that arrived while this (permission) request was pending. */
+  turnCancelSeq?: number;
+  /** Small facts the rules need when the answer comes (terminal id, option ids, elicitation mode...). */
+  info?: Record<string, unknown>;
+}
+
+export interface ToolCallState { status: string; seq: number; title?: string }
+export interface CompactionState { status: string; seq: number; inProgressSeen: boolean; ended: boolean; summaryBlocks: number; hasError: boolean }
+
+export interface SessionState {
+  id: string;
+  origin: 'new' | 'load' | 'resume' | 'fork' | 'nes';
+  status: SessionStatus;
+  cwd?: string;
+  modes?: { current?: string; available: string[] };
+  configOptions?: string[];
+  turn: TurnStatus;
+  /** seq of the running prompt request. */
+  turnSeq?: number;
+  /** seq of the session/cancel of the running turn. */
+  cancelSeq?: number;
+  turns: number;
+  lastStopReason?: string;
+  toolCalls: Record<string, ToolCallState>;
+  plan?: { entries: number; seq: number } | null;
+  compactions: Record<string, CompactionState>;
+}
+
+export interface TerminalState { id: string; sessionId?: string; status: TerminalStatus; seq: number }
+export interface ElicitationState { key: string; mode: string; status: ElicitationStatus; seq: number; sessionId?: string }
+
+export interface ModelState {
+  connection: 'new' | 'initializing' | 'initialized';
+  /** Version the client asked for in `initialize`. */
+  requestedVersion?: number;
+  /** Version the agent answered (the negotiated one). */
+  protocolVersion?: number;
+  initializeSeq?: number;
+  client: { info?: ImplementationInfo | null; capabilities?: Record<string, unknown> };
+  agent: { info?: ImplementationInfo | null; capabilities?: Record<string, unknown>; authMethods: Array<{ id: string; type: string }> };
+  auth: { status: 'unauthenticated' | 'authenticated' | 'logged-out'; required: boolean; methodId?: string };
+  /** Keyed by direction + id (each side numbers its own requests). */
+  pending: Record<string, PendingRequest>;
+  pendingCount: { c2a: number; a2c: number };
+  sessions: Record<string, SessionState>;
+  terminals: Record<string, TerminalState>;
+  elicitations: Record<string, ElicitationState>;
+  /** Items and frames seen. */
+  items: number;
+  frames: number;
+  /** Non-JSON lines seen per direction (a `-32700` reply with id null answers one). */
+  unparsed: { c2a: number; a2c: number };
+  lastSeq: number;
+  /** seq of the first event saying the connection closed (stdin/stdout closed, exit, signal). */
+  closedSeq?: number;
+}
+
+export function initialState(): ModelState {
+  return {
+    connection: 'new',
+    client: {},
+    agent: { authMethods: [] },
+    auth: { status: 'unauthenticated', required: false },
+    pending: {},
+    pendingCount: { c2a: 0, a2c: 0 },
+    sessions: {},
+    terminals: {},
+    elicitations: {},
+    items: 0,
+    frames: 0,
+    unparsed: { c2a: 0, a2c: 0 },
+    lastSeq: 0,
+  };
+}
+
+export function pendingKey(dir: Direction, id: RpcId | undefined): string {
+  return dir + idKey(id ?? null);
+}
+
+/** Reads a path in an unknown JSON value. */
+export function at(v: unknown, ...path: string[]): unknown {
+  for (const k of path) {
+    if (v === null || typeof v !== 'object') return undefined;
+    v = (v as Record<string, unknown>)[k];
+  }
+  return v;
+}
+export function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+export function obj(v: unknown): Record<string, unknown> | undefined {
+  return v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+function newSession(id: string, origin: SessionState['origin'], status: SessionStatus, seq: number): SessionState {
+  void seq;
+  return { id, origin, status, turn: 'idle', turns: 0, toolCalls: {}, compactions: {} };
+}
+
+function readModes(s: SessionState, result: Record<string, unknown> | undefined): void {
+  if (!result) return;
+  const modes = obj(result.modes);
+  if (modes) {
+    const available = Array.isArray(modes.availableModes)
+      ? modes.availableModes.map((m) => str(obj(m)?.id)).filter((x): x is string => x !== undefined)
+      : [];
+    s.modes = { current: str(modes.currentModeId), available };
+  }
+  readConfigOptions(s, result.configOptions);
+}
+
+function readConfigOptions(s: SessionState, v: unknown): void {
+  if (!Array.isArray(v)) return;
+  s.configOptions = v.map((o) => str(obj(o)?.id)).filter((x): x is string => x !== undefined);
+}
+
+/** What a frame means, computed once by the checker and shared by the model and the rules. */
+export interface FrameFacts {
+  frame: Frame;
+  msg?: Record<string, unknown>;
+  /** Method of a request/notification, or of the request a response answers. */
+  method?: string;
+  params?: Record<string, unknown>;
+  /** The request this response answers (removed from `pending` by applyFrame). */
+  req?: PendingRequest;
+  key?: string;
+}
+
+/** Folds one frame into the state (mutates `s`). Never throws on well-formed facts. */
+export function applyFrame(s: ModelState, f: FactsLike): void {
+  const frame = f.frame;
+  s.frames++;
+  if (frame.kind === 'invalid') {
+    s.unparsed[frame.dir]++;
+    return;
+  }
+  const msg = f.msg;
+  if (!msg) return;
+  if (frame.kind === 'request' && f.method !== undefined) {
+    const key = pendingKey(frame.dir, frame.id);
+    if (!s.pending[key]) s.pendingCount[frame.dir]++;
+    const p: PendingRequest = { seq: frame.seq, dir: frame.dir, id: frame.id ?? null, method: f.method };
+    const sid = str(f.params?.sessionId);
+    if (sid !== undefined) p.sessionId = sid;
+    s.pending[key] = p;
+    onRequest(s, f, p);
+    return;
+  }
+  if (frame.kind === 'notification') {
+    onNotification(s, f);
+    return;
+  }
+  if ((frame.kind === 'result' || frame.kind === 'error') && f.req && f.key) {
+    delete s.pending[f.key];
+    s.pendingCount[f.req.dir]--;
+    onResponse(s, f, f.req, frame.kind === 'result' ? msg.result : undefined, frame.kind === 'error' ? msg.error : undefined);
+  }
+}
+
+export type FactsLike = FrameFacts;
+
+function onRequest(s: ModelState, f: FrameFacts, p: PendingRequest): void {
+  const params = f.params;
+  switch (p.method) {
+    case M.initialize:
+      if (s.connection === 'new') s.connection = 'initializing';
+      if (s.initializeSeq === undefined) {
+        s.initializeSeq = p.seq;
+        if (typeof params?.protocolVersion === 'number') s.requestedVersion = params.protocolVersion;
+        s.client.info = (obj(params?.clientInfo) as ImplementationInfo | undefined) ?? null;
+        s.client.capabilities = obj(params?.clientCapabilities) ?? {};
+      }
+      break;
+    case M.sessionLoad:
+    case M.sessionResume: {
+      const sid = str(params?.sessionId);
+      if (sid === undefined) break;
+      const existing = s.sessions[sid];
+      p.info = { existed: !!existing, previous: existing?.status };
+      if (!existing || existing.status === 'closed' || existing.status === 'deleted') {
+        s.sessions[sid] = newSession(sid, p.method === M.sessionLoad ? 'load' : 'resume', 'loading', p.seq);
+      } else {
+        existing.status = 'loading';
+      }
+      s.sessions[sid]!.cwd = str(params?.cwd);
+      break;
+    }
+    case M.prompt: {
+      const sess = p.sessionId !== undefined ? s.sessions[p.sessionId] : undefined;
+      if (sess) {
+        sess.turn = 'running';
+        sess.turnSeq = p.seq;
+        delete sess.cancelSeq;
+        sess.turns++;
+      }
+      break;
+    }
+    case M.requestPermission: {
+      // A permission request may introduce its tool call.
+      const sess = p.sessionId !== undefined ? s.sessions[p.sessionId] : undefined;
+      const tcid = str(obj(params?.toolCall)?.toolCallId);
+      if (sess && tcid !== undefined && !sess.toolCalls[tcid]) sess.toolCalls[tcid] = { status: str(obj(params?.toolCall)?.status) ?? 'pending', seq: p.seq };
+      const options = params?.options;
+      if (Array.isArray(options)) p.info = { optionIds: options.map((o) => str(obj(o)?.optionId)).filter((x) => x !== undefined) };
+      break;
+    }
+    case M.terminalOutput:
+    case M.terminalWait:
+    case M.terminalKill:
+    case M.terminalRelease: {
+      const tid = str(params?.terminalId);
+      p.info = { terminalId: tid };
+      if (p.method === M.terminalRelease && tid !== undefined) {
+        const t = s.terminals[tid];
+        if (t) t.status = 'released';
+      }
+      break;
+    }
+    case M.elicitationCreate: {
+      const mode = str(params?.mode) ?? '?';
+      const eid = str(params?.elicitationId);
+      const key = eid ?? `#${p.seq}`;
+      p.info = { elicitationKey: key, mode };
+      const e: ElicitationState = { key, mode, status: 'pending', seq: p.seq };
+      if (p.sessionId !== undefined) e.sessionId = p.sessionId;
+      s.elicitations[key] = e;
+      break;
+    }
+    case M.authenticate:
+      p.info = { methodId: str(params?.methodId) };
+      break;
+    case M.setMode:
+      p.info = { modeId: str(params?.modeId) };
+      break;
+    case M.sessionNew:
+    case M.sessionFork:
+      p.info = { cwd: str(params?.cwd) };
+      break;
+    default:
+      break;
+  }
+}
+
+function onNotification(s: ModelState, f: FrameFacts): void {
+  const params = f.params;
+  switch (f.method) {
+    case M.cancel: {
+      const sid = str(params?.sessionId);
+      const sess = sid !== undefined ? s.sessions[sid] : undefined;
+      if (sess && sess.turn === 'running') {
+        sess.turn = 'cancel-requested';
+        sess.cancelSeq = f.frame.seq;
+      }
+      if (sid !== undefined) markPermissionsCancelled(s, sid, f.frame.seq);
+      break;
+    }
+    case M.cancelRequest: {
+      const rid = params?.requestId;
+      if (typeof rid === 'string' || typeof rid === 'number' || rid === null) {
+        const p = s.pending[pendingKey(f.frame.dir, rid)];
+        if (p && p.cancelRequestSeq === undefined) p.cancelRequestSeq = f.frame.seq;
+      }
+      break;
+    }
+    case M.update:
+      onUpdate(s, f);
+      break;
+    case M.elicitationComplete: {
+      const eid = str(params?.elicitationId);
+      const e = eid !== undefined ? s.elicitations[eid] : undefined;
+      if (e) e.status = 'complete';
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+function markPermissionsCancelled(s: ModelState, sid: string, seq: number): void {
+  // Pending permission requests of this session must now be answered with the cancelled outcome.
+  // (Bounded by the number of requests in flight, not by the recording's length.)
+  for (const k in s.pending) {
+    const p = s.pending[k]!;
+    if (p.dir === 'a2c' && p.method === M.requestPermission && p.sessionId === sid && p.turnCancelSeq === undefined) p.turnCancelSeq = seq;
+  }
+}
+
+function onUpdate(s: ModelState, f: FrameFacts): void {
+  const sid = str(f.params?.sessionId);
+  const sess = sid !== undefined ? s.sessions[sid] : undefined;
+  const u = obj(f.params?.update);
+  if (!sess || !u) return;
+  const kind = str(u.sessionUpdate);
+  const seq = f.frame.seq;
+  switch (kind) {
+    case 'tool_call': {
+      const id = str(u.toolCallId);
+      if (id !== undefined) {
+        const t: ToolCallState = { status: str(u.status) ?? 'pending', seq };
+        const title = str(u.title);
+        if (title !== undefined) t.title = title;
+        sess.toolCalls[id] = t;
+      }
+      break;
+    }
+    case 'tool_call_update': {
+      const id = str(u.toolCallId);
+      if (id === undefined) break;
+      const t = sess.toolCalls[id] ?? (sess.toolCalls[id] = { status: 'pending', seq });
+      const st = str(u.status);
+      if (st !== undefined) t.status = st;
+      const title = str(u.title);
+      if (title !== undefined) t.title = title;
+      break;
+    }
+    case 'plan':
+    case 'plan_update':
+      sess.plan = { entries: Array.isArray(u.entries) ? u.entries.length : 0, seq };
+      break;
+    case 'plan_removed':
+      sess.plan = null;
+      break;
+    case 'current_mode_update': {
+      const m = str(u.currentModeId);
+      if (m !== undefined) (sess.modes ??= { available: [] }).current = m;
+      break;
+    }
+    case 'config_option_update':
+      readConfigOptions(sess, u.configOptions);
+      break;
+    case 'compaction_update': {
+      const id = str(u.compactionId);
+      if (id === undefined) break;
+      const status = str(u.status) ?? '?';
+      const c = sess.compactions[id] ?? (sess.compactions[id] = { status, seq, inProgressSeen: false, ended: false, summaryBlocks: 0, hasError: false });
+      c.status = status;
+      if (status === 'in_progress') c.inProgressSeen = true;
+      if (COMPACTION_TERMINAL.has(status)) c.ended = true;
+      // Patch semantics (part 3): omitted keeps, null or [] clears, a value replaces.
+      if ('summary' in u) c.summaryBlocks = Array.isArray(u.summary) ? u.summary.length : 0;
+      if ('error' in u) c.hasError = typeof u.error === 'string';
+      break;
+    }
+    case 'compaction_summary_chunk': {
+      const id = str(u.compactionId);
+      const c = id !== undefined ? sess.compactions[id] : undefined;
+      if (c) c.summaryBlocks++;
+      break;
+    }
+    case 'state_update':
+      // Protocol v2 draft: a turn ends with state "idle".
+      if (u.state === 'idle') {
+        sess.turn = 'idle';
+        delete sess.turnSeq;
+        delete sess.cancelSeq;
+      }
+      break;
+    default:
+      break;
+  }
+}
+
+function onResponse(s: ModelState, f: FrameFacts, req: PendingRequest, result: unknown, error: unknown): void {
+  const r = obj(result);
+  const ok = error === undefined;
+  switch (req.method) {
+    case M.initialize:
+      if (req.seq !== s.initializeSeq) break;
+      if (ok) {
+        s.connection = 'initialized';
+        if (typeof r?.protocolVersion === 'number') s.protocolVersion = r.protocolVersion;
+        s.agent.info = (obj(r?.agentInfo) as ImplementationInfo | undefined) ?? null;
+        s.agent.capabilities = obj(r?.agentCapabilities) ?? {};
+        const methods = Array.isArray(r?.authMethods) ? r.authMethods : [];
+        s.agent.authMethods = methods
+          .map((m) => ({ id: str(obj(m)?.id), type: str(obj(m)?.type) ?? 'agent' }))
+          .filter((m): m is { id: string; type: string } => m.id !== undefined);
+      }
+      break;
+    case M.authenticate:
+      if (ok) {
+        s.auth.status = 'authenticated';
+        const mid = str(f.req?.info?.methodId);
+        if (mid !== undefined) s.auth.methodId = mid;
+      }
+      break;
+    case M.logout:
+      if (ok) s.auth.status = 'logged-out';
+      break;
+    case M.sessionNew:
+    case M.sessionFork:
+    case M.nesStart: {
+      if (!ok) {
+        if (req.method === M.sessionNew && obj(error)?.code === -32000) s.auth.required = true;
+        break;
+      }
+      const sid = str(r?.sessionId);
+      if (sid === undefined) break;
+      const sess = newSession(sid, req.method === M.sessionNew ? 'new' : req.method === M.sessionFork ? 'fork' : 'nes', 'active', f.frame.seq);
+      readModes(sess, r);
+      const cwd = req.info?.cwd;
+      if (typeof cwd === 'string') sess.cwd = cwd;
+      s.sessions[sid] = sess;
+      break;
+    }
+    case M.sessionLoad:
+    case M.sessionResume: {
+      const sess = req.sessionId !== undefined ? s.sessions[req.sessionId] : undefined;
+      if (!sess) break;
+      if (ok) {
+        sess.status = 'active';
+        readModes(sess, r);
+      } else if (req.info?.existed !== true) {
+        delete s.sessions[sess.id];
+      } else {
+        sess.status = (req.info?.previous as SessionStatus | undefined) ?? 'active';
+      }
+      break;
+    }
+    case M.sessionClose:
+    case M.sessionDelete:
+    case M.nesClose: {
+      const sess = req.sessionId !== undefined ? s.sessions[req.sessionId] : undefined;
+      if (sess && ok) sess.status = req.method === M.sessionDelete ? 'deleted' : 'closed';
+      break;
+    }
+    case M.prompt: {
+      const sess = req.sessionId !== undefined ? s.sessions[req.sessionId] : undefined;
+      if (sess && sess.turnSeq === req.seq) {
+        sess.turn = 'idle';
+        delete sess.turnSeq;
+        delete sess.cancelSeq;
+        const sr = str(r?.stopReason);
+        if (sr !== undefined) sess.lastStopReason = sr;
+        else if (!ok) sess.lastStopReason = 'error';
+      }
+      break;
+    }
+    case M.setMode: {
+      const sess = req.sessionId !== undefined ? s.sessions[req.sessionId] : undefined;
+      const m = str(req.info?.modeId);
+      if (sess && ok && m !== undefined) (sess.modes ??= { available: [] }).current = m;
+      break;
+    }
+    case M.setConfigOption: {
+      const sess = req.sessionId !== undefined ? s.sessions[req.sessionId] : undefined;
+      if (sess && ok) readConfigOptions(sess, r?.configOptions);
+      break;
+    }
+    case M.terminalCreate: {
+      const tid = str(r?.terminalId);
+      if (ok && tid !== undefined) {
+        const t: TerminalState = { id: tid, status: 'running', seq: f.frame.seq };
+        if (req.sessionId !== undefined) t.sessionId = req.sessionId;
+        s.terminals[tid] = t;
+      }
+      break;
+    }
+    case M.terminalKill:
+    case M.terminalWait:
+    case M.terminalOutput: {
+      const tid = str(req.info?.terminalId);
+      const t = tid !== undefined ? s.terminals[tid] : undefined;
+      if (!t || !ok || t.status === 'released') break;
+      if (req.method === M.terminalKill) t.status = 'killed';
+      else if (req.method === M.terminalWait || obj(r?.exitStatus)) {
+        if (t.status === 'running') t.status = 'exited';
+      }
+      break;
+    }
+    case M.elicitationCreate: {
+      const key = str(req.info?.elicitationKey);
+      const e = key !== undefined ? s.elicitations[key] : undefined;
+      if (!e) break;
+      if (!ok) e.status = 'failed';
+      else if (e.status === 'pending') e.status = ELICITATION_ACTIONS[str(r?.action) ?? ''] ?? 'answered';
+      break;
+    }
+    default:
+      break;
+  }
+}

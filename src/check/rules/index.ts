@@ -1,0 +1,145 @@
+/** Every rule, one per file; the order is the order findings of one frame are reported in. */
+import type { Rule } from '../rule.js';
+import { notJson } from './not-json.js';
+import { blankLine } from './blank-line.js';
+import { invalidUtf8 } from './invalid-utf8.js';
+import { batch } from './batch.js';
+import { notAMessage } from './not-a-message.js';
+import { jsonrpcVersion } from './jsonrpc-version.js';
+import { resultAndError } from './result-and-error.js';
+import { invalidId } from './invalid-id.js';
+import { nullRequestId } from './null-request-id.js';
+import { responseUnknownId } from './response-unknown-id.js';
+import { duplicateRequestId } from './duplicate-request-id.js';
+import { unansweredRequest } from './unanswered-request.js';
+import { notificationSentAsRequest } from './notification-sent-as-request.js';
+import { requestSentAsNotification } from './request-sent-as-notification.js';
+import { wrongDirection } from './wrong-direction.js';
+import { unknownMethod } from './unknown-method.js';
+import { errorObject } from './error-object.js';
+import { absolutePath } from './absolute-path.js';
+import { additionalDirectoriesUnadvertised } from './additional-directories-unadvertised.js';
+import { authRequiredAfterAuthenticate } from './auth-required-after-authenticate.js';
+import { authRequired } from './auth-required.js';
+import { authTerminalUnadvertised } from './auth-terminal-unadvertised.js';
+import { authenticateTerminalMethod } from './authenticate-terminal-method.js';
+import { authenticateUnknownMethod } from './authenticate-unknown-method.js';
+import { cancelIdle } from './cancel-idle.js';
+import { cancelRequestAnswer } from './cancel-request-answer.js';
+import { cancelRequestUnknown } from './cancel-request-unknown.js';
+import { cancelRequestWrongSide } from './cancel-request-wrong-side.js';
+import { cancelStopReason } from './cancel-stop-reason.js';
+import { capabilityNotAdvertised } from './capability-not-advertised.js';
+import { compactionChunkOrder } from './compaction-chunk-order.js';
+import { compactionErrorStatus } from './compaction-error-status.js';
+import { compactionSummaryStatus } from './compaction-summary-status.js';
+import { compactionUnadvertised } from './compaction-unadvertised.js';
+import { concurrentPrompt } from './concurrent-prompt.js';
+import { configBooleanUnadvertised } from './config-boolean-unadvertised.js';
+import { configOptionUnknown } from './config-option-unknown.js';
+import { elicitationCompleteUnknown } from './elicitation-complete-unknown.js';
+import { elicitationUnadvertised } from './elicitation-unadvertised.js';
+import { initializeFirst } from './initialize-first.js';
+import { initializeOnce } from './initialize-once.js';
+import { invalidParams } from './invalid-params.js';
+import { invalidResult } from './invalid-result.js';
+import { mcpServerUnadvertised } from './mcp-server-unadvertised.js';
+import { missingAgentInfo } from './missing-agent-info.js';
+import { missingClientInfo } from './missing-client-info.js';
+import { modeUpdateUnadvertised } from './mode-update-unadvertised.js';
+import { negativeValue } from './negative-value.js';
+import { permissionAfterCancel } from './permission-after-cancel.js';
+import { permissionNotCancelled } from './permission-not-cancelled.js';
+import { permissionOptionUnknown } from './permission-option-unknown.js';
+import { planUpdateUnadvertised } from './plan-update-unadvertised.js';
+import { promptBlockUnadvertised } from './prompt-block-unadvertised.js';
+import { promptDuringCancel } from './prompt-during-cancel.js';
+import { recordingGap } from './recording-gap.js';
+import { sessionClosed } from './session-closed.js';
+import { sessionUnknown } from './session-unknown.js';
+import { setModeUnadvertised } from './set-mode-unadvertised.js';
+import { terminalNotReleased } from './terminal-not-released.js';
+import { terminalReleased } from './terminal-released.js';
+import { terminalUnknown } from './terminal-unknown.js';
+import { toolCallDuplicate } from './tool-call-duplicate.js';
+import { toolCallTerminalUnknown } from './tool-call-terminal-unknown.js';
+import { toolCallUnknown } from './tool-call-unknown.js';
+import { unknownValue } from './unknown-value.js';
+import { unknownVariant } from './unknown-variant.js';
+import { updateOutsideTurn } from './update-outside-turn.js';
+import { versionMismatch } from './version-mismatch.js';
+import { versionNotV1 } from './version-not-v1.js';
+import { versionUnusable } from './version-unusable.js';
+
+export const ALL_RULES: readonly Rule[] = [
+  notJson,
+  blankLine,
+  invalidUtf8,
+  batch,
+  notAMessage,
+  jsonrpcVersion,
+  resultAndError,
+  invalidId,
+  nullRequestId,
+  responseUnknownId,
+  duplicateRequestId,
+  unansweredRequest,
+  notificationSentAsRequest,
+  requestSentAsNotification,
+  wrongDirection,
+  unknownMethod,
+  errorObject,
+  absolutePath,
+  additionalDirectoriesUnadvertised,
+  authRequiredAfterAuthenticate,
+  authRequired,
+  authTerminalUnadvertised,
+  authenticateTerminalMethod,
+  authenticateUnknownMethod,
+  cancelIdle,
+  cancelRequestAnswer,
+  cancelRequestUnknown,
+  cancelRequestWrongSide,
+  cancelStopReason,
+  capabilityNotAdvertised,
+  compactionChunkOrder,
+  compactionErrorStatus,
+  compactionSummaryStatus,
+  compactionUnadvertised,
+  concurrentPrompt,
+  configBooleanUnadvertised,
+  configOptionUnknown,
+  elicitationCompleteUnknown,
+  elicitationUnadvertised,
+  initializeFirst,
+  initializeOnce,
+  invalidParams,
+  invalidResult,
+  mcpServerUnadvertised,
+  missingAgentInfo,
+  missingClientInfo,
+  modeUpdateUnadvertised,
+  negativeValue,
+  permissionAfterCancel,
+  permissionNotCancelled,
+  permissionOptionUnknown,
+  planUpdateUnadvertised,
+  promptBlockUnadvertised,
+  promptDuringCancel,
+  recordingGap,
+  sessionClosed,
+  sessionUnknown,
+  setModeUnadvertised,
+  terminalNotReleased,
+  terminalReleased,
+  terminalUnknown,
+  toolCallDuplicate,
+  toolCallTerminalUnknown,
+  toolCallUnknown,
+  unknownValue,
+  unknownVariant,
+  updateOutsideTurn,
+  versionMismatch,
+  versionNotV1,
+  versionUnusable,
+];

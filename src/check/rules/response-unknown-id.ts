@@ -1,0 +1,26 @@
+import { defineRule } from '../rule.js';
+import { who } from './util.js';
+import { reverse } from '../../wire/frame.js';
+
+/**
+ * Reading: an error response with id null answers a line the other side could not parse, so it is
+ * fine after such a line.
+ */
+export const responseUnknownId = defineRule({
+  id: 'response-unknown-id',
+  severity: 'error',
+  spec: '4',
+  title: 'Response to no pending request',
+  specText: 'Requests get a response; each side numbers its own requests, and a response answers the request with its id.',
+  layer: 'wire',
+  kinds: ['result', 'error'],
+  check(c) {
+    if (c.req || !c.msg) return;
+    const id = c.msg.id;
+    if (id !== undefined && typeof id !== 'string' && typeof id !== 'number' && id !== null) return; // invalid-id
+    if (id === undefined) return;
+    if (id === null && c.frame.kind === 'error' && c.state.unparsed[reverse(c.frame.dir)] > 0) return;
+    const asker = who(reverse(c.frame.dir));
+    c.report(`response with id ${JSON.stringify(id)} answers no request the ${asker} has in flight (never sent, or already answered)`);
+  },
+});

@@ -1,0 +1,26 @@
+import { defineRule } from '../rule.js';
+import { M } from '../../spec/methods.js';
+import { CONVERSATION_UPDATES } from '../../spec/transitions.js';
+import { sessionOf, updateOf } from './util.js';
+
+/**
+ * Reading: conversation updates (message chunks, tool calls, plans) belong to a turn or to a load
+ * replay; commands, mode, config, info and usage updates may come at any time.
+ */
+export const updateOutsideTurn = defineRule({
+  id: 'update-outside-turn',
+  severity: 'warning',
+  spec: '6',
+  title: 'Conversation update outside a turn or load',
+  specText: '`session/update` (agent to client) is emitted during a prompt turn, and while `session/load` replays history. (6 rule 2: `session/load` streams the whole conversation history as notifications before completing.)',
+  methods: [M.update],
+  kinds: ['notification'],
+  check(c) {
+    const s = sessionOf(c.state, c.params);
+    const { kind } = updateOf(c.params);
+    if (!s || kind === undefined || !CONVERSATION_UPDATES.has(kind)) return;
+    if (s.turn !== 'idle' || s.status === 'loading') return;
+    const hint = s.origin === 'load' && s.turns === 0 ? '; session/load must stream the history before it completes' : '';
+    c.report(`${kind} update for session ${JSON.stringify(s.id)} while no prompt turn is running${hint}`, hint ? { spec: '6 rule 2' } : undefined);
+  },
+});
