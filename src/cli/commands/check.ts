@@ -1,14 +1,36 @@
 import type { Command } from 'commander';
+import { DB_OPTION } from '../program.js';
 import { CliError } from '../errors.js';
 
-/** Placeholder until its issue lands: registered so the command table is complete. */
 export function registerCheck(program: Command): void {
   program
     .command('check')
-    .description('(not implemented yet)')
-    .allowUnknownOption(true)
-    .allowExcessArguments(true)
-    .action(() => {
-      throw new CliError('acp-inspect check is not implemented yet', 2);
+    .description('check a recording against the ACP spec; exit 1 when there are errors')
+    .argument('[ref]', 'recording id, latest, or a transcript file (.jsonl)')
+    .option(...DB_OPTION)
+    .option('--json', 'one finding per line: {"seq","severity","rule","message","spec"}')
+    .option('--ignore <rule...>', 'silence rules by id (also: "ignore" in .acp-inspect.json, found from the current folder upward)')
+    .option('--rules', 'list every rule with its severity and spec section')
+    .addHelpText('after', '\nExit status: 1 when there are errors, 0 otherwise, 2 when the check could not run.')
+    .action(async (ref: string | undefined, opts: { db?: string; json?: boolean; ignore?: string[]; rules?: boolean }) => {
+      const run = await import('../../check/run.js');
+      if (opts.rules) {
+        process.stdout.write(run.formatRules());
+        return;
+      }
+      if (ref === undefined) throw new CliError('check needs a recording: an id, latest, or a .jsonl file (see acp-inspect check --help)', 2);
+      const ignore = opts.ignore ?? [];
+      run.validateRuleIds(ignore, '--ignore');
+      const config = run.findProjectConfig();
+      if (config.file) run.validateRuleIds(config.ignore, config.file);
+      const result = run.checkStream(run.streamRecordingRef(ref, opts.db), [...ignore, ...config.ignore]);
+      if (opts.json) {
+        const lines: string[] = [];
+        for (const f of result.findings) lines.push(JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }));
+        if (lines.length) process.stdout.write(lines.join('\n') + '\n');
+      } else {
+        process.stdout.write(run.formatReport(result, /^\d+$|^latest$/.test(ref) ? `recording ${ref}` : ref));
+      }
+      process.exitCode = result.findings.some((f) => f.severity === 'error') ? 1 : 0;
     });
 }
