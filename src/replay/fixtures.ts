@@ -67,6 +67,16 @@ export interface MockAgent {
   close(): Promise<AgentReplaySummary | undefined>;
 }
 
+/** The four ends a client connects to: web streams for the SDK's ndJsonStream, and the Node streams. */
+function ends(stdin: PassThrough, stdout: PassThrough): Pick<MockAgent, 'writable' | 'readable' | 'stdin' | 'stdout'> {
+  return {
+    writable: Writable.toWeb(stdin) as WritableStream<Uint8Array>,
+    readable: Readable.toWeb(stdout) as unknown as ReadableStream<Uint8Array>,
+    stdin,
+    stdout,
+  };
+}
+
 /** The effective record mode: `ACP_INSPECT_RECORD` wins over the option. */
 export function recordMode(mode: RecordMode | undefined): RecordMode {
   const env = process.env.ACP_INSPECT_RECORD;
@@ -98,10 +108,7 @@ export async function mockAgent(opts: MockAgentOptions): Promise<MockAgent> {
   const replayer: AgentReplayer = run.replayer;
   let summary: AgentReplaySummary | undefined;
   return {
-    writable: Writable.toWeb(stdin) as WritableStream<Uint8Array>,
-    readable: Readable.toWeb(stdout) as unknown as ReadableStream<Uint8Array>,
-    stdin,
-    stdout,
+    ...ends(stdin, stdout),
     recording: false,
     log,
     unused: () => replayer.aligner.unconsumed('c2a'),
@@ -166,10 +173,7 @@ function recordAgent(opts: MockAgentOptions, command: string[]): MockAgent {
   });
   let closed = false;
   return {
-    writable: Writable.toWeb(stdin) as WritableStream<Uint8Array>,
-    readable: Readable.toWeb(stdout) as unknown as ReadableStream<Uint8Array>,
-    stdin,
-    stdout,
+    ...ends(stdin, stdout),
     recording: true,
     log,
     unused: () => [],
