@@ -80,7 +80,7 @@ function withRuleInfo(f: StoredFinding): FindingView {
 export function createApp(opts: AppOptions): InspectorApp {
   const store = Store.open(opts.dbPath);
   try { store.markInterrupted(); } catch { /* locked: the poller retries */ }
-  const models = new ModelCache(store);
+  const models = new ModelCache(store, (id) => live.broadcastTo(id, { type: 'states', recordingId: id }));
   const live = new LiveBus(store, models, opts.pollMs ?? 250);
   const files = opts.staticFiles ?? loadStatic();
   const allowedHosts = opts.allowedHosts ?? [];
@@ -199,9 +199,14 @@ export function createApp(opts: AppOptions): InspectorApp {
     const page = timelinePage(store, id, c.req.query('q') ?? '', intParam(c.req.query('offset'), 0), intParam(c.req.query('limit'), 200, 2000));
     if (c.req.query('state') !== '0') {
       try {
-        for (const r of page.rows) {
-          const s = models.summaryAt(id, r.seq);
-          if (s !== undefined) r.state = s;
+        const lastSeq = page.rows.length ? page.rows[page.rows.length - 1]!.seq : 0;
+        // Far from what is folded already: answer now without states, fold in the background,
+        // and tell the page (SSE "states") when they are ready.
+        if (models.ensureSummaries(id, lastSeq)) {
+          for (const r of page.rows) {
+            const s = models.summaryAt(id, r.seq);
+            if (s !== undefined) r.state = s;
+          }
         }
       } catch { /* the state column is optional */ }
     }

@@ -102,6 +102,11 @@ export class LiveBus {
     } catch { /* next tick */ }
   }
 
+  /** Sends an event to the subscribers of one recording. */
+  broadcastTo(recordingId: number, ev: LiveEvent): void {
+    this.broadcast(ev, recordingId);
+  }
+
   private broadcast(ev: LiveEvent, recordingId: number | null): void {
     for (const s of this.subs) {
       if (recordingId !== null && s.recordingId !== recordingId) continue;
@@ -135,9 +140,9 @@ export class LiveBus {
         while (after < cur.maxSeq) {
           const rows = rowsAfter(this.store, id, after, 2000);
           if (rows.length === 0) break;
-          if (this.models) {
+          if (this.models?.ensureSummaries(id, rows[rows.length - 1]!.seq)) {
             for (const r of rows) {
-              const s = this.models.summaryAt(id, r.seq);
+              const s = this.models!.summaryAt(id, r.seq);
               if (s !== undefined) r.state = s;
             }
           }

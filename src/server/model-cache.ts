@@ -22,10 +22,56 @@ export class ModelCache {
   private summaries = new Map<number, SummaryCursor>();
   private states = new Map<number, StateCursor>();
 
-  constructor(private readonly store: Store) {}
+  private background = new Map<number, number>();
+
+  /**
+   * @param onReady called when a background fold reached the seq that was asked for, so the pages
+   *   showing placeholders can be reloaded.
+   */
+  constructor(private readonly store: Store, private readonly onReady: (recordingId: number) => void = () => {}) {}
+
+  /**
+   * Summaries for items up to `seq` when they are at most `budget` items of folding away; otherwise
+   * starts folding in the background (in slices, so requests keep being answered) and returns false.
+   */
+  ensureSummaries(recordingId: number, seq: number, budget = 5000): boolean {
+    const c = this.summaries.get(recordingId);
+    const done = c?.seq ?? 0;
+    if (seq <= done) return true;
+    if (seq - done <= budget) {
+      this.summaryAt(recordingId, seq);
+      return true;
+    }
+    const target = Math.max(seq, this.background.get(recordingId) ?? 0);
+    const running = this.background.has(recordingId);
+    this.background.set(recordingId, target);
+    if (!running) {
+      const step = () => {
+        const want = this.background.get(recordingId);
+        if (want === undefined) return;
+        const before = this.summaries.get(recordingId)?.seq ?? 0;
+        try {
+          this.summaryAt(recordingId, Math.min(want, before + budget));
+        } catch {
+          this.background.delete(recordingId);
+          return;
+        }
+        const now = this.summaries.get(recordingId)?.seq ?? 0;
+        if (now >= want || now === before) {
+          this.background.delete(recordingId);
+          this.onReady(recordingId);
+        } else {
+          setImmediate(step);
+        }
+      };
+      setImmediate(step);
+    }
+    return false;
+  }
 
   /** Forget a recording (deleted, or its findings were rebuilt). */
   drop(recordingId: number): void {
+    this.background.delete(recordingId);
     this.summaries.delete(recordingId);
     this.states.delete(recordingId);
   }

@@ -124,6 +124,8 @@ export type LiveEvent =
   | { type: 'recording'; recording: RecordingSummary }
   | { type: 'items'; recordingId: number; rows: TimelineRow[]; maxSeq: number }
   | { type: 'findings'; recordingId: number; findings: StoredFinding[]; replaced?: boolean }
-  | { type: 'deleted'; recordingId: number };
+  | { type: 'deleted'; recordingId: number }
+  /** State summaries for more items are ready (a background fold finished): reload shown rows. */
+  | { type: 'states'; recordingId: number };
 
 export type { ItemDir, FrameKind };

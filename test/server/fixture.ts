@@ -94,3 +94,23 @@ export function makeDb(opts: { turns?: number; extraMethods?: boolean } = {}): {
   store.close();
   return { dir, dbPath, id, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
+
+/** Adds a recording of about `n` items (repeated prompt turns) to the database; returns its id. */
+export function addBigRecording(dbPath: string, n: number, name = 'big session'): number {
+  const store = Store.open(dbPath);
+  try {
+    const b = new ItemBuilder();
+    handshake(b);
+    const id = store.createRecording({ name, status: 'complete', command: ['big-agent'] });
+    let reqId = 2;
+    while (b.seq < n) {
+      promptTurn(b, reqId++, `Turn ${reqId}`);
+      if (b.items.length >= 5000) store.appendItems(id, b.take());
+    }
+    store.appendItems(id, b.take());
+    store.appendFindings(id, [{ seq: b.seq, severity: 'warning', rule: 'fixture-last', message: 'the last item', spec: '9' }]);
+    return id;
+  } finally {
+    store.close();
+  }
+}

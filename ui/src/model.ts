@@ -122,11 +122,13 @@ export class Timeline {
     });
   }
 
-  /** Findings changed: reload the loaded pages (badges) in place. */
+  /** Bumped when loaded rows went stale; the list re-fetches the pages in view. */
+  readonly reloadTick = signal(0);
+
+  /** Findings or states changed: forget the loaded pages (rows stay shown until replaced). */
   reloadLoaded(): void {
-    const pages = [...this.pages];
     this.pages.clear();
-    for (const p of pages) void this.fetchPage(p);
+    this.reloadTick.value++;
   }
 
   dispose(): void {
@@ -207,6 +209,9 @@ function onLive(ev: LiveEvent): void {
         void api.findings(ev.recordingId).then((f) => { findings.value = f; });
         tl?.reloadLoaded();
       }
+      break;
+    case 'states':
+      if (tl && ev.recordingId === tl.recordingId) tl.reloadLoaded();
       break;
     case 'deleted':
       if (ev.recordingId === recId.value) loadError.value = 'This recording was deleted.';

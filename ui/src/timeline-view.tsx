@@ -9,6 +9,7 @@ import type { TimelineRow } from './api.js';
 import { fmtClock, fmtMs, fmtSize, DIR_LABEL } from './format.js';
 
 export const ROW_H = 24;
+const KIND_SHORT: Record<string, string> = { notification: 'notif' };
 const OVERSCAN = 30;
 
 function Lane({ dir }: { dir: TimelineRow['dir'] }) {
@@ -58,7 +59,7 @@ function Row({ row, index, selected }: { row: TimelineRow; index: number; select
       <span class="c-seq">{row.seq}</span>
       <TimeCell row={row} index={index} />
       <Lane dir={row.dir} />
-      <span class={`c-kind k-${row.kind ?? 'stderr'} ${kindCls}`}>{row.dir === 'stderr' ? 'stderr' : row.kind}</span>
+      <span class={`c-kind k-${row.kind ?? 'stderr'} ${kindCls}`} title={row.kind ?? row.dir}>{row.dir === 'stderr' ? 'stderr' : KIND_SHORT[row.kind ?? ''] ?? row.kind}</span>
       <span class="c-method" title={row.method ?? ''}>{row.method ?? ''}</span>
       <span class="c-id">{row.id === undefined ? '' : String(row.id)}</span>
       <span class="c-lat">
@@ -102,9 +103,10 @@ export function TimelineList() {
   const first = Math.max(0, Math.floor(scrollTop / ROW_H) - OVERSCAN);
   const last = Math.min(total, Math.ceil((scrollTop + height) / ROW_H) + OVERSCAN);
 
+  const reload = tl?.reloadTick.value ?? 0;
   useEffect(() => {
     if (tl && total > 0) void tl.ensure(first, last);
-  }, [tl, first, last, total]);
+  }, [tl, first, last, total, reload]);
 
   // Scroll requests from the model (selection, follow, jumps).
   const req = scrollRequest.value;
@@ -141,7 +143,7 @@ export function TimelineList() {
     <div class="timeline">
       <div class="row head" aria-hidden="true">
         <span class="c-seq">#</span><span class="c-time">{timeMode.value === 'rel' ? 'time' : timeMode.value === 'delta' ? 'Δ prev' : 'Δ ref'}</span>
-        <span class="lane lane-head"><span>client</span><span>agent</span></span>
+        <span class="lane lane-head"><span title="client">client</span><span title="agent">agent</span><span title="agent stderr and events">err</span></span>
         <span class="c-kind">kind</span><span class="c-method">method</span><span class="c-id">id</span><span class="c-lat">latency</span>
         <span class="c-size">size</span><span class="c-prev">summary</span><span class="c-state">state after</span><span class="c-find" />
       </div>

@@ -1,0 +1,179 @@
+/**
+ * End to end in a real browser: Debian's chromium driven by playwright-core against the real server
+ * (startServer) over a real SQLite file. Fails with a clear message when chromium is missing.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startServer, type RunningServer } from '../../src/server/index.js';
+import { findUiDir } from '../../src/server/static.js';
+import { Store } from '../../src/store/store.js';
+import { ItemBuilder, handshake, makeDb, promptTurn } from '../server/fixture.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = process.env.ACP_INSPECT_SHOTS; // a folder to write screenshots to, when set
+
+let db: ReturnType<typeof makeDb>;
+let srv: RunningServer;
+let browser: Browser;
+let page: Page;
+let liveId: number;
+const liveBuilder = new ItemBuilder();
+
+async function shot(name: string): Promise<void> {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await page.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the UI tests`);
+  }
+  if (!findUiDir()) throw new Error('the UI is not built (dist/ui): run `npm run build` first');
+  db = makeDb({ turns: 2 });
+  // A second recording that is still running (its writer is this test process).
+  const store = Store.open(db.dbPath);
+  liveId = store.createRecording({ name: 'live session', status: 'running', hostPid: process.pid, command: ['live-agent'] });
+  handshake(liveBuilder);
+  store.appendItems(liveId, liveBuilder.take());
+  store.close();
+  srv = await startServer({ dbPath: db.dbPath, port: 0 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 860 } });
+  page = await ctx.newPage();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await srv?.close();
+  db?.cleanup();
+});
+
+describe('the timeline UI in chromium', () => {
+  it('opens with the token, drops it from the URL, and lists recordings with the live one marked', async () => {
+    await page.goto(srv.url);
+    expect(page.url()).not.toContain('token=');
+    await page.getByRole('link', { name: 'fixture session' }).waitFor();
+    const liveRow = page.locator('tr.running');
+    await expect.poll(() => liveRow.count()).toBe(1);
+    expect(await liveRow.textContent()).toContain('live');
+    await shot('recordings');
+  });
+
+  it('refuses a page opened without the token', async () => {
+    const other = await browser.newContext();
+    const p = await other.newPage();
+    const res = await p.goto(srv.url.replace(/\?token=.*/, ''));
+    expect(res?.status()).toBe(401);
+    await other.close();
+  });
+
+  it('opens a recording and shows its frames and findings', async () => {
+    await page.getByRole('link', { name: 'fixture session' }).click();
+    await page.locator('.row[data-seq="1"]').waitFor();
+    expect(await page.locator('.row[data-seq="1"] .c-method').textContent()).toBe('initialize');
+    // The response to initialize links back to its request with a latency.
+    expect(await page.locator('.row[data-seq="3"] .c-lat').textContent()).toContain('↩1');
+    // Finding badges on the error frame and a count in the header.
+    await page.locator('.row .badge.sev-error').first().waitFor();
+    expect(await page.getByRole('tab', { name: /Findings \(2\)/ }).count()).toBe(1);
+    expect(await page.locator('.row[data-seq="2"] .c-kind').textContent()).toBe('stderr');
+    await shot('timeline');
+  });
+
+  it('filters with key:value terms, keeps the filter in the URL, and reports a bad term', async () => {
+    const input = page.getByRole('searchbox', { name: 'Filter the timeline' });
+    await input.fill('method:session/prompt');
+    await input.press('Enter');
+    await expect.poll(() => page.locator('.filterbar .count').textContent()).toBe('4 items');
+    expect(new URL(page.url()).searchParams.get('q')).toBe('method:session/prompt');
+    const methods = await page.locator('.scroller .row .c-method').allTextContents();
+    expect(new Set(methods)).toEqual(new Set(['session/prompt']));
+    await input.fill('dir:sideways');
+    await input.press('Enter');
+    await page.getByRole('alert').filter({ hasText: 'unknown direction' }).waitFor();
+    await input.fill('');
+    await input.press('Enter');
+    await expect.poll(async () => Number((await page.locator('.filterbar .count').textContent())?.split(' ')[0])).toBeGreaterThan(30);
+  });
+
+  it('selects a frame, shows its JSON, its pair and a diff for a patching update, and moves with j/k', async () => {
+    await page.locator('.row[data-seq="1"]').click();
+    const detail = page.getByRole('complementary', { name: 'Detail of item 1' });
+    await detail.waitFor();
+    expect(await detail.textContent()).toContain('protocolVersion');
+    await page.locator('.scroller').focus();
+    await page.keyboard.press('j');
+    await page.getByRole('complementary', { name: 'Detail of item 2' }).waitFor();
+    await page.keyboard.press('j');
+    const d3 = page.getByRole('complementary', { name: 'Detail of item 3' });
+    await d3.waitFor();
+    await d3.getByRole('tab', { name: 'Request' }).click();
+    expect(await d3.textContent()).toContain('test-editor');
+    expect(new URL(page.url()).searchParams.get('sel')).toBe('3');
+    // A tool_call_update: the Diff tab shows the entity before and after.
+    const input = page.getByRole('searchbox', { name: 'Filter the timeline' });
+    await input.fill('"completed" tool_call_update');
+    await input.press('Enter');
+    await page.locator('.scroller .row').first().click();
+    await page.getByRole('tab', { name: 'Diff' }).click();
+    await page.locator('.diff-add').first().waitFor();
+    expect(await page.locator('.diff-add').first().textContent()).toContain('completed');
+    await shot('detail-diff');
+    await input.fill('');
+    await input.press('Enter');
+  });
+
+  it('jumps from a finding to its frame', async () => {
+    await page.getByRole('tablist', { name: 'Views', exact: true }).getByRole('tab', { name: /Findings/ }).click();
+    await page.getByText('set_mode with a mode id that was never advertised').waitFor();
+    await shot('findings');
+    const link = page.locator('.findings-panel button.link').first();
+    const seq = Number((await link.textContent())!.replace('#', ''));
+    await link.click();
+    await page.locator(`.row.selected[data-seq="${seq}"]`).waitFor();
+  });
+
+  it('shows turns with the streamed message assembled as Markdown, tool calls with diffs and permission waits', async () => {
+    await page.getByRole('tab', { name: 'Turns' }).click();
+    const turn = page.getByRole('article').first();
+    await turn.getByText('Fix the bug in main.ts').waitFor();
+    expect(await turn.locator('.md strong').first().textContent()).toBe('read');
+    // The agent's "<script>" is text, never markup.
+    expect(await turn.locator('.md').textContent()).toContain('<script>alert(1)</script>');
+    expect(await page.locator('.md script').count()).toBe(0);
+    expect(await turn.textContent()).toMatch(/selected allow after waiting 1\.50s/);
+    expect(await turn.locator('.diff-del').first().textContent()).toContain('const a = 1;');
+    await shot('turns');
+    await page.getByRole('tab', { name: 'Stats' }).click();
+    await page.getByRole('table').getByText('session/prompt').waitFor();
+  });
+
+  it('follows a live recording: frames appended to the database appear without a reload', async () => {
+    await page.goto(`${new URL(srv.url).origin}/?rec=${liveId}`);
+    await page.locator('.row[data-seq="4"]').waitFor();
+    expect(await page.locator('.rec-title .pill.live').count()).toBe(1);
+    const store = Store.open(db.dbPath);
+    try {
+      promptTurn(liveBuilder, 2, 'Live turn');
+      store.appendItems(liveId, liveBuilder.take());
+      store.appendFindings(liveId, [{ seq: 6, severity: 'warning', rule: 'live-rule', message: 'a live finding', spec: '6' }]);
+    } finally {
+      store.close();
+    }
+    const lastSeq = liveBuilder.seq;
+    await page.locator(`.row[data-seq="${lastSeq}"]`).waitFor({ timeout: 10_000 });
+    await page.locator('.row[data-seq="6"] .badge.sev-warning').waitFor({ timeout: 10_000 });
+    await shot('live');
+  });
+
+  it('renders in dark mode', async () => {
+    await page.emulateMedia({ colorScheme: 'dark' });
+    const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+    expect(bg).toBe('rgb(23, 25, 28)');
+    await shot('dark');
+    await page.emulateMedia({ colorScheme: 'light' });
+  });
+});
