@@ -163,6 +163,9 @@ export function runTap(opts: TapOptions): void {
 
   child.on('exit', (code, signal) => {
     const t = now();
+    // After a signal to the tap, what is left of the agent's group (children that ignored the
+    // signal and may hold its pipes open) goes now, not after the drain wait below.
+    if (receivedSignal) killGroup(child, 'SIGTERM');
     // Wait (briefly) for the agent's pipes to drain, so its last frames are forwarded and recorded.
     let pending = 0;
     const done = () => {
@@ -184,6 +187,8 @@ export function runTap(opts: TapOptions): void {
     // Leave no orphans: the agent's process group goes with it.
     killGroup(child, 'SIGTERM');
     await rec.finish(code, signal, t, 6000);
+    // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
+    if (receivedSignal) killGroup(child, 'SIGKILL');
     const bye = () => process.exit(exitCode);
     if (out !== process.stdout && !toClient.dstBroken) {
       out.end(bye);

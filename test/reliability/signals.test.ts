@@ -50,6 +50,24 @@ describe('signals to the tap', () => {
     });
   }
 
+  it('SIGTERM also ends a grandchild that ignores SIGTERM, SIGINT and SIGHUP and holds the pipes open', async () => {
+    const stubborn = writeAgent(tmp.dir, 'stubborn', `
+const { spawn } = require('node:child_process');
+const gc = spawn(process.execPath, ['-e', "for (const s of ['SIGTERM','SIGINT','SIGHUP']) process.on(s, () => {}); setInterval(() => {}, 1000)"], { stdio: ['ignore', 'inherit', 'inherit'] });
+process.stderr.write('pids ' + process.pid + ' ' + gc.pid + '\\n');
+process.stdin.pipe(process.stdout);
+`);
+    const db = join(tmp.dir, 'stubborn.db');
+    const r = start(['--db', db, '--', process.execPath, stubborn]);
+    const pids = await pidsOf(r);
+    await new Promise((res) => setTimeout(res, 200)); // let the grandchild install its handlers
+    r.child.kill('SIGTERM');
+    await r.done;
+    await waitGone(pids.agent);
+    await waitGone(pids.grandchild);
+    expect(withStore(db, (s) => s.listRecordings()[0]!.status)).toBe('complete');
+  });
+
   it('SIGKILL leaves a consistent database; the next open marks the recording interrupted', async () => {
     const db = join(tmp.dir, 'kill9.db');
     const r = start(['--db', db, '--', process.execPath, agent]);
