@@ -58,9 +58,20 @@ function warnOnce(msg: string): void {
   send({ warn: msg });
 }
 
+/** A delay (database locked) loses nothing, so it is said once but does not mark the recording incomplete. */
+let delayNoted = false;
+function noteDelay(): void {
+  if (delayNoted || warned) return;
+  delayNoted = true;
+  send({ info: `acp-inspect: recording delayed: database ${config.dbPath} is locked by another process; forwarding continues` });
+}
+
+/** True while the database was locked at start and opening it is being retried. */
+let opening = false;
+
 function openStore(): void {
   try {
-    store = Store.open(config.dbPath, { busyTimeout: 2000 });
+    store ??= Store.open(config.dbPath, { busyTimeout: 2000 });
     try { store.markInterrupted(); } catch { /* another writer holds the lock; not ours to fix now */ }
     recordingId = store.createRecording({
       name: config.name,
@@ -70,8 +81,17 @@ function openStore(): void {
       cwd: config.cwd,
       hostPid: config.hostPid,
     });
+    opening = false;
     send({ recordingId });
+    if (Object.keys(peer).length) updatePeer();
   } catch (e) {
+    if (isBusy(e)) {
+      // Locked by another process: keep the items in memory (bounded) and try again shortly.
+      opening = true;
+      noteDelay();
+      return;
+    }
+    opening = false;
     const err = toStoreError(e, config.dbPath);
     warnOnce(`not recording: ${err.message}. The session is forwarded untouched.`);
     store?.close();
@@ -151,7 +171,7 @@ function updatePeer(): void {
 
 function isBusy(e: unknown): boolean {
   const code = (e as { code?: string }).code ?? '';
-  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED');
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'E_DB_LOCKED';
 }
 
 function flush(): void {
@@ -160,6 +180,19 @@ function flush(): void {
     flushTimer = null;
   }
   if (pendingItems.length === 0 && pendingFindings.length === 0) {
+    send({ ack: processedBytes });
+    return;
+  }
+  if (opening) openStore();
+  if (opening) {
+    if (pendingBytes >= MAX_PENDING_BYTES) {
+      droppedItems += pendingItems.length;
+      incompleteReason ??= `the database was locked for too long; ${droppedItems} items were not recorded`;
+      pendingItems = [];
+      pendingFindings = [];
+      pendingBytes = 0;
+    }
+    if (!flushTimer) flushTimer = setTimeout(flush, 250);
     send({ ack: processedBytes });
     return;
   }
@@ -180,7 +213,7 @@ function flush(): void {
     pendingBytes = 0;
   } catch (e) {
     if (isBusy(e) && pendingBytes < MAX_PENDING_BYTES) {
-      warnOnce(`recording delayed: database ${config.dbPath} is locked by another process; forwarding continues`);
+      noteDelay();
       if (!flushTimer) flushTimer = setTimeout(flush, 250);
     } else {
       droppedItems += pendingItems.length;
