@@ -82,6 +82,8 @@ export class Aligner {
   private readonly liveToRec = new Map<number, Frame>();
   private readonly correlator = new Correlator();
   private readonly window: number;
+  private readonly byKey = new Map<string, Frame[]>();
+  private readonly firstOpen = new Map<string, number>();
 
   constructor(recorded: readonly Frame[], private readonly opts: AlignerOptions = {}) {
     this.map = opts.map ?? new VolatileMap();
@@ -90,6 +92,13 @@ export class Aligner {
     for (const f of this.frames) {
       this.bySeq.set(f.seq, f);
       if (f.replyTo !== undefined) this.responseOf.set(f.replyTo, f);
+      const k = matchKey(f);
+      if (k !== undefined) {
+        const key = `${f.dir} ${k}`;
+        const list = this.byKey.get(key);
+        if (list) list.push(f);
+        else this.byKey.set(key, [f]);
+      }
     }
   }
 
@@ -203,26 +212,18 @@ export class Aligner {
   }
 
   private matchMessage(live: Frame): Observation {
-    const key = matchKey(live)!;
+    const key = `${live.dir} ${matchKey(live)!}`;
+    const list = this.byKey.get(key) ?? [];
+    // Skip the consumed prefix once and for all, so long sessions stay linear.
+    let open = this.firstOpen.get(key) ?? 0;
+    while (open < list.length && this.consumed.has(list[open]!.seq)) open++;
+    this.firstOpen.set(key, open);
     let best: { f: Frame; diffs: PathDiff[] } | undefined;
     let considered = 0;
     let otherScope: Frame | undefined;
-    let sameKeyConsumed: Frame | undefined;
-    let sameKeyTotal = 0;
-    let sameMethod: Frame | undefined;
-    let sameKind: Frame | undefined;
-    for (const f of this.frames) {
-      if (f.dir !== live.dir) continue;
-      const k = matchKey(f);
-      if (k === undefined) continue;
-      if (k !== key) {
-        if (!this.consumed.has(f.seq)) {
-          if (sameMethod === undefined && f.method === live.method) sameMethod = f;
-          if (sameKind === undefined && f.kind === live.kind) sameKind = f;
-        }
-        continue;
-      }
-      sameKeyTotal++;
+    let sameKeyConsumed: Frame | undefined = open > 0 ? list[open - 1] : undefined;
+    for (let i = open; i < list.length && considered < this.window; i++) {
+      const f = list[i]!;
       if (this.consumed.has(f.seq)) {
         sameKeyConsumed = f;
         continue;
@@ -231,12 +232,12 @@ export class Aligner {
         otherScope ??= f;
         continue;
       }
-      if (considered >= this.window) continue;
       considered++;
       const diffs = this.diff(f, live, 20);
       if (!best || diffs.length < best.diffs.length) best = { f, diffs };
       if (diffs.length === 0) break;
     }
+    const sameKeyTotal = list.length;
     const what = `${live.kind} ${live.method}${updateKind(live) ? ` (${updateKind(live)})` : ''}`;
     if (best) {
       const diffs = best.diffs.length ? this.diff(best.f, live) : [];
@@ -253,6 +254,8 @@ export class Aligner {
     if (sameKeyTotal > 0) {
       return withDiff(`all ${sameKeyTotal} recorded ${what} were already used`, sameKeyConsumed);
     }
+    const sameMethod = this.frames.find((f) => f.dir === live.dir && !this.consumed.has(f.seq) && f.method === live.method && matchKey(f) !== undefined);
+    const sameKind = this.frames.find((f) => f.dir === live.dir && !this.consumed.has(f.seq) && f.kind === live.kind);
     if (sameMethod) return withDiff(`the recording has no ${what} left; it has other ${live.method} frames`, sameMethod);
     return withDiff(`the recording has no ${what}${live.dir === 'c2a' ? ' from the client' : ' from the agent'}`, sameKind);
   }

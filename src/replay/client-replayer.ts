@@ -149,7 +149,9 @@ export class ClientReplayer {
   isDone(now?: number): boolean {
     if (this.exited || this.killed || this.timedOut) return true;
     if (this.queue.length > 0) return false;
-    if (this.a2c.every((f) => this.aligner.isConsumed(f.seq))) return true;
+    this.advanceCursor();
+    // Every recorded agent frame arrived (or was given up on after a timeout).
+    if (this.a2cCursor >= this.a2c.length) return true;
     return now !== undefined && now - this.lastProgress >= (this.opts.timeoutMs ?? 10_000);
   }
 
