@@ -2,27 +2,55 @@
  * Redaction of credentials in recorded frames, keeping the shape: keys stay, values become
  * `<redacted>`, so replay and checking still work on a redacted recording.
  *
- * Redacted: `value` of each entry of `env` and `headers` arrays (MCP servers, terminal/create),
- * every value of a `headers` or `env` object (providers/set), and string values of keys that look
- * like credentials (authorization, token, apiKey, password, secret, cookie).
+ * Redacted (spec 2.7, 4.3, part 5 rule 6):
+ * - `value` of each entry of `env` and `headers` arrays (MCP servers in session/new, load, resume,
+ *   fork; `terminal/create` env);
+ * - every value of a `headers` or `env` object (`providers/set` headers, terminal auth methods' env);
+ * - string values of keys that look like credentials (authorization, cookie, password, secret,
+ *   token, api key, private key, credentials, ...);
+ * - the password in a URL's user-info (`https://user:secret@host`) of `url`/`baseUrl`-like keys.
+ *
+ * The raw text is edited in place (each secret string literal replaced), so everything else in the
+ * line keeps its exact bytes: key order, spacing, number spellings. Only when a secret cannot be
+ * found in the text is the line re-serialized from the redacted JSON value.
  */
 import type { Frame, Item } from './wire/frame.js';
 import type { Recording } from './transcript/format.js';
 
 export const REDACTED = '<redacted>';
-const SECRET_KEY = /^(authorization|proxy-authorization|x-api-key|api[-_]?key|apikey|access[-_]?token|refresh[-_]?token|token|secret|client[-_]?secret|password|passwd|cookie|set-cookie|bearer|credentials?)$/i;
 
-/** Returns a redacted copy of a JSON value and whether anything changed. */
-export function redactValue(v: unknown): { value: unknown; changed: boolean } {
+/** Keys whose string values are credentials. Matches the end of the key, case-insensitively. */
+const SECRET_KEY = /(^|[-_.]|[a-z])(authorization|cookie|password|passwd|passphrase|secret|token|api[-_]?key|apikey|private[-_]?key|credentials?|bearer|signature)$/i;
+/** Keys that look like credentials but are not (counts, limits). */
+const NOT_SECRET_KEY = /(tokens|token[-_]?(count|limit|usage|type))$/i;
+const URL_KEY = /(^|[-_a-z])(url|uri|endpoint)$/i;
+const URL_USERINFO = /^([a-z][a-z0-9+.-]*:\/\/)([^/@:\s]*):([^/@\s]*)@/i;
+
+function isSecretKey(k: string): boolean {
+  return SECRET_KEY.test(k) && !NOT_SECRET_KEY.test(k);
+}
+
+/** A string value replaced by redaction: the original and what stands in for it. */
+export type Replacement = [from: string, to: string];
+
+/** Returns a redacted copy of a JSON value, whether anything changed, and the string replacements made. */
+export function redactValue(v: unknown): { value: unknown; changed: boolean; secrets: Replacement[] } {
+  const secrets: Replacement[] = [];
   let changed = false;
+  const hide = (s: unknown): string => {
+    changed = true;
+    if (typeof s === 'string') secrets.push([s, REDACTED]);
+    return REDACTED;
+  };
   const walk = (x: unknown, parentKey: string | undefined): unknown => {
     if (Array.isArray(x)) {
       if (parentKey === 'env' || parentKey === 'headers') {
         return x.map((e) => {
           if (e && typeof e === 'object' && !Array.isArray(e) && 'value' in e) {
             const o = e as Record<string, unknown>;
-            if (o.value !== REDACTED) changed = true;
-            return { ...(walk(o, undefined) as Record<string, unknown>), value: REDACTED };
+            const out = walk(o, undefined) as Record<string, unknown>;
+            if (o.value !== REDACTED) out.value = hide(o.value);
+            return out;
           }
           return walk(e, undefined);
         });
@@ -34,12 +62,19 @@ export function redactValue(v: unknown): { value: unknown; changed: boolean } {
       for (const [k, val] of Object.entries(x as Record<string, unknown>)) {
         if ((k === 'headers' || k === 'env') && val && typeof val === 'object' && !Array.isArray(val)) {
           const o: Record<string, unknown> = {};
-          for (const hk of Object.keys(val as Record<string, unknown>)) o[hk] = REDACTED;
-          if (Object.keys(o).length) changed = true;
+          for (const [hk, hv] of Object.entries(val as Record<string, unknown>)) o[hk] = hv === REDACTED ? REDACTED : hide(hv);
           out[k] = o;
-        } else if (SECRET_KEY.test(k) && typeof val === 'string' && val !== REDACTED) {
-          changed = true;
-          out[k] = REDACTED;
+        } else if (typeof val === 'string' && val !== REDACTED && isSecretKey(k)) {
+          out[k] = hide(val);
+        } else if (typeof val === 'string' && URL_KEY.test(k) && URL_USERINFO.test(val)) {
+          const m = URL_USERINFO.exec(val)!;
+          if (m[3] !== REDACTED) {
+            out[k] = val.replace(URL_USERINFO, `$1$2:${REDACTED}@`);
+            secrets.push([val, out[k] as string]);
+            changed = true;
+          } else {
+            out[k] = val;
+          }
         } else {
           out[k] = walk(val, k);
         }
@@ -49,16 +84,53 @@ export function redactValue(v: unknown): { value: unknown; changed: boolean } {
     return x;
   };
   const value = walk(v, undefined);
-  return { value, changed };
+  return { value, changed, secrets };
+}
+
+/**
+ * Replaces each secret string literal in `raw` in place. Returns null when one is not found verbatim
+ * (then the caller re-serializes). A truncated line may end inside a secret: that tail is cut too.
+ */
+function redactRawInPlace(raw: string, secrets: Replacement[], truncated: boolean): string | null {
+  let out = raw;
+  for (const [from, to] of secrets) {
+    const lit = JSON.stringify(from);
+    if (out.includes(lit)) {
+      out = out.split(lit).join(JSON.stringify(to));
+      continue;
+    }
+    if (!truncated) return null;
+    // The line was cut inside this literal: replace the tail from its opening quote on.
+    for (let k = Math.min(lit.length - 1, out.length); k >= 2; k--) {
+      if (out.endsWith(lit.slice(0, k))) {
+        out = out.slice(0, out.length - k) + JSON.stringify(to).slice(0, -1);
+        break;
+      }
+    }
+  }
+  return out;
 }
 
 /** Redacts one frame's raw text (only when it changes; otherwise the exact bytes are kept). */
 export function redactFrame(f: Frame): Frame {
-  if (f.json === undefined || f.kind === 'invalid') return f;
-  const { value, changed } = redactValue(f.json);
+  if (f.json === undefined) return f;
+  const { value, changed, secrets } = redactValue(f.json);
   if (!changed) return f;
-  const raw = JSON.stringify(value);
-  return { ...f, raw, json: value, size: Buffer.byteLength(raw) };
+  let raw = redactRawInPlace(f.raw, secrets, !!f.truncated);
+  if (raw !== null && !f.truncated) {
+    // The edit must leave valid JSON equal to the redacted value; otherwise fall back.
+    try {
+      if (JSON.stringify(JSON.parse(raw)) !== JSON.stringify(value)) raw = null;
+    } catch {
+      raw = null;
+    }
+  }
+  if (raw === null) raw = f.truncated ? REDACTED : JSON.stringify(value);
+  const out: Frame = { ...f, raw, json: value };
+  // The original bytes (kept when they were not valid UTF-8) would still hold the secret.
+  delete out.rawBase64;
+  if (!f.truncated) out.size = Buffer.byteLength(raw);
+  return out;
 }
 
 export function redactItem(item: Item): Item {

@@ -1,0 +1,67 @@
+/** Redaction keeps the shape and the exact bytes of everything but the secrets. */
+import { describe, expect, it } from 'vitest';
+import { REDACTED, redactFrame, redactValue } from '../../src/redact.js';
+import { frameFromText } from '../../src/wire/make-frame.js';
+import type { Frame } from '../../src/wire/frame.js';
+
+const frame = (raw: string): Frame => frameFromText(1, 0, 'c2a', raw);
+
+describe('redaction', () => {
+  it('redacts MCP server env and headers in session/new, keeping keys, names and the other bytes', () => {
+    const raw = '{"jsonrpc": "2.0", "id": 12345678901234567890, "method": "session/new", "params": {"cwd": "/w", "mcpServers": [' +
+      '{"name": "fs", "command": "/bin/mcp", "args": ["--x"], "env": [{"name": "GITHUB_TOKEN", "value": "ghp_secret1"}]},' +
+      '{"type": "http", "name": "web", "url": "https://mcp.example", "headers": [{"name": "Authorization", "value": "Bearer sk-secret2"}]}]}}';
+    const out = redactFrame(frame(raw));
+    expect(out.raw).not.toContain('ghp_secret1');
+    expect(out.raw).not.toContain('sk-secret2');
+    expect(out.raw).toBe(raw.replace('"ghp_secret1"', `"${REDACTED}"`).replace('"Bearer sk-secret2"', `"${REDACTED}"`));
+    // The big id keeps its exact digits (re-serializing would have rounded it).
+    expect(out.raw).toContain('12345678901234567890');
+    expect(out.kind).toBe('request');
+    expect(out.method).toBe('session/new');
+  });
+
+  it('redacts terminal/create env and providers/set headers (an object)', () => {
+    const t = redactFrame(frame(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'terminal/create', params: { sessionId: 's', command: 'npm', env: [{ name: 'NPM_TOKEN', value: 'npm_abc' }] } })));
+    expect((t.json as any).params.env).toEqual([{ name: 'NPM_TOKEN', value: REDACTED }]);
+    const p = redactFrame(frame(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'providers/set', params: { providerId: 'p', apiType: 'openai', baseUrl: 'https://u:pw@api.example/v1', headers: { authorization: 'Bearer k', 'x-route': 'eu' } } })));
+    expect((p.json as any).params.headers).toEqual({ authorization: REDACTED, 'x-route': REDACTED });
+    expect((p.json as any).params.baseUrl).toBe(`https://u:${REDACTED}@api.example/v1`);
+    expect(p.raw).not.toMatch(/Bearer k|:pw@/);
+  });
+
+  it('redacts credential-like keys anywhere, but not token counts', () => {
+    const { value } = redactValue({ apiKey: 'a', 'x-api-key': 'b', accessToken: 'c', client_secret: 'd', password: 'e', cookie: 'f', usage: { inputTokens: 5, maxTokens: 9, tokenCount: 3 }, token: 7 });
+    expect(value).toEqual({ apiKey: REDACTED, 'x-api-key': REDACTED, accessToken: REDACTED, client_secret: REDACTED, password: REDACTED, cookie: REDACTED, usage: { inputTokens: 5, maxTokens: 9, tokenCount: 3 }, token: 7 });
+  });
+
+  it('redacts inside a JSON array (batch) too', () => {
+    const out = redactFrame(frame(JSON.stringify([{ jsonrpc: '2.0', id: 1, method: 'authenticate', params: { methodId: 'k', apiKey: 'zzz' } }])));
+    expect(out.raw).not.toContain('zzz');
+    expect(out.kind).toBe('invalid');
+  });
+
+  it('redacts a truncated frame whose cut falls inside a secret', () => {
+    const full = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'terminal/create', params: { env: [{ name: 'K', value: 'supersecretvalue' }] } });
+    const f = frame(full);
+    const cutAt = full.indexOf('supersecret') + 5;
+    const truncated: Frame = { ...f, raw: full.slice(0, cutAt), truncated: true };
+    const out = redactFrame(truncated);
+    expect(out.raw).not.toContain('super');
+    expect(out.truncated).toBe(true);
+    expect(out.size).toBe(f.size);
+  });
+
+  it('is idempotent and leaves frames without secrets byte-identical', () => {
+    const f = frame('{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"prompt":[{"type":"text","text":"token"}]}}');
+    expect(redactFrame(f)).toBe(f);
+    const once = redactFrame(frame(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { password: 'p' } })));
+    expect(redactFrame(once)).toBe(once);
+  });
+
+  it('falls back to re-serializing when a secret value also appears as a non-secret', () => {
+    const out = redactFrame(frame(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { note: 'same', password: 'same' } })));
+    expect(out.json).toEqual({ jsonrpc: '2.0', id: 1, method: 'x', params: { note: 'same', password: REDACTED } });
+    expect(JSON.parse(out.raw)).toEqual(out.json);
+  });
+});
