@@ -3,7 +3,7 @@
  * (method, params, the request a response answers), runs the rules that apply against the state
  * before the frame, then applies the frame to the model. Constant work per item; never throws.
  */
-import { type Frame, type Item, isFrame, reverse } from '../wire/frame.js';
+import { type Frame, type FrameKind, type Item, isFrame, reverse } from '../wire/frame.js';
 import { METHODS, isExtensionName } from '../spec/methods.js';
 import { type SchemaResult, validateMethod } from '../spec/schema.js';
 import { applyFrame, initialState, type FrameFacts, type ModelState, obj, pendingKey } from './model.js';
@@ -33,25 +33,34 @@ export interface Checker {
   readonly state: ModelState;
 }
 
+const KINDS: readonly FrameKind[] = ['request', 'notification', 'result', 'error', 'invalid'];
+
+/** Rules indexed by frame kind (and method), so each frame only meets the rules that apply to it. */
 interface Dispatch {
-  general: Rule[];
-  byMethod: Map<string, Rule[]>;
+  general: Record<FrameKind, Rule[]>;
+  byMethod: Record<FrameKind, Map<string, Rule[]>>;
   items: Rule[];
   ends: Rule[];
 }
 
 function buildDispatch(ignore: ReadonlySet<string>): Dispatch {
-  const d: Dispatch = { general: [], byMethod: new Map(), items: [], ends: [] };
+  const d: Dispatch = { general: {} as Dispatch['general'], byMethod: {} as Dispatch['byMethod'], items: [], ends: [] };
+  for (const k of KINDS) {
+    d.general[k] = [];
+    d.byMethod[k] = new Map();
+  }
   for (const r of ALL_RULES) {
     if (ignore.has(r.id)) continue;
     if (r.check) {
-      if (r.methods) {
-        for (const m of r.methods) {
-          const list = d.byMethod.get(m) ?? [];
-          list.push(r);
-          d.byMethod.set(m, list);
-        }
-      } else d.general.push(r);
+      for (const k of r.kinds ?? KINDS) {
+        if (r.methods) {
+          for (const m of r.methods) {
+            const list = d.byMethod[k].get(m) ?? [];
+            list.push(r);
+            d.byMethod[k].set(m, list);
+          }
+        } else d.general[k].push(r);
+      }
     }
     if (r.item) d.items.push(r);
     if (r.end) d.ends.push(r);
@@ -109,7 +118,6 @@ export function createChecker(opts: CheckOptions = {}): Checker {
   };
 
   function runRule(r: Rule): void {
-    if (r.kinds && !r.kinds.includes(ctx.frame.kind)) return;
     current = r;
     try {
       r.check!(ctx);
@@ -147,10 +155,11 @@ export function createChecker(opts: CheckOptions = {}): Checker {
     ctx.req = req;
     schemaDone = false;
     schemaValue = undefined;
-    for (const r of d.general) runRule(r);
+    const general = d.general[frame.kind];
+    for (let i = 0; i < general.length; i++) runRule(general[i]!);
     if (method !== undefined) {
-      const list = d.byMethod.get(method);
-      if (list) for (const r of list) runRule(r);
+      const list = d.byMethod[frame.kind].get(method);
+      if (list) for (let i = 0; i < list.length; i++) runRule(list[i]!);
     }
     applyFrame(state, facts);
   }

@@ -56,7 +56,7 @@ export function validateRuleIds(ids: string[], where: string): void {
   }
 }
 
-const CHUNK_BYTES = 8 * 1024 * 1024;
+const CHUNK_BYTES = 256 * 1024;
 const HEADER_LINE = '{"acpInspect":"recording","version":1}';
 
 /**

@@ -38,7 +38,7 @@ interface Flavor {
   ajv: Ajv2020;
   /** `${method} ${role}` → $def name */
   defs: Map<string, string>;
-  compiled: Map<string, ValidateFunction | null>;
+  compiled: Record<SchemaRole, Map<string, ValidateFunction | null>>;
 }
 
 const UNKNOWN_KEYWORD = 'x-acp-unknown';
@@ -46,7 +46,7 @@ let collector: UnknownValue[] = [];
 
 function makeFlavor(schema: Record<string, unknown>): Flavor {
   const relaxed = relaxUnions(structuredClone(schema)) as Record<string, unknown>;
-  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, logger: false });
+  const ajv = new Ajv2020({ strict: false, validateFormats: false, allErrors: false, logger: false, discriminator: true });
   ajv.addKeyword({
     keyword: UNKNOWN_KEYWORD,
     schemaType: 'object',
@@ -72,17 +72,16 @@ function makeFlavor(schema: Record<string, unknown>): Flavor {
     const key = `${method} ${role}`;
     if (!defs.has(key)) defs.set(key, name);
   }
-  return { ajv, defs, compiled: new Map() };
+  return { ajv, defs, compiled: { params: new Map(), result: new Map() } };
 }
 
 let stable: Flavor | undefined;
 let unstable: Flavor | undefined;
 
 function validatorFor(f: Flavor, method: string, role: SchemaRole): ValidateFunction | null {
-  const key = `${method} ${role}`;
-  let v = f.compiled.get(key);
+  let v = f.compiled[role].get(method);
   if (v !== undefined) return v;
-  const def = f.defs.get(key);
+  const def = f.defs.get(`${method} ${role}`);
   v = null;
   if (def) {
     try {
@@ -91,7 +90,7 @@ function validatorFor(f: Flavor, method: string, role: SchemaRole): ValidateFunc
       v = null;
     }
   }
-  f.compiled.set(key, v);
+  f.compiled[role].set(method, v);
   return v;
 }
 
@@ -234,11 +233,17 @@ export function relaxUnions(node: unknown): unknown {
         fallback ??= b; // the default kind, used when the discriminator is absent (stdio MCP server, agent auth method)
       }
     }
-    if (fallback) chain.push({ if: { not: { required: [field] } }, then: fallback });
     delete o[key];
     delete o.discriminator;
     const all = (o.allOf as Json[] | undefined) ?? [];
-    o.allOf = [...all, ...chain];
+    if (fallback) {
+      chain.push({ if: { not: { required: [field] } }, then: fallback });
+      o.allOf = [...all, ...chain];
+    } else {
+      // Known tag: ajv's discriminator picks the branch directly (one lookup instead of a chain of ifs).
+      const tagged = bs.filter((b) => typeof (b.properties as Record<string, Json> | undefined)?.[field]?.const === 'string');
+      o.allOf = [...all, { if: { properties: { [field]: { enum: known } }, required: [field] }, then: { discriminator: { propertyName: field }, oneOf: tagged } }];
+    }
     if (o.type === undefined) o.type = 'object';
     if (!fallback) o.required = [...new Set([...((o.required as string[] | undefined) ?? []), field])];
     o[UNKNOWN_KEYWORD] = { field, known, kind: 'variant' };
