@@ -13,7 +13,8 @@
  * 5. A line that is not JSON-RPC matches an unconsumed recorded line with the same raw text.
  * Each match teaches the `VolatileMap` the ids and cwd that differ, so later frames must agree.
  */
-import { type Direction, type Frame } from '../wire/frame.js';
+import { type Direction, type Frame, type RpcId } from '../wire/frame.js';
+import { idKey } from '../wire/parse.js';
 import { Correlator } from '../wire/correlate.js';
 import { diffJson, type IgnoreSet, type PathDiff } from './json-diff.js';
 import { VolatileMap } from './volatile.js';
@@ -84,6 +85,8 @@ export class Aligner {
   private readonly window: number;
   private readonly byKey = new Map<string, Frame[]>();
   private readonly firstOpen = new Map<string, number>();
+  /** Recorded JSON-RPC id of each live request, by direction + live id (for `$/cancel_request`). */
+  private readonly recIdOfLive = new Map<string, RpcId | undefined>();
 
   constructor(recorded: readonly Frame[], private readonly opts: AlignerOptions = {}) {
     this.map = opts.map ?? new VolatileMap();
@@ -132,6 +135,7 @@ export class Aligner {
     this.correlator.observe(live);
     this.consumed.add(recorded.seq);
     this.liveToRec.set(live.seq, recorded);
+    if (live.kind === 'request') this.recIdOfLive.set(live.dir + idKey(live.id), recorded.id);
   }
 
   /** Records that `live` was sent by us with no recorded counterpart (an error we made up, an injected line). */
@@ -144,7 +148,18 @@ export class Aligner {
     if (recorded.json === undefined || live.json === undefined) {
       return recorded.raw === live.raw ? [] : [{ path: '(raw line)', op: 'changed', recorded: recorded.raw, live: live.raw }];
     }
-    return diffJson(recorded.json, live.json, { map: this.map, ignore: this.opts.ignore, limit });
+    return diffJson(recorded.json, this.withRecordedRequestId(live), { map: this.map, ignore: this.opts.ignore, limit });
+  }
+
+  /** `$/cancel_request` names a request by its live JSON-RPC id: compare it as the recorded id (spec 4.3). */
+  private withRecordedRequestId(live: Frame): unknown {
+    const j = live.json as { params?: { requestId?: unknown } } | undefined;
+    if (live.method !== '$/cancel_request' || !j?.params || !('requestId' in j.params)) return live.json;
+    const rid = j.params.requestId;
+    if (typeof rid !== 'string' && typeof rid !== 'number') return live.json;
+    const key = live.dir + idKey(rid);
+    if (!this.recIdOfLive.has(key)) return live.json;
+    return { ...j, params: { ...j.params, requestId: this.recIdOfLive.get(key) } };
   }
 
   /** Matches one live frame that the peer sent. Never throws. */
@@ -154,6 +169,7 @@ export class Aligner {
     if (obs.matched) {
       this.consumed.add(obs.recorded.seq);
       this.liveToRec.set(live.seq, obs.recorded);
+      if (live.kind === 'request') this.recIdOfLive.set(live.dir + idKey(live.id), obs.recorded.id);
       if (obs.recorded.json !== undefined && live.json !== undefined) this.map.learnFrom(obs.recorded.json, live.json);
       if (obs.diffs.length > 0) this.divergences.push({ kind: 'changed', recorded: obs.recorded, live, diffs: obs.diffs });
     } else {

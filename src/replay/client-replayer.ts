@@ -157,7 +157,7 @@ export class ClientReplayer {
 
   /** The verdict. Call once, after `isDone`. */
   finish(): ClientReplayResult {
-    const reason = this.exited ? 'the agent exited before sending it' : this.killed ? 'the connection was closed (--kill-after)' : 'it did not arrive before the timeout';
+    const reason = this.exited ? 'never arrived (the agent exited first)' : this.killed ? 'never arrived (the connection was closed by --kill-after)' : 'never arrived within the timeout';
     const divergences = this.aligner.finish(['a2c'], reason).filter((d) => (d.kind === 'extra' ? d.live.dir : d.recorded.dir) === 'a2c');
     const ended = this.killed ? 'killed' : this.exited && this.queue.length > 0 ? 'agent-exited'
       : this.timedOut || this.queue.length > 0 ? 'timeout' : 'complete';

@@ -136,10 +136,12 @@ export function brief(v: unknown, max = 80): string {
   return s.length > max ? `${s.slice(0, max - 1)}…` : s;
 }
 
-/** `params.update.content.text: "a" → "b"` lines. */
-export function describeDiffs(diffs: readonly PathDiff[]): string[] {
+/** `params.update.content.text: recorded "a", live "b"` lines; `labels` renames the two sides (e.g. a/b for `diff`). */
+export function describeDiffs(diffs: readonly PathDiff[], labels: { recorded?: string; live?: string } = {}): string[] {
+  const r = labels.recorded ?? 'recorded';
+  const l = labels.live ?? 'live';
   return diffs.map((d) =>
-    d.op === 'changed' ? `${d.path}: recorded ${brief(d.recorded)}, live ${brief(d.live)}`
-      : d.op === 'missing' ? `${d.path}: recorded ${brief(d.recorded)}, live has none`
-        : `${d.path}: live ${brief(d.live)}, not in the recording`);
+    d.op === 'changed' ? `${d.path}: ${r} ${brief(d.recorded)}, ${l} ${brief(d.live)}`
+      : d.op === 'missing' ? `${d.path}: ${r} ${brief(d.recorded)}, ${l} has none`
+        : `${d.path}: ${l} ${brief(d.live)}, not in the ${r === 'recorded' ? 'recording' : r}`);
 }

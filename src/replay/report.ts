@@ -100,16 +100,16 @@ export function renderDivergence(d: Divergence, opts: RenderOptions = {}): strin
   const ll = opts.liveLabel ?? 'live';
   if (d.kind === 'changed') {
     lines.push(paint(opts.color, 'yellow', `~ changed: ${label(d.recorded)} (${rl} #${d.recorded.seq}, ${ll} #${d.live.seq}), ${d.diffs.length} difference${d.diffs.length === 1 ? '' : 's'}`));
-    for (const l of describeDiffs(d.diffs)) lines.push(`    ${l}`);
+    for (const l of describeDiffs(d.diffs, { recorded: rl, live: ll })) lines.push(`    ${l}`);
     if (opts.patch !== false) lines.push(indent(framePatch(d.recorded, d.live, opts)));
   } else if (d.kind === 'missing') {
-    lines.push(paint(opts.color, 'red', `- missing: ${label(d.recorded)} (${rl} #${d.recorded.seq}) never arrived${d.reason ? `: ${d.reason}` : ''}`));
+    lines.push(paint(opts.color, 'red', `- missing: ${label(d.recorded)} (${rl} #${d.recorded.seq}) ${d.reason ? `: ${d.reason}` : ''}`));
     if (opts.patch !== false) lines.push(indent(framePatch(d.recorded, undefined, opts)));
   } else {
     lines.push(paint(opts.color, 'green', `+ extra: ${label(d.live)} (${ll} #${d.live.seq}) has no match: ${d.reason}`));
     if (d.nearest) {
       lines.push(`    nearest ${rl}: ${label(d.nearest)} (#${d.nearest.seq})`);
-      for (const l of describeDiffs(d.diffs)) lines.push(`    ${l}`);
+      for (const l of describeDiffs(d.diffs, { recorded: rl, live: ll })) lines.push(`    ${l}`);
       if (opts.patch !== false) lines.push(indent(framePatch(d.nearest, d.live, opts)));
     } else if (opts.patch !== false) {
       lines.push(indent(framePatch(undefined, d.live, opts)));

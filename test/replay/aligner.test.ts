@@ -88,3 +88,14 @@ describe('Aligner (matching rules)', () => {
     expect(ds).toHaveLength(8);
   });
 });
+
+describe('Aligner: $/cancel_request', () => {
+  it('compares the cancelled request id as the recorded id of that request', () => {
+    const a = new Aligner(framesOf(recordingOf([
+      ['c2a', req(7, 'session/prompt', { sessionId: 's', prompt: [] })],
+      ['c2a', note('$/cancel_request', { requestId: 7 })],
+    ])));
+    a.observe(live('c2a', req('live-1', 'session/prompt', { sessionId: 's', prompt: [] })));
+    expect(a.observe(live('c2a', note('$/cancel_request', { requestId: 'live-1' })))).toMatchObject({ matched: true, diffs: [] });
+  });
+});
