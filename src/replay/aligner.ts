@@ -136,6 +136,8 @@ export class Aligner {
     this.consumed.add(recorded.seq);
     this.liveToRec.set(live.seq, recorded);
     if (live.kind === 'request') this.recIdOfLive.set(live.dir + idKey(live.id), recorded.id);
+    // What we sent binds its ids as sent: a peer answering with another option id is then a difference.
+    if (recorded.json !== undefined && live.json !== undefined) this.map.learnFrom(recorded.json, live.json);
   }
 
   /** Records that `live` was sent by us with no recorded counterpart (an error we made up, an injected line). */

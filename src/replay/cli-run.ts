@@ -63,6 +63,8 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
     const stop = (): void => { process.stdin.destroy(); process.stdin.emit('end'); };
     process.once('SIGTERM', stop);
     process.once('SIGINT', stop);
+    // The client went away (EPIPE): end quietly instead of crashing.
+    process.stdout.on('error', stop);
     const summary = await run.done;
     const diverged = summary.unmatched > 0 || summary.changed > 0 || summary.unused.length > 0;
     process.exitCode = diverged && opts.strict ? 1 : 0;

@@ -103,3 +103,14 @@ describe('AgentReplayer (mock agent playbooks)', () => {
     expect(logs(effects)).toContain('4 recorded client frames were never used: #1 request initialize');
   });
 });
+
+describe('AgentReplayer: answers that differ', () => {
+  it('reports a client that picked another permission option than the recording', () => {
+    const r = new AgentReplayer(typicalSession());
+    r.receive(line(req(0, 'initialize', {})));
+    r.receive(line(req(1, 'session/new', { cwd: '/home/rec/proj', mcpServers: [] })));
+    r.receive(line(req(2, 'session/prompt', { sessionId: 'sess-rec-1', prompt: [{ type: 'text', text: 'fix it' }] })));
+    const effects = r.receive(line(res(0, { outcome: { outcome: 'selected', optionId: 'opt-reject-1' } })));
+    expect(logs(effects)).toContain('result.outcome.optionId: recorded "opt-allow-1", live "opt-reject-1"');
+  });
+});
