@@ -216,7 +216,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     const id = recId(c);
     return c.json(positionOf(store, id, c.req.query('q') ?? '', intParam(c.req.query('seq'), 1)));
   });
-  app.get('/api/recordings/:id/items/:seq', (c) => {
+  app.get('/api/recordings/:id/items/:seq', async (c) => {
     const id = recId(c);
     const seq = intParam(c.req.param('seq'), 0);
     const item = readItem(store, id, seq);
@@ -224,7 +224,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     let state: unknown = null;
     let stateSummary: string | undefined;
     try {
-      const s = models.stateAt(id, seq);
+      const s = await models.stateAt(id, seq);
       state = s;
       stateSummary = summarizeState(s);
     } catch (e) {

@@ -1,120 +1,140 @@
 /**
- * The checker's model state for the timeline: one-line state summaries per item (folded forward once
- * per recording, extended as rows are asked for or arrive live) and the full state at one item (a
- * cursor that steps forward cheaply and refolds from the start only when asked for an earlier item).
+ * The checker's protocol model for the timeline, per recording: one cursor folds the model forward
+ * once (in slices, so requests keep being served), records the one-line summary after every item,
+ * and keeps a JSON checkpoint of the full state every CHECKPOINT items. The full state at any item is
+ * then a checkpoint plus at most CHECKPOINT steps, forwards or backwards. The model state is plain
+ * JSON data, which is what makes checkpoints cheap.
  */
-import { createChecker, summarizeState, type Checker, type ModelState } from '../check/index.js';
+import { summarizeState } from '../check/index.js';
 import type { Store } from '../store/store.js';
+import { initialState, stepModel, type ModelState } from './model-step.js';
 
-interface SummaryCursor {
-  checker: Checker;
+const CHECKPOINT = 1000;
+const SLICE = 1000;
+
+interface Cursor {
+  state: ModelState;
   seq: number;
-  /** summaries[seq] = summary after item seq. Runs of equal strings share one string. */
+  /** summaries[seq] = summary after item seq (equal neighbours share one string). */
   summaries: string[];
-}
-
-interface StateCursor {
-  checker: Checker;
-  seq: number;
+  /** [seq, JSON of the state after seq], ascending. */
+  checkpoints: [number, string][];
+  /** Highest seq a background fold was asked to reach. */
+  want: number;
+  running: boolean;
+  waiters: { seq: number; resolve: () => void }[];
 }
 
 export class ModelCache {
-  private summaries = new Map<number, SummaryCursor>();
-  private states = new Map<number, StateCursor>();
-
-  private background = new Map<number, number>();
+  private cursors = new Map<number, Cursor>();
 
   /**
-   * @param onReady called when a background fold reached the seq that was asked for, so the pages
-   *   showing placeholders can be reloaded.
+   * @param onReady called when a background fold reached the seq asked for, so pages showing rows
+   *   without states can reload them.
    */
   constructor(private readonly store: Store, private readonly onReady: (recordingId: number) => void = () => {}) {}
 
-  /**
-   * Summaries for items up to `seq` when they are at most `budget` items of folding away; otherwise
-   * starts folding in the background (in slices, so requests keep being answered) and returns false.
-   */
-  ensureSummaries(recordingId: number, seq: number, budget = 5000): boolean {
-    const c = this.summaries.get(recordingId);
-    const done = c?.seq ?? 0;
-    if (seq <= done) return true;
-    if (seq - done <= budget) {
-      this.summaryAt(recordingId, seq);
-      return true;
-    }
-    const target = Math.max(seq, this.background.get(recordingId) ?? 0);
-    const running = this.background.has(recordingId);
-    this.background.set(recordingId, target);
-    if (!running) {
-      const step = () => {
-        const want = this.background.get(recordingId);
-        if (want === undefined) return;
-        const before = this.summaries.get(recordingId)?.seq ?? 0;
-        try {
-          this.summaryAt(recordingId, Math.min(want, before + budget));
-        } catch {
-          this.background.delete(recordingId);
-          return;
-        }
-        const now = this.summaries.get(recordingId)?.seq ?? 0;
-        if (now >= want || now === before) {
-          this.background.delete(recordingId);
-          this.onReady(recordingId);
-        } else {
-          setImmediate(step);
-        }
-      };
-      setImmediate(step);
-    }
-    return false;
-  }
-
-  /** Forget a recording (deleted, or its findings were rebuilt). */
+  /** Forget a recording (deleted). */
   drop(recordingId: number): void {
-    this.background.delete(recordingId);
-    this.summaries.delete(recordingId);
-    this.states.delete(recordingId);
+    const c = this.cursors.get(recordingId);
+    if (c) for (const w of c.waiters) w.resolve();
+    this.cursors.delete(recordingId);
   }
 
-  /** Summary after item `seq`, folding forward as needed. */
-  summaryAt(recordingId: number, seq: number): string | undefined {
-    let c = this.summaries.get(recordingId);
+  private cursor(recordingId: number): Cursor {
+    let c = this.cursors.get(recordingId);
     if (!c) {
-      c = { checker: createChecker(), seq: 0, summaries: [] };
-      this.summaries.set(recordingId, c);
+      c = { state: initialState(), seq: 0, summaries: [], checkpoints: [], want: 0, running: false, waiters: [] };
+      this.cursors.set(recordingId, c);
     }
-    if (seq > c.seq) {
-      let last = c.summaries[c.seq] ?? '';
-      for (const item of this.store.iterateItems(recordingId, c.seq)) {
-        c.checker.step(item);
-        let s: string;
-        try { s = summarizeState(c.checker.state); } catch { s = ''; }
-        if (s === last) s = last;
-        last = s;
-        // Items are dense 1..N in practice; fill any hole so lookups stay O(1).
-        for (let k = c.seq + 1; k < item.seq; k++) c.summaries[k] = c.summaries[c.seq] ?? '';
-        c.summaries[item.seq] = s;
-        c.seq = item.seq;
-        if (item.seq >= seq) break;
-      }
+    return c;
+  }
+
+  /** Folds up to `limit` items past the cursor, not beyond `upTo`. Returns how many were folded. */
+  private advance(c: Cursor, recordingId: number, upTo: number, limit: number): number {
+    let n = 0;
+    let last = c.summaries[c.seq] ?? '';
+    for (const item of this.store.iterateItems(recordingId, c.seq)) {
+      if (item.seq > upTo) break;
+      stepModel(c.state, item);
+      let s: string;
+      try { s = summarizeState(c.state); } catch { s = ''; }
+      if (s === last) s = last;
+      last = s;
+      for (let k = c.seq + 1; k < item.seq; k++) c.summaries[k] = c.summaries[c.seq] ?? '';
+      c.summaries[item.seq] = s;
+      const prevBlock = Math.floor(c.seq / CHECKPOINT);
+      c.seq = item.seq;
+      if (Math.floor(item.seq / CHECKPOINT) !== prevBlock) c.checkpoints.push([item.seq, JSON.stringify(c.state)]);
+      if (++n >= limit) break;
     }
+    return n;
+  }
+
+  /** Summary after item `seq`, folding forward synchronously as needed (use for small distances). */
+  summaryAt(recordingId: number, seq: number): string | undefined {
+    const c = this.cursor(recordingId);
+    if (seq > c.seq) this.advance(c, recordingId, seq, Number.MAX_SAFE_INTEGER);
     return c.summaries[seq];
   }
 
-  /** A JSON copy of the full model state after item `seq`. */
-  stateAt(recordingId: number, seq: number): ModelState {
-    let c = this.states.get(recordingId);
-    if (!c || c.seq > seq) {
-      c = { checker: createChecker(), seq: 0 };
-      this.states.set(recordingId, c);
+  /**
+   * True when summaries up to `seq` are available now (folding synchronously when at most `budget`
+   * items away); otherwise starts a background fold and returns false.
+   */
+  ensureSummaries(recordingId: number, seq: number, budget = SLICE): boolean {
+    const c = this.cursor(recordingId);
+    if (seq <= c.seq) return true;
+    if (seq - c.seq <= budget && !c.running) {
+      this.advance(c, recordingId, seq, Number.MAX_SAFE_INTEGER);
+      return true;
     }
-    if (c.seq < seq) {
-      for (const item of this.store.iterateItems(recordingId, c.seq)) {
-        if (item.seq > seq) break;
-        c.checker.step(item);
-        c.seq = item.seq;
-      }
+    void this.foldTo(recordingId, seq).then(() => this.onReady(recordingId));
+    return false;
+  }
+
+  /** Folds in the background (slices between which other requests run) until the cursor reaches `seq` or the end. */
+  private foldTo(recordingId: number, seq: number): Promise<void> {
+    const c = this.cursor(recordingId);
+    if (c.seq >= seq) return Promise.resolve();
+    c.want = Math.max(c.want, seq);
+    const p = new Promise<void>((resolve) => c.waiters.push({ seq, resolve }));
+    if (!c.running) {
+      c.running = true;
+      const step = () => {
+        if (this.cursors.get(recordingId) !== c) return;
+        let n = 0;
+        try { n = this.advance(c, recordingId, c.want, SLICE); } catch { n = 0; }
+        const done = n === 0 || c.seq >= c.want;
+        c.waiters = c.waiters.filter((w) => {
+          if (done || c.seq >= w.seq) { w.resolve(); return false; }
+          return true;
+        });
+        if (done) c.running = false;
+        else setImmediate(step);
+      };
+      setImmediate(step);
     }
-    return JSON.parse(JSON.stringify(c.checker.state)) as ModelState;
+    return p;
+  }
+
+  /** A copy of the full model state after item `seq`: the nearest checkpoint plus a few steps. */
+  async stateAt(recordingId: number, seq: number): Promise<ModelState> {
+    await this.foldTo(recordingId, seq);
+    const c = this.cursor(recordingId);
+    let lo = 0;
+    let hi = c.checkpoints.length - 1;
+    let best = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (c.checkpoints[mid]![0] <= seq) { best = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    const state = best >= 0 ? (JSON.parse(c.checkpoints[best]![1]) as ModelState) : initialState();
+    const from = best >= 0 ? c.checkpoints[best]![0] : 0;
+    for (const item of this.store.iterateItems(recordingId, from)) {
+      if (item.seq > seq) break;
+      stepModel(state, item);
+    }
+    return state;
   }
 }

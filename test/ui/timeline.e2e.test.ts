@@ -9,7 +9,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { Store } from '../../src/store/store.js';
-import { ItemBuilder, handshake, makeDb, promptTurn } from '../server/fixture.js';
+import { ItemBuilder, addBigRecording, handshake, makeDb, promptTurn } from '../server/fixture.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = process.env.ACP_INSPECT_SHOTS; // a folder to write screenshots to, when set
@@ -19,6 +19,7 @@ let srv: RunningServer;
 let browser: Browser;
 let page: Page;
 let liveId: number;
+let bigId: number;
 const liveBuilder = new ItemBuilder();
 
 async function shot(name: string): Promise<void> {
@@ -39,6 +40,7 @@ beforeAll(async () => {
   handshake(liveBuilder);
   store.appendItems(liveId, liveBuilder.take());
   store.close();
+  bigId = addBigRecording(db.dbPath, 100_000);
   srv = await startServer({ dbPath: db.dbPath, port: 0 });
   browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 860 } });
@@ -167,6 +169,31 @@ describe('the timeline UI in chromium', () => {
     await page.locator(`.row[data-seq="${lastSeq}"]`).waitFor({ timeout: 10_000 });
     await page.locator('.row[data-seq="6"] .badge.sev-warning').waitFor({ timeout: 10_000 });
     await shot('live');
+  });
+
+  it('opens a 100,000-item recording with only the rows in view in the page, and reaches its end', async () => {
+    const t0 = Date.now();
+    await page.goto(`${new URL(srv.url).origin}/?rec=${bigId}`);
+    await page.locator('.row[data-seq="1"]').waitFor();
+    const firstRowsMs = Date.now() - t0;
+    const total = Number((await page.locator('.filterbar .count').textContent())!.replace(/\D/g, ''));
+    expect(total).toBeGreaterThanOrEqual(100_000);
+    expect(await page.locator('.scroller .row').count()).toBeLessThan(200);
+    const input = page.getByRole('searchbox', { name: 'Filter the timeline' });
+    await input.fill('method:session/request_permission');
+    const t2 = Date.now();
+    await input.press('Enter');
+    await expect.poll(async () => page.locator('.scroller .row .c-method').first().textContent()).toBe('session/request_permission');
+    const t3 = Date.now();
+    await input.fill('');
+    await input.press('Enter');
+    await page.locator('.row[data-seq="1"]').waitFor();
+    await page.locator('.scroller').focus();
+    await page.keyboard.press('G');
+    await page.locator(`.row.selected[data-seq="${total}"]`).waitFor();
+    expect(await page.locator('.scroller .row').count()).toBeLessThan(200);
+    console.log(`browser, 100k items: first rows after ${firstRowsMs} ms (page load included); method filter shown after ${t3 - t2} ms (from Enter)`);
+    await shot('big');
   });
 
   it('renders in dark mode', async () => {
