@@ -116,8 +116,16 @@ export function validateMethod(method: string, role: SchemaRole, data: unknown):
     const r = run(validatorFor(unstable, method, role), data);
     return r ?? OK;
   }
-  if (first.ok) return first;
+  if (first.ok && first.unknowns.length === 0) return first;
   unstable ??= makeFlavor(UNSTABLE_SCHEMA);
+  if (first.ok) {
+    // A value unknown to the stable schema may be an UNSTABLE variant (plan_update, ...).
+    // If the UNSTABLE shape is off too, that is still not an error (9 rule 5): keep only the
+    // values unknown to both schemas.
+    const again = run(validatorFor(unstable, method, role), data);
+    if (!again || again.ok) return again ?? first;
+    return { ...first, unknowns: first.unknowns.filter((u) => again.unknowns.some((v) => v.path === u.path && v.value === u.value)) };
+  }
   const second = run(validatorFor(unstable, method, role), data);
   if (second?.ok) return second;
   first.problems = describeErrors(first.errors, role);
