@@ -71,11 +71,14 @@ export class AgentReplayer {
     this.faults = new FaultInjector(opts.faults);
     let current: Frame[] = this.initial;
     for (const f of frames) {
-      if (f.dir === 'c2a') {
+      if (f.dir === 'c2a' && !Aligner.isNoise(f)) {
         current = [];
         this.segments.set(f.seq, current);
-      } else {
+      } else if (f.dir === 'a2c') {
         current.push(f);
+      } else {
+        // A client frame that answers nothing (a parse error for a garbage line): what follows does not wait on it.
+        this.segments.set(f.seq, []);
       }
     }
   }
@@ -140,7 +143,8 @@ export class AgentReplayer {
     this.closed = true;
     const before = this.aligner.divergences.length;
     this.aligner.finish(['c2a'], 'the live client never sent it');
-    const unused = this.aligner.divergences.slice(before).map((d) => (d as { recorded: Frame }).recorded);
+    // Noise the recorded client sent (parse errors for garbage lines) is not an interaction to use.
+    const unused = this.aligner.divergences.slice(before).map((d) => (d as { recorded: Frame }).recorded).filter((f) => !Aligner.isNoise(f));
     const a2c = this.aligner.recorded.filter((f) => f.dir === 'a2c');
     const unsent = a2c.filter((f) => !this.emitted.has(f.seq) && !this.errored.has(f.replyTo ?? -1)).length;
     const ds = this.aligner.divergences;

@@ -105,6 +105,14 @@ export class Aligner {
     }
   }
 
+  /**
+   * Frames that answer nothing the other side asked: lines that are not JSON-RPC and responses to no
+   * request (e.g. a parse error answering a garbage line). Replays do not wait on them.
+   */
+  static isNoise(f: Frame): boolean {
+    return f.kind === 'invalid' || ((f.kind === 'result' || f.kind === 'error') && f.replyTo === undefined);
+  }
+
   /** Recorded frames (protocol frames only), in order. */
   get recorded(): readonly Frame[] {
     return this.frames;
@@ -199,7 +207,17 @@ export class Aligner {
 
   private matchResponse(live: Frame): Observation {
     if (live.replyTo === undefined) {
-      return { matched: false, reason: `response with id ${JSON.stringify(live.id)} answers no pending request`, diffs: [] };
+      // A response to nothing (e.g. a parse error answering a garbage line): match the same in the recording.
+      let best: { f: Frame; diffs: PathDiff[] } | undefined;
+      let n = 0;
+      for (const f of this.frames) {
+        if (f.dir !== live.dir || f.kind !== live.kind || f.replyTo !== undefined || this.consumed.has(f.seq)) continue;
+        const diffs = this.diff(f, live, 20);
+        if (!best || diffs.length < best.diffs.length) best = { f, diffs };
+        if (diffs.length === 0 || ++n >= this.window) break;
+      }
+      if (best) return { matched: true, recorded: best.f, diffs: this.diff(best.f, live) };
+      return { matched: false, reason: `response with id ${JSON.stringify(live.id)} answers no pending request, and the recording has no such response left`, diffs: [] };
     }
     const req = this.liveToRec.get(live.replyTo);
     if (!req) return { matched: false, reason: `answers a ${live.method ?? ''} request that has no counterpart in the recording`, diffs: [] };

@@ -68,7 +68,8 @@ export class ClientReplayer {
     const frames = recording.items.filter(isFrame);
     this.aligner = new Aligner(frames, { map: new VolatileMap(), ignore: opts.ignore, strict: opts.strict });
     this.queue = frames.filter((f) => f.dir === 'c2a' && f.kind !== 'result' && f.kind !== 'error');
-    this.a2c = frames.filter((f) => f.dir === 'a2c');
+    // Client frames wait for these; lines that are not JSON-RPC are compared but never waited for.
+    this.a2c = frames.filter((f) => f.dir === 'a2c' && f.kind !== 'invalid');
     this.faults = new FaultInjector(opts.faults);
     const rc = recordedCwd(recording);
     if (opts.cwd && rc) this.aligner.map.learnPath(rc, opts.cwd);

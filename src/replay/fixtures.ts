@@ -17,7 +17,7 @@ import { Correlator } from '../wire/correlate.js';
 import { LineSplitter } from '../wire/line-splitter.js';
 import { serializeTranscript } from '../transcript/format.js';
 import { readTranscriptFile } from '../source.js';
-import { describeFrame, type Divergence } from './aligner.js';
+import { Aligner, describeFrame, type Divergence } from './aligner.js';
 import type { AgentReplayer, AgentReplaySummary } from './agent-replayer.js';
 import { serveMockAgent } from './agent-stdio.js';
 import { runReplayClient } from './client-process.js';
@@ -111,10 +111,10 @@ export async function mockAgent(opts: MockAgentOptions): Promise<MockAgent> {
     ...ends(stdin, stdout),
     recording: false,
     log,
-    unused: () => replayer.aligner.unconsumed('c2a'),
+    unused: () => replayer.aligner.unconsumed('c2a').filter((f) => !Aligner.isNoise(f)),
     divergences: () => replayer.aligner.divergences.filter((d) => d.kind !== 'missing'),
     assertAllUsed() {
-      const unused = replayer.aligner.unconsumed('c2a');
+      const unused = replayer.aligner.unconsumed('c2a').filter((f) => !Aligner.isNoise(f));
       const extra = replayer.aligner.divergences.filter((d) => d.kind === 'extra');
       if (unused.length === 0 && extra.length === 0) return;
       const lines = [`mock agent ${opts.fixture}: ${unused.length} recorded client frame(s) unused, ${extra.length} live frame(s) unmatched`];

@@ -103,7 +103,7 @@ export function renderDivergence(d: Divergence, opts: RenderOptions = {}): strin
     for (const l of describeDiffs(d.diffs, { recorded: rl, live: ll })) lines.push(`    ${l}`);
     if (opts.patch !== false) lines.push(indent(framePatch(d.recorded, d.live, opts)));
   } else if (d.kind === 'missing') {
-    lines.push(paint(opts.color, 'red', `- missing: ${label(d.recorded)} (${rl} #${d.recorded.seq}) ${d.reason ? `: ${d.reason}` : ''}`));
+    lines.push(paint(opts.color, 'red', `- missing: ${label(d.recorded)} (${rl} #${d.recorded.seq})${d.reason ? `: ${d.reason}` : ''}`));
     if (opts.patch !== false) lines.push(indent(framePatch(d.recorded, undefined, opts)));
   } else {
     lines.push(paint(opts.color, 'green', `+ extra: ${label(d.live)} (${ll} #${d.live.seq}) has no match: ${d.reason}`));

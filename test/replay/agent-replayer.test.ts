@@ -114,3 +114,17 @@ describe('AgentReplayer: answers that differ', () => {
     expect(logs(effects)).toContain('result.outcome.optionId: recorded "opt-allow-1", live "opt-reject-1"');
   });
 });
+
+describe('AgentReplayer: stdout pollution in the recording', () => {
+  it('replays the garbage line and does not make the next answer wait for the client parse error', () => {
+    const r = new AgentReplayer(recordingOf([
+      ['a2c', 'Starting agent v1...'],
+      ['c2a', req(0, 'initialize', {})],
+      ['c2a', { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }],
+      ['a2c', res(0, { protocolVersion: 1 })],
+    ]));
+    expect(r.start()).toEqual([{ type: 'send', line: 'Starting agent v1...', delayMs: 0 }]);
+    expect(sent(r.receive(line(req(0, 'initialize', {}))))).toEqual([{ jsonrpc: '2.0', id: 0, result: { protocolVersion: 1 } }]);
+    expect(r.end().summary.unused).toEqual([]);
+  });
+});

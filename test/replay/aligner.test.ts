@@ -99,3 +99,13 @@ describe('Aligner: $/cancel_request', () => {
     expect(a.observe(live('c2a', note('$/cancel_request', { requestId: 'live-1' })))).toMatchObject({ matched: true, diffs: [] });
   });
 });
+
+describe('Aligner: responses to nothing', () => {
+  it('matches a parse error answering a garbage line to the same recorded error', () => {
+    const parseError = { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } };
+    const a = new Aligner(framesOf(recordingOf([['a2c', 'garbage'], ['c2a', parseError]])));
+    expect(a.observe(live('a2c', 'garbage')).matched).toBe(true);
+    expect(a.observe(live('c2a', parseError))).toMatchObject({ matched: true, diffs: [] });
+    expect(a.observe(live('c2a', parseError)).matched).toBe(false);
+  });
+});
