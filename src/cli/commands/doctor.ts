@@ -1,14 +1,138 @@
 import type { Command } from 'commander';
-import { CliError } from '../errors.js';
+import { DB_OPTION } from '../program.js';
 
-/** Placeholder until its issue lands: registered so the command table is complete. */
+/** One finding of `doctor`: ok, a warning (works, but should be fixed) or a failure. */
+interface Check {
+  level: 'ok' | 'warn' | 'fail';
+  what: string;
+  fix?: string;
+}
+
+/** `acp-inspect doctor [--db FILE]`: checks the environment and the database; exits 1 when something fails. */
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
-    .description('(not implemented yet)')
-    .allowUnknownOption(true)
-    .allowExcessArguments(true)
-    .action(() => {
-      throw new CliError('acp-inspect doctor is not implemented yet', 2);
+    .description('check Node, the native SQLite module, the UI build, the database (integrity) and its permissions')
+    .option(...DB_OPTION)
+    .option('--json', 'print the checks as JSON')
+    .action(async (opts: { db?: string; json?: boolean }) => {
+      const checks = await runDoctor(opts.db);
+      if (opts.json) {
+        process.stdout.write(JSON.stringify(checks, null, 2) + '\n');
+      } else {
+        const tag = { ok: 'ok  ', warn: 'warn', fail: 'FAIL' } as const;
+        for (const c of checks) process.stdout.write(`${tag[c.level]}  ${c.what}${c.fix ? `\n      fix: ${c.fix}` : ''}\n`);
+        const bad = checks.filter((c) => c.level === 'fail').length;
+        const warn = checks.filter((c) => c.level === 'warn').length;
+        process.stdout.write(bad ? `${bad} problem${bad > 1 ? 's' : ''} found\n` : warn ? `no problems, ${warn} warning${warn > 1 ? 's' : ''}\n` : 'all good\n');
+      }
+      if (checks.some((c) => c.level === 'fail')) process.exitCode = 1;
     });
+}
+
+export async function runDoctor(dbOption?: string): Promise<Check[]> {
+  const { existsSync, statSync, accessSync, constants } = await import('node:fs');
+  const { dirname } = await import('node:path');
+  const checks: Check[] = [];
+
+  const major = Number(process.versions.node.split('.')[0]);
+  checks.push(major >= 20
+    ? { level: 'ok', what: `Node ${process.versions.node}` }
+    : { level: 'fail', what: `Node ${process.versions.node} is too old`, fix: 'install Node 20 or newer' });
+
+  let Store: typeof import('../../store/store.js').Store | undefined;
+  try {
+    ({ Store } = await import('../../store/store.js'));
+    const probe = Store.open(':memory:');
+    probe.close();
+    checks.push({ level: 'ok', what: 'native SQLite module (better-sqlite3) loads' });
+  } catch (e) {
+    checks.push({ level: 'fail', what: `native SQLite module does not load: ${firstLine(e)}`, fix: 'run `npm rebuild better-sqlite3` (it must be built for this Node version)' });
+  }
+
+  try {
+    const { findUiDir } = (await import('../../server/static.js')) as { findUiDir: () => string | undefined };
+    const dir = findUiDir();
+    checks.push(dir
+      ? { level: 'ok', what: `UI build present (${dir})` }
+      : { level: 'warn', what: 'UI build missing (dist/ui); `serve` and --ui show no pages', fix: 'run `npm run build`' });
+  } catch {
+    checks.push({ level: 'warn', what: 'UI server not available in this build', fix: 'run `npm run build`' });
+  }
+
+  const { defaultDbPath } = await import('../../store/paths.js');
+  const path = dbOption ?? defaultDbPath();
+  const source = dbOption ? '--db' : process.env.ACP_INSPECT_DB ? '$ACP_INSPECT_DB' : 'default';
+  const dir = dirname(path);
+  checks.push({ level: 'ok', what: `database path (${source}): ${path}` });
+
+  if (!existsSync(dir)) {
+    checks.push({ level: 'ok', what: `folder ${dir} does not exist yet; the first recording creates it (mode 0700)` });
+    return checks;
+  }
+  const dst = statSync(dir);
+  if (!dst.isDirectory()) {
+    checks.push({ level: 'fail', what: `${dir} is not a folder`, fix: 'move it aside or pass --db FILE' });
+    return checks;
+  }
+  try {
+    accessSync(dir, constants.W_OK | constants.X_OK);
+  } catch {
+    checks.push({ level: 'fail', what: `folder ${dir} is not writable; the tap cannot record`, fix: `chmod u+rwx ${dir}, or pass --db FILE` });
+  }
+  if (!dbOption && (dst.mode & 0o077) !== 0) {
+    checks.push({ level: 'warn', what: `folder ${dir} is readable by others (mode ${octal(dst.mode)}); recordings hold credentials`, fix: `chmod 700 ${dir}` });
+  }
+
+  if (!existsSync(path)) {
+    checks.push({ level: 'ok', what: `database ${path} does not exist yet; the first recording creates it (mode 0600)` });
+    return checks;
+  }
+  const fst = statSync(path);
+  if (!fst.isFile()) {
+    checks.push({ level: 'fail', what: `${path} is not a file`, fix: 'move it aside or pass --db FILE' });
+    return checks;
+  }
+  if ((fst.mode & 0o077) !== 0) {
+    checks.push({ level: 'warn', what: `database ${path} is readable by others (mode ${octal(fst.mode)}); recordings hold credentials`, fix: `chmod 600 ${path}` });
+  } else {
+    checks.push({ level: 'ok', what: `database permissions ${octal(fst.mode)} (owner only)` });
+  }
+  try {
+    accessSync(path, constants.R_OK | constants.W_OK);
+  } catch {
+    checks.push({ level: 'fail', what: `database ${path} is not readable and writable by you`, fix: `chmod 600 ${path} (as its owner)` });
+  }
+  if (!Store) return checks;
+  let store: import('../../store/store.js').Store | undefined;
+  try {
+    store = Store.open(path, { readonly: true, busyTimeout: 2000 });
+    const result = store.db.pragma('integrity_check', { simple: true });
+    checks.push(result === 'ok'
+      ? { level: 'ok', what: 'database integrity_check: ok' }
+      : { level: 'fail', what: `database integrity_check: ${String(result).split('\n')[0]}`, fix: `move ${path} aside (keep it for recovery) and record into a fresh one` });
+    const version = store.db.pragma('user_version', { simple: true });
+    const recs = store.listRecordings();
+    const { pidAlive } = await import('../../store/store.js');
+    const running = store.db.prepare(`SELECT id, host_pid FROM recordings WHERE status = 'running'`).all() as { id: number; host_pid: number | null }[];
+    const stale = running.filter((r) => r.host_pid === null || !pidAlive(r.host_pid));
+    checks.push({ level: 'ok', what: `schema version ${String(version)}; ${recs.length} recording${recs.length === 1 ? '' : 's'}` });
+    if (stale.length) {
+      checks.push({ level: 'warn', what: `${stale.length} recording(s) marked running whose tap is gone (${stale.map((r) => r.id).join(', ')})`, fix: 'run `acp-inspect list`; it marks them interrupted' });
+    }
+  } catch (e) {
+    const msg = firstLine(e);
+    checks.push({ level: 'fail', what: `database cannot be read: ${msg}`, fix: /locked/.test(msg) ? 'retry when other acp-inspect processes are idle' : `move ${path} aside and record into a fresh one, or pass --db FILE` });
+  } finally {
+    store?.close();
+  }
+  return checks;
+}
+
+function octal(mode: number): string {
+  return (mode & 0o777).toString(8).padStart(4, '0');
+}
+
+function firstLine(e: unknown): string {
+  return String((e as Error)?.message ?? e).split('\n')[0]!;
 }
