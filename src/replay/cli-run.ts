@@ -99,7 +99,8 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
     record: opts.record ? { db: opts.db, name: opts.name } : undefined,
   });
   if (run.spawnError) throw new CliError(`${run.spawnError}; check the agent command after --`, 2);
-  if (run.ended === 'agent-exited' && !run.items.some((i) => i.dir === 'a2c')) {
+  if (!run.items.some((i) => i.dir === 'a2c') && run.ended !== 'complete') {
+    if (run.ended === 'timeout') throw new CliError(`the agent sent nothing within ${timeoutMs}ms; check that the command after -- is an ACP agent speaking on stdout (or raise --timeout)`, 2);
     throw new CliError(`the agent exited (${run.exitSignal ?? `code ${run.exitCode}`}) before sending anything; check the agent command after --`, 2);
   }
   const s = summarize(run.divergences);

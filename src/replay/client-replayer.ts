@@ -127,6 +127,11 @@ export class ClientReplayer {
       this.timedOut = true;
       return [];
     }
+    // An agent that said nothing at all within the timeout will not start talking for the next frame either.
+    if (!this.liveFrames.some((f) => f.dir === 'a2c')) {
+      this.timedOut = true;
+      return [{ type: 'log', text: `replay: the agent sent nothing within ${this.opts.timeoutMs ?? 10_000}ms; giving up` }];
+    }
     const out: Effect[] = [];
     const waiting = this.a2c.filter((f) => f.seq < head.seq && !this.aligner.isConsumed(f.seq) && !this.waived.has(f.seq));
     for (const f of waiting) this.waived.add(f.seq);

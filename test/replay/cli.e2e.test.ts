@@ -54,6 +54,17 @@ describe('replay --as agent fault injection', () => {
   });
 });
 
+describe('replay --as client that cannot run', () => {
+  it('exits 2 with one line when the agent exits at once or never says anything', async () => {
+    const quits = await cli(['replay', '--as', 'client', FIXTURE, '--', process.execPath, '-e', 'process.exit(3)']);
+    expect(quits.code).toBe(2);
+    expect(quits.stderr).toMatch(/^acp-inspect: the agent exited \(code 3\) before sending anything; check the agent command after --\n$/m);
+    const silent = await cli(['replay', '--as', 'client', FIXTURE, '--timeout', '300', '--', process.execPath, '-e', 'process.stdin.resume()']);
+    expect(silent.code).toBe(2);
+    expect(silent.stderr).toContain('acp-inspect: the agent sent nothing within 300ms');
+  });
+});
+
 describe('diff', () => {
   it('a recording is the same as itself, and --json lists nothing', async () => {
     const r = await cli(['diff', FIXTURE, FIXTURE, '--json']);
