@@ -81,7 +81,7 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
     checks.push({ level: 'fail', what: `folder ${dir} is not writable; the tap cannot record`, fix: `chmod u+rwx ${dir}, or pass --db FILE` });
   }
   if (!dbOption && (dst.mode & 0o077) !== 0) {
-    checks.push({ level: 'warn', what: `folder ${dir} is readable by others (mode ${octal(dst.mode)}); recordings hold credentials`, fix: `chmod 700 ${dir}` });
+    checks.push({ level: 'fail', what: `folder ${dir} is open to others (mode ${octal(dst.mode)}); recordings hold credentials`, fix: `chmod 700 ${dir}` });
   }
 
   if (!existsSync(path)) {
@@ -94,7 +94,7 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
     return checks;
   }
   if ((fst.mode & 0o077) !== 0) {
-    checks.push({ level: 'warn', what: `database ${path} is readable by others (mode ${octal(fst.mode)}); recordings hold credentials`, fix: `chmod 600 ${path}` });
+    checks.push({ level: 'fail', what: `database ${path} is open to others (mode ${octal(fst.mode)}); recordings hold credentials`, fix: `chmod 600 ${path}` });
   } else {
     checks.push({ level: 'ok', what: `database permissions ${octal(fst.mode)} (owner only)` });
   }
