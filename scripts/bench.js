@@ -28,6 +28,8 @@ const BIN = join(ROOT, 'bin', 'acp-inspect.js');
 const AGENT = join(ROOT, 'bench', 'agent.js');
 const BARE = join(ROOT, 'bench', 'bare.js');
 const NODE = process.execPath;
+/** Extra node flags for the tap process only (e.g. BENCH_TAP_NODE_ARGS=--cpu-prof to profile it). */
+const TAP_NODE_ARGS = (process.env.BENCH_TAP_NODE_ARGS ?? '').split(' ').filter(Boolean);
 
 // ---- options -----------------------------------------------------------------------------------
 
@@ -180,8 +182,8 @@ function variants(tmp) {
     { name: 'direct', start: () => new Pipeline(agent[0], agent.slice(1)) },
     { name: 'cat relay', start: () => new Pipeline('/bin/sh', ['-c', `cat | ${agent.map(q).join(' ')} | cat`]) },
     { name: 'bare node', start: () => new Pipeline(NODE, [BARE, ...agent]) },
-    { name: 'tap', tap: true, start: (db) => new Pipeline(NODE, [BIN, '--db', db, '--', ...agent]) },
-    { name: 'tap --no-check', tap: true, start: (db) => new Pipeline(NODE, [BIN, '--db', db, '--no-check', '--', ...agent]) },
+    { name: 'tap', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent]) },
+    { name: 'tap --no-check', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--no-check', '--', ...agent]) },
   ].map((v) => ({ ...v, tmp }));
 }
 
@@ -373,7 +375,7 @@ async function benchRss(o, tmp, results) {
   let peak = 0;
   const poll = setInterval(() => {
     const s = readStatus(p.pid);
-    if (s) peak = Math.max(peak, s.hwm);
+    if (s && Number.isFinite(s.hwm)) peak = Math.max(peak, s.hwm);
   }, 50);
   const ok = (await roundTrip(p, initializeRequest(1), initializeResult(1))) !== null;
   const exp = expectedFlood(2, size, count);
@@ -383,7 +385,7 @@ async function benchRss(o, tmp, results) {
   const r = await got;
   const floodMs = r.t - t0;
   const last = readStatus(p.pid);
-  if (last) peak = Math.max(peak, last.hwm);
+  if (last && Number.isFinite(last.hwm)) peak = Math.max(peak, last.hwm);
   const tEnd = performance.now();
   // The recorder may still be catching up: keep sampling until the tap exits.
   const ex = await p.close(300_000);

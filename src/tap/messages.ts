@@ -33,4 +33,6 @@ export interface RecorderConfig {
   maxFrameBytes: number | null;
   check: boolean;
   ui: number | null;
+  /** The byte ring chunks and control messages arrive on (see ring.ts); set by the recorder client. */
+  ring?: SharedArrayBuffer;
 }

@@ -1,21 +1,31 @@
 /**
  * The forwarding thread's side of the recorder: hands copies of chunks to the recorder worker and
- * never waits for it. The queue is bounded by bytes in flight (posted but not yet acknowledged): past
- * the bound, chunks are not recorded and the recording gets a marked gap instead; forwarding goes on.
+ * never waits for it. Chunks and control messages go through one shared byte ring (ring.ts), so a
+ * chunk costs one memcpy and no message, and the memory is fixed up front. When the ring is full
+ * (the recorder fell behind), chunks are not recorded and the recording gets a marked gap instead;
+ * forwarding goes on. Control messages (events, end of stream, finish) are never dropped: one that
+ * does not fit waits in a small backlog, and chunks are skipped until it is written, so order holds.
  */
 import { Worker } from 'node:worker_threads';
 import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
+import { RING_CONTROL, RingWriter, createRing } from './ring.js';
 
-/** Bytes that may be in flight to the recorder before chunks are dropped (recorded as a gap). */
-export const MAX_INFLIGHT_BYTES = 64 * 1024 * 1024;
+/** Bytes of the ring: what the recorder may lag behind the session before chunks are dropped (a gap). */
+export const RING_BYTES = 64 * 1024 * 1024;
+/** Once dropping, chunks are taken again only when this much of the ring is free (one gap, not many). */
+const RESUME_FREE_BYTES = RING_BYTES / 4;
+/** Kept for callers that name the old bound: the most that may be in flight to the recorder. */
+export const MAX_INFLIGHT_BYTES = RING_BYTES;
 
 export class RecorderClient {
   private worker: Worker | null;
-  private posted = 0;
-  private acked = 0;
+  private readonly ring: RingWriter | null = null;
   private dropped: number[] = [0, 0, 0];
+  private backlog: Buffer[] = [];
+  private backlogTimer: NodeJS.Timeout | null = null;
   private doneResolve: (() => void) | null = null;
   private readonly done: Promise<void>;
+  private finished = false;
   private warned = false;
   recordingId: number | null = null;
 
@@ -23,7 +33,9 @@ export class RecorderClient {
     this.done = new Promise((r) => (this.doneResolve = r));
     let w: Worker | null = null;
     try {
-      w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: config, stdout: false, stderr: false });
+      const sab = createRing(RING_BYTES);
+      this.ring = new RingWriter(sab);
+      w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: { ...config, ring: sab }, stdout: false, stderr: false });
     } catch (e) {
       this.warnOnce(`recording disabled: cannot start the recorder (${(e as Error).message}); forwarding continues`);
     }
@@ -34,7 +46,7 @@ export class RecorderClient {
     }
     w.unref();
     w.on('message', (m: FromRecorder) => {
-      if ('ack' in m) this.acked = m.ack;
+      if ('ack' in m) return;
       else if ('warn' in m) this.warnOnce(m.warn);
       else if ('info' in m) this.warn(m.info);
       else if ('recordingId' in m) this.recordingId = m.recordingId;
@@ -42,13 +54,17 @@ export class RecorderClient {
     });
     w.on('error', (e) => {
       this.warnOnce(`recording stopped: recorder failed (${e.message}); forwarding continues`);
-      this.worker = null;
-      this.doneResolve?.();
+      this.stop();
     });
-    w.on('exit', () => {
-      this.worker = null;
-      this.doneResolve?.();
-    });
+    w.on('exit', () => this.stop());
+  }
+
+  private stop(): void {
+    this.worker = null;
+    this.backlog = [];
+    if (this.backlogTimer) clearInterval(this.backlogTimer);
+    this.backlogTimer = null;
+    this.doneResolve?.();
   }
 
   private warnOnce(msg: string): void {
@@ -57,40 +73,78 @@ export class RecorderClient {
     this.warn(msg);
   }
 
+  /** Writes what waits (control messages, then gap markers); true when nothing waits any more. */
+  private flushBacklog(t: number): boolean {
+    const ring = this.ring!;
+    while (this.backlog.length > 0) {
+      if (!ring.write(RING_CONTROL, t, this.backlog[0]!)) return false;
+      this.backlog.shift();
+    }
+    for (const c of [0, 1, 2] as StreamCode[]) {
+      const n = this.dropped[c]!;
+      if (n > 0) {
+        if (!ring.write(RING_CONTROL, t, Buffer.from(JSON.stringify({ gap: c, t, bytes: n } satisfies ToRecorder)))) return false;
+        this.dropped[c] = 0;
+      }
+    }
+    return true;
+  }
+
+  /** A control message is never dropped: it waits (in order) until the ring has room. */
+  private control(m: ToRecorder, t: number): void {
+    if (!this.worker) return;
+    const bytes = Buffer.from(JSON.stringify(m));
+    if (this.backlog.length === 0 && this.flushBacklog(t) && this.ring!.write(RING_CONTROL, t, bytes)) return;
+    this.backlog.push(bytes);
+    this.backlogTimer ??= setInterval(() => {
+      if (!this.worker || this.flushBacklog(t)) {
+        clearInterval(this.backlogTimer!);
+        this.backlogTimer = null;
+      }
+    }, 10);
+  }
+
   /** Hands a copy of a forwarded chunk to the recorder. Call after the chunk was written on. */
   chunk(code: StreamCode, t: number, bytes: Buffer): void {
-    const w = this.worker;
-    if (!w) return;
-    if (this.posted - this.acked > MAX_INFLIGHT_BYTES) {
-      this.dropped[code]! += bytes.length;
-      return;
+    if (!this.worker) return;
+    if (this.backlog.length > 0 || (this.dropped[0]! | this.dropped[1]! | this.dropped[2]!) !== 0) {
+      if (this.ring!.free < RESUME_FREE_BYTES || !this.flushBacklog(t)) {
+        this.dropped[code]! += bytes.length;
+        return;
+      }
     }
-    if (this.dropped[code]! > 0) {
-      w.postMessage({ gap: code, t, bytes: this.dropped[code]! } satisfies ToRecorder);
-      this.dropped[code] = 0;
-    }
-    this.posted += bytes.length;
-    w.postMessage([code, t, bytes] satisfies ToRecorder);
+    if (!this.ring!.write(code, t, bytes)) this.dropped[code]! += bytes.length;
   }
 
   event(ev: string, t: number, data: Record<string, unknown>): void {
-    this.worker?.postMessage({ ev, t, data } satisfies ToRecorder);
+    this.control({ ev, t, data }, t);
   }
 
   eof(code: StreamCode, t: number): void {
-    this.worker?.postMessage({ eof: code, t } satisfies ToRecorder);
+    this.control({ eof: code, t }, t);
   }
 
-  /** Finishes the recording; resolves when it is stored or after `timeoutMs`, whichever is first. */
+  /**
+   * Finishes the recording; resolves when it is stored, or when the recorder made no progress for
+   * `timeoutMs` (a recorder catching up on a backlog is given the time it needs while it advances).
+   */
   async finish(code: number | null, signal: string | null, t: number, timeoutMs: number): Promise<void> {
-    const w = this.worker;
-    if (!w) return;
-    for (const c of [0, 1, 2] as StreamCode[]) {
-      if (this.dropped[c]! > 0) w.postMessage({ gap: c, t, bytes: this.dropped[c]! } satisfies ToRecorder);
-    }
-    w.postMessage({ finish: { code, signal, t } } satisfies ToRecorder);
+    if (!this.worker || this.finished) return this.done;
+    this.finished = true;
+    this.control({ finish: { code, signal, t } }, t);
+    let lastPos = this.ring!.readPosition;
+    let lastMove = Date.now();
     let timer: NodeJS.Timeout | undefined;
-    await Promise.race([this.done, new Promise<void>((r) => { timer = setTimeout(r, timeoutMs); })]);
-    if (timer) clearTimeout(timer);
+    const stalled = new Promise<void>((r) => {
+      timer = setInterval(() => {
+        const pos = this.ring!.readPosition;
+        if (pos !== lastPos) {
+          lastPos = pos;
+          lastMove = Date.now();
+        } else if (Date.now() - lastMove >= timeoutMs) r();
+      }, 100);
+    });
+    await Promise.race([this.done, stalled]);
+    clearInterval(timer);
   }
 }

@@ -8,8 +8,11 @@
  * written is counted as a gap. Nothing here may throw into the forwarder.
  */
 import { parentPort, workerData } from 'node:worker_threads';
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import type { FromRecorder, RecorderConfig, ToRecorder, StreamCode } from './messages.js';
 import { A2C, C2A, STDERR } from './messages.js';
+import { RING_CONTROL, RingReader, type RingRecord } from './ring.js';
 import { LineSplitter, decodeUtf8 } from '../wire/line-splitter.js';
 import { frameFromBytes } from '../wire/make-frame.js';
 import { Correlator } from '../wire/correlate.js';
@@ -324,12 +327,51 @@ port.on('message', (m: ToRecorder) => {
   else receive(m);
 });
 
+/**
+ * Drains the shared ring (chunks and control messages, in the order they were written) a slice at a
+ * time, yielding to timers between slices. Space is released as each record is taken, so the ring
+ * bounds what waits; what is taken is processed at once (and batched for SQLite, bounded).
+ */
+async function drainRing(reader: RingReader): Promise<void> {
+  for (;;) {
+    let rec: RingRecord | null = null;
+    let n = 0;
+    while (!finishing && n < 64 && (rec = reader.read()) !== null) {
+      n++;
+      if (rec.type === RING_CONTROL) {
+        let m: ToRecorder | null = null;
+        try { m = JSON.parse(rec.payload.toString('utf8')) as ToRecorder; } catch { /* never written by us */ }
+        if (m) receive(m);
+      } else {
+        receive([rec.type as StreamCode, rec.t, rec.payload]);
+      }
+    }
+    if (finishing) return;
+    if (n >= 64) await new Promise((r) => setImmediate(r));
+    else await reader.wait();
+  }
+}
+
+/**
+ * The recorder runs at the lowest CPU priority: on a busy machine the agent, the client and the
+ * forwarding thread go first, and the recorder catches up in idle time (bounded by the in-flight
+ * limit; past it, a gap is marked). Linux priorities are per thread; elsewhere this is a no-op.
+ */
+function lowerPriority(): void {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, 19);
+  } catch { /* not Linux, or not allowed: run at normal priority */ }
+}
+lowerPriority();
+
 /** Loaded only for --ui; a variable keeps the tap independent of the server at build time. */
 const SERVER_MODULE = '../server/index.js';
 openStore();
 void loadChecker().then(() => {
   ready = true;
   for (const m of early.splice(0)) receive(m);
+  if (config.ring) void drainRing(new RingReader(config.ring));
 });
 if (config.ui !== null && store) {
   import(SERVER_MODULE)

@@ -1,0 +1,128 @@
+/**
+ * A single-producer, single-consumer byte ring in a SharedArrayBuffer: how the forwarding thread
+ * hands chunks to the recorder worker without a message per chunk, without a structured-clone copy,
+ * and with memory fixed up front. The writer never waits: a record that does not fit is refused and
+ * the caller accounts for it (a gap). Records keep their order: chunks and control messages share
+ * one ring.
+ *
+ * Record: 16-byte header (payload length u32, type u32, t f64, little endian) then the payload,
+ * wrapping around the end of the buffer as needed. Positions are 32-bit counters that wrap; the
+ * capacity is a power of two, so `pos & (cap - 1)` is the offset and `(w - r) | 0` the bytes in use.
+ */
+
+/** Control slots (Int32): write position, read position, a wake-up counter. */
+const W = 0;
+const R = 1;
+const SIG = 2;
+const CTL_BYTES = 64;
+const HEADER = 16;
+
+/** Record type for a control message (JSON payload); 0..2 are the stream codes. */
+export const RING_CONTROL = 3;
+
+export interface RingRecord {
+  type: number;
+  t: number;
+  payload: Buffer;
+}
+
+function view(sab: SharedArrayBuffer): { ctl: Int32Array; data: Buffer; cap: number } {
+  const cap = sab.byteLength - CTL_BYTES;
+  if (cap <= 0 || (cap & (cap - 1)) !== 0) throw new Error('ring capacity must be a power of two');
+  return { ctl: new Int32Array(sab, 0, CTL_BYTES / 4), data: Buffer.from(sab, CTL_BYTES, cap), cap };
+}
+
+/** Allocates a ring able to hold `capacity` bytes (rounded up to a power of two). */
+export function createRing(capacity: number): SharedArrayBuffer {
+  let cap = 1024;
+  while (cap < capacity) cap *= 2;
+  return new SharedArrayBuffer(CTL_BYTES + cap);
+}
+
+export class RingWriter {
+  private readonly ctl: Int32Array;
+  private readonly data: Buffer;
+  private readonly cap: number;
+  private readonly head = Buffer.alloc(HEADER);
+  private w: number;
+
+  constructor(sab: SharedArrayBuffer) {
+    ({ ctl: this.ctl, data: this.data, cap: this.cap } = view(sab));
+    this.w = Atomics.load(this.ctl, W);
+  }
+
+  /** Bytes the reader has consumed so far (wrapping counter): a change means progress. */
+  get readPosition(): number {
+    return Atomics.load(this.ctl, R);
+  }
+
+  /** Bytes that can be written now. */
+  get free(): number {
+    return this.cap - ((this.w - Atomics.load(this.ctl, R)) | 0);
+  }
+
+  /** Appends one record; false (and nothing written) when it does not fit right now. */
+  write(type: number, t: number, payload: Uint8Array): boolean {
+    const need = HEADER + payload.length;
+    const used = (this.w - Atomics.load(this.ctl, R)) | 0;
+    if (need > this.cap - used) return false;
+    this.head.writeUInt32LE(payload.length, 0);
+    this.head.writeUInt32LE(type, 4);
+    this.head.writeDoubleLE(t, 8);
+    this.copyIn(this.head, this.w);
+    this.copyIn(payload, (this.w + HEADER) | 0);
+    this.w = (this.w + need) | 0;
+    Atomics.store(this.ctl, W, this.w);
+    Atomics.add(this.ctl, SIG, 1);
+    Atomics.notify(this.ctl, SIG);
+    return true;
+  }
+
+  private copyIn(src: Uint8Array, pos: number): void {
+    const off = pos & (this.cap - 1);
+    const first = Math.min(src.length, this.cap - off);
+    this.data.set(first === src.length ? src : src.subarray(0, first), off);
+    if (first < src.length) this.data.set(src.subarray(first), 0);
+  }
+}
+
+export class RingReader {
+  private readonly ctl: Int32Array;
+  private readonly data: Buffer;
+  private readonly cap: number;
+  private readonly head = Buffer.alloc(HEADER);
+
+  constructor(sab: SharedArrayBuffer) {
+    ({ ctl: this.ctl, data: this.data, cap: this.cap } = view(sab));
+  }
+
+  /** Takes the next record (its payload copied out, its space released), or null when empty. */
+  read(): RingRecord | null {
+    const r = Atomics.load(this.ctl, R);
+    const w = Atomics.load(this.ctl, W);
+    if (((w - r) | 0) < HEADER) return null;
+    this.copyOut(this.head, r);
+    const len = this.head.readUInt32LE(0);
+    const type = this.head.readUInt32LE(4);
+    const t = this.head.readDoubleLE(8);
+    const payload = Buffer.allocUnsafe(len);
+    this.copyOut(payload, (r + HEADER) | 0);
+    Atomics.store(this.ctl, R, (r + HEADER + len) | 0);
+    return { type, t, payload };
+  }
+
+  /** Resolves when a record may be available (at once if one is). */
+  wait(): Promise<unknown> {
+    const sig = Atomics.load(this.ctl, SIG);
+    if (((Atomics.load(this.ctl, W) - Atomics.load(this.ctl, R)) | 0) > 0) return Promise.resolve();
+    const res = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: unknown } }).waitAsync(this.ctl, SIG, sig);
+    return res.async ? (res.value as Promise<unknown>) : Promise.resolve();
+  }
+
+  private copyOut(dst: Buffer, pos: number): void {
+    const off = pos & (this.cap - 1);
+    const first = Math.min(dst.length, this.cap - off);
+    this.data.copy(dst, 0, off, off + first);
+    if (first < dst.length) this.data.copy(dst, first, 0, dst.length - first);
+  }
+}
