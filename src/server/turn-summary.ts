@@ -42,6 +42,18 @@ function applyToolCall(calls: Map<string, TurnToolCall>, u: Obj, seq: number): v
 export function summarizeTurn(turn: TurnInfo, items: Item[], findings: StoredFinding[]): TurnDetail {
   let message = '';
   let thought = '';
+  // A new paragraph when the message id changes or other updates came between two chunks.
+  let lastMessageId: unknown;
+  let interrupted = false;
+  const appendMessage = (text: string, messageId: unknown) => {
+    if (message && (interrupted || (messageId !== undefined && messageId !== lastMessageId)) && !message.endsWith('\n\n')) {
+      message = `${message.trimEnd()}\n\n`;
+      text = text.trimStart();
+    }
+    message += text;
+    lastMessageId = messageId;
+    interrupted = false;
+  };
   const calls = new Map<string, TurnToolCall>();
   let plan: TurnDetail['plan'] = null;
   const permissions: TurnDetail['permissions'] = [];
@@ -56,8 +68,9 @@ export function summarizeTurn(turn: TurnInfo, items: Item[], findings: StoredFin
     const params = j && isObj(j.params) ? j.params : undefined;
     if (f.kind === 'notification' && f.method === 'session/update' && params && isObj(params.update)) {
       const u = params.update;
+      if (u.sessionUpdate !== 'agent_message_chunk' && u.sessionUpdate !== 'agent_thought_chunk') interrupted = true;
       switch (u.sessionUpdate) {
-        case 'agent_message_chunk': message += textOfBlocks(u.content); break;
+        case 'agent_message_chunk': appendMessage(textOfBlocks(u.content), u.messageId ?? undefined); break;
         case 'agent_thought_chunk': thought += textOfBlocks(u.content); break;
         case 'tool_call':
         case 'tool_call_update': applyToolCall(calls, u, f.seq); break;
@@ -70,7 +83,10 @@ export function summarizeTurn(turn: TurnInfo, items: Item[], findings: StoredFin
           break;
         default: break;
       }
-    } else if (f.kind === 'notification' && f.method === 'session/cancel') {
+    } else if (f.kind === 'request' && f.dir === 'a2c') {
+      interrupted = true;
+    }
+    if (f.kind === 'notification' && f.method === 'session/cancel') {
       cancelled ??= { seq: f.seq, t: f.t };
     } else if (f.kind === 'request' && f.method === 'session/request_permission' && params) {
       const tc = isObj(params.toolCall) ? params.toolCall : {};

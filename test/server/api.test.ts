@@ -87,7 +87,8 @@ describe('the JSON API', () => {
     const turns = (await get<TurnInfo[]>(`/api/recordings/${db.id}/turns`)).body;
     expect(turns.map((t) => [t.seq, t.stopReason, t.prompt])).toEqual([[6, 'end_turn', 'Fix the bug in main.ts'], [20, 'end_turn', 'Turn number 2']]);
     const t = (await get<TurnDetail>(`/api/recordings/${db.id}/turns/6`)).body;
-    expect(t.message).toBe('I will **read** the file `main.ts` first.\n\n- one\n- two <script>alert(1)</script> Done.');
+    // Chunks join into one text; a tool call between chunks starts a new paragraph.
+    expect(t.message).toBe('I will **read** the file `main.ts` first.\n\n- one\n- two <script>alert(1)</script>\n\nDone.');
     expect(t.toolCalls).toEqual([expect.objectContaining({ toolCallId: 'call-2', status: 'completed', title: 'Edit main.ts', diffs: [expect.objectContaining({ path: '/home/dev/project/main.ts' })] })]);
     expect(t.plan?.map((e) => e.status)).toEqual(['completed', 'completed']);
     expect(t.permissions).toEqual([expect.objectContaining({ seq: 11, outcome: 'selected allow', waitedMs: 1500 })]);

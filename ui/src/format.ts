@@ -18,9 +18,11 @@ export function fmtMs(ms: number | null | undefined): string {
 export function fmtClock(ms: number): string {
   const neg = ms < 0;
   const a = Math.abs(ms);
-  const m = Math.floor(a / 60_000);
+  const h = Math.floor(a / 3_600_000);
+  const m = Math.floor((a % 3_600_000) / 60_000);
   const s = (a % 60_000) / 1000;
-  return `${neg ? '−' : ''}${m}:${s.toFixed(3).padStart(6, '0')}`;
+  const sec = s.toFixed(3).padStart(6, '0');
+  return `${neg ? '−' : ''}${h ? `${h}:${String(m).padStart(2, '0')}` : m}:${sec}`;
 }
 
 export function fmtSize(n: number | null | undefined): string {
