@@ -22,6 +22,8 @@ export interface Finding {
 export interface CheckOptions {
   /** Rule ids to silence. */
   ignore?: string[];
+  /** Called when a rule or the model throws (a bug in the checker; the fold goes on). For tests and debugging. */
+  onInternalError?: (error: unknown, where: string) => void;
 }
 
 export interface Checker {
@@ -121,8 +123,9 @@ export function createChecker(opts: CheckOptions = {}): Checker {
     current = r;
     try {
       r.check!(ctx);
-    } catch {
+    } catch (e) {
       // A rule must never break the fold; a crash in one rule only loses its findings.
+      opts.onInternalError?.(e, r.id);
     }
   }
 
@@ -177,13 +180,14 @@ export function createChecker(opts: CheckOptions = {}): Checker {
             current = r;
             try {
               r.item!({ item, state, report: (m, o) => push(r, o?.seq ?? item.seq, m, o) });
-            } catch {
-              /* see runRule */
+            } catch (e) {
+              opts.onInternalError?.(e, r.id);
             }
           }
         }
-      } catch {
+      } catch (e) {
         // Whatever the input, step never throws.
+        opts.onInternalError?.(e, 'model');
       }
       return out;
     },
@@ -192,8 +196,8 @@ export function createChecker(opts: CheckOptions = {}): Checker {
       for (const r of d.ends) {
         try {
           r.end!({ state, report: (m, o) => push(r, o.seq, m, o) });
-        } catch {
-          /* see runRule */
+        } catch (e) {
+          opts.onInternalError?.(e, r.id);
         }
       }
       return out.sort((a, b) => a.seq - b.seq);

@@ -77,17 +77,22 @@ export interface ModelState {
   closedSeq?: number;
 }
 
+/** A record without a prototype, so ids like "__proto__" or "constructor" from the wire are plain keys. */
+export function dict<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 export function initialState(): ModelState {
   return {
     connection: 'new',
     client: {},
     agent: { authMethods: [] },
     auth: { status: 'unauthenticated', required: false },
-    pending: {},
+    pending: dict(),
     pendingCount: { c2a: 0, a2c: 0 },
-    sessions: {},
-    terminals: {},
-    elicitations: {},
+    sessions: dict(),
+    terminals: dict(),
+    elicitations: dict(),
     items: 0,
     frames: 0,
     unparsed: { c2a: 0, a2c: 0 },
@@ -116,7 +121,7 @@ export function obj(v: unknown): Record<string, unknown> | undefined {
 
 function newSession(id: string, origin: SessionState['origin'], status: SessionStatus, seq: number): SessionState {
   void seq;
-  return { id, origin, status, turn: 'idle', turns: 0, toolCalls: {}, compactions: {} };
+  return { id, origin, status, turn: 'idle', turns: 0, toolCalls: dict(), compactions: dict() };
 }
 
 function readModes(s: SessionState, result: Record<string, unknown> | undefined): void {
@@ -495,7 +500,10 @@ function onResponse(s: ModelState, f: FrameFacts, req: PendingRequest, result: u
       const e = key !== undefined ? s.elicitations[key] : undefined;
       if (!e) break;
       if (!ok) e.status = 'failed';
-      else if (e.status === 'pending') e.status = ELICITATION_ACTIONS[str(r?.action) ?? ''] ?? 'answered';
+      else if (e.status === 'pending') {
+        const action = str(r?.action) ?? '';
+        e.status = Object.hasOwn(ELICITATION_ACTIONS, action) ? ELICITATION_ACTIONS[action]! : 'answered';
+      }
       break;
     }
     default:

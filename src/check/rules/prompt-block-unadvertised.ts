@@ -19,7 +19,7 @@ export const promptBlockUnadvertised = defineRule({
     const seen = new Set<string>();
     for (let i = 0; i < blocks.length && i < 1000; i++) {
       const t = obj(blocks[i])?.type;
-      if (typeof t !== 'string' || !(t in NEEDS) || seen.has(t)) continue;
+      if (typeof t !== 'string' || !Object.hasOwn(NEEDS, t) || seen.has(t)) continue;
       const cap = NEEDS[t]!;
       if (pc[cap] === true) continue;
       seen.add(t);
