@@ -94,6 +94,7 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
     timeoutMs,
     faults,
     strict: opts.strict,
+    mergeChunks: opts.mergeChunks,
     log: (t) => process.stderr.write(`${t}\n`),
     agentStderr: (l) => process.stderr.write(`agent: ${l}\n`),
     record: opts.record ? { db: opts.db, name: opts.name } : undefined,

@@ -18,6 +18,7 @@ import { FaultInjector, type FaultPlan } from './faults.js';
 import type { Effect } from './agent-replayer.js';
 import { NO_MATCH_CODE } from './agent-replayer.js';
 import { VolatileMap } from './volatile.js';
+import { mergeChunkDivergences } from './merge-chunks.js';
 
 export interface ClientReplayerOptions {
   ignore?: IgnoreSet;
@@ -27,6 +28,8 @@ export interface ClientReplayerOptions {
   timeoutMs?: number;
   faults?: FaultPlan;
   strict?: boolean;
+  /** Compare streamed message chunks as whole messages (see merge-chunks.ts). */
+  mergeChunks?: boolean;
 }
 
 export interface ClientReplayResult {
@@ -164,7 +167,10 @@ export class ClientReplayer {
   /** The verdict. Call once, after `isDone`. */
   finish(): ClientReplayResult {
     const reason = this.exited ? 'never arrived (the agent exited first)' : this.killed ? 'never arrived (the connection was closed by --kill-after)' : 'never arrived within the timeout';
-    const divergences = this.aligner.finish(['a2c'], reason).filter((d) => (d.kind === 'extra' ? d.live.dir : d.recorded.dir) === 'a2c');
+    let divergences = this.aligner.finish(['a2c'], reason).filter((d) => (d.kind === 'extra' ? d.live.dir : d.recorded.dir) === 'a2c');
+    if (this.opts.mergeChunks) {
+      divergences = mergeChunkDivergences(divergences, this.aligner.recorded, this.liveFrames.filter((f) => f.dir === 'a2c'), { map: this.map, ignore: this.opts.ignore });
+    }
     const ended = this.killed ? 'killed' : this.exited && this.queue.length > 0 ? 'agent-exited'
       : this.timedOut || this.queue.length > 0 ? 'timeout' : 'complete';
     return { equivalent: divergences.length === 0, divergences, matched: this.matched, ended };

@@ -5,11 +5,11 @@ import { diffRecordings } from './diff-recordings.js';
 import { IgnoreSet } from './json-diff.js';
 import { renderDivergences, summarize } from './report.js';
 
-export function runDiffCli(a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean }): void {
+export function runDiffCli(a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean; mergeChunks?: boolean }): void {
   const ra = loadRecordingRef(a, opts.db);
   const rb = loadRecordingRef(b, opts.db);
   const ignore = new IgnoreSet(opts.ignore ?? []);
-  const d = diffRecordings(ra.recording, rb.recording, { ignore });
+  const d = diffRecordings(ra.recording, rb.recording, { ignore, mergeChunks: opts.mergeChunks });
   const s = summarize(d.divergences);
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({

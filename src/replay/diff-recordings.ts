@@ -8,6 +8,7 @@ import type { Recording } from '../transcript/format.js';
 import { Aligner, type Divergence } from './aligner.js';
 import type { IgnoreSet } from './json-diff.js';
 import { VolatileMap } from './volatile.js';
+import { mergeChunkDivergences } from './merge-chunks.js';
 
 export interface RecordingDiff {
   divergences: Divergence[];
@@ -19,7 +20,7 @@ export interface RecordingDiff {
   map: VolatileMap;
 }
 
-export function diffRecordings(a: Recording, b: Recording, opts: { ignore?: IgnoreSet } = {}): RecordingDiff {
+export function diffRecordings(a: Recording, b: Recording, opts: { ignore?: IgnoreSet; mergeChunks?: boolean } = {}): RecordingDiff {
   const framesA = a.items.filter(isFrame);
   const framesB = b.items.filter(isFrame);
   const aligner = new Aligner(framesA, { map: new VolatileMap(), ignore: opts.ignore });
@@ -29,6 +30,7 @@ export function diffRecordings(a: Recording, b: Recording, opts: { ignore?: Igno
     const obs = aligner.observe({ ...f, replyTo: undefined, latency: undefined });
     if (obs.matched) matched++;
   }
-  const divergences = aligner.finish(['c2a', 'a2c'], 'only in the first recording');
+  let divergences = aligner.finish(['c2a', 'a2c'], 'only in the first recording');
+  if (opts.mergeChunks) divergences = mergeChunkDivergences(divergences, framesA, framesB, { map: aligner.map, ignore: opts.ignore });
   return { divergences, matched, framesA: framesA.length, framesB: framesB.length, same: divergences.length === 0, map: aligner.map };
 }

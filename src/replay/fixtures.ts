@@ -206,6 +206,8 @@ export interface ReplayClientOptions {
   ignore?: string[];
   timeoutMs?: number;
   faults?: FaultPlan;
+  /** Compare streamed message chunks as whole messages. */
+  mergeChunks?: boolean;
 }
 
 export interface ReplayClientResult {
@@ -225,7 +227,7 @@ export async function replayClient(opts: ReplayClientOptions): Promise<ReplayCli
   const ignore = new IgnoreSet(opts.ignore ?? []);
   const stderr: string[] = [];
   const run = await runReplayClient(recording, {
-    command: opts.agent, cwd: opts.cwd, ignore, timeoutMs: opts.timeoutMs, faults: opts.faults,
+    command: opts.agent, cwd: opts.cwd, ignore, timeoutMs: opts.timeoutMs, faults: opts.faults, mergeChunks: opts.mergeChunks,
     agentStderr: (l) => stderr.push(l),
   });
   if (run.spawnError) throw new Error(run.spawnError);

@@ -9,9 +9,10 @@ export function registerDiff(program: Command): void {
     .argument('<b>', 'second recording: id, "latest", or a transcript file (.jsonl)')
     .option(...DB_OPTION)
     .option('--ignore <path>', 'a field to ignore, e.g. params.update.content.text (repeatable; * = one segment, ** = any)', (v: string, p: string[] = []) => [...p, v])
+    .option('--merge-chunks', 'compare streamed message chunks as whole messages (other chunking of the same text is no difference)')
     .option('--json', 'print the differences as JSON')
     .option('--no-color', 'no colour (default: colour only on a TTY)')
-    .action(async (a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean }) => {
+    .action(async (a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean; mergeChunks?: boolean }) => {
       const { runDiffCli } = await import('../../replay/diff-cli.js');
       runDiffCli(a, b, opts);
     });

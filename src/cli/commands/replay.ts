@@ -10,6 +10,7 @@ export interface ReplayCliOptions {
   cwd?: string;
   ignore?: string[];
   record?: boolean;
+  mergeChunks?: boolean;
   name?: string;
   timeout?: string;
   delay?: string[];
@@ -35,6 +36,7 @@ export function registerReplay(program: Command): void {
     .option('--strict', 'a request whose params differ from the recording is unmatched (agent: gets an error; exit 1 at the end)')
     .option('--cwd <dir>', 'client: run the agent in DIR; the recorded cwd and paths under it are mapped to DIR')
     .option('--ignore <path>', 'client: a field to ignore when comparing, e.g. params.update.content.text or result._meta.*.time (repeatable; * = one segment, ** = any)', collect)
+    .option('--merge-chunks', 'client: compare streamed message chunks as whole messages (a model that splits its answer differently is not a divergence)')
     .option('--record', 'client: store this replay run as a new recording in the database')
     .option('--name <label>', 'client: label of the recording made by --record')
     .option('--timeout <ms>', 'client: how long to wait for an expected agent frame before moving on', '10000')
