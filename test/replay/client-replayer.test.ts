@@ -67,9 +67,19 @@ describe('ClientReplayer (mock client playbooks)', () => {
   it('moves on after the timeout when an expected agent frame never comes', () => {
     const r = new ClientReplayer(typicalSession(), { timeoutMs: 500 });
     r.start(0);
+    // The agent talks, but not the initialize response the next client frame waits for.
+    r.receive(line(chunk('x', 'noise')), 50);
     expect(sent(r.tick(100))).toEqual([]);
     const effects = r.tick(600);
     expect(sent(effects)[0]).toMatchObject({ method: 'session/new' });
     expect(effects.find((e) => e.type === 'log')).toMatchObject({ text: expect.stringContaining('waited 500ms for 1 agent frame') });
+  });
+
+  it('gives up when the agent says nothing at all within the timeout', () => {
+    const r = new ClientReplayer(typicalSession(), { timeoutMs: 500 });
+    r.start(0);
+    expect(r.tick(600)).toEqual([{ type: 'log', text: 'replay: the agent sent nothing within 500ms; giving up' }]);
+    expect(r.isDone()).toBe(true);
+    expect(r.finish().ended).toBe('timeout');
   });
 });
