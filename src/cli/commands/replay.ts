@@ -35,7 +35,7 @@ export function registerReplay(program: Command): void {
     .option('--speed <factor>', 'agent pacing: 0 = instant (default), 1 = as recorded, N = N times faster', '0')
     .option('--strict', 'a request whose params differ from the recording is unmatched (agent: gets an error; exit 1 at the end)')
     .option('--cwd <dir>', 'client: run the agent in DIR; the recorded cwd and paths under it are mapped to DIR')
-    .option('--ignore <path>', 'client: a field to ignore when comparing, e.g. params.update.content.text or result._meta.*.time (repeatable; * = one segment, ** = any)', collect)
+    .option('--ignore <path>', 'a field to ignore when comparing, e.g. params.update.content.text or result._meta.*.time (repeatable; * = one segment, ** = any)', collect)
     .option('--merge-chunks', 'client: compare streamed message chunks as whole messages (a model that splits its answer differently is not a divergence)')
     .option('--record', 'client: store this replay run as a new recording in the database')
     .option('--name <label>', 'client: label of the recording made by --record')
