@@ -8,6 +8,7 @@
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
+import { bodyLimit } from 'hono/body-limit';
 import { timingSafeEqual } from 'node:crypto';
 import { Store, rowToItem, type ItemRow } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
@@ -172,11 +173,11 @@ export function createApp(opts: AppOptions): InspectorApp {
     live.poke();
     return c.json({ deleted: id });
   });
-  app.post('/api/import', async (c) => {
-    const len = Number(c.req.header('content-length') ?? '0');
-    if (len > maxUpload) throw new HttpError(413, `upload too large (${len} bytes; limit ${maxUpload})`);
+  app.post('/api/import', bodyLimit({
+    maxSize: maxUpload,
+    onError: (c) => c.json({ error: `upload too large (limit ${maxUpload} bytes); import it with \`acp-inspect import FILE\`` }, 413),
+  }), async (c) => {
     const text = await c.req.text();
-    if (Buffer.byteLength(text) > maxUpload) throw new HttpError(413, `upload too large (limit ${maxUpload} bytes)`);
     const rec = parseTranscript(text);
     const name = c.req.query('name') || rec.header.name || 'imported';
     const id = store.importRecording(rec, name);

@@ -64,6 +64,20 @@ describe('the timeline UI in chromium', () => {
     await shot('recordings');
   });
 
+  it('imports a .jsonl upload, exports a recording, and deletes one after confirming', async () => {
+    const exported = await page.request.get(`${new URL(srv.url).origin}/api/recordings/${db.id}/export`);
+    expect(exported.status()).toBe(200);
+    await page.getByLabel('Transcript file to import').setInputFiles({ name: 'uploaded.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from(await exported.text()) });
+    await page.getByRole('status').filter({ hasText: /Imported uploaded\.jsonl as recording \d+/ }).waitFor();
+    const row = page.locator('tr', { has: page.getByRole('link', { name: 'uploaded' }) });
+    await row.waitFor();
+    page.once('dialog', (d) => void d.accept());
+    await row.getByRole('button', { name: /Delete recording/ }).click();
+    await row.waitFor({ state: 'detached' });
+    await page.getByLabel('Transcript file to import').setInputFiles({ name: 'broken.jsonl', mimeType: 'application/x-ndjson', buffer: Buffer.from('{"not":"a transcript line"}\n') });
+    await page.getByRole('status').filter({ hasText: /Import failed: / }).waitFor();
+  });
+
   it('refuses a page opened without the token', async () => {
     const other = await browser.newContext();
     const p = await other.newPage();

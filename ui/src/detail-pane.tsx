@@ -28,6 +28,20 @@ function ItemHead({ item }: { item: Item }) {
   );
 }
 
+const RAW_SHOWN = 512 * 1024;
+
+/** Raw text, cut at RAW_SHOWN characters unless the user asks for all of it. */
+function RawText({ text }: { text: string }) {
+  const [all, setAll] = useState(false);
+  if (all || text.length <= RAW_SHOWN) return <pre class="raw">{text}</pre>;
+  return (
+    <>
+      <pre class="raw">{text.slice(0, RAW_SHOWN)}…</pre>
+      <p class="muted">Showing {RAW_SHOWN.toLocaleString()} of {text.length.toLocaleString()} characters. <button type="button" class="link" onClick={() => setAll(true)}>Show all</button></p>
+    </>
+  );
+}
+
 function rawOf(item: Item): string {
   if (item.dir === 'event') return JSON.stringify(item.data, null, 2);
   return item.raw;
@@ -37,10 +51,10 @@ function Body({ item }: { item: Item }) {
   if (item.dir === 'c2a' || item.dir === 'a2c') {
     const f = item as Frame;
     if (f.json !== undefined) return <JsonTree value={f.json} />;
-    return <pre class="raw">{f.raw}</pre>;
+    return <RawText text={f.raw} />;
   }
   if (item.dir === 'event') return <JsonTree value={item.data} />;
-  return <pre class="raw">{item.raw}</pre>;
+  return <RawText text={item.raw} />;
 }
 
 export function DetailPane() {
@@ -93,7 +107,7 @@ export function DetailPane() {
       </div>
       <div class="detail-body" role="tabpanel">
         {active === 'tree' && <Body item={item} />}
-        {active === 'raw' && <pre class="raw">{rawOf(item)}</pre>}
+        {active === 'raw' && <RawText text={rawOf(item)} />}
         {active === 'pair' && (pair
           ? <>
               <p><button type="button" class="link" onClick={() => void jumpTo(pair.seq)}>Go to #{pair.seq}</button>

@@ -1,5 +1,5 @@
 /** The recordings list: live ones marked, search by name, open, export, delete, import a .jsonl. */
-import { useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api.js';
 import { recordings, recordingsError, listSearch, loadRecordings, recId, writeUrl, openRecording, view, filter, selSeq } from './model.js';
 import { fmtDate, fmtMs } from './format.js';
@@ -17,6 +17,28 @@ export function RecordingsView() {
   const fileRef = useRef<HTMLInputElement>(null);
   const [msg, setMsg] = useState<string | null>(null);
   const list = recordings.value;
+  const [cursor, setCursor] = useState<number | null>(null);
+
+  // j/k move through the list, Enter opens the recording under the cursor.
+  useEffect(() => {
+    const onKey = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement;
+      if (t.tagName === 'INPUT' || t.tagName === 'TEXTAREA' || e.ctrlKey || e.metaKey || e.altKey) return;
+      const n = recordings.value.length;
+      if (!n) return;
+      if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); setCursor((c) => (c === null ? 0 : Math.min(n - 1, c + 1))); }
+      else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); setCursor((c) => (c === null ? 0 : Math.max(0, c - 1))); }
+      else if (e.key === 'Enter' && cursorRef.current !== null && t.tagName !== 'BUTTON' && t.tagName !== 'A') {
+        e.preventDefault();
+        const r = recordings.value[cursorRef.current];
+        if (r) open(r.id);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+  const cursorRef = useRef<number | null>(null);
+  cursorRef.current = cursor;
 
   const onImport = async (e: Event) => {
     const input = e.currentTarget as HTMLInputElement;
@@ -66,8 +88,8 @@ export function RecordingsView() {
               <th scope="col" class="num">duration</th><th scope="col" class="num">frames</th><th scope="col" class="num">errors</th><th scope="col" class="num">warnings</th><th scope="col">status</th><th scope="col"><span class="sr-only">actions</span></th></tr>
           </thead>
           <tbody>
-            {list.map((r) => (
-              <tr key={r.id} class={r.status === 'running' ? 'running' : ''}>
+            {list.map((r, i) => (
+              <tr key={r.id} class={`${r.status === 'running' ? 'running' : ''}${i === cursor ? ' cursor' : ''}`} aria-current={i === cursor ? 'true' : undefined}>
                 <td class="num">{r.id}</td>
                 <td><a href={`?rec=${r.id}`} onClick={(e) => { e.preventDefault(); open(r.id); }}>{r.name || r.command?.join(' ') || `recording ${r.id}`}</a></td>
                 <td>{[r.agent.name, r.agent.version].filter(Boolean).join(' ')}</td>
