@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type ItemDetail } from './api.js';
 import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen } from './model.js';
 import { JsonTree } from './json-tree.js';
+import { Markdown } from './markdown.js';
 import { DiffView, jsonText } from './diff-view.js';
 import { fmtClock, fmtMs, fmtSize, DIR_LABEL } from './format.js';
 import type { Item, Frame } from '../../src/wire/frame.js';
@@ -131,7 +132,7 @@ export function DetailPane() {
                   <div><span class={`badge sev-${f.severity}`}>{f.severity}</span> <strong>{f.title ?? f.rule}</strong></div>
                   <div>{f.message}</div>
                   <div class="muted">rule {f.rule}{f.spec ? <> · spec {f.spec}</> : null}</div>
-                  {f.specText && <blockquote class="spec-text">{f.specText}</blockquote>}
+                  {f.specText && <blockquote class="spec-text"><Markdown text={f.specText} /></blockquote>}
                 </li>
               ))}
             </ul>)}

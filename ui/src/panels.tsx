@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, type MethodStats, type FindingView } from './api.js';
 import { findings, recId, jumpTo } from './model.js';
 import { fmtMs } from './format.js';
+import { Markdown } from './markdown.js';
 
 const SEVS = ['error', 'warning', 'info'] as const;
 
@@ -25,7 +26,7 @@ export function FindingsPanel() {
                 <summary>
                   <strong>{list[0]!.title ?? rule}</strong> <span class="muted">{rule}{list[0]!.spec ? ` · spec ${list[0]!.spec}` : ''} · {list.length}×</span>
                 </summary>
-                {list[0]!.specText && <blockquote class="spec-text">{list[0]!.specText}</blockquote>}
+                {list[0]!.specText && <blockquote class="spec-text"><Markdown text={list[0]!.specText} /></blockquote>}
                 <ul class="finding-list">
                   {list.slice(0, 500).map((f, i) => (
                     <li key={i}>
