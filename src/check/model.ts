@@ -48,7 +48,7 @@ export interface SessionState {
   compactions: Record<string, CompactionState>;
 }
 
-export interface TerminalState { id: string; sessionId?: string; status: TerminalStatus; seq: number }
+export interface TerminalState { id: string; sessionId?: string; status: TerminalStatus; seq: number; outputByteLimit?: number }
 export interface ElicitationState { key: string; mode: string; status: ElicitationStatus; seq: number; sessionId?: string }
 
 export interface ModelState {
@@ -248,6 +248,8 @@ function onRequest(s: ModelState, f: FrameFacts, p: PendingRequest): void {
       const eid = str(params?.elicitationId);
       const key = eid ?? `#${p.seq}`;
       p.info = { elicitationKey: key, mode };
+      const rs = obj(params?.requestedSchema);
+      if (rs) p.info.requestedSchema = rs;
       const e: ElicitationState = { key, mode, status: 'pending', seq: p.seq };
       if (p.sessionId !== undefined) e.sessionId = p.sessionId;
       s.elicitations[key] = e;
@@ -256,6 +258,21 @@ function onRequest(s: ModelState, f: FrameFacts, p: PendingRequest): void {
     case M.authenticate:
       p.info = { methodId: str(params?.methodId) };
       break;
+    case M.sessionClose: {
+      // Part 3: the agent cancels ongoing work as if session/cancel arrived.
+      const sess = p.sessionId !== undefined ? s.sessions[p.sessionId] : undefined;
+      if (sess && sess.turn === 'running') {
+        sess.turn = 'cancel-requested';
+        sess.cancelSeq = p.seq;
+      }
+      if (p.sessionId !== undefined) markPermissionsCancelled(s, p.sessionId, p.seq);
+      break;
+    }
+    case M.terminalCreate: {
+      const limit = params?.outputByteLimit;
+      if (typeof limit === 'number') p.info = { outputByteLimit: limit };
+      break;
+    }
     case M.setMode:
       p.info = { modeId: str(params?.modeId) };
       break;
@@ -479,6 +496,7 @@ function onResponse(s: ModelState, f: FrameFacts, req: PendingRequest, result: u
       if (ok && tid !== undefined) {
         const t: TerminalState = { id: tid, status: 'running', seq: f.frame.seq };
         if (req.sessionId !== undefined) t.sessionId = req.sessionId;
+        if (typeof req.info?.outputByteLimit === 'number') t.outputByteLimit = req.info.outputByteLimit;
         s.terminals[tid] = t;
       }
       break;

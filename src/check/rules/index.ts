@@ -19,6 +19,7 @@ import { unknownMethod } from './unknown-method.js';
 import { errorObject } from './error-object.js';
 import { absolutePath } from './absolute-path.js';
 import { additionalDirectoriesUnadvertised } from './additional-directories-unadvertised.js';
+import { advertisedMethodNotFound } from './advertised-method-not-found.js';
 import { authRequiredAfterAuthenticate } from './auth-required-after-authenticate.js';
 import { authRequired } from './auth-required.js';
 import { authTerminalUnadvertised } from './auth-terminal-unadvertised.js';
@@ -38,11 +39,13 @@ import { concurrentPrompt } from './concurrent-prompt.js';
 import { configBooleanUnadvertised } from './config-boolean-unadvertised.js';
 import { configOptionUnknown } from './config-option-unknown.js';
 import { elicitationCompleteUnknown } from './elicitation-complete-unknown.js';
+import { elicitationContentMismatch } from './elicitation-content-mismatch.js';
 import { elicitationUnadvertised } from './elicitation-unadvertised.js';
 import { initializeFirst } from './initialize-first.js';
 import { initializeOnce } from './initialize-once.js';
 import { invalidParams } from './invalid-params.js';
 import { invalidResult } from './invalid-result.js';
+import { loadHistoryAfterResponse } from './load-history-after-response.js';
 import { mcpServerUnadvertised } from './mcp-server-unadvertised.js';
 import { missingAgentInfo } from './missing-agent-info.js';
 import { missingClientInfo } from './missing-client-info.js';
@@ -55,10 +58,14 @@ import { planUpdateUnadvertised } from './plan-update-unadvertised.js';
 import { promptBlockUnadvertised } from './prompt-block-unadvertised.js';
 import { promptDuringCancel } from './prompt-during-cancel.js';
 import { recordingGap } from './recording-gap.js';
+import { requiredMethodNotFound } from './required-method-not-found.js';
+import { resumeReplaysHistory } from './resume-replays-history.js';
 import { sessionClosed } from './session-closed.js';
+import { sessionIdReused } from './session-id-reused.js';
 import { sessionUnknown } from './session-unknown.js';
 import { setModeUnadvertised } from './set-mode-unadvertised.js';
 import { terminalNotReleased } from './terminal-not-released.js';
+import { terminalOutputLimit } from './terminal-output-limit.js';
 import { terminalReleased } from './terminal-released.js';
 import { terminalUnknown } from './terminal-unknown.js';
 import { toolCallDuplicate } from './tool-call-duplicate.js';
@@ -91,6 +98,7 @@ export const ALL_RULES: readonly Rule[] = [
   errorObject,
   absolutePath,
   additionalDirectoriesUnadvertised,
+  advertisedMethodNotFound,
   authRequiredAfterAuthenticate,
   authRequired,
   authTerminalUnadvertised,
@@ -110,11 +118,13 @@ export const ALL_RULES: readonly Rule[] = [
   configBooleanUnadvertised,
   configOptionUnknown,
   elicitationCompleteUnknown,
+  elicitationContentMismatch,
   elicitationUnadvertised,
   initializeFirst,
   initializeOnce,
   invalidParams,
   invalidResult,
+  loadHistoryAfterResponse,
   mcpServerUnadvertised,
   missingAgentInfo,
   missingClientInfo,
@@ -127,10 +137,14 @@ export const ALL_RULES: readonly Rule[] = [
   promptBlockUnadvertised,
   promptDuringCancel,
   recordingGap,
+  requiredMethodNotFound,
+  resumeReplaysHistory,
   sessionClosed,
+  sessionIdReused,
   sessionUnknown,
   setModeUnadvertised,
   terminalNotReleased,
+  terminalOutputLimit,
   terminalReleased,
   terminalUnknown,
   toolCallDuplicate,

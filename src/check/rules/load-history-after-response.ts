@@ -1,0 +1,22 @@
+import { defineRule } from '../rule.js';
+import { M } from '../../spec/methods.js';
+import { CONVERSATION_UPDATES } from '../../spec/transitions.js';
+import { sessionOf, updateOf } from './util.js';
+
+/** Reading: a conversation update for a loaded session, after the load answered and before any prompt, is history that came late. */
+export const loadHistoryAfterResponse = defineRule({
+  id: 'load-history-after-response',
+  severity: 'error',
+  spec: '6 rule 2',
+  title: 'session/load history streamed after the load completed',
+  specText: '`session/load` streams the whole conversation history as notifications before completing.',
+  methods: [M.update],
+  kinds: ['notification'],
+  check(c) {
+    const s = sessionOf(c.state, c.params);
+    const { kind } = updateOf(c.params);
+    if (!s || s.origin !== 'load' || s.turns !== 0 || s.status !== 'active' || s.turn !== 'idle') return;
+    if (kind === undefined || !CONVERSATION_UPDATES.has(kind)) return;
+    c.report(`${kind} for session ${JSON.stringify(s.id)} after session/load completed; the history must be streamed before the load request is answered`);
+  },
+});
