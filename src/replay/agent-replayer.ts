@@ -60,6 +60,7 @@ export class AgentReplayer {
   private readonly deferred = new Map<number, Frame[]>();
   private readonly errored = new Set<number>();
   private readonly emitted = new Set<number>();
+  private readonly played = new WeakSet<Frame[]>();
   private readonly faults: FaultInjector;
   private liveSeq = 0;
   private matched = 0;
@@ -69,13 +70,23 @@ export class AgentReplayer {
     const frames = recording.items.filter(isFrame);
     this.aligner = new Aligner(frames, { map: new VolatileMap(), ignore: opts.ignore, strict: opts.strict });
     this.faults = new FaultInjector(opts.faults);
+    // Segments: the agent frames after a client frame belong to it. Client frames sent back to back
+    // (no agent frame between) form a burst: whichever of them comes first plays the burst's agent
+    // frames, once; a response among them still waits for its own request (see `deferred`).
     let current: Frame[] = this.initial;
+    let inBurst = false;
     for (const f of frames) {
       if (f.dir === 'c2a' && !Aligner.isNoise(f)) {
-        current = [];
-        this.segments.set(f.seq, current);
+        if (inBurst) {
+          this.segments.set(f.seq, current);
+        } else {
+          current = [];
+          this.segments.set(f.seq, current);
+          inBurst = true;
+        }
       } else if (f.dir === 'a2c') {
         current.push(f);
+        inBurst = false;
       } else {
         // A client frame that answers nothing (a parse error for a garbage line): what follows does not wait on it.
         this.segments.set(f.seq, []);
@@ -129,7 +140,11 @@ export class AgentReplayer {
         out.push(...this.send(rec, JSON.stringify({ jsonrpc: '2.0', id: live.id ?? null, error: { code: -32603, message: `injected error (acp-inspect replay --error-for ${live.method})` } }), 0));
       }
     }
-    out.push(...this.emit(this.segments.get(rec.seq) ?? [], rec.t));
+    const segment = this.segments.get(rec.seq);
+    if (segment && !this.played.has(segment)) {
+      this.played.add(segment);
+      out.push(...this.emit(segment, rec.t));
+    }
     const held = this.deferred.get(rec.seq);
     if (held) {
       this.deferred.delete(rec.seq);

@@ -128,3 +128,18 @@ describe('AgentReplayer: stdout pollution in the recording', () => {
     expect(r.end().summary.unused).toEqual([]);
   });
 });
+
+describe('AgentReplayer: client frames sent back to back', () => {
+  it('plays a turn when the client sends the first request of a recorded burst, holding the other answer back', () => {
+    const r = new AgentReplayer(recordingOf([
+      ['c2a', req(2, 'session/prompt', { sessionId: 's', prompt: [] })],
+      ['c2a', req(3, 'session/set_mode', { sessionId: 's', modeId: 'fast' })],
+      ['a2c', chunk('s', 'hi')],
+      ['a2c', res(3, {})],
+      ['a2c', res(2, { stopReason: 'end_turn' })],
+    ]));
+    const first = sent(r.receive(line(req(20, 'session/prompt', { sessionId: 's', prompt: [] }))));
+    expect(first.map((m) => m.method ?? m.id)).toEqual(['session/update', 20]);
+    expect(sent(r.receive(line(req(30, 'session/set_mode', { sessionId: 's', modeId: 'fast' }))))).toEqual([{ jsonrpc: '2.0', id: 30, result: {} }]);
+  });
+});
