@@ -142,6 +142,18 @@ describe('the timeline UI in chromium', () => {
     await input.press('Enter');
   });
 
+  it('shows time relative to the start, to the previous item, and to a reference item', async () => {
+    await page.getByRole('radio', { name: 'Δ previous' }).click();
+    expect(await page.locator('.row[data-seq="3"] .c-time').textContent()).toBe('+12ms');
+    await page.locator('.row[data-seq="6"]').click();
+    await page.getByRole('button', { name: 'Set reference' }).click();
+    expect(new URL(page.url()).searchParams.get('ref')).toBe('6');
+    await expect.poll(() => page.locator('.row[data-seq="6"] .c-time').textContent()).toBe('0.00ms');
+    expect(await page.locator('.row[data-seq="3"] .c-time').textContent()).toMatch(/^−\d/);
+    await page.getByRole('radio', { name: 'relative' }).click();
+    expect(await page.locator('.row[data-seq="1"] .c-time').textContent()).toBe('0:00.003');
+  });
+
   it('jumps from a finding to its frame', async () => {
     await page.getByRole('tablist', { name: 'Views', exact: true }).getByRole('tab', { name: /Findings/ }).click();
     await page.getByText('set_mode with a mode id that was never advertised').waitFor();
