@@ -13,7 +13,8 @@ import { setPriority } from 'node:os';
 import type { FromRecorder, RecorderConfig, ToRecorder, StreamCode } from './messages.js';
 import { A2C, C2A, STDERR } from './messages.js';
 import { RING_CONTROL, RingReader, type RingRecord } from './ring.js';
-import { LineSplitter, decodeUtf8 } from '../wire/line-splitter.js';
+import { decodeUtf8 } from '../wire/line-splitter.js';
+import { CappedLineSplitter, DEFAULT_LINE_CAP, type CappedLine } from './capped-splitter.js';
 import { frameFromBytes } from '../wire/make-frame.js';
 import { Correlator } from '../wire/correlate.js';
 import type { Frame, Item } from '../wire/frame.js';
@@ -50,7 +51,9 @@ let flushTimer: NodeJS.Timeout | null = null;
 let checker: LiveChecker | null = null;
 let closeUi: (() => Promise<void>) | null = null;
 
-const splitters = [new LineSplitter(), new LineSplitter(), new LineSplitter()];
+/** Lines longer than the cap are kept cut (and marked truncated), so recorder memory stays bounded. */
+const LINE_CAP = DEFAULT_LINE_CAP;
+const splitters = [new CappedLineSplitter(LINE_CAP), new CappedLineSplitter(LINE_CAP), new CappedLineSplitter(LINE_CAP)];
 const correlator = new Correlator();
 const peer: Record<string, unknown> = {};
 
@@ -129,7 +132,8 @@ function push(item: Item, bytes: number): void {
   else if (!flushTimer) flushTimer = setTimeout(flush, FLUSH_MS);
 }
 
-function onLine(code: StreamCode, t: number, line: Buffer): void {
+function onLine(code: StreamCode, t: number, capped: CappedLine): void {
+  const line = capped.bytes;
   seq++;
   if (code === STDERR) {
     let text = decodeUtf8(line).text;
@@ -138,6 +142,14 @@ function onLine(code: StreamCode, t: number, line: Buffer): void {
     return;
   }
   let frame: Frame = frameFromBytes(seq, t, code === C2A ? 'c2a' : 'a2c', line);
+  if (capped.size > line.length) {
+    // Past the recorder's line cap: only the first bytes were kept, so the frame cannot be parsed.
+    frame.size = capped.size;
+    frame.truncated = true;
+    frame.kind = 'invalid';
+    frame.parseError = `frame of ${capped.size} bytes is larger than the recorder's cap (${LINE_CAP} bytes); stored cut`;
+    delete frame.json;
+  }
   if (config.maxFrameBytes !== null && line.length > config.maxFrameBytes) {
     const cut = line.subarray(0, config.maxFrameBytes);
     const { text, valid } = decodeUtf8(cut);
