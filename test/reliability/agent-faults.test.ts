@@ -99,6 +99,50 @@ process.stdin.on('end', () => {
     expect(rec.status).toBe('complete');
   });
 
+  it('agent closes its stdin but keeps talking while the client keeps writing: no crash, all agent output arrives', async () => {
+    const db = join(tmp.dir, 'agent-closes-stdin.db');
+    const agent = writeAgent(tmp.dir, 'closes-stdin', `
+require('node:fs').closeSync(0);
+let i = 0;
+const t = setInterval(() => {
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'tick', params: { i } }) + '\\n');
+  if (++i === 10) clearInterval(t);
+}, 20);
+`);
+    const r = start(['--db', db, '--', node, agent]);
+    const timer = setInterval(() => r.child.stdin!.write(rpc({ id: 1, method: 'x' }) + '\n'), 5);
+    const res = await r.done;
+    clearInterval(timer);
+    expect(res.code).toBe(0);
+    expect(res.stdout.toString().trim().split('\n')).toHaveLength(10);
+    expect(tapLines(res.stderr)).toEqual([]);
+    const events = withStore(db, (s) => s.readItems(s.resolveRef('latest')).filter((i) => i.dir === 'event').map((i) => (i as { type: string }).type));
+    expect(events).toContain('agent-stdin-error');
+    expect(withStore(db, (s) => s.listRecordings()[0]!.status)).toBe('complete');
+  });
+
+  it('client closes its end of stdout (EPIPE) while the agent keeps talking: the tap keeps recording and exits with the agent', async () => {
+    const db = join(tmp.dir, 'client-closes-stdout.db');
+    const agent = writeAgent(tmp.dir, 'chatty', `
+let i = 0;
+const t = setInterval(() => {
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'tick', params: { i } }) + '\\n');
+  if (++i === 20) clearInterval(t);
+}, 10);
+process.stdin.resume();
+`);
+    const r = start(['--db', db, '--', node, agent], { readStdout: false });
+    r.child.stdout!.once('data', () => r.child.stdout!.destroy());
+    await new Promise((res) => setTimeout(res, 800)); // let the agent talk into the closed pipe
+    r.child.stdin!.end();
+    const res = await r.done;
+    expect(res.code).toBe(0);
+    expect(tapLines(res.stderr)).toEqual([]);
+    const rec = withStore(db, (s) => s.listRecordings()[0]!);
+    expect(rec.frames).toBe(20);
+    expect(rec.status).toBe('complete');
+  });
+
   it('client stops reading stdout: tap memory stays bounded and client→agent keeps flowing', async () => {
     const db = join(tmp.dir, 'noread.db');
     // The agent floods stdout (as fast as the pipe takes it) and acknowledges every stdin line on stderr.
