@@ -132,11 +132,11 @@ export function methodStats(store: Store, recordingId: number): MethodStats[] {
 }
 
 /** Prompt turns of a recording (session/prompt requests and their responses). */
-export function listTurns(store: Store, recordingId: number): TurnInfo[] {
+export function listTurns(store: Store, recordingId: number, onlySeq?: number): TurnInfo[] {
   const rows = store.db.prepare(`SELECT p.seq, p.t, p.session_id, p.raw, r.seq AS end_seq, r.t AS end_t, r.raw AS end_raw, r.kind AS end_kind
       FROM items p LEFT JOIN items r ON r.recording_id = p.recording_id AND r.reply_to = p.seq
-      WHERE p.recording_id = ? AND p.method = 'session/prompt' AND p.kind = 'request' ORDER BY p.seq`)
-    .all(recordingId) as { seq: number; t: number; session_id: string | null; raw: string; end_seq: number | null; end_t: number | null; end_raw: string | null; end_kind: string | null }[];
+      WHERE p.recording_id = ? AND p.method = 'session/prompt' AND p.kind = 'request' ${onlySeq !== undefined ? 'AND p.seq = ?' : ''} ORDER BY p.seq`)
+    .all(recordingId, ...(onlySeq !== undefined ? [onlySeq] : [])) as { seq: number; t: number; session_id: string | null; raw: string; end_seq: number | null; end_t: number | null; end_raw: string | null; end_kind: string | null }[];
   return rows.map((r) => {
     let prompt = '';
     try { prompt = textOfBlocks((JSON.parse(r.raw) as { params?: { prompt?: unknown } }).params?.prompt); } catch { /* not JSON */ }
@@ -156,7 +156,7 @@ export function listTurns(store: Store, recordingId: number): TurnInfo[] {
 
 /** The items of one turn: from the prompt request to its response, in the prompt's session or no session. */
 export function turnItems(store: Store, recordingId: number, promptSeq: number): { turn: TurnInfo; items: Item[] } | undefined {
-  const turn = listTurns(store, recordingId).find((t) => t.seq === promptSeq);
+  const turn = listTurns(store, recordingId, promptSeq)[0];
   if (!turn) return undefined;
   const end = turn.endSeq ?? Number.MAX_SAFE_INTEGER;
   const rows = store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq >= ? AND seq <= ?

@@ -1,5 +1,5 @@
 /** Prompt turns grouped by session; each collapsed turn shows what happened in it, expanded into frames on demand. */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type TurnInfo, type TurnDetail } from './api.js';
 import { recId, applyFilter, setView, current } from './model.js';
 import { Markdown } from './markdown.js';
@@ -11,12 +11,23 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
   const [d, setD] = useState<TurnDetail | null>(null);
   const [err, setErr] = useState<string | null>(null);
   const running = turn.endSeq === null;
+  const ref = useRef<HTMLElement>(null);
+  const [seen, setSeen] = useState(false);
+  // Fetch a turn's summary only once it scrolls near the view (recordings can hold thousands of turns).
   useEffect(() => {
+    const el = ref.current;
+    if (!el || seen) return undefined;
+    const io = new IntersectionObserver((entries) => { if (entries.some((e) => e.isIntersecting)) setSeen(true); }, { rootMargin: '400px' });
+    io.observe(el);
+    return () => io.disconnect();
+  }, [seen]);
+  useEffect(() => {
+    if (!seen) return;
     api.turn(id, turn.seq).then(setD).catch((e: Error) => setErr(e.message));
-  }, [id, turn.seq, turn.endSeq, running ? current.value?.items : 0]);
+  }, [seen, id, turn.seq, turn.endSeq, running ? current.value?.items : 0]);
   const showFrames = () => { void applyFilter(`turn:${turn.seq}`, null); setView('timeline'); };
   return (
-    <article class="turn" aria-label={`Turn at #${turn.seq}`}>
+    <article ref={ref} class="turn" aria-label={`Turn at #${turn.seq}`}>
       <header class="turn-head">
         <span class="turn-when">{fmtClock(turn.t)}</span>
         <span class="turn-prompt" title={turn.prompt}>“{turn.prompt || '(no text)'}”</span>
@@ -28,6 +39,7 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
         <button type="button" onClick={showFrames} title={`Show the frames of this turn (filter turn:${turn.seq})`}>Frames ({d?.items ?? '…'}) ▸</button>
       </header>
       {err && <p class="bad">{err}</p>}
+      {!d && !err && <p class="muted turn-body">Loading…</p>}
       {d && (
         <div class="turn-body">
           {d.message && <section><h4>Agent</h4><Markdown text={d.message} /></section>}
@@ -65,6 +77,18 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
   );
 }
 
+const SHOWN = 100;
+
+function SessionTurns({ list }: { list: TurnInfo[] }) {
+  const [n, setN] = useState(SHOWN);
+  return (
+    <>
+      {list.slice(0, n).map((t) => <TurnCard key={t.seq} turn={t} />)}
+      {list.length > n && <button type="button" onClick={() => setN(n + SHOWN)}>Show {Math.min(SHOWN, list.length - n)} more of {list.length - n} turns</button>}
+    </>
+  );
+}
+
 export function TurnsView() {
   const id = recId.value;
   const [turns, setTurns] = useState<TurnInfo[] | null>(null);
@@ -85,7 +109,7 @@ export function TurnsView() {
         <section key={sid} class="session-group" aria-label={`Session ${sid}`}>
           <h2>Session <code>{sid}</code> <span class="muted">· {list.length} turn{list.length === 1 ? '' : 's'}</span>{' '}
             <button type="button" class="link" onClick={() => { void applyFilter(`session:${sid}`, null); setView('timeline'); }}>frames</button></h2>
-          {list.map((t) => <TurnCard key={t.seq} turn={t} />)}
+          <SessionTurns list={list} />
         </section>
       ))}
     </div>
