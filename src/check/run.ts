@@ -67,29 +67,33 @@ export function* streamTranscriptFile(file: string): Generator<Item> {
   if (!existsSync(file)) throw new TranscriptError(`file ${file} does not exist; check the path`);
   if (statSync(file).isDirectory()) throw new TranscriptError(`${file} is a folder, not a transcript (.jsonl) file`);
   const fd = openSync(file, 'r');
-  const buf = Buffer.alloc(CHUNK_BYTES);
-  let carry = Buffer.alloc(0);
+  // One buffer: the unfinished last line of a read stays at its start and the next read goes after it.
+  let buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
+  let have = 0;
   let seqOffset = 0;
   let lineOffset = 0;
   let first = true;
   try {
     for (;;) {
-      const n = readSync(fd, buf, 0, CHUNK_BYTES, null);
-      let data = n > 0 ? Buffer.concat([carry, buf.subarray(0, n)]) : carry;
-      let cut: number;
+      if (buf.length - have < CHUNK_BYTES) {
+        const bigger = Buffer.allocUnsafe(buf.length * 2);
+        buf.copy(bigger, 0, 0, have);
+        buf = bigger;
+      }
+      const n = readSync(fd, buf, have, CHUNK_BYTES, null);
+      const end = have + n;
+      let upto = end;
       if (n > 0) {
-        cut = data.lastIndexOf(10);
+        const cut = buf.lastIndexOf(10, end - 1); // the carried part never holds a newline
         if (cut < 0) {
-          carry = data;
+          have = end; // no complete line yet
           continue;
         }
-        carry = Buffer.from(data.subarray(cut + 1));
-        data = data.subarray(0, cut + 1);
-      } else {
-        carry = Buffer.alloc(0);
-        if (data.length === 0) break;
-      }
-      const text = data.toString('utf8');
+        upto = cut + 1;
+      } else if (end === 0) break;
+      const text = buf.toString('utf8', 0, upto);
+      buf.copy(buf, 0, upto, end);
+      have = end - upto;
       const lines = countLines(text);
       // Later chunks get a header line so that their first line is never taken for a header.
       const chunkText = first ? text : `${HEADER_LINE}\n${text}`;
@@ -106,6 +110,7 @@ export function* streamTranscriptFile(file: string): Generator<Item> {
       }
       for (const item of rec.items) {
         item.seq += seqOffset;
+        // replyTo is chunk-local (a response in a later chunk than its request has none); the checker pairs on its own.
         if ('replyTo' in item && typeof item.replyTo === 'number') item.replyTo += seqOffset;
         yield item;
       }
@@ -133,11 +138,10 @@ function countItems(text: string, first: boolean): number {
   while (start < text.length) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
-    const line = text.slice(start, end);
-    if (line.trim() !== '') {
-      if (!sawContent && isHeaderLine(line)) {
-        // the header takes no seq
-      } else n++;
+    // Transcript lines start with "{"; only other lines need the slower blank test.
+    const nonBlank = text.charCodeAt(start) === 123 || text.slice(start, end).trim() !== '';
+    if (nonBlank) {
+      if (sawContent || !isHeaderLine(text.slice(start, end))) n++;
       sawContent = true;
     }
     start = end + 1;
