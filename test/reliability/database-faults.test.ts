@@ -99,6 +99,22 @@ describe('database faults', () => {
     expect(readFileSync(db).equals(garbage)).toBe(true);
   });
 
+  it('database written by a newer acp-inspect (schema from the future): one warning, forwarding byte-exact, file untouched', async () => {
+    const db = join(tmp.dir, 'newer.db');
+    await run(['--db', db, '--', node, echo], { input: '' });
+    const s = Store.open(db);
+    s.db.pragma('user_version = 99');
+    s.db.pragma('wal_checkpoint(TRUNCATE)');
+    s.close();
+    const bytes = readFileSync(db);
+    const res = await run(['--db', db, '--', node, echo], { input: requests(5) });
+    expect(res.code).toBe(0);
+    expect(res.stdout.toString()).toBe(replies(5));
+    expect(tapLines(res.stderr)).toHaveLength(1);
+    expect(tapLines(res.stderr)[0]).toMatch(/newer/);
+    expect(readFileSync(db).equals(bytes)).toBe(true);
+  });
+
   it('database locked by another process when the tap starts: forwarding goes on, the recording is written after', async () => {
     const db = join(tmp.dir, 'locked-start.db');
     await run(['--db', db, '--', node, echo], { input: '' }); // create it
