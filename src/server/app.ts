@@ -110,6 +110,13 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (origin !== undefined && !allowedHosts.some((h) => origin.toLowerCase() === `http://${h}`)) {
       return c.text('403 Forbidden: cross-origin request\n', 403);
     }
+    // Browsers say where a request comes from: only top-level navigations may come from elsewhere
+    // (the user opening the printed URL); an <img> or <script> on another site or another local
+    // port (same-site, so the cookie would ride along) gets nothing.
+    const site = c.req.header('sec-fetch-site');
+    if ((site === 'cross-site' || site === 'same-site') && c.req.header('sec-fetch-mode') !== 'navigate') {
+      return c.text('403 Forbidden: cross-site request\n', 403);
+    }
     c.header('Cache-Control', 'no-store');
     c.header('Referrer-Policy', 'no-referrer');
     c.header('X-Content-Type-Options', 'nosniff');
@@ -124,7 +131,9 @@ export function createApp(opts: AppOptions): InspectorApp {
         // Drop the token from the address bar (and from history and bookmarks).
         const url = new URL(c.req.url);
         url.searchParams.delete('token');
-        return c.redirect(`${url.pathname}${url.search}`, 302);
+        // Never `//host`: a path must not turn the redirect into one to another site.
+        const path = /^\/[^/\\]/.test(url.pathname) ? url.pathname : '/';
+        return c.redirect(`${path}${url.search}`, 302);
       }
       return next();
     }

@@ -84,6 +84,26 @@ describe('the guard', () => {
     expect(next.status).not.toBe(401);
   });
 
+  it('answers 403 to subresource requests from another site or another local port, even with the cookie', async () => {
+    for (const site of ['cross-site', 'same-site']) {
+      for (const mode of ['no-cors', 'cors']) {
+        const res = await req('/api/recordings/1/export', { ...authed, 'sec-fetch-site': site, 'sec-fetch-mode': mode });
+        expect(res.status, `${site} ${mode}`).toBe(403);
+      }
+    }
+    expect((await req('/api/recordings', { ...authed, 'sec-fetch-site': 'same-origin', 'sec-fetch-mode': 'cors' })).status).toBe(200);
+    // Opening the printed URL from a terminal or another page is a navigation: allowed.
+    expect((await req(`/?token=${TOKEN}`, { 'sec-fetch-site': 'cross-site', 'sec-fetch-mode': 'navigate' })).status).toBe(302);
+  });
+
+  it('never redirects to another host after the token exchange', async () => {
+    for (const p of [`//evil.example/?token=${TOKEN}`, `/\\evil.example/?token=${TOKEN}`]) {
+      const res = await req(p);
+      const loc = res.headers.get('location');
+      if (loc !== null) expect(loc.startsWith('/') && !loc.startsWith('//') && !loc.startsWith('/\\'), `${p} → ${loc}`).toBe(true);
+    }
+  });
+
   it('accepts the token as a bearer header or query on the API (no redirect)', async () => {
     expect((await req('/api/recordings', { authorization: `Bearer ${TOKEN}` })).status).toBe(200);
     expect((await req(`/api/recordings?token=${TOKEN}`)).status).toBe(200);
