@@ -16,7 +16,7 @@
  */
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -102,6 +102,59 @@ function problem(msg) {
   problems.push(msg);
   log(`  !! ${msg}`);
 }
+
+// ---- CPU accounting: what the proxy itself spends, independent of what else loads the machine --
+
+const CLK_TCK = (() => {
+  const r = spawnSync('getconf', ['CLK_TCK'], { encoding: 'utf8' });
+  return Number(r.stdout?.trim()) || 100;
+})();
+
+/** utime+stime (ms) and nice of each thread of `pid`; empty when it is gone. */
+function threadTimes(pid) {
+  const out = [];
+  let tids = [];
+  try {
+    tids = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return out;
+  }
+  for (const tid of tids) {
+    try {
+      const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+      const f = st.slice(st.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
+      out.push({ tid: Number(tid), ms: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK, nice: Number(f[16]) });
+    } catch { /* thread ended */ }
+  }
+  return out;
+}
+
+/**
+ * CPU ms spent so far by a variant's proxy: for the tap split into the forwarding (main) thread, the
+ * recorder thread (the one at nice 19) and the rest (GC helpers, libuv pool); for the relay, its two
+ * cats; for the bare pass-through, the whole process.
+ */
+function proxyCpu(v, pid) {
+  if (v.name === 'direct') return { total: 0 };
+  if (v.name === 'cat relay') {
+    let kids = [];
+    try { kids = readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean); } catch { /* gone */ }
+    let total = 0;
+    for (const k of kids) {
+      let comm = '';
+      try { comm = readFileSync(`/proc/${k}/comm`, 'utf8').trim(); } catch { /* gone */ }
+      if (comm === 'cat') total += threadTimes(k).reduce((a, t) => a + t.ms, 0);
+    }
+    return { total };
+  }
+  const ts = threadTimes(pid);
+  const main = ts.filter((t) => t.tid === pid).reduce((a, t) => a + t.ms, 0);
+  const worker = ts.filter((t) => t.tid !== pid && t.nice === 19).reduce((a, t) => a + t.ms, 0);
+  const total = ts.reduce((a, t) => a + t.ms, 0);
+  return v.tap ? { total, main, worker, other: total - main - worker } : { total };
+}
+
+const cpuDiff = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));
 
 // ---- the client side: a pipeline we write to and read from, verifying every byte --------------
 
@@ -203,6 +256,36 @@ async function countRecorded(db) {
   }
 }
 
+/**
+ * Waits until the tap's recording holds `want` agent→client frames (the recorder runs behind the
+ * session, at low priority, and catches up when the CPU is free); gives up after `idleMs` without
+ * progress. Returns the milliseconds waited, or null when it gave up.
+ */
+async function recordedUpTo(db, want, idleMs = 10_000) {
+  const { default: Database } = await import('better-sqlite3');
+  const t0 = performance.now();
+  let last = -1;
+  let lastMove = t0;
+  let d = null;
+  try {
+    for (;;) {
+      let n = 0;
+      try {
+        d ??= new Database(db, { readonly: true, fileMustExist: true });
+        n = d.prepare(`SELECT count(*) AS n FROM items WHERE dir = 'a2c' AND recording_id = (SELECT max(id) FROM recordings)`).get().n;
+      } catch { /* not created yet, or busy */ }
+      if (n >= want) return performance.now() - t0;
+      if (n !== last) {
+        last = n;
+        lastMove = performance.now();
+      } else if (performance.now() - lastMove > idleMs) return null;
+      await sleep(20);
+    }
+  } finally {
+    d?.close();
+  }
+}
+
 /** One session through one variant: warm-up, a flood per size, then sequential pings. */
 async function session(v, o, expected, round) {
   const db = join(v.tmp, `r${round}-${v.name.replace(/\W+/g, '_')}.db`);
@@ -233,10 +316,22 @@ async function session(v, o, expected, round) {
     if (r.hash !== exp.hash) altered++;
     return { bytes: exp.len, frames: count, ms: r.t - t0 };
   };
+  // Between floods, a tap run waits until its recording has caught up (timed apart as catchUpMs):
+  // each flood then starts with an empty hand-off ring, as the alternated variants start idle.
+  const settle = async () => {
+    if (!v.tap) return null;
+    const ms = await recordedUpTo(db, a2c);
+    if (ms === null) problem(`${v.name} round ${round + 1}: the recording stopped growing before it held ${a2c} agent frames`);
+    return ms;
+  };
   await flood(1024, 2000); // warm-up: JIT, pipe buffers
+  await settle();
   for (const size of o.sizes) {
     const count = Math.max(1, Math.floor((o.mb * 1024 * 1024) / size));
+    const c0 = proxyCpu(v, p.pid);
     out.floods[size] = await flood(size, count);
+    out.floods[size].catchUpMs = await settle();
+    out.floods[size].cpu = cpuDiff(c0, proxyCpu(v, p.pid));
   }
   for (let i = 0; i < o.pings; i++) {
     const pid = ++id;
@@ -278,7 +373,8 @@ async function benchFlood(o, tmp, results) {
       const s = await session(v, o, expected, r);
       runs[v.name].push(s);
       const parts = o.sizes.map((size) => `${sizeName(size)} ${fmt(s.floods[size].bytes / 1048576 / (s.floods[size].ms / 1000), 0)} MiB/s`);
-      log(`  round ${r + 1} ${pad(v.name, 15)} ${parts.join('  ')}  rtt p50 ${fmt(median(s.rtts), 3)} ms${v.tap ? `  recorded ${s.recorded.c2a + s.recorded.a2c}/${s.expectedFrames} frames, exit after ${fmt(s.exitMs, 0)} ms` : ''}`);
+      const catchUp = v.tap ? `  recorded ${s.recorded.c2a + s.recorded.a2c}/${s.expectedFrames} frames, caught up ${o.sizes.map((size) => fmt(s.floods[size].catchUpMs, 0)).join('/')} ms after each flood` : '';
+      log(`  round ${r + 1} ${pad(v.name, 15)} ${parts.join('  ')}  rtt p50 ${fmt(median(s.rtts), 3)} ms${catchUp}`);
     }
   }
   // Medians over rounds.
@@ -297,6 +393,19 @@ async function benchFlood(o, tmp, results) {
   for (const v of vs) {
     const row = table[v.name];
     log(`  ${pad(v.name, 16)}${o.sizes.map((s) => lpad(`${fmt(row.throughput[s], 0)} (${fmt(row.framesPerSec[s] / 1000, 0)}k f/s)`, 16)).join('')}${lpad(fmt(row.rttP50, 3), 12)}${lpad(fmt(row.rttP99, 3), 12)}`);
+  }
+  log('');
+  log(`  CPU the proxy spends per GiB forwarded (ms; load-independent; tap: forwarding thread + recorder thread + other threads)`);
+  const cpuPerGiB = {};
+  for (const v of vs) {
+    if (v.name === 'direct') continue;
+    const row = {};
+    for (const size of o.sizes) {
+      const per = (k) => median(runs[v.name].map((s) => s.floods[size].cpu[k] / (s.floods[size].bytes / 1073741824)));
+      row[size] = v.tap ? { total: per('total'), main: per('main'), worker: per('worker'), other: per('other') } : { total: per('total') };
+    }
+    cpuPerGiB[v.name] = row;
+    log(`  ${pad(v.name, 16)}${o.sizes.map((size) => lpad(v.tap ? `${fmt(row[size].main, 0)}+${fmt(row[size].worker, 0)}+${fmt(row[size].other, 0)}` : fmt(row[size].total, 0), 16)).join('')}`);
   }
   log('');
   const ratios = {};
@@ -318,7 +427,7 @@ async function benchFlood(o, tmp, results) {
   }
   const perRound = {};
   for (const v of vs) perRound[v.name] = runs[v.name].map((s) => ({ floods: s.floods, rttP50: median(s.rtts), rttP99: pct(s.rtts, 99), recorded: s.recorded, exitMs: s.exitMs }));
-  results.flood = { table, ratios, perRound, rounds: o.rounds, mbPerSize: o.mb, pings: o.pings };
+  results.flood = { table, ratios, cpuPerGiB, perRound, rounds: o.rounds, mbPerSize: o.mb, pings: o.pings };
 }
 
 // ---- start-up ----------------------------------------------------------------------------------

@@ -10,10 +10,11 @@
  * capacity is a power of two, so `pos & (cap - 1)` is the offset and `(w - r) | 0` the bytes in use.
  */
 
-/** Control slots (Int32): write position, read position, a wake-up counter. */
+/** Control slots (Int32): write position, read position, a wake-up counter, reader-is-waiting flag. */
 const W = 0;
 const R = 1;
 const SIG = 2;
+const WAITING = 3;
 const CTL_BYTES = 64;
 const HEADER = 16;
 
@@ -73,8 +74,11 @@ export class RingWriter {
     this.copyIn(payload, (this.w + HEADER) | 0);
     this.w = (this.w + need) | 0;
     Atomics.store(this.ctl, W, this.w);
-    Atomics.add(this.ctl, SIG, 1);
-    Atomics.notify(this.ctl, SIG);
+    // Wake the reader only if it sleeps, and only once per sleep: no syscall per chunk.
+    if (Atomics.load(this.ctl, WAITING) === 1 && Atomics.compareExchange(this.ctl, WAITING, 1, 0) === 1) {
+      Atomics.add(this.ctl, SIG, 1);
+      Atomics.notify(this.ctl, SIG);
+    }
     return true;
   }
 
@@ -111,12 +115,21 @@ export class RingReader {
     return { type, t, payload };
   }
 
-  /** Resolves when a record may be available (at once if one is). */
-  wait(): Promise<unknown> {
+  /**
+   * Resolves when a record may be available (at once if one is). After a wake-up it lets `batchMs`
+   * pass before resolving, so a busy stream is taken in large slices rather than chunk by chunk.
+   */
+  async wait(batchMs = 5): Promise<void> {
     const sig = Atomics.load(this.ctl, SIG);
-    if (((Atomics.load(this.ctl, W) - Atomics.load(this.ctl, R)) | 0) > 0) return Promise.resolve();
+    Atomics.store(this.ctl, WAITING, 1);
+    if (((Atomics.load(this.ctl, W) - Atomics.load(this.ctl, R)) | 0) > 0) {
+      Atomics.store(this.ctl, WAITING, 0);
+      return;
+    }
     const res = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: unknown } }).waitAsync(this.ctl, SIG, sig);
-    return res.async ? (res.value as Promise<unknown>) : Promise.resolve();
+    if (res.async) await res.value;
+    Atomics.store(this.ctl, WAITING, 0);
+    if (batchMs > 0) await new Promise((r) => setTimeout(r, batchMs));
   }
 
   private copyOut(dst: Buffer, pos: number): void {
