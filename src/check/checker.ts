@@ -6,7 +6,7 @@
 import { type Frame, type FrameKind, type Item, isFrame, reverse } from '../wire/frame.js';
 import { METHODS, isExtensionName } from '../spec/methods.js';
 import { type SchemaResult, validateMethod } from '../spec/schema.js';
-import { applyFrame, initialState, type FrameFacts, type ModelState, obj, pendingKey } from './model.js';
+import { applyFrame, CLOSE_EVENTS, initialState, type FrameFacts, type ModelState, obj, pendingKey } from './model.js';
 import type { FrameContext, Rule, Severity } from './rule.js';
 import { ALL_RULES } from './rules/index.js';
 
@@ -209,9 +209,7 @@ export function createChecker(opts: CheckOptions = {}): Checker {
 }
 
 function applyEvent(state: ModelState, type: string, seq: number): void {
-  if (type === 'stdin-closed' || type === 'exit' || type === 'stdout-closed' || type === 'signal') {
-    state.closedSeq ??= seq;
-  }
+  if (CLOSE_EVENTS.has(type)) state.closedSeq ??= seq;
 }
 
 function computeSchema(ctx: FrameContext): SchemaResult | undefined {

@@ -7,10 +7,10 @@
 import type { Item } from '../wire/frame.js';
 import type { Recording } from '../transcript/format.js';
 import { checkItems, createChecker, type CheckOptions, type Checker, type Finding } from './checker.js';
-import { applyFrame, initialState, type ModelState, obj, pendingKey } from './model.js';
+import { initialState, type ModelState, stepModel } from './model.js';
+export { stepModel, restoreState, initialState } from './model.js';
 import type { RuleInfo } from './rule.js';
 import { ALL_RULES } from './rules/index.js';
-import { isFrame, reverse } from '../wire/frame.js';
 
 export type { CheckOptions, Checker, Finding } from './checker.js';
 export type { ModelState, SessionState, PendingRequest, TerminalState, ElicitationState, ToolCallState, CompactionState } from './model.js';
@@ -33,27 +33,7 @@ export function stateAt(items: Iterable<Item>, seq: number): ModelState {
   const s = initialState();
   for (const item of items) {
     if (item.seq > seq) break;
-    s.items++;
-    s.lastSeq = item.seq;
-    if (!isFrame(item)) {
-      if (item.dir === 'event' && (item.type === 'stdin-closed' || item.type === 'exit' || item.type === 'stdout-closed' || item.type === 'signal')) s.closedSeq ??= item.seq;
-      continue;
-    }
-    const msg = obj(item.json);
-    let req;
-    let key: string | undefined;
-    if ((item.kind === 'result' || item.kind === 'error') && msg) {
-      const id = msg.id;
-      if (typeof id === 'string' || typeof id === 'number' || id === null) {
-        key = pendingKey(reverse(item.dir), id);
-        req = s.pending[key];
-      }
-    }
-    try {
-      applyFrame(s, { frame: item, msg, method: item.kind === 'request' || item.kind === 'notification' ? item.method : req?.method, params: obj(msg?.params), req, key });
-    } catch {
-      /* never throws */
-    }
+    stepModel(s, item);
   }
   return structuredClone(s);
 }

@@ -3,7 +3,7 @@
  * folds one frame into it (spec part 3). No findings here — rules read the state before a frame is
  * applied. The state is plain JSON (records, not Maps) so it can be cloned, stored and shown as is.
  */
-import type { Direction, Frame, RpcId } from '../wire/frame.js';
+import { type Direction, type Frame, type Item, type RpcId, isFrame, reverse } from '../wire/frame.js';
 import { idKey } from '../wire/parse.js';
 import { M } from '../spec/methods.js';
 import type { SessionStatus, TerminalStatus, TurnStatus, ElicitationStatus } from '../spec/transitions.js';
@@ -527,4 +527,54 @@ function onResponse(s: ModelState, f: FrameFacts, req: PendingRequest, result: u
     default:
       break;
   }
+}
+
+/**
+ * Folds one item (frame, stderr line or event) into the model only, without rules: what `stateAt`
+ * and a UI cursor use. Never throws.
+ */
+export function stepModel(s: ModelState, item: Item): void {
+  s.items++;
+  s.lastSeq = item.seq;
+  if (!isFrame(item)) {
+    if (item.dir === 'event' && CLOSE_EVENTS.has(item.type)) s.closedSeq ??= item.seq;
+    return;
+  }
+  const msg = obj(item.json);
+  let req: PendingRequest | undefined;
+  let key: string | undefined;
+  if ((item.kind === 'result' || item.kind === 'error') && msg) {
+    const id = msg.id;
+    if (typeof id === 'string' || typeof id === 'number' || id === null) {
+      key = pendingKey(reverse(item.dir), id);
+      req = s.pending[key];
+    }
+  }
+  try {
+    applyFrame(s, { frame: item, msg, method: item.kind === 'request' || item.kind === 'notification' ? item.method : req?.method, params: obj(msg?.params), req, key });
+  } catch {
+    /* the model never throws on traffic */
+  }
+}
+
+/** Events after which the connection counts as closed. */
+export const CLOSE_EVENTS: ReadonlySet<string> = new Set(['stdin-closed', 'exit', 'stdout-closed', 'signal']);
+
+/**
+ * Rebuilds a state from its JSON (a stored checkpoint) with prototype-free records, so that stepping
+ * on from it stays safe against ids like "__proto__".
+ */
+export function restoreState(json: string): ModelState {
+  const v = JSON.parse(json) as ModelState;
+  const toDict = <T>(o: Record<string, T> | undefined): Record<string, T> => Object.assign(dict<T>(), o ?? {});
+  v.pending = toDict(v.pending);
+  v.terminals = toDict(v.terminals);
+  v.elicitations = toDict(v.elicitations);
+  v.sessions = toDict(v.sessions);
+  for (const k in v.sessions) {
+    const sess = v.sessions[k]!;
+    sess.toolCalls = toDict(sess.toolCalls);
+    sess.compactions = toDict(sess.compactions);
+  }
+  return v;
 }

@@ -67,3 +67,20 @@ describe('model state', () => {
     expect(s.sessions.old!.status).toBe('active');
   });
 });
+
+describe('restoreState', () => {
+  it('a state restored from JSON steps on like the original, and ids like "__proto__" stay plain keys', async () => {
+    const { restoreState, stepModel, initialState } = await import('../../src/check/index.js');
+    const all = items([...init(), ...session('__proto__'), ['c2a', prompt(2, '__proto__')], ['a2c', endTurn(2)]]);
+    const a = initialState();
+    for (const it of all.slice(0, 4)) stepModel(a, it);
+    const b = restoreState(JSON.stringify(a));
+    for (const it of all.slice(4)) {
+      stepModel(a, it);
+      stepModel(b, it);
+    }
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    expect(b.sessions['__proto__']!.turns).toBe(1);
+    expect(({} as Record<string, unknown>).turns).toBeUndefined();
+  });
+});

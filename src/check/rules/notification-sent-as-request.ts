@@ -6,7 +6,6 @@ export const notificationSentAsRequest = defineRule({
   spec: '4',
   title: 'Notification method sent with an id',
   specText: 'Notifications carry no `id` (and get no response).',
-  layer: 'wire',
   kinds: ['request'],
   check(c) {
     if (c.spec?.kind === 'notification') c.report(`${c.method} is a notification but was sent with an id, as a request; drop the id (no response will come)`);

@@ -7,7 +7,6 @@ export const unknownMethod = defineRule({
   spec: '9 rule 6',
   title: 'Unknown method without a leading underscore',
   specText: 'Extension names and values: a leading `_` is reserved for implementation-specific extensions; other unknown names are reserved for future versions.',
-  layer: 'wire',
   kinds: ['request', 'notification'],
   check(c) {
     const m = c.method;
