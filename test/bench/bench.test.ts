@@ -1,0 +1,49 @@
+/**
+ * `npm run bench` in its quickest mode: not a timing test (nothing here looks at a speed), but proof
+ * that the benchmark measures what it claims: every variant delivers every byte unchanged, and every
+ * frame of a tap run ends up in its SQLite file with no gap.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, run, tempDir } from '../helpers.js';
+
+const tmp = tempDir('acp-inspect-bench-test-');
+afterAll(() => tmp.cleanup());
+
+interface FloodRun {
+  floods: Record<string, { bytes: number; frames: number }>;
+  recorded?: { c2a: number; a2c: number; gaps: number; status: string };
+}
+
+describe('npm run bench --quick', () => {
+  it('delivers every byte unchanged through every variant and records every frame of the tap runs', async () => {
+    const json = join(tmp.dir, 'bench.json');
+    const r = await run(process.execPath, [join(ROOT, 'scripts', 'bench.js'), '--quick', '--only', 'flood,rss,ui', '--json', json], { timeoutMs: 120_000 });
+    expect(r.stderr).toBe('');
+    const out = r.stdout.toString();
+    expect(out).toContain('every byte arrived unchanged and every frame was recorded');
+    expect(r.code).toBe(0);
+    const res = JSON.parse(readFileSync(json, 'utf8')) as {
+      problems: string[];
+      flood: { perRound: Record<string, FloodRun[]> };
+      rss: { recorded: { c2a: number; a2c: number }; expectedFrames: number };
+      ui: { measured: boolean; firstRowsStatus?: number };
+    };
+    expect(res.problems).toEqual([]);
+    expect(Object.keys(res.flood.perRound).sort()).toEqual(['bare node', 'cat relay', 'direct', 'tap', 'tap --no-check']);
+    for (const name of ['tap', 'tap --no-check']) {
+      for (const run of res.flood.perRound[name]!) {
+        expect(run.recorded!.gaps).toBe(0);
+        expect(run.recorded!.status).toBe('complete');
+        // 2 setup requests, a warm-up flood and 3 sized floods, 50 pings: one request each way, plus the updates.
+        const updates = 2000 + Object.values(run.floods).reduce((a, f) => a + f.frames, 0);
+        expect(run.recorded!.c2a).toBe(2 + 4 + 50);
+        expect(run.recorded!.a2c).toBe(2 + 4 + 50 + updates);
+      }
+    }
+    // The quick memory flood (32 MiB) fits the recorder's ring: all of it is recorded too.
+    expect(res.rss.recorded.c2a + res.rss.recorded.a2c).toBe(res.rss.expectedFrames);
+    if (res.ui.measured) expect(res.ui.firstRowsStatus).toBe(200);
+  });
+});
