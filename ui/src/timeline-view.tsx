@@ -143,7 +143,7 @@ export function TimelineList() {
     <div class="timeline">
       <div class="row head" aria-hidden="true">
         <span class="c-seq">#</span><span class="c-time">{timeMode.value === 'rel' ? 'time' : timeMode.value === 'delta' ? 'Δ prev' : 'Δ ref'}</span>
-        <span class="lane lane-head"><span title="client">client</span><span title="agent">agent</span><span title="agent stderr and events">err</span></span>
+        <span class="lane lane-head"><span title="client">client</span><span title="agent">agent</span><span title="agent stderr and events">!</span></span>
         <span class="c-kind">kind</span><span class="c-method">method</span><span class="c-id">id</span><span class="c-lat">latency</span>
         <span class="c-size">size</span><span class="c-prev">summary</span><span class="c-state">state after</span><span class="c-find" />
       </div>
