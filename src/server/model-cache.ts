@@ -3,11 +3,10 @@
  * once (in slices, so requests keep being served), records the one-line summary after every item,
  * and keeps a JSON checkpoint of the full state every CHECKPOINT items. The full state at any item is
  * then a checkpoint plus at most CHECKPOINT steps, forwards or backwards. The model state is plain
- * JSON data, which is what makes checkpoints cheap.
+ * JSON data, which is what makes checkpoints cheap (the checker's restoreState rebuilds one safely).
  */
-import { summarizeState } from '../check/index.js';
+import { initialState, restoreState, stepModel, summarizeState, type ModelState } from '../check/index.js';
 import type { Store } from '../store/store.js';
-import { initialState, stepModel, type ModelState } from './model-step.js';
 
 const CHECKPOINT = 1000;
 const SLICE = 1000;
@@ -129,7 +128,7 @@ export class ModelCache {
       const mid = (lo + hi) >> 1;
       if (c.checkpoints[mid]![0] <= seq) { best = mid; lo = mid + 1; } else hi = mid - 1;
     }
-    const state = best >= 0 ? (JSON.parse(c.checkpoints[best]![1]) as ModelState) : initialState();
+    const state = best >= 0 ? restoreState(c.checkpoints[best]![1]) : initialState();
     const from = best >= 0 ? c.checkpoints[best]![0] : 0;
     for (const item of this.store.iterateItems(recordingId, from)) {
       if (item.seq > seq) break;
