@@ -47,6 +47,7 @@ function likeEscape(s: string): string {
 
 /** Compiles `q`; throws FilterError naming the bad term and what would be accepted. */
 export function compileFilter(q: string | undefined | null): CompiledFilter {
+  if ((q ?? '').length > 2000) throw new FilterError('the filter is longer than 2000 characters; shorten it');
   const conds: string[] = [];
   const params: (string | number)[] = [];
   const terms: string[] = [];

@@ -33,6 +33,7 @@ describe('the filter language', () => {
     expect(() => compileFilter('method:')).toThrow(/method:VALUE/);
     expect(() => compileFilter('is:weird')).toThrow(/is:error/);
     expect(() => compileFilter('turn:x')).toThrow(/turn:12/);
+    expect(() => compileFilter('a '.repeat(1500))).toThrow(/longer than 2000/);
   });
 
   it('treats an unknown key:value as free text (a URL or a time in the raw line)', () => {
