@@ -44,6 +44,8 @@ export interface SessionState {
   turns: number;
   lastStopReason?: string;
   toolCalls: Record<string, ToolCallState>;
+  /** Tool calls of this session still pending or in progress: id → seq of their announcement. */
+  openToolCalls: Record<string, number>;
   plan?: { entries: number; seq: number } | null;
   compactions: Record<string, CompactionState>;
 }
@@ -121,7 +123,7 @@ export function obj(v: unknown): Record<string, unknown> | undefined {
 
 function newSession(id: string, origin: SessionState['origin'], status: SessionStatus, seq: number): SessionState {
   void seq;
-  return { id, origin, status, turn: 'idle', turns: 0, toolCalls: dict(), compactions: dict() };
+  return { id, origin, status, turn: 'idle', turns: 0, toolCalls: dict(), openToolCalls: dict(), compactions: dict() };
 }
 
 function readModes(s: SessionState, result: Record<string, unknown> | undefined): void {
@@ -344,6 +346,7 @@ function onUpdate(s: ModelState, f: FrameFacts): void {
         const title = str(u.title);
         if (title !== undefined) t.title = title;
         sess.toolCalls[id] = t;
+        trackOpen(sess, id, t.status, seq);
       }
       break;
     }
@@ -355,6 +358,7 @@ function onUpdate(s: ModelState, f: FrameFacts): void {
       if (st !== undefined) t.status = st;
       const title = str(u.title);
       if (title !== undefined) t.title = title;
+      trackOpen(sess, id, t.status, t.seq);
       break;
     }
     case 'plan':
@@ -402,6 +406,11 @@ function onUpdate(s: ModelState, f: FrameFacts): void {
     default:
       break;
   }
+}
+
+function trackOpen(sess: SessionState, id: string, status: string, seq: number): void {
+  if (status === 'pending' || status === 'in_progress') sess.openToolCalls[id] = seq;
+  else delete sess.openToolCalls[id];
 }
 
 function onResponse(s: ModelState, f: FrameFacts, req: PendingRequest, result: unknown, error: unknown): void {
@@ -574,6 +583,7 @@ export function restoreState(json: string): ModelState {
   for (const k in v.sessions) {
     const sess = v.sessions[k]!;
     sess.toolCalls = toDict(sess.toolCalls);
+    sess.openToolCalls = toDict(sess.openToolCalls);
     sess.compactions = toDict(sess.compactions);
   }
   return v;

@@ -30,7 +30,9 @@ import { cancelRequestAnswer } from './cancel-request-answer.js';
 import { cancelRequestUnknown } from './cancel-request-unknown.js';
 import { cancelRequestWrongSide } from './cancel-request-wrong-side.js';
 import { cancelStopReason } from './cancel-stop-reason.js';
+import { cancelToolCallsOpen } from './cancel-tool-calls-open.js';
 import { capabilityNotAdvertised } from './capability-not-advertised.js';
+import { clientCallOutsideTurn } from './client-call-outside-turn.js';
 import { compactionChunkOrder } from './compaction-chunk-order.js';
 import { compactionErrorStatus } from './compaction-error-status.js';
 import { compactionSummaryStatus } from './compaction-summary-status.js';
@@ -109,7 +111,9 @@ export const ALL_RULES: readonly Rule[] = [
   cancelRequestUnknown,
   cancelRequestWrongSide,
   cancelStopReason,
+  cancelToolCallsOpen,
   capabilityNotAdvertised,
+  clientCallOutsideTurn,
   compactionChunkOrder,
   compactionErrorStatus,
   compactionSummaryStatus,

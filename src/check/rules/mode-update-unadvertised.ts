@@ -15,7 +15,12 @@ export const modeUpdateUnadvertised = defineRule({
     if (kind !== 'current_mode_update') return;
     const s = sessionOf(c.state, c.params);
     const mode = str(u?.currentModeId);
-    if (!s?.modes || mode === undefined || s.modes.available.includes(mode)) return;
+    if (!s || mode === undefined) return;
+    if (!s.modes) {
+      c.report(`current_mode_update to ${JSON.stringify(mode)}, but session ${JSON.stringify(s.id)} advertised no modes`);
+      return;
+    }
+    if (s.modes.available.includes(mode)) return;
     c.report(`current_mode_update to ${JSON.stringify(mode)}, which is not among the advertised availableModes (${s.modes.available.join(', ') || 'none'})`);
   },
 });
