@@ -1,7 +1,7 @@
 /** The findings panel (grouped by severity and rule, like Wireshark's expert info) and per-method stats. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type MethodStats, type FindingView } from './api.js';
-import { findings, recId, jumpTo } from './model.js';
+import { findings, recId, jumpTo, applyFilter, setView } from './model.js';
 import { fmtMs } from './format.js';
 import { Markdown } from './markdown.js';
 
@@ -62,7 +62,7 @@ export function StatsPanel() {
         <tbody>
           {stats.map((s) => (
             <tr key={s.method}>
-              <td><a href={`?rec=${id}&q=${encodeURIComponent(`method:${s.method}`)}`}>{s.method}</a></td>
+              <td><a href={`?rec=${id}&q=${encodeURIComponent(`method:${s.method}`)}`} onClick={(e) => { e.preventDefault(); setView('timeline'); void applyFilter(`method:${s.method}`, null); }}>{s.method}</a></td>
               <td class="num">{s.count}</td><td class="num">{s.requests || ''}</td><td class="num">{s.notifications || ''}</td>
               <td class={`num${s.errors ? ' bad' : ''}`}>{s.errors || ''}</td>
               <td class="num">{fmtMs(s.p50)}</td><td class="num">{fmtMs(s.p99)}</td><td class="num">{fmtMs(s.max)}</td>
