@@ -1,7 +1,7 @@
 /** The detail of the selected item: JSON tree, raw text, its request/response pair, the model state, findings, and the diff for patching updates. */
 import { useEffect, useState } from 'preact/hooks';
 import { api, type ItemDetail } from './api.js';
-import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen } from './model.js';
+import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen, applyFilter } from './model.js';
 import { JsonTree } from './json-tree.js';
 import { Markdown } from './markdown.js';
 import { DiffView, jsonText } from './diff-view.js';
@@ -18,11 +18,11 @@ function ItemHead({ item }: { item: Item }) {
       <dt>time</dt><dd>{fmtClock(item.t)}</dd>
       <dt>direction</dt><dd>{DIR_LABEL[item.dir]}</dd>
       {f && <><dt>kind</dt><dd>{f.kind}</dd></>}
-      {f?.method && <><dt>method</dt><dd>{f.method}</dd></>}
+      {f?.method && <><dt>method</dt><dd><button type="button" class="link plain" title={`Filter: method:${f.method}`} onClick={() => void applyFilter(`method:${f.method}`)}>{f.method}</button></dd></>}
       {f && f.id !== undefined && <><dt>id</dt><dd>{JSON.stringify(f.id)}</dd></>}
       {f && <><dt>size</dt><dd>{fmtSize(f.size)}{f.truncated ? ' (stored truncated)' : ''}</dd></>}
       {f?.latency !== undefined && <><dt>latency</dt><dd>{fmtMs(f.latency)}</dd></>}
-      {f?.sessionId && <><dt>session</dt><dd>{f.sessionId}</dd></>}
+      {f?.sessionId && <><dt>session</dt><dd><button type="button" class="link plain" title={`Filter: session:${f.sessionId}`} onClick={() => void applyFilter(`session:${f.sessionId}`)}>{f.sessionId}</button></dd></>}
       {f?.parseError && <><dt>problem</dt><dd class="bad">{f.parseError}</dd></>}
       {item.dir === 'event' && <><dt>event</dt><dd>{item.type}</dd></>}
     </dl>
