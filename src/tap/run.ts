@@ -178,7 +178,19 @@ export function runTap(opts: TapOptions): void {
       }
     }
     if (pending === 0) void end(code === null ? 128 + signalNumber(signal) : code, code, signal ?? null, t);
-    else setTimeout(() => { pending = 0; done(); }, 2000).unref();
+    else {
+      // Give up on pipes held open by a leftover child, but not while output is still on its way to a
+      // client that reads slowly: that waits, as it would in a direct pipe.
+      const giveUp = () => {
+        if (!receivedSignal && !toClient.dstBroken && (out.writableLength > 0 || child.stdout!.isPaused())) {
+          setTimeout(giveUp, 2000).unref();
+          return;
+        }
+        pending = 0;
+        done();
+      };
+      setTimeout(giveUp, 2000).unref();
+    }
   });
 
   async function end(exitCode: number, code: number | null, signal: string | null, t = now()): Promise<void> {
@@ -191,8 +203,10 @@ export function runTap(opts: TapOptions): void {
     if (receivedSignal) killGroup(child, 'SIGKILL');
     const bye = () => process.exit(exitCode);
     if (out !== process.stdout && !toClient.dstBroken) {
+      // Exit once everything is handed to the client (or it hung up): exiting earlier would drop the
+      // agent's last output while a slow client has not read it yet. Only after a signal is that cut short.
       out.end(bye);
-      setTimeout(bye, 2000).unref();
+      if (receivedSignal || out.writableLength === 0) setTimeout(bye, 2000).unref();
     } else {
       bye();
     }

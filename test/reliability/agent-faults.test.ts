@@ -5,7 +5,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { readFileSync, writeFileSync } from 'node:fs';
-import { makeTmp, run, start, writeAgent, withStore, tapLines, rpc } from './helpers.js';
+import { spawn } from 'node:child_process';
+import { makeTmp, run, start, writeAgent, withStore, tapLines, rpc, BIN } from './helpers.js';
 import type { Frame } from '../../src/wire/frame.js';
 
 const tmp = makeTmp();
@@ -141,6 +142,25 @@ process.stdin.resume();
     const rec = withStore(db, (s) => s.listRecordings()[0]!);
     expect(rec.frames).toBe(20);
     expect(rec.status).toBe('complete');
+  });
+
+  it('agent exits while a slow client has not read its last output yet: all of it still arrives', async () => {
+    const db = join(tmp.dir, 'slow-client.db');
+    const agent = writeAgent(tmp.dir, 'burst', `
+const fs = require('node:fs');
+const line = JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { p: 'y'.repeat(1000) } }) + '\\n';
+const b = Buffer.from(line.repeat(300));
+let o = 0;
+while (o < b.length) { try { o += fs.writeSync(1, b, o); } catch (e) { if (e.code !== 'EAGAIN') throw e; } }
+`);
+    const out = join(tmp.dir, 'slow-client.out');
+    // A real pipe to a client that starts reading only after a while (longer than any grace period).
+    const sh = `"${process.execPath}" "${BIN}" --db "${db}" -- "${node}" "${agent}" < /dev/null | (sleep 3; cat > "${out}")`;
+    const res = await new Promise<number | null>((resolve) => spawn('sh', ['-c', sh], { stdio: 'ignore' }).on('close', resolve));
+    expect(res).toBe(0);
+    const line = JSON.stringify({ jsonrpc: '2.0', method: 'x', params: { p: 'y'.repeat(1000) } }) + '\n';
+    expect(readFileSync(out, 'utf8')).toBe(line.repeat(300));
+    expect(withStore(db, (s) => s.listRecordings()[0]!.frames)).toBe(300);
   });
 
   it('client stops reading stdout: tap memory stays bounded and client→agent keeps flowing', async () => {
