@@ -1,6 +1,6 @@
 import { defineRule } from '../rule.js';
 import { M } from '../../spec/methods.js';
-import { pendingKey } from '../model.js';
+import { cancelTarget } from './util.js';
 
 /** Reading: naming a request that was already answered is a normal race (info). */
 export const cancelRequestUnknown = defineRule({
@@ -12,10 +12,8 @@ export const cancelRequestUnknown = defineRule({
   methods: [M.cancelRequest],
   kinds: ['notification'],
   check(c) {
-    const rid = c.params?.requestId;
-    if (typeof rid !== 'string' && typeof rid !== 'number' && rid !== null) return;
-    if (c.state.pending[pendingKey(c.frame.dir, rid)]) return;
-    if (c.state.pending[pendingKey(c.frame.dir === 'c2a' ? 'a2c' : 'c2a', rid)]) return; // cancel-request-wrong-side
-    c.report(`$/cancel_request names request ${JSON.stringify(rid)}, which is not in flight (already answered, or never sent)`);
+    const t = cancelTarget(c.state, c.frame.dir, c.params);
+    if (!t || t.mine || t.theirs) return; // in flight, or cancel-request-wrong-side
+    c.report(`$/cancel_request names request ${JSON.stringify(t.rid)}, which is not in flight (already answered, or never sent)`);
   },
 });

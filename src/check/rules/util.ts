@@ -1,6 +1,6 @@
 /** Small helpers shared by the rules. */
-import type { ModelState, SessionState } from '../model.js';
-import { obj, str } from '../model.js';
+import type { ModelState, PendingRequest, SessionState } from '../model.js';
+import { obj, pendingKey, str } from '../model.js';
 
 export { at, obj, str } from '../model.js';
 
@@ -47,4 +47,11 @@ export function who(dir: 'c2a' | 'a2c'): string {
 /** The error object of an error response, when it is an object. */
 export function errorOf(msg: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
   return obj(msg?.error);
+}
+
+/** For a `$/cancel_request`: the id it names and the request of that id in flight from the sender (`mine`) or from the other side (`theirs`). */
+export function cancelTarget(s: ModelState, dir: 'c2a' | 'a2c', params: Record<string, unknown> | undefined): { rid: string | number | null; mine?: PendingRequest; theirs?: PendingRequest } | undefined {
+  const rid = params?.requestId;
+  if (typeof rid !== 'string' && typeof rid !== 'number' && rid !== null) return undefined;
+  return { rid, mine: s.pending[pendingKey(dir, rid)], theirs: s.pending[pendingKey(dir === 'c2a' ? 'a2c' : 'c2a', rid)] };
 }
