@@ -50,3 +50,10 @@ describe('rule playbooks', () => {
     expect(check(p.bad, ['concurrent-prompt']).some((f) => f.rule === 'concurrent-prompt')).toBe(false);
   });
 });
+
+describe('UNSTABLE methods', () => {
+  it('mcp/message shaped as spec.md says (connectionId) is never an error, though the SDK schema wants serverId/requestId', () => {
+    const f = check([...init(), ['c2a', { jsonrpc: '2.0', method: 'mcp/message', params: { connectionId: 'c1', method: 'notifications/initialized' } }]]);
+    expect(errorsOf(f)).toEqual([]);
+  });
+});

@@ -1,7 +1,11 @@
 import { defineRule } from '../rule.js';
 import { isNegativeLimit } from './negative-value.js';
 
-/** Reading: per-method shapes come from the SDK's v1 JSON Schema; where spec.md differs, spec.md wins. */
+/**
+ * Reading: per-method shapes come from the SDK's v1 JSON Schema; where spec.md differs, spec.md wins.
+ * UNSTABLE methods (9 rule 5) only get info: their schema and spec.md already disagree (mcp/message:
+ * spec.md requires `connectionId`, the schema `serverId` and `requestId`).
+ */
 export const invalidParams = defineRule({
   id: 'invalid-params',
   severity: 'error',
@@ -14,6 +18,10 @@ export const invalidParams = defineRule({
     if (!r || r.ok) return;
     if (r.errors.length && r.errors.every(isNegativeLimit)) return; // negative-value says it better
     const side = c.spec?.side;
-    c.report(`${c.method} params: ${r.problems.join('; ')}`, { spec: side === 'client' ? '4.2' : side === 'protocol' ? '4.3' : '4.1' });
+    const unstable = c.spec?.unstable === true;
+    c.report(`${c.method} params: ${r.problems.join('; ')}${unstable ? ' (UNSTABLE method: noted, not an error)' : ''}`, {
+      spec: side === 'client' ? '4.2' : side === 'protocol' ? '4.3' : '4.1',
+      ...(unstable ? { severity: 'info' as const } : {}),
+    });
   },
 });

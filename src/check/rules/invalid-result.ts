@@ -13,6 +13,10 @@ export const invalidResult = defineRule({
     if (!r || r.ok) return;
     if (r.errors.length && r.errors.every(isNegativeLimit)) return;
     const side = c.spec?.side;
-    c.report(`result of ${c.method} (request #${c.req?.seq}): ${r.problems.join('; ')}`, { spec: side === 'client' ? '4.2' : '4.1' });
+    const unstable = c.spec?.unstable === true;
+    c.report(`result of ${c.method} (request #${c.req?.seq}): ${r.problems.join('; ')}${unstable ? ' (UNSTABLE method: noted, not an error)' : ''}`, {
+      spec: side === 'client' ? '4.2' : '4.1',
+      ...(unstable ? { severity: 'info' as const } : {}),
+    });
   },
 });
