@@ -224,7 +224,19 @@ function onLive(ev: LiveEvent): void {
 /** (Re)connects the live stream for the current page. */
 export function connectLive(): void {
   closeLive?.();
-  closeLive = subscribe(recId.value, onLive, (open) => { liveConnected.value = open; });
+  let dropped = false;
+  closeLive = subscribe(recId.value, onLive, (open) => {
+    liveConnected.value = open;
+    if (!open) { dropped = true; return; }
+    if (!dropped) return;
+    // Back after a drop (server restarted, laptop slept): catch up on what the stream missed.
+    dropped = false;
+    const id = recId.value;
+    if (id === null) { void loadRecordings(); return; }
+    void api.recording(id).then((r) => { current.value = r; }).catch(() => undefined);
+    void api.findings(id).then((f) => { findings.value = f; }).catch(() => undefined);
+    timeline.value?.refreshTail();
+  });
 }
 
 /** Opens a recording (or the list when id is null). */
