@@ -35,4 +35,6 @@ export interface RecorderConfig {
   ui: number | null;
   /** The byte ring chunks and control messages arrive on (see ring.ts); set by the recorder client. */
   ring?: SharedArrayBuffer;
+  /** [in SQLite, stop] flags shared with the forwarding thread; see `sql()` in recorder-worker.ts. */
+  guard?: SharedArrayBuffer;
 }

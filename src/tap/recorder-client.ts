@@ -28,6 +28,8 @@ export class RecorderClient {
   private finished = false;
   private warned = false;
   recordingId: number | null = null;
+  /** [in SQLite, stop]: shared with the worker (see `sql()` in recorder-worker.ts). */
+  private readonly guard = new Int32Array(new SharedArrayBuffer(8));
 
   constructor(config: RecorderConfig, private readonly warn: (msg: string) => void) {
     this.done = new Promise((r) => (this.doneResolve = r));
@@ -35,7 +37,7 @@ export class RecorderClient {
     try {
       const sab = createRing(RING_BYTES);
       this.ring = new RingWriter(sab);
-      w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: { ...config, ring: sab }, stdout: false, stderr: false });
+      w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: { ...config, ring: sab, guard: this.guard.buffer }, stdout: false, stderr: false });
     } catch (e) {
       this.warnOnce(`recording disabled: cannot start the recorder (${(e as Error).message}); forwarding continues`);
     }
@@ -122,6 +124,21 @@ export class RecorderClient {
 
   eof(code: StreamCode, t: number): void {
     this.control({ eof: code, t }, t);
+  }
+
+  /**
+   * Stops the recorder from starting SQLite calls and waits (blocking, at most `maxMs`) for the one in
+   * progress to return. Call right before the process exits: a thread terminated inside better-sqlite3
+   * aborts the whole process (exit 134 and a native stack trace instead of the agent's exit code).
+   */
+  quiesce(maxMs: number): void {
+    Atomics.store(this.guard, 1, 1);
+    const until = Date.now() + maxMs;
+    while (Atomics.load(this.guard, 0) === 1) {
+      const left = until - Date.now();
+      if (left <= 0) return;
+      Atomics.wait(this.guard, 0, 1, left);
+    }
   }
 
   /**

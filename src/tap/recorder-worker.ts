@@ -57,6 +57,27 @@ const splitters = [new CappedLineSplitter(LINE_CAP), new CappedLineSplitter(LINE
 const correlator = new Correlator();
 const peer: Record<string, unknown> = {};
 
+/**
+ * Every SQLite call runs inside `sql()`, which marks it in a flag shared with the forwarding thread.
+ * Before the tap exits, that thread raises "stop" and waits for the flag to clear: a thread terminated
+ * while inside better-sqlite3 (a call waiting on a locked database) aborts the whole process, taking
+ * the agent's exit code with it. Order matters: mark first, then check stop (the other side sets stop,
+ * then reads the mark), so one of the two always sees the other.
+ */
+const guard = config.guard ? new Int32Array(config.guard) : null;
+class Stopping extends Error {}
+function sql<T>(fn: () => T): T {
+  if (!guard) return fn();
+  Atomics.store(guard, 0, 1);
+  try {
+    if (Atomics.load(guard, 1) === 1) throw new Stopping('the tap is exiting');
+    return fn();
+  } finally {
+    Atomics.store(guard, 0, 0);
+    Atomics.notify(guard, 0);
+  }
+}
+
 function warnOnce(msg: string): void {
   if (!incompleteReason) incompleteReason = msg;
   if (warned) return;
@@ -77,16 +98,16 @@ let opening = false;
 
 function openStore(): void {
   try {
-    store ??= Store.open(config.dbPath, { busyTimeout: 2000 });
-    try { store.markInterrupted(); } catch { /* another writer holds the lock; not ours to fix now */ }
-    recordingId = store.createRecording({
+    store ??= sql(() => Store.open(config.dbPath, { busyTimeout: 2000 }));
+    try { sql(() => store!.markInterrupted()); } catch { /* another writer holds the lock; not ours to fix now */ }
+    recordingId = sql(() => store!.createRecording({
       name: config.name,
       startedAt: config.startedAt,
       status: 'running',
       command: config.command,
       cwd: config.cwd,
       hostPid: config.hostPid,
-    });
+    }));
     opening = false;
     send({ recordingId });
     if (Object.keys(peer).length) updatePeer();
@@ -174,13 +195,13 @@ function onLine(code: StreamCode, t: number, capped: CappedLine): void {
 function updatePeer(): void {
   if (!store || recordingId === null) return;
   try {
-    store.updateRecording(recordingId, {
+    sql(() => store!.updateRecording(recordingId!, {
       client_name: (peer.clientName as string) ?? null,
       client_version: (peer.clientVersion as string) ?? null,
       agent_name: (peer.agentName as string) ?? null,
       agent_version: (peer.agentVersion as string) ?? null,
       protocol_version: (peer.protocolVersion as number) ?? null,
-    });
+    }));
   } catch { /* retried with the next peer update or at finish */ }
 }
 
@@ -219,10 +240,10 @@ function flush(): void {
     return;
   }
   try {
-    store.db.transaction(() => {
+    sql(() => store!.db.transaction(() => {
       store!.appendItems(recordingId!, pendingItems);
       store!.appendFindings(recordingId!, pendingFindings);
-    })();
+    })());
     pendingItems = [];
     pendingFindings = [];
     pendingBytes = 0;
@@ -244,6 +265,9 @@ function flush(): void {
 }
 
 async function finish(code: number | null, signal: string | null, t: number): Promise<void> {
+  // Bounded (each try may wait out the 2 s busy timeout), so a final warning still reaches the user
+  // before the forwarding thread stops waiting for us (6 s without progress).
+  const deadline = Date.now() + 2500;
   for (const c of [C2A, A2C, STDERR] as StreamCode[]) {
     const rest = splitters[c]!.end();
     if (rest) onLine(c, t, rest);
@@ -254,20 +278,27 @@ async function finish(code: number | null, signal: string | null, t: number): Pr
     try { for (const f of checker.end()) pendingFindings.push(f); } catch { /* ignore */ }
   }
   flush();
-  // A still-busy database gets a few more tries before we give up on the tail.
-  for (let i = 0; i < 8 && pendingItems.length > 0; i++) {
+  // A still-busy database gets a few more tries (each may wait out the busy timeout) before we give
+  // up on the tail.
+  while (pendingItems.length > 0 && Date.now() < deadline) {
+    if (flushTimer) clearTimeout(flushTimer);
+    flushTimer = null;
     await new Promise((r) => setTimeout(r, 250));
     flush();
   }
+  if (flushTimer) clearTimeout(flushTimer);
+  flushTimer = null;
   if (pendingItems.length > 0) {
     droppedItems += pendingItems.length;
-    warnOnce(`recording incomplete: ${pendingItems.length} items could not be written to ${config.dbPath}`);
+    warnOnce(recordingId === null
+      ? `not recorded: database ${config.dbPath} stayed locked by another process; the session was forwarded untouched`
+      : `recording incomplete: ${pendingItems.length} items could not be written to ${config.dbPath}`);
   }
   if (store && recordingId !== null) {
     try {
       updatePeer();
       const incomplete = incompleteReason !== null || droppedItems > 0;
-      store.updateRecording(recordingId, {
+      sql(() => store!.updateRecording(recordingId!, {
         status: incomplete ? 'incomplete' : 'complete',
         incomplete: incomplete ? 1 : 0,
         incomplete_reason: incompleteReason ?? (droppedItems > 0 ? `${droppedItems} items were not recorded` : null),
@@ -275,11 +306,11 @@ async function finish(code: number | null, signal: string | null, t: number): Pr
         exit_code: code,
         exit_signal: signal,
         duration_ms: t,
-      });
+      }));
     } catch (e) {
       warnOnce(`recording not finished: ${(e as Error).message}`);
     }
-    store.close();
+    try { sql(() => store!.close()); } catch { /* the tap is exiting; SQLite's journal keeps the file consistent */ }
   }
   if (closeUi) await closeUi().catch(() => undefined);
   send({ done: true });

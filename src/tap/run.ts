@@ -201,7 +201,10 @@ export function runTap(opts: TapOptions): void {
     await rec.finish(code, signal, t, 6000);
     // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
     if (receivedSignal) killGroup(child, 'SIGKILL');
-    const bye = () => process.exit(exitCode);
+    const bye = () => {
+      rec.quiesce(5000);
+      process.exit(exitCode);
+    };
     if (out !== process.stdout && !toClient.dstBroken) {
       // Exit once everything is handed to the client (or it hung up): exiting earlier would drop the
       // agent's last output while a slow client has not read it yet. Only after a signal is that cut short.

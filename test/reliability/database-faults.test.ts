@@ -138,6 +138,27 @@ describe('database faults', () => {
     expect(rec.status).toBe('complete');
   });
 
+  it('database locked for the whole session and after: exit code passed on, no crash, says it was not recorded', async () => {
+    const db = join(tmp.dir, 'locked-always.db');
+    await run(['--db', db, '--', node, echo], { input: '' });
+    const lock = lockDb(db);
+    await lock.locked;
+    try {
+      // Before the fix the tap aborted here (a thread terminated inside SQLite): exit 134, native stack.
+      const agent = writeAgent(tmp.dir, 'exit7', `process.stdin.on('data', (b) => process.stdout.write(b)); process.stdin.on('end', () => { process.exitCode = 7; });`);
+      const res = await run(['--db', db, '--', node, agent], { input: requests(3) });
+      expect(res.code).toBe(7);
+      expect(res.stdout.toString()).toBe(requests(3));
+      expect(res.stderr).not.toMatch(/FATAL|stack trace|Aborted/i);
+      const lines = tapLines(res.stderr);
+      expect(lines.length).toBeGreaterThanOrEqual(1);
+      expect(lines.length).toBeLessThanOrEqual(2);
+      expect(lines.join('\n')).toMatch(/locked/);
+    } finally {
+      await lock.release();
+    }
+  });
+
   it('database locked by another process mid-session: forwarding goes on, nothing is lost', async () => {
     const db = join(tmp.dir, 'locked-mid.db');
     const r = start(['--db', db, '--', node, echo]);
