@@ -60,9 +60,17 @@ describe('prune', () => {
     const all = await run(['prune', '--keep', '0', '--db', db]);
     expect(all.code).toBe(0);
     expect(names()).toEqual(['live']);
+    // Nor removed by rm while its tap runs: one line, exit 2, the recording goes on.
+    const rm = await run(['rm', 'latest', '--db', db]);
+    expect(rm.code).toBe(2);
+    expect(rm.stderr).toMatch(/^acp-inspect: recording \d+ is still being recorded/);
+    live.child.stdin!.write(rpc({ id: 2, method: 'y' }) + '\n');
+    await live.waitStdout((b) => b.includes('"y"'));
     live.child.stdin!.end();
     expect((await live.done).code).toBe(0);
-    expect(withStore(db, (s) => s.listRecordings()[0]!.status)).toBe('complete');
+    const rec = withStore(db, (s) => s.listRecordings()[0]!);
+    expect(rec.status).toBe('complete');
+    expect(rec.frames).toBe(4);
     expect(withStore(db, (s) => s.db.pragma('integrity_check', { simple: true }))).toBe('ok');
   });
 });
