@@ -9,3 +9,4 @@ export { defaultDbPath } from './store/paths.js';
 export { loadRecordingRef, readTranscriptFile } from './source.js';
 export { redactRecording, redactValue } from './redact.js';
 export * from './replay/index.js';
+export { startServer, createApp } from './server/index.js';
