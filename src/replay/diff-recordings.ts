@@ -14,6 +14,8 @@ export interface RecordingDiff {
   divergences: Divergence[];
   /** Frames of the second recording matched to the first. */
   matched: number;
+  /** [seq in a, seq in b] of every matched frame, in the order of b. */
+  pairs: [number, number][];
   framesA: number;
   framesB: number;
   same: boolean;
@@ -25,12 +27,13 @@ export function diffRecordings(a: Recording, b: Recording, opts: { ignore?: Igno
   const framesB = b.items.filter(isFrame);
   const aligner = new Aligner(framesA, { map: new VolatileMap(), ignore: opts.ignore });
   let matched = 0;
+  const pairs: [number, number][] = [];
   for (const f of framesB) {
     // Copy: observing correlates in place, and the caller's recording must stay as loaded.
     const obs = aligner.observe({ ...f, replyTo: undefined, latency: undefined });
-    if (obs.matched) matched++;
+    if (obs.matched) { matched++; pairs.push([obs.recorded.seq, f.seq]); }
   }
   let divergences = aligner.finish(['c2a', 'a2c'], 'only in the first recording');
   if (opts.mergeChunks) divergences = mergeChunkDivergences(divergences, framesA, framesB, { map: aligner.map, ignore: opts.ignore });
-  return { divergences, matched, framesA: framesA.length, framesB: framesB.length, same: divergences.length === 0, map: aligner.map };
+  return { divergences, matched, pairs, framesA: framesA.length, framesB: framesB.length, same: divergences.length === 0, map: aligner.map };
 }

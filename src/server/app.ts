@@ -20,6 +20,7 @@ import type { Frame } from '../wire/frame.js';
 import { FilterError } from './filter.js';
 import { findingsAt, listTurns, methodStats, pairOf, positionOf, readItem, timelinePage, turnItems } from './queries.js';
 import { summarizeTurn } from './turn-summary.js';
+import { compareRecordings } from './compare.js';
 import { entityPatch, patchTarget } from './patch.js';
 import { LiveBus } from './live.js';
 import { ModelCache } from './model-cache.js';
@@ -268,6 +269,20 @@ export function createApp(opts: AppOptions): InspectorApp {
     return c.json(summarizeTurn(t.turn, t.items, findings));
   });
   app.get('/api/rules', (c) => c.json(RULES));
+  app.get('/api/compare', (c) => {
+    const ref = (k: 'a' | 'b'): number => {
+      const v = c.req.query(k) ?? '';
+      if (!/^\d+$/.test(v)) throw new HttpError(400, `compare needs ?a=ID&b=ID (recording ids); ${k} is "${v}"`);
+      if (!store.getRecording(Number(v))) throw new HttpError(404, `no recording with id ${v}`);
+      return Number(v);
+    };
+    const a = ref('a');
+    const b = ref('b');
+    const ignore = (c.req.query('ignore') ?? '').split(/[\s,]+/).filter(Boolean);
+    if (ignore.length > 50) throw new HttpError(400, 'at most 50 ignored paths');
+    const result = compareRecordings(store.loadRecording(a), store.loadRecording(b), { ignore, mergeChunks: c.req.query('merge') === '1' });
+    return c.json({ a: store.getRecording(a)!, b: store.getRecording(b)!, ...result });
+  });
 
   // ---- live stream --------------------------------------------------------------------------
   app.get('/api/events', (c) => {

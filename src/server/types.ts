@@ -129,3 +129,52 @@ export type LiveEvent =
   | { type: 'states'; recordingId: number };
 
 export type { ItemDir, FrameKind };
+
+/** One side of an aligned row in the Compare view. */
+export interface CompareFrame {
+  seq: number;
+  t: number;
+  dir: 'c2a' | 'a2c';
+  /** `request session/prompt`, `session/update tool_call`, `result for initialize`... */
+  label: string;
+  preview: string;
+}
+
+/** One aligned row: a frame of the first recording and its counterpart in the second. */
+export interface CompareRow {
+  /**
+   * same: matched, equal once volatile values are normalised; changed: matched with differences;
+   * missing: only in the first; extra: only in the second; merged: a streamed chunk whose message
+   * is equal once chunks are merged.
+   */
+  status: 'same' | 'changed' | 'missing' | 'extra' | 'merged';
+  a?: CompareFrame;
+  b?: CompareFrame;
+  /** Why a frame has no counterpart. */
+  reason?: string;
+  /** For an extra frame: the seq of the nearest frame of the first recording. */
+  nearest?: number;
+  /** Path-level differences, one readable line each. */
+  diffs?: string[];
+  /** Unified diff of the two frames (keys sorted, volatile values mapped, ignored paths blanked). */
+  patch?: string;
+}
+
+/** Two recordings aligned frame by frame (`GET /api/compare?a=ID&b=ID`). */
+export interface CompareResult {
+  a: RecordingSummary;
+  b: RecordingSummary;
+  same: boolean;
+  /** Frames of b matched to frames of a. */
+  matched: number;
+  framesA: number;
+  framesB: number;
+  changed: number;
+  missing: number;
+  extra: number;
+  rows: CompareRow[];
+  /** True when more rows diverge than carry a unified diff. */
+  patchesCut: boolean;
+  ignore: string[];
+  mergeChunks: boolean;
+}
