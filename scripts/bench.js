@@ -17,7 +17,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
-import { cpus, tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -707,6 +707,9 @@ async function main() {
   const cpu = /^model name\s*:\s*(.*)$/m.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1] ?? cpus()[0]?.model ?? '?';
   const machine = { nproc: cpus().length, cpu, node: process.version, platform: `${process.platform} ${process.arch}` };
   log(`# acp-inspect bench${o.quick ? ' (quick)' : ''}: ${machine.nproc} CPUs, ${machine.cpu}, Node ${machine.node}, ${machine.platform}`);
+  const load = () => loadavg().map((x) => x.toFixed(1)).join(' ');
+  machine.loadAtStart = loadavg()[0];
+  log(`# load average at start: ${load()} (other work on the machine makes every number noisier; the CPU-per-GiB figures are the least affected)`);
   const results = { machine, options: o };
   const want = (s) => !o.only || o.only.includes(s);
   const t0 = performance.now();
@@ -719,6 +722,8 @@ async function main() {
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }
+  machine.loadAtEnd = loadavg()[0];
+  log(`# load average at end: ${load()}`);
   results.problems = problems;
   results.seconds = (performance.now() - t0) / 1000;
   if (o.json) writeFileSync(o.json, JSON.stringify(results, null, 2));
