@@ -161,7 +161,12 @@ export class RecorderClient {
         } else if (Date.now() - lastMove >= timeoutMs) r();
       }, 100);
     });
-    await Promise.race([this.done, stalled]);
+    let stored = false;
+    await Promise.race([this.done.then(() => { stored = true; }), stalled]);
     clearInterval(timer);
+    if (!stored) {
+      // Said once, so a recording left unfinished is never a surprise (it lists as interrupted).
+      this.warnOnce(`recording not finished: the recorder made no progress for ${Math.round(timeoutMs / 1000)} s (machine busy or database stuck); it will be listed as interrupted`);
+    }
   }
 }
