@@ -5,7 +5,7 @@
  * Also: --max-frame-bytes (stored frames cut and marked, forwarding never) and --redact.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { makeTmp, run, start, writeAgent, withStore, tapLines, rpc } from './helpers.js';
 import type { Frame } from '../../src/wire/frame.js';
@@ -164,7 +164,12 @@ process.stdin.resume();
     let got = 0;
     r.child.stdout!.on('data', (b: Buffer) => { got += b.length; });
     await r.waitStderr('written', 60_000);
-    await new Promise((res) => setTimeout(res, 500)); // let the recorder take the line
+    // Wait until the recorder has stored the line (the tap stays up: the agent waits for stdin).
+    for (let i = 0; i < 600; i++) {
+      const stored = existsSync(db) && withStore(db, (s) => s.db.prepare(`SELECT count(*) AS n FROM items WHERE dir = 'a2c'`).get() as { n: number }).n > 0;
+      if (stored) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
     const peakKb = Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${r.child.pid}/status`, 'utf8'))![1]);
     r.child.stdin!.end();
     const res = await r.done;
