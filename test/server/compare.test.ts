@@ -6,9 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type InspectorApp } from '../../src/server/index.js';
 import type { CompareResult } from '../../src/server/types.js';
-import { Store } from '../../src/store/store.js';
-import { parseTranscript, serializeTranscript } from '../../src/transcript/format.js';
-import { makeDb } from './fixture.js';
+import { addVariantRecording, makeDb } from './fixture.js';
 
 const TOKEN = 'compare-token';
 const HOST = '127.0.0.1:4601';
@@ -18,18 +16,7 @@ let variantId: number;
 
 beforeAll(() => {
   db = makeDb();
-  const store = Store.open(db.dbPath);
-  try {
-    const text = serializeTranscript(store.loadRecording(db.id))
-      .replaceAll('sess-1', 'sess-other-run')
-      .replaceAll('/home/dev/project', '/tmp/elsewhere')
-      .replace('Turn number 2', 'Turn number two')
-      .split('\n').filter((l) => !l.includes('this is not json')).join('\n')
-      + `\n${JSON.stringify({ dir: 'a2c', raw: JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'sess-other-run', update: { sessionUpdate: 'available_commands_update', availableCommands: [] } } }) })}\n`;
-    variantId = store.importRecording(parseTranscript(text), 'variant run');
-  } finally {
-    store.close();
-  }
+  variantId = addVariantRecording(db.dbPath, db.id);
   app = createApp({ dbPath: db.dbPath, token: TOKEN, allowedHosts: [HOST], pollMs: 20 });
 });
 afterAll(() => {

@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Correlator, frameFromText, type Direction, type Item } from '../../src/wire/index.js';
 import { Store } from '../../src/store/store.js';
+import { parseTranscript, serializeTranscript } from '../../src/transcript/format.js';
 
 export class ItemBuilder {
   seq = 0;
@@ -110,6 +111,25 @@ export function addBigRecording(dbPath: string, n: number, name = 'big session')
     store.appendItems(id, b.take());
     store.appendFindings(id, [{ seq: b.seq, severity: 'warning', rule: 'fixture-last', message: 'the last item', spec: '9' }]);
     return id;
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Adds a re-run of recording `sourceId` as another recording: other session ids and cwd (volatile),
+ * another prompt text (a change), the line that is not JSON gone (missing), one update more (extra).
+ */
+export function addVariantRecording(dbPath: string, sourceId: number, name = 'variant run'): number {
+  const store = Store.open(dbPath);
+  try {
+    const text = serializeTranscript(store.loadRecording(sourceId))
+      .replaceAll(SID, 'sess-other-run')
+      .replaceAll('/home/dev/project', '/tmp/elsewhere')
+      .replace('Turn number 2', 'Turn number two')
+      .split('\n').filter((l) => !l.includes('this is not json')).join('\n')
+      + `\n${JSON.stringify({ dir: 'a2c', raw: JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'sess-other-run', update: { sessionUpdate: 'available_commands_update', availableCommands: [] } } }) })}\n`;
+    return store.importRecording(parseTranscript(text), name);
   } finally {
     store.close();
   }

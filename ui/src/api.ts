@@ -1,9 +1,9 @@
 /** Typed calls to the server's JSON API. Types come from the server (`import type`), never copied. */
 import type {
-  RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent,
+  RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow,
 } from '../../src/server/types.js';
 
-export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent };
+export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow };
 export type { TimelineRow } from '../../src/server/types.js';
 
 export class ApiError extends Error {
@@ -44,6 +44,8 @@ export const api = {
   stats: (id: number) => call<MethodStats[]>(`/api/recordings/${id}/stats`),
   turns: (id: number) => call<TurnInfo[]>(`/api/recordings/${id}/turns`),
   turn: (id: number, seq: number) => call<TurnDetail>(`/api/recordings/${id}/turns/${seq}`),
+  compare: (a: number, b: number, ignore: string, merge: boolean, signal?: AbortSignal) =>
+    call<CompareResult>(`/api/compare?a=${a}&b=${b}${ignore.trim() ? `&ignore=${enc(ignore.trim())}` : ''}${merge ? '&merge=1' : ''}`, { signal }),
 };
 
 /** Subscribes to the live stream; reconnects by itself (EventSource does). Returns a closer. */

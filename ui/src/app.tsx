@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
   applyFilter, findings, detailOpen, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
+  comparing, openCompare,
 } from './model.js';
 import { api } from './api.js';
 import { RecordingsView } from './recordings-view.js';
@@ -10,6 +11,7 @@ import { TimelineList } from './timeline-view.js';
 import { DetailPane } from './detail-pane.js';
 import { FindingsPanel, StatsPanel } from './panels.js';
 import { TurnsView } from './turns-view.js';
+import { CompareView } from './compare-view.js';
 import { fmtMs, fmtDate } from './format.js';
 
 type Theme = 'auto' | 'light' | 'dark';
@@ -75,6 +77,7 @@ function RecordingHeader() {
         </span>
         {counts.error > 0 && <button type="button" class="badge-btn" onClick={() => setView('findings')}><span class="badge sev-error">{counts.error}</span> errors</button>}
         {counts.warning > 0 && <button type="button" class="badge-btn" onClick={() => setView('findings')}><span class="badge sev-warning">{counts.warning}</span> warnings</button>}
+        <button type="button" class="compare-btn" onClick={() => openCompare(r.id, null)} title="Align this recording with another one, frame by frame">Compare with…</button>
       </div>
       <div class="rec-tabs">
         <div role="tablist" class="tabs" aria-label="Views">
@@ -104,7 +107,7 @@ export function App() {
   const filterRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
-    const onPop = () => { const prev = recId.value; readUrl(); if (recId.value !== prev) void openRecording(recId.value); else if (timeline.value?.q !== filter.value) void applyFilter(filter.value); };
+    const onPop = () => { const prev = recId.value; const wasComparing = comparing.value; readUrl(); if (comparing.value !== wasComparing && recId.value === null) { void openRecording(null); return; } if (recId.value !== prev) void openRecording(recId.value); else if (timeline.value?.q !== filter.value) void applyFilter(filter.value); };
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);
@@ -144,6 +147,7 @@ export function App() {
   const goHome = (e: Event) => {
     e.preventDefault();
     recId.value = null;
+    comparing.value = false;
     writeUrl(true);
     void openRecording(null);
   };
@@ -153,14 +157,15 @@ export function App() {
       <header class="topbar">
         <a href="./" class="brand" onClick={goHome}>acp-inspect</a>
         <nav aria-label="Breadcrumb" class="crumbs">
-          <a href="./" onClick={goHome}>Recordings</a>
+          <a href="./" onClick={goHome} aria-current={recId.value === null && !comparing.value ? 'page' : undefined}>Recordings</a>
           {recId.value !== null && <span> / #{recId.value}</span>}
+          {' · '}<a href="?view=compare" aria-current={comparing.value ? 'page' : undefined} onClick={(e) => { e.preventDefault(); openCompare(recId.value, null); }}>Compare</a>
         </nav>
         <span class="spacer-flex" />
         <span class="keys muted" aria-hidden="true">j/k move · / filter · Enter open · Esc close</span>
         <button type="button" class="theme" onClick={cycleTheme} aria-label={`Theme: ${theme}; switch`}>{theme === 'auto' ? '◐ auto' : theme === 'dark' ? '● dark' : '○ light'}</button>
       </header>
-      {recId.value === null ? <RecordingsView /> : loadError.value ? (
+      {comparing.value ? <CompareView /> : recId.value === null ? <RecordingsView /> : loadError.value ? (
         <main class="panel"><p class="bad" role="alert">{loadError.value}</p><p><a href="./" onClick={goHome}>Back to the recordings</a></p></main>
       ) : (
         <main class="recording" aria-label="Recording">

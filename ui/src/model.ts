@@ -19,6 +19,10 @@ export const selSeq = signal<number | null>(null);
 export const refSeq = signal<number | null>(null);
 export const timeMode = signal<TimeMode>('rel');
 export const follow = signal(true);
+/** The Compare page (two recordings aligned) instead of the list or one recording. */
+export const comparing = signal(false);
+export const cmpA = signal<number | null>(null);
+export const cmpB = signal<number | null>(null);
 
 // ---- data ---------------------------------------------------------------------------------------
 export const recordings = signal<RecordingSummary[]>([]);
@@ -146,7 +150,11 @@ export const scrollRequest = signal<{ index: number; align: 'center' | 'end' | '
 export function readUrl(): void {
   const p = new URLSearchParams(location.search);
   const rec = p.get('rec');
+  const num = (k: string) => { const v = p.get(k); return v && /^\d+$/.test(v) ? Number(v) : null; };
   batch(() => {
+    comparing.value = p.get('view') === 'compare';
+    cmpA.value = num('a');
+    cmpB.value = num('b');
     recId.value = rec && /^\d+$/.test(rec) ? Number(rec) : null;
     const v = p.get('view');
     view.value = v === 'turns' || v === 'findings' || v === 'stats' ? v : 'timeline';
@@ -162,7 +170,11 @@ export function readUrl(): void {
 
 export function writeUrl(push = false): void {
   const p = new URLSearchParams();
-  if (recId.value !== null) {
+  if (comparing.value) {
+    p.set('view', 'compare');
+    if (cmpA.value !== null) p.set('a', String(cmpA.value));
+    if (cmpB.value !== null) p.set('b', String(cmpB.value));
+  } else if (recId.value !== null) {
     p.set('rec', String(recId.value));
     if (view.value !== 'timeline') p.set('view', view.value);
     if (filter.value) p.set('q', filter.value);
@@ -343,6 +355,22 @@ export async function jumpTo(seq: number): Promise<void> {
   selIndex.value = pos.index;
   scrollRequest.value = { index: pos.index, align: 'center' };
   writeUrl();
+}
+
+/** Opens the Compare page for recordings a and b (either may still be unset). */
+export function openCompare(a: number | null, b: number | null): void {
+  batch(() => {
+    comparing.value = true;
+    cmpA.value = a;
+    cmpB.value = b;
+  });
+  writeUrl(true);
+  if (recId.value !== null) {
+    recId.value = null;
+    void openRecording(null);
+  } else if (recordings.value.length === 0) {
+    void loadRecordings();
+  }
 }
 
 export function setView(v: View): void {

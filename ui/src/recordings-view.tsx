@@ -1,11 +1,12 @@
 /** The recordings list: live ones marked, search by name, open, export, delete, import a .jsonl. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api.js';
-import { recordings, recordingsError, listSearch, loadRecordings, recId, writeUrl, openRecording, view, filter, selSeq } from './model.js';
+import { recordings, recordingsError, listSearch, loadRecordings, recId, writeUrl, openRecording, view, filter, selSeq, comparing, openCompare } from './model.js';
 import { fmtDate, fmtMs } from './format.js';
 
 export function open(id: number): void {
   recId.value = id;
+  comparing.value = false;
   view.value = 'timeline';
   filter.value = '';
   selSeq.value = null;
@@ -101,6 +102,7 @@ export function RecordingsView() {
                 <td class={`num${r.warnings ? ' warn' : ''}`}>{r.warnings || ''}</td>
                 <td>{r.status === 'running' ? <span class="pill live"><span class="dot" aria-hidden="true" />live</span> : <span class={`pill ${r.incomplete ? 'warn' : ''}`}>{r.status}</span>}</td>
                 <td class="actions">
+                  <button type="button" class="link" onClick={() => openCompare(r.id, null)} aria-label={`Compare recording ${r.id} with another`}>compare</button>
                   <a href={api.exportUrl(r.id)} download={`acp-recording-${r.id}.jsonl`} title="Download as .jsonl (secrets redacted)">export</a>
                   <button type="button" class="link danger" disabled={r.status === 'running'} onClick={() => void onDelete(r.id, r.name ?? '')} aria-label={`Delete recording ${r.id}`}>delete</button>
                 </td>

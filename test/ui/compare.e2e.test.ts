@@ -1,0 +1,81 @@
+/**
+ * The Compare view in a real browser (Debian's chromium via playwright-core) against the real server:
+ * pick two recordings, see them aligned with the divergences highlighted, open a unified diff, move
+ * between differences from the keyboard.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { startServer, type RunningServer } from '../../src/server/index.js';
+import { findUiDir } from '../../src/server/static.js';
+import { addVariantRecording, makeDb } from '../server/fixture.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+let db: ReturnType<typeof makeDb>;
+let variantId: number;
+let srv: RunningServer;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the UI tests`);
+  if (!findUiDir()) throw new Error('the UI is not built (dist/ui): run `npm run build` first');
+  db = makeDb({ turns: 2 });
+  variantId = addVariantRecording(db.dbPath, db.id);
+  srv = await startServer({ dbPath: db.dbPath, port: 0 });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await srv?.close();
+  db?.cleanup();
+});
+
+describe('the Compare view in chromium', () => {
+  it('picks two recordings from a recording and shows them aligned with the divergences marked', async () => {
+    await page.goto(srv.url);
+    await page.getByRole('link', { name: 'fixture session' }).click();
+    await page.getByRole('button', { name: 'Compare with…' }).click();
+    expect(new URL(page.url()).searchParams.get('view')).toBe('compare');
+    await page.getByLabel('a (first)').selectOption(String(db.id));
+    await page.getByLabel('b (second)').selectOption(String(variantId));
+    const summary = page.getByRole('status').filter({ hasText: 'Different' });
+    await summary.waitFor();
+    expect(await summary.textContent()).toContain('1 changed · 1 only in a · 1 only in b');
+    expect(new URL(page.url()).searchParams.get('b')).toBe(String(variantId));
+    const list = page.getByRole('listbox', { name: /Aligned frames/ });
+    expect(await list.locator('.st-changed').count()).toBe(1);
+    expect(await list.locator('.st-missing .c-method').textContent()).toMatch(/^invalid line/);
+    expect(await list.locator('.st-extra .c-method').textContent()).toBe('update available_commands_update');
+    // The session ids differ on every frame, yet those rows are the same.
+    expect(await list.locator('.st-same').count()).toBeGreaterThan(30);
+  });
+
+  it('shows the unified diff of a changed frame, and n/p move between differences', async () => {
+    await page.locator('.cmp-row.st-changed').click();
+    const pane = page.getByRole('complementary', { name: 'Difference' });
+    await pane.getByText('params.prompt[0].text: a "Turn number 2", b "Turn number two"').waitFor();
+    expect(await pane.locator('.diff-del').textContent()).toContain('"text": "Turn number 2"');
+    expect(await pane.locator('.diff-add').textContent()).toContain('"text": "Turn number two"');
+    await page.locator('.scroller').focus();
+    await page.keyboard.press('n');
+    await pane.getByText('only in b: notification session/update available_commands_update').waitFor();
+    await page.keyboard.press('n');
+    await pane.getByText(/only in a: invalid line/).waitFor();
+    await page.keyboard.press('p');
+    await page.keyboard.press('p');
+    await pane.getByText('changed: request session/prompt').waitFor();
+    await page.getByLabel('only differences').check();
+    await expect.poll(() => page.locator('.cmp-row:not(.head)').count()).toBe(3);
+  });
+
+  it('reloads the same comparison from its URL, and compares with an ignored path', async () => {
+    await page.goto(`${new URL(srv.url).origin}/?view=compare&a=${db.id}&b=${variantId}`);
+    await page.getByRole('status').filter({ hasText: 'Different' }).waitFor();
+    await page.getByLabel('Paths to ignore (comma separated)').fill('params.prompt');
+    await page.getByLabel('Paths to ignore (comma separated)').press('Enter');
+    await expect.poll(() => page.getByRole('status').filter({ hasText: /0 changed/ }).count()).toBe(1);
+  });
+});
