@@ -220,7 +220,12 @@ function computeSchema(ctx: FrameContext): SchemaResult | undefined {
     const p = ctx.msg.params;
     return validateMethod(m, 'params', p === undefined || p === null ? {} : p);
   }
-  if (kind === 'result') return validateMethod(m, 'result', ctx.msg.result);
+  if (kind === 'result') {
+    // The SDK answers a handler that returns nothing with `"result": null` (`response ?? null`);
+    // for methods whose result is 'Empty' that is the empty result, so null validates as {}.
+    const r = ctx.msg.result;
+    return validateMethod(m, 'result', r === null ? {} : r);
+  }
   return undefined;
 }
 

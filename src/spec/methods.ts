@@ -31,6 +31,11 @@ export interface MethodSpec {
   spec: string;
   /** Params carry a `sessionId` that must name a session known on this connection. */
   session?: 'required' | 'none';
+  /**
+   * Required fields as spec.md lists them, for methods the SDK's schemas do not describe (checked
+   * by presence only; UNSTABLE methods, so warnings).
+   */
+  required?: { params?: readonly string[]; result?: readonly string[] };
 }
 
 const agentGate = (path: string[], test: 'true' | 'present', spec: string): CapabilityGate => ({ holder: 'agent', path, test, spec });
@@ -52,16 +57,16 @@ const LIST: MethodSpec[] = [
   { name: 'session/cancel', side: 'agent', kind: 'notification', spec: '4.1', session: 'required' },
   { name: 'session/set_mode', side: 'agent', kind: 'request', spec: '4.4 rule 8', session: 'required' },
   { name: 'session/set_config_option', side: 'agent', kind: 'request', spec: '4.1', session: 'required' },
-  { name: 'document/didOpen', side: 'agent', kind: 'notification', spec: '4.1', unstable: true },
-  { name: 'document/didChange', side: 'agent', kind: 'notification', spec: '4.1', unstable: true },
-  { name: 'document/didClose', side: 'agent', kind: 'notification', spec: '4.1', unstable: true },
-  { name: 'document/didSave', side: 'agent', kind: 'notification', spec: '4.1', unstable: true },
-  { name: 'document/didFocus', side: 'agent', kind: 'notification', spec: '4.1', unstable: true },
-  { name: 'nes/start', side: 'agent', kind: 'request', spec: '4.1', unstable: true, gate: agentGate(['nes'], 'present', '2.3') },
-  { name: 'nes/suggest', side: 'agent', kind: 'request', spec: '4.1', unstable: true, gate: agentGate(['nes'], 'present', '2.3') },
-  { name: 'nes/accept', side: 'agent', kind: 'notification', spec: '4.1', unstable: true },
-  { name: 'nes/reject', side: 'agent', kind: 'notification', spec: '4.1', unstable: true },
-  { name: 'nes/close', side: 'agent', kind: 'request', spec: '4.1', unstable: true },
+  { name: 'document/didOpen', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri', 'languageId', 'version', 'text'] } },
+  { name: 'document/didChange', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri', 'version', 'contentChanges'] } },
+  { name: 'document/didClose', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri'] } },
+  { name: 'document/didSave', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri'] } },
+  { name: 'document/didFocus', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri', 'version', 'position', 'visibleRange'] } },
+  { name: 'nes/start', side: 'agent', kind: 'request', spec: '4.1', unstable: true, gate: agentGate(['nes'], 'present', '2.3'), required: { result: ['sessionId'] } },
+  { name: 'nes/suggest', side: 'agent', kind: 'request', spec: '4.1', unstable: true, session: 'required', gate: agentGate(['nes'], 'present', '2.3'), required: { params: ['sessionId', 'uri', 'version', 'position', 'triggerKind'], result: ['suggestions'] } },
+  { name: 'nes/accept', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'id'] } },
+  { name: 'nes/reject', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'id'] } },
+  { name: 'nes/close', side: 'agent', kind: 'request', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId'] } },
   { name: 'providers/list', side: 'agent', kind: 'request', spec: '4.1', unstable: true, gate: agentGate(['providers'], 'present', '2.3') },
   { name: 'providers/set', side: 'agent', kind: 'request', spec: '2.12', unstable: true, gate: agentGate(['providers'], 'present', '2.3') },
   { name: 'providers/disable', side: 'agent', kind: 'request', spec: '4.1', unstable: true, gate: agentGate(['providers'], 'present', '2.3') },
@@ -86,8 +91,8 @@ const LIST: MethodSpec[] = [
   { name: 'terminal/release', side: 'client', kind: 'request', spec: '4.4 rule 4', session: 'required', gate: clientGate(['terminal'], 'true', '4.4 rule 4') },
   { name: 'elicitation/create', side: 'client', kind: 'request', spec: '2.9' },
   { name: 'elicitation/complete', side: 'client', kind: 'notification', spec: '6' },
-  { name: 'mcp/connect', side: 'client', kind: 'request', spec: '4.2', unstable: true },
-  { name: 'mcp/disconnect', side: 'client', kind: 'request', spec: '4.2', unstable: true },
+  { name: 'mcp/connect', side: 'client', kind: 'request', spec: '4.2', unstable: true, required: { params: ['serverId'], result: ['connectionId'] } },
+  { name: 'mcp/disconnect', side: 'client', kind: 'request', spec: '4.2', unstable: true, required: { params: ['connectionId'] } },
   // Either side
   { name: 'mcp/message', side: 'protocol', kind: 'both', spec: '4.1', unstable: true },
   { name: '$/cancel_request', side: 'protocol', kind: 'notification', spec: '4.3' },

@@ -117,6 +117,7 @@ export function validateMethod(method: string, role: SchemaRole, data: unknown):
   if (first === undefined) {
     unstable ??= makeFlavor(UNSTABLE_SCHEMA);
     const r = run(validatorFor(unstable, method, role), data);
+    if (r && !r.ok) r.problems = describeErrors(r.errors, role);
     return r ?? OK;
   }
   if (first.ok && first.unknowns.length === 0) return first;

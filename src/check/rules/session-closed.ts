@@ -12,6 +12,6 @@ export const sessionClosed = defineRule({
     if (c.spec?.session !== 'required') return;
     const s = sessionOf(c.state, c.params);
     if (!s || (s.status !== 'closed' && s.status !== 'deleted')) return;
-    c.report(`${c.method} for session ${JSON.stringify(s.id)}, which was ${s.status}; open it again (session/load or resume) first`);
+    c.report(`${c.method} for session ${JSON.stringify(s.id)}, which was ${s.status}; open it again (session/load or resume) first`, c.spec?.unstable ? { severity: 'warning' } : undefined);
   },
 });

@@ -6,7 +6,7 @@ import { str } from './util.js';
  * Reading: a session id is known once `session/new` or `session/fork` answered it, or once
  * `session/load`/`session/resume` named it. An update that arrives while a `session/new` is still
  * pending is accepted (the agent may stream before answering). `session/delete` names listed sessions
- * and is not checked.
+ * and is not checked. UNSTABLE methods (document/*, nes/*) only warn.
  */
 export const sessionUnknown = defineRule({
   id: 'session-unknown',
@@ -27,6 +27,6 @@ export const sessionUnknown = defineRule({
       }
     }
     const sender = c.frame.dir === 'c2a' ? 'client' : 'agent';
-    c.report(`${sender} sent ${c.method} for session ${JSON.stringify(sid)}, which no session/new, load, resume or fork opened on this connection`);
+    c.report(`${sender} sent ${c.method} for session ${JSON.stringify(sid)}, which no session/new, load, resume, fork or nes/start opened on this connection`, c.spec?.unstable ? { severity: 'warning' } : undefined);
   },
 });

@@ -55,3 +55,51 @@ export function cancelTarget(s: ModelState, dir: 'c2a' | 'a2c', params: Record<s
   if (typeof rid !== 'string' && typeof rid !== 'number' && rid !== null) return undefined;
   return { rid, mine: s.pending[pendingKey(dir, rid)], theirs: s.pending[pendingKey(dir === 'c2a' ? 'a2c' : 'c2a', rid)] };
 }
+
+const CONTENT_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'audio', 'resource_link', 'resource']);
+
+/**
+ * The spec section a schema problem belongs to, from the problem's path (`params.prompt[0].text: ...`)
+ * and the value there: content blocks 2.6, diffs/commands/costs/env 2.7, MCP servers 2.8,
+ * elicitation 2.9, session update payloads 2.10, terminal results 2.11, providers 2.12, auth methods
+ * 2.5, implementation info 2.4, capabilities 2.3; otherwise `fallback` (the method table).
+ */
+export function schemaSection(method: string | undefined, problem: string | undefined, root: unknown, fallback: string): string {
+  if (method === 'elicitation/create') return '2.9';
+  if (method?.startsWith('providers/')) return '2.12';
+  if (method === 'terminal/output' || method === 'terminal/wait_for_exit') {
+    if (problem?.startsWith('result')) return '2.11';
+  }
+  if (!problem) return fallback;
+  const path = problem.slice(0, problem.indexOf(':') < 0 ? problem.length : problem.indexOf(':'));
+  if (/\bmcpServers\b/.test(path)) return '2.8';
+  if (/\bauthMethods\b/.test(path)) return '2.5';
+  if (/\b(clientInfo|agentInfo)\b/.test(path)) return '2.4';
+  if (/Capabilities\b/.test(path)) return '2.3';
+  if (/\b(availableCommands|cost)\b/.test(path) || /\benv\[/.test(path)) return '2.7';
+  // Walk the value along the path; the deepest object with a content or diff `type` decides.
+  const segs = path.split(/[.[\]]+/).filter(Boolean);
+  let v: unknown = root;
+  let found: string | undefined;
+  for (const k of segs) {
+    const o = obj(v);
+    if (o && typeof o.type === 'string') {
+      if (CONTENT_TYPES.has(o.type)) found = '2.6';
+      else if (o.type === 'diff') found = '2.7';
+    }
+    if (v === null || typeof v !== 'object') break;
+    v = (v as Record<string, unknown>)[k];
+  }
+  const last = obj(v);
+  if (last && typeof last.type === 'string') {
+    if (CONTENT_TYPES.has(last.type)) found = '2.6';
+    else if (last.type === 'diff') found = '2.7';
+  }
+  if (found) return found;
+  if (/\b(prompt|annotations|resource)\b/.test(path)) return '2.6';
+  if (method === 'session/update' && /^params\.update\b/.test(path)) return '2.10';
+  return fallback;
+}
+
+/** UNSTABLE methods whose SDK schema and spec.md disagree (only info for their shape problems). */
+export const SHAPE_DISPUTED: ReadonlySet<string> = new Set(['mcp/message', 'mcp/connect', 'mcp/disconnect']);
