@@ -698,6 +698,30 @@ async function benchUi(o, tmp, results) {
   results.ui = out;
 }
 
+/** The issue's targets against what was measured (only those measured in this run). */
+function targets(r) {
+  const out = [];
+  const add = (what, value, ok) => out.push({ what, value, ok });
+  const f = r.flood;
+  if (f) {
+    const t = f.ratios.tap;
+    add('throughput tap/relay at 1 KiB ≥ 0.85', fmt(t.throughputVsRelay[1024]), t.throughputVsRelay[1024] >= 0.85);
+    const minBare = Math.min(...Object.values(t.throughputVsBare));
+    add('throughput tap/bare node ≥ 0.9 (every frame size)', Object.entries(t.throughputVsBare).map(([s, x]) => `${sizeName(Number(s))} ${fmt(x)}`).join(', '), minBare >= 0.9);
+    add('p50 round trip tap/relay ≤ 1.3', fmt(t.rttP50VsRelay), t.rttP50VsRelay <= 1.3);
+  }
+  if (r.startup) add('start-up tap/bare node ≤ 1.5', fmt(r.startup.ratio), r.startup.ratio <= 1.5);
+  if (r.rss) add(`tap peak RSS through a ${r.rss.mb} MiB flood ≤ 120 MiB`, `${fmt(r.rss.peakMiB, 0)} MiB`, r.rss.peakMiB <= 120);
+  if (r.check?.cli) add('check ≥ 200k frames/s (the command, end to end)', `${fmt(r.check.cli.framesPerSec / 1000, 0)}k/s`, r.check.cli.exit === 0 && r.check.cli.framesPerSec >= 200_000);
+  if (r.ui?.measured) {
+    add('UI first rows ≤ 1000 ms', `${fmt(r.ui.firstRowsMs, 0)} ms`, r.ui.firstRowsMs <= 1000);
+    const filt = Object.entries(r.ui.samples).filter(([k]) => k.startsWith('filter'));
+    const worst = Math.max(...filt.map(([, v]) => v.first));
+    add('UI filter ≤ 300 ms (first request, worst filter)', `${fmt(worst, 0)} ms`, worst <= 300);
+  }
+  return out;
+}
+
 // ---- main --------------------------------------------------------------------------------------
 
 async function main() {
@@ -721,6 +745,12 @@ async function main() {
     if (want('ui')) { await benchUi(o, tmp, results); log(''); }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
+  }
+  const verdicts = targets(results);
+  if (verdicts.length) {
+    log('## Targets (issue 6)');
+    for (const v of verdicts) log(`  ${v.ok ? 'met   ' : 'MISSED'}  ${v.what}: ${v.value}`);
+    results.targets = verdicts;
   }
   machine.loadAtEnd = loadavg()[0];
   log(`# load average at end: ${load()}`);
