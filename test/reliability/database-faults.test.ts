@@ -77,6 +77,14 @@ describe('database faults', () => {
     }
   });
 
+  it.runIf(process.platform === 'linux')('a file system nobody may write (/proc, even as root): one warning, forwarding byte-exact', async () => {
+    const res = await run(['--db', '/proc/acp-inspect-reliability.db', '--', node, echo], { input: requests(10) });
+    expect(res.code).toBe(0);
+    expect(res.stdout.toString()).toBe(replies(10));
+    expect(tapLines(res.stderr)).toHaveLength(1);
+    expect(tapLines(res.stderr)[0]).toMatch(/not recording: .*\/proc\/acp-inspect-reliability\.db/);
+  });
+
   it('a folder given as the database: one warning, forwarding byte-exact', async () => {
     const dir = join(tmp.dir, 'a-folder.db');
     mkdirSync(dir);
