@@ -36,6 +36,12 @@ export interface SessionState {
   cwd?: string;
   modes?: { current?: string; available: string[] };
   configOptions?: string[];
+  /** Values offered by `select` config options: option id → values (grouped options flattened). */
+  configValues?: Record<string, string[]>;
+  /** messageId of content chunks → the chunk kind that used it (part 2.6). */
+  messages?: Record<string, string>;
+  /** Chunk kind → messageId of the message it is currently streaming. */
+  lastMessage?: Record<string, string>;
   turn: TurnStatus;
   /** seq of the running prompt request. */
   turnSeq?: number;
@@ -141,7 +147,24 @@ function readModes(s: SessionState, result: Record<string, unknown> | undefined)
 function readConfigOptions(s: SessionState, v: unknown): void {
   if (!Array.isArray(v)) return;
   s.configOptions = v.map((o) => str(obj(o)?.id)).filter((x): x is string => x !== undefined);
+  const values = dict<string[]>();
+  for (const o of v) {
+    const opt = obj(o);
+    const id = str(opt?.id);
+    if (id === undefined || opt?.type !== 'select' || !Array.isArray(opt.options)) continue;
+    const vals: string[] = [];
+    for (const x of opt.options) {
+      const ox = obj(x);
+      if (typeof ox?.value === 'string') vals.push(ox.value);
+      else if (Array.isArray(ox?.options)) for (const y of ox.options) if (typeof obj(y)?.value === 'string') vals.push(obj(y)!.value as string);
+    }
+    values[id] = vals;
+  }
+  s.configValues = values;
 }
+
+/** Chunk kinds whose chunks carry a `messageId` (part 2.6 ContentChunk). */
+export const MESSAGE_CHUNKS: ReadonlySet<string> = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk']);
 
 /** What a frame means, computed once by the checker and shared by the model and the rules. */
 export interface FrameFacts {
@@ -359,6 +382,15 @@ function onUpdate(s: ModelState, f: FrameFacts): void {
       const title = str(u.title);
       if (title !== undefined) t.title = title;
       trackOpen(sess, id, t.status, t.seq);
+      break;
+    }
+    case 'user_message_chunk':
+    case 'agent_message_chunk':
+    case 'agent_thought_chunk': {
+      const mid = str(u.messageId);
+      if (mid === undefined) break;
+      (sess.messages ??= dict())[mid] ??= kind;
+      (sess.lastMessage ??= dict())[kind] = mid;
       break;
     }
     case 'plan':
@@ -585,6 +617,9 @@ export function restoreState(json: string): ModelState {
     sess.toolCalls = toDict(sess.toolCalls);
     sess.openToolCalls = toDict(sess.openToolCalls);
     sess.compactions = toDict(sess.compactions);
+    if (sess.messages) sess.messages = toDict(sess.messages);
+    if (sess.lastMessage) sess.lastMessage = toDict(sess.lastMessage);
+    if (sess.configValues) sess.configValues = toDict(sess.configValues);
   }
   return v;
 }

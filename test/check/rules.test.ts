@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { RULES, checkRecording } from '../../src/check/index.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import { PLAYBOOKS } from './playbooks.js';
-import { check, errorsOf, transcript, init } from './helpers.js';
+import { check, errorsOf, transcript, init, req, res, note } from './helpers.js';
 
 describe('rule playbooks', () => {
   it('every rule has a playbook and every playbook names a rule', () => {
@@ -55,5 +55,48 @@ describe('UNSTABLE methods', () => {
   it('mcp/message shaped as spec.md says (connectionId) is never an error, though the SDK schema wants serverId/requestId', () => {
     const f = check([...init(), ['c2a', { jsonrpc: '2.0', method: 'mcp/message', params: { connectionId: 'c1', method: 'notifications/initialized' } }]]);
     expect(errorsOf(f)).toEqual([]);
+  });
+});
+
+describe('second-pass audit (planted violations found at their frame)', () => {
+  const F = { elicitation: { form: {} } };
+  const elicit = (schema: Record<string, unknown>, answer: Record<string, unknown>) => check([...init(F), ['c2a', req(1, 'session/new', { cwd: '/w', mcpServers: [] })], ['a2c', res(1, { sessionId: 's1' })], ['c2a', req(2, 'session/prompt', { sessionId: 's1', prompt: [] })], ['a2c', req(0, 'elicitation/create', { sessionId: 's1', mode: 'form', message: 'm', requestedSchema: { type: 'object', properties: schema } })], ['c2a', res(0, answer)], ['a2c', res(2, { stopReason: 'end_turn' })]]);
+  it('elicitation content outside the stated bounds (enum, length, range, items) is an error at the answer', () => {
+    const cases: Array<[Record<string, unknown>, unknown]> = [
+      [{ type: 'string', enum: ['x', 'y'] }, 'z'],
+      [{ type: 'string', oneOf: [{ const: 'x', title: 'X' }] }, 'z'],
+      [{ type: 'string', minLength: 3 }, 'ab'],
+      [{ type: 'number', maximum: 3 }, 5],
+      [{ type: 'integer', minimum: 1 }, 0],
+      [{ type: 'array', items: { type: 'string', enum: ['x'] }, minItems: 1 }, []],
+      [{ type: 'array', items: { type: 'string', enum: ['x'] } }, ['q']],
+    ];
+    for (const [p, v] of cases) {
+      const f = elicit({ a: p }, { action: 'accept', content: { a: v } });
+      expect(f.filter((x) => x.rule === 'elicitation-content-mismatch').map((x) => x.seq), JSON.stringify(p)).toEqual([7]);
+      const ok = elicit({ a: p }, { action: 'accept', content: {} });
+      expect(errorsOf(ok)).toEqual([]);
+    }
+    const declined = elicit({ a: { type: 'string' } }, { action: 'decline', content: { a: 'x' } });
+    expect(declined.filter((x) => x.rule === 'elicitation-content-mismatch').map((x) => x.severity)).toEqual(['warning']);
+  });
+
+  it('"result": null is the empty result (the SDK answers void handlers that way)', () => {
+    const f = check([...init({ fs: { writeTextFile: true } }), ['c2a', req(1, 'session/new', { cwd: '/w', mcpServers: [] })], ['a2c', res(1, { sessionId: 's1', modes: { currentModeId: 'a', availableModes: [{ id: 'a', name: 'A' }] } })], ['c2a', req(2, 'session/prompt', { sessionId: 's1', prompt: [] })], ['a2c', req(0, 'fs/write_text_file', { sessionId: 's1', path: '/w/a', content: 'x' })], ['c2a', res(0, null)], ['c2a', req(3, 'session/set_mode', { sessionId: 's1', modeId: 'a' })], ['a2c', res(3, null)], ['a2c', res(2, { stopReason: 'end_turn' })]]);
+    expect(f).toEqual([]);
+    const bad = check([...init(), ['c2a', req(1, 'session/new', { cwd: '/w', mcpServers: [] })], ['a2c', res(1, null)]]);
+    expect(bad.filter((x) => x.rule === 'invalid-result').map((x) => x.seq)).toEqual([4]);
+  });
+
+  it('schema findings cite the section that defines the faulty value', () => {
+    const section = (steps: Parameters<typeof check>[0], seq: number) => check(steps).filter((x) => x.seq === seq && (x.rule === 'invalid-params' || x.rule === 'invalid-result')).map((x) => x.spec);
+    expect(section([...init(), ['c2a', req(1, 'session/new', { cwd: '/w', mcpServers: [{ name: 'x', command: '/x', args: [] }] })], ['a2c', res(1, { sessionId: 's1' })]], 3)).toEqual(['2.8']);
+    expect(section([...init(), ['c2a', req(1, 'session/new', { cwd: '/w', mcpServers: [] })], ['a2c', res(1, { sessionId: 's1' })], ['c2a', req(2, 'session/prompt', { sessionId: 's1', prompt: [{ type: 'resource_link', uri: 'file:///a' }] })], ['a2c', res(2, { stopReason: 'end_turn' })]], 5)).toEqual(['2.6']);
+    expect(section([['c2a', req(0, 'initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'c', version: '1' } })], ['a2c', res(0, { protocolVersion: 1, agentCapabilities: {}, agentInfo: { name: 'a', version: '1' }, authMethods: [{ id: 'k' }] })]], 2)).toEqual(['2.5']);
+  });
+
+  it('UNSTABLE methods without an SDK schema are checked against spec.md required fields, as warnings', () => {
+    const f = check([...init(), ['c2a', req(1, 'session/new', { cwd: '/w', mcpServers: [] })], ['a2c', res(1, { sessionId: 's1' })], ['c2a', note('document/didOpen', { sessionId: 's1', uri: 'file:///a', languageId: 'ts', version: 1 })], ['c2a', note('document/didClose', { sessionId: 'nope', uri: 'file:///a' })]]);
+    expect(f.map((x) => [x.seq, x.rule, x.severity])).toEqual([[5, 'invalid-params', 'warning'], [6, 'session-unknown', 'warning']]);
   });
 });

@@ -79,6 +79,16 @@ import { updateOutsideTurn } from './update-outside-turn.js';
 import { versionMismatch } from './version-mismatch.js';
 import { versionNotV1 } from './version-not-v1.js';
 import { versionUnusable } from './version-unusable.js';
+import { authMethodDuplicate } from './auth-method-duplicate.js';
+import { elicitationIdReused } from './elicitation-id-reused.js';
+import { positionEncodingUnoffered } from './position-encoding-unoffered.js';
+import { messageIdReused } from './message-id-reused.js';
+import { elicitationScopeUnknown } from './elicitation-scope-unknown.js';
+import { elicitationCompleteEnded } from './elicitation-complete-ended.js';
+import { exitStatusConflict } from './exit-status-conflict.js';
+import { authAfterLogout } from './auth-after-logout.js';
+import { sessionDeletedListed } from './session-deleted-listed.js';
+import { toolCallStatusRegressed } from './tool-call-status-regressed.js';
 
 export const ALL_RULES: readonly Rule[] = [
   notJson,
@@ -160,4 +170,14 @@ export const ALL_RULES: readonly Rule[] = [
   versionMismatch,
   versionNotV1,
   versionUnusable,
+  authMethodDuplicate,
+  elicitationIdReused,
+  positionEncodingUnoffered,
+  messageIdReused,
+  elicitationScopeUnknown,
+  elicitationCompleteEnded,
+  exitStatusConflict,
+  authAfterLogout,
+  sessionDeletedListed,
+  toolCallStatusRegressed,
 ];
