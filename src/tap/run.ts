@@ -144,8 +144,17 @@ export function runTap(opts: TapOptions): void {
   });
 
   // agent stderr → our stderr, and recorded
-  forward(child.stderr!, process.stderr, STDERR, rec, { dstBroken: false });
+  const toStderr = { dstBroken: false };
+  forward(child.stderr!, process.stderr, STDERR, rec, toStderr);
   child.stderr!.on('end', () => rec.eof(STDERR, now()));
+  process.stderr.on('error', () => {
+    // The client closed our stderr (EPIPE): an unhandled error here would end the whole session.
+    // Keep draining and recording the agent's stderr; the tap's own messages go nowhere now.
+    toStderr.dstBroken = true;
+    child.stderr!.resume();
+  });
+  // Read errors on the agent's pipes end those streams, never the tap.
+  for (const s of [child.stdout!, child.stderr!]) s.on('error', () => { /* the 'close' that follows is handled */ });
 
   const onSignal = (sig: NodeJS.Signals) => {
     if (receivedSignal) {

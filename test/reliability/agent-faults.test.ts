@@ -144,6 +144,28 @@ process.stdin.resume();
     expect(rec.status).toBe('complete');
   });
 
+  it('client closes the tap's stderr while the agent logs there: the session goes on, everything recorded', async () => {
+    const db = join(tmp.dir, 'client-closes-stderr.db');
+    const agent = writeAgent(tmp.dir, 'logs', `
+let i = 0;
+const t = setInterval(() => {
+  process.stderr.write('log line ' + i + '\\n');
+  process.stdout.write(JSON.stringify({ jsonrpc: '2.0', method: 'tick', params: { i } }) + '\\n');
+  if (++i === 30) clearInterval(t);
+}, 10);
+`);
+    // Before the fix the EPIPE on stderr was an uncaught error: exit 1 after the first line.
+    const r = start(['--db', db, '--', node, agent], { input: '' });
+    r.child.stderr!.once('data', () => r.child.stderr!.destroy());
+    const res = await r.done;
+    expect(res.code).toBe(0);
+    expect(res.stdout.toString().trim().split('\n')).toHaveLength(30);
+    const rec = withStore(db, (s) => s.listRecordings()[0]!);
+    expect(rec.status).toBe('complete');
+    expect(rec.frames).toBe(30);
+    expect(withStore(db, (s) => s.readItems(rec.id).filter((i) => i.dir === 'stderr'))).toHaveLength(30);
+  });
+
   it('agent exits while a slow client has not read its last output yet: all of it still arrives', async () => {
     const db = join(tmp.dir, 'slow-client.db');
     const agent = writeAgent(tmp.dir, 'burst', `
