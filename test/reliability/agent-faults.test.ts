@@ -144,7 +144,7 @@ process.stdin.resume();
     expect(rec.status).toBe('complete');
   });
 
-  it('client closes the tap's stderr while the agent logs there: the session goes on, everything recorded', async () => {
+  it('client closes the stderr of the tap while the agent logs there: the session goes on, everything recorded', async () => {
     const db = join(tmp.dir, 'client-closes-stderr.db');
     const agent = writeAgent(tmp.dir, 'logs', `
 let i = 0;
