@@ -74,8 +74,13 @@ process.stdin.pipe(process.stdout);
     const pids = await pidsOf(r);
     for (let i = 1; i <= 50; i++) r.child.stdin!.write(rpc({ id: i, method: 'ping' }) + '\n');
     await r.waitStdout((b) => b.includes('"id":50'));
-    // Let the recorder store something, then kill the tap outright.
-    await new Promise((res) => setTimeout(res, 300));
+    // Let the recorder store something (it runs at low priority: wait for it), then kill the tap outright.
+    for (let i = 0; i < 200; i++) {
+      let stored = 0;
+      try { stored = withStore(db, (s) => s.listRecordings()[0]?.items ?? 0); } catch { /* not created yet */ }
+      if (stored > 0) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
     r.child.kill('SIGKILL');
     await r.done;
     // The agent lost its tap; it and its grandchild are not ours to kill any more, but clean up.
