@@ -172,8 +172,13 @@ describe('database faults', () => {
     const r = start(['--db', db, '--', node, echo]);
     r.child.stdin!.write(rpc({ id: 1, method: 'ping', params: { i: 0, pad: '' } }) + '\n');
     await r.waitStdout((b) => b.includes('"id":1,'));
-    // Wait until the recording exists, then lock the database.
-    await new Promise((res) => setTimeout(res, 300));
+    // Wait until the recording exists (the recorder runs at low priority), then lock the database.
+    for (let i = 0; i < 200; i++) {
+      let n = 0;
+      try { n = withStore(db, (s) => s.listRecordings().length); } catch { /* not created yet */ }
+      if (n > 0) break;
+      await new Promise((res) => setTimeout(res, 100));
+    }
     const lock = lockDb(db);
     await lock.locked;
     for (let i = 2; i <= 30; i++) {

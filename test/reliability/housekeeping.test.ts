@@ -56,7 +56,7 @@ describe('prune', () => {
     const live = start(['--db', db, '--name', 'live', '--', node, '-e', 'process.stdin.pipe(process.stdout)']);
     live.child.stdin!.write(rpc({ id: 1, method: 'x' }) + '\n');
     await live.waitStdout((b) => b.length > 0);
-    await new Promise((r) => setTimeout(r, 300)); // the recording row exists
+    for (let i = 0; i < 200 && !names().includes('live'); i++) await new Promise((r) => setTimeout(r, 100)); // the row exists
     const all = await run(['prune', '--keep', '0', '--db', db]);
     expect(all.code).toBe(0);
     expect(names()).toEqual(['live']);
