@@ -36,24 +36,33 @@ export interface Checker {
 }
 
 const KINDS: readonly FrameKind[] = ['request', 'notification', 'result', 'error', 'invalid'];
+const UPDATE = 'session/update';
 
 /** Rules indexed by frame kind (and method), so each frame only meets the rules that apply to it. */
 interface Dispatch {
   general: Record<FrameKind, Rule[]>;
   byMethod: Record<FrameKind, Map<string, Rule[]>>;
+  /** session/update notification rules by `sessionUpdate` kind. */
+  byUpdate: Map<string, Rule[]>;
   items: Rule[];
   ends: Rule[];
 }
 
 function buildDispatch(ignore: ReadonlySet<string>): Dispatch {
-  const d: Dispatch = { general: {} as Dispatch['general'], byMethod: {} as Dispatch['byMethod'], items: [], ends: [] };
+  const d: Dispatch = { general: {} as Dispatch['general'], byMethod: {} as Dispatch['byMethod'], byUpdate: new Map(), items: [], ends: [] };
   for (const k of KINDS) {
     d.general[k] = [];
     d.byMethod[k] = new Map();
   }
   for (const r of ALL_RULES) {
     if (ignore.has(r.id)) continue;
-    if (r.check) {
+    if (r.check && r.updates) {
+      for (const u of r.updates) {
+        const list = d.byUpdate.get(u) ?? [];
+        list.push(r);
+        d.byUpdate.set(u, list);
+      }
+    } else if (r.check) {
       for (const k of r.kinds ?? KINDS) {
         if (r.methods) {
           for (const m of r.methods) {
@@ -163,6 +172,12 @@ export function createChecker(opts: CheckOptions = {}): Checker {
     if (method !== undefined) {
       const list = d.byMethod[frame.kind].get(method);
       if (list) for (let i = 0; i < list.length; i++) runRule(list[i]!);
+      if (method === UPDATE && frame.kind === 'notification') {
+        const u = facts.params?.update;
+        const k = u !== null && typeof u === 'object' ? (u as Record<string, unknown>).sessionUpdate : undefined;
+        const byKind = typeof k === 'string' ? d.byUpdate.get(k) : undefined;
+        if (byKind) for (let i = 0; i < byKind.length; i++) runRule(byKind[i]!);
+      }
     }
     applyFrame(state, facts);
   }

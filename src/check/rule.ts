@@ -58,6 +58,12 @@ export interface ItemContext {
 export interface Rule extends RuleInfo {
   /** Only for frames whose method (or answered request's method) is one of these. */
   methods?: readonly string[];
+  /**
+   * Only for `session/update` notifications whose `update.sessionUpdate` is one of these (with
+   * `methods: ['session/update']`): the checker dispatches them by update kind, so an update meets
+   * only the rules about its kind.
+   */
+  updates?: readonly string[];
   /** Only for frames of these kinds. */
   kinds?: readonly FrameKind[];
   /**

@@ -10,6 +10,7 @@ export const compactionChunkOrder = defineRule({
   specText: 'Compaction `in_progress` → `CompactionSummaryChunk`: after the `in_progress` update and before the terminal update of that id; content is appended to the retained summary.',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['compaction_summary_chunk'],
   check(c) {
     const { u, kind } = updateOf(c.params);
     if (kind !== 'compaction_summary_chunk') return;

@@ -11,6 +11,7 @@ export const compactionErrorStatus = defineRule({
   specText: '`error` is valid only with status `failed`.',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['compaction_update'],
   check(c) {
     const { u, kind } = updateOf(c.params);
     if (kind !== 'compaction_update' || !u) return;

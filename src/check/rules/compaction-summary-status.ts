@@ -12,6 +12,7 @@ export const compactionSummaryStatus = defineRule({
   specText: 'A non-empty `summary` is valid only with status `completed`.',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['compaction_update'],
   check(c) {
     const { u, kind } = updateOf(c.params);
     if (kind !== 'compaction_update' || !u) return;

@@ -10,6 +10,7 @@ export const compactionUnadvertised = defineRule({
   specText: 'Compaction update and compaction summary chunk (sent only when the client advertised `session.compaction`).',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['compaction_update', 'compaction_summary_chunk'],
   check(c) {
     const { kind } = updateOf(c.params);
     if (kind !== 'compaction_update' && kind !== 'compaction_summary_chunk') return;

@@ -12,6 +12,7 @@ export const loadHistoryAfterResponse = defineRule({
   specText: '`session/load` streams the whole conversation history as notifications before completing.',
   methods: [M.update],
   kinds: ['notification'],
+  updates: [...CONVERSATION_UPDATES],
   check(c) {
     const s = sessionOf(c.state, c.params);
     const { kind } = updateOf(c.params);

@@ -16,6 +16,7 @@ export const messageIdReused = defineRule({
   specText: 'ContentChunk = {content: ContentBlock req, messageId: MessageId | null}; all chunks of one message share a `messageId`, and a changed `messageId` marks a new message.',
   methods: [M.update],
   kinds: ['notification'],
+  updates: [...MESSAGE_CHUNKS],
   check(c) {
     const { u, kind } = updateOf(c.params);
     if (kind === undefined || !MESSAGE_CHUNKS.has(kind)) return;

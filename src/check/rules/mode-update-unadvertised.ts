@@ -10,6 +10,7 @@ export const modeUpdateUnadvertised = defineRule({
   specText: 'Session: any → `session/set_mode` (mode is one of the `availableModes` given at creation or load) → current mode changed; the agent may also change the mode itself and send a current-mode update.',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['current_mode_update'],
   check(c) {
     const { u, kind } = updateOf(c.params);
     if (kind !== 'current_mode_update') return;

@@ -10,6 +10,7 @@ export const planUpdateUnadvertised = defineRule({
   specText: 'The plan updates `plan_update` and `plan_removed` (sent only to clients that advertised `plan`).',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['plan_update', 'plan_removed'],
   check(c) {
     const { kind } = updateOf(c.params);
     if (kind !== 'plan_update' && kind !== 'plan_removed') return;

@@ -11,6 +11,7 @@ export const resumeReplaysHistory = defineRule({
   specText: 'Session: stored → `session/resume` (capability `resume`) → active; history is not replayed.',
   methods: [M.update],
   kinds: ['notification'],
+  updates: [...CONVERSATION_UPDATES],
   check(c) {
     const s = sessionOf(c.state, c.params);
     const { kind } = updateOf(c.params);

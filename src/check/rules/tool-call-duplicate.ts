@@ -10,6 +10,7 @@ export const toolCallDuplicate = defineRule({
   specText: 'ToolCallId: identifiers (a tool call is announced once and then patched with tool_call_update).',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['tool_call'],
   check(c) {
     const { u, kind } = updateOf(c.params);
     if (kind !== 'tool_call') return;

@@ -15,6 +15,7 @@ export const toolCallStatusRegressed = defineRule({
   specText: 'Tool calls are reported by `session/update` (shapes not shown in part 6); statuses pending, in_progress, completed, failed: a completed or failed tool call is finished.',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['tool_call_update'],
   check(c) {
     const { u, kind } = updateOf(c.params);
     if (kind !== 'tool_call_update') return;

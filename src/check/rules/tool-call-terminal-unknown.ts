@@ -10,6 +10,7 @@ export const toolCallTerminalUnknown = defineRule({
   specText: 'A tool call may embed a terminal by `terminalId`.',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['tool_call', 'tool_call_update'],
   check(c) {
     const { u, kind } = updateOf(c.params);
     if ((kind !== 'tool_call' && kind !== 'tool_call_update') || !Array.isArray(u?.content)) return;

@@ -11,6 +11,7 @@ export const toolCallUnknown = defineRule({
   specText: 'Known update payloads carried by `session/update` ... the shapes of tool-call updates are not shown (a tool call update refers to a tool call by `toolCallId`).',
   methods: [M.update],
   kinds: ['notification'],
+  updates: ['tool_call_update'],
   check(c) {
     const { u, kind } = updateOf(c.params);
     if (kind !== 'tool_call_update') return;

@@ -15,6 +15,7 @@ export const updateOutsideTurn = defineRule({
   specText: '`session/update` (agent to client) is emitted during a prompt turn, and while `session/load` replays history. (6 rule 2: `session/load` streams the whole conversation history as notifications before completing.)',
   methods: [M.update],
   kinds: ['notification'],
+  updates: [...CONVERSATION_UPDATES],
   check(c) {
     const s = sessionOf(c.state, c.params);
     const { kind } = updateOf(c.params);
