@@ -18,7 +18,7 @@ import { checkStoredRecording } from '../check-hook.js';
 import { RULES, summarizeState } from '../check/index.js';
 import type { Frame } from '../wire/frame.js';
 import { FilterError } from './filter.js';
-import { findingsAt, listTurns, methodStats, pairOf, positionOf, readItem, timelinePage, turnItems } from './queries.js';
+import { findingsAt, listTurns, methodStats, pairOf, positionOf, readItem, timelineGroups, timelinePage, turnItems } from './queries.js';
 import { summarizeTurn } from './turn-summary.js';
 import { compareRecordings } from './compare.js';
 import { entityPatch, patchTarget } from './patch.js';
@@ -259,6 +259,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.get('/api/recordings/:id/findings', (c) => c.json(store.readFindings(recId(c)).map(withRuleInfo)));
   app.get('/api/recordings/:id/stats', (c) => c.json(methodStats(store, recId(c))));
   app.get('/api/recordings/:id/turns', (c) => c.json(listTurns(store, recId(c))));
+  app.get('/api/recordings/:id/groups', (c) => c.json(timelineGroups(store, recId(c), c.req.query('q') ?? '')));
   app.get('/api/recordings/:id/turns/:seq', (c) => {
     const id = recId(c);
     const seq = intParam(c.req.param('seq'), 0);

@@ -7,7 +7,7 @@ import { rowToItem } from '../store/store.js';
 import type { Item, Frame } from '../wire/frame.js';
 import { compileFilter } from './filter.js';
 import { previewOf } from './preview.js';
-import type { TimelinePage, TimelineRow, MethodStats, TurnInfo, StoredFinding } from './types.js';
+import type { TimelinePage, TimelineRow, MethodStats, TurnInfo, StoredFinding, TimelineGroups } from './types.js';
 import { textOfBlocks } from './preview.js';
 
 /** Columns a timeline row needs: no full raw text for big frames (only a prefix is previewed). */
@@ -163,4 +163,37 @@ export function turnItems(store: Store, recordingId: number, promptSeq: number):
       AND (session_id IS NULL OR session_id = ? OR seq = ?) ORDER BY seq`)
     .all(recordingId, promptSeq, end, turn.sessionId, promptSeq) as ItemRow[];
   return { turn, items: rows.map(rowToItem) };
+}
+
+function lowerBound(a: number[], x: number): number {
+  let lo = 0;
+  let hi = a.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (a[mid]! < x) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
+
+/**
+ * Prompt turns laid over the filtered timeline: for each turn the range [from, to) of list indices it
+ * holds. A turn runs from its session/prompt request to its response; when turns of two sessions
+ * overlap in time, a turn's range stops where the next turn starts (the list stays in seq order).
+ * Turns with no item matching the filter are left out. Throws FilterError for a bad filter.
+ */
+export function timelineGroups(store: Store, recordingId: number, q: string): TimelineGroups {
+  const f = compileFilter(q);
+  const seqs = store.db.prepare(`SELECT i.seq FROM items i WHERE i.recording_id = ? AND ${f.where} ORDER BY i.seq`).pluck()
+    .all(recordingId, ...f.params) as number[];
+  const turns = listTurns(store, recordingId);
+  const out: TimelineGroups['turns'] = [];
+  for (let k = 0; k < turns.length; k++) {
+    const t = turns[k]!;
+    const next = turns[k + 1]?.seq ?? Number.MAX_SAFE_INTEGER;
+    const end = Math.min(t.endSeq ?? Number.MAX_SAFE_INTEGER, next - 1);
+    const from = lowerBound(seqs, t.seq);
+    const to = lowerBound(seqs, end + 1);
+    if (to > from) out.push({ ...t, prompt: t.prompt.length > 160 ? `${t.prompt.slice(0, 159)}…` : t.prompt, from, to });
+  }
+  return { total: seqs.length, turns: out };
 }

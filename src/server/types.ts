@@ -90,6 +90,14 @@ export interface TurnInfo {
   prompt: string;
 }
 
+/** Prompt turns over the filtered timeline (`GET /api/recordings/:id/groups?q=`), for grouping it. */
+export interface TimelineGroups {
+  /** How many items match the filter. */
+  total: number;
+  /** Turns in order, each holding the list indices [from, to) of the filtered timeline. */
+  turns: (TurnInfo & { from: number; to: number })[];
+}
+
 export interface TurnToolCall {
   toolCallId: string;
   title: string | null;

@@ -179,6 +179,54 @@ describe('the timeline UI in chromium', () => {
     await page.getByRole('table').getByText('session/prompt').waitFor();
   });
 
+  it('groups the timeline by session and turn: collapsed turns show their summary, expand in place, and keep the filter', async () => {
+    await page.goto(`${new URL(srv.url).origin}/?rec=${db.id}`);
+    await page.locator('.row[data-seq="1"]').waitFor();
+    await page.getByRole('button', { name: 'group by turn' }).click();
+    expect(new URL(page.url()).searchParams.get('group')).toBe('turns');
+    await page.locator('.session-row').filter({ hasText: 'sess-1' }).waitFor();
+    const heads = page.locator('.turn-row');
+    await expect.poll(() => heads.count()).toBe(2);
+    expect(await heads.first().textContent()).toContain('Fix the bug in main.ts');
+    expect(await heads.first().textContent()).toContain('end_turn');
+    // Collapsed: the frames of the turn are not rows; its card tells the story.
+    expect(await page.locator('.row[data-seq="8"]').count()).toBe(0);
+    const card = page.getByRole('region', { name: 'Summary of the turn at #6' });
+    await card.locator('.md strong').first().waitFor();
+    expect(await card.locator('.md strong').first().textContent()).toBe('read');
+    expect(await card.textContent()).toMatch(/selected allow after waiting 1\.50s/);
+    expect(await card.locator('.diff-del').first().textContent()).toContain('const a = 1;');
+    // Rows outside turns stay rows; the error at the end keeps its badge.
+    await page.locator('.row[data-seq="2"] .c-kind').filter({ hasText: 'stderr' }).waitFor();
+    // Keyboard: select the first turn, open it with →, move into it with j, close it with ←.
+    await heads.first().click();
+    expect(await heads.first().getAttribute('aria-selected')).toBe('true');
+    await page.locator('.scroller').focus();
+    await page.keyboard.press('ArrowRight');
+    await page.locator('.row[data-seq="8"]').waitFor();
+    await page.keyboard.press('j');
+    await page.locator('.row.selected[data-seq="7"]').waitFor();
+    await page.keyboard.press('ArrowLeft');
+    await page.locator('.row[data-seq="8"]').waitFor({ state: 'detached' });
+    expect(await heads.first().getAttribute('aria-selected')).toBe('true');
+    // j from a collapsed turn jumps over its inside to the next turn.
+    await page.keyboard.press('j');
+    expect(await heads.nth(1).getAttribute('aria-selected')).toBe('true');
+    // A filter keeps the grouping: each turn holds only the items that match.
+    const input = page.getByRole('searchbox', { name: 'Filter the timeline' });
+    await input.fill('method:fs/read_text_file');
+    await input.press('Enter');
+    await expect.poll(() => heads.first().textContent()).toContain('2 items');
+    await page.getByRole('button', { name: 'expand all' }).click();
+    await expect.poll(() => page.locator('.scroller .row[data-seq]').count()).toBe(4);
+    expect(new Set(await page.locator('.scroller .row[data-seq] .c-method').allTextContents())).toEqual(new Set(['fs/read_text_file']));
+    await shot('grouped');
+    await input.fill('');
+    await input.press('Enter');
+    await page.getByRole('button', { name: 'group by turn' }).click();
+    expect(new URL(page.url()).searchParams.get('group')).toBeNull();
+  });
+
   it('follows a live recording: frames appended to the database appear without a reload', async () => {
     await page.goto(`${new URL(srv.url).origin}/?rec=${liveId}`);
     await page.locator('.row[data-seq="4"]').waitFor();

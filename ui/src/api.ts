@@ -1,9 +1,9 @@
 /** Typed calls to the server's JSON API. Types come from the server (`import type`), never copied. */
 import type {
-  RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow,
+  RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups,
 } from '../../src/server/types.js';
 
-export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow };
+export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups };
 export type { TimelineRow } from '../../src/server/types.js';
 
 export class ApiError extends Error {
@@ -42,6 +42,7 @@ export const api = {
   item: (id: number, seq: number) => call<ItemDetail>(`/api/recordings/${id}/items/${seq}`),
   findings: (id: number) => call<FindingView[]>(`/api/recordings/${id}/findings`),
   stats: (id: number) => call<MethodStats[]>(`/api/recordings/${id}/stats`),
+  groups: (id: number, q: string) => call<TimelineGroups>(`/api/recordings/${id}/groups?q=${enc(q)}`),
   turns: (id: number) => call<TurnInfo[]>(`/api/recordings/${id}/turns`),
   turn: (id: number, seq: number) => call<TurnDetail>(`/api/recordings/${id}/turns/${seq}`),
   compare: (a: number, b: number, ignore: string, merge: boolean, signal?: AbortSignal) =>

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
   applyFilter, findings, detailOpen, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
-  comparing, openCompare,
+  comparing, openCompare, grouped, setGrouped, groupLayout, toggleSelectedTurn, setAllExpanded, expandAll, toggledTurns,
 } from './model.js';
 import { api } from './api.js';
 import { RecordingsView } from './recordings-view.js';
@@ -90,6 +90,14 @@ function RecordingHeader() {
                 title={m === 'ref' && refSeq.value === null ? 'Set a reference item in the detail pane first' : undefined}
                 onClick={() => { timeMode.value = m; writeUrl(); }}>{label}</button>
             ))}
+            <span class="sep" aria-hidden="true" />
+            <button type="button" aria-pressed={grouped.value} onClick={() => setGrouped(!grouped.value)}
+              title="Group the timeline by session and prompt turn; a collapsed turn shows its summary (←/→ close and open the selected turn)">group by turn</button>
+            {grouped.value && (
+              <button type="button" onClick={() => setAllExpanded(!(expandAll.value && toggledTurns.value.size === 0))}>
+                {expandAll.value && toggledTurns.value.size === 0 ? 'collapse all' : 'expand all'}
+              </button>
+            )}
             {isLive.value && (
               <button type="button" aria-pressed={follow.value} onClick={() => { follow.value = !follow.value; const tl = timeline.value; if (follow.value && tl) select(null); }} title="Keep the newest item in view">
                 {follow.value ? 'following' : 'follow'}
@@ -133,8 +141,12 @@ export function App() {
       const tl = timeline.value;
       if (!tl) return;
       const cur = selIndex.value;
-      if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); select(cur === null ? 0 : cur + 1); follow.value = false; }
-      else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); select(cur === null ? 0 : cur - 1); follow.value = false; }
+      const L = groupLayout.value;
+      const step = (dir: 1 | -1) => (cur === null ? 0 : L ? L.step(cur, dir, tl.total.value) : cur + dir);
+      if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); select(step(1)); follow.value = false; }
+      else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); select(step(-1)); follow.value = false; }
+      else if (L && (e.key === 'ArrowLeft' || e.key === 'h')) { e.preventDefault(); toggleSelectedTurn(false); }
+      else if (L && (e.key === 'ArrowRight' || e.key === 'l')) { e.preventDefault(); toggleSelectedTurn(true); }
       else if (e.key === 'g' || e.key === 'Home') { e.preventDefault(); select(0); }
       else if (e.key === 'G' || e.key === 'End') { e.preventDefault(); select(tl.total.value - 1); }
       else if (e.key === 'Enter') { e.preventDefault(); if (cur === null) select(0); detailOpen.value = true; }
@@ -162,7 +174,7 @@ export function App() {
           {' · '}<a href="?view=compare" aria-current={comparing.value ? 'page' : undefined} onClick={(e) => { e.preventDefault(); openCompare(recId.value, null); }}>Compare</a>
         </nav>
         <span class="spacer-flex" />
-        <span class="keys muted" aria-hidden="true">j/k move · / filter · Enter open · Esc close</span>
+        <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · / filter · Enter open · Esc close</span>
         <button type="button" class="theme" onClick={cycleTheme} aria-label={`Theme: ${theme}; switch`}>{theme === 'auto' ? '◐ auto' : theme === 'dark' ? '● dark' : '○ light'}</button>
       </header>
       {comparing.value ? <CompareView /> : recId.value === null ? <RecordingsView /> : loadError.value ? (

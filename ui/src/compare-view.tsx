@@ -3,7 +3,8 @@
  * paths normalised), divergences highlighted, the unified diff of the selected row beside the list.
  * The list is virtualized like the timeline; j/k move, n/p jump between divergences.
  */
-import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useClientHeight } from './use-height.js';
 import { api, type CompareResult, type CompareRow } from './api.js';
 import { cmpA, cmpB, recordings, loadRecordings, writeUrl } from './model.js';
 import { fmtClock } from './format.js';
@@ -100,10 +101,12 @@ export function CompareView() {
   const [result, setResult] = useState<CompareResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
-  const [sel, setSel] = useState<number | null>(null);
+  const [sel, setSelState] = useState<number | null>(null);
+  // Keys can arrive faster than renders: read and write the selection through a ref.
+  const selRef = useRef<number | null>(null);
+  const setSel = (v: number | null) => { selRef.current = v; setSelState(v); };
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
-  const [height, setHeight] = useState(600);
 
   useEffect(() => { if (recordings.value.length === 0) void loadRecordings(); }, []);
 
@@ -121,14 +124,7 @@ export function CompareView() {
 
   const rows = useMemo(() => (result ? (onlyDiff ? result.rows.filter(divergent) : result.rows) : []), [result, onlyDiff]);
 
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return undefined;
-    const ro = new ResizeObserver(() => setHeight(el.clientHeight));
-    ro.observe(el);
-    setHeight(el.clientHeight);
-    return () => ro.disconnect();
-  }, [result !== null]);
+  const height = useClientHeight(ref, result !== null);
 
   const select = (i: number | null) => {
     if (i === null || rows.length === 0) { setSel(null); return; }
@@ -143,7 +139,7 @@ export function CompareView() {
     }
   };
   const nextDivergence = (dir: 1 | -1) => {
-    for (let i = (sel ?? (dir === 1 ? -1 : rows.length)) + dir; i >= 0 && i < rows.length; i += dir) {
+    for (let i = (selRef.current ?? (dir === 1 ? -1 : rows.length)) + dir; i >= 0 && i < rows.length; i += dir) {
       if (divergent(rows[i]!)) { select(i); return; }
     }
   };
@@ -152,8 +148,9 @@ export function CompareView() {
     const onKey = (e: KeyboardEvent) => {
       const t = e.target as HTMLElement;
       if (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA' || e.ctrlKey || e.metaKey || e.altKey) return;
-      if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); select(sel === null ? 0 : sel + 1); }
-      else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); select(sel === null ? 0 : sel - 1); }
+      const cur = selRef.current;
+      if (e.key === 'j' || e.key === 'ArrowDown') { e.preventDefault(); select(cur === null ? 0 : cur + 1); }
+      else if (e.key === 'k' || e.key === 'ArrowUp') { e.preventDefault(); select(cur === null ? 0 : cur - 1); }
       else if (e.key === 'n') { e.preventDefault(); nextDivergence(1); }
       else if (e.key === 'p') { e.preventDefault(); nextDivergence(-1); }
       else if (e.key === 'Escape') setSel(null);

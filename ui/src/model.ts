@@ -3,8 +3,9 @@
  * the open recording, its filtered timeline (a sparse array filled page by page as the list scrolls),
  * the selection, and the live stream. Views read signals and call actions; nothing here renders.
  */
-import { signal, computed, batch } from '@preact/signals';
-import { api, subscribe, type RecordingSummary, type TimelineRow, type LiveEvent, type FindingView } from './api.js';
+import { signal, computed, batch, effect } from '@preact/signals';
+import { api, subscribe, type RecordingSummary, type TimelineRow, type LiveEvent, type FindingView, type TimelineGroups } from './api.js';
+import { GroupLayout } from './group-layout.js';
 
 export type View = 'timeline' | 'turns' | 'findings' | 'stats';
 export type TimeMode = 'rel' | 'delta' | 'ref';
@@ -19,6 +20,15 @@ export const selSeq = signal<number | null>(null);
 export const refSeq = signal<number | null>(null);
 export const timeMode = signal<TimeMode>('rel');
 export const follow = signal(true);
+/** The timeline grouped by session and prompt turn (URL `group=turns`). */
+export const grouped = signal(false);
+/** Height of a collapsed turn's summary card, in rows. */
+export const CARD_ROWS = 9;
+/** Open turns: every turn is collapsed by default (expanded when `expandAll`), `toggled` flips some. */
+export const expandAll = signal(false);
+export const toggledTurns = signal<ReadonlySet<number>>(new Set());
+/** Turns over the current timeline (for its recording and filter). */
+export const groups = signal<{ recordingId: number; q: string; data: TimelineGroups } | null>(null);
 /** The Compare page (two recordings aligned) instead of the list or one recording. */
 export const comparing = signal(false);
 export const cmpA = signal<number | null>(null);
@@ -163,6 +173,7 @@ export function readUrl(): void {
     selSeq.value = sel && /^\d+$/.test(sel) ? Number(sel) : null;
     const ref = p.get('ref');
     refSeq.value = ref && /^\d+$/.test(ref) ? Number(ref) : null;
+    grouped.value = p.get('group') === 'turns';
     const t = p.get('time');
     timeMode.value = t === 'delta' || t === 'ref' ? t : 'rel';
   });
@@ -181,6 +192,7 @@ export function writeUrl(push = false): void {
     if (selSeq.value !== null) p.set('sel', String(selSeq.value));
     if (refSeq.value !== null) p.set('ref', String(refSeq.value));
     if (timeMode.value !== 'rel') p.set('time', timeMode.value);
+    if (grouped.value) p.set('group', 'turns');
   }
   const s = p.toString();
   const url = `${location.pathname}${s ? `?${s}` : ''}`;
@@ -213,6 +225,7 @@ function onLive(ev: LiveEvent): void {
     case 'items':
       if (tl && ev.recordingId === tl.recordingId) {
         tl.onLiveRows(ev.rows);
+        if (grouped.value) scheduleGroups();
         if (follow.value && isLive.value && view.value === 'timeline') scrollRequest.value = { index: tl.total.value - 1, align: 'end' };
       }
       break;
@@ -289,6 +302,7 @@ export async function applyFilter(q: string, keepSeq: number | null = selSeq.val
     selIndex.value = null;
   });
   writeUrl();
+  if (grouped.value) void loadGroups();
   if (keepSeq !== null) {
     try {
       const pos = await api.position(id, q, keepSeq);
@@ -389,3 +403,88 @@ export function setReference(seq: number | null, t: number | null): void {
   if (seq !== null) timeMode.value = 'ref';
   writeUrl();
 }
+
+// ---- grouping by session and turn --------------------------------------------------------------------
+export function isExpanded(seq: number): boolean {
+  return expandAll.value !== toggledTurns.value.has(seq);
+}
+
+/** The layout of the grouped timeline, or null when the timeline is flat (or its turns are not loaded). */
+export const groupLayout = computed<GroupLayout | null>(() => {
+  const tl = timeline.value;
+  const g = groups.value;
+  if (!grouped.value || !tl || !g || g.recordingId !== tl.recordingId || g.q !== tl.q) return null;
+  const all = expandAll.value;
+  const toggled = toggledTurns.value;
+  return new GroupLayout(Math.max(tl.total.value, g.data.total), g.data.turns, (seq) => all !== toggled.has(seq), CARD_ROWS);
+});
+
+/** Fetches the turns of the current timeline (its filter). */
+export async function loadGroups(): Promise<void> {
+  const tl = timeline.value;
+  if (!tl) return;
+  try {
+    const data = await api.groups(tl.recordingId, tl.q);
+    if (timeline.value === tl) groups.value = { recordingId: tl.recordingId, q: tl.q, data };
+  } catch (e) {
+    if (timeline.value === tl) filterError.value = (e as Error).message;
+  }
+}
+
+let groupsTimer: ReturnType<typeof setTimeout> | null = null;
+function scheduleGroups(): void {
+  groupsTimer ??= setTimeout(() => { groupsTimer = null; void loadGroups(); }, 400);
+}
+
+export function setGrouped(on: boolean): void {
+  grouped.value = on;
+  writeUrl();
+  if (on) void loadGroups();
+  const i = selIndex.value;
+  if (i !== null) scrollRequest.value = { index: i, align: 'center' };
+}
+
+export function setTurnExpanded(seq: number, open: boolean): void {
+  if (isExpanded(seq) === open) return;
+  const next = new Set(toggledTurns.value);
+  if (next.has(seq)) next.delete(seq); else next.add(seq);
+  toggledTurns.value = next;
+}
+
+export function setAllExpanded(open: boolean, seqs?: readonly number[]): void {
+  if (!seqs) {
+    batch(() => { expandAll.value = open; toggledTurns.value = new Set(); });
+    return;
+  }
+  for (const s of seqs) setTurnExpanded(s, open);
+}
+
+/** Flips one turn (its header was clicked); collapsing it moves a selection inside it to its prompt. */
+export function toggleTurn(seq: number, from: number, to: number): void {
+  const open = !isExpanded(seq);
+  const i = selIndex.value;
+  if (!open && i !== null && i > from && i < to) select(from);
+  setTurnExpanded(seq, open);
+}
+
+/** Collapses or expands the turn holding the selection; a collapsed turn keeps its prompt selected. */
+export function toggleSelectedTurn(open?: boolean): void {
+  const L = groupLayout.value;
+  const i = selIndex.value;
+  if (!L || i === null) return;
+  const t = L.turnOf(i);
+  if (!t) return;
+  const want = open ?? !isExpanded(t.seq);
+  if (!want) select(t.from);
+  setTurnExpanded(t.seq, want);
+  scrollRequest.value = { index: want ? i : t.from, align: 'auto' };
+}
+
+/** An item selected inside a collapsed turn (a jump from a finding, a link) opens that turn. */
+effect(() => {
+  const i = selIndex.value;
+  const L = groupLayout.value;
+  if (i === null || !L || !L.hidden(i)) return;
+  const t = L.turnOf(i)!;
+  setTurnExpanded(t.seq, true);
+});

@@ -4,8 +4,14 @@
  * listbox: j/k and the arrow keys move the selection, Enter opens the detail.
  */
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
-import { timeline, selIndex, select, scrollRequest, timeMode, refT, follow, isLive, jumpTo, filterError, detailOpen } from './model.js';
-import type { TimelineRow } from './api.js';
+import {
+  timeline, selIndex, select, scrollRequest, timeMode, refT, follow, isLive, jumpTo, filterError, detailOpen, current,
+  groupLayout, isExpanded, toggleTurn, setAllExpanded,
+} from './model.js';
+import { api, type TimelineRow, type TurnDetail } from './api.js';
+import type { Entry } from './group-layout.js';
+import { TurnSummaryBody } from './turns-view.js';
+import { useClientHeight } from './use-height.js';
 import { fmtClock, fmtMs, fmtSize, DIR_LABEL } from './format.js';
 
 export const ROW_H = 24;
@@ -43,7 +49,7 @@ function Badges({ sev }: { sev: TimelineRow['findings'] }) {
   );
 }
 
-function Row({ row, index, selected }: { row: TimelineRow; index: number; selected: boolean }) {
+function Row({ row, index, top, selected }: { row: TimelineRow; index: number; top: number; selected: boolean }) {
   const kindCls = row.kind === 'error' || row.kind === 'invalid' ? 'bad' : '';
   return (
     <div
@@ -51,7 +57,7 @@ function Row({ row, index, selected }: { row: TimelineRow; index: number; select
       role="option"
       aria-selected={selected}
       class={`row dir-${row.dir}${selected ? ' selected' : ''}${row.findings.includes('error') ? ' has-error' : ''}`}
-      style={{ top: `${index * ROW_H}px` }}
+      style={{ top: `${top}px` }}
       data-seq={row.seq}
       onClick={() => select(index)}
       onDblClick={() => { select(index); detailOpen.value = true; }}
@@ -83,44 +89,137 @@ function Row({ row, index, selected }: { row: TimelineRow; index: number; select
   );
 }
 
+/** A turn's header row in the grouped timeline: open/close, the prompt, stop reason, duration, size. */
+function TurnHeader({ e, top }: { e: Extract<Entry, { kind: 'turn' }>; top: number }) {
+  const t = e.turn;
+  const running = t.endSeq === null;
+  const selected = !e.expanded && selIndex.value === t.from;
+  const n = t.to - t.from;
+  return (
+    <div id={selected ? `row-${timeline.value?.rowAt(t.from)?.seq ?? t.seq}` : undefined} role="option" aria-selected={selected} aria-expanded={e.expanded}
+      class={`row group-head turn-row${selected ? ' selected' : ''}`} style={{ top: `${top}px` }} data-turn={t.seq}
+      onClick={() => select(t.from)} onDblClick={() => toggleTurn(t.seq, t.from, t.to)}>
+      <button type="button" class="twisty" aria-label={`${e.expanded ? 'Collapse' : 'Expand'} the turn at #${t.seq}`} aria-expanded={e.expanded}
+        onClick={(ev) => { ev.stopPropagation(); toggleTurn(t.seq, t.from, t.to); }}>{e.expanded ? '▾' : '▸'}</button>
+      <span class="g-label">turn #{t.seq}</span>
+      <span class="g-prompt" title={t.prompt}>“{t.prompt || '(no text)'}”</span>
+      <span class={`pill ${running ? 'live' : t.stopReason === 'end_turn' ? 'ok' : 'warn'}`}>{running ? 'running' : t.stopReason ?? 'no stop reason'}</span>
+      <span class="g-dur">{t.durationMs !== null ? fmtMs(t.durationMs) : ''}</span>
+      <span class="g-count">{n} item{n === 1 ? '' : 's'}</span>
+    </div>
+  );
+}
+
+function SessionHeader({ e, top }: { e: Extract<Entry, { kind: 'session' }>; top: number }) {
+  const seqs = e.turns.map((t) => t.seq);
+  const open = e.turns.filter((t) => isExpanded(t.seq)).length;
+  return (
+    <div class="row group-head session-row" role="presentation" style={{ top: `${top}px` }}>
+      <span class="g-label">session</span>
+      <code class="g-session" title={e.sessionId ?? ''}>{e.sessionId ?? '(no session)'}</code>
+      <span class="muted">{e.turns.length} turn{e.turns.length === 1 ? '' : 's'}{open ? `, ${open} open` : ''}</span>
+      <button type="button" class="link" onClick={() => setAllExpanded(open < e.turns.length, seqs)}>{open < e.turns.length ? 'expand its turns' : 'collapse its turns'}</button>
+    </div>
+  );
+}
+
+const turnCache = new Map<string, TurnDetail>();
+
+/** A collapsed turn: its summary card, fetched when it scrolls into view. */
+function TurnCardRow({ e, top }: { e: Extract<Entry, { kind: 'card' }>; top: number }) {
+  const t = e.turn;
+  const id = timeline.value!.recordingId;
+  const key = `${id}:${t.seq}:${t.endSeq}`;
+  const [d, setD] = useState<TurnDetail | null>(t.endSeq !== null ? turnCache.get(key) ?? null : null);
+  const [err, setErr] = useState<string | null>(null);
+  const liveItems = t.endSeq === null ? current.value?.items : 0;
+  useEffect(() => {
+    if (t.endSeq !== null && turnCache.has(key)) { setD(turnCache.get(key)!); return undefined; }
+    let alive = true;
+    api.turn(id, t.seq).then((x) => {
+      if (t.endSeq !== null) turnCache.set(key, x);
+      if (alive) setD(x);
+    }).catch((x: Error) => { if (alive) setErr(x.message); });
+    return () => { alive = false; };
+  }, [key, liveItems]);
+  return (
+    <div class="turn-card" role="region" aria-label={`Summary of the turn at #${t.seq}`} tabIndex={-1}
+      style={{ top: `${top}px`, height: `${e.size * ROW_H}px` }}>
+      {err && <p class="bad">{err}</p>}
+      {!d && !err && <p class="muted turn-body">Loading…</p>}
+      {d && (
+        <>
+          <div class="card-meta">
+            {(d.findings.error + d.findings.warning) > 0 && (
+              <span>{d.findings.error > 0 && <span class="badge sev-error" title="errors in this turn">{d.findings.error}</span>}{d.findings.warning > 0 && <span class="badge sev-warning" title="warnings in this turn">{d.findings.warning}</span>}</span>
+            )}
+            <button type="button" class="link" onClick={() => toggleTurn(t.seq, t.from, t.to)}>show its {t.to - t.from} item{t.to - t.from === 1 ? '' : 's'}</button>
+          </div>
+          <TurnSummaryBody d={d} />
+        </>
+      )}
+    </div>
+  );
+}
+
+function Placeholder({ top }: { top: number }) {
+  return <div class="row placeholder" style={{ top: `${top}px` }} aria-hidden="true"><span class="c-seq">…</span></div>;
+}
+
 export function TimelineList() {
   const tl = timeline.value;
   const ref = useRef<HTMLDivElement>(null);
   const [scrollTop, setScrollTop] = useState(0);
-  const [height, setHeight] = useState(600);
+  const height = useClientHeight(ref);
   const total = tl?.total.value ?? 0;
   void tl?.version.value; // re-render when rows arrive
-
-  useLayoutEffect(() => {
-    const el = ref.current;
-    if (!el) return undefined;
-    const ro = new ResizeObserver(() => setHeight(el.clientHeight));
-    ro.observe(el);
-    setHeight(el.clientHeight);
-    return () => ro.disconnect();
-  }, []);
+  const layout = groupLayout.value;
+  const totalRows = layout ? layout.height : total;
 
   const first = Math.max(0, Math.floor(scrollTop / ROW_H) - OVERSCAN);
-  const last = Math.min(total, Math.ceil((scrollTop + height) / ROW_H) + OVERSCAN);
+  const last = Math.min(totalRows, Math.ceil((scrollTop + height) / ROW_H) + OVERSCAN);
+
+  // What is in view: rows (list index at a display position), turn and session headers, cards.
+  const rows = [];
+  let needFrom = Number.MAX_SAFE_INTEGER;
+  let needTo = -1;
+  const rowAt = (i: number, pos: number) => {
+    needFrom = Math.min(needFrom, i);
+    needTo = Math.max(needTo, i + 1);
+    const r = tl?.rowAt(i);
+    rows.push(r ? <Row key={r.seq} row={r} index={i} top={pos * ROW_H} selected={selIndex.value === i} /> : <Placeholder key={`p${pos}`} top={pos * ROW_H} />);
+  };
+  if (layout) {
+    for (let k = layout.entryAt(first); k < layout.entries.length && layout.entries[k]!.pos < last; k++) {
+      const e = layout.entries[k]!;
+      if (e.kind === 'rows') {
+        for (let p = Math.max(first, e.pos); p < Math.min(last, e.pos + e.size); p++) rowAt(e.from + (p - e.pos), p);
+      } else if (e.kind === 'turn') rows.push(<TurnHeader key={`t${e.turn.seq}`} e={e} top={e.pos * ROW_H} />);
+      else if (e.kind === 'session') rows.push(<SessionHeader key={`s${e.pos}`} e={e} top={e.pos * ROW_H} />);
+      else rows.push(<TurnCardRow key={`c${e.turn.seq}`} e={e} top={e.pos * ROW_H} />);
+    }
+  } else {
+    for (let i = first; i < last; i++) rowAt(i, i);
+  }
 
   const reload = tl?.reloadTick.value ?? 0;
   useEffect(() => {
-    if (tl && total > 0) void tl.ensure(first, last);
-  }, [tl, first, last, total, reload]);
+    if (tl && total > 0 && needTo > needFrom) void tl.ensure(needFrom, needTo);
+  }, [tl, needFrom, needTo, total, reload]);
 
   // Scroll requests from the model (selection, follow, jumps).
   const req = scrollRequest.value;
   useLayoutEffect(() => {
     const el = ref.current;
     if (!el || !req) return;
-    const top = req.index * ROW_H;
+    const top = (layout ? layout.posOf(req.index) : req.index) * ROW_H;
     if (req.align === 'end') el.scrollTop = el.scrollHeight;
     else if (req.align === 'center') el.scrollTop = Math.max(0, top - el.clientHeight / 2);
     else if (top < el.scrollTop) el.scrollTop = top;
     else if (top + ROW_H > el.scrollTop + el.clientHeight) el.scrollTop = top + ROW_H - el.clientHeight;
     setScrollTop(el.scrollTop);
     scrollRequest.value = null;
-  }, [req, total]);
+  }, [req, total, layout]);
 
   const onScroll = () => {
     const el = ref.current!;
@@ -131,12 +230,6 @@ export function TimelineList() {
     }
   };
 
-  const rows = [];
-  for (let i = first; i < last; i++) {
-    const r = tl?.rowAt(i);
-    if (r) rows.push(<Row key={r.seq} row={r} index={i} selected={selIndex.value === i} />);
-    else rows.push(<div key={`p${i}`} class="row placeholder" style={{ top: `${i * ROW_H}px` }} aria-hidden="true"><span class="c-seq">…</span></div>);
-  }
   const selRow = selIndex.value !== null ? tl?.rowAt(selIndex.value) : undefined;
 
   return (
@@ -152,11 +245,11 @@ export function TimelineList() {
         class="scroller"
         role="listbox"
         tabIndex={0}
-        aria-label={`Timeline, ${total} items`}
+        aria-label={`Timeline, ${total} items${layout ? ', grouped by turn' : ''}`}
         aria-activedescendant={selRow ? `row-${selRow.seq}` : undefined}
         onScroll={onScroll}
       >
-        <div class="spacer" style={{ height: `${total * ROW_H}px` }}>{rows}</div>
+        <div class="spacer" style={{ height: `${totalRows * ROW_H}px` }}>{rows}</div>
         {tl && total === 0 && !tl.loading.value && (
           <div class="empty">{filterError.value ? '' : tl.q ? 'No items match this filter.' : 'No items recorded yet.'}</div>
         )}

@@ -6,6 +6,45 @@ import { Markdown } from './markdown.js';
 import { DiffView } from './diff-view.js';
 import { fmtClock, fmtMs } from './format.js';
 
+/** What a turn did: the agent's message (Markdown), thoughts, plan, tool calls with diffs, permissions, fs/terminal calls, cancel. */
+export function TurnSummaryBody({ d }: { d: TurnDetail }) {
+  const empty = !d.message && !d.thought && !d.plan && d.toolCalls.length === 0 && d.permissions.length === 0 && d.calls.length === 0 && !d.cancelled;
+  return (
+    <div class="turn-body">
+      {empty && <p class="muted">No message, tool call or plan in this turn{d.stopReason ? ` (stop reason: ${d.stopReason})` : ''}.</p>}
+      {d.message && <section><h4>Agent</h4><Markdown text={d.message} /></section>}
+      {d.thought && <details><summary>Thoughts</summary><Markdown text={d.thought} /></details>}
+      {d.plan && (
+        <section><h4>Plan</h4>
+          <ul class="plan">{d.plan.map((e, i) => <li key={i} class={`plan-${e.status}`}><span class="pill">{e.status}</span> {e.content}{e.priority ? <span class="muted"> · {e.priority}</span> : null}</li>)}</ul>
+        </section>
+      )}
+      {d.toolCalls.length > 0 && (
+        <section><h4>Tool calls</h4>
+          {d.toolCalls.map((tc) => (
+            <details key={tc.toolCallId} class="tool-call" open={tc.diffs.length > 0 && d.toolCalls.length <= 3}>
+              <summary><span class={`pill st-${tc.status ?? 'none'}`}>{tc.status ?? '?'}</span> {tc.title ?? tc.toolCallId} <span class="muted">{tc.kind ?? ''} · {tc.toolCallId}</span></summary>
+              {tc.content.map((c, i) => <pre key={i} class="raw small">{c}</pre>)}
+              {tc.diffs.map((df, i) => <DiffView key={i} before={df.oldText ?? ''} after={df.newText} label={`${df.path}${df.oldText === null ? ' (new file)' : ''}`} />)}
+            </details>
+          ))}
+        </section>
+      )}
+      {d.permissions.length > 0 && (
+        <section><h4>Permission requests</h4>
+          <ul>{d.permissions.map((p) => <li key={p.seq}>#{p.seq} {p.title ?? ''} <span class="muted">[{p.options.join(' | ')}]</span> → <strong>{p.outcome ?? 'unanswered'}</strong>{p.waitedMs !== null && <span class="muted"> after waiting {fmtMs(p.waitedMs)}</span>}</li>)}</ul>
+        </section>
+      )}
+      {d.calls.length > 0 && (
+        <section><h4>fs and terminal calls</h4>
+          <ul>{d.calls.map((c) => <li key={c.seq}>#{c.seq} <code>{c.method}</code> {c.summary} <span class="muted">{fmtMs(c.latency)}</span>{c.error && <span class="bad"> {c.error}</span>}</li>)}</ul>
+        </section>
+      )}
+      {d.cancelled && <p class="warn">Cancelled by the client at {fmtClock(d.cancelled.t)} (#{d.cancelled.seq}).</p>}
+    </div>
+  );
+}
+
 function TurnCard({ turn }: { turn: TurnInfo }) {
   const id = recId.value!;
   const [d, setD] = useState<TurnDetail | null>(null);
@@ -40,39 +79,7 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
       </header>
       {err && <p class="bad">{err}</p>}
       {!d && !err && <p class="muted turn-body">Loading…</p>}
-      {d && (
-        <div class="turn-body">
-          {d.message && <section><h4>Agent</h4><Markdown text={d.message} /></section>}
-          {d.thought && <details><summary>Thoughts</summary><Markdown text={d.thought} /></details>}
-          {d.plan && (
-            <section><h4>Plan</h4>
-              <ul class="plan">{d.plan.map((e, i) => <li key={i} class={`plan-${e.status}`}><span class="pill">{e.status}</span> {e.content}{e.priority ? <span class="muted"> · {e.priority}</span> : null}</li>)}</ul>
-            </section>
-          )}
-          {d.toolCalls.length > 0 && (
-            <section><h4>Tool calls</h4>
-              {d.toolCalls.map((tc) => (
-                <details key={tc.toolCallId} class="tool-call" open={tc.diffs.length > 0 && d.toolCalls.length <= 3}>
-                  <summary><span class={`pill st-${tc.status ?? 'none'}`}>{tc.status ?? '?'}</span> {tc.title ?? tc.toolCallId} <span class="muted">{tc.kind ?? ''} · {tc.toolCallId}</span></summary>
-                  {tc.content.map((c, i) => <pre key={i} class="raw small">{c}</pre>)}
-                  {tc.diffs.map((df, i) => <DiffView key={i} before={df.oldText ?? ''} after={df.newText} label={`${df.path}${df.oldText === null ? ' (new file)' : ''}`} />)}
-                </details>
-              ))}
-            </section>
-          )}
-          {d.permissions.length > 0 && (
-            <section><h4>Permission requests</h4>
-              <ul>{d.permissions.map((p) => <li key={p.seq}>#{p.seq} {p.title ?? ''} <span class="muted">[{p.options.join(' | ')}]</span> → <strong>{p.outcome ?? 'unanswered'}</strong>{p.waitedMs !== null && <span class="muted"> after waiting {fmtMs(p.waitedMs)}</span>}</li>)}</ul>
-            </section>
-          )}
-          {d.calls.length > 0 && (
-            <section><h4>fs and terminal calls</h4>
-              <ul>{d.calls.map((c) => <li key={c.seq}>#{c.seq} <code>{c.method}</code> {c.summary} <span class="muted">{fmtMs(c.latency)}</span>{c.error && <span class="bad"> {c.error}</span>}</li>)}</ul>
-            </section>
-          )}
-          {d.cancelled && <p class="warn">Cancelled by the client at {fmtClock(d.cancelled.t)} (#{d.cancelled.seq}).</p>}
-        </div>
-      )}
+      {d && <TurnSummaryBody d={d} />}
     </article>
   );
 }

@@ -1,0 +1,53 @@
+/** The grouped timeline's layout as a pure function: list indices, turns, headers, cards and keyboard steps. */
+import { describe, expect, it } from 'vitest';
+import { GroupLayout, type GroupTurn } from '../../ui/src/group-layout.js';
+
+const turn = (seq: number, from: number, to: number, sessionId = 's1'): GroupTurn =>
+  ({ seq, from, to, sessionId, endSeq: seq + (to - from) - 1, t: seq, durationMs: 1, stopReason: 'end_turn', prompt: `turn ${seq}` });
+
+// 4 items of set-up, a turn of 10 items, 2 items between, a turn of 5 in another session, 3 after.
+const TURNS = [turn(5, 4, 14), turn(17, 16, 21, 's2')];
+const TOTAL = 24;
+
+describe('GroupLayout', () => {
+  it('cuts the list into rows, session headers, turn headers and cards', () => {
+    const L = new GroupLayout(TOTAL, TURNS, () => false, 8);
+    expect(L.entries.map((e) => `${e.kind}@${e.pos}+${e.size}`)).toEqual([
+      'rows@0+4', 'session@4+1', 'turn@5+1', 'card@6+8', 'rows@14+2', 'session@16+1', 'turn@17+1', 'card@18+8', 'rows@26+3',
+    ]);
+    expect(L.height).toBe(29);
+    expect(L.entries[L.entryAt(10)]!.kind).toBe('card');
+    expect(L.entries[L.entryAt(1000)]!.kind).toBe('rows');
+  });
+
+  it('maps list indices to display rows, hidden items to their turn header', () => {
+    const L = new GroupLayout(TOTAL, TURNS, (seq) => seq === 17, 8);
+    expect(L.posOf(0)).toBe(0);
+    expect(L.posOf(4)).toBe(5); // the prompt of a collapsed turn: its header
+    expect(L.posOf(9)).toBe(5);
+    expect(L.posOf(14)).toBe(14);
+    expect(L.posOf(16)).toBe(18); // the first row of the expanded turn, below its header at 17
+    expect(L.posOf(20)).toBe(22);
+    expect(L.posOf(21)).toBe(23);
+    expect(L.hidden(9)).toBe(true);
+    expect(L.hidden(4)).toBe(false);
+    expect(L.hidden(18)).toBe(false);
+  });
+
+  it('steps over the inside of collapsed turns with j/k', () => {
+    const L = new GroupLayout(TOTAL, TURNS, () => false, 8);
+    expect(L.step(3, 1, TOTAL)).toBe(4);
+    expect(L.step(4, 1, TOTAL)).toBe(14);
+    expect(L.step(14, -1, TOTAL)).toBe(4);
+    expect(L.step(15, 1, TOTAL)).toBe(16);
+    expect(L.step(23, 1, TOTAL)).toBe(23);
+    expect(L.step(0, -1, TOTAL)).toBe(0);
+  });
+
+  it('starts a new session header when the session changes, and leaves out empty turns', () => {
+    const L = new GroupLayout(10, [turn(1, 0, 3), turn(4, 3, 3), turn(5, 3, 6)], () => true, 8);
+    expect(L.entries.filter((e) => e.kind === 'session')).toHaveLength(1);
+    expect(L.entries.filter((e) => e.kind === 'turn')).toHaveLength(2);
+    expect(L.height).toBe(1 + 2 + 6 + 4);
+  });
+});
