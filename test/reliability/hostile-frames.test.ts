@@ -165,7 +165,7 @@ process.stdin.resume();
     r.child.stdout!.on('data', (b: Buffer) => { got += b.length; });
     await r.waitStderr('written', 60_000);
     // Wait until the recorder has stored the line (the tap stays up: the agent waits for stdin).
-    for (let i = 0; i < 600; i++) {
+    for (let i = 0; i < 400; i++) {
       const stored = existsSync(db) && withStore(db, (s) => s.db.prepare(`SELECT count(*) AS n FROM items WHERE dir = 'a2c'`).get() as { n: number }).n > 0;
       if (stored) break;
       await new Promise((res) => setTimeout(res, 100));
@@ -194,5 +194,5 @@ process.stdin.resume();
       expect(frame.size).toBeLessThan(total);
       expect(status).toBe('incomplete');
     }
-  });
+  }, 150_000);
 });
