@@ -56,7 +56,7 @@ export interface SessionState {
   compactions: Record<string, CompactionState>;
 }
 
-export interface TerminalState { id: string; sessionId?: string; status: TerminalStatus; seq: number; outputByteLimit?: number }
+export interface TerminalState { id: string; sessionId?: string; status: TerminalStatus; seq: number; outputByteLimit?: number; /** seq of the terminal/create request. */ createSeq?: number }
 export interface ElicitationState { key: string; mode: string; status: ElicitationStatus; seq: number; sessionId?: string }
 
 export interface ModelState {
@@ -535,7 +535,7 @@ function onResponse(s: ModelState, f: FrameFacts, req: PendingRequest, result: u
     case M.terminalCreate: {
       const tid = str(r?.terminalId);
       if (ok && tid !== undefined) {
-        const t: TerminalState = { id: tid, status: 'running', seq: f.frame.seq };
+        const t: TerminalState = { id: tid, status: 'running', seq: f.frame.seq, createSeq: req.seq };
         if (req.sessionId !== undefined) t.sessionId = req.sessionId;
         if (typeof req.info?.outputByteLimit === 'number') t.outputByteLimit = req.info.outputByteLimit;
         s.terminals[tid] = t;

@@ -1,6 +1,6 @@
 import { defineRule } from '../rule.js';
 
-/** Reading: a recording may end before the agent cleans up, so this is a warning. */
+/** Reading: a recording may end before the agent cleans up, so this is a warning, reported at the agent's terminal/create request. */
 export const terminalNotReleased = defineRule({
   id: 'terminal-not-released',
   severity: 'warning',
@@ -10,7 +10,7 @@ export const terminalNotReleased = defineRule({
   end(c) {
     for (const k in c.state.terminals) {
       const t = c.state.terminals[k]!;
-      if (t.status !== 'released') c.report(`terminal ${JSON.stringify(t.id)} created here was never released (terminal/release); the agent must release every terminal it creates`, { seq: t.seq });
+      if (t.status !== 'released') c.report(`terminal ${JSON.stringify(t.id)} created here (answered at #${t.seq}) was never released (terminal/release); the agent must release every terminal it creates`, { seq: t.createSeq ?? t.seq });
     }
   },
 });
