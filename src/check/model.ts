@@ -75,6 +75,8 @@ export interface ModelState {
   sessions: Record<string, SessionState>;
   terminals: Record<string, TerminalState>;
   elicitations: Record<string, ElicitationState>;
+  /** `nextCursor` values the agent returned from `session/list` (cursors are opaque, 4.1). */
+  listCursors?: Record<string, true>;
   /** Items and frames seen. */
   items: number;
   frames: number;
@@ -233,6 +235,14 @@ function onRequest(s: ModelState, f: FrameFacts, p: PendingRequest): void {
         s.sessions[sid] = newSession(sid, p.method === M.sessionLoad ? 'load' : 'resume', 'loading', p.seq);
       } else {
         existing.status = 'loading';
+        if (p.method === M.sessionLoad) {
+          // The whole history is streamed again (part 3): its tool call and message ids come back.
+          existing.toolCalls = dict();
+          existing.openToolCalls = dict();
+          existing.compactions = dict();
+          delete existing.messages;
+          delete existing.lastMessage;
+        }
       }
       s.sessions[sid]!.cwd = str(params?.cwd);
       break;
@@ -532,6 +542,11 @@ function onResponse(s: ModelState, f: FrameFacts, req: PendingRequest, result: u
       if (sess && ok) readConfigOptions(sess, r?.configOptions);
       break;
     }
+    case M.sessionList: {
+      const next = str(r?.nextCursor);
+      if (ok && next !== undefined) (s.listCursors ??= dict())[next] = true;
+      break;
+    }
     case M.terminalCreate: {
       const tid = str(r?.terminalId);
       if (ok && tid !== undefined) {
@@ -612,6 +627,7 @@ export function restoreState(json: string): ModelState {
   v.terminals = toDict(v.terminals);
   v.elicitations = toDict(v.elicitations);
   v.sessions = toDict(v.sessions);
+  if (v.listCursors) v.listCursors = toDict(v.listCursors);
   for (const k in v.sessions) {
     const sess = v.sessions[k]!;
     sess.toolCalls = toDict(sess.toolCalls);

@@ -100,3 +100,15 @@ describe('second-pass audit (planted violations found at their frame)', () => {
     expect(f.map((x) => [x.seq, x.rule, x.severity])).toEqual([[5, 'invalid-params', 'warning'], [6, 'session-unknown', 'warning']]);
   });
 });
+
+describe('second-pass audit: conformant variations stay silent', () => {
+  it('loading a session twice replays its tool calls and messages without duplicate or reuse findings', () => {
+    const replay: Parameters<typeof check>[0] = [
+      ['a2c', note('session/update', { sessionId: 's1', update: { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: 'q' }, messageId: 'u1' } })],
+      ['a2c', note('session/update', { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'a' }, messageId: 'm1' } })],
+      ['a2c', note('session/update', { sessionId: 's1', update: { sessionUpdate: 'tool_call', toolCallId: 't1', title: 'Read', status: 'completed' } })],
+    ];
+    const f = check([...init({}, { loadSession: true }), ['c2a', req(1, 'session/load', { sessionId: 's1', cwd: '/w', mcpServers: [] })], ...replay, ['a2c', res(1, {})], ['c2a', req(2, 'session/load', { sessionId: 's1', cwd: '/w', mcpServers: [] })], ...replay, ['a2c', res(2, null)]]);
+    expect(f).toEqual([]);
+  });
+});

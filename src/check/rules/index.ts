@@ -89,6 +89,7 @@ import { exitStatusConflict } from './exit-status-conflict.js';
 import { authAfterLogout } from './auth-after-logout.js';
 import { sessionDeletedListed } from './session-deleted-listed.js';
 import { toolCallStatusRegressed } from './tool-call-status-regressed.js';
+import { listCursorUnknown } from './list-cursor-unknown.js';
 
 export const ALL_RULES: readonly Rule[] = [
   notJson,
@@ -180,4 +181,5 @@ export const ALL_RULES: readonly Rule[] = [
   authAfterLogout,
   sessionDeletedListed,
   toolCallStatusRegressed,
+  listCursorUnknown,
 ];
