@@ -84,6 +84,8 @@ export function createApp(opts: AppOptions): InspectorApp {
   try { store.markInterrupted(); } catch { /* locked: the poller retries */ }
   const models = new ModelCache(store, (id) => live.broadcastTo(id, { type: 'states', recordingId: id }));
   const live = new LiveBus(store, models, opts.pollMs ?? 250);
+  // The turns of a recording change only when it grows: keep the last listing of each (filters re-cut it).
+  const turnsCache = new Map<number, { items: number; turns: ReturnType<typeof listTurns> }>();
   const files = opts.staticFiles ?? loadStatic();
   const allowedHosts = opts.allowedHosts ?? [];
   const cookieName = opts.cookieName ?? 'acp_inspect';
@@ -180,6 +182,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (rec.status === 'running') throw new HttpError(400, `recording ${id} is still being recorded; stop its tap first`);
     store.deleteRecording(id);
     models.drop(id);
+    turnsCache.delete(id);
     live.poke();
     return c.json({ deleted: id });
   });
@@ -259,7 +262,16 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.get('/api/recordings/:id/findings', (c) => c.json(store.readFindings(recId(c)).map(withRuleInfo)));
   app.get('/api/recordings/:id/stats', (c) => c.json(methodStats(store, recId(c))));
   app.get('/api/recordings/:id/turns', (c) => c.json(listTurns(store, recId(c))));
-  app.get('/api/recordings/:id/groups', (c) => c.json(timelineGroups(store, recId(c), c.req.query('q') ?? '')));
+  app.get('/api/recordings/:id/groups', (c) => {
+    const id = recId(c);
+    const items = store.getRecording(id)!.items;
+    let hit = turnsCache.get(id);
+    if (!hit || hit.items !== items) {
+      hit = { items, turns: listTurns(store, id) };
+      turnsCache.set(id, hit);
+    }
+    return c.json(timelineGroups(store, id, c.req.query('q') ?? '', hit.turns));
+  });
   app.get('/api/recordings/:id/turns/:seq', (c) => {
     const id = recId(c);
     const seq = intParam(c.req.param('seq'), 0);

@@ -181,11 +181,10 @@ function lowerBound(a: number[], x: number): number {
  * overlap in time, a turn's range stops where the next turn starts (the list stays in seq order).
  * Turns with no item matching the filter are left out. Throws FilterError for a bad filter.
  */
-export function timelineGroups(store: Store, recordingId: number, q: string): TimelineGroups {
+export function timelineGroups(store: Store, recordingId: number, q: string, turns: TurnInfo[] = listTurns(store, recordingId)): TimelineGroups {
   const f = compileFilter(q);
   const seqs = store.db.prepare(`SELECT i.seq FROM items i WHERE i.recording_id = ? AND ${f.where} ORDER BY i.seq`).pluck()
     .all(recordingId, ...f.params) as number[];
-  const turns = listTurns(store, recordingId);
   const out: TimelineGroups['turns'] = [];
   for (let k = 0; k < turns.length; k++) {
     const t = turns[k]!;
