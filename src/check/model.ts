@@ -66,6 +66,8 @@ export interface ModelState {
   /** Version the agent answered (the negotiated one). */
   protocolVersion?: number;
   initializeSeq?: number;
+  /** seq of the error answering the first `initialize` (the connection stays uninitialized). */
+  initializeErrorSeq?: number;
   client: { info?: ImplementationInfo | null; capabilities?: Record<string, unknown> };
   agent: { info?: ImplementationInfo | null; capabilities?: Record<string, unknown>; authMethods: Array<{ id: string; type: string }> };
   auth: { status: 'unauthenticated' | 'authenticated' | 'logged-out'; required: boolean; methodId?: string };
@@ -470,7 +472,7 @@ function onResponse(s: ModelState, f: FrameFacts, req: PendingRequest, result: u
         s.agent.authMethods = methods
           .map((m) => ({ id: str(obj(m)?.id), type: str(obj(m)?.type) ?? 'agent' }))
           .filter((m): m is { id: string; type: string } => m.id !== undefined);
-      }
+      } else s.initializeErrorSeq = f.frame.seq;
       break;
     case M.authenticate:
       if (ok) {

@@ -112,3 +112,10 @@ describe('second-pass audit: conformant variations stay silent', () => {
     expect(f).toEqual([]);
   });
 });
+
+describe('second-pass audit: initialize that failed', () => {
+  it('a client going on after initialize was answered with an error is reported once, at its first call', () => {
+    const f = check([['c2a', req(0, 'initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'c', version: '1' } })], ['a2c', { jsonrpc: '2.0', id: 0, error: { code: -32603, message: 'boom' } }], ['c2a', req(1, 'session/new', { cwd: '/w', mcpServers: [] })], ['a2c', res(1, { sessionId: 's1' })], ['c2a', req(2, 'session/new', { cwd: '/w', mcpServers: [] })], ['a2c', res(2, { sessionId: 's2' })]]);
+    expect(f.filter((x) => x.rule === 'initialize-first').map((x) => x.seq)).toEqual([3]);
+  });
+});

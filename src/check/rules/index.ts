@@ -90,6 +90,8 @@ import { authAfterLogout } from './auth-after-logout.js';
 import { sessionDeletedListed } from './session-deleted-listed.js';
 import { toolCallStatusRegressed } from './tool-call-status-regressed.js';
 import { listCursorUnknown } from './list-cursor-unknown.js';
+import { promptWhileLoading } from './prompt-while-loading.js';
+import { turnEndedWithPendingRequests } from './turn-ended-with-pending-requests.js';
 
 export const ALL_RULES: readonly Rule[] = [
   notJson,
@@ -182,4 +184,6 @@ export const ALL_RULES: readonly Rule[] = [
   sessionDeletedListed,
   toolCallStatusRegressed,
   listCursorUnknown,
+  promptWhileLoading,
+  turnEndedWithPendingRequests,
 ];
