@@ -119,3 +119,13 @@ describe('second-pass audit: initialize that failed', () => {
     expect(f.filter((x) => x.rule === 'initialize-first').map((x) => x.seq)).toEqual([3]);
   });
 });
+
+describe('second-pass audit: native MCP servers', () => {
+  const newSession = (caps: Record<string, unknown>, servers: unknown[]) => check([...init({}, { mcpCapabilities: caps }), ['c2a', req(1, 'session/new', { cwd: '/w', mcpServers: servers })], ['a2c', res(1, { sessionId: 's1' })]]);
+  it('the SDK spelling "acp" and the spec spelling "native" are both gated, and one serverId names one server', () => {
+    expect(newSession({ acp: true }, [{ type: 'acp', name: 'a', serverId: 'x' }]).filter((x) => x.severity !== 'info')).toEqual([]);
+    expect(newSession({}, [{ type: 'acp', name: 'a', serverId: 'x' }]).map((x) => [x.seq, x.rule, x.severity])).toContainEqual([3, 'mcp-server-unadvertised', 'warning']);
+    const dup = newSession({ native: true }, [{ type: 'native', name: 'a', serverId: 'x' }, { type: 'native', name: 'b', serverId: 'x' }]);
+    expect(dup.filter((x) => x.rule === 'mcp-server-unadvertised').map((x) => [x.seq, x.spec])).toEqual([[3, '2.2']]);
+  });
+});
