@@ -293,7 +293,8 @@ export function createApp(opts: AppOptions): InspectorApp {
     const b = ref('b');
     const ignore = (c.req.query('ignore') ?? '').split(/[\s,]+/).filter(Boolean);
     if (ignore.length > 50) throw new HttpError(400, 'at most 50 ignored paths');
-    const result = compareRecordings(store.loadRecording(a), store.loadRecording(b), { ignore, mergeChunks: c.req.query('merge') === '1' });
+    const ra = store.loadRecording(a);
+    const result = compareRecordings(ra, a === b ? ra : store.loadRecording(b), { ignore, mergeChunks: c.req.query('merge') === '1' });
     return c.json({ a: store.getRecording(a)!, b: store.getRecording(b)!, ...result });
   });
 

@@ -91,7 +91,8 @@ export function compareRecordings(a: Recording, b: Recording, opts: CompareOptio
         if (p !== undefined) row.patch = p;
         rows.push(row);
       } else {
-        rows.push({ status: 'same', a: side(f), b: side(fb) });
+        // Equal once normalised: the b side needs only its position (keeps big comparisons small).
+        rows.push({ status: 'same', a: side(f), b: { seq: fb.seq, t: fb.t, dir: fb.dir as 'c2a' | 'a2c' } });
       }
     } else if (missingByA.has(f.seq)) {
       const m = missingByA.get(f.seq)!;

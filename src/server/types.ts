@@ -143,9 +143,9 @@ export interface CompareFrame {
   seq: number;
   t: number;
   dir: 'c2a' | 'a2c';
-  /** `request session/prompt`, `session/update tool_call`, `result for initialize`... */
-  label: string;
-  preview: string;
+  /** `request session/prompt`, `session/update tool_call`, `result for initialize`... (left out on the b side of a same row) */
+  label?: string;
+  preview?: string;
 }
 
 /** One aligned row: a frame of the first recording and its counterpart in the second. */

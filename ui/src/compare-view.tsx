@@ -58,14 +58,15 @@ function Side({ f, rec }: { f: CompareRow['a']; rec: number | null }) {
 
 function Row({ r, index, selected, onSelect }: { r: CompareRow; index: number; selected: boolean; onSelect: () => void }) {
   const f = r.a ?? r.b!;
-  const preview = r.status === 'changed' && r.b && r.a && r.b.preview !== r.a.preview ? `${r.a.preview}  →  ${r.b.preview}` : (r.b ?? r.a)!.preview;
+  const label = f.label ?? '';
+  const preview = r.status === 'changed' && r.b && r.a && r.b.preview !== r.a.preview ? `${r.a.preview ?? ''}  →  ${r.b.preview ?? ''}` : r.b?.preview ?? r.a?.preview ?? '';
   return (
     <div id={`cmp-${index}`} role="option" aria-selected={selected} class={`row cmp-row st-${r.status}${selected ? ' selected' : ''}`}
       style={{ top: `${index * ROW_H}px` }} onClick={onSelect} title={STATUS_TEXT[r.status]}>
       <span class="c-status" aria-label={STATUS_TEXT[r.status]}>{STATUS_MARK[r.status]}</span>
       <Side f={r.a} rec={cmpA.value} />
       <span class={`c-dir dir-${f.dir}`}>{f.dir === 'c2a' ? 'c→a' : 'a→c'}</span>
-      <span class="c-method" title={f.label}>{f.label.replace(/^notification session\/update /, 'update ').replace(/^notification /, 'notif ')}</span>
+      <span class="c-method" title={label}>{label.replace(/^notification session\/update /, 'update ').replace(/^notification /, 'notif ')}</span>
       <Side f={r.b} rec={cmpB.value} />
       <span class="c-prev" title={preview}>{preview}</span>
     </div>
