@@ -16,7 +16,8 @@ export const authAfterLogout = defineRule({
   methods: [M.sessionNew],
   kinds: ['result'],
   check(c) {
-    if (c.state.auth.status !== 'logged-out') return;
+    // Without advertised auth methods there is nothing to authenticate with: not judged.
+    if (c.state.auth.status !== 'logged-out' || c.state.agent.authMethods.length === 0) return;
     c.report(`agent created a session after logout although nobody authenticated again (request #${c.req?.seq}); it should answer with the authentication-required error (-32000)`);
   },
 });
