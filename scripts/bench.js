@@ -131,7 +131,7 @@ function threadTimes(pid) {
 
 /**
  * CPU ms spent so far by a variant's proxy: for the tap split into the forwarding (main) thread, the
- * recorder thread (the one at nice 19) and the rest (GC helpers, libuv pool); for the relay, its two
+ * recorder thread (the one at nice 10) and the rest (GC helpers, libuv pool); for the relay, its two
  * cats; for the bare pass-through, the whole process.
  */
 function proxyCpu(v, pid) {
@@ -149,10 +149,13 @@ function proxyCpu(v, pid) {
   }
   const ts = threadTimes(pid);
   const main = ts.filter((t) => t.tid === pid).reduce((a, t) => a + t.ms, 0);
-  const worker = ts.filter((t) => t.tid !== pid && t.nice === 19).reduce((a, t) => a + t.ms, 0);
+  const worker = ts.filter((t) => t.tid !== pid && t.nice === RECORDER_NICE).reduce((a, t) => a + t.ms, 0);
   const total = ts.reduce((a, t) => a + t.ms, 0);
   return v.tap ? { total, main, worker, other: total - main - worker } : { total };
 }
+
+/** The recorder thread's nice value (src/tap/recorder-worker.ts): how the bench tells it apart. */
+const RECORDER_NICE = 10;
 
 const cpuDiff = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));
 

@@ -396,14 +396,17 @@ async function drainRing(reader: RingReader): Promise<void> {
 }
 
 /**
- * The recorder runs at the lowest CPU priority: on a busy machine the agent, the client and the
- * forwarding thread go first, and the recorder catches up in idle time (bounded by the in-flight
- * limit; past it, a gap is marked). Linux priorities are per thread; elsewhere this is a no-op.
+ * The recorder runs at a low CPU priority (nice 10, about a tenth of the share of a normal thread):
+ * on a busy machine the agent, the client and the forwarding thread go first, and the recorder
+ * catches up in idle time (bounded by the ring; past it, a gap is marked). Not the lowest (19): on a
+ * machine kept busy by other work, a recorder at 19 gets next to nothing and falls minutes behind.
+ * Linux priorities are per thread; elsewhere this is a no-op.
  */
+export const RECORDER_NICE = 10;
 function lowerPriority(): void {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, 19);
+    if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, RECORDER_NICE);
   } catch { /* not Linux, or not allowed: run at normal priority */ }
 }
 lowerPriority();
