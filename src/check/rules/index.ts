@@ -90,6 +90,7 @@ import { authAfterLogout } from './auth-after-logout.js';
 import { sessionDeletedListed } from './session-deleted-listed.js';
 import { toolCallStatusRegressed } from './tool-call-status-regressed.js';
 import { listCursorUnknown } from './list-cursor-unknown.js';
+import { elicitationPropertyNotPrimitive } from './elicitation-property-not-primitive.js';
 import { promptWhileLoading } from './prompt-while-loading.js';
 import { turnEndedWithPendingRequests } from './turn-ended-with-pending-requests.js';
 
@@ -186,4 +187,5 @@ export const ALL_RULES: readonly Rule[] = [
   listCursorUnknown,
   promptWhileLoading,
   turnEndedWithPendingRequests,
+  elicitationPropertyNotPrimitive,
 ];
