@@ -175,6 +175,11 @@ describe('the timeline UI in chromium', () => {
     expect(await turn.textContent()).toMatch(/selected allow after waiting 1\.50s/);
     expect(await turn.locator('.diff-del').first().textContent()).toContain('const a = 1;');
     await shot('turns');
+    // From a turn card to its frames: the timeline grouped by turn, that turn open, its prompt selected.
+    await turn.getByRole('button', { name: /^Frames/ }).click();
+    await page.locator('.row.selected[data-seq="6"]').waitFor();
+    await page.locator('.row[data-seq="8"]').waitFor();
+    expect(new URL(page.url()).searchParams.get('group')).toBe('turns');
     await page.getByRole('tab', { name: 'Stats' }).click();
     await page.getByRole('table').getByText('session/prompt').waitFor();
   });
@@ -191,7 +196,7 @@ describe('the timeline UI in chromium', () => {
     expect(await heads.first().textContent()).toContain('end_turn');
     // Collapsed: the frames of the turn are not rows; its card tells the story.
     expect(await page.locator('.row[data-seq="8"]').count()).toBe(0);
-    const card = page.getByRole('region', { name: 'Summary of the turn at #6' });
+    const card = page.getByRole('group', { name: 'Summary of the turn at #6' });
     await card.locator('.md strong').first().waitFor();
     expect(await card.locator('.md strong').first().textContent()).toBe('read');
     expect(await card.textContent()).toMatch(/selected allow after waiting 1\.50s/);
@@ -243,6 +248,18 @@ describe('the timeline UI in chromium', () => {
     await page.locator(`.row[data-seq="${lastSeq}"]`).waitFor({ timeout: 10_000 });
     await page.locator('.row[data-seq="6"] .badge.sev-warning').waitFor({ timeout: 10_000 });
     await shot('live');
+    // Grouped while live: a turn that starts shows as running, then its stop reason when it ends.
+    await page.getByRole('button', { name: 'group by turn' }).click();
+    await page.locator('.turn-row').filter({ hasText: 'Live turn' }).waitFor();
+    const append = (build: () => void) => {
+      const st = Store.open(db.dbPath);
+      try { build(); st.appendItems(liveId, liveBuilder.take()); } finally { st.close(); }
+    };
+    append(() => liveBuilder.frame('c2a', { jsonrpc: '2.0', id: 9, method: 'session/prompt', params: { sessionId: 'sess-1', prompt: [{ type: 'text', text: 'Second live turn' }] } }));
+    const head = page.locator('.turn-row').filter({ hasText: 'Second live turn' });
+    await head.filter({ hasText: 'running' }).waitFor({ timeout: 10_000 });
+    append(() => liveBuilder.frame('a2c', { jsonrpc: '2.0', id: 9, result: { stopReason: 'cancelled' } }));
+    await head.filter({ hasText: 'cancelled' }).waitFor({ timeout: 10_000 });
   });
 
   it('opens a 100,000-item recording with only the rows in view in the page, and reaches its end', async () => {

@@ -143,7 +143,7 @@ function TurnCardRow({ e, top }: { e: Extract<Entry, { kind: 'card' }>; top: num
     return () => { alive = false; };
   }, [key, liveItems]);
   return (
-    <div class="turn-card" role="region" aria-label={`Summary of the turn at #${t.seq}`} tabIndex={-1}
+    <div class="turn-card" role="group" aria-label={`Summary of the turn at #${t.seq}`} tabIndex={-1}
       style={{ top: `${top}px`, height: `${e.size * ROW_H}px` }}>
       {err && <p class="bad">{err}</p>}
       {!d && !err && <p class="muted turn-body">Loading…</p>}

@@ -1,7 +1,7 @@
 /** Prompt turns grouped by session; each collapsed turn shows what happened in it, expanded into frames on demand. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, type TurnInfo, type TurnDetail } from './api.js';
-import { recId, applyFilter, setView, current } from './model.js';
+import { recId, applyFilter, setView, current, setGrouped, setTurnExpanded, jumpTo } from './model.js';
 import { Markdown } from './markdown.js';
 import { DiffView } from './diff-view.js';
 import { fmtClock, fmtMs } from './format.js';
@@ -64,7 +64,8 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
     if (!seen) return;
     api.turn(id, turn.seq).then(setD).catch((e: Error) => setErr(e.message));
   }, [seen, id, turn.seq, turn.endSeq, running ? current.value?.items : 0]);
-  const showFrames = () => { void applyFilter(`turn:${turn.seq}`, null); setView('timeline'); };
+  // The timeline grouped by turn, this turn open and its prompt selected.
+  const showFrames = () => { setTurnExpanded(turn.seq, true); setGrouped(true); void jumpTo(turn.seq); };
   return (
     <article ref={ref} class="turn" aria-label={`Turn at #${turn.seq}`}>
       <header class="turn-head">
@@ -75,7 +76,7 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
         {d && (d.findings.error + d.findings.warning) > 0 && (
           <span>{d.findings.error > 0 && <span class="badge sev-error">{d.findings.error}</span>}{d.findings.warning > 0 && <span class="badge sev-warning">{d.findings.warning}</span>}</span>
         )}
-        <button type="button" onClick={showFrames} title={`Show the frames of this turn (filter turn:${turn.seq})`}>Frames ({d?.items ?? '…'}) ▸</button>
+        <button type="button" onClick={showFrames} title="Show the frames of this turn in the timeline, grouped by turn">Frames ({d?.items ?? '…'}) ▸</button>
       </header>
       {err && <p class="bad">{err}</p>}
       {!d && !err && <p class="muted turn-body">Loading…</p>}
