@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type InspectorApp } from '../../src/server/index.js';
-import type { TimelinePage, ItemDetail, MethodStats, TurnDetail, TurnInfo, LiveEvent, RecordingSummary } from '../../src/server/types.js';
+import type { TimelinePage, ItemDetail, MethodStats, TurnDetail, TurnInfo, LiveEvent, RecordingSummary, TimelineGroups } from '../../src/server/types.js';
 import { Store } from '../../src/store/store.js';
 import { serializeTranscript } from '../../src/transcript/format.js';
 import { addBigRecording, ItemBuilder, handshake, makeDb, promptTurn } from './fixture.js';
@@ -94,6 +94,20 @@ describe('the JSON API', () => {
     expect(t.permissions).toEqual([expect.objectContaining({ seq: 11, outcome: 'selected allow', waitedMs: 1500 })]);
     expect(t.calls).toEqual([expect.objectContaining({ method: 'fs/read_text_file', summary: '/home/dev/project/main.ts' })]);
     expect((await get(`/api/recordings/${db.id}/turns/7`)).status).toBe(404);
+  });
+
+  it('lays prompt turns over the filtered timeline for grouping: list index ranges, empty turns left out', async () => {
+    const all = (await get<TimelineGroups>(`/api/recordings/${db.id}/groups`)).body;
+    expect(all.total).toBe(36);
+    expect(all.turns.map((t) => [t.seq, t.from, t.to, t.stopReason])).toEqual([[6, 5, 19, 'end_turn'], [20, 19, 33, 'end_turn']]);
+    expect(all.turns[0]).toMatchObject({ sessionId: 'sess-1', prompt: 'Fix the bug in main.ts', endSeq: 19 });
+    const fs = (await get<TimelineGroups>(`/api/recordings/${db.id}/groups?q=${encodeURIComponent('method:fs/*')}`)).body;
+    expect(fs.total).toBe(4);
+    expect(fs.turns.map((t) => [t.from, t.to])).toEqual([[0, 2], [2, 4]]);
+    expect((await get<TimelineGroups>(`/api/recordings/${db.id}/groups?q=dir:stderr`)).body.turns).toEqual([]);
+    const bad = await get<{ error: string }>(`/api/recordings/${db.id}/groups?q=dir:sideways`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error).toContain('unknown direction');
   });
 
   it('exports a transcript (redacted by default), imports it back, and deletes a recording', async () => {

@@ -24,6 +24,7 @@ const ROUTES: [string, string][] = [
   ['GET', '/'], ['GET', '/index.html'], ['GET', '/assets/index.js'], ['GET', '/api/recordings'], ['GET', '/api/recordings/1'],
   ['GET', '/api/recordings/1/items'], ['GET', '/api/recordings/1/items/1'], ['GET', '/api/recordings/1/export'],
   ['GET', '/api/events'], ['DELETE', '/api/recordings/1'], ['POST', '/api/import'], ['GET', '/api/no-such-route'],
+  ['GET', '/api/recordings/1/groups'], ['GET', '/api/compare?a=1&b=1'],
 ];
 
 describe('the guard', () => {
