@@ -1,6 +1,6 @@
 /**
- * acp-inspect's programmatic API: frames, transcripts, the store, and (as they land) the checker,
- * replay fixtures and server.
+ * acp-inspect's programmatic API: frames, transcripts, the store, the checker, replay fixtures
+ * (mockAgent, replayClient) and the server.
  */
 export * from './wire/index.js';
 export * from './transcript/index.js';
@@ -10,3 +10,7 @@ export { loadRecordingRef, readTranscriptFile } from './source.js';
 export { redactRecording, redactValue } from './redact.js';
 export * from './replay/index.js';
 export { startServer, createApp } from './server/index.js';
+export {
+  createChecker, checkRecording, stateAt, summarizeState, RULES,
+  type Finding, type CheckOptions, type Checker, type ModelState, type RuleInfo,
+} from './check/index.js';
