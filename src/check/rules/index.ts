@@ -90,6 +90,7 @@ import { authAfterLogout } from './auth-after-logout.js';
 import { sessionDeletedListed } from './session-deleted-listed.js';
 import { toolCallStatusRegressed } from './tool-call-status-regressed.js';
 import { listCursorUnknown } from './list-cursor-unknown.js';
+import { terminalExitStatusMissing } from './terminal-exit-status-missing.js';
 import { elicitationPropertyNotPrimitive } from './elicitation-property-not-primitive.js';
 import { promptWhileLoading } from './prompt-while-loading.js';
 import { turnEndedWithPendingRequests } from './turn-ended-with-pending-requests.js';
@@ -188,4 +189,5 @@ export const ALL_RULES: readonly Rule[] = [
   promptWhileLoading,
   turnEndedWithPendingRequests,
   elicitationPropertyNotPrimitive,
+  terminalExitStatusMissing,
 ];
