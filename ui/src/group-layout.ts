@@ -9,8 +9,8 @@ import type { TimelineGroups } from '../../src/server/types.js';
 export type GroupTurn = TimelineGroups['turns'][number];
 
 export type Entry =
-  /** Item rows: list indices [from, from + size). */
-  | { kind: 'rows'; pos: number; size: number; from: number }
+  /** Item rows: list indices [from, from + size); `inTurn` when they are an expanded turn's. */
+  | { kind: 'rows'; pos: number; size: number; from: number; inTurn?: boolean }
   | { kind: 'session'; pos: number; size: number; sessionId: string | null; turns: GroupTurn[] }
   | { kind: 'turn'; pos: number; size: number; turn: GroupTurn; expanded: boolean }
   | { kind: 'card'; pos: number; size: number; turn: GroupTurn };
@@ -52,7 +52,7 @@ export class GroupLayout {
       session.turns.push(t);
       const open = expanded(t.seq);
       push({ kind: 'turn', pos, size: 1, turn: t, expanded: open });
-      if (open) push({ kind: 'rows', pos, size: t.to - t.from, from: t.from });
+      if (open) push({ kind: 'rows', pos, size: t.to - t.from, from: t.from, inTurn: true });
       else push({ kind: 'card', pos, size: cardRows, turn: t });
       idx = t.to;
     }

@@ -49,14 +49,14 @@ function Badges({ sev }: { sev: TimelineRow['findings'] }) {
   );
 }
 
-function Row({ row, index, top, selected }: { row: TimelineRow; index: number; top: number; selected: boolean }) {
+function Row({ row, index, top, selected, inTurn }: { row: TimelineRow; index: number; top: number; selected: boolean; inTurn?: boolean }) {
   const kindCls = row.kind === 'error' || row.kind === 'invalid' ? 'bad' : '';
   return (
     <div
       id={`row-${row.seq}`}
       role="option"
       aria-selected={selected}
-      class={`row dir-${row.dir}${selected ? ' selected' : ''}${row.findings.includes('error') ? ' has-error' : ''}`}
+      class={`row dir-${row.dir}${selected ? ' selected' : ''}${row.findings.includes('error') ? ' has-error' : ''}${inTurn ? ' in-turn' : ''}`}
       style={{ top: `${top}px` }}
       data-seq={row.seq}
       onClick={() => select(index)}
@@ -183,17 +183,17 @@ export function TimelineList() {
   const rows = [];
   let needFrom = Number.MAX_SAFE_INTEGER;
   let needTo = -1;
-  const rowAt = (i: number, pos: number) => {
+  const rowAt = (i: number, pos: number, inTurn?: boolean) => {
     needFrom = Math.min(needFrom, i);
     needTo = Math.max(needTo, i + 1);
     const r = tl?.rowAt(i);
-    rows.push(r ? <Row key={r.seq} row={r} index={i} top={pos * ROW_H} selected={selIndex.value === i} /> : <Placeholder key={`p${pos}`} top={pos * ROW_H} />);
+    rows.push(r ? <Row key={r.seq} row={r} index={i} top={pos * ROW_H} selected={selIndex.value === i} inTurn={inTurn} /> : <Placeholder key={`p${pos}`} top={pos * ROW_H} />);
   };
   if (layout) {
     for (let k = layout.entryAt(first); k < layout.entries.length && layout.entries[k]!.pos < last; k++) {
       const e = layout.entries[k]!;
       if (e.kind === 'rows') {
-        for (let p = Math.max(first, e.pos); p < Math.min(last, e.pos + e.size); p++) rowAt(e.from + (p - e.pos), p);
+        for (let p = Math.max(first, e.pos); p < Math.min(last, e.pos + e.size); p++) rowAt(e.from + (p - e.pos), p, e.inTurn);
       } else if (e.kind === 'turn') rows.push(<TurnHeader key={`t${e.turn.seq}`} e={e} top={e.pos * ROW_H} />);
       else if (e.kind === 'session') rows.push(<SessionHeader key={`s${e.pos}`} e={e} top={e.pos * ROW_H} />);
       else rows.push(<TurnCardRow key={`c${e.turn.seq}`} e={e} top={e.pos * ROW_H} />);
