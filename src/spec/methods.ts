@@ -94,7 +94,8 @@ const LIST: MethodSpec[] = [
   { name: 'mcp/connect', side: 'client', kind: 'request', spec: '4.2', unstable: true, required: { params: ['serverId'], result: ['connectionId'] } },
   { name: 'mcp/disconnect', side: 'client', kind: 'request', spec: '4.2', unstable: true, required: { params: ['connectionId'] } },
   // Either side
-  { name: 'mcp/message', side: 'protocol', kind: 'both', spec: '4.1', unstable: true },
+  // spec.md and the SDK schema disagree on mcp/message (connectionId vs serverId/requestId): spec.md's fields are checked.
+  { name: 'mcp/message', side: 'protocol', kind: 'both', spec: '4.1', unstable: true, required: { params: ['connectionId', 'method'] } },
   { name: '$/cancel_request', side: 'protocol', kind: 'notification', spec: '4.3' },
 ];
 

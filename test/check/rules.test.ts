@@ -54,7 +54,10 @@ describe('rule playbooks', () => {
 describe('UNSTABLE methods', () => {
   it('mcp/message shaped as spec.md says (connectionId) is never an error, though the SDK schema wants serverId/requestId', () => {
     const f = check([...init(), ['c2a', { jsonrpc: '2.0', method: 'mcp/message', params: { connectionId: 'c1', method: 'notifications/initialized' } }]]);
-    expect(errorsOf(f)).toEqual([]);
+    expect(f).toEqual([]);
+    // spec.md is the contract: without connectionId it is a warning (UNSTABLE), never an error.
+    const g = check([...init(), ['c2a', { jsonrpc: '2.0', method: 'mcp/message', params: { serverId: 's', method: 'notifications/initialized' } }]]);
+    expect(g.map((x) => [x.seq, x.rule, x.severity])).toEqual([[3, 'invalid-params', 'warning']]);
   });
 });
 
