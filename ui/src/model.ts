@@ -452,6 +452,11 @@ export function setTurnExpanded(seq: number, open: boolean): void {
 }
 
 export function setAllExpanded(open: boolean, seqs?: readonly number[]): void {
+  // Closing turns: a selection inside one moves to its prompt (else it would reopen that turn).
+  const L = groupLayout.value;
+  const i = selIndex.value;
+  const t = L && i !== null ? L.turnOf(i) : undefined;
+  if (!open && t && i !== t.from && (!seqs || seqs.includes(t.seq))) select(t.from);
   if (!seqs) {
     batch(() => { expandAll.value = open; toggledTurns.value = new Set(); });
     return;
