@@ -291,7 +291,9 @@ export function createApp(opts: AppOptions): InspectorApp {
     };
     const a = ref('a');
     const b = ref('b');
-    const ignore = (c.req.query('ignore') ?? '').split(/[\s,]+/).filter(Boolean);
+    const ignoreText = c.req.query('ignore') ?? '';
+    if (ignoreText.length > 2000) throw new HttpError(400, 'the ignored paths are longer than 2000 characters; shorten them');
+    const ignore = ignoreText.split(/[\s,]+/).filter(Boolean);
     if (ignore.length > 50) throw new HttpError(400, 'at most 50 ignored paths');
     const ra = store.loadRecording(a);
     const result = compareRecordings(ra, a === b ? ra : store.loadRecording(b), { ignore, mergeChunks: c.req.query('merge') === '1' });

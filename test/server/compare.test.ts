@@ -78,5 +78,7 @@ describe('GET /api/compare', () => {
     expect(bad.body.error).toContain('?a=ID&b=ID');
     expect((await get<{ error: string }>(`/api/compare?a=${db.id}&b=999999`)).status).toBe(404);
     expect((await get<unknown>(`/api/compare?a=${db.id}&b=${db.id}`, false)).status).toBe(401);
+    expect((await get<{ error: string }>(`/api/compare?a=${db.id}&b=${db.id}&ignore=${'x,'.repeat(1500)}`)).status).toBe(400);
+    expect((await get<{ error: string }>(`/api/compare?a=${db.id}&b=${db.id}&ignore=${'x,'.repeat(60)}`)).body.error).toContain('at most 50');
   });
 });
