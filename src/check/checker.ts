@@ -91,11 +91,17 @@ export function createChecker(opts: CheckOptions = {}): Checker {
   const onceKeys = new Set<string>();
 
   const facts: FrameFacts = { frame: undefined as unknown as Frame };
+  /**
+   * The version the frame being checked is judged by, when it settles it: the answer to the first
+   * initialize negotiates the version (9 rule 2), so that frame is judged by the version it answers,
+   * not by the one the client asked for.
+   */
+  let frameVersion: number | undefined;
 
   function push(rule: Rule, seq: number, message: string, o?: { spec?: string; severity?: Severity }): void {
     let severity = o?.severity ?? rule.severity;
     let msg = message;
-    const v = state.protocolVersion ?? state.requestedVersion;
+    const v = frameVersion ?? state.protocolVersion ?? state.requestedVersion;
     if (rule.layer !== 'wire' && v !== undefined && v !== 1 && severity !== 'info') {
       severity = 'info';
       msg = `${message} (a v1 rule; protocol version ${v} was negotiated)`;
@@ -167,6 +173,11 @@ export function createChecker(opts: CheckOptions = {}): Checker {
     ctx.req = req;
     schemaDone = false;
     schemaValue = undefined;
+    frameVersion = undefined;
+    if (frame.kind === 'result' && req !== undefined && req.seq === state.initializeSeq && method === 'initialize') {
+      const pv = obj(msg?.result)?.protocolVersion;
+      if (typeof pv === 'number') frameVersion = pv;
+    }
     const general = d.general[frame.kind];
     for (let i = 0; i < general.length; i++) runRule(general[i]!);
     if (method !== undefined) {

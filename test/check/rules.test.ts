@@ -132,3 +132,11 @@ describe('second-pass audit: native MCP servers', () => {
     expect(dup.filter((x) => x.rule === 'mcp-server-unadvertised').map((x) => [x.seq, x.spec])).toEqual([[3, '2.2']]);
   });
 });
+
+describe('version of the initialize answer', () => {
+  it('the frame answering initialize is judged by the version it negotiates, not the one the client asked for', () => {
+    const f = check([['c2a', req(0, 'initialize', { protocolVersion: 2, clientCapabilities: {}, clientInfo: { name: 'c', version: '1' } })], ['a2c', res(0, { protocolVersion: 1, agentCapabilities: {}, agentInfo: { name: 'a', version: '1' }, authMethods: [{ id: 't', name: 'T', type: 'terminal' }] })]]);
+    expect(f.filter((x) => x.rule === 'auth-terminal-unadvertised').map((x) => [x.seq, x.severity])).toEqual([[2, 'error']]);
+    expect(f.some((x) => x.message.includes('a v1 rule'))).toBe(false);
+  });
+});
