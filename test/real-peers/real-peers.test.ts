@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTranscript, serializeTranscript } from '../../src/transcript/format.js';
 import { checkRecording } from '../../src/check/index.js';
-import { BIN, EXAMPLE_AGENT, ROOT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_AGENT, ROOT, cli, run, runExampleClient, sh, tempDir } from '../helpers.js';
 
 const dir = join(ROOT, 'recordings', 'real');
 const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).sort();
@@ -76,6 +76,20 @@ describe('replaying real peers', () => {
     const r = await runExampleClient(`${sh(process.execPath)} ${sh(BIN)} replay --as agent ${sh(rec)}`);
     expect(r.stdout.toString()).toContain('Agent completed with: end_turn');
     expect(r.stderr).toMatch(/replay: done: 4 matched \(0 with differences\), 0 unmatched/);
+  });
+
+  it('codex-acp (a Rust agent, as recorded) serves a 2.4.0-SDK client through auth, set_mode, a cancelled turn and close', async () => {
+    const t = tempDir('acp-real-replay-');
+    try {
+      const client = join(ROOT, 'test', 'real-peers', 'harness', 'client.mjs');
+      const rec = join(dir, 'codex-acp-cancelled-turn.jsonl');
+      const r = await run(process.execPath, [client, t.dir, '--cwd', t.dir, '--auth', 'codex-api-key', '--list', '--set-mode', '--prompt', 'List the files in this project.', '--cancel-after', '300', '--close', '--', process.execPath, BIN, 'replay', '--as', 'agent', rec], { timeoutMs: 40_000 });
+      expect(r.stderr).toContain('[client] session/prompt ok {"stopReason":"cancelled"}');
+      expect(r.stderr).toContain('[client] session/close ok');
+      expect(r.stderr).toMatch(/replay: done: 8 matched \(0 with differences\), 0 unmatched/);
+    } finally {
+      t.cleanup();
+    }
   });
 
   it('the zed 0.4.5 example client (as recorded) drives the SDK 1.9.0 example agent to an equivalent exchange', async () => {
