@@ -93,6 +93,9 @@ function RecordingHeader() {
             <span class="sep" aria-hidden="true" />
             <button type="button" aria-pressed={grouped.value} onClick={() => setGrouped(!grouped.value)}
               title="Group the timeline by session and prompt turn; a collapsed turn shows its summary (←/→ close and open the selected turn)">group by turn</button>
+            {grouped.value && groupLayout.value && !groupLayout.value.entries.some((e) => e.kind === 'turn') && (
+              <span class="muted small-note" role="status">no prompt turn{filter.value ? ' matches this filter' : ' in this recording'}</span>
+            )}
             {grouped.value && (
               <button type="button" onClick={() => setAllExpanded(!(expandAll.value && toggledTurns.value.size === 0))}>
                 {expandAll.value && toggledTurns.value.size === 0 ? 'collapse all' : 'expand all'}

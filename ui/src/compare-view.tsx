@@ -59,7 +59,11 @@ function Side({ f, rec }: { f: CompareRow['a']; rec: number | null }) {
 function Row({ r, index, selected, onSelect }: { r: CompareRow; index: number; selected: boolean; onSelect: () => void }) {
   const f = r.a ?? r.b!;
   const label = f.label ?? '';
-  const preview = r.status === 'changed' && r.b && r.a && r.b.preview !== r.a.preview ? `${r.a.preview ?? ''}  →  ${r.b.preview ?? ''}` : r.b?.preview ?? r.a?.preview ?? '';
+  // A changed row says what differs (its first path difference), not the two previews, which may
+  // differ only in volatile values.
+  const preview = r.status === 'changed' && r.diffs?.length
+    ? `${r.diffs[0]}${r.diffs.length > 1 ? ` (+${r.diffs.length - 1} more)` : ''}`
+    : r.b?.preview ?? r.a?.preview ?? '';
   return (
     <div id={`cmp-${index}`} role="option" aria-selected={selected} class={`row cmp-row st-${r.status}${selected ? ' selected' : ''}`}
       style={{ top: `${index * ROW_H}px` }} onClick={onSelect} title={STATUS_TEXT[r.status]}>
