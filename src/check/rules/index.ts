@@ -90,6 +90,7 @@ import { authAfterLogout } from './auth-after-logout.js';
 import { sessionDeletedListed } from './session-deleted-listed.js';
 import { toolCallStatusRegressed } from './tool-call-status-regressed.js';
 import { listCursorUnknown } from './list-cursor-unknown.js';
+import { terminalIdReused } from './terminal-id-reused.js';
 import { terminalExitStatusMissing } from './terminal-exit-status-missing.js';
 import { elicitationPropertyNotPrimitive } from './elicitation-property-not-primitive.js';
 import { promptWhileLoading } from './prompt-while-loading.js';
@@ -190,4 +191,5 @@ export const ALL_RULES: readonly Rule[] = [
   turnEndedWithPendingRequests,
   elicitationPropertyNotPrimitive,
   terminalExitStatusMissing,
+  terminalIdReused,
 ];
