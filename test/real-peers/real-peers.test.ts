@@ -78,18 +78,36 @@ describe('replaying real peers', () => {
     expect(r.stderr).toMatch(/replay: done: 4 matched \(0 with differences\), 0 unmatched/);
   });
 
-  it('codex-acp (a Rust agent, as recorded) serves a 2.4.0-SDK client through auth, set_mode, a cancelled turn and close', async () => {
+  /** Runs the 2.4.0-SDK harness client (client.mjs flags) against `replay --as agent` of a real recording. */
+  async function clientAgainst(recording: string, flags: string[]): Promise<string> {
     const t = tempDir('acp-real-replay-');
     try {
       const client = join(ROOT, 'test', 'real-peers', 'harness', 'client.mjs');
-      const rec = join(dir, 'codex-acp-cancelled-turn.jsonl');
-      const r = await run(process.execPath, [client, t.dir, '--cwd', t.dir, '--auth', 'codex-api-key', '--list', '--set-mode', '--prompt', 'List the files in this project.', '--cancel-after', '300', '--close', '--', process.execPath, BIN, 'replay', '--as', 'agent', rec], { timeoutMs: 40_000 });
-      expect(r.stderr).toContain('[client] session/prompt ok {"stopReason":"cancelled"}');
-      expect(r.stderr).toContain('[client] session/close ok');
-      expect(r.stderr).toMatch(/replay: done: 8 matched \(0 with differences\), 0 unmatched/);
+      const r = await run(process.execPath, [client, t.dir, '--cwd', t.dir, ...flags, '--', process.execPath, BIN, 'replay', '--as', 'agent', join(dir, recording)], { timeoutMs: 40_000 });
+      return r.stderr;
     } finally {
       t.cleanup();
     }
+  }
+
+  it('codex-acp (a Rust agent, as recorded) serves a 2.4.0-SDK client through auth, set_mode, a cancelled turn and close', async () => {
+    const out = await clientAgainst('codex-acp-cancelled-turn.jsonl', ['--auth', 'codex-api-key', '--list', '--set-mode', '--prompt', 'List the files in this project.', '--cancel-after', '300', '--close']);
+    expect(out).toContain('[client] session/prompt ok {"stopReason":"cancelled"}');
+    expect(out).toContain('[client] session/close ok');
+    expect(out).toMatch(/replay: done: 8 matched \(0 with differences\), 0 unmatched/);
+  });
+
+  const toolsPrompt = ['--prompt', 'Read the README, list the files and write NOTES.md.'];
+  it('claude-code-acp (as recorded) takes a 2.4.0-SDK client through fs, terminal and permission requests', async () => {
+    const out = await clientAgainst('claude-code-acp-tools.jsonl', toolsPrompt);
+    expect(out).toContain('[client] session/prompt ok {"stopReason":"end_turn"}');
+    expect(out).toMatch(/replay: done: 11 matched \(0 with differences\), 0 unmatched/);
+  });
+
+  it('claude-code-acp (as recorded) ends the turn cancelled when the client cancels during a permission request', async () => {
+    const out = await clientAgainst('claude-code-acp-tools-cancel.jsonl', [...toolsPrompt, '--cancel-on-permission']);
+    expect(out).toContain('[client] session/prompt ok {"stopReason":"cancelled"}');
+    expect(out).toMatch(/replay: done: 6 matched \(0 with differences\), 0 unmatched/);
   });
 
   it('the zed 0.4.5 example client (as recorded) drives the SDK 1.9.0 example agent to an equivalent exchange', async () => {

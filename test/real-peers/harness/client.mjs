@@ -3,7 +3,7 @@
 // (LOG/client-out.bin) and reads (LOG/client-in.bin), runs a scenario, prints a summary line per step.
 // usage: client.mjs LOGDIR [--auth ID] [--auth-after-fail ID] [--auth-terminal] [--version N] [--cwd DIR]
 //        [--list] [--load-listed] [--resume-listed] [--fork-listed] [--prompt-listed] [--no-new] [--set-mode]
-//        [--prompt TEXT] [--cancel-after MS] [--close] [--step-timeout MS] [--exit-wait MS] -- agent cmd args...
+//        [--prompt TEXT] [--cancel-after MS] [--cancel-on-permission] [--close] [--step-timeout MS] [--exit-wait MS] -- agent cmd args...
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { PassThrough, Readable, Writable } from 'node:stream';
@@ -40,6 +40,11 @@ const app = acp
   .client({ name: 'acp-inspect-peer-client', version: '0.1.0' })
   .onRequest('session/request_permission', async (ctx) => {
     permissionAsked(ctx.params);
+    if (flag('--cancel-on-permission') && !cancelled.has(ctx.params.sessionId)) {
+      cancelled.add(ctx.params.sessionId);
+      log('cancel while the permission is pending');
+      await agent.notify('session/cancel', { sessionId: ctx.params.sessionId });
+    }
     if (cancelled.has(ctx.params.sessionId)) return { outcome: { outcome: 'cancelled' } };
     const o = ctx.params.options.find((x) => x.kind === 'allow_once') ?? ctx.params.options[0];
     return { outcome: { outcome: 'selected', optionId: o.optionId } };

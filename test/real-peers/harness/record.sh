@@ -27,10 +27,11 @@ fi
 sleep 1 # an example client may exit before the tap has finished the recording
 cmp "$SENT" "$OUT/inner/agent-in.bin" && echo "c2a: client wrote = agent read ($(stat -c%s "$SENT") B)"
 cmp "$OUT/inner/agent-out.bin" "$GOT" && echo "a2c: agent wrote = client read ($(stat -c%s "$GOT") B)"
-node "$root/bin/acp-inspect.js" export latest --db "$DB" -o "$OUT/rec.jsonl" >/dev/null
+node "$root/bin/acp-inspect.js" export latest --db "$DB" -o "$OUT/rec.jsonl" >/dev/null # redacted: env values, headers, tokens
+node "$root/bin/acp-inspect.js" export latest --no-redact --db "$DB" -o "$OUT/rec-raw.jsonl" >/dev/null
 node -e '
 const fs = require("fs"); const [d] = process.argv.slice(1);
-const items = fs.readFileSync(d + "/rec.jsonl", "utf8").trim().split("\n").map((l) => JSON.parse(l)).filter((x) => !x.acpInspect);
+const items = fs.readFileSync(d + "/rec-raw.jsonl", "utf8").trim().split("\n").map((l) => JSON.parse(l)).filter((x) => !x.acpInspect);
 for (const [dir, f] of [["c2a", "inner/agent-in.bin"], ["a2c", "inner/agent-out.bin"]]) {
   const wire = fs.readFileSync(d + "/" + f), rec = Buffer.from(items.filter((x) => x.dir === dir).map((x) => x.raw + "\n").join(""));
   console.log(`${dir}: recorded frames = wire bytes: ${wire.equals(rec)}`);
