@@ -104,7 +104,8 @@ function previewResult(method: string | null, r: unknown): string {
 
 /** A one-line preview of an item given its stored columns. */
 export function previewOf(dir: string, kind: string | null, method: string | null, raw: string, parseError: string | null): string {
-  if (dir === 'stderr') return clip(raw);
+  // Agents colour their logs: the preview drops ANSI escape sequences (the raw line keeps them).
+  if (dir === 'stderr') return clip(raw.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, ''));
   if (dir === 'event') {
     try {
       const d = JSON.parse(raw) as Record<string, unknown>;

@@ -177,7 +177,7 @@ function lowerBound(a: number[], x: number): number {
 
 /**
  * Prompt turns laid over the filtered timeline: for each turn the range [from, to) of list indices it
- * holds. A turn runs from its session/prompt request to its response; when turns of two sessions
+ * holds, and where each session first appears. A turn runs from its session/prompt request to its response; when turns of two sessions
  * overlap in time, a turn's range stops where the next turn starts (the list stays in seq order).
  * Turns with no item matching the filter are left out. Throws FilterError for a bad filter.
  */
@@ -194,5 +194,9 @@ export function timelineGroups(store: Store, recordingId: number, q: string, tur
     const to = lowerBound(seqs, end + 1);
     if (to > from) out.push({ ...t, prompt: t.prompt.length > 160 ? `${t.prompt.slice(0, 159)}…` : t.prompt, from, to });
   }
-  return { total: seqs.length, turns: out };
+  const firsts = store.db.prepare(`SELECT i.session_id AS sessionId, MIN(i.seq) AS seq FROM items i
+      WHERE i.recording_id = ? AND i.session_id IS NOT NULL AND ${f.where} GROUP BY i.session_id ORDER BY seq`)
+    .all(recordingId, ...f.params) as { sessionId: string; seq: number }[];
+  const sessions = firsts.map((x) => ({ sessionId: x.sessionId, from: lowerBound(seqs, x.seq) }));
+  return { total: seqs.length, turns: out, sessions };
 }

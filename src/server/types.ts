@@ -96,6 +96,8 @@ export interface TimelineGroups {
   total: number;
   /** Turns in order, each holding the list indices [from, to) of the filtered timeline. */
   turns: (TurnInfo & { from: number; to: number })[];
+  /** Each session's first item in the filtered timeline (its list index), in order. */
+  sessions: { sessionId: string; from: number }[];
 }
 
 export interface TurnToolCall {

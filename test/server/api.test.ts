@@ -101,6 +101,8 @@ describe('the JSON API', () => {
     expect(all.total).toBe(36);
     expect(all.turns.map((t) => [t.seq, t.from, t.to, t.stopReason])).toEqual([[6, 5, 19, 'end_turn'], [20, 19, 33, 'end_turn']]);
     expect(all.turns[0]).toMatchObject({ sessionId: 'sess-1', prompt: 'Fix the bug in main.ts', endSeq: 19 });
+    // The session first shows in the answer to session/new (seq 5, list index 4).
+    expect(all.sessions).toEqual([{ sessionId: 'sess-1', from: 4 }]);
     const fs = (await get<TimelineGroups>(`/api/recordings/${db.id}/groups?q=${encodeURIComponent('method:fs/*')}`)).body;
     expect(fs.total).toBe(4);
     expect(fs.turns.map((t) => [t.from, t.to])).toEqual([[0, 2], [2, 4]]);

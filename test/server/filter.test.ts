@@ -49,6 +49,7 @@ describe('row previews', () => {
     expect(previewOf('c2a', 'request', 'session/prompt', prompt, null)).toBe('"Fix it [a.ts]"');
     expect(previewOf('a2c', 'error', 'x', '{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}', null)).toBe('-32601 Method not found');
     expect(previewOf('a2c', 'result', 'session/prompt', '{"jsonrpc":"2.0","id":1,"result":{"stopReason":"cancelled"}}', null)).toBe('stopReason: cancelled');
+    expect(previewOf('stderr', null, null, '\x1b[2m2026-11-22T01:36:29Z\x1b[0m \x1b[32m INFO\x1b[0m codex started', null)).toBe('2026-11-22T01:36:29Z INFO codex started');
     expect(previewOf('a2c', 'invalid', null, 'hello', 'not JSON: Unexpected token')).toBe('not JSON: Unexpected token: hello');
     expect(previewOf('event', 'exit', null, '{"code":0,"signal":null}', null)).toBe('exit code=0 signal=null');
     expect(previewOf('a2c', 'result', 'x', `{"result":"${'x'.repeat(400)}"}`, null).length).toBeLessThanOrEqual(160);

@@ -50,4 +50,15 @@ describe('GroupLayout', () => {
     expect(L.entries.filter((e) => e.kind === 'turn')).toHaveLength(2);
     expect(L.height).toBe(1 + 2 + 6 + 4);
   });
+
+  it('puts a session header before the first item of a session, with or without turns', () => {
+    // s1 appears at index 2 (session/new's answer), its turn at 4-14; s3 (loaded, no turn) at 15; s2's turn at 16.
+    const L = new GroupLayout(TOTAL, TURNS, () => true, 8, [{ sessionId: 's1', from: 2 }, { sessionId: 's3', from: 15 }, { sessionId: 's2', from: 16 }]);
+    expect(L.entries.map((e) => `${e.kind}@${e.pos}+${e.size}${e.kind === 'session' ? `:${e.sessionId}:${e.turns.length}` : ''}`)).toEqual([
+      'rows@0+2', 'session@2+1:s1:1', 'rows@3+2', 'turn@5+1', 'rows@6+10', 'rows@16+1', 'session@17+1:s3:0', 'rows@18+1',
+      'session@19+1:s2:1', 'turn@20+1', 'rows@21+5', 'rows@26+3',
+    ]);
+    expect(L.posOf(15)).toBe(18);
+    expect(L.posOf(16)).toBe(21);
+  });
 });

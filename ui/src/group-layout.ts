@@ -31,7 +31,8 @@ export class GroupLayout {
    * @param turns turns in list order, with non-overlapping [from, to) ranges
    * @param cardRows height of a collapsed turn's summary card, in rows
    */
-  constructor(total: number, turns: readonly GroupTurn[], expanded: (seq: number) => boolean, cardRows: number) {
+  constructor(total: number, turns: readonly GroupTurn[], expanded: (seq: number) => boolean, cardRows: number,
+    sessions: readonly { sessionId: string; from: number }[] = []) {
     this.expanded = expanded;
     this.turns = turns.filter((t) => t.from < t.to && t.from < Math.max(total, t.to));
     let pos = 0;
@@ -43,12 +44,24 @@ export class GroupLayout {
       else if (e.kind === 'turn') this.headerPos.set(e.turn.seq, e.pos);
       pos += e.size;
     };
+    const rowsUpTo = (i: number) => { if (i > idx) { push({ kind: 'rows', pos, size: i - idx, from: idx }); idx = i; } };
+    const startSession = (sessionId: string | null): { sessionId: string | null; turns: GroupTurn[] } => {
+      const run = { sessionId, turns: [] as GroupTurn[] };
+      push({ kind: 'session', pos, size: 1, ...run });
+      return run;
+    };
+    // A session's header goes before its first item, or before the first of a run of its turns.
+    let k = 0;
+    const firsts = sessions.filter((x) => x.from < total);
     for (const t of this.turns) {
-      if (t.from > idx) push({ kind: 'rows', pos, size: t.from - idx, from: idx });
-      if (!session || session.sessionId !== t.sessionId) {
-        session = { sessionId: t.sessionId, turns: [] };
-        push({ kind: 'session', pos, size: 1, ...session });
+      for (; k < firsts.length && firsts[k]!.from <= t.from; k++) {
+        const x = firsts[k]!;
+        if (x.from < idx || (x.from === t.from && x.sessionId === t.sessionId)) continue;
+        rowsUpTo(x.from);
+        session = startSession(x.sessionId);
       }
+      rowsUpTo(t.from);
+      if (!session || session.sessionId !== t.sessionId) session = startSession(t.sessionId);
       session.turns.push(t);
       const open = expanded(t.seq);
       push({ kind: 'turn', pos, size: 1, turn: t, expanded: open });
@@ -56,7 +69,13 @@ export class GroupLayout {
       else push({ kind: 'card', pos, size: cardRows, turn: t });
       idx = t.to;
     }
-    if (total > idx) push({ kind: 'rows', pos, size: total - idx, from: idx });
+    for (; k < firsts.length; k++) {
+      const x = firsts[k]!;
+      if (x.from < idx) continue;
+      rowsUpTo(x.from);
+      session = startSession(x.sessionId);
+    }
+    rowsUpTo(total);
     this.height = pos;
   }
 

@@ -416,7 +416,7 @@ export const groupLayout = computed<GroupLayout | null>(() => {
   if (!grouped.value || !tl || !g || g.recordingId !== tl.recordingId || g.q !== tl.q) return null;
   const all = expandAll.value;
   const toggled = toggledTurns.value;
-  return new GroupLayout(Math.max(tl.total.value, g.data.total), g.data.turns, (seq) => all !== toggled.has(seq), CARD_ROWS);
+  return new GroupLayout(Math.max(tl.total.value, g.data.total), g.data.turns, (seq) => all !== toggled.has(seq), CARD_ROWS, g.data.sessions);
 });
 
 /** Fetches the turns of the current timeline (its filter). */

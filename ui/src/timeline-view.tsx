@@ -117,8 +117,10 @@ function SessionHeader({ e, top }: { e: Extract<Entry, { kind: 'session' }>; top
     <div class="row group-head session-row" role="presentation" style={{ top: `${top}px` }}>
       <span class="g-label">session</span>
       <code class="g-session" title={e.sessionId ?? ''}>{e.sessionId ?? '(no session)'}</code>
-      <span class="muted">{e.turns.length} turn{e.turns.length === 1 ? '' : 's'}{open ? `, ${open} open` : ''}</span>
-      <button type="button" class="link" onClick={() => setAllExpanded(open < e.turns.length, seqs)}>{open < e.turns.length ? 'expand its turns' : 'collapse its turns'}</button>
+      <span class="muted">{e.turns.length === 0 ? 'no prompt turn here' : `${e.turns.length} turn${e.turns.length === 1 ? '' : 's'}${open ? `, ${open} open` : ''}`}</span>
+      {e.turns.length > 0 && (
+        <button type="button" class="link" onClick={() => setAllExpanded(open < e.turns.length, seqs)}>{open < e.turns.length ? 'expand its turns' : 'collapse its turns'}</button>
+      )}
     </div>
   );
 }
