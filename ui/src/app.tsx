@@ -174,7 +174,7 @@ export function App() {
         <nav aria-label="Breadcrumb" class="crumbs">
           <a href="./" onClick={goHome} aria-current={recId.value === null && !comparing.value ? 'page' : undefined}>Recordings</a>
           {recId.value !== null && <span> / #{recId.value}</span>}
-          {' · '}<a href="?view=compare" aria-current={comparing.value ? 'page' : undefined} onClick={(e) => { e.preventDefault(); openCompare(recId.value, null); }}>Compare</a>
+          {' · '}<a href="?view=compare" aria-current={comparing.value ? 'page' : undefined} onClick={(e) => { e.preventDefault(); if (!comparing.value) openCompare(recId.value, null); }}>Compare</a>
         </nav>
         <span class="spacer-flex" />
         <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · / filter · Enter open · Esc close</span>
