@@ -230,6 +230,11 @@ describe('the timeline UI in chromium', () => {
     await input.press('Enter');
     await page.getByRole('button', { name: 'group by turn' }).click();
     expect(new URL(page.url()).searchParams.get('group')).toBeNull();
+    // A link to an item inside a turn (a shared URL, a jump from a finding) opens that turn.
+    await page.goto(`${new URL(srv.url).origin}/?rec=${db.id}&group=turns&sel=10`);
+    await page.locator('.row.selected[data-seq="10"]').waitFor();
+    expect(await heads.first().getAttribute('aria-expanded')).toBe('true');
+    expect(await heads.nth(1).getAttribute('aria-expanded')).toBe('false');
   });
 
   it('follows a live recording: frames appended to the database appear without a reload', async () => {
