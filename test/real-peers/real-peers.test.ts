@@ -110,6 +110,13 @@ describe('replaying real peers', () => {
     expect(out).toMatch(/replay: done: 6 matched \(0 with differences\), 0 unmatched/);
   });
 
+  it('codex-acp (as recorded) takes a 2.4.0-SDK client through a plan and a permission request with a string id', async () => {
+    const out = await clientAgainst('codex-acp-tools.jsonl', ['--auth', 'codex-api-key', '--prompt', 'List the files, plan, and write NOTES.md.']);
+    expect(out).toContain('[client] update plan');
+    expect(out).toContain('[client] session/prompt ok {"stopReason":"end_turn"}');
+    expect(out).toMatch(/replay: done: 5 matched \(0 with differences\), 0 unmatched/);
+  });
+
   it('the zed 0.4.5 example client (as recorded) drives the SDK 1.9.0 example agent to an equivalent exchange', async () => {
     const t = tempDir('acp-real-replay-');
     try {
