@@ -155,7 +155,7 @@ function proxyCpu(v, pid) {
 }
 
 /** The recorder thread's nice value (src/tap/recorder-worker.ts): how the bench tells it apart. */
-const RECORDER_NICE = 10;
+const RECORDER_NICE = 1;
 
 const cpuDiff = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));
 

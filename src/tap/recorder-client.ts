@@ -28,8 +28,8 @@ export class RecorderClient {
   private finished = false;
   private warned = false;
   recordingId: number | null = null;
-  /** [in SQLite, stop]: shared with the worker (see `sql()` in recorder-worker.ts). */
-  private readonly guard = new Int32Array(new SharedArrayBuffer(8));
+  /** [in SQLite, stop, progress]: shared with the worker (see `sql()` and `progressed()` in recorder-worker.ts). */
+  private readonly guard = new Int32Array(new SharedArrayBuffer(12));
 
   constructor(config: RecorderConfig, private readonly warn: (msg: string) => void) {
     this.done = new Promise((r) => (this.doneResolve = r));
@@ -149,12 +149,14 @@ export class RecorderClient {
     if (!this.worker || this.finished) return this.done;
     this.finished = true;
     this.control({ finish: { code, signal, t } }, t);
-    let lastPos = this.ring!.readPosition;
+    // Progress is the ring being read, or a burst captured earlier being indexed (guard slot 2).
+    const position = () => this.ring!.readPosition + Atomics.load(this.guard, 2);
+    let lastPos = position();
     let lastMove = Date.now();
     let timer: NodeJS.Timeout | undefined;
     const stalled = new Promise<void>((r) => {
       timer = setInterval(() => {
-        const pos = this.ring!.readPosition;
+        const pos = position();
         if (pos !== lastPos) {
           lastPos = pos;
           lastMove = Date.now();

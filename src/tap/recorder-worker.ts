@@ -8,8 +8,10 @@
  * written is counted as a gap. Nothing here may throw into the forwarder.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { ftruncateSync, openSync, readSync, readlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { join } from 'node:path';
+import { setPriority, tmpdir } from 'node:os';
 import type { FromRecorder, RecorderConfig, ToRecorder, StreamCode } from './messages.js';
 import { A2C, C2A, STDERR } from './messages.js';
 import { RING_CONTROL, RingReader, type RingRecord } from './ring.js';
@@ -93,6 +95,8 @@ function noteDelay(): void {
   send({ info: `acp-inspect: recording delayed: database ${config.dbPath} is locked by another process; forwarding continues` });
 }
 
+/** Set when the database cannot be used at all: nothing is captured or stored. */
+let storeFailed = false;
 /** True while the database was locked at start and opening it is being retried. */
 let opening = false;
 
@@ -119,6 +123,7 @@ function openStore(): void {
       return;
     }
     opening = false;
+    storeFailed = true;
     const err = toStoreError(e, config.dbPath);
     warnOnce(`not recording: ${err.message}. The session is forwarded untouched.`);
     store?.close();
@@ -370,39 +375,248 @@ port.on('message', (m: ToRecorder) => {
   else receive(m);
 });
 
+// ---- bursts: wait, then capture, then split and index -------------------------------------------
+
+/**
+ * Splitting, parsing, checking and indexing costs 10–20 µs of CPU per frame. During a burst (a flood
+ * of updates, a large file) that would compete on a small machine with the agent and the client,
+ * which matter more. So:
+ * 1. While bytes keep arriving and less than 8 MiB wait, the recorder leaves them in the ring and does
+ *    nothing: most bursts end before that, and are indexed right after.
+ * 2. A longer burst is *captured*: records are appended as they are to a spill file
+ *    (one write per few MB; nothing is dropped), and are split into items once the ring is quiet
+ *    again, or while finishing. Order holds: once anything is captured, everything after it is too,
+ *    until the indexer has caught up with the spill file.
+ */
+/** Unread bytes below which the recorder never waits (ordinary traffic is processed at once). */
+const BEHIND_BYTES = 256 * 1024;
+/**
+ * How much of a burst may wait in the ring untouched. Past it the burst is captured, with the rest
+ * of the ring as headroom for a recorder that gets little CPU while the burst goes on.
+ */
+const DEFER_MAX_BYTES = 8 * 1024 * 1024;
+/** The live checker is loaded once nothing arrived for this long (loading takes the CPU for a moment). */
+const CHECKER_QUIET_MS = 100;
+/** A burst is over when nothing arrived for this long; then the capture is indexed. */
+const QUIET_MS = 25;
+/** How long to let a growing burst accumulate before looking again. */
+const DEFER_MS = 2;
+/** Captured bytes kept in memory before they are written to the table. */
+const CAPTURE_BATCH_BYTES = 4 * 1024 * 1024;
+/** A spilled backlog this large is indexed even during a burst (a slice per pass): disk is not infinite. */
+const MAX_BACKLOG_BYTES = 1024 * 1024 * 1024;
+
+/** True while more than DEFER_MAX_BYTES wait in the ring: records are captured rather than indexed. */
+let bursting = false;
+
+interface Captured { stream: number; t: number; data: Buffer }
+let capture: Captured[] = [];
+let captureBytes = 0;
+/** True while captured records (in `capture` or in the spill file) wait to be indexed. */
+let captured = false;
+/** The session is over (its finish record is captured): index now, whatever still arrives. */
+let finishCaptured = false;
+/**
+ * The spill file: captured records, appended in order (16-byte header as in the ring, then the
+ * payload), read back by the indexer. It lives in the temp folder, owner-only, and is unlinked as
+ * soon as it is opened, so nothing is left behind whatever happens to the tap. Emptied (truncated)
+ * each time the indexer catches up.
+ */
+let spillFd: number | null = null;
+let spillWrite = 0;
+let spillRead = 0;
+/** Set when the spill file cannot be written: captured records are then indexed from memory. */
+let captureBroken = false;
+/** Shared progress counter (guard slot 2): the forwarding thread waits for a recorder that advances. */
+function progressed(): void {
+  if (guard && guard.length > 2) Atomics.add(guard, 2, 1);
+}
+
+function dispatch(type: number, t: number, payload: Buffer): void {
+  if (type === RING_CONTROL) {
+    let m: ToRecorder | null = null;
+    try { m = JSON.parse(payload.toString('utf8')) as ToRecorder; } catch { /* never written by us */ }
+    if (m) receive(m);
+  } else {
+    receive([type as StreamCode, t, payload]);
+  }
+}
+
+/** Routes one ring record: straight to the indexer, or into the capture during a burst. */
+function take(type: number, t: number, payload: Buffer): void {
+  // Capturing needs only the spill file: bytes are captured while the database is still opening.
+  const canCapture = !storeFailed;
+  if (!captured && (!canCapture || (ready && !bursting))) {
+    dispatch(type, t, payload);
+    return;
+  }
+  captured = true;
+  if (type === RING_CONTROL && payload.includes('"finish"')) finishCaptured = true;
+  capture.push({ stream: type, t, data: payload });
+  captureBytes += payload.length;
+  if (captureBytes >= CAPTURE_BATCH_BYTES) writeCapture();
+}
+
+function openSpill(): number {
+  const path = join(tmpdir(), `acp-inspect-spill-${process.pid}-${randomBytes(6).toString('hex')}`);
+  const fd = openSync(path, 'wx+', 0o600);
+  try { unlinkSync(path); } catch { /* left for the temp folder's cleanup */ }
+  return fd;
+}
+
+function writeCapture(): void {
+  if (capture.length === 0 || captureBroken) return;
+  try {
+    spillFd ??= openSpill();
+    const parts: Buffer[] = [];
+    let len = 0;
+    for (const c of capture) {
+      const head = Buffer.allocUnsafe(16);
+      head.writeUInt32LE(c.data.length, 0);
+      head.writeUInt32LE(c.stream, 4);
+      head.writeDoubleLE(c.t, 8);
+      parts.push(head, c.data);
+      len += 16 + c.data.length;
+    }
+    const buf = Buffer.concat(parts, len);
+    let off = 0;
+    while (off < len) off += writeSync(spillFd, buf, off, len - off, spillWrite + off);
+    spillWrite += len;
+    capture = [];
+    captureBytes = 0;
+    progressed();
+  } catch {
+    // Disk full or no temp folder: index what is in memory directly (bounded by the ring's pace).
+    captureBroken = true;
+  }
+}
+
+function readSpill(pos: number, len: number): Buffer {
+  const buf = Buffer.allocUnsafe(len);
+  let off = 0;
+  while (off < len) {
+    const n = readSync(spillFd!, buf, off, len - off, pos + off);
+    if (n === 0) throw new Error('spill file ended early');
+    off += n;
+  }
+  return buf;
+}
+
+/** Indexes captured records for about `budgetMs`; returns true when it caught up. */
+function indexSlice(budgetMs: number): boolean {
+  const until = performance.now() + budgetMs;
+  writeCapture();
+  while (performance.now() < until && !finishing) {
+    if (spillRead < spillWrite) {
+      try {
+        const head = readSpill(spillRead, 16);
+        const len = head.readUInt32LE(0);
+        const data = readSpill(spillRead + 16, len);
+        spillRead += 16 + len;
+        dispatch(head.readUInt32LE(4), head.readDoubleLE(8), data);
+      } catch (e) {
+        warnOnce(`recording incomplete: the recorder's spill file failed (${(e as Error).message})`);
+        spillRead = spillWrite;
+      }
+      progressed();
+      continue;
+    }
+    if (spillWrite > 0) {
+      try { ftruncateSync(spillFd!, 0); } catch { /* space comes back when the tap exits */ }
+      spillRead = spillWrite = 0;
+    }
+    if (capture.length > 0) {
+      if (!captureBroken) {
+        writeCapture();
+        continue;
+      }
+      const c = capture.shift()!;
+      captureBytes -= c.data.length;
+      dispatch(c.stream, c.t, c.data);
+      continue;
+    }
+    captured = false;
+    return true;
+  }
+  return !captured;
+}
+
+/**
+ * Loads the live checker (its modules and schemas cost a few hundred ms of CPU). Started once the
+ * ring is quiet, so a session that opens with a burst is captured first instead of overflowing the
+ * ring while the recorder is busy loading; until it is loaded, everything is captured.
+ */
+let checkerLoading = false;
+function startChecker(): void {
+  if (checkerLoading) return;
+  checkerLoading = true;
+  void loadChecker().then(() => {
+    ready = true;
+    for (const m of early.splice(0)) receive(m);
+  });
+}
+
 /**
  * Drains the shared ring (chunks and control messages, in the order they were written) a slice at a
  * time, yielding to timers between slices. Space is released as each record is taken, so the ring
- * bounds what waits; what is taken is processed at once (and batched for SQLite, bounded).
+ * bounds what waits. See "bursts" above for when records wait, are captured, or are indexed at once.
  */
-async function drainRing(reader: RingReader): Promise<void> {
+async function drainRing(reader: RingReader, capacity: number): Promise<void> {
+  const half = capacity / 2;
+  const deferLimit = Math.min(half, DEFER_MAX_BYTES);
+  let prevUsed = 0;
+  let lastActivity = performance.now();
   for (;;) {
+    const used = reader.used;
+    const growing = used !== prevUsed;
+    prevUsed = used;
+    // 1. A burst is arriving and there is room: let it arrive undisturbed. (Once capturing, keep
+    //    capturing: the burst outran the ring once already.)
+    if (growing && !captured && used > BEHIND_BYTES && used < deferLimit) {
+      await new Promise((r) => setTimeout(r, DEFER_MS));
+      continue;
+    }
+    bursting = used >= deferLimit;
     let rec: RingRecord | null = null;
     let n = 0;
-    while (!finishing && n < 64 && (rec = reader.read()) !== null) {
+    while (!finishing && n < 256 && (rec = reader.read()) !== null) {
       n++;
-      if (rec.type === RING_CONTROL) {
-        let m: ToRecorder | null = null;
-        try { m = JSON.parse(rec.payload.toString('utf8')) as ToRecorder; } catch { /* never written by us */ }
-        if (m) receive(m);
-      } else {
-        receive([rec.type as StreamCode, rec.t, rec.payload]);
-      }
+      if (!bursting && reader.used >= deferLimit) bursting = true;
+      take(rec.type, rec.t, rec.payload);
+      // Indexing at once is for ordinary traffic: when a burst starts piling up behind us, go back
+      // to the top and let it arrive (or capture it) instead of indexing it record by record.
+      if (!captured && !bursting && reader.used > BEHIND_BYTES) break;
     }
     if (finishing) return;
-    if (n >= 64) await new Promise((r) => setImmediate(r));
-    else await reader.wait();
+    prevUsed = reader.used;
+    if (n > 0) lastActivity = performance.now();
+    const quietNow = performance.now() - lastActivity >= QUIET_MS;
+    if (!ready) {
+      if (finishCaptured || (prevUsed === 0 && performance.now() - lastActivity >= CHECKER_QUIET_MS)) startChecker();
+      writeCapture();
+    } else if (captured) {
+      // Index once the burst is over: nothing arrived for QUIET_MS (or the backlog is very large);
+      // until then, only store the capture.
+      if (quietNow || finishCaptured || spillWrite - spillRead > MAX_BACKLOG_BYTES) indexSlice(20);
+      else writeCapture();
+      if (finishing) return;
+    }
+    // With a capture pending, never sleep on the ring: the burst may be over (and the finish record
+    // already captured), and only this loop indexes what waits.
+    if (n >= 256) await new Promise((r) => setImmediate(r));
+    else if (captured || !ready) await new Promise((r) => setTimeout(r, 1));
+    else await reader.wait(0);
   }
 }
 
 /**
- * The recorder runs at a low CPU priority (nice 10, about a tenth of the share of a normal thread):
- * on a busy machine the agent, the client and the forwarding thread go first, and the recorder
- * catches up in idle time (bounded by the ring; past it, a gap is marked). Not the lowest (19): on a
- * machine kept busy by other work, a recorder at 19 gets next to nothing and falls minutes behind.
- * Linux priorities are per thread; elsewhere this is a no-op.
+ * The recorder runs one step below normal CPU priority (nice 1): under contention the agent, the
+ * client and the forwarding thread go slightly first. It is not lower because during a burst the
+ * recorder must still capture as fast as bytes arrive (capture is cheap: see "bursts" above) or the
+ * ring overflows into a gap; the expensive per-frame work is what waits for the burst to end.
+ * Linux priorities are per thread; elsewhere this is a no-op. The bench finds the thread by this value.
  */
-export const RECORDER_NICE = 10;
+export const RECORDER_NICE = 1;
 function lowerPriority(): void {
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
@@ -413,12 +627,10 @@ lowerPriority();
 
 /** Loaded only for --ui; a variable keeps the tap independent of the server at build time. */
 const SERVER_MODULE = '../server/index.js';
+// Drain first (a burst at start-up is captured), then open the database.
+if (config.ring) void drainRing(new RingReader(config.ring), config.ring.byteLength - 64);
+else startChecker();
 openStore();
-void loadChecker().then(() => {
-  ready = true;
-  for (const m of early.splice(0)) receive(m);
-  if (config.ring) void drainRing(new RingReader(config.ring));
-});
 if (config.ui !== null && store) {
   import(SERVER_MODULE)
     .then(async (mod: { startServer?: (o: { dbPath: string; port: number }) => Promise<{ url: string; close(): Promise<void> }> }) => {

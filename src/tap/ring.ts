@@ -105,6 +105,11 @@ export class RingReader {
     ({ ctl: this.ctl, data: this.data, cap: this.cap } = view(sab));
   }
 
+  /** Bytes written and not yet read: how far the reader is behind. */
+  get used(): number {
+    return (Atomics.load(this.ctl, W) - Atomics.load(this.ctl, R)) | 0;
+  }
+
   /** Takes the next record (its payload copied out, its space released), or null when empty. */
   read(): RingRecord | null {
     const r = Atomics.load(this.ctl, R);

@@ -179,11 +179,18 @@ process.stdin.resume();
     // Without a cap the recorder held the whole line (several copies); with it, a bounded amount.
     expect(peakKb).toBeLessThan(800 * 1024);
     const items = withStore(db, (s) => s.readItems(s.resolveRef('latest')));
-    const frame = items.find((i) => i.dir === 'a2c') as Frame;
-    expect(Buffer.byteLength(frame.raw)).toBeLessThanOrEqual(64 * 1024 * 1024);
-    // If the recorder fell behind, a gap was marked and the frame holds what came after it.
+    const frame = items.find((i) => i.dir === 'a2c') as Frame | undefined;
+    // If the recorder fell behind (a burst right at start-up, before its thread runs), a gap was
+    // marked and the frame holds what came after it — or there is none, if the gap reached the end.
     const gaps = items.filter((i) => i.dir === 'event' && (i as { type: string }).type === 'gap');
     const status = withStore(db, (s) => s.listRecordings()[0]!.status);
+    if (gaps.length > 0 && frame === undefined) {
+      expect(status).toBe('incomplete');
+      return;
+    }
+    expect(frame).toBeDefined();
+    if (!frame) return;
+    expect(Buffer.byteLength(frame.raw)).toBeLessThanOrEqual(64 * 1024 * 1024);
     if (gaps.length === 0) {
       expect(frame.truncated).toBe(true);
       expect(frame.kind).toBe('invalid');
