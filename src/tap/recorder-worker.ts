@@ -8,7 +8,7 @@
  * written is counted as a gap. Nothing here may throw into the forwarder.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ftruncateSync, openSync, readSync, readlinkSync, unlinkSync, writeSync } from 'node:fs';
+import { ftruncateSync, openSync, readSync, readlinkSync, unlinkSync, writevSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { setPriority, tmpdir } from 'node:os';
@@ -478,9 +478,17 @@ function writeCapture(): void {
       parts.push(head, c.data);
       len += 16 + c.data.length;
     }
-    const buf = Buffer.concat(parts, len);
-    let off = 0;
-    while (off < len) off += writeSync(spillFd, buf, off, len - off, spillWrite + off);
+    // One gathering write, no concatenation copy (writev may write less than asked: go on from there).
+    let done = 0;
+    while (done < len) {
+      let skip = done;
+      let i = 0;
+      while (skip >= parts[i]!.length) skip -= parts[i++]!.length;
+      const rest = [parts[i]!.subarray(skip), ...parts.slice(i + 1)];
+      const n = writevSync(spillFd, rest, spillWrite + done);
+      if (n <= 0) throw new Error("spill write made no progress");
+      done += n;
+    }
     spillWrite += len;
     capture = [];
     captureBytes = 0;
