@@ -3,7 +3,7 @@
  * the mock agent on stdio or the mock client against a spawned agent, and sets the exit code.
  */
 import { existsSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { loadRecordingRef } from '../source.js';
 import { CliError } from '../cli/errors.js';
 import type { ReplayCliOptions } from '../cli/commands/replay.js';
@@ -87,8 +87,11 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
   const rc = recordedCwd(recording);
   if (rc && rc !== cwd) process.stderr.write(`replay: mapping the recorded cwd ${rc} to ${cwd}\n`);
   const color = opts.color !== false && process.stdout.isTTY === true;
+  // The agent runs in `cwd` (the recorded folder, when it exists): relative paths the user typed in
+  // the agent command are meant from here, so make the ones that name existing files absolute.
+  const command = cwd === process.cwd() ? agent : agent.map((a) => (/^\.{0,2}\//.test(a) || (a.includes('/') && !isAbsolute(a))) && existsSync(a) ? resolve(a) : a);
   const run = await runReplayClient(recording, {
-    command: agent,
+    command,
     cwd,
     ignore,
     timeoutMs,

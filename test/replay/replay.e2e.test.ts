@@ -84,6 +84,13 @@ describe('replay --as client', () => {
     expect(d.code).toBe(0);
   });
 
+  it('runs the agent in the recorded folder, with a relative agent path still meant from the caller\'s folder', async () => {
+    const rel = join('node_modules', 'acp-sdk-v1-examples', 'dist', 'examples', 'agent.js');
+    const r = await cli(['replay', '--as', 'client', 'latest', '--db', db, '--', node, rel]);
+    expect(r.stdout.toString()).toContain('replay: equivalent: 11 agent frames matched; 0 changed, 0 missing, 0 extra');
+    expect(r.code).toBe(0);
+  });
+
   it('against a changed agent exits 1 with a readable diff of what changed and what is missing', async () => {
     const r = await cli(['replay', '--as', 'client', 'latest', '--db', db, '--timeout', '1500', '--no-color', '--', node, CHANGED_AGENT]);
     expect(r.code).toBe(1);
