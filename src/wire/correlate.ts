@@ -13,13 +13,21 @@ export interface PendingRequest {
   dir: Direction;
 }
 
+/** Unanswered requests remembered at most; the oldest is forgotten first, so memory stays bounded. */
+export const MAX_PENDING = 100_000;
+
 export class Correlator {
   private pending = new Map<string, PendingRequest>();
+
+  constructor(private readonly maxPending = MAX_PENDING) {}
 
   /** Annotates `frame` in place: responses get `method`, `replyTo` and `latency`. Returns the request answered, if any. */
   observe(frame: Frame): PendingRequest | undefined {
     if (frame.kind === 'request' && frame.method !== undefined) {
-      this.pending.set(frame.dir + idKey(frame.id), { seq: frame.seq, t: frame.t, method: frame.method, dir: frame.dir });
+      const key = frame.dir + idKey(frame.id);
+      this.pending.delete(key); // a reused id starts again at the end (Map order is insertion order)
+      this.pending.set(key, { seq: frame.seq, t: frame.t, method: frame.method, dir: frame.dir });
+      if (this.pending.size > this.maxPending) this.pending.delete(this.pending.keys().next().value!);
       return undefined;
     }
     if (frame.kind === 'result' || frame.kind === 'error') {

@@ -39,6 +39,18 @@ describe('Correlator', () => {
     expect(c.unanswered()).toEqual([]);
   });
 
+  it('forgets the oldest unanswered request past its bound, so memory stays bounded', () => {
+    const c = new Correlator(3);
+    for (let i = 1; i <= 5; i++) c.observe(frameFromText(i, i, 'a2c', `{"jsonrpc":"2.0","id":${i},"method":"fs/read_text_file"}`));
+    expect(c.unanswered().map((p) => p.seq)).toEqual([3, 4, 5]);
+    const late = frameFromText(6, 6, 'c2a', '{"jsonrpc":"2.0","id":1,"result":{}}');
+    c.observe(late);
+    expect(late.replyTo).toBeUndefined();
+    const ok = frameFromText(7, 7, 'c2a', '{"jsonrpc":"2.0","id":5,"result":{}}');
+    c.observe(ok);
+    expect(ok.replyTo).toBe(5);
+  });
+
   it('treats "1" and 1 as different ids and leaves unknown responses unpaired', () => {
     const c = new Correlator();
     c.observe(frameFromText(1, 0, 'c2a', '{"jsonrpc":"2.0","id":"1","method":"a"}'));
