@@ -16,7 +16,6 @@ export type ToRecorder =
 
 /** Recorder → forwarder. */
 export type FromRecorder =
-  | { ack: number }
   | { warn: string }
   | { info: string }
   | { recordingId: number }

@@ -48,8 +48,7 @@ export class RecorderClient {
     }
     w.unref();
     w.on('message', (m: FromRecorder) => {
-      if ('ack' in m) return;
-      else if ('warn' in m) this.warnOnce(m.warn);
+      if ('warn' in m) this.warnOnce(m.warn);
       else if ('info' in m) this.warn(m.info);
       else if ('recordingId' in m) this.recordingId = m.recordingId;
       else if ('done' in m) this.doneResolve?.();

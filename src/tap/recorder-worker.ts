@@ -44,7 +44,6 @@ let recordingId: number | null = null;
 let warned = false;
 let incompleteReason: string | null = null;
 let seq = 0;
-let processedBytes = 0;
 let pendingItems: Item[] = [];
 let pendingFindings: StoredFinding[] = [];
 let pendingBytes = 0;
@@ -220,10 +219,7 @@ function flush(): void {
     clearTimeout(flushTimer);
     flushTimer = null;
   }
-  if (pendingItems.length === 0 && pendingFindings.length === 0) {
-    send({ ack: processedBytes });
-    return;
-  }
+  if (pendingItems.length === 0 && pendingFindings.length === 0) return;
   if (opening) openStore();
   if (opening) {
     if (pendingBytes >= MAX_PENDING_BYTES) {
@@ -234,14 +230,12 @@ function flush(): void {
       pendingBytes = 0;
     }
     if (!flushTimer) flushTimer = setTimeout(flush, 250);
-    send({ ack: processedBytes });
     return;
   }
   if (!store || recordingId === null) {
     pendingItems = [];
     pendingFindings = [];
     pendingBytes = 0;
-    send({ ack: processedBytes });
     return;
   }
   try {
@@ -266,7 +260,6 @@ function flush(): void {
       void err;
     }
   }
-  send({ ack: processedBytes });
 }
 
 async function finish(code: number | null, signal: string | null, t: number): Promise<void> {
@@ -321,20 +314,12 @@ async function finish(code: number | null, signal: string | null, t: number): Pr
   send({ done: true });
 }
 
-/** Acknowledge processed bytes at least every this many bytes, so a huge frame never looks like a stall. */
-const ACK_EVERY = 1024 * 1024;
-let lastAck = 0;
 
 function handle(m: ToRecorder): void {
   if (Array.isArray(m)) {
     const [code, t, bytes] = m;
     const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    processedBytes += buf.length;
     for (const line of splitters[code]!.push(buf)) onLine(code, t, line);
-    if (processedBytes - lastAck >= ACK_EVERY) {
-      lastAck = processedBytes;
-      send({ ack: processedBytes });
-    }
     return;
   }
   if ('ev' in m) {
