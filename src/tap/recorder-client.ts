@@ -11,7 +11,7 @@ import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './mes
 import { RING_CONTROL, RingWriter, createRing } from './ring.js';
 
 /** Bytes of the ring: what the recorder may lag behind the session before chunks are dropped (a gap). */
-export const RING_BYTES = 64 * 1024 * 1024;
+export const RING_BYTES = 32 * 1024 * 1024;
 /** Once dropping, chunks are taken again only when this much of the ring is free (one gap, not many). */
 const RESUME_FREE_BYTES = RING_BYTES / 4;
 /** Kept for callers that name the old bound: the most that may be in flight to the recorder. */

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { setPriority, tmpdir } from 'node:os';
 import type { FromRecorder, RecorderConfig, ToRecorder, StreamCode } from './messages.js';
 import { A2C, C2A, STDERR } from './messages.js';
-import { RING_CONTROL, RingReader, type RingRecord } from './ring.js';
+import { RING_CONTROL, RING_HEADER, RingReader, pad8, type RingRecord } from './ring.js';
 import { decodeUtf8 } from '../wire/line-splitter.js';
 import { CappedLineSplitter, DEFAULT_LINE_CAP, type CappedLine } from './capped-splitter.js';
 import { frameFromBytes } from '../wire/make-frame.js';
@@ -29,7 +29,7 @@ const send = (m: FromRecorder) => port.postMessage(m);
 
 /** Flush at least this often, and sooner when a batch grows past these bounds. */
 const FLUSH_MS = 50;
-const FLUSH_ITEMS = 2000;
+const FLUSH_ITEMS = 1000;
 const FLUSH_BYTES = 8 * 1024 * 1024;
 /** Items kept in memory while the database is busy; beyond this they are dropped (a gap). */
 const MAX_PENDING_BYTES = 96 * 1024 * 1024;
@@ -366,12 +366,13 @@ port.on('message', (m: ToRecorder) => {
  * Splitting, parsing, checking and indexing costs 10–20 µs of CPU per frame. During a burst (a flood
  * of updates, a large file) that would compete on a small machine with the agent and the client,
  * which matter more. So:
- * 1. While bytes keep arriving and less than 8 MiB wait, the recorder leaves them in the ring and does
- *    nothing: most bursts end before that, and are indexed right after.
- * 2. A longer burst is *captured*: records are appended as they are to a spill file
- *    (one write per few MB; nothing is dropped), and are split into items once the ring is quiet
- *    again, or while finishing. Order holds: once anything is captured, everything after it is too,
- *    until the indexer has caught up with the spill file.
+ * 1. While bytes keep arriving and less than DEFER_MAX_BYTES wait, the recorder leaves them in the
+ *    ring and does nothing: most bursts end before that, and are indexed right after.
+ * 2. A longer burst is *captured*: the unread part of the ring is appended, as it lies there, to a
+ *    spill file (one gathering write straight from the shared memory: no copy in JavaScript, no
+ *    allocation, nothing dropped), and is split into items once the ring is quiet again, or while
+ *    finishing. Order holds: once anything is captured, everything after it is too, until the
+ *    indexer has caught up with the spill file.
  */
 /** Unread bytes below which the recorder never waits (ordinary traffic is processed at once). */
 const BEHIND_BYTES = 256 * 1024;
@@ -384,62 +385,79 @@ const DEFER_MAX_BYTES = 8 * 1024 * 1024;
 const CHECKER_QUIET_MS = 100;
 /** A burst is over when nothing arrived for this long; then the capture is indexed. */
 const QUIET_MS = 25;
+/**
+ * After traffic wakes an idle recorder, it lets this long pass before it looks. A request and its
+ * answer (a round trip takes well under a millisecond) then go by without the recorder competing
+ * for the CPU with the agent and the client, and what arrived meanwhile is taken in one pass,
+ * with one wake-up instead of one per chunk.
+ */
+const WAKE_BATCH_MS = 4;
 /** How long to let a growing burst accumulate before looking again. */
 const DEFER_MS = 2;
-/** Captured bytes kept in memory before they are written to the table. */
-const CAPTURE_BATCH_BYTES = 4 * 1024 * 1024;
+/** The indexer reads the spill file back in blocks of this size. */
+const SPILL_BLOCK_BYTES = 1024 * 1024;
+/** Spill file space kept for the next burst once the indexer has caught up (see indexSlice). */
+const SPILL_KEEP_BYTES = 64 * 1024 * 1024;
 /** A spilled backlog this large is indexed even during a burst (a slice per pass): disk is not infinite. */
 const MAX_BACKLOG_BYTES = 1024 * 1024 * 1024;
 
 /** True while more than DEFER_MAX_BYTES wait in the ring: records are captured rather than indexed. */
 let bursting = false;
 
+/** Records kept in memory instead of the spill file, when that file cannot be written. */
 interface Captured { stream: number; t: number; data: Buffer }
 let capture: Captured[] = [];
-let captureBytes = 0;
-/** True while captured records (in `capture` or in the spill file) wait to be indexed. */
+/** True while captured records (in the spill file or in `capture`) wait to be indexed. */
 let captured = false;
 /** The session is over (its finish record is captured): index now, whatever still arrives. */
 let finishCaptured = false;
 /**
- * The spill file: captured records, appended in order (16-byte header as in the ring, then the
- * payload), read back by the indexer. It lives in the temp folder, owner-only, and is unlinked as
- * soon as it is opened, so nothing is left behind whatever happens to the tap. Emptied (truncated)
- * each time the indexer catches up.
+ * The spill file: captured ring records, byte for byte as they lay in the ring (16-byte header, the
+ * payload, padding to 8 bytes), read back by the indexer. It lives in the temp folder, owner-only,
+ * and is unlinked as soon as it is opened, so nothing is left behind whatever happens to the tap.
+ * Written from the start again each time the indexer catches up.
  */
 let spillFd: number | null = null;
 let spillWrite = 0;
 let spillRead = 0;
-/** Set when the spill file cannot be written: captured records are then indexed from memory. */
+/** Set when the spill file cannot be written: captured records are then kept in memory. */
 let captureBroken = false;
 /** Shared progress counter (guard slot 2): the forwarding thread waits for a recorder that advances. */
 function progressed(): void {
   if (guard && guard.length > 2) Atomics.add(guard, 2, 1);
 }
 
+function parseControl(payload: Buffer): ToRecorder | null {
+  try {
+    return JSON.parse(payload.toString('utf8')) as ToRecorder;
+  } catch {
+    return null; // never written by us
+  }
+}
+
 function dispatch(type: number, t: number, payload: Buffer): void {
   if (type === RING_CONTROL) {
-    let m: ToRecorder | null = null;
-    try { m = JSON.parse(payload.toString('utf8')) as ToRecorder; } catch { /* never written by us */ }
+    const m = parseControl(payload);
     if (m) receive(m);
   } else {
     receive([type as StreamCode, t, payload]);
   }
 }
 
-/** Routes one ring record: straight to the indexer, or into the capture during a burst. */
+/** Routes one ring record: straight to the indexer, or (spill file broken) into the memory capture. */
 function take(type: number, t: number, payload: Buffer): void {
-  // Capturing needs only the spill file: bytes are captured while the database is still opening.
-  const canCapture = !storeFailed;
-  if (!captured && (!canCapture || (ready && !bursting))) {
+  if (!captured && (storeFailed || (ready && !bursting))) {
     dispatch(type, t, payload);
     return;
   }
   captured = true;
-  if (type === RING_CONTROL && payload.includes('"finish"')) finishCaptured = true;
+  if (type === RING_CONTROL && isFinish(payload)) finishCaptured = true;
   capture.push({ stream: type, t, data: payload });
-  captureBytes += payload.length;
-  if (captureBytes >= CAPTURE_BATCH_BYTES) writeCapture();
+}
+
+function isFinish(payload: Buffer): boolean {
+  const m = parseControl(payload);
+  return m !== null && !Array.isArray(m) && 'finish' in m;
 }
 
 function openSpill(): number {
@@ -449,39 +467,45 @@ function openSpill(): number {
   return fd;
 }
 
-function writeCapture(): void {
-  if (capture.length === 0 || captureBroken) return;
+/**
+ * Captures everything unread in the ring: appends it to the spill file in one gathering write
+ * straight from the shared memory, then frees it. Returns the bytes captured; 0 (and the spill file
+ * marked broken, nothing lost) when the file cannot be written.
+ */
+function captureRing(reader: RingReader): number {
+  const { start, bytes, slices } = reader.region();
+  if (bytes === 0) return 0;
   try {
     spillFd ??= openSpill();
-    const parts: Buffer[] = [];
-    let len = 0;
-    for (const c of capture) {
-      const head = Buffer.allocUnsafe(16);
-      head.writeUInt32LE(c.data.length, 0);
-      head.writeUInt32LE(c.stream, 4);
-      head.writeDoubleLE(c.t, 8);
-      parts.push(head, c.data);
-      len += 16 + c.data.length;
-    }
-    // One gathering write, no concatenation copy (writev may write less than asked: go on from there).
     let done = 0;
-    while (done < len) {
+    while (done < bytes) {
+      // writev may write less than asked: go on from there.
       let skip = done;
       let i = 0;
-      while (skip >= parts[i]!.length) skip -= parts[i++]!.length;
-      const rest = [parts[i]!.subarray(skip), ...parts.slice(i + 1)];
+      while (skip >= slices[i]!.length) skip -= slices[i++]!.length;
+      const rest = [slices[i]!.subarray(skip), ...slices.slice(i + 1)];
       const n = writevSync(spillFd, rest, spillWrite + done);
-      if (n <= 0) throw new Error("spill write made no progress");
+      if (n <= 0) throw new Error('spill write made no progress');
       done += n;
     }
-    spillWrite += len;
-    capture = [];
-    captureBytes = 0;
-    progressed();
   } catch {
-    // Disk full or no temp folder: index what is in memory directly (bounded by the ring's pace).
+    // Disk full or no temp folder: from now on captured records are kept in memory.
     captureBroken = true;
+    return 0;
   }
+  // Control records are few (events, end of streams, the finish); only they are looked into.
+  if (!finishCaptured) {
+    for (let p = 0; p < bytes;) {
+      const h = reader.headerAt((start + p) | 0);
+      if (h.type === RING_CONTROL && isFinish(reader.payloadAt((start + p) | 0, h.len))) finishCaptured = true;
+      p += h.size;
+    }
+  }
+  spillWrite += bytes;
+  reader.release(bytes);
+  captured = true;
+  progressed();
+  return bytes;
 }
 
 function readSpill(pos: number, len: number): Buffer {
@@ -495,37 +519,54 @@ function readSpill(pos: number, len: number): Buffer {
   return buf;
 }
 
+/** Indexes the spill file's records from one block read, for about as long as `until` allows. */
+function indexSpillBlock(until: number): void {
+  try {
+    const block = readSpill(spillRead, Math.min(SPILL_BLOCK_BYTES, spillWrite - spillRead));
+    let off = 0;
+    while (off + RING_HEADER <= block.length && !finishing) {
+      const len = block.readUInt32LE(off);
+      const type = block.readUInt32LE(off + 4);
+      const t = block.readDoubleLE(off + 8);
+      let payload: Buffer;
+      if (off + RING_HEADER + len <= block.length) payload = block.subarray(off + RING_HEADER, off + RING_HEADER + len);
+      else if (off === 0) payload = readSpill(spillRead + RING_HEADER, len); // one record larger than a block
+      else break;
+      const size = RING_HEADER + pad8(len);
+      off += size;
+      spillRead += size;
+      dispatch(type, t, payload);
+      // A record may hold hundreds of frames: look at the clock after each one.
+      if (performance.now() >= until) break;
+    }
+  } catch (e) {
+    warnOnce(`recording incomplete: the recorder's spill file failed (${(e as Error).message})`);
+    spillRead = spillWrite;
+  }
+  progressed();
+}
+
 /** Indexes captured records for about `budgetMs`; returns true when it caught up. */
 function indexSlice(budgetMs: number): boolean {
   const until = performance.now() + budgetMs;
-  writeCapture();
   while (performance.now() < until && !finishing) {
     if (spillRead < spillWrite) {
-      try {
-        const head = readSpill(spillRead, 16);
-        const len = head.readUInt32LE(0);
-        const data = readSpill(spillRead + 16, len);
-        spillRead += 16 + len;
-        dispatch(head.readUInt32LE(4), head.readDoubleLE(8), data);
-      } catch (e) {
-        warnOnce(`recording incomplete: the recorder's spill file failed (${(e as Error).message})`);
-        spillRead = spillWrite;
-      }
-      progressed();
+      indexSpillBlock(until);
       continue;
     }
     if (spillWrite > 0) {
-      try { ftruncateSync(spillFd!, 0); } catch { /* space comes back when the tap exits */ }
+      // Caught up: the next burst is written over this one. Pages the file already has are reused
+      // (writing into them is a plain copy; new ones cost the kernel an allocation each, several
+      // times the copy); what lies beyond SPILL_KEEP_BYTES is given back.
+      if (spillWrite > SPILL_KEEP_BYTES) {
+        try { ftruncateSync(spillFd!, SPILL_KEEP_BYTES); } catch { /* space comes back when the tap exits */ }
+      }
       spillRead = spillWrite = 0;
     }
     if (capture.length > 0) {
-      if (!captureBroken) {
-        writeCapture();
-        continue;
-      }
       const c = capture.shift()!;
-      captureBytes -= c.data.length;
       dispatch(c.stream, c.t, c.data);
+      progressed();
       continue;
     }
     captured = false;
@@ -551,12 +592,11 @@ function startChecker(): void {
 
 /**
  * Drains the shared ring (chunks and control messages, in the order they were written) a slice at a
- * time, yielding to timers between slices. Space is released as each record is taken, so the ring
+ * time, yielding to timers between slices. Space is released as records are taken, so the ring
  * bounds what waits. See "bursts" above for when records wait, are captured, or are indexed at once.
  */
 async function drainRing(reader: RingReader, capacity: number): Promise<void> {
-  const half = capacity / 2;
-  const deferLimit = Math.min(half, DEFER_MAX_BYTES);
+  const deferLimit = Math.min(capacity / 4, DEFER_MAX_BYTES);
   let prevUsed = 0;
   let lastActivity = performance.now();
   for (;;) {
@@ -570,15 +610,19 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
       continue;
     }
     bursting = used >= deferLimit;
-    let rec: RingRecord | null = null;
     let n = 0;
-    while (!finishing && n < 256 && (rec = reader.read()) !== null) {
-      n++;
-      if (!bursting && reader.used >= deferLimit) bursting = true;
-      take(rec.type, rec.t, rec.payload);
-      // Indexing at once is for ordinary traffic: when a burst starts piling up behind us, go back
-      // to the top and let it arrive (or capture it) instead of indexing it record by record.
-      if (!captured && !bursting && reader.used > BEHIND_BYTES) break;
+    if (!storeFailed && !captureBroken && (captured || bursting || !ready)) {
+      // 2. Capture: everything unread, in one write.
+      if (captureRing(reader) > 0) n = 1;
+    } else {
+      let rec: RingRecord | null = null;
+      while (!finishing && n < 256 && (rec = reader.read()) !== null) {
+        n++;
+        take(rec.type, rec.t, rec.payload);
+        // Indexing at once is for ordinary traffic: when a burst starts piling up behind us, go back
+        // to the top and let it arrive (or capture it) instead of indexing it record by record.
+        if (!captured && reader.used > BEHIND_BYTES) break;
+      }
     }
     if (finishing) return;
     prevUsed = reader.used;
@@ -586,19 +630,16 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     const quietNow = performance.now() - lastActivity >= QUIET_MS;
     if (!ready) {
       if (finishCaptured || (prevUsed === 0 && performance.now() - lastActivity >= CHECKER_QUIET_MS)) startChecker();
-      writeCapture();
     } else if (captured) {
-      // Index once the burst is over: nothing arrived for QUIET_MS (or the backlog is very large);
-      // until then, only store the capture.
+      // Index once the burst is over: nothing arrived for QUIET_MS (or the backlog is very large).
       if (quietNow || finishCaptured || spillWrite - spillRead > MAX_BACKLOG_BYTES) indexSlice(20);
-      else writeCapture();
       if (finishing) return;
     }
     // With a capture pending, never sleep on the ring: the burst may be over (and the finish record
     // already captured), and only this loop indexes what waits.
     if (n >= 256) await new Promise((r) => setImmediate(r));
     else if (captured || !ready) await new Promise((r) => setTimeout(r, 1));
-    else await reader.wait(0);
+    else await reader.wait(WAKE_BATCH_MS);
   }
 }
 

@@ -21,7 +21,9 @@ const HEADER = 16;
  * Records start on 8-byte boundaries: V8 copies into shared memory word by word only when source and
  * destination are mutually aligned, and byte by byte (about 4× slower) otherwise.
  */
-const pad8 = (n: number) => (n + 7) & ~7;
+export const pad8 = (n: number) => (n + 7) & ~7;
+/** Bytes of a record's header (see above). */
+export const RING_HEADER = HEADER;
 
 /** Record type for a control message (JSON payload); 0..2 are the stream codes. */
 export const RING_CONTROL = 3;
@@ -123,6 +125,40 @@ export class RingReader {
     this.copyOut(payload, (r + HEADER) | 0);
     Atomics.store(this.ctl, R, (r + HEADER + pad8(len)) | 0);
     return { type, t, payload };
+  }
+
+  /**
+   * The unread records as they lie in the ring, without copying: one slice, or two when they wrap
+   * around the end. `start` is the read position; the slices hold whole records (the writer publishes
+   * a record only once it is complete). Release them with `release(bytes)` once used.
+   */
+  region(): { start: number; bytes: number; slices: Buffer[] } {
+    const r = Atomics.load(this.ctl, R);
+    const bytes = (Atomics.load(this.ctl, W) - r) | 0;
+    const off = r & (this.cap - 1);
+    const first = Math.min(bytes, this.cap - off);
+    const slices = bytes === 0 ? [] : [this.data.subarray(off, off + first)];
+    if (first < bytes) slices.push(this.data.subarray(0, bytes - first));
+    return { start: r, bytes, slices };
+  }
+
+  /** The header of the record at position `pos` (inside the unread region). */
+  headerAt(pos: number): { len: number; type: number; t: number; size: number } {
+    this.copyOut(this.head, pos);
+    const len = this.head.readUInt32LE(0);
+    return { len, type: this.head.readUInt32LE(4), t: this.head.readDoubleLE(8), size: HEADER + pad8(len) };
+  }
+
+  /** A copy of the payload of the record at `pos` whose payload is `len` bytes long. */
+  payloadAt(pos: number, len: number): Buffer {
+    const payload = Buffer.allocUnsafe(len);
+    this.copyOut(payload, (pos + HEADER) | 0);
+    return payload;
+  }
+
+  /** Marks `bytes` (whole records, from the read position on) as read, freeing their space. */
+  release(bytes: number): void {
+    Atomics.store(this.ctl, R, (Atomics.load(this.ctl, R) + bytes) | 0);
   }
 
   /**
