@@ -51,6 +51,85 @@ function forward(src: Readable, dst: Writable, code: StreamCode, rec: RecorderCl
   });
 }
 
+/** How much one read of a pipe may take (pipes hold 64 KiB by default). */
+const READ_BYTES = 64 * 1024;
+
+interface UserBufferKeys { buffer: symbol; callback: symbol; generator: symbol }
+let userBufferKeys: UserBufferKeys | null | undefined;
+
+/**
+ * The keys under which `net.Socket` keeps its `onread` option (read into a caller's buffer instead
+ * of a new one per chunk). Node only offers `onread` for sockets the caller constructs, and the
+ * agent's pipes are made by `child_process`, so they are read off a probe socket; null when this
+ * Node keeps them otherwise (then forwarding takes the ordinary path).
+ */
+function findUserBufferKeys(): UserBufferKeys | null {
+  if (userBufferKeys !== undefined) return userBufferKeys;
+  userBufferKeys = null;
+  try {
+    const probe = new Socket({ onread: { buffer: () => Buffer.alloc(1), callback: () => true } } as ConstructorParameters<typeof Socket>[0]);
+    const keys = Object.getOwnPropertySymbols(probe);
+    const find = (d: string) => keys.find((k) => k.description === d);
+    const buffer = find('kBuffer');
+    const callback = find('kBufferCb');
+    const generator = find('kBufferGen');
+    const p = probe as unknown as Record<symbol, unknown>;
+    if (buffer && callback && generator && p[buffer] === true && typeof p[callback] === 'function' && typeof p[generator] === 'function') {
+      userBufferKeys = { buffer, callback, generator };
+    }
+    probe.destroy();
+  } catch { /* ordinary path */ }
+  return userBufferKeys;
+}
+
+/**
+ * Forwards a pipe reading into one reused buffer instead of a fresh 64 KiB allocation per read (what
+ * `pipe()` and 'data' do), and without the stream machinery between the read and our callback. Under a flood that saves the allocator, page faults on new
+ * memory, garbage collection and memory: the bytes go from the pipe into a buffer that stays in the
+ * cache, are written on, and copied to the recorder. A buffer is reused only when the write took all
+ * of it at once; otherwise the next read gets a new one and the old stays with its pending write.
+ * Returns false (nothing changed) when this Node does not allow it; the caller then uses 'data'.
+ */
+function forwardInto(src: Readable, dst: Writable, code: StreamCode, rec: RecorderClient, state: { dstBroken: boolean }): boolean {
+  const keys = findUserBufferKeys();
+  const handle = (src as unknown as { _handle?: { useUserBuffer?: (b: Uint8Array) => void; readStart?: () => number; reading?: boolean } })._handle;
+  if (!keys || !handle || typeof handle.useUserBuffer !== 'function' || typeof handle.readStart !== 'function') return false;
+  let buf = Buffer.allocUnsafe(READ_BYTES);
+  let paused = false;
+  const resume = () => {
+    if (!paused) return;
+    paused = false;
+    handle.reading = true;
+    handle.readStart!();
+  };
+  // A destination that fails while we wait for it to drain never drains: read on (the caller marks
+  // it broken and keeps recording what arrives).
+  dst.on('error', resume);
+  dst.on('close', resume);
+  const onRead = (n: number, b: Buffer): boolean => {
+    const chunk = b.subarray(0, n);
+    const t = now();
+    let ok = true;
+    if (!state.dstBroken) {
+      ok = dst.write(chunk);
+      if (dst.writableLength > 0) buf = Buffer.allocUnsafe(READ_BYTES); // the write still holds `b`
+    }
+    rec.chunk(code, t, chunk);
+    if (!ok) {
+      paused = true;
+      dst.once('drain', resume);
+      return false; // stop reading until the destination has taken what waits
+    }
+    return true;
+  };
+  const s = src as unknown as Record<symbol, unknown>;
+  s[keys.buffer] = buf;
+  s[keys.generator] = () => buf;
+  s[keys.callback] = onRead;
+  handle.useUserBuffer(buf);
+  return true;
+}
+
 function signalNumber(sig: NodeJS.Signals | null): number {
   if (!sig) return 0;
   return (osConstants.signals as Record<string, number>)[sig] ?? 0;
@@ -115,6 +194,7 @@ export function runTap(opts: TapOptions): void {
 
   // client → agent
   forward(process.stdin, child.stdin!, C2A, rec, toAgent);
+  forwardInto(process.stdin, child.stdin!, C2A, rec, toAgent);
   process.stdin.on('end', () => {
     const t = now();
     rec.eof(C2A, t);
@@ -131,6 +211,7 @@ export function runTap(opts: TapOptions): void {
 
   // agent → client
   forward(child.stdout!, out, A2C, rec, toClient);
+  forwardInto(child.stdout!, out, A2C, rec, toClient);
   child.stdout!.on('end', () => {
     const t = now();
     rec.eof(A2C, t);
