@@ -3,14 +3,17 @@
  * any size, or a stored recording), folds it through the checker, finds the per-project config file
  * and formats the report. The checker itself (checker.ts) stays pure.
  */
-import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import type { Item } from '../wire/frame.js';
-import { parseTranscript, TranscriptError } from '../transcript/format.js';
+import { type Item, isFrame } from '../wire/frame.js';
+import { Correlator } from '../wire/correlate.js';
+import { itemFromLine } from '../transcript/format.js';
+import { readTranscriptFile } from '../transcript/read-file.js';
 import { looksLikeFile } from '../source.js';
 import { Store } from '../store/store.js';
 import { CliError } from '../cli/errors.js';
-import { createChecker, type Finding } from './checker.js';
+import type { Finding } from './checker.js';
+import { CheckFold, type CheckRun } from './fold.js';
 import { RULES } from './index.js';
 
 /** Name of the per-project config file, looked up from the working directory upward. */
@@ -56,106 +59,18 @@ export function validateRuleIds(ids: string[], where: string): void {
   }
 }
 
-const CHUNK_BYTES = 256 * 1024;
-const HEADER_LINE = '{"acpInspect":"recording","version":1}';
-
 /**
- * Reads a transcript file in chunks, so files larger than a JavaScript string can be checked.
- * Each chunk goes through parseTranscript (the one transcript parser); seq numbers continue.
+ * Reads a transcript file in big reads, so files larger than a JavaScript string can be checked.
+ * Every line goes through the one transcript line reader; responses are correlated.
  */
 export function* streamTranscriptFile(file: string): Generator<Item> {
-  if (!existsSync(file)) throw new TranscriptError(`file ${file} does not exist; check the path`);
-  if (statSync(file).isDirectory()) throw new TranscriptError(`${file} is a folder, not a transcript (.jsonl) file`);
-  const fd = openSync(file, 'r');
-  // One buffer: the unfinished last line of a read stays at its start and the next read goes after it.
-  let buf = Buffer.allocUnsafe(CHUNK_BYTES * 2);
-  let have = 0;
-  let seqOffset = 0;
-  let lineOffset = 0;
-  let first = true;
-  try {
-    for (;;) {
-      if (buf.length - have < CHUNK_BYTES) {
-        const bigger = Buffer.allocUnsafe(buf.length * 2);
-        buf.copy(bigger, 0, 0, have);
-        buf = bigger;
-      }
-      const n = readSync(fd, buf, have, CHUNK_BYTES, null);
-      const end = have + n;
-      let upto = end;
-      if (n > 0) {
-        const cut = buf.lastIndexOf(10, end - 1); // the carried part never holds a newline
-        if (cut < 0) {
-          have = end; // no complete line yet
-          continue;
-        }
-        upto = cut + 1;
-      } else if (end === 0) break;
-      const text = buf.toString('utf8', 0, upto);
-      buf.copy(buf, 0, upto, end);
-      have = end - upto;
-      const lines = countLines(text);
-      // Later chunks get a header line so that their first line is never taken for a header.
-      const chunkText = first ? text : `${HEADER_LINE}\n${text}`;
-      let rec;
-      try {
-        rec = parseTranscript(chunkText);
-      } catch (e) {
-        if (e instanceof TranscriptError) {
-          const line = e.line !== undefined ? e.line + lineOffset - (first ? 0 : 1) : undefined;
-          const msg = e.message.replace(/^line \d+: /, '');
-          throw new TranscriptError(`${file}: ${line !== undefined ? `line ${line}: ` : ''}${msg}; see the transcript format in the README`);
-        }
-        throw e;
-      }
-      for (const item of rec.items) {
-        item.seq += seqOffset;
-        // replyTo is chunk-local (a response in a later chunk than its request has none); the checker pairs on its own.
-        if ('replyTo' in item && typeof item.replyTo === 'number') item.replyTo += seqOffset;
-        yield item;
-      }
-      seqOffset += countItems(text, first);
-      lineOffset += lines;
-      first = false;
-      if (n === 0) break;
+  const correlator = new Correlator();
+  for (const lines of readTranscriptFile(file)) {
+    for (let i = 0; i < lines.length; i++) {
+      const item = itemFromLine(lines[i]!);
+      if (isFrame(item)) correlator.observe(item);
+      yield item;
     }
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function countLines(text: string): number {
-  let n = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
-  return n;
-}
-
-/** Items in a chunk: non-blank lines, minus a leading header in the first chunk. */
-function countItems(text: string, first: boolean): number {
-  let n = 0;
-  let sawContent = !first;
-  let start = 0;
-  while (start < text.length) {
-    let end = text.indexOf('\n', start);
-    if (end < 0) end = text.length;
-    // Transcript lines start with "{"; only other lines need the slower blank test.
-    const nonBlank = text.charCodeAt(start) === 123 || text.slice(start, end).trim() !== '';
-    if (nonBlank) {
-      if (sawContent || !isHeaderLine(text.slice(start, end))) n++;
-      sawContent = true;
-    }
-    start = end + 1;
-  }
-  return n;
-}
-
-function isHeaderLine(line: string): boolean {
-  if (!line.includes('"acpInspect"')) return false;
-  try {
-    const v = JSON.parse(line) as Record<string, unknown>;
-    return !!v && typeof v === 'object' && v.acpInspect === 'recording';
-  } catch {
-    return false;
   }
 }
 
@@ -177,25 +92,33 @@ export function* streamRecordingRef(ref: string, dbPath?: string): Generator<Ite
   }
 }
 
-export interface CheckRun {
-  findings: Finding[];
-  items: number;
-  frames: number;
-}
+export type { CheckRun };
 
 /** Checks every item of a recording; findings sorted by seq. */
 export function checkStream(items: Iterable<Item>, ignore: string[]): CheckRun {
-  const c = createChecker({ ignore });
-  const findings: Finding[] = [];
-  let n = 0;
-  for (const item of items) {
-    n++;
-    const f = c.step(item);
-    for (let i = 0; i < f.length; i++) findings.push(f[i]!);
+  const fold = new CheckFold(ignore);
+  for (const item of items) fold.step(item);
+  return fold.finish();
+}
+
+/** Files at least this big are checked over two threads (below, starting a thread costs more than it saves). */
+export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
+
+/**
+ * Checks `<id|latest|FILE.jsonl>`. A large transcript file is read and parsed on this thread while a
+ * worker thread checks it (parallel.ts); `ACP_INSPECT_CHECK_THREADS=1` checks on one thread always,
+ * `=2` on two always (tests), whatever the size.
+ */
+export async function checkRecordingRef(ref: string, dbPath: string | undefined, ignore: string[]): Promise<CheckRun> {
+  const threads = process.env.ACP_INSPECT_CHECK_THREADS;
+  if (looksLikeFile(ref) && threads !== '1' && existsSync(ref)) {
+    const st = statSync(ref);
+    if (st.isFile() && (threads === '2' || st.size >= PARALLEL_MIN_BYTES)) {
+      const { checkFileParallel } = await import('./parallel.js');
+      return checkFileParallel(ref, ignore);
+    }
   }
-  for (const f of c.end()) findings.push(f);
-  findings.sort((a, b) => a.seq - b.seq);
-  return { findings, items: n, frames: c.state.frames };
+  return checkStream(streamRecordingRef(ref, dbPath), ignore);
 }
 
 const PER_RULE = 20;

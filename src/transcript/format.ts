@@ -74,44 +74,64 @@ export function migrateHeader(h: TranscriptHeader, line: number): TranscriptHead
 }
 
 /**
- * Parses a whole transcript. Throws TranscriptError (with the line number) on a line that is not a
- * JSON object or lacks what its kind needs; never returns partial data silently.
+ * One transcript line, read but not yet turned into an Item: what the line says, checked against
+ * the format. `raw` is set for frames and stderr lines, `type`/`data` for events.
  */
-export function parseTranscript(text: string): Recording {
-  const lines = text.split('\n');
-  let header: TranscriptHeader = { acpInspect: 'recording', version: TRANSCRIPT_VERSION };
-  const items: Item[] = [];
-  const correlator = new Correlator();
-  let seq = 0;
-  let lastT = 0;
-  let sawContent = false;
-  for (let i = 0; i < lines.length; i++) {
-    const lineText = lines[i]!;
-    if (lineText.trim() === '') continue;
-    const lineNo = i + 1;
+export interface TranscriptLine {
+  seq: number;
+  t: number;
+  dir: 'c2a' | 'a2c' | 'stderr' | 'event';
+  raw?: string;
+  /** `"size"` of the line when it is a number (the frame's size on the wire). */
+  size?: number;
+  rawBase64?: string;
+  truncated?: boolean;
+  type?: string;
+  data?: Record<string, unknown>;
+}
+
+/**
+ * Reads a transcript line by line, in order (the one place that knows the line format): the header,
+ * seq numbering, `t` carried over, and every format error with its line number.
+ */
+export class TranscriptLineReader {
+  header: TranscriptHeader = { acpInspect: 'recording', version: TRANSCRIPT_VERSION };
+  /** seq of the last item read (blank lines and the header take none). */
+  seq = 0;
+  private lastT = 0;
+  private sawContent = false;
+
+  /**
+   * Reads one line (`lineNo` 1-based, for errors). Returns undefined for a blank line, the header
+   * and a line of a `dir` this version does not know (that line still takes its seq).
+   * Throws TranscriptError on a line that breaks the format.
+   */
+  read(lineText: string, lineNo: number): TranscriptLine | undefined {
+    // Transcript lines start with "{"; only other lines need the slower blank test.
+    if (lineText.charCodeAt(0) !== 123 && lineText.trim() === '') return undefined;
     let v: unknown;
     try {
       v = JSON.parse(lineText);
     } catch (e) {
       throw new TranscriptError(`not JSON (${(e as Error).message}); each line must be a JSON object`, lineNo);
     }
-    if (!sawContent && isHeader(v)) {
-      header = migrateHeader(v, lineNo);
-      sawContent = true;
-      continue;
+    if (!this.sawContent && isHeader(v)) {
+      this.header = migrateHeader(v, lineNo);
+      this.sawContent = true;
+      return undefined;
     }
-    sawContent = true;
+    this.sawContent = true;
     if (!v || typeof v !== 'object' || Array.isArray(v)) {
       throw new TranscriptError('each line must be a JSON object like {"t":0,"dir":"c2a","raw":"..."}', lineNo);
     }
     const o = v as Record<string, unknown>;
-    seq++;
-    let t = lastT;
+    const seq = ++this.seq;
+    let t = this.lastT;
     if (o.t !== undefined) {
       if (typeof o.t !== 'number' || !Number.isFinite(o.t)) throw new TranscriptError('"t" must be a number (ms since start)', lineNo);
       t = o.t;
     }
-    lastT = t;
+    this.lastT = t;
     const dir = o.dir;
     if (dir === 'c2a' || dir === 'a2c') {
       let raw: string;
@@ -127,29 +147,62 @@ export function parseTranscript(text: string): Recording {
       } else {
         throw new TranscriptError(`a "${dir}" line needs "raw" (the exact line) or "frame" (a JSON value)`, lineNo);
       }
-      const frame = frameFromText(seq, t, dir, raw, typeof o.size === 'number' ? o.size : undefined);
-      if (rawBase64 !== undefined) {
-        frame.rawBase64 = rawBase64;
-        frame.kind = 'invalid';
-        frame.parseError = frame.parseError ? `invalid UTF-8; ${frame.parseError}` : 'invalid UTF-8';
-      }
-      if (o.truncated === true) frame.truncated = true;
-      correlator.observe(frame);
-      items.push(frame);
-    } else if (dir === 'stderr') {
-      const s: StderrItem = { seq, t, dir, raw: typeof o.raw === 'string' ? o.raw : String(o.raw ?? '') };
-      items.push(s);
-    } else if (dir === 'event') {
+      const line: TranscriptLine = { seq, t, dir, raw };
+      if (typeof o.size === 'number') line.size = o.size;
+      if (rawBase64 !== undefined) line.rawBase64 = rawBase64;
+      if (o.truncated === true) line.truncated = true;
+      return line;
+    }
+    if (dir === 'stderr') return { seq, t, dir, raw: typeof o.raw === 'string' ? o.raw : String(o.raw ?? '') };
+    if (dir === 'event') {
       const type = typeof o.type === 'string' ? o.type : 'unknown';
       const data = o.data && typeof o.data === 'object' && !Array.isArray(o.data) ? (o.data as Record<string, unknown>) : {};
-      const ev: EventItem = { seq, t, dir, type, data };
-      items.push(ev);
-    } else if (typeof dir !== 'string') {
-      throw new TranscriptError('"dir" must be "c2a", "a2c", "stderr" or "event"', lineNo);
+      return { seq, t, dir, type, data };
     }
+    if (typeof dir !== 'string') throw new TranscriptError('"dir" must be "c2a", "a2c", "stderr" or "event"', lineNo);
     // Unknown dir strings: skipped (future kinds), the seq stays taken.
+    return undefined;
   }
-  return { header, items };
+}
+
+/** The Item a transcript line stands for (frames parsed and classified, not yet correlated). */
+export function itemFromLine(l: TranscriptLine): Item {
+  const dir = l.dir;
+  if (dir === 'c2a' || dir === 'a2c') {
+    const frame = frameFromText(l.seq, l.t, dir, l.raw!, l.size);
+    if (l.rawBase64 !== undefined) {
+      frame.rawBase64 = l.rawBase64;
+      frame.kind = 'invalid';
+      frame.parseError = frame.parseError ? `invalid UTF-8; ${frame.parseError}` : 'invalid UTF-8';
+    }
+    if (l.truncated) frame.truncated = true;
+    return frame;
+  }
+  if (dir === 'stderr') {
+    const s: StderrItem = { seq: l.seq, t: l.t, dir, raw: l.raw! };
+    return s;
+  }
+  const ev: EventItem = { seq: l.seq, t: l.t, dir, type: l.type!, data: l.data! };
+  return ev;
+}
+
+/**
+ * Parses a whole transcript. Throws TranscriptError (with the line number) on a line that is not a
+ * JSON object or lacks what its kind needs; never returns partial data silently.
+ */
+export function parseTranscript(text: string): Recording {
+  const lines = text.split('\n');
+  const reader = new TranscriptLineReader();
+  const items: Item[] = [];
+  const correlator = new Correlator();
+  for (let i = 0; i < lines.length; i++) {
+    const l = reader.read(lines[i]!, i + 1);
+    if (l === undefined) continue;
+    const item = itemFromLine(l);
+    if (isFrame(item)) correlator.observe(item);
+    items.push(item);
+  }
+  return { header: reader.header, items };
 }
 
 /** Serializes one item as a transcript line (no trailing newline). */

@@ -23,7 +23,7 @@ export function registerCheck(program: Command): void {
       run.validateRuleIds(ignore, '--ignore');
       const config = run.findProjectConfig();
       if (config.file) run.validateRuleIds(config.ignore, config.file);
-      const result = run.checkStream(run.streamRecordingRef(ref, opts.db), [...ignore, ...config.ignore]);
+      const result = await run.checkRecordingRef(ref, opts.db, [...ignore, ...config.ignore]);
       if (opts.json) {
         const lines: string[] = [];
         for (const f of result.findings) lines.push(JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }));

@@ -1,0 +1,33 @@
+/**
+ * The checking thread of `acp-inspect check` on a large file (see parallel.ts): receives batches of
+ * read lines in order, turns them into Items, correlates and folds them through the checker, and
+ * counts the batches done in shared memory so the reader stays a bounded distance ahead. At the end it sends the run.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { isFrame } from '../wire/frame.js';
+import { Correlator } from '../wire/correlate.js';
+import { type CheckWorkerData, DONE, type LineBatch, unpackLines, WANT } from './batch.js';
+import { CheckFold } from './fold.js';
+
+export type ToWorker = { batch: LineBatch } | { end: true };
+export type FromWorker = { run: import('./fold.js').CheckRun };
+const port = parentPort!;
+const data = workerData as CheckWorkerData;
+const counters = new Int32Array(data.counters);
+const fold = new CheckFold(data.ignore);
+const correlator = new Correlator();
+let done = 0;
+
+port.on('message', (m: ToWorker) => {
+  if ('batch' in m) {
+    unpackLines(m.batch, (item) => {
+      if (isFrame(item)) correlator.observe(item);
+      fold.step(item);
+    });
+    Atomics.store(counters, DONE, ++done);
+    if (done >= Atomics.load(counters, WANT)) Atomics.notify(counters, DONE);
+  } else {
+    port.postMessage({ run: fold.finish() } satisfies FromWorker);
+    port.close();
+  }
+});
