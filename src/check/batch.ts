@@ -20,7 +20,6 @@ export const DONE = 0;
 export const WANT = 1;
 
 export interface CheckWorkerData {
-  ignore: string[];
   counters: SharedArrayBuffer;
 }
 
@@ -38,8 +37,7 @@ export interface LineBatch {
 }
 
 const OTHER = 255;
-/** Node keeps a decoded string of up to ~1 MB (0xFBEE9 bytes) on V8's heap. */
-const WHOLE_MAX = 1_000_000;
+const PIECE_BYTES = 64 * 1024;
 
 /** Packs lines into a batch; `transfer` lists the buffers to hand over with it. */
 export function packLines(lines: TranscriptLine[]): { batch: LineBatch; transfer: ArrayBuffer[] } {
@@ -80,10 +78,12 @@ export function packLines(lines: TranscriptLine[]): { batch: LineBatch; transfer
 
 /** Unpacks a batch into Items (as itemFromLine makes them), calling `each` in order. */
 export function unpackLines(b: LineBatch, each: (item: Item) => void): void {
-  // One string for the batch when it is small enough to live on V8's heap; Node makes a longer one
-  // external (outside the heap), and external memory makes V8 run full collections. Else one per line.
   const bytes = Buffer.from(b.text, 0, b.textLength);
-  const whole = b.textLength <= WHOLE_MAX ? bytes.toString('latin1') : undefined;
+  // Texts are decoded a piece of lines at a time and sliced: a piece stays in V8's young generation
+  // (a string over ~128 KB would take fresh pages of its own, over ~1 MB it would be external memory).
+  let piece = '';
+  let pieceStart = 0;
+  let pieceEnd = 0;
   const n = b.dir.length;
   let start = 0;
   let k = 0;
@@ -93,7 +93,14 @@ export function unpackLines(b: LineBatch, each: (item: Item) => void): void {
     if (d === OTHER) {
       each(itemFromLine(b.others[k++]!));
     } else {
-      const raw = whole !== undefined ? whole.slice(start, end) : bytes.toString('latin1', start, end);
+      if (end > pieceEnd) {
+        let j = i;
+        while (j + 1 < n && b.ends[j + 1]! - start <= PIECE_BYTES) j++;
+        pieceStart = start;
+        pieceEnd = b.ends[j]!;
+        piece = bytes.toString('latin1', pieceStart, pieceEnd);
+      }
+      const raw = piece.slice(start - pieceStart, end - pieceStart);
       if (d === 2) {
         const s: StderrItem = { seq: b.seq[i]!, t: b.t[i]!, dir: 'stderr', raw };
         each(s);

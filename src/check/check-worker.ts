@@ -1,5 +1,6 @@
 /**
- * The checking thread of `acp-inspect check` on a large file (see parallel.ts): receives batches of
+ * The checking thread of `acp-inspect check` on a large file (see parallel.ts): receives the rules to
+ * ignore, then batches of
  * read lines in order, turns them into Items, correlates and folds them through the checker, and
  * counts the batches done in shared memory so the reader stays a bounded distance ahead. At the end it sends the run.
  */
@@ -9,17 +10,19 @@ import { Correlator } from '../wire/correlate.js';
 import { type CheckWorkerData, DONE, type LineBatch, unpackLines, WANT } from './batch.js';
 import { CheckFold } from './fold.js';
 
-export type ToWorker = { batch: LineBatch } | { end: true };
+export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { end: true };
 export type FromWorker = { run: import('./fold.js').CheckRun };
 const port = parentPort!;
 const data = workerData as CheckWorkerData;
 const counters = new Int32Array(data.counters);
-const fold = new CheckFold(data.ignore);
+let fold: CheckFold;
 const correlator = new Correlator();
 let done = 0;
 
 port.on('message', (m: ToWorker) => {
-  if ('batch' in m) {
+  if ('ignore' in m) {
+    fold = new CheckFold(m.ignore);
+  } else if ('batch' in m) {
     unpackLines(m.batch, (item) => {
       if (isFrame(item)) correlator.observe(item);
       fold.step(item);

@@ -4,70 +4,113 @@
  * buffers; a worker (check-worker.ts) parses each frame's own JSON and runs the checker's fold, in
  * the same order and with the same seq numbers as the one-thread path. The reader stays at most
  * AHEAD batches in front, so memory stays bounded whatever the file size.
+ *
+ * The worker is started as soon as the command knows its file (before the checker's modules load on
+ * this thread), since its own start-up (modules, schema compilation) is on the critical path.
  */
+import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { readTranscriptFile } from '../transcript/read-file.js';
 import { type CheckWorkerData, DONE, packLines, WANT } from './batch.js';
 import type { CheckRun } from './fold.js';
 import type { FromWorker, ToWorker } from './check-worker.js';
 
+/** Files at least this big are checked over two threads (below, starting a thread costs more than it saves). */
+export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
 /** Batches (one per 1 MiB read) the reader may be ahead of the checker. */
 const AHEAD = 8;
 const NOBODY_WAITS = 0x7fffffff;
 
-export async function checkFileParallel(file: string, ignore: string[]): Promise<CheckRun> {
-  const counters = new Int32Array(new SharedArrayBuffer(8));
-  counters[WANT] = NOBODY_WAITS;
-  const worker = new Worker(new URL('./check-worker.js', import.meta.url), { workerData: { ignore, counters: counters.buffer as SharedArrayBuffer } satisfies CheckWorkerData});
-  let run: CheckRun | undefined;
-  let failure: Error | undefined;
-  let exited = false;
-  let wake: (() => void) | undefined;
-  worker.on('message', (m: FromWorker) => {
-    run = m.run;
-    wake?.();
-  });
-  worker.on('error', (e) => {
-    failure = e;
-    wake?.();
-  });
-  worker.on('exit', () => {
-    exited = true;
-    wake?.();
-  });
-  const healthy = (): void => {
-    if (failure) throw new Error(`the checking thread failed: ${failure.message}`);
-    if (exited && run === undefined) throw new Error('the checking thread stopped before the end of the recording');
-  };
+/**
+ * Starts a two-thread check when `ref` names a transcript file of PARALLEL_MIN_BYTES or more (an id
+ * or `latest` never does). `ACP_INSPECT_CHECK_THREADS=1` checks on one thread always, `=2` on two
+ * always, whatever the size (for tests). Undefined when the one-thread path should run.
+ */
+export function startParallelCheck(ref: string): ParallelCheck | undefined {
+  const threads = process.env.ACP_INSPECT_CHECK_THREADS;
+  if (threads === '1' || /^\d+$/.test(ref) || ref === 'latest') return undefined;
+  let size: number;
   try {
-    let sent = 0;
-    for (const lines of readTranscriptFile(file)) {
-      const { batch, transfer } = packLines(lines);
-      worker.postMessage({ batch } satisfies ToWorker, transfer);
-      sent++;
-      if (sent - Atomics.load(counters, DONE) >= AHEAD) {
-        // Far enough ahead: sleep until the worker has caught up half way (one wake-up, no messages).
-        const want = sent - AHEAD / 2;
-        Atomics.store(counters, WANT, want);
-        for (;;) {
-          const done = Atomics.load(counters, DONE);
-          if (done >= want) break;
-          if (Atomics.wait(counters, DONE, done, 100) === 'timed-out') {
-            await new Promise((r) => setImmediate(r)); // lets a failed worker's events in
-            healthy();
+    const st = statSync(ref);
+    if (!st.isFile()) return undefined;
+    size = st.size;
+  } catch {
+    return undefined; // the one-thread path names the problem
+  }
+  return threads === '2' || size >= PARALLEL_MIN_BYTES ? new ParallelCheck(ref) : undefined;
+}
+
+export class ParallelCheck {
+  private readonly counters = new Int32Array(new SharedArrayBuffer(8));
+  private readonly worker: Worker;
+  private result: CheckRun | undefined;
+  private failure: Error | undefined;
+  private exited = false;
+  private wake: (() => void) | undefined;
+
+  constructor(readonly file: string) {
+    this.counters[WANT] = NOBODY_WAITS;
+    this.worker = new Worker(new URL('./check-worker.js', import.meta.url), {
+      workerData: { counters: this.counters.buffer as SharedArrayBuffer } satisfies CheckWorkerData,
+    });
+    this.worker.on('message', (m: FromWorker) => {
+      this.result = m.run;
+      this.wake?.();
+    });
+    this.worker.on('error', (e) => {
+      this.failure = e;
+      this.wake?.();
+    });
+    this.worker.on('exit', () => {
+      this.exited = true;
+      this.wake?.();
+    });
+  }
+
+  /** Reads the file into the worker and returns its findings (sorted by seq, as checkStream's). */
+  async run(ignore: string[]): Promise<CheckRun> {
+    const { worker, counters } = this;
+    try {
+      worker.postMessage({ ignore } satisfies ToWorker);
+      let sent = 0;
+      for (const lines of readTranscriptFile(this.file)) {
+        const { batch, transfer } = packLines(lines);
+        worker.postMessage({ batch } satisfies ToWorker, transfer);
+        sent++;
+        if (sent - Atomics.load(counters, DONE) >= AHEAD) {
+          // Far enough ahead: sleep until the worker has caught up half way (one wake-up, no messages).
+          const want = sent - AHEAD / 2;
+          Atomics.store(counters, WANT, want);
+          for (;;) {
+            const done = Atomics.load(counters, DONE);
+            if (done >= want) break;
+            if (Atomics.wait(counters, DONE, done, 100) === 'timed-out') {
+              await new Promise((r) => setImmediate(r)); // lets a failed worker's events in
+              this.healthy();
+            }
           }
+          Atomics.store(counters, WANT, NOBODY_WAITS);
         }
-        Atomics.store(counters, WANT, NOBODY_WAITS);
       }
+      worker.postMessage({ end: true } satisfies ToWorker);
+      while (this.result === undefined) {
+        this.healthy();
+        await new Promise<void>((r) => (this.wake = r));
+        this.wake = undefined;
+      }
+      return this.result;
+    } finally {
+      this.cancel();
     }
-    worker.postMessage({ end: true } satisfies ToWorker);
-    while (run === undefined) {
-      healthy();
-      await new Promise<void>((r) => (wake = r));
-      wake = undefined;
-    }
-    return run;
-  } finally {
-    if (run === undefined) void worker.terminate();
+  }
+
+  /** Stops the worker (after the run, or when the command fails before it). */
+  cancel(): void {
+    void this.worker.terminate();
+  }
+
+  private healthy(): void {
+    if (this.failure) throw new Error(`the checking thread failed: ${this.failure.message}`);
+    if (this.exited && this.result === undefined) throw new Error('the checking thread stopped before the end of the recording');
   }
 }

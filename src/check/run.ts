@@ -14,6 +14,7 @@ import { Store } from '../store/store.js';
 import { CliError } from '../cli/errors.js';
 import type { Finding } from './checker.js';
 import { CheckFold, type CheckRun } from './fold.js';
+import { type ParallelCheck, startParallelCheck } from './parallel.js';
 import { RULES } from './index.js';
 
 /** Name of the per-project config file, looked up from the working directory upward. */
@@ -101,23 +102,13 @@ export function checkStream(items: Iterable<Item>, ignore: string[]): CheckRun {
   return fold.finish();
 }
 
-/** Files at least this big are checked over two threads (below, starting a thread costs more than it saves). */
-export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
-
 /**
- * Checks `<id|latest|FILE.jsonl>`. A large transcript file is read and parsed on this thread while a
- * worker thread checks it (parallel.ts); `ACP_INSPECT_CHECK_THREADS=1` checks on one thread always,
- * `=2` on two always (tests), whatever the size.
+ * Checks `<id|latest|FILE.jsonl>`: a large transcript file over two threads (parallel.ts; pass the
+ * check already started, if any), anything else on this one.
  */
-export async function checkRecordingRef(ref: string, dbPath: string | undefined, ignore: string[]): Promise<CheckRun> {
-  const threads = process.env.ACP_INSPECT_CHECK_THREADS;
-  if (looksLikeFile(ref) && threads !== '1' && existsSync(ref)) {
-    const st = statSync(ref);
-    if (st.isFile() && (threads === '2' || st.size >= PARALLEL_MIN_BYTES)) {
-      const { checkFileParallel } = await import('./parallel.js');
-      return checkFileParallel(ref, ignore);
-    }
-  }
+export async function checkRecordingRef(ref: string, dbPath: string | undefined, ignore: string[], started?: ParallelCheck): Promise<CheckRun> {
+  const parallel = started ?? startParallelCheck(ref);
+  if (parallel) return parallel.run(ignore);
   return checkStream(streamRecordingRef(ref, dbPath), ignore);
 }
 
