@@ -37,6 +37,8 @@ export interface LineBatch {
 }
 
 const OTHER = 255;
+/** Buffer#utf8Write: Buffer#write without its argument juggling (a third of the packing time). */
+interface Utf8Write { utf8Write(s: string, offset: number): number }
 const PIECE_BYTES = 64 * 1024;
 
 /** Packs lines into a batch; `transfer` lists the buffers to hand over with it. */
@@ -63,7 +65,7 @@ export function packLines(lines: TranscriptLine[]): { batch: LineBatch; transfer
     // A text is ASCII exactly when its UTF-8 takes one byte per UTF-16 unit; the room left is always
     // at least its length + 4, so a non-ASCII text (cut or not) writes more bytes than its length.
     if (d !== OTHER && r !== undefined && l.size === undefined && l.rawBase64 === undefined && l.truncated === undefined
-      && buf.write(r, pos, 'utf8') === r.length) {
+      && (buf as unknown as Utf8Write).utf8Write(r, pos) === r.length) {
       pos += r.length;
       dir[i] = d;
     } else {

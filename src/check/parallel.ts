@@ -18,7 +18,7 @@ import type { FromWorker, ToWorker } from './check-worker.js';
 /** Files at least this big are checked over two threads (below, starting a thread costs more than it saves). */
 export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
 /** Batches (one per 1 MiB read) the reader may be ahead of the checker. */
-const AHEAD = 8;
+const AHEAD = 16;
 const NOBODY_WAITS = 0x7fffffff;
 
 /**

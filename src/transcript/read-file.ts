@@ -1,7 +1,7 @@
 /**
  * Reads a transcript file of any size (larger than a JavaScript string) line by line with big reads:
- * the bytes are cut at the last newline of each read, decoded once per read (as Latin-1 when they are
- * all ASCII, which is the same text and cheaper) and split into lines there. Every line goes through
+ * the bytes are cut at the last newline of each read, decoded in pieces of whole lines (as Latin-1
+ * when they are all ASCII, which is the same text and cheaper) and split into lines there. Every line goes through
  * the one line reader (TranscriptLineReader), so seq numbers, headers and errors are as parseTranscript's.
  */
 import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
@@ -9,6 +9,7 @@ import { isAscii } from 'node:buffer';
 import { TranscriptError, TranscriptLineReader, type TranscriptLine } from './format.js';
 
 const READ_BYTES = 1024 * 1024;
+const PIECE_BYTES = 64 * 1024;
 
 /**
  * The lines of a transcript file, read and checked, in order, in arrays (one per read). Throws
@@ -40,19 +41,33 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
         }
         upto = cut + 1;
       } else if (end === 0) break;
-      const text = isAscii(buf.subarray(0, upto)) ? buf.toString('latin1', 0, upto) : buf.toString('utf8', 0, upto);
-      buf.copy(buf, 0, upto, end);
-      have = end - upto;
       const out: TranscriptLine[] = [];
-      let start = 0;
       try {
-        while (start < text.length) {
-          let nl = text.indexOf('\n', start);
-          if (nl < 0) nl = text.length;
-          lineNo++;
-          const l = reader.read(start === 0 && nl === text.length ? text : text.slice(start, nl), lineNo);
-          if (l !== undefined) out.push(l);
-          start = nl + 1;
+        // Decoded a piece of lines at a time: a piece stays in V8's young generation (a string over
+        // ~128 KB takes fresh pages of its own; over ~1 MB Node makes it external memory, which makes
+        // V8 run full collections).
+        for (let p = 0; p < upto;) {
+          let q = Math.min(p + PIECE_BYTES, upto);
+          if (q < upto) {
+            const cut = buf.lastIndexOf(10, q - 1);
+            if (cut >= p) q = cut + 1;
+            else {
+              const nl = buf.indexOf(10, q); // one line longer than a piece
+              q = nl >= 0 && nl < upto ? nl + 1 : upto;
+            }
+          }
+          const piece = buf.subarray(p, q);
+          const text = isAscii(piece) ? piece.toString('latin1') : piece.toString('utf8');
+          p = q;
+          let start = 0;
+          while (start < text.length) {
+            let nl = text.indexOf('\n', start);
+            if (nl < 0) nl = text.length;
+            lineNo++;
+            const l = reader.read(start === 0 && nl === text.length ? text : text.slice(start, nl), lineNo);
+            if (l !== undefined) out.push(l);
+            start = nl + 1;
+          }
         }
       } catch (e) {
         if (e instanceof TranscriptError) {
@@ -61,6 +76,8 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
         }
         throw e;
       }
+      buf.copy(buf, 0, upto, end);
+      have = end - upto;
       if (out.length) yield out;
       if (n === 0) break;
     }
