@@ -12,7 +12,9 @@ export type ToRecorder =
   | { ev: string; t: number; data: Record<string, unknown> }
   | { gap: StreamCode; t: number; bytes: number }
   | { eof: StreamCode; t: number }
-  | { finish: { code: number | null; signal: string | null; t: number } };
+  | { finish: { code: number | null; signal: string | null; t: number } }
+  /** Records that found the ring full are in the overflow file `fd`, bytes [from, to), ring format. */
+  | { overflow: { fd: number; from: number; to: number } };
 
 /** Recorder → forwarder. */
 export type FromRecorder =

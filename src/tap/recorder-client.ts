@@ -2,16 +2,25 @@
  * The forwarding thread's side of the recorder: hands copies of chunks to the recorder worker and
  * never waits for it. Chunks and control messages go through one shared byte ring (ring.ts), so a
  * chunk costs one memcpy and no message, and the memory is fixed up front. When the ring is full
- * (the recorder fell behind), chunks are not recorded and the recording gets a marked gap instead;
- * forwarding goes on. Control messages (events, end of stream, finish) are never dropped: one that
- * does not fit waits in a small backlog, and chunks are skipped until it is written, so order holds.
+ * (the recorder stalled), records go on, in order, into an overflow file in shared memory and a
+ * marker in the ring points the recorder to them. Only if that file cannot be written are chunks
+ * not recorded, and the recording gets a marked gap instead; forwarding goes on either way. Control
+ * messages (events, end of stream, finish) are never dropped: one that does not fit waits in a small
+ * backlog, and chunks are skipped until it is written, so order holds.
  */
 import { Worker } from 'node:worker_threads';
 import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
-import { RING_CONTROL, RingWriter, createRing } from './ring.js';
+import { RING_CONTROL, RING_HEADER, RingWriter, createRing, pad8 } from './ring.js';
+import { openScratchFile, writeAllAt } from './scratch.js';
 
 /** Bytes of the ring: what the recorder may lag behind the session before chunks are dropped (a gap). */
-export const RING_BYTES = 32 * 1024 * 1024;
+export const RING_BYTES = 16 * 1024 * 1024;
+/**
+ * The recorder's young generation (V8's nursery), in MB. V8 lets it grow to 32 MB while indexing a
+ * flood; the recorder's objects die young (a frame lives until its batch is written), so a smaller
+ * one costs a few more quick collections and keeps about 24 MB less resident.
+ */
+const RECORDER_YOUNG_MB = 8;
 /** Once dropping, chunks are taken again only when this much of the ring is free (one gap, not many). */
 const RESUME_FREE_BYTES = RING_BYTES / 4;
 /** Kept for callers that name the old bound: the most that may be in flight to the recorder. */
@@ -22,6 +31,11 @@ export class RecorderClient {
   private readonly ring: RingWriter | null = null;
   private dropped: number[] = [0, 0, 0];
   private backlog: Buffer[] = [];
+  /** The overflow file (see overflowRecord): its fd, where its next record goes, where the open run began. */
+  private overflowFd: number | null = null;
+  private overflowPos = 0;
+  private overflowFrom: number | null = null;
+  private overflowBroken = false;
   private backlogTimer: NodeJS.Timeout | null = null;
   private doneResolve: (() => void) | null = null;
   private readonly done: Promise<void>;
@@ -37,7 +51,7 @@ export class RecorderClient {
     try {
       const sab = createRing(RING_BYTES);
       this.ring = new RingWriter(sab);
-      w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: { ...config, ring: sab, guard: this.guard.buffer }, stdout: false, stderr: false });
+      w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: { ...config, ring: sab, guard: this.guard.buffer }, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: RECORDER_YOUNG_MB } });
     } catch (e) {
       this.warnOnce(`recording disabled: cannot start the recorder (${(e as Error).message}); forwarding continues`);
     }
@@ -74,9 +88,57 @@ export class RecorderClient {
     this.warn(msg);
   }
 
-  /** Writes what waits (control messages, then gap markers); true when nothing waits any more. */
+  /**
+   * Appends a record to the overflow file (ring format), opening it and a run as needed. When the
+   * ring is full (the recorder stalled: a checkpoint's fsync, loading the checker, no CPU), records
+   * go there in order instead of being lost, and a marker in the ring tells the recorder where they
+   * are once the ring has room again. It is shared memory (/dev/shm) where possible, so this write
+   * never waits on a disk; false (and the caller drops, marking a gap) when it cannot be written.
+   */
+  private overflowRecord(type: number, t: number, payload: Buffer): boolean {
+    if (this.overflowBroken || this.backlog.length > 0 || (this.dropped[0]! | this.dropped[1]! | this.dropped[2]!) !== 0) return false;
+    try {
+      this.overflowFd ??= openScratchFile('overflow');
+      const head = Buffer.alloc(RING_HEADER + (pad8(payload.length) - payload.length));
+      head.writeUInt32LE(payload.length, 0);
+      head.writeUInt32LE(type, 4);
+      head.writeDoubleLE(t, 8);
+      const pad = head.subarray(RING_HEADER);
+      const written = writeAllAt(this.overflowFd, pad.length ? [head.subarray(0, RING_HEADER), payload, pad] : [head, payload], this.overflowPos);
+      this.overflowFrom ??= this.overflowPos;
+      this.overflowPos += written;
+      this.retryLater(t);
+      return true;
+    } catch {
+      this.overflowBroken = true;
+      return false;
+    }
+  }
+
+  /** Ends an overflow run with its marker in the ring; false while the ring has no room yet. */
+  private closeOverflow(t: number): boolean {
+    if (this.overflowFrom === null) return true;
+    if (this.ring!.free < RESUME_FREE_BYTES) return false;
+    const m: ToRecorder = { overflow: { fd: this.overflowFd!, from: this.overflowFrom, to: this.overflowPos } };
+    if (!this.ring!.write(RING_CONTROL, t, Buffer.from(JSON.stringify(m)))) return false;
+    this.overflowFrom = null;
+    return true;
+  }
+
+  /** Keeps trying to write what waits (an overflow marker, control messages) until it is written. */
+  private retryLater(t: number): void {
+    this.backlogTimer ??= setInterval(() => {
+      if (!this.worker || this.flushBacklog(t)) {
+        clearInterval(this.backlogTimer!);
+        this.backlogTimer = null;
+      }
+    }, 10);
+  }
+
+  /** Writes what waits (an overflow marker, control messages, then gap markers); true when nothing waits any more. */
   private flushBacklog(t: number): boolean {
     const ring = this.ring!;
+    if (!this.closeOverflow(t)) return false;
     while (this.backlog.length > 0) {
       if (!ring.write(RING_CONTROL, t, this.backlog[0]!)) return false;
       this.backlog.shift();
@@ -96,25 +158,21 @@ export class RecorderClient {
     if (!this.worker) return;
     const bytes = Buffer.from(JSON.stringify(m));
     if (this.backlog.length === 0 && this.flushBacklog(t) && this.ring!.write(RING_CONTROL, t, bytes)) return;
+    if (this.overflowRecord(RING_CONTROL, t, bytes)) return;
     this.backlog.push(bytes);
-    this.backlogTimer ??= setInterval(() => {
-      if (!this.worker || this.flushBacklog(t)) {
-        clearInterval(this.backlogTimer!);
-        this.backlogTimer = null;
-      }
-    }, 10);
+    this.retryLater(t);
   }
 
   /** Hands a copy of a forwarded chunk to the recorder. Call after the chunk was written on. */
   chunk(code: StreamCode, t: number, bytes: Buffer): void {
     if (!this.worker) return;
-    if (this.backlog.length > 0 || (this.dropped[0]! | this.dropped[1]! | this.dropped[2]!) !== 0) {
+    if (this.overflowFrom !== null || this.backlog.length > 0 || (this.dropped[0]! | this.dropped[1]! | this.dropped[2]!) !== 0) {
       if (this.ring!.free < RESUME_FREE_BYTES || !this.flushBacklog(t)) {
-        this.dropped[code]! += bytes.length;
+        if (!this.overflowRecord(code, t, bytes)) this.dropped[code]! += bytes.length;
         return;
       }
     }
-    if (!this.ring!.write(code, t, bytes)) this.dropped[code]! += bytes.length;
+    if (!this.ring!.write(code, t, bytes) && !this.overflowRecord(code, t, bytes)) this.dropped[code]! += bytes.length;
   }
 
   event(ev: string, t: number, data: Record<string, unknown>): void {

@@ -8,10 +8,9 @@
  * written is counted as a gap. Nothing here may throw into the forwarder.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import { ftruncateSync, openSync, readSync, readlinkSync, unlinkSync, writevSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
-import { setPriority, tmpdir } from 'node:os';
+import { ftruncateSync, readSync, readlinkSync } from 'node:fs';
+import { openScratchFile, writeAllAt } from './scratch.js';
+import { setPriority } from 'node:os';
 import type { FromRecorder, RecorderConfig, ToRecorder, StreamCode } from './messages.js';
 import { A2C, C2A, STDERR } from './messages.js';
 import { RING_CONTROL, RING_HEADER, RingReader, pad8, type RingRecord } from './ring.js';
@@ -29,8 +28,8 @@ const send = (m: FromRecorder) => port.postMessage(m);
 
 /** Flush at least this often, and sooner when a batch grows past these bounds. */
 const FLUSH_MS = 50;
-const FLUSH_ITEMS = 1000;
-const FLUSH_BYTES = 8 * 1024 * 1024;
+const FLUSH_ITEMS = 500;
+const FLUSH_BYTES = 4 * 1024 * 1024;
 /** Items kept in memory while the database is busy; beyond this they are dropped (a gap). */
 const MAX_PENDING_BYTES = 96 * 1024 * 1024;
 
@@ -102,6 +101,10 @@ let opening = false;
 function openStore(): void {
   try {
     store ??= sql(() => Store.open(config.dbPath, { busyTimeout: 2000 }));
+    // Checkpoints (copying the write-ahead log into the database, with an fsync) are ours to time:
+    // SQLite would run one inside whichever commit crosses 4 MB of log, and an fsync can take
+    // hundreds of ms, long enough for a burst to overflow the ring. See checkpointSoon().
+    try { sql(() => store!.db.pragma('wal_autocheckpoint = 0')); } catch { /* SQLite's own schedule then */ }
     try { sql(() => store!.markInterrupted()); } catch { /* another writer holds the lock; not ours to fix now */ }
     recordingId = sql(() => store!.createRecording({
       name: config.name,
@@ -243,9 +246,11 @@ function flush(): void {
       store!.appendItems(recordingId!, pendingItems);
       store!.appendFindings(recordingId!, pendingFindings);
     })());
+    unCheckpointed += pendingBytes;
     pendingItems = [];
     pendingFindings = [];
     pendingBytes = 0;
+    checkpointSoon();
   } catch (e) {
     if (isBusy(e) && pendingBytes < MAX_PENDING_BYTES) {
       noteDelay();
@@ -260,6 +265,38 @@ function flush(): void {
       void err;
     }
   }
+}
+
+/** Bytes committed since the last checkpoint (roughly what the write-ahead log grew by). */
+let unCheckpointed = 0;
+let checkpointTimer: NodeJS.Timeout | null = null;
+let lastTraffic = 0;
+/** Log growth past which a checkpoint runs even while traffic goes on (the log must not grow without end). */
+const CHECKPOINT_FORCE_BYTES = 256 * 1024 * 1024;
+/** A checkpoint waits until the ring has been quiet for this long. */
+const CHECKPOINT_QUIET_MS = 250;
+
+/** Checkpoints once the session is quiet (or the log very large), never in the middle of a burst. */
+function checkpointSoon(): void {
+  if (unCheckpointed === 0 || checkpointTimer) return;
+  if (unCheckpointed >= CHECKPOINT_FORCE_BYTES && !bursting && !captured) {
+    checkpoint();
+    return;
+  }
+  checkpointTimer = setTimeout(() => {
+    checkpointTimer = null;
+    if (captured || bursting || performance.now() - lastTraffic < CHECKPOINT_QUIET_MS) checkpointSoon();
+    else checkpoint();
+  }, CHECKPOINT_QUIET_MS);
+  checkpointTimer.unref();
+}
+
+function checkpoint(): void {
+  if (!store) return;
+  try {
+    sql(() => store!.db.pragma('wal_checkpoint(PASSIVE)'));
+    unCheckpointed = 0;
+  } catch { /* busy or stopping: the next one, or the last connection's close, does it */ }
 }
 
 async function finish(code: number | null, signal: string | null, t: number): Promise<void> {
@@ -286,6 +323,8 @@ async function finish(code: number | null, signal: string | null, t: number): Pr
   }
   if (flushTimer) clearTimeout(flushTimer);
   flushTimer = null;
+  if (checkpointTimer) clearTimeout(checkpointTimer);
+  checkpointTimer = null;
   if (pendingItems.length > 0) {
     droppedItems += pendingItems.length;
     warnOnce(recordingId === null
@@ -392,10 +431,12 @@ const QUIET_MS = 25;
  * with one wake-up instead of one per chunk.
  */
 const WAKE_BATCH_MS = 4;
+/** The indexer works in slices of about this long, looking at the ring in between. */
+const INDEX_SLICE_MS = 10;
 /** How long to let a growing burst accumulate before looking again. */
 const DEFER_MS = 2;
 /** The indexer reads the spill file back in blocks of this size. */
-const SPILL_BLOCK_BYTES = 1024 * 1024;
+const SPILL_BLOCK_BYTES = 256 * 1024;
 /** Spill file space kept for the next burst once the indexer has caught up (see indexSlice). */
 const SPILL_KEEP_BYTES = 64 * 1024 * 1024;
 /** A spilled backlog this large is indexed even during a burst (a slice per pass): disk is not infinite. */
@@ -438,10 +479,31 @@ function parseControl(payload: Buffer): ToRecorder | null {
 function dispatch(type: number, t: number, payload: Buffer): void {
   if (type === RING_CONTROL) {
     const m = parseControl(payload);
-    if (m) receive(m);
+    if (m && !Array.isArray(m) && 'overflow' in m) indexOverflow(m.overflow);
+    else if (m) receive(m);
   } else {
     receive([type as StreamCode, t, payload]);
   }
+}
+
+/**
+ * Takes the records the forwarding thread wrote to its overflow file while the ring was full (see
+ * recorder-client.ts), in order, at the place their marker holds in the stream.
+ */
+function indexOverflow(o: { fd: number; from: number; to: number }): void {
+  let pos = o.from;
+  try {
+    while (pos < o.to && !finishing) {
+      const head = readAt(o.fd, pos, RING_HEADER);
+      const len = head.readUInt32LE(0);
+      const payload = readAt(o.fd, pos + RING_HEADER, len);
+      pos += RING_HEADER + pad8(len);
+      dispatch(head.readUInt32LE(4), head.readDoubleLE(8), payload);
+    }
+  } catch (e) {
+    warnOnce(`recording incomplete: the overflow file could not be read (${(e as Error).message})`);
+  }
+  progressed();
 }
 
 /** Routes one ring record: straight to the indexer, or (spill file broken) into the memory capture. */
@@ -460,12 +522,6 @@ function isFinish(payload: Buffer): boolean {
   return m !== null && !Array.isArray(m) && 'finish' in m;
 }
 
-function openSpill(): number {
-  const path = join(tmpdir(), `acp-inspect-spill-${process.pid}-${randomBytes(6).toString('hex')}`);
-  const fd = openSync(path, 'wx+', 0o600);
-  try { unlinkSync(path); } catch { /* left for the temp folder's cleanup */ }
-  return fd;
-}
 
 /**
  * Captures everything unread in the ring: appends it to the spill file in one gathering write
@@ -476,18 +532,8 @@ function captureRing(reader: RingReader): number {
   const { start, bytes, slices } = reader.region();
   if (bytes === 0) return 0;
   try {
-    spillFd ??= openSpill();
-    let done = 0;
-    while (done < bytes) {
-      // writev may write less than asked: go on from there.
-      let skip = done;
-      let i = 0;
-      while (skip >= slices[i]!.length) skip -= slices[i++]!.length;
-      const rest = [slices[i]!.subarray(skip), ...slices.slice(i + 1)];
-      const n = writevSync(spillFd, rest, spillWrite + done);
-      if (n <= 0) throw new Error('spill write made no progress');
-      done += n;
-    }
+    spillFd ??= openScratchFile('spill');
+    writeAllAt(spillFd, slices, spillWrite);
   } catch {
     // Disk full or no temp folder: from now on captured records are kept in memory.
     captureBroken = true;
@@ -508,15 +554,40 @@ function captureRing(reader: RingReader): number {
   return bytes;
 }
 
-function readSpill(pos: number, len: number): Buffer {
+function readAt(fd: number, pos: number, len: number): Buffer {
   const buf = Buffer.allocUnsafe(len);
   let off = 0;
   while (off < len) {
-    const n = readSync(spillFd!, buf, off, len - off, pos + off);
-    if (n === 0) throw new Error('spill file ended early');
+    const n = readSync(fd, buf, off, len - off, pos + off);
+    if (n === 0) throw new Error('scratch file ended early');
     off += n;
   }
   return buf;
+}
+
+const readSpill = (pos: number, len: number): Buffer => readAt(spillFd!, pos, len);
+
+/**
+ * Bytes of a chunk the indexer splits at a time. A 64 KiB chunk of small frames is hundreds of
+ * frames, tens of ms of work: in pieces, the indexer can stop within its budget and see to the ring.
+ */
+const INDEX_PIECE_BYTES = 16 * 1024;
+/** The rest of a chunk the indexer stopped in the middle of (its bytes are already read). */
+let pendingPiece: { stream: StreamCode; t: number; rest: Buffer } | null = null;
+
+/** Indexes a chunk piece by piece until `until`; keeps what is left in `pendingPiece`. */
+function indexPieces(stream: StreamCode, t: number, data: Buffer, until: number): void {
+  let off = 0;
+  while (off < data.length && !finishing) {
+    const end = Math.min(data.length, off + INDEX_PIECE_BYTES);
+    receive([stream, t, data.subarray(off, end)]);
+    off = end;
+    if (off < data.length && performance.now() >= until) {
+      pendingPiece = { stream, t, rest: data.subarray(off) };
+      return;
+    }
+  }
+  pendingPiece = null;
 }
 
 /** Indexes the spill file's records from one block read, for about as long as `until` allows. */
@@ -535,7 +606,11 @@ function indexSpillBlock(until: number): void {
       const size = RING_HEADER + pad8(len);
       off += size;
       spillRead += size;
-      dispatch(type, t, payload);
+      if (type === RING_CONTROL) dispatch(type, t, payload);
+      else {
+        indexPieces(type as StreamCode, t, payload, until);
+        if (pendingPiece) break;
+      }
       // A record may hold hundreds of frames: look at the clock after each one.
       if (performance.now() >= until) break;
     }
@@ -550,6 +625,11 @@ function indexSpillBlock(until: number): void {
 function indexSlice(budgetMs: number): boolean {
   const until = performance.now() + budgetMs;
   while (performance.now() < until && !finishing) {
+    if (pendingPiece) {
+      indexPieces(pendingPiece.stream, pendingPiece.t, pendingPiece.rest, until);
+      progressed();
+      continue;
+    }
     if (spillRead < spillWrite) {
       indexSpillBlock(until);
       continue;
@@ -576,9 +656,10 @@ function indexSlice(budgetMs: number): boolean {
 }
 
 /**
- * Loads the live checker (its modules and schemas cost a few hundred ms of CPU). Started once the
- * ring is quiet, so a session that opens with a burst is captured first instead of overflowing the
- * ring while the recorder is busy loading; until it is loaded, everything is captured.
+ * Loads the live checker (its modules and schemas cost a few hundred ms of CPU) once the ring is
+ * quiet or the session is over, so it does not compete with the agent's start-up. Until it is
+ * loaded, everything is captured, so its findings see every item in order. A burst that arrives
+ * while it loads waits in the ring, and past the ring in the forwarding thread's overflow file.
  */
 let checkerLoading = false;
 function startChecker(): void {
@@ -626,13 +707,13 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     }
     if (finishing) return;
     prevUsed = reader.used;
-    if (n > 0) lastActivity = performance.now();
+    if (n > 0) lastActivity = lastTraffic = performance.now();
     const quietNow = performance.now() - lastActivity >= QUIET_MS;
     if (!ready) {
       if (finishCaptured || (prevUsed === 0 && performance.now() - lastActivity >= CHECKER_QUIET_MS)) startChecker();
     } else if (captured) {
       // Index once the burst is over: nothing arrived for QUIET_MS (or the backlog is very large).
-      if (quietNow || finishCaptured || spillWrite - spillRead > MAX_BACKLOG_BYTES) indexSlice(20);
+      if (quietNow || finishCaptured || spillWrite - spillRead > MAX_BACKLOG_BYTES) indexSlice(INDEX_SLICE_MS);
       if (finishing) return;
     }
     // With a capture pending, never sleep on the ring: the burst may be over (and the finish record
@@ -661,9 +742,25 @@ lowerPriority();
 
 /** Loaded only for --ui; a variable keeps the tap independent of the server at build time. */
 const SERVER_MODULE = '../server/index.js';
+/**
+ * Backs the ring with real pages while the agent starts (see `touch`), a slice at a time so a burst
+ * is still captured meanwhile: otherwise the first pass of a flood would pay a page fault per 4 KiB
+ * on the forwarding thread.
+ */
+async function touchRing(reader: RingReader): Promise<void> {
+  const slice = 1024 * 1024;
+  for (let off = 0; off < reader.capacity; off += slice) {
+    reader.touch(off, slice);
+    await new Promise((r) => setImmediate(r));
+  }
+}
+
 // Drain first (a burst at start-up is captured), then open the database.
-if (config.ring) void drainRing(new RingReader(config.ring), config.ring.byteLength - 64);
-else startChecker();
+if (config.ring) {
+  const reader = new RingReader(config.ring);
+  void drainRing(reader, reader.capacity);
+  void touchRing(reader);
+} else startChecker();
 openStore();
 if (config.ui !== null && store) {
   import(SERVER_MODULE)

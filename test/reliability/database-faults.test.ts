@@ -5,11 +5,10 @@
  * says so on stderr at most once, and the recording is marked incomplete where it can be.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
-import { makeTmp, run, start, writeAgent, withStore, tapLines, rpc, ROOT } from './helpers.js';
+import { makeTmp, run, start, writeAgent, withStore, tapLines, rpc, lockDb } from './helpers.js';
 import { Store } from '../../src/store/store.js';
 
 const tmp = makeTmp();
@@ -35,22 +34,6 @@ const requests = (n: number, pad = 0) =>
   Array.from({ length: n }, (_, i) => rpc({ id: i + 1, method: 'ping', params: { i, pad: 'p'.repeat(pad) } }) + '\n').join('');
 const replies = (n: number, pad = 0) =>
   Array.from({ length: n }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, result: { echo: { i, pad: 'p'.repeat(pad) } } }) + '\n').join('');
-
-/** Holds `BEGIN EXCLUSIVE` on `db` from another process until told to release (a line on stdin). */
-function lockDb(db: string) {
-  const script = `
-const Database = require(${JSON.stringify(join(ROOT, 'node_modules', 'better-sqlite3'))});
-const db = new Database(process.argv[1]);
-db.pragma('journal_mode = WAL');
-db.exec('BEGIN EXCLUSIVE');
-process.stdout.write('locked\\n');
-process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });
-`;
-  const p = spawn(node, ['-e', script, db], { stdio: ['pipe', 'pipe', 'inherit'] });
-  const locked = new Promise<void>((res) => p.stdout!.once('data', () => res()));
-  const exited = new Promise<void>((res) => p.on('exit', () => res()));
-  return { locked, release: async () => { p.stdin!.write('go\n'); await exited; } };
-}
 
 describe('database faults', () => {
   it('database path under a regular file (cannot be created): one warning, forwarding byte-exact', async () => {

@@ -135,3 +135,19 @@ export async function waitGone(pid: number, ms = 10_000): Promise<void> {
 }
 
 export const rpc = (o: Record<string, unknown>): string => JSON.stringify({ jsonrpc: '2.0', ...o });
+
+/** Holds `BEGIN EXCLUSIVE` on `db` from another process until told to release (a line on stdin). */
+export function lockDb(db: string) {
+  const script = `
+const Database = require(${JSON.stringify(join(ROOT, 'node_modules', 'better-sqlite3'))});
+const db = new Database(process.argv[1]);
+db.pragma('journal_mode = WAL');
+db.exec('BEGIN EXCLUSIVE');
+process.stdout.write('locked\\n');
+process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0); });
+`;
+  const p = spawn(NODE, ['-e', script, db], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const locked = new Promise<void>((res) => p.stdout!.once('data', () => res()));
+  const exited = new Promise<void>((res) => p.on('exit', () => res()));
+  return { locked, release: async () => { p.stdin!.write('go\n'); await exited; } };
+}
