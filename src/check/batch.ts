@@ -114,3 +114,93 @@ export function unpackLines(b: LineBatch, each: (item: Item) => void): void {
     start = end;
   }
 }
+
+/**
+ * Stored items travel the same way: rows of the items table (columns ROW_COLUMNS, as arrays) become
+ * their raw text in the ASCII buffer and their other columns in one JSON text per batch; a row with
+ * a blob, a non-ASCII text or a non-finite number travels as the row itself.
+ */
+export const ROW_COLUMNS = 'seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated';
+const RAW = 10;
+const RAW_BYTES = 11;
+/** Row codes: its raw in the text, its raw in the JSON, or the whole row in `others`. */
+const ROW_TEXT = 0;
+const ROW_JSON = 1;
+const ROW_WHOLE = 2;
+
+export interface RowBatch {
+  text: ArrayBuffer;
+  textLength: number;
+  ends: Int32Array;
+  code: Uint8Array;
+  /** JSON array, one entry per ROW_TEXT/ROW_JSON row: its columns but raw and raw_bytes (raw last for ROW_JSON). */
+  columns: string;
+  others: unknown[][];
+}
+
+function finiteOrNull(v: unknown): boolean {
+  return v === null || (typeof v === 'number' ? Number.isFinite(v) : typeof v === 'string');
+}
+
+export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayBuffer[] } {
+  const n = rows.length;
+  let cap = 4; // as in packLines
+  for (let i = 0; i < n; i++) {
+    const r = rows[i]![RAW];
+    if (typeof r === 'string') cap += r.length;
+  }
+  const buf = Buffer.allocUnsafeSlow(cap) as unknown as Buffer & Utf8Write;
+  const ends = new Int32Array(n);
+  const code = new Uint8Array(n);
+  const columns: unknown[][] = [];
+  const others: unknown[][] = [];
+  let pos = 0;
+  for (let i = 0; i < n; i++) {
+    const row = rows[i]!;
+    const raw = row[RAW];
+    const cols = [row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[12], row[13]];
+    let plain = typeof raw === 'string' && row[RAW_BYTES] === null;
+    for (let c = 0; plain && c < cols.length; c++) if (!finiteOrNull(cols[c])) plain = false;
+    if (!plain) {
+      code[i] = ROW_WHOLE;
+      others.push(row);
+    } else {
+      if (buf.utf8Write(raw as string, pos) === (raw as string).length) {
+        pos += (raw as string).length;
+        code[i] = ROW_TEXT;
+      } else {
+        cols.push(raw);
+        code[i] = ROW_JSON;
+      }
+      columns.push(cols);
+    }
+    ends[i] = pos;
+  }
+  const batch: RowBatch = { text: buf.buffer as ArrayBuffer, textLength: pos, ends, code, columns: JSON.stringify(columns), others };
+  return { batch, transfer: [batch.text, ends.buffer as ArrayBuffer, code.buffer as ArrayBuffer] };
+}
+
+/** Unpacks a batch of rows into objects shaped like the items table's rows (for rowToItem), in order. */
+export function unpackRows<R>(b: RowBatch, each: (row: R) => void): void {
+  const bytes = Buffer.from(b.text, 0, b.textLength);
+  const columns = JSON.parse(b.columns) as unknown[][];
+  const n = b.code.length;
+  let start = 0;
+  let k = 0;
+  let o = 0;
+  for (let i = 0; i < n; i++) {
+    const end = b.ends[i]!;
+    const code = b.code[i]!;
+    let row: Record<string, unknown>;
+    if (code === ROW_WHOLE) {
+      const r = b.others[o++]!;
+      row = { seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpc_id: r[5], reply_to: r[6], latency: r[7], session_id: r[8], size: r[9], raw: r[10], raw_bytes: r[11], parse_error: r[12], truncated: r[13] };
+    } else {
+      const c = columns[k++]!;
+      const raw = code === ROW_TEXT ? bytes.toString('latin1', start, end) : c[12];
+      row = { seq: c[0], t: c[1], dir: c[2], kind: c[3], method: c[4], rpc_id: c[5], reply_to: c[6], latency: c[7], session_id: c[8], size: c[9], raw, raw_bytes: null, parse_error: c[10], truncated: c[11] };
+    }
+    each(row as R);
+    start = end;
+  }
+}

@@ -7,10 +7,11 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { isFrame } from '../wire/frame.js';
 import { Correlator } from '../wire/correlate.js';
-import { type CheckWorkerData, DONE, type LineBatch, unpackLines, WANT } from './batch.js';
+import { type CheckWorkerData, DONE, type LineBatch, type RowBatch, unpackLines, unpackRows, WANT } from './batch.js';
+import { type ItemRow, rowToItem } from '../store/store.js';
 import { CheckFold } from './fold.js';
 
-export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { end: true };
+export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { rows: RowBatch } | { end: true };
 export type FromWorker = { run: import('./fold.js').CheckRun };
 const port = parentPort!;
 const data = workerData as CheckWorkerData;
@@ -22,11 +23,13 @@ let done = 0;
 port.on('message', (m: ToWorker) => {
   if ('ignore' in m) {
     fold = new CheckFold(m.ignore);
-  } else if ('batch' in m) {
-    unpackLines(m.batch, (item) => {
-      if (isFrame(item)) correlator.observe(item);
-      fold.step(item);
-    });
+  } else if ('batch' in m || 'rows' in m) {
+    if ('batch' in m) {
+      unpackLines(m.batch, (item) => {
+        if (isFrame(item)) correlator.observe(item);
+        fold.step(item);
+      });
+    } else unpackRows<ItemRow>(m.rows, (row) => fold.step(rowToItem(row)));
     Atomics.store(counters, DONE, ++done);
     if (done >= Atomics.load(counters, WANT)) Atomics.notify(counters, DONE);
   } else {

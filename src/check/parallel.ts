@@ -11,7 +11,7 @@
 import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { readTranscriptFile } from '../transcript/read-file.js';
-import { type CheckWorkerData, DONE, packLines, WANT } from './batch.js';
+import { type CheckWorkerData, DONE, packLines, packRows, WANT } from './batch.js';
 import type { CheckRun } from './fold.js';
 import type { FromWorker, ToWorker } from './check-worker.js';
 
@@ -20,6 +20,8 @@ export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
 /** Batches (one per 1 MiB read) the reader may be ahead of the checker. */
 const AHEAD = 16;
 const NOBODY_WAITS = 0x7fffffff;
+/** Raw text per batch of stored rows (about one file read's worth). */
+const ROWS_BYTES = 1024 * 1024;
 
 /**
  * Starts a two-thread check when `ref` names a transcript file of PARALLEL_MIN_BYTES or more (an id
@@ -48,7 +50,7 @@ export class ParallelCheck {
   private exited = false;
   private wake: (() => void) | undefined;
 
-  constructor(readonly file: string) {
+  constructor(readonly file = '') {
     this.counters[WANT] = NOBODY_WAITS;
     this.worker = new Worker(new URL('./check-worker.js', import.meta.url), {
       workerData: { counters: this.counters.buffer as SharedArrayBuffer } satisfies CheckWorkerData,
@@ -68,14 +70,45 @@ export class ParallelCheck {
   }
 
   /** Reads the file into the worker and returns its findings (sorted by seq, as checkStream's). */
-  async run(ignore: string[]): Promise<CheckRun> {
+  run(ignore: string[]): Promise<CheckRun> {
+    return this.feed(ignore, (function* (file) {
+      for (const lines of readTranscriptFile(file)) {
+        const { batch, transfer } = packLines(lines);
+        yield { msg: { batch }, transfer };
+      }
+    })(this.file));
+  }
+
+  /** Feeds rows of the items table (columns ROW_COLUMNS, in seq order) to the worker; returns its findings. */
+  runRows(ignore: string[], rows: Iterable<unknown[]>): Promise<CheckRun> {
+    return this.feed(ignore, (function* () {
+      let chunk: unknown[][] = [];
+      let bytes = 0;
+      for (const row of rows) {
+        chunk.push(row);
+        const raw = row[10];
+        bytes += typeof raw === 'string' ? raw.length : 64;
+        if (bytes >= ROWS_BYTES) {
+          const { batch, transfer } = packRows(chunk);
+          yield { msg: { rows: batch }, transfer };
+          chunk = [];
+          bytes = 0;
+        }
+      }
+      if (chunk.length) {
+        const { batch, transfer } = packRows(chunk);
+        yield { msg: { rows: batch }, transfer };
+      }
+    })());
+  }
+
+  private async feed(ignore: string[], batches: Iterable<{ msg: ToWorker; transfer: ArrayBuffer[] }>): Promise<CheckRun> {
     const { worker, counters } = this;
     try {
       worker.postMessage({ ignore } satisfies ToWorker);
       let sent = 0;
-      for (const lines of readTranscriptFile(this.file)) {
-        const { batch, transfer } = packLines(lines);
-        worker.postMessage({ batch } satisfies ToWorker, transfer);
+      for (const { msg, transfer } of batches) {
+        worker.postMessage(msg, transfer);
         sent++;
         if (sent - Atomics.load(counters, DONE) >= AHEAD) {
           // Far enough ahead: sleep until the worker has caught up half way (one wake-up, no messages).

@@ -14,7 +14,8 @@ import { Store } from '../store/store.js';
 import { CliError } from '../cli/errors.js';
 import type { Finding } from './checker.js';
 import { CheckFold, type CheckRun } from './fold.js';
-import { type ParallelCheck, startParallelCheck } from './parallel.js';
+import { ParallelCheck, startParallelCheck } from './parallel.js';
+import { ROW_COLUMNS } from './batch.js';
 import { RULES } from './index.js';
 
 /** Name of the per-project config file, looked up from the working directory upward. */
@@ -81,15 +82,25 @@ export function* streamRecordingRef(ref: string, dbPath?: string): Generator<Ite
     yield* streamTranscriptFile(ref);
     return;
   }
+  const { store, id } = openStored(ref, dbPath);
+  try {
+    yield* store.iterateItems(id);
+  } finally {
+    store.close();
+  }
+}
+
+/** The store and the id of a stored recording named by `<id|latest>` (recordings of dead taps marked interrupted first). */
+function openStored(ref: string, dbPath?: string): { store: Store; id: number } {
   const store = Store.open(dbPath, { mustExist: true });
   try {
     try {
       store.markInterrupted();
     } catch { /* read-only or locked */ }
-    const id = store.resolveRef(ref);
-    yield* store.iterateItems(id);
-  } finally {
+    return { store, id: store.resolveRef(ref) };
+  } catch (e) {
     store.close();
+    throw e;
   }
 }
 
@@ -102,14 +113,34 @@ export function checkStream(items: Iterable<Item>, ignore: string[]): CheckRun {
   return fold.finish();
 }
 
+/** Stored recordings of at least this many items are checked over two threads. */
+export const PARALLEL_MIN_ITEMS = 20_000;
+
 /**
- * Checks `<id|latest|FILE.jsonl>`: a large transcript file over two threads (parallel.ts; pass the
- * check already started, if any), anything else on this one.
+ * Checks `<id|latest|FILE.jsonl>`: a large transcript file, or a large stored recording, over two
+ * threads (parallel.ts; pass the check already started, if any), anything else on this one.
  */
 export async function checkRecordingRef(ref: string, dbPath: string | undefined, ignore: string[], started?: ParallelCheck): Promise<CheckRun> {
   const parallel = started ?? startParallelCheck(ref);
   if (parallel) return parallel.run(ignore);
-  return checkStream(streamRecordingRef(ref, dbPath), ignore);
+  const threads = process.env.ACP_INSPECT_CHECK_THREADS;
+  if (looksLikeFile(ref) || threads === '1') return checkStream(streamRecordingRef(ref, dbPath), ignore);
+  const { store, id } = openStored(ref, dbPath);
+  try {
+    if (threads !== '2' && (store.getRecording(id)?.items ?? 0) < PARALLEL_MIN_ITEMS) return checkStream(store.iterateItems(id), ignore);
+    // This thread steps through the rows (as arrays, only the columns an item needs); the worker makes the items and checks them.
+    const page = store.db.prepare(`SELECT ${ROW_COLUMNS} FROM items WHERE recording_id = ? AND seq > ? ORDER BY seq LIMIT 1000`).raw(true);
+    return await new ParallelCheck().runRows(ignore, (function* () {
+      for (let after = 0; ;) {
+        const rows = page.all(id, after) as unknown[][];
+        if (!rows.length) return;
+        yield* rows;
+        after = rows[rows.length - 1]![0] as number;
+      }
+    })());
+  } finally {
+    store.close();
+  }
 }
 
 const PER_RULE = 20;

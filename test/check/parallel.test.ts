@@ -1,8 +1,8 @@
 /**
  * `acp-inspect check` over two threads (the reader hands batches to a checking worker) must report
  * exactly what the one-thread fold reports: the real binary with ACP_INSPECT_CHECK_THREADS=2 against
- * the in-process fold, on the golden and real-peer recordings and on a transcript of several reads
- * made of every line shape the format allows.
+ * the in-process fold, on the golden and real-peer recordings, on a transcript of several reads
+ * made of every line shape the format allows, and on that transcript stored in SQLite.
  */
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { BIN, ROOT, run, tempDir } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import { checkStream, formatReport, streamTranscriptFile } from '../../src/check/run.js';
 import type { CheckRun } from '../../src/check/fold.js';
+import { Store } from '../../src/store/store.js';
 
 const { dir, cleanup } = tempDir('acp-check-parallel-');
 afterAll(cleanup);
@@ -74,7 +75,7 @@ describe('check over two threads', () => {
   }, 60_000);
 
   it('reports the same on a transcript of many reads with every line shape, in --json and in the readable report', async () => {
-    const { text } = mixedTranscript(5 * 1024 * 1024);
+    const { text } = mixedTranscript(3 * 1024 * 1024);
     const file = join(dir, 'mixed.jsonl');
     writeFileSync(file, text);
     const one = checkStream(streamTranscriptFile(file), []);
@@ -90,6 +91,32 @@ describe('check over two threads', () => {
     const oneIgnoring = checkStream(streamTranscriptFile(file), ['not-json', 'invalid-utf8']);
     expect(oneIgnoring.findings.length).toBeLessThan(one.findings.length);
     expect(ignored.stdout.toString()).toBe(jsonLines(oneIgnoring));
+  }, 60_000);
+
+  it('reports the same for a stored recording (rows read here, checked in the worker) as the one-thread fold over the store', async () => {
+    const { text } = mixedTranscript(2 * 1024 * 1024);
+    const file = join(dir, 'to-store.jsonl');
+    writeFileSync(file, text);
+    const db = join(dir, 'store.sqlite');
+    const imported = await run(node, [BIN, 'import', '--db', db, file], { cwd: dir, timeoutMs: 60_000 });
+    expect(imported.code, imported.stderr).toBe(0);
+    const store = Store.open(db, { mustExist: true });
+    let one: CheckRun;
+    try {
+      const id = store.resolveRef('latest');
+      expect(store.getRecording(id)!.items).toBeGreaterThan(3000);
+      // The rows include blobs (invalid UTF-8), non-ASCII texts, truncated frames, stderr and events.
+      expect(store.db.prepare('SELECT count(*) FROM items WHERE recording_id = ? AND raw_bytes IS NOT NULL').pluck().get(id)).toBeGreaterThan(0);
+      one = checkStream(store.iterateItems(id), []);
+    } finally {
+      store.close();
+    }
+    expect(one.findings.length).toBeGreaterThan(500);
+    const [json, human] = await Promise.all([twoThreads(['latest', '--db', db, '--json']), twoThreads(['latest', '--db', db])]);
+    expect(json.stderr).toBe('');
+    expect(json.stdout.toString()).toBe(jsonLines(one));
+    expect(json.code).toBe(exitOf(one));
+    expect(human.stdout.toString()).toBe(formatReport(one, 'recording latest'));
   }, 60_000);
 
   it('stops with one line naming the file and line for a bad line in a later read', async () => {
