@@ -437,6 +437,8 @@ const INDEX_SLICE_MS = 10;
 const DEFER_MS = 2;
 /** The indexer reads the spill file back in blocks of this size. */
 const SPILL_BLOCK_BYTES = 256 * 1024;
+/** Spill file space made at start-up, before any burst (see touchRing). */
+const SPILL_WARM_BYTES = 16 * 1024 * 1024;
 /** Spill file space kept for the next burst once the indexer has caught up (see indexSlice). */
 const SPILL_KEEP_BYTES = 64 * 1024 * 1024;
 /** A spilled backlog this large is indexed even during a burst (a slice per pass): disk is not infinite. */
@@ -554,8 +556,8 @@ function captureRing(reader: RingReader): number {
   return bytes;
 }
 
-function readAt(fd: number, pos: number, len: number): Buffer {
-  const buf = Buffer.allocUnsafe(len);
+function readAt(fd: number, pos: number, len: number, into?: Buffer): Buffer {
+  const buf = into ? into.subarray(0, len) : Buffer.allocUnsafe(len);
   let off = 0;
   while (off < len) {
     const n = readSync(fd, buf, off, len - off, pos + off);
@@ -590,10 +592,18 @@ function indexPieces(stream: StreamCode, t: number, data: Buffer, until: number)
   pendingPiece = null;
 }
 
+/**
+ * The indexer's one read buffer for the spill file, reused block after block: a fresh 256 KiB buffer
+ * per block is external memory that V8 frees only at its next full collection, tens of MB resident
+ * under a long backlog. Safe to reuse: nothing keeps a view of a block once its records are indexed
+ * (the line splitter copies a partial line; `pendingPiece` is used up before the next block).
+ */
+const spillBlock = Buffer.allocUnsafe(SPILL_BLOCK_BYTES);
+
 /** Indexes the spill file's records from one block read, for about as long as `until` allows. */
 function indexSpillBlock(until: number): void {
   try {
-    const block = readSpill(spillRead, Math.min(SPILL_BLOCK_BYTES, spillWrite - spillRead));
+    const block = readAt(spillFd!, spillRead, Math.min(SPILL_BLOCK_BYTES, spillWrite - spillRead), spillBlock);
     let off = 0;
     while (off + RING_HEADER <= block.length && !finishing) {
       const len = block.readUInt32LE(off);
@@ -753,6 +763,16 @@ async function touchRing(reader: RingReader): Promise<void> {
     reader.touch(off, slice);
     await new Promise((r) => setImmediate(r));
   }
+  // The same for the first SPILL_WARM_BYTES of the spill file: a burst's capture then writes into
+  // pages the file already has (the capture of a burst starts where the ring's room ends).
+  try {
+    const zeros = Buffer.alloc(slice);
+    for (let off = 0; off < SPILL_WARM_BYTES && !captured && spillWrite === 0; off += slice) {
+      spillFd ??= openScratchFile('spill');
+      writeAllAt(spillFd, [zeros], off);
+      await new Promise((r) => setImmediate(r));
+    }
+  } catch { /* made on first use instead */ }
 }
 
 // Drain first (a burst at start-up is captured), then open the database.

@@ -2,7 +2,8 @@
  * Splits a byte stream into lines at `\n`, on bytes rather than strings, so a multi-byte UTF-8
  * character split across two reads is never corrupted. Lines are returned without their `\n`; a `\r`
  * before it is kept (it is part of the raw frame; parsers tolerate it). No cap on line length: a
- * partial line is kept as a list of chunks and joined once, so a 30 MB frame costs one copy.
+ * partial line is kept as a list of copied pieces and joined once. Lines returned are views of the
+ * chunk pushed (valid until the caller reuses it); nothing of a chunk is kept past `push`.
  */
 export class LineSplitter {
   private parts: Buffer[] = [];
@@ -27,7 +28,8 @@ export class LineSplitter {
       nl = chunk.indexOf(10, start);
     }
     if (start < chunk.length) {
-      this.parts.push(chunk.subarray(start));
+      // A copy, not a view: the caller may reuse `chunk`'s memory for its next read.
+      this.parts.push(Buffer.from(chunk.subarray(start)));
       this.partLen += chunk.length - start;
     }
     return lines;
