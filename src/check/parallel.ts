@@ -72,7 +72,7 @@ export class ParallelCheck {
   /** Reads the file into the worker and returns its findings (sorted by seq, as checkStream's). */
   run(ignore: string[]): Promise<CheckRun> {
     return this.feed(ignore, (function* (file) {
-      for (const lines of readTranscriptFile(file)) {
+      for (const lines of readTranscriptFile(file, undefined, undefined, true)) {
         const { batch, transfer } = packLines(lines);
         yield { msg: { batch }, transfer };
       }

@@ -4,7 +4,7 @@
  * when they are all ASCII, which is the same text and cheaper) and split into lines there. Every line goes through
  * the one line reader (TranscriptLineReader), so seq numbers, headers and errors are as parseTranscript's.
  */
-import { closeSync, existsSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, read, readSync, statSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
 import { TranscriptError, TranscriptLineReader, type TranscriptLine } from './format.js';
 
@@ -15,10 +15,12 @@ const PIECE_BYTES = 64 * 1024;
  * The lines of a transcript file, read and checked, in order, in arrays (one per read). Throws
  * TranscriptError naming the file and the line for a bad line or a file that cannot be read.
  */
-export function* readTranscriptFile(file: string, reader = new TranscriptLineReader(), readBytes = READ_BYTES): Generator<TranscriptLine[]> {
+export function* readTranscriptFile(file: string, reader = new TranscriptLineReader(), readBytes = READ_BYTES, prefetch = false): Generator<TranscriptLine[]> {
   if (!existsSync(file)) throw new TranscriptError(`file ${file} does not exist; check the path`);
   if (statSync(file).isDirectory()) throw new TranscriptError(`${file} is a folder, not a transcript (.jsonl) file`);
   const fd = openSync(file, 'r');
+  const ahead = prefetch ? new Prefetcher(file, readBytes) : undefined;
+  let offset = 0;
   // One buffer: the unfinished last line of a read stays at its start and the next read goes after it.
   let buf = Buffer.allocUnsafe(readBytes * 2);
   let have = 0;
@@ -30,7 +32,9 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
         buf.copy(bigger, 0, 0, have);
         buf = bigger;
       }
+      ahead?.at(offset);
       const n = readSync(fd, buf, have, readBytes, null);
+      offset += n;
       const end = have + n;
       let upto = end;
       if (n > 0) {
@@ -83,5 +87,44 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
     }
   } finally {
     closeSync(fd);
+    ahead?.close();
+  }
+}
+
+const PREFETCH_AHEAD = 8;
+
+/**
+ * Keeps the file's next few reads on their way into the page cache while this thread parses: reads
+ * PREFETCH_AHEAD reads ahead on libuv's threads into a scratch buffer (whose contents nobody reads),
+ * so a file that is not (or no longer) cached costs disk time beside the parsing, not on top of it.
+ */
+class Prefetcher {
+  private readonly fd: number;
+  private readonly scratch: Buffer;
+  private next = 0;
+  private pending = 0;
+  private closed = false;
+
+  constructor(file: string, private readonly readBytes: number) {
+    this.fd = openSync(file, 'r');
+    this.scratch = Buffer.allocUnsafe(readBytes);
+  }
+
+  /** The reader is at `offset`: asks for what lies up to PREFETCH_AHEAD reads beyond it. */
+  at(offset: number): void {
+    if (this.next < offset) this.next = offset;
+    const until = offset + PREFETCH_AHEAD * this.readBytes;
+    while (this.next < until) {
+      this.pending++;
+      read(this.fd, this.scratch, 0, this.readBytes, this.next, () => {
+        if (--this.pending === 0 && this.closed) closeSync(this.fd);
+      });
+      this.next += this.readBytes;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    if (this.pending === 0) closeSync(this.fd);
   }
 }
