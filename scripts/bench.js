@@ -489,11 +489,14 @@ async function benchRss(o, tmp, results) {
     const s = readStatus(p.pid);
     if (s && Number.isFinite(s.hwm)) peak = Math.max(peak, s.hwm);
   }, 50);
-  const ok = (await roundTrip(p, initializeRequest(1), initializeResult(1))) !== null;
-  const exp = expectedFlood(2, size, count);
+  // A valid session, as in the flood section: updates for a session never created would each be a
+  // finding, and the run would measure a million error findings rather than a flood.
+  const ok = (await roundTrip(p, initializeRequest(1), initializeResult(1))) !== null
+    && (await roundTrip(p, newSessionRequest(2), newSessionResult(2))) !== null;
+  const exp = expectedFlood(3, size, count);
   const t0 = performance.now();
   const got = p.expect(exp.len);
-  p.send(promptRequest(2, `flood ${size} ${count}`));
+  p.send(promptRequest(3, `flood ${size} ${count}`));
   const r = await got;
   const floodMs = r.t - t0;
   const last = readStatus(p.pid);
@@ -506,9 +509,9 @@ async function benchRss(o, tmp, results) {
   if (!ok || r.hash !== exp.hash) problem(`rss flood: bytes altered`);
   if (ex.code !== 0) problem(`rss flood: tap exit ${ex.code ?? ex.signal}: ${p.stderr.trim().split('\n')[0] ?? ''}`);
   const rec = await countRecorded(db);
-  const expectedFrames = 2 + 2 + count;
+  const expectedFrames = 4 + 2 + count;
   log(`  flood ${fmt(exp.len / 1048576 / (floodMs / 1000), 0)} MiB/s; tap peak RSS (VmHWM) ${fmt(peak / 1024, 1)} MiB   (target ≤ 120)`);
-  log(`  recorded ${rec.c2a + rec.a2c}/${expectedFrames} frames, gaps ${rec.gaps}, status ${rec.status}; the tap exited ${fmt(exitMs, 0)} ms after stdin closed`);
+  log(`  recorded ${rec.c2a + rec.a2c}/${expectedFrames} frames, gaps ${rec.gaps}, findings ${rec.findings}, status ${rec.status}; the tap exited ${fmt(exitMs, 0)} ms after stdin closed`);
   if (rec.c2a + rec.a2c !== expectedFrames || rec.gaps) log(`  (a bounded recorder that falls behind skips data and marks the gap; here: ${rec.reason ?? 'no reason stored'})`);
   results.rss = { mb: o.rssMb, frameSize: size, peakMiB: peak / 1024, floodMiBs: exp.len / 1048576 / (floodMs / 1000), recorded: rec, expectedFrames, exitMs };
   rmSync(db, { force: true });

@@ -156,6 +156,9 @@ function push(item: Item, bytes: number): void {
   pendingItems.push(item);
   pendingBytes += bytes;
   stepChecker(item);
+  // What waits for the batch write needs the raw line and the derived columns, not the parsed JSON
+  // (often twice the line's size in objects): let it go now, while it is still young.
+  if ((item as Frame).json !== undefined) (item as Frame).json = undefined;
   if (pendingItems.length >= FLUSH_ITEMS || pendingBytes >= FLUSH_BYTES) flush();
   else if (!flushTimer) flushTimer = setTimeout(flush, FLUSH_MS);
 }
@@ -195,7 +198,6 @@ function onLine(code: StreamCode, t: number, capped: CappedLine): void {
       updatePeer();
     }
   }
-  // The parsed JSON is not stored (raw is); drop it early for large frames to bound memory.
   push(frame, Math.min(line.length, config.maxFrameBytes ?? Infinity) + 200);
 }
 
