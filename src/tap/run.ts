@@ -54,6 +54,8 @@ function forward(src: Readable, dst: Writable, code: StreamCode, rec: RecorderCl
 
 /** How much one read of a pipe may take (pipes hold 64 KiB by default). */
 const READ_BYTES = 64 * 1024;
+/** Read buffers kept for reuse per direction while writes are pending (a few: reading pauses on backpressure). */
+const SPARE_BUFFERS = 8;
 
 interface UserBufferKeys { buffer: symbol; callback: symbol; generator: symbol }
 let userBufferKeys: UserBufferKeys | null | undefined;
@@ -95,7 +97,14 @@ function forwardInto(src: Readable, dst: Writable, code: StreamCode, rec: Record
   const keys = findUserBufferKeys();
   const handle = (src as unknown as { _handle?: { useUserBuffer?: (b: Uint8Array) => void; readStart?: () => number; reading?: boolean } })._handle;
   if (!keys || !handle || typeof handle.useUserBuffer !== 'function' || typeof handle.readStart !== 'function') return false;
-  let buf = Buffer.allocUnsafe(READ_BYTES);
+  let buf: Buffer = Buffer.allocUnsafe(READ_BYTES);
+  // Buffers whose bytes a pending write still holds, and buffers free again: once the destination
+  // has drained, every earlier write is done, so a slow reader does not make one new buffer per read.
+  const held: Buffer[] = [];
+  const spare: Buffer[] = [];
+  dst.on('drain', () => {
+    for (const h of held.splice(0)) if (spare.length < SPARE_BUFFERS) spare.push(h);
+  });
   let paused = false;
   const resume = () => {
     if (!paused) return;
@@ -113,7 +122,11 @@ function forwardInto(src: Readable, dst: Writable, code: StreamCode, rec: Record
     let ok = true;
     if (!state.dstBroken) {
       ok = dst.write(chunk);
-      if (dst.writableLength > 0) buf = Buffer.allocUnsafe(READ_BYTES); // the write still holds `b`
+      if (dst.writableLength > 0) {
+        // The write still holds `b`: read into another buffer until the destination drains.
+        if (held.length < SPARE_BUFFERS) held.push(b);
+        buf = spare.pop() ?? Buffer.allocUnsafe(READ_BYTES);
+      }
     }
     rec.chunk(code, t, chunk);
     if (!ok) {
