@@ -245,6 +245,9 @@ export function runTap(opts: TapOptions): void {
     const t = now();
     rec.eof(A2C, t);
     rec.event('stdout-closed', t, {});
+    // The client sees the end of the agent's output now, as through a direct pipe, not once the
+    // recording is finished (a backlog from a flood can take seconds to index before the tap exits).
+    if (out !== process.stdout && !toClient.dstBroken) out.end();
   });
   out.on('error', (e: NodeJS.ErrnoException) => {
     // The client stopped reading (EPIPE): keep draining the agent so it never blocks, keep recording.
