@@ -7,7 +7,7 @@
  * drains, so a slow reader makes the writer wait (as a direct pipe would) instead of growing memory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fstatSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -93,7 +93,7 @@ function findUserBufferKeys(): UserBufferKeys | null {
  * of it at once; otherwise the next read gets a new one and the old stays with its pending write.
  * Returns false (nothing changed) when this Node does not allow it; the caller then uses 'data'.
  */
-function forwardInto(src: Readable, dst: Writable, code: StreamCode, rec: RecorderClient, state: { dstBroken: boolean }): boolean {
+function forwardInto(src: Readable, dst: Writable, code: StreamCode, rec: RecorderClient, state: { dstBroken: boolean }, directFd: number | null = null): boolean {
   const keys = findUserBufferKeys();
   const handle = (src as unknown as { _handle?: { useUserBuffer?: (b: Uint8Array) => void; readStart?: () => number; reading?: boolean } })._handle;
   if (!keys || !handle || typeof handle.useUserBuffer !== 'function' || typeof handle.readStart !== 'function') return false;
@@ -121,7 +121,14 @@ function forwardInto(src: Readable, dst: Writable, code: StreamCode, rec: Record
     const t = now();
     let ok = true;
     if (!state.dstBroken) {
-      ok = dst.write(chunk);
+      let done = 0;
+      if (directFd !== null && dst.writableLength === 0) {
+        // Nothing queued: write straight to the descriptor, without the stream's bookkeeping.
+        // What it does not take (a full pipe, an error) goes through the stream, which queues it
+        // or reports the error as before.
+        try { done = writeSync(directFd, chunk); } catch { done = 0; }
+      }
+      ok = done === n ? true : dst.write(done === 0 ? chunk : chunk.subarray(done));
       if (dst.writableLength > 0) {
         // The write still holds `b`: read into another buffer until the destination drains.
         if (held.length < SPARE_BUFFERS) held.push(b);
@@ -240,7 +247,7 @@ export function runTap(opts: TapOptions): void {
 
   // agent → client
   forward(child.stdout!, out, A2C, rec, toClient);
-  forwardInto(child.stdout!, out, A2C, rec, toClient);
+  forwardInto(child.stdout!, out, A2C, rec, toClient, out !== process.stdout ? 1 : null);
   child.stdout!.on('end', () => {
     const t = now();
     rec.eof(A2C, t);
