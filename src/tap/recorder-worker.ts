@@ -278,6 +278,9 @@ const CHECKPOINT_FORCE_BYTES = 256 * 1024 * 1024;
 /** A checkpoint waits until the ring has been quiet for this long. */
 const CHECKPOINT_QUIET_MS = 250;
 
+/** Bytes waiting in the ring (0 without one): traffic the drain loop has not looked at yet. */
+let ringUsed = (): number => 0;
+
 /** Checkpoints once the session is quiet (or the log very large), never in the middle of a burst. */
 function checkpointSoon(): void {
   if (unCheckpointed === 0 || checkpointTimer) return;
@@ -287,7 +290,7 @@ function checkpointSoon(): void {
   }
   checkpointTimer = setTimeout(() => {
     checkpointTimer = null;
-    if (captured || bursting || performance.now() - lastTraffic < CHECKPOINT_QUIET_MS) checkpointSoon();
+    if (captured || bursting || ringUsed() > 0 || performance.now() - lastTraffic < CHECKPOINT_QUIET_MS) checkpointSoon();
     else checkpoint();
   }, CHECKPOINT_QUIET_MS);
   checkpointTimer.unref();
@@ -699,6 +702,7 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     // 1. A burst is arriving and there is room: let it arrive undisturbed. (Once capturing, keep
     //    capturing: the burst outran the ring once already.)
     if (growing && !captured && used > BEHIND_BYTES && used < deferLimit) {
+      lastTraffic = performance.now(); // a burst is arriving: no checkpoint now
       await new Promise((r) => setTimeout(r, DEFER_MS));
       continue;
     }
@@ -780,6 +784,7 @@ async function touchRing(reader: RingReader): Promise<void> {
 // Drain first (a burst at start-up is captured), then open the database.
 if (config.ring) {
   const reader = new RingReader(config.ring);
+  ringUsed = () => reader.used;
   void drainRing(reader, reader.capacity);
   void touchRing(reader);
 } else startChecker();
