@@ -10,7 +10,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
-import { RING_CONTROL, RING_HEADER, RingWriter, createRing, pad8 } from './ring.js';
+import { RING_CONTROL, RING_HEADER, RingWriter, createRing, encodeHeader, pad8 } from './ring.js';
 import { openScratchFile, writeAllAt } from './scratch.js';
 
 /** Bytes of the ring: what the recorder may lag behind the session before chunks are dropped (a gap). */
@@ -21,6 +21,8 @@ export const RING_BYTES = 16 * 1024 * 1024;
  * one costs a few more quick collections and keeps about 24 MB less resident.
  */
 const RECORDER_YOUNG_MB = 8;
+/** Padding for overflow records (records are 8-byte aligned, as in the ring). */
+const ZEROS = Buffer.alloc(8);
 /** Once dropping, chunks are taken again only when this much of the ring is free (one gap, not many). */
 const RESUME_FREE_BYTES = RING_BYTES / 4;
 /** Kept for callers that name the old bound: the most that may be in flight to the recorder. */
@@ -99,12 +101,9 @@ export class RecorderClient {
     if (this.overflowBroken || this.backlog.length > 0 || (this.dropped[0]! | this.dropped[1]! | this.dropped[2]!) !== 0) return false;
     try {
       this.overflowFd ??= openScratchFile('overflow');
-      const head = Buffer.alloc(RING_HEADER + (pad8(payload.length) - payload.length));
-      head.writeUInt32LE(payload.length, 0);
-      head.writeUInt32LE(type, 4);
-      head.writeDoubleLE(t, 8);
-      const pad = head.subarray(RING_HEADER);
-      const written = writeAllAt(this.overflowFd, pad.length ? [head.subarray(0, RING_HEADER), payload, pad] : [head, payload], this.overflowPos);
+      const head = encodeHeader(Buffer.allocUnsafe(RING_HEADER), payload.length, type, t);
+      const pad = ZEROS.subarray(0, pad8(payload.length) - payload.length);
+      const written = writeAllAt(this.overflowFd, [head, payload, pad], this.overflowPos);
       this.overflowFrom ??= this.overflowPos;
       this.overflowPos += written;
       this.retryLater(t);

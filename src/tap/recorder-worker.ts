@@ -13,7 +13,7 @@ import { openScratchFile, writeAllAt } from './scratch.js';
 import { setPriority } from 'node:os';
 import type { FromRecorder, RecorderConfig, ToRecorder, StreamCode } from './messages.js';
 import { A2C, C2A, STDERR } from './messages.js';
-import { RING_CONTROL, RING_HEADER, RingReader, pad8, type RingRecord } from './ring.js';
+import { RING_CONTROL, RING_HEADER, RingReader, decodeHeader, type RingRecord } from './ring.js';
 import { decodeUtf8 } from '../wire/line-splitter.js';
 import { CappedLineSplitter, DEFAULT_LINE_CAP, type CappedLine } from './capped-splitter.js';
 import { frameFromBytes } from '../wire/make-frame.js';
@@ -493,19 +493,22 @@ function dispatch(type: number, t: number, payload: Buffer): void {
   }
 }
 
+/** The overflow file's read buffer (its own: an overflow marker is met while a spill block is in use). */
+let overflowBlock: Buffer | null = null;
+
 /**
  * Takes the records the forwarding thread wrote to its overflow file while the ring was full (see
  * recorder-client.ts), in order, at the place their marker holds in the stream.
  */
 function indexOverflow(o: { fd: number; from: number; to: number }): void {
+  overflowBlock ??= Buffer.allocUnsafe(SPILL_BLOCK_BYTES);
   let pos = o.from;
   try {
     while (pos < o.to && !finishing) {
-      const head = readAt(o.fd, pos, RING_HEADER);
-      const len = head.readUInt32LE(0);
-      const payload = readAt(o.fd, pos + RING_HEADER, len);
-      pos += RING_HEADER + pad8(len);
-      dispatch(head.readUInt32LE(4), head.readDoubleLE(8), payload);
+      pos = readRecords(o.fd, pos, o.to, overflowBlock, (type, t, payload) => {
+        dispatch(type, t, payload);
+        return !finishing;
+      });
     }
   } catch (e) {
     warnOnce(`recording incomplete: the overflow file could not be read (${(e as Error).message})`);
@@ -572,7 +575,27 @@ function readAt(fd: number, pos: number, len: number, into?: Buffer): Buffer {
   return buf;
 }
 
-const readSpill = (pos: number, len: number): Buffer => readAt(spillFd!, pos, len);
+/**
+ * Reads the records (ring format) of scratch file `fd` from `pos` on, not past `end`, with one read
+ * into `block` (a record larger than the block is read on its own), and hands each to `take` until
+ * it returns false. Returns the position after the last record taken. The payloads are views of
+ * `block`: valid until its next read.
+ */
+function readRecords(fd: number, pos: number, end: number, block: Buffer, take: (type: number, t: number, payload: Buffer) => boolean): number {
+  const data = readAt(fd, pos, Math.min(block.length, end - pos), block);
+  let off = 0;
+  while (off + RING_HEADER <= data.length) {
+    const h = decodeHeader(data, off);
+    let payload: Buffer;
+    if (off + RING_HEADER + h.len <= data.length) payload = data.subarray(off + RING_HEADER, off + RING_HEADER + h.len);
+    else if (off === 0) payload = readAt(fd, pos + RING_HEADER, h.len);
+    else break;
+    off += h.size;
+    if (!take(h.type, h.t, payload)) break;
+  }
+  if (off === 0) throw new Error('scratch file holds a cut record');
+  return pos + off;
+}
 
 /**
  * Bytes of a chunk the indexer splits at a time. A 64 KiB chunk of small frames is hundreds of
@@ -608,27 +631,12 @@ const spillBlock = Buffer.allocUnsafe(SPILL_BLOCK_BYTES);
 /** Indexes the spill file's records from one block read, for about as long as `until` allows. */
 function indexSpillBlock(until: number): void {
   try {
-    const block = readAt(spillFd!, spillRead, Math.min(SPILL_BLOCK_BYTES, spillWrite - spillRead), spillBlock);
-    let off = 0;
-    while (off + RING_HEADER <= block.length && !finishing) {
-      const len = block.readUInt32LE(off);
-      const type = block.readUInt32LE(off + 4);
-      const t = block.readDoubleLE(off + 8);
-      let payload: Buffer;
-      if (off + RING_HEADER + len <= block.length) payload = block.subarray(off + RING_HEADER, off + RING_HEADER + len);
-      else if (off === 0) payload = readSpill(spillRead + RING_HEADER, len); // one record larger than a block
-      else break;
-      const size = RING_HEADER + pad8(len);
-      off += size;
-      spillRead += size;
+    spillRead = readRecords(spillFd!, spillRead, spillWrite, spillBlock, (type, t, payload) => {
       if (type === RING_CONTROL) dispatch(type, t, payload);
-      else {
-        indexPieces(type as StreamCode, t, payload, until);
-        if (pendingPiece) break;
-      }
+      else indexPieces(type as StreamCode, t, payload, until);
       // A record may hold hundreds of frames: look at the clock after each one.
-      if (performance.now() >= until) break;
-    }
+      return !finishing && !pendingPiece && performance.now() < until;
+    });
   } catch (e) {
     warnOnce(`recording incomplete: the recorder's spill file failed (${(e as Error).message})`);
     spillRead = spillWrite;

@@ -25,6 +25,23 @@ export const pad8 = (n: number) => (n + 7) & ~7;
 /** Bytes of a record's header (see above). */
 export const RING_HEADER = HEADER;
 
+/** A record's header, decoded; `size` is the whole record's (header, payload and padding). */
+export interface RecordHeader { len: number; type: number; t: number; size: number }
+
+/** Writes the header of a record of `len` payload bytes into `head` (RING_HEADER bytes). */
+export function encodeHeader(head: Buffer, len: number, type: number, t: number): Buffer {
+  head.writeUInt32LE(len, 0);
+  head.writeUInt32LE(type, 4);
+  head.writeDoubleLE(t, 8);
+  return head;
+}
+
+/** Reads the header at `off` of a buffer holding records (the ring's, or a copy of them in a file). */
+export function decodeHeader(buf: Buffer, off = 0): RecordHeader {
+  const len = buf.readUInt32LE(off);
+  return { len, type: buf.readUInt32LE(off + 4), t: buf.readDoubleLE(off + 8), size: HEADER + pad8(len) };
+}
+
 /** Record type for a control message (JSON payload); 0..2 are the stream codes. */
 export const RING_CONTROL = 3;
 
@@ -74,10 +91,7 @@ export class RingWriter {
     const need = HEADER + pad8(payload.length);
     const used = (this.w - Atomics.load(this.ctl, R)) | 0;
     if (need > this.cap - used) return false;
-    this.head.writeUInt32LE(payload.length, 0);
-    this.head.writeUInt32LE(type, 4);
-    this.head.writeDoubleLE(t, 8);
-    this.copyIn(this.head, this.w);
+    this.copyIn(encodeHeader(this.head, payload.length, type, t), this.w);
     this.copyIn(payload, (this.w + HEADER) | 0);
     this.w = (this.w + need) | 0;
     Atomics.store(this.ctl, W, this.w);
@@ -117,13 +131,9 @@ export class RingReader {
     const r = Atomics.load(this.ctl, R);
     const w = Atomics.load(this.ctl, W);
     if (((w - r) | 0) < HEADER) return null;
-    this.copyOut(this.head, r);
-    const len = this.head.readUInt32LE(0);
-    const type = this.head.readUInt32LE(4);
-    const t = this.head.readDoubleLE(8);
-    const payload = Buffer.allocUnsafe(len);
-    this.copyOut(payload, (r + HEADER) | 0);
-    Atomics.store(this.ctl, R, (r + HEADER + pad8(len)) | 0);
+    const { len, type, t, size } = this.headerAt(r);
+    const payload = this.payloadAt(r, len);
+    Atomics.store(this.ctl, R, (r + size) | 0);
     return { type, t, payload };
   }
 
@@ -143,10 +153,9 @@ export class RingReader {
   }
 
   /** The header of the record at position `pos` (inside the unread region). */
-  headerAt(pos: number): { len: number; type: number; t: number; size: number } {
+  headerAt(pos: number): RecordHeader {
     this.copyOut(this.head, pos);
-    const len = this.head.readUInt32LE(0);
-    return { len, type: this.head.readUInt32LE(4), t: this.head.readDoubleLE(8), size: HEADER + pad8(len) };
+    return decodeHeader(this.head);
   }
 
   /** A copy of the payload of the record at `pos` whose payload is `len` bytes long. */
