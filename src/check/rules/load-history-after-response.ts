@@ -1,7 +1,7 @@
 import { defineRule } from '../rule.js';
 import { M } from '../../spec/methods.js';
 import { CONVERSATION_UPDATES } from '../../spec/transitions.js';
-import { sessionOf, updateOf } from './util.js';
+import { conversationUpdate } from './util.js';
 
 /** Reading: a conversation update for a loaded session, after the load answered and before any prompt, is history that came late. */
 export const loadHistoryAfterResponse = defineRule({
@@ -14,10 +14,10 @@ export const loadHistoryAfterResponse = defineRule({
   kinds: ['notification'],
   updates: [...CONVERSATION_UPDATES],
   check(c) {
-    const s = sessionOf(c.state, c.params);
-    const { kind } = updateOf(c.params);
-    if (!s || s.origin !== 'load' || s.turns !== 0 || s.status !== 'active' || s.turn !== 'idle') return;
-    if (kind === undefined || !CONVERSATION_UPDATES.has(kind)) return;
+    const cu = conversationUpdate(c.state, c.params);
+    if (!cu) return;
+    const { s, kind } = cu;
+    if (s.origin !== 'load' || s.turns !== 0 || s.status !== 'active' || s.turn !== 'idle') return;
     c.report(`${kind} for session ${JSON.stringify(s.id)} after session/load completed; the history must be streamed before the load request is answered`);
   },
 });

@@ -1,7 +1,7 @@
 import { defineRule } from '../rule.js';
 import { M } from '../../spec/methods.js';
 import { CONVERSATION_UPDATES } from '../../spec/transitions.js';
-import { sessionOf, updateOf } from './util.js';
+import { conversationUpdate } from './util.js';
 
 export const resumeReplaysHistory = defineRule({
   id: 'resume-replays-history',
@@ -13,9 +13,10 @@ export const resumeReplaysHistory = defineRule({
   kinds: ['notification'],
   updates: [...CONVERSATION_UPDATES],
   check(c) {
-    const s = sessionOf(c.state, c.params);
-    const { kind } = updateOf(c.params);
-    if (!s || s.origin !== 'resume' || s.status !== 'loading' || kind === undefined || !CONVERSATION_UPDATES.has(kind)) return;
+    const cu = conversationUpdate(c.state, c.params);
+    if (!cu) return;
+    const { s, kind } = cu;
+    if (s.origin !== 'resume' || s.status !== 'loading') return;
     c.report(`${kind} for session ${JSON.stringify(s.id)} while session/resume runs; resume does not replay history (use session/load for that)`);
   },
 });

@@ -1,7 +1,7 @@
 import { defineRule } from '../rule.js';
 import { M } from '../../spec/methods.js';
 import { CONVERSATION_UPDATES } from '../../spec/transitions.js';
-import { sessionOf, updateOf } from './util.js';
+import { conversationUpdate } from './util.js';
 
 /**
  * Reading: conversation updates (message chunks, tool calls, plans) belong to a turn or to a load
@@ -17,9 +17,9 @@ export const updateOutsideTurn = defineRule({
   kinds: ['notification'],
   updates: [...CONVERSATION_UPDATES],
   check(c) {
-    const s = sessionOf(c.state, c.params);
-    const { kind } = updateOf(c.params);
-    if (!s || kind === undefined || !CONVERSATION_UPDATES.has(kind)) return;
+    const cu = conversationUpdate(c.state, c.params);
+    if (!cu) return;
+    const { s, kind } = cu;
     if (s.turn !== 'idle' || s.status === 'loading') return;
     if (s.origin === 'load' && s.turns === 0 && s.status === 'active') return; // load-history-after-response
     c.report(`${kind} update for session ${JSON.stringify(s.id)} while no prompt turn is running`);

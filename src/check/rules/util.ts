@@ -1,6 +1,7 @@
 /** Small helpers shared by the rules. */
 import type { ModelState, PendingRequest, SessionState } from '../model.js';
 import { obj, pendingKey, str } from '../model.js';
+import { CONVERSATION_UPDATES } from '../../spec/transitions.js';
 
 export { at, obj, str } from '../model.js';
 
@@ -32,6 +33,17 @@ export function sessionOf(s: ModelState, params: Record<string, unknown> | undef
 export function updateOf(params: Record<string, unknown> | undefined): { u: Record<string, unknown> | undefined; kind: string | undefined } {
   const u = obj(params?.update);
   return { u, kind: str(u?.sessionUpdate) };
+}
+
+/**
+ * A conversation update (message chunks, tool calls, plans: CONVERSATION_UPDATES) of a known
+ * session: the session and the update's kind; undefined for any other update or session.
+ */
+export function conversationUpdate(s: ModelState, params: Record<string, unknown> | undefined): { s: SessionState; kind: string } | undefined {
+  const session = sessionOf(s, params);
+  const { kind } = updateOf(params);
+  if (!session || kind === undefined || !CONVERSATION_UPDATES.has(kind)) return undefined;
+  return { s: session, kind };
 }
 
 /** Short quote of a value for messages. */
