@@ -228,6 +228,9 @@ export function runTap(opts: TapOptions): void {
     }
   });
 
+  // Each direction has both paths: forwardInto() takes over the reads where Node allows it, and the
+  // 'data' path of forward() then only sees what was read before the switch (nothing, in practice)
+  // and is what runs on a Node that does not allow it, or for a source that is not a pipe (a file).
   // client → agent
   forward(process.stdin, child.stdin!, C2A, rec, toAgent);
   forwardInto(process.stdin, child.stdin!, C2A, rec, toAgent);
