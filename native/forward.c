@@ -1,0 +1,515 @@
+/*
+ * The tap's native forwarder: one thread per direction moves bytes from one descriptor to the
+ * other with plain read() and write() calls, as `cat` does, and puts a copy of each chunk into the
+ * recorder's ring (ring.ts: same layout, same records) just before writing it on. JavaScript never sees the
+ * bytes on the way through, so forwarding costs what a `cat` costs plus one memcpy per chunk.
+ *
+ * Everything that goes into the ring passes through push() under one mutex: the two forwarding
+ * threads' chunks and the main thread's control records (events, the finish), so records keep the
+ * order they were pushed in. When the ring is full (the recorder stalled), records go on, in order,
+ * into the overflow file and a marker in the ring points the recorder to them once the ring has room
+ * (the same protocol recorder-client.ts follows on the JavaScript path).
+ *
+ * Threads never call into JavaScript. They talk to it through two pipes: one byte on the wake pipe
+ * when the recorder worker sleeps on an empty ring (it reads that pipe with an ordinary socket), and
+ * one byte on the event pipe when the main thread has something to do (see EV_*). Nothing here needs
+ * tearing down at exit: a thread blocked in read() or write() ends with the process.
+ *
+ * Little-endian machines only (the ring's header is written in the machine's byte order); the
+ * loader in native.ts refuses the module elsewhere and the tap uses its JavaScript forwarder.
+ */
+#define _GNU_SOURCE
+#include <node_api.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Ring layout (ring.ts): Int32 control slots, then the data area. */
+#define SLOT_W 0
+#define SLOT_R 1
+#define SLOT_SIG 2
+#define SLOT_WAITING 3
+#define CTL_BYTES 64
+#define HEADER 16
+#define RING_CONTROL 3
+#define PAD8(n) (((n) + 7u) & ~7u)
+
+/* Stream codes (messages.ts). */
+#define C2A 0
+#define A2C 1
+
+/* Bytes per read: what a pipe holds by default. */
+#define READ_BYTES (64 * 1024)
+
+/* Event bytes for the main thread. */
+#define EV_PENDING 'P'  /* records wait for the ring (overflow marker, control, gap): call flush() */
+#define EV_A2C_END 'E'  /* the agent's stdout ended and all of it was handed on */
+#define EV_C2A_END 'I'  /* the client's stdin ended */
+
+struct backlog_item {
+  struct backlog_item *next;
+  uint32_t len;
+  double t;
+  char data[];
+};
+
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static int32_t *ctl;          /* the ring's control slots */
+static uint8_t *data;         /* the ring's data area */
+static uint32_t cap;          /* its size, a power of two */
+static napi_ref ring_ref;     /* keeps the ring's memory alive */
+static double base_ms;        /* t = monotonic ms - base_ms */
+static int wake_w = -1, events_w = -1;
+static int overflow_fd = -1;
+static int64_t ov_pos = 0, ov_from = -1;
+static int ov_broken = 0;
+static uint64_t dropped[3];
+static struct backlog_item *backlog_head, *backlog_tail;
+static int initialized = 0, started = 0;
+/* Cleared when the recorder is gone: records are then not kept anywhere (forwarding goes on). */
+static volatile int recording = 1;
+
+/* Forwarding state read by the main thread (state()). */
+static volatile int a2c_writing = 0, a2c_ended = 0, c2a_ended = 0, client_broken = 0, agent_broken = 0;
+
+static double now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void signal_fd(int fd, char c) {
+  if (fd < 0) return;
+  ssize_t r;
+  do r = write(fd, &c, 1); while (r < 0 && errno == EINTR);
+  /* EAGAIN: the pipe is full of earlier signals, which say the same. */
+}
+
+/* ---- the ring (caller holds mu) -------------------------------------------------------------- */
+
+static uint32_t ring_free(void) {
+  uint32_t w = (uint32_t)__atomic_load_n(&ctl[SLOT_W], __ATOMIC_ACQUIRE);
+  uint32_t r = (uint32_t)__atomic_load_n(&ctl[SLOT_R], __ATOMIC_ACQUIRE);
+  return cap - (w - r);
+}
+
+static void copy_in(uint32_t pos, const void *src, uint32_t len) {
+  uint32_t off = pos & (cap - 1);
+  uint32_t first = len < cap - off ? len : cap - off;
+  memcpy(data + off, src, first);
+  if (first < len) memcpy(data, (const uint8_t *)src + first, len - first);
+}
+
+static int ring_write(int type, double t, const void *payload, uint32_t len) {
+  uint32_t need = HEADER + PAD8(len);
+  if (need > ring_free()) return 0;
+  uint32_t w = (uint32_t)__atomic_load_n(&ctl[SLOT_W], __ATOMIC_RELAXED);
+  uint8_t head[HEADER];
+  uint32_t ty = (uint32_t)type;
+  memcpy(head, &len, 4);
+  memcpy(head + 4, &ty, 4);
+  memcpy(head + 8, &t, 8);
+  copy_in(w, head, HEADER);
+  copy_in(w + HEADER, payload, len);
+  __atomic_store_n(&ctl[SLOT_W], (int32_t)(w + need), __ATOMIC_RELEASE);
+  /* Wake the reader only if it sleeps, and only once per sleep. */
+  int32_t one = 1;
+  if (__atomic_load_n(&ctl[SLOT_WAITING], __ATOMIC_SEQ_CST) == 1 &&
+      __atomic_compare_exchange_n(&ctl[SLOT_WAITING], &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
+    __atomic_add_fetch(&ctl[SLOT_SIG], 1, __ATOMIC_SEQ_CST);
+    signal_fd(wake_w, 'w');
+  }
+  return 1;
+}
+
+/* ---- overflow, backlog and gaps (caller holds mu) --------------------------------------------- */
+
+static int pending_locked(void) {
+  return ov_from >= 0 || backlog_head != NULL || (dropped[0] | dropped[1] | dropped[2]) != 0;
+}
+
+static int write_all_at(int fd, struct iovec *iov, int n, int64_t pos) {
+  while (n > 0) {
+    ssize_t w = pwritev(fd, iov, n, pos);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return 0;
+    pos += w;
+    while (n > 0 && (size_t)w >= iov->iov_len) { w -= (ssize_t)iov->iov_len; iov++; n--; }
+    if (n > 0) { iov->iov_base = (uint8_t *)iov->iov_base + w; iov->iov_len -= (size_t)w; }
+  }
+  return 1;
+}
+
+static int overflow_record(int type, double t, const void *payload, uint32_t len) {
+  if (ov_broken || overflow_fd < 0 || backlog_head || (dropped[0] | dropped[1] | dropped[2])) return 0;
+  static const uint8_t zeros[8];
+  uint8_t head[HEADER];
+  uint32_t ty = (uint32_t)type;
+  memcpy(head, &len, 4);
+  memcpy(head + 4, &ty, 4);
+  memcpy(head + 8, &t, 8);
+  struct iovec iov[3] = {
+    { head, HEADER }, { (void *)payload, len }, { (void *)zeros, PAD8(len) - len },
+  };
+  if (!write_all_at(overflow_fd, iov, 3, ov_pos)) {
+    ov_broken = 1;
+    return 0;
+  }
+  if (ov_from < 0) {
+    ov_from = ov_pos;
+    signal_fd(events_w, EV_PENDING);
+  }
+  ov_pos += HEADER + PAD8(len);
+  return 1;
+}
+
+/* Writes what waits (the overflow marker, control records, gap markers); 1 when nothing waits. */
+static int flush_locked(double t) {
+  char msg[160];
+  if (ov_from >= 0) {
+    if (ring_free() < cap / 4) return 0;
+    int n = snprintf(msg, sizeof msg, "{\"overflow\":{\"fd\":%d,\"from\":%lld,\"to\":%lld}}", overflow_fd, (long long)ov_from, (long long)ov_pos);
+    if (!ring_write(RING_CONTROL, t, msg, (uint32_t)n)) return 0;
+    ov_from = -1;
+  }
+  while (backlog_head) {
+    if (!ring_write(RING_CONTROL, backlog_head->t, backlog_head->data, backlog_head->len)) return 0;
+    struct backlog_item *b = backlog_head;
+    backlog_head = b->next;
+    if (!backlog_head) backlog_tail = NULL;
+    free(b);
+  }
+  for (int c = 0; c < 3; c++) {
+    if (dropped[c] == 0) continue;
+    int n = snprintf(msg, sizeof msg, "{\"gap\":%d,\"t\":%.6f,\"bytes\":%llu}", c, t, (unsigned long long)dropped[c]);
+    if (!ring_write(RING_CONTROL, t, msg, (uint32_t)n)) return 0;
+    dropped[c] = 0;
+  }
+  return 1;
+}
+
+/*
+ * Hands one record to the recorder, in order, never waiting: the ring, else the overflow file, else
+ * (a chunk) a gap or (a control record, never dropped) the backlog.
+ */
+static void push(int type, double t, const void *payload, uint32_t len) {
+  if (!recording) return;
+  pthread_mutex_lock(&mu);
+  int was_pending = pending_locked();
+  int in_ring = 0;
+  if (!was_pending || (ring_free() >= cap / 4 && flush_locked(t))) in_ring = ring_write(type, t, payload, len);
+  if (!in_ring && !overflow_record(type, t, payload, len)) {
+    if (type == RING_CONTROL) {
+      struct backlog_item *b = malloc(sizeof *b + len);
+      if (b) {
+        b->next = NULL;
+        b->len = len;
+        b->t = t;
+        memcpy(b->data, payload, len);
+        if (backlog_tail) backlog_tail->next = b; else backlog_head = b;
+        backlog_tail = b;
+      }
+    } else {
+      dropped[type] += len;
+    }
+  }
+  int now_pending = pending_locked();
+  pthread_mutex_unlock(&mu);
+  if (now_pending && !was_pending) signal_fd(events_w, EV_PENDING);
+}
+
+static void push_control(double t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void push_control(double t, const char *fmt, ...) {
+  char msg[256];
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (n > 0 && n < (int)sizeof msg) push(RING_CONTROL, t, msg, (uint32_t)n);
+}
+
+static const char *errno_code(int e) {
+  switch (e) {
+    case EPIPE: return "EPIPE";
+    case ECONNRESET: return "ECONNRESET";
+    case EBADF: return "EBADF";
+    case EIO: return "EIO";
+    case ENOSPC: return "ENOSPC";
+    default: return "EIO";
+  }
+}
+
+/* ---- forwarding threads ---------------------------------------------------------------------- */
+
+struct direction {
+  int in, out, code;
+  int devnull;  /* a2c: replaces fd 1 at the end, so the client sees the end of the output */
+};
+
+static void wait_fd(int fd, short ev) {
+  struct pollfd p = { fd, ev, 0 };
+  while (poll(&p, 1, -1) < 0 && errno == EINTR) {}
+}
+
+/* Writes all of buf; 0 and errno when the destination failed. */
+static int write_all(int fd, const uint8_t *buf, size_t n, int a2c) {
+  size_t off = 0;
+  if (a2c) a2c_writing = 1;
+  while (off < n) {
+    ssize_t w = write(fd, buf + off, n - off);
+    if (w > 0) { off += (size_t)w; continue; }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { wait_fd(fd, POLLOUT); continue; }
+    if (a2c) a2c_writing = 0;
+    if (w == 0) errno = EIO;
+    return 0;
+  }
+  if (a2c) a2c_writing = 0;
+  return 1;
+}
+
+static void *forward_thread(void *arg) {
+  struct direction *d = arg;
+  uint8_t *buf = malloc(READ_BYTES);
+  int broken = 0;
+  const int a2c = d->code == A2C;
+  pthread_setname_np(pthread_self(), a2c ? "acp-fwd-a2c" : "acp-fwd-c2a");
+  if (!buf) return NULL;
+  for (;;) {
+    ssize_t n = read(d->in, buf, READ_BYTES);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) { wait_fd(d->in, POLLIN); continue; }
+      n = 0; /* a read error ends the stream, as on the JavaScript path */
+    }
+    if (n == 0) break;
+    double t = now_ms() - base_ms;
+    /*
+     * Recorded before it is written on: the peer may answer as soon as it has the bytes, and its
+     * answer (read by the other thread) must not be recorded before what it answers. The copy is
+     * a memcpy into memory already mapped, well under a microsecond for a frame.
+     */
+    push(d->code, t, buf, (uint32_t)n);
+    if (!broken && !write_all(d->out, buf, (size_t)n, a2c)) {
+      broken = 1;
+      if (a2c) client_broken = 1; else agent_broken = 1;
+      push_control(t, "{\"ev\":\"%s\",\"t\":%.6f,\"data\":{\"code\":\"%s\"}}", a2c ? "client-stdout-error" : "agent-stdin-error", t, errno_code(errno));
+    }
+  }
+  double t = now_ms() - base_ms;
+  push_control(t, "{\"eof\":%d,\"t\":%.6f}", d->code, t);
+  push_control(t, "{\"ev\":\"%s\",\"t\":%.6f,\"data\":{}}", a2c ? "stdout-closed" : "stdin-closed", t);
+  if (a2c) {
+    /* The client sees the end of the agent's output now, as through a direct pipe. */
+    if (!broken && d->devnull >= 0) dup2(d->devnull, d->out);
+    a2c_ended = 1;
+    signal_fd(events_w, EV_A2C_END);
+  } else {
+    close(d->out); /* the agent sees the end of its input */
+    c2a_ended = 1;
+    signal_fd(events_w, EV_C2A_END);
+  }
+  free(buf);
+  return NULL;
+}
+
+/* ---- JavaScript API -------------------------------------------------------------------------- */
+
+#define CHECK(call) do { if ((call) != napi_ok) { napi_throw_error(env, NULL, "acp-inspect native: " #call " failed"); return NULL; } } while (0)
+
+static napi_value num(napi_env env, double x) {
+  napi_value v;
+  napi_create_double(env, x, &v);
+  return v;
+}
+
+static int get_int(napi_env env, napi_value v, int32_t *out) {
+  return napi_get_value_int32(env, v, out) == napi_ok;
+}
+
+static int make_pipe(int fds[2], int nonblock_read) {
+  if (pipe2(fds, O_CLOEXEC) != 0) return 0;
+  if (nonblock_read) fcntl(fds[0], F_SETFL, fcntl(fds[0], F_GETFL) | O_NONBLOCK);
+  fcntl(fds[1], F_SETFL, fcntl(fds[1], F_GETFL) | O_NONBLOCK);
+  return 1;
+}
+
+/* nowMs(): the monotonic clock, in ms (to line our timestamps up with performance.now()). */
+static napi_value js_now_ms(napi_env env, napi_callback_info info) {
+  (void)info;
+  return num(env, now_ms());
+}
+
+/* pipes(): [agentStdinRead, agentStdinWrite, agentStdoutRead, agentStdoutWrite], blocking, close-on-exec. */
+static napi_value js_pipes(napi_env env, napi_callback_info info) {
+  (void)info;
+  int a[2], b[2];
+  if (pipe2(a, O_CLOEXEC) != 0) { napi_throw_error(env, NULL, strerror(errno)); return NULL; }
+  if (pipe2(b, O_CLOEXEC) != 0) { close(a[0]); close(a[1]); napi_throw_error(env, NULL, strerror(errno)); return NULL; }
+  napi_value arr;
+  CHECK(napi_create_array_with_length(env, 4, &arr));
+  int fds[4] = { a[0], a[1], b[0], b[1] };
+  for (uint32_t i = 0; i < 4; i++) CHECK(napi_set_element(env, arr, i, num(env, fds[i])));
+  return arr;
+}
+
+/* closeFd(fd) */
+static napi_value js_close_fd(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t fd;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc >= 1 && get_int(env, argv[0], &fd) && fd > 2) close(fd);
+  return NULL;
+}
+
+/*
+ * init(ring: Uint8Array over the ring's SharedArrayBuffer, baseMs, overflowFd): takes the ring,
+ * returns [wakeFd, eventsFd], the read ends of the wake and event pipes (non-blocking).
+ */
+static napi_value js_init(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (initialized) { napi_throw_error(env, NULL, "acp-inspect native: already initialized"); return NULL; }
+  if (argc < 3) { napi_throw_type_error(env, NULL, "init(ring, baseMs, overflowFd)"); return NULL; }
+  napi_typedarray_type type;
+  size_t length;
+  void *ptr;
+  CHECK(napi_get_typedarray_info(env, argv[0], &type, &length, &ptr, NULL, NULL));
+  if (type != napi_uint8_array || length <= CTL_BYTES || ((length - CTL_BYTES) & (length - CTL_BYTES - 1)) != 0 || ((uintptr_t)ptr & 7) != 0) {
+    napi_throw_type_error(env, NULL, "acp-inspect native: the ring must be a Uint8Array of 64 + 2^k bytes");
+    return NULL;
+  }
+  double base;
+  int32_t ofd;
+  CHECK(napi_get_value_double(env, argv[1], &base));
+  if (!get_int(env, argv[2], &ofd)) ofd = -1;
+  int wake[2], ev[2];
+  if (!make_pipe(wake, 1)) { napi_throw_error(env, NULL, strerror(errno)); return NULL; }
+  if (!make_pipe(ev, 1)) { close(wake[0]); close(wake[1]); napi_throw_error(env, NULL, strerror(errno)); return NULL; }
+  CHECK(napi_create_reference(env, argv[0], 1, &ring_ref));
+  ctl = (int32_t *)ptr;
+  data = (uint8_t *)ptr + CTL_BYTES;
+  cap = (uint32_t)(length - CTL_BYTES);
+  base_ms = base;
+  overflow_fd = ofd;
+  wake_w = wake[1];
+  events_w = ev[1];
+  initialized = 1;
+  napi_value arr;
+  CHECK(napi_create_array_with_length(env, 2, &arr));
+  CHECK(napi_set_element(env, arr, 0, num(env, wake[0])));
+  CHECK(napi_set_element(env, arr, 1, num(env, ev[0])));
+  return arr;
+}
+
+/* start(clientIn, agentIn, agentOut, clientOut): the two forwarding threads. */
+static napi_value js_start(napi_env env, napi_callback_info info) {
+  size_t argc = 4;
+  napi_value argv[4];
+  int32_t fds[4];
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (!initialized || started) { napi_throw_error(env, NULL, "acp-inspect native: start() needs init() and runs once"); return NULL; }
+  if (argc < 4) { napi_throw_type_error(env, NULL, "start(clientIn, agentIn, agentOut, clientOut)"); return NULL; }
+  for (int i = 0; i < 4; i++) if (!get_int(env, argv[i], &fds[i])) { napi_throw_type_error(env, NULL, "descriptors must be integers"); return NULL; }
+  static struct direction c2a, a2c;
+  c2a = (struct direction){ fds[0], fds[1], C2A, -1 };
+  a2c = (struct direction){ fds[2], fds[3], A2C, open("/dev/null", O_WRONLY | O_CLOEXEC) };
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+  pthread_attr_setstacksize(&attr, 256 * 1024);
+  pthread_t t1, t2;
+  if (pthread_create(&t1, &attr, forward_thread, &c2a) != 0 || pthread_create(&t2, &attr, forward_thread, &a2c) != 0) {
+    pthread_attr_destroy(&attr);
+    napi_throw_error(env, NULL, "acp-inspect native: cannot start the forwarding threads");
+    return NULL;
+  }
+  pthread_attr_destroy(&attr);
+  started = 1;
+  return NULL;
+}
+
+/* push(type, t, bytes): a record from JavaScript (control messages, stderr chunks). */
+static napi_value js_push(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  int32_t type;
+  double t;
+  void *ptr;
+  size_t len;
+  napi_typedarray_type ty;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (!initialized || argc < 3 || !get_int(env, argv[0], &type) || type < 0 || type > RING_CONTROL) { napi_throw_type_error(env, NULL, "push(type, t, bytes)"); return NULL; }
+  CHECK(napi_get_value_double(env, argv[1], &t));
+  CHECK(napi_get_typedarray_info(env, argv[2], &ty, &len, &ptr, NULL, NULL));
+  push(type, t, ptr, (uint32_t)len);
+  return NULL;
+}
+
+/* flush(t): writes what waits for the ring; true when nothing waits any more. */
+static napi_value js_flush(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  double t = 0;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc >= 1) napi_get_value_double(env, argv[0], &t);
+  int done = 1;
+  if (initialized) {
+    pthread_mutex_lock(&mu);
+    done = !pending_locked() || flush_locked(t);
+    pthread_mutex_unlock(&mu);
+  }
+  napi_value v;
+  napi_get_boolean(env, done, &v);
+  return v;
+}
+
+/* stopRecording(): the recorder is gone; records are no longer kept (forwarding goes on). */
+static napi_value js_stop_recording(napi_env env, napi_callback_info info) {
+  (void)info;
+  recording = 0;
+  pthread_mutex_lock(&mu);
+  while (backlog_head) {
+    struct backlog_item *b = backlog_head;
+    backlog_head = b->next;
+    free(b);
+  }
+  backlog_tail = NULL;
+  ov_from = -1;
+  dropped[0] = dropped[1] = dropped[2] = 0;
+  pthread_mutex_unlock(&mu);
+  return NULL;
+}
+
+/* state(): bits 1 agent output ended, 2 client input ended, 4 writing to the client, 8 client broken, 16 agent's stdin broken. */
+static napi_value js_state(napi_env env, napi_callback_info info) {
+  (void)info;
+  return num(env, (a2c_ended ? 1 : 0) | (c2a_ended ? 2 : 0) | (a2c_writing ? 4 : 0) | (client_broken ? 8 : 0) | (agent_broken ? 16 : 0));
+}
+
+NAPI_MODULE_INIT() {
+  napi_property_descriptor props[] = {
+    { "nowMs", NULL, js_now_ms, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "pipes", NULL, js_pipes, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "closeFd", NULL, js_close_fd, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "init", NULL, js_init, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "start", NULL, js_start, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "push", NULL, js_push, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "flush", NULL, js_flush, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "stopRecording", NULL, js_stop_recording, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "state", NULL, js_state, NULL, NULL, NULL, napi_enumerable, NULL },
+  };
+  if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
+  return exports;
+}

@@ -1,0 +1,55 @@
+/**
+ * The native forwarder (native/forward.c), built on install where a C compiler is at hand. Loaded
+ * only by the tap; null when it is not built, cannot load, the machine is big-endian (the ring's
+ * header is written in the machine's byte order), or ACP_INSPECT_NATIVE=0 asks for the JavaScript
+ * forwarder.
+ */
+import { createRequire } from 'node:module';
+import { endianness } from 'node:os';
+
+export interface NativeForwarder {
+  /** The monotonic clock in ms (what performance.now() counts from its own origin). */
+  nowMs(): number;
+  /** Two pipes for the agent: [stdinRead, stdinWrite, stdoutRead, stdoutWrite], close-on-exec. */
+  pipes(): [number, number, number, number];
+  closeFd(fd: number): void;
+  /** Takes the ring; returns the read ends of the wake pipe (for the recorder) and the event pipe. */
+  init(ring: Uint8Array, baseMs: number, overflowFd: number): [wakeFd: number, eventsFd: number];
+  /** Starts the two forwarding threads. */
+  start(clientIn: number, agentIn: number, agentOut: number, clientOut: number): void;
+  /** Hands a record to the recorder, in order with the threads' chunks (ring, overflow file, or gap). */
+  push(type: number, t: number, bytes: Uint8Array): void;
+  /** Writes what waits for room in the ring; true when nothing waits. */
+  flush(t: number): boolean;
+  /** The recorder is gone: records are no longer kept anywhere (forwarding goes on). */
+  stopRecording(): void;
+  /** Bits: see NATIVE_* below. */
+  state(): number;
+}
+
+/** state() bits. */
+export const NATIVE_A2C_ENDED = 1;
+export const NATIVE_C2A_ENDED = 2;
+export const NATIVE_WRITING_TO_CLIENT = 4;
+export const NATIVE_CLIENT_BROKEN = 8;
+export const NATIVE_AGENT_STDIN_BROKEN = 16;
+
+/** Event bytes on the event pipe. */
+export const NATIVE_EV_PENDING = 0x50; // 'P'
+export const NATIVE_EV_A2C_END = 0x45; // 'E'
+
+let loaded: NativeForwarder | null | undefined;
+
+export function loadNativeForwarder(): NativeForwarder | null {
+  if (loaded !== undefined) return loaded;
+  loaded = null;
+  if (process.env.ACP_INSPECT_NATIVE === '0' || endianness() !== 'LE' || process.platform !== 'linux') return null;
+  try {
+    // dist/src/tap/native.js → native/build/Release
+    const req = createRequire(import.meta.url);
+    loaded = req('../../../native/build/Release/acp_forward.node') as NativeForwarder;
+  } catch {
+    loaded = null;
+  }
+  return loaded;
+}
