@@ -36,6 +36,11 @@ export interface RecorderConfig {
   ui: number | null;
   /** The byte ring chunks and control messages arrive on (see ring.ts); set by the recorder client. */
   ring?: SharedArrayBuffer;
+  /**
+   * With the native forwarder: the read end of the pipe it writes a byte to when it wakes the
+   * recorder (native code cannot wake an Atomics.wait); without it, writers wake through the ring.
+   */
+  wakeFd?: number;
   /** [in SQLite, stop] flags shared with the forwarding thread; see `sql()` in recorder-worker.ts. */
   guard?: SharedArrayBuffer;
 }

@@ -12,6 +12,18 @@ import { Worker } from 'node:worker_threads';
 import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
 import { RING_CONTROL, RING_HEADER, RingWriter, createRing, encodeHeader, pad8 } from './ring.js';
 import { openScratchFile, writeAllAt } from './scratch.js';
+import type { NativeForwarder } from './native.js';
+
+/**
+ * The native forwarder's hand-off: the ring it writes into (made and given to it before the agent
+ * was spawned) and its wake pipe. With it, every record goes through `fwd.push()` (in order with the
+ * chunks its threads push), which also keeps the overflow file, the backlog and the gap markers.
+ */
+export interface NativeHandoff {
+  fwd: NativeForwarder;
+  ring: SharedArrayBuffer;
+  wakeFd: number;
+}
 
 /** Bytes of the ring: what the recorder may lag behind the session before chunks are dropped (a gap). */
 export const RING_BYTES = 16 * 1024 * 1024;
@@ -47,18 +59,20 @@ export class RecorderClient {
   /** [in SQLite, stop, progress]: shared with the worker (see `sql()` and `progressed()` in recorder-worker.ts). */
   private readonly guard = new Int32Array(new SharedArrayBuffer(12));
 
-  constructor(config: RecorderConfig, private readonly warn: (msg: string) => void) {
+  constructor(config: RecorderConfig, private readonly warn: (msg: string) => void, private readonly native: NativeHandoff | null = null) {
     this.done = new Promise((r) => (this.doneResolve = r));
     let w: Worker | null = null;
     try {
-      const sab = createRing(RING_BYTES);
+      const sab = native?.ring ?? createRing(RING_BYTES);
       this.ring = new RingWriter(sab);
-      w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: { ...config, ring: sab, guard: this.guard.buffer }, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: RECORDER_YOUNG_MB } });
+      const wake = native ? { wakeFd: native.wakeFd } : {};
+      w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: { ...config, ...wake, ring: sab, guard: this.guard.buffer }, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: RECORDER_YOUNG_MB } });
     } catch (e) {
       this.warnOnce(`recording disabled: cannot start the recorder (${(e as Error).message}); forwarding continues`);
     }
     this.worker = w;
     if (!w) {
+      native?.fwd.stopRecording();
       this.doneResolve?.();
       return;
     }
@@ -77,6 +91,7 @@ export class RecorderClient {
   }
 
   private stop(): void {
+    this.native?.fwd.stopRecording();
     this.worker = null;
     this.backlog = [];
     if (this.backlogTimer) clearInterval(this.backlogTimer);
@@ -152,10 +167,29 @@ export class RecorderClient {
     return true;
   }
 
+  /**
+   * The native forwarder has records waiting for room in the ring (an overflow run, control
+   * messages, gap markers): keep asking it to write them until nothing waits.
+   */
+  flushNativeLater(t: number): void {
+    const fwd = this.native?.fwd;
+    if (!fwd || this.backlogTimer) return;
+    this.backlogTimer = setInterval(() => {
+      if (!this.worker || fwd.flush(t)) {
+        clearInterval(this.backlogTimer!);
+        this.backlogTimer = null;
+      }
+    }, 10);
+  }
+
   /** A control message is never dropped: it waits (in order) until the ring has room. */
   private control(m: ToRecorder, t: number): void {
     if (!this.worker) return;
     const bytes = Buffer.from(JSON.stringify(m));
+    if (this.native) {
+      this.native.fwd.push(RING_CONTROL, t, bytes);
+      return;
+    }
     if (this.backlog.length === 0 && this.flushBacklog(t) && this.ring!.write(RING_CONTROL, t, bytes)) return;
     if (this.overflowRecord(RING_CONTROL, t, bytes)) return;
     this.backlog.push(bytes);
@@ -165,6 +199,10 @@ export class RecorderClient {
   /** Hands a copy of a forwarded chunk to the recorder. Call after the chunk was written on. */
   chunk(code: StreamCode, t: number, bytes: Buffer): void {
     if (!this.worker) return;
+    if (this.native) {
+      this.native.fwd.push(code, t, bytes);
+      return;
+    }
     if (this.overflowFrom !== null || this.backlog.length > 0 || (this.dropped[0]! | this.dropped[1]! | this.dropped[2]!) !== 0) {
       if (this.ring!.free < RESUME_FREE_BYTES || !this.flushBacklog(t)) {
         if (!this.overflowRecord(code, t, bytes)) this.dropped[code]! += bytes.length;

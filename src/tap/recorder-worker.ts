@@ -11,6 +11,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { ftruncateSync, readSync, readlinkSync } from 'node:fs';
 import { openScratchFile, writeAllAt } from './scratch.js';
 import { setPriority } from 'node:os';
+import { Socket } from 'node:net';
 import type { FromRecorder, RecorderConfig, ToRecorder, StreamCode } from './messages.js';
 import { A2C, C2A, STDERR } from './messages.js';
 import { RING_CONTROL, RING_HEADER, RingReader, decodeHeader, type RingRecord } from './ring.js';
@@ -790,8 +791,21 @@ async function touchRing(reader: RingReader): Promise<void> {
 }
 
 // Drain first (a burst at start-up is captured), then open the database.
+/** A wait on the native forwarder's wake pipe: resolves on the next byte it writes. */
+function pipeWaker(fd: number): () => Promise<void> {
+  let wake: (() => void) | null = null;
+  const sock = new Socket({ fd, readable: true, writable: false });
+  sock.on('data', () => {
+    const w = wake;
+    wake = null;
+    w?.();
+  });
+  sock.on('error', () => { /* the forwarder is gone: the session is ending */ });
+  return () => new Promise<void>((r) => { wake = r; });
+}
+
 if (config.ring) {
-  const reader = new RingReader(config.ring);
+  const reader = new RingReader(config.ring, config.wakeFd !== undefined ? pipeWaker(config.wakeFd) : null);
   ringUsed = () => reader.used;
   void drainRing(reader, reader.capacity);
   void touchRing(reader);

@@ -117,7 +117,11 @@ export class RingReader {
   private readonly cap: number;
   private readonly head = Buffer.alloc(HEADER);
 
-  constructor(sab: SharedArrayBuffer) {
+  /**
+   * `waker`, when given, is how a sleeping reader is woken (a promise that resolves on the writer's
+   * signal) instead of Atomics.waitAsync: the native forwarder writes to a pipe.
+   */
+  constructor(sab: SharedArrayBuffer, private readonly waker: (() => Promise<void>) | null = null) {
     ({ ctl: this.ctl, data: this.data, cap: this.cap } = view(sab));
   }
 
@@ -199,8 +203,14 @@ export class RingReader {
       Atomics.store(this.ctl, WAITING, 0);
       return;
     }
-    const res = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: unknown } }).waitAsync(this.ctl, SIG, sig);
-    if (res.async) await res.value;
+    if (this.waker) {
+      // The writer clears WAITING before it signals: a signal that raced the check above is seen
+      // here at once, and a stale one costs one empty look at the ring.
+      await this.waker();
+    } else {
+      const res = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: unknown } }).waitAsync(this.ctl, SIG, sig);
+      if (res.async) await res.value;
+    }
     Atomics.store(this.ctl, WAITING, 0);
     if (batchMs > 0) await new Promise((r) => setTimeout(r, batchMs));
   }

@@ -1,9 +1,15 @@
 /**
  * The tap: spawns the agent in its own process group and forwards bytes in both directions unchanged
- * and at once. Each chunk is written on first and only then handed (as a copy) to the recorder
- * worker; this thread never parses, never touches SQLite and never waits for the recorder.
+ * and at once, handing a copy of each chunk to the recorder worker; forwarding never parses, never
+ * touches SQLite and never waits for the recorder.
  *
- * Backpressure is per direction: when a destination pipe is full, the source is paused until it
+ * Two forwarders. The native one (native/forward.c, built on install): the agent gets two pipes and
+ * a thread per direction moves bytes with read() and write(), as a `cat` does, putting each chunk
+ * into the recorder's ring before writing it on; JavaScript only sees the agent's stderr and the
+ * control records. Where it is not built, this thread forwards with Node's streams (forwardInJs):
+ * each chunk is written on first and only then copied into the ring.
+ *
+ * Backpressure is per direction: when a destination is full, only that direction waits until it
  * drains, so a slow reader makes the writer wait (as a direct pipe would) instead of growing memory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -14,7 +20,10 @@ import { performance } from 'node:perf_hooks';
 import { setFlagsFromString } from 'node:v8';
 import type { Readable, Writable } from 'node:stream';
 import { parseTapArgs, type TapOptions } from './args.js';
-import { RecorderClient } from './recorder-client.js';
+import { RING_BYTES, RecorderClient, type NativeHandoff } from './recorder-client.js';
+import { createRing } from './ring.js';
+import { openScratchFile } from './scratch.js';
+import { NATIVE_A2C_ENDED, NATIVE_CLIENT_BROKEN, NATIVE_EV_A2C_END, NATIVE_EV_PENDING, NATIVE_WRITING_TO_CLIENT, loadNativeForwarder, type NativeForwarder } from './native.js';
 import { A2C, C2A, STDERR, type StreamCode } from './messages.js';
 import { defaultDbPath } from '../store/paths.js';
 
@@ -181,17 +190,53 @@ function withoutOptimizer(): void {
   } catch { /* this V8 does not know the flag: run as it is */ }
 }
 
+/** The native forwarder, set up to take the agent's stdin and stdout (see native.ts), or null. */
+interface NativeSetup extends NativeHandoff {
+  eventsFd: number;
+  /** [agent stdin read, agent stdin write, agent stdout read, agent stdout write] */
+  pipes: [number, number, number, number];
+}
+
+/**
+ * Sets up the native forwarder: the ring it hands records to, the overflow file, and the two pipes
+ * the agent gets as stdin and stdout (real pipes, as behind a `cat`). Null (and nothing left open)
+ * when it is not built or cannot be set up; the tap then forwards with JavaScript.
+ */
+function setUpNative(): NativeSetup | null {
+  const fwd: NativeForwarder | null = loadNativeForwarder();
+  if (!fwd) return null;
+  let overflowFd = -1;
+  try { overflowFd = openScratchFile('overflow'); } catch { /* no overflow file: a stalled recorder means a gap */ }
+  try {
+    const ring = createRing(RING_BYTES);
+    const [wakeFd, eventsFd] = fwd.init(new Uint8Array(ring), fwd.nowMs() - now(), overflowFd);
+    return { fwd, ring, wakeFd, eventsFd, pipes: fwd.pipes() };
+  } catch {
+    return null;
+  }
+}
+
 export function runTap(opts: TapOptions): void {
   withoutOptimizer();
+  const native = setUpNative();
   let child: ChildProcess;
   try {
-    child = spawn(opts.command, opts.args, { stdio: ['pipe', 'pipe', 'pipe'], detached: true });
+    child = spawn(opts.command, opts.args, { stdio: native ? [native.pipes[0], native.pipes[3], 'pipe'] : ['pipe', 'pipe', 'pipe'], detached: true });
   } catch (e) {
     say(`acp-inspect: cannot start agent "${opts.command}": ${(e as Error).message}`);
     process.exit(127);
   }
   const spawnedAt = now();
-  const out = openStdout();
+  if (native) {
+    // The agent has its ends; ours stay with the forwarding threads (or are closed, if it did not start).
+    native.fwd.closeFd(native.pipes[0]);
+    native.fwd.closeFd(native.pipes[3]);
+    if (child.pid === undefined) {
+      native.fwd.closeFd(native.pipes[1]);
+      native.fwd.closeFd(native.pipes[2]);
+    }
+  }
+  const out = native ? null : openStdout();
   const dbPath = opts.db ?? defaultDbPath();
   const rec = new RecorderClient(
     {
@@ -207,6 +252,7 @@ export function runTap(opts: TapOptions): void {
       ui: opts.ui ?? null,
     },
     (msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`),
+    native,
   );
 
   let spawnFailed = false;
@@ -215,9 +261,23 @@ export function runTap(opts: TapOptions): void {
   const toAgent = { dstBroken: false };
   const toClient = { dstBroken: false };
 
-  child.on('spawn', () => {
-    rec.event('spawn', spawnedAt, { command: opts.command, args: opts.args, cwd: process.cwd(), pid: child.pid ?? null });
-  });
+  const recordSpawn = () => rec.event('spawn', spawnedAt, { command: opts.command, args: opts.args, cwd: process.cwd(), pid: child.pid ?? null });
+  /** Waiters for the end of the agent's output (native forwarding). */
+  const a2cEndWaiters: (() => void)[] = [];
+  const nativeForwarding = native !== null && child.pid !== undefined;
+  if (native && nativeForwarding) {
+    // The spawn is recorded before the first chunk the threads may push.
+    recordSpawn();
+    native.fwd.start(0, native.pipes[1], native.pipes[2], 1);
+    const events = new Socket({ fd: native.eventsFd, readable: true, writable: false });
+    events.on('data', (b: Buffer) => {
+      if (b.includes(NATIVE_EV_PENDING)) rec.flushNativeLater(now());
+      if (b.includes(NATIVE_EV_A2C_END)) for (const w of a2cEndWaiters.splice(0)) w();
+    });
+    events.on('error', () => { /* not expected: the threads only write to it */ });
+  } else if (!native) {
+    child.on('spawn', recordSpawn);
+  }
   child.on('error', (e: NodeJS.ErrnoException) => {
     if (child.pid === undefined && !spawnFailed) {
       spawnFailed = true;
@@ -228,6 +288,120 @@ export function runTap(opts: TapOptions): void {
     }
   });
 
+  if (!native) forwardInJs(child, out!, rec, toAgent, toClient);
+
+  // agent stderr → our stderr, and recorded
+  const toStderr = { dstBroken: false };
+  forward(child.stderr!, process.stderr, STDERR, rec, toStderr);
+  child.stderr!.on('end', () => rec.eof(STDERR, now()));
+  process.stderr.on('error', () => {
+    // The client closed our stderr (EPIPE): an unhandled error here would end the whole session.
+    // Keep draining and recording the agent's stderr; the tap's own messages go nowhere now.
+    toStderr.dstBroken = true;
+    child.stderr!.resume();
+  });
+  // Read errors on the agent's pipes end those streams, never the tap.
+  for (const s of [child.stdout, child.stderr]) s?.on('error', () => { /* the 'close' that follows is handled */ });
+
+  const onSignal = (sig: NodeJS.Signals) => {
+    if (receivedSignal) {
+      // Second signal: stop waiting for the agent.
+      killGroup(child, 'SIGKILL');
+      return;
+    }
+    receivedSignal = sig;
+    rec.event('signal', now(), { signal: sig });
+    killGroup(child, sig);
+    // An agent that ignores the signal gets SIGKILL after a grace period.
+    setTimeout(() => killGroup(child, 'SIGKILL'), 3000).unref();
+  };
+  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) process.on(sig, onSignal);
+
+  child.on('exit', (code, signal) => {
+    const t = now();
+    // After a signal to the tap, what is left of the agent's group (children that ignored the
+    // signal and may hold its pipes open) goes now, not after the drain wait below.
+    if (receivedSignal) killGroup(child, 'SIGTERM');
+    // Wait (briefly) for the agent's pipes to drain, so its last frames are forwarded and recorded.
+    let pending = 0;
+    const done = () => {
+      if (--pending <= 0) void end(code === null ? 128 + signalNumber(signal) : code, code, signal ?? null, t);
+    };
+    for (const s of [child.stdout, child.stderr]) {
+      if (s && !s.readableEnded && !s.destroyed) {
+        pending++;
+        s.once('close', done);
+      }
+    }
+    if (native && nativeForwarding && !(native.fwd.state() & NATIVE_A2C_ENDED)) {
+      pending++;
+      a2cEndWaiters.push(done);
+    }
+    if (pending === 0) void end(code === null ? 128 + signalNumber(signal) : code, code, signal ?? null, t);
+    else {
+      // Give up on pipes held open by a leftover child, but not while output is still on its way to a
+      // client that reads slowly: that waits, as it would in a direct pipe.
+      const giveUp = () => {
+        if (!receivedSignal && !clientBroken() && stillWriting()) {
+          setTimeout(giveUp, 2000).unref();
+          return;
+        }
+        pending = 0;
+        done();
+      };
+      setTimeout(giveUp, 2000).unref();
+    }
+  });
+
+  /** The client stopped reading (its end of our stdout is gone). */
+  function clientBroken(): boolean {
+    return native ? (native.fwd.state() & NATIVE_CLIENT_BROKEN) !== 0 : toClient.dstBroken;
+  }
+  /** Output is on its way to the client (a write waits for it to read). */
+  function stillWriting(): boolean {
+    if (native) return (native.fwd.state() & NATIVE_WRITING_TO_CLIENT) !== 0;
+    return out!.writableLength > 0 || child.stdout!.isPaused();
+  }
+
+  async function end(exitCode: number, code: number | null, signal: string | null, t = now()): Promise<void> {
+    if (exiting) return;
+    exiting = true;
+    // Leave no orphans: the agent's process group goes with it.
+    killGroup(child, 'SIGTERM');
+    await rec.finish(code, signal, t, 6000);
+    // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
+    if (receivedSignal) killGroup(child, 'SIGKILL');
+    const bye = () => {
+      rec.quiesce(5000);
+      process.exit(exitCode);
+    };
+    // Exit once everything is handed to the client (or it hung up): exiting earlier would drop the
+    // agent's last output while a slow client has not read it yet. Only after a signal is that cut short.
+    if (native && !nativeForwarding) {
+      bye();
+    } else if (native) {
+      // The forwarding thread is done when the agent's output ended; until then it may be writing to
+      // a slow client (wait), or reading a pipe a leftover child holds open (give up after 2 s).
+      let idleSince = Date.now();
+      const poll = () => {
+        const st = native.fwd.state();
+        if (st & (NATIVE_A2C_ENDED | NATIVE_CLIENT_BROKEN)) return bye();
+        if ((st & NATIVE_WRITING_TO_CLIENT) && !receivedSignal) idleSince = Date.now();
+        if (Date.now() - idleSince >= 2000) return bye();
+        setTimeout(poll, 20);
+      };
+      poll();
+    } else if (out !== process.stdout && !toClient.dstBroken) {
+      out!.end(bye);
+      if (receivedSignal || out!.writableLength === 0) setTimeout(bye, 2000).unref();
+    } else {
+      bye();
+    }
+  }
+}
+
+/** Forwarding on the JavaScript path (no native forwarder): Node's streams over the agent's pipes. */
+function forwardInJs(child: ChildProcess, out: Writable, rec: RecorderClient, toAgent: { dstBroken: boolean }, toClient: { dstBroken: boolean }): void {
   // Each direction has both paths: forwardInto() takes over the reads where Node allows it, and the
   // 'data' path of forward() then only sees what was read before the switch (nothing, in practice)
   // and is what runs on a Node that does not allow it, or for a source that is not a pipe (a file).
@@ -265,87 +439,6 @@ export function runTap(opts: TapOptions): void {
     toClient.dstBroken = true;
     child.stdout!.resume();
   });
-
-  // agent stderr → our stderr, and recorded
-  const toStderr = { dstBroken: false };
-  forward(child.stderr!, process.stderr, STDERR, rec, toStderr);
-  child.stderr!.on('end', () => rec.eof(STDERR, now()));
-  process.stderr.on('error', () => {
-    // The client closed our stderr (EPIPE): an unhandled error here would end the whole session.
-    // Keep draining and recording the agent's stderr; the tap's own messages go nowhere now.
-    toStderr.dstBroken = true;
-    child.stderr!.resume();
-  });
-  // Read errors on the agent's pipes end those streams, never the tap.
-  for (const s of [child.stdout!, child.stderr!]) s.on('error', () => { /* the 'close' that follows is handled */ });
-
-  const onSignal = (sig: NodeJS.Signals) => {
-    if (receivedSignal) {
-      // Second signal: stop waiting for the agent.
-      killGroup(child, 'SIGKILL');
-      return;
-    }
-    receivedSignal = sig;
-    rec.event('signal', now(), { signal: sig });
-    killGroup(child, sig);
-    // An agent that ignores the signal gets SIGKILL after a grace period.
-    setTimeout(() => killGroup(child, 'SIGKILL'), 3000).unref();
-  };
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) process.on(sig, onSignal);
-
-  child.on('exit', (code, signal) => {
-    const t = now();
-    // After a signal to the tap, what is left of the agent's group (children that ignored the
-    // signal and may hold its pipes open) goes now, not after the drain wait below.
-    if (receivedSignal) killGroup(child, 'SIGTERM');
-    // Wait (briefly) for the agent's pipes to drain, so its last frames are forwarded and recorded.
-    let pending = 0;
-    const done = () => {
-      if (--pending <= 0) void end(code === null ? 128 + signalNumber(signal) : code, code, signal ?? null, t);
-    };
-    for (const s of [child.stdout!, child.stderr!]) {
-      if (!s.readableEnded && !s.destroyed) {
-        pending++;
-        s.once('close', done);
-      }
-    }
-    if (pending === 0) void end(code === null ? 128 + signalNumber(signal) : code, code, signal ?? null, t);
-    else {
-      // Give up on pipes held open by a leftover child, but not while output is still on its way to a
-      // client that reads slowly: that waits, as it would in a direct pipe.
-      const giveUp = () => {
-        if (!receivedSignal && !toClient.dstBroken && (out.writableLength > 0 || child.stdout!.isPaused())) {
-          setTimeout(giveUp, 2000).unref();
-          return;
-        }
-        pending = 0;
-        done();
-      };
-      setTimeout(giveUp, 2000).unref();
-    }
-  });
-
-  async function end(exitCode: number, code: number | null, signal: string | null, t = now()): Promise<void> {
-    if (exiting) return;
-    exiting = true;
-    // Leave no orphans: the agent's process group goes with it.
-    killGroup(child, 'SIGTERM');
-    await rec.finish(code, signal, t, 6000);
-    // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
-    if (receivedSignal) killGroup(child, 'SIGKILL');
-    const bye = () => {
-      rec.quiesce(5000);
-      process.exit(exitCode);
-    };
-    if (out !== process.stdout && !toClient.dstBroken) {
-      // Exit once everything is handed to the client (or it hung up): exiting earlier would drop the
-      // agent's last output while a slow client has not read it yet. Only after a signal is that cut short.
-      out.end(bye);
-      if (receivedSignal || out.writableLength === 0) setTimeout(bye, 2000).unref();
-    } else {
-      bye();
-    }
-  }
 }
 
 function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {

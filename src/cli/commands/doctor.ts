@@ -12,7 +12,7 @@ interface Check {
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
-    .description('check Node, the native SQLite module, the UI build, the database (integrity) and its permissions')
+    .description('check Node, the native SQLite module, the native forwarder, the UI build, the database (integrity) and its permissions')
     .option(...DB_OPTION)
     .option('--json', 'print the checks as JSON')
     .action(async (opts: { db?: string; json?: boolean }) => {
@@ -48,6 +48,15 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
     checks.push({ level: 'ok', what: 'native SQLite module (better-sqlite3) loads' });
   } catch (e) {
     checks.push({ level: 'fail', what: `native SQLite module does not load: ${firstLine(e)}`, fix: 'run `npm rebuild better-sqlite3` (it must be built for this Node version)' });
+  }
+
+  {
+    const { loadNativeForwarder } = await import('../../tap/native.js');
+    checks.push(loadNativeForwarder()
+      ? { level: 'ok', what: 'native forwarder loads (the tap forwards at the speed of a `cat`)' }
+      : process.env.ACP_INSPECT_NATIVE === '0'
+        ? { level: 'ok', what: 'native forwarder off (ACP_INSPECT_NATIVE=0): the tap forwards with JavaScript' }
+        : { level: 'warn', what: 'native forwarder not built: the tap forwards with JavaScript, at about 0.6 of a `cat` relay', fix: 'install a C compiler, make and python3, then run `npm run build:native`' });
   }
 
   try {
