@@ -11,7 +11,8 @@
  *
  * Flags: --quick (seconds, for tests), --rounds N, --mb N (flood per size, in MiB), --pings N,
  * --rss-mb N, --check-frames N, --ui-frames N, --only a,b (sections: flood,startup,rss,check,ui),
- * --json FILE (results as JSON). Env BENCH_* mirrors the flags (BENCH_ROUNDS=3 ...).
+ * --json FILE (results as JSON), --js-tap (one more variant: the tap on its JavaScript forwarder, as where
+ * the native one is not built). Env BENCH_* mirrors the flags (BENCH_ROUNDS=3, BENCH_JS_TAP=1 ...).
  * Exits 1 if any byte was altered or any frame was not recorded.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -46,6 +47,7 @@ function parseArgs(argv) {
     uiFrames: quick ? 5_000 : 100_000,
     only: null,
     json: null,
+    jsTap: process.env.BENCH_JS_TAP === '1',
     sizes: [200, 1024, 65536],
   };
   const num = (flag, v) => {
@@ -69,7 +71,8 @@ function parseArgs(argv) {
       case '--ui-frames': o.uiFrames = num(a, argv[++i]); break;
       case '--only': o.only = (argv[++i] ?? '').split(','); break;
       case '--json': o.json = argv[++i]; break;
-      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,rss,check,ui] [--json FILE]`);
+      case '--js-tap': o.jsTap = true; break;
+      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,rss,check,ui] [--json FILE] [--js-tap]`);
     }
   }
   return o;
@@ -110,7 +113,10 @@ const CLK_TCK = (() => {
   return Number(r.stdout?.trim()) || 100;
 })();
 
-/** utime+stime (ms) and nice of each thread of `pid`; empty when it is gone. */
+/**
+ * CPU time (ms) and nice of each thread of `pid`; empty when it is gone. From schedstat (ns) where
+ * the kernel has it: the tick counts in stat move in 10 ms steps, too coarse for a 32 MiB flood.
+ */
 function threadTimes(pid) {
   const out = [];
   let tids = [];
@@ -123,16 +129,23 @@ function threadTimes(pid) {
     try {
       const st = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const f = st.slice(st.lastIndexOf(')') + 2).split(' '); // fields from 3 (state) on
-      out.push({ tid: Number(tid), ms: ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK, nice: Number(f[16]) });
+      let ms = ((Number(f[11]) + Number(f[12])) * 1000) / CLK_TCK;
+      try {
+        const ns = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]);
+        if (Number.isFinite(ns)) ms = ns / 1e6;
+      } catch { /* no schedstat: ticks */ }
+      const comm = st.slice(st.indexOf('(') + 1, st.lastIndexOf(')'));
+      out.push({ tid: Number(tid), ms, nice: Number(f[16]), comm });
     } catch { /* thread ended */ }
   }
   return out;
 }
 
 /**
- * CPU ms spent so far by a variant's proxy: for the tap split into the forwarding (main) thread, the
- * recorder thread (the one at nice 10) and the rest (GC helpers, libuv pool); for the relay, its two
- * cats; for the bare pass-through, the whole process.
+ * CPU ms spent so far by a variant's proxy: for the tap split into forwarding (the main thread and
+ * the native forwarder's threads, named acp-fwd-*), the recorder thread (the one at RECORDER_NICE)
+ * and the rest (GC helpers, libuv pool); for the relay, its two cats; for the bare pass-through,
+ * the whole process.
  */
 function proxyCpu(v, pid) {
   if (v.name === 'direct') return { total: 0 };
@@ -148,7 +161,7 @@ function proxyCpu(v, pid) {
     return { total };
   }
   const ts = threadTimes(pid);
-  const main = ts.filter((t) => t.tid === pid).reduce((a, t) => a + t.ms, 0);
+  const main = ts.filter((t) => t.tid === pid || t.comm.startsWith('acp-fwd')).reduce((a, t) => a + t.ms, 0);
   const worker = ts.filter((t) => t.tid !== pid && t.nice === RECORDER_NICE).reduce((a, t) => a + t.ms, 0);
   const total = ts.reduce((a, t) => a + t.ms, 0);
   return v.tap ? { total, main, worker, other: total - main - worker } : { total };
@@ -231,7 +244,7 @@ async function roundTrip(p, req, expected) {
 
 // ---- the variants ------------------------------------------------------------------------------
 
-function variants(tmp) {
+function variants(tmp, jsTap) {
   const agent = [NODE, AGENT];
   const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
   return [
@@ -240,6 +253,7 @@ function variants(tmp) {
     { name: 'bare node', start: () => new Pipeline(NODE, [BARE, ...agent]) },
     { name: 'tap', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent]) },
     { name: 'tap --no-check', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--no-check', '--', ...agent]) },
+    ...(jsTap ? [{ name: 'tap (JS fwd)', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent], { env: { ...process.env, ACP_INSPECT_NATIVE: '0' } }) }] : []),
   ].map((v) => ({ ...v, tmp }));
 }
 
@@ -333,7 +347,9 @@ async function session(v, o, expected, round) {
     const count = Math.max(1, Math.floor((o.mb * 1024 * 1024) / size));
     const c0 = proxyCpu(v, p.pid);
     out.floods[size] = await flood(size, count);
+    const c1 = proxyCpu(v, p.pid);
     out.floods[size].catchUpMs = await settle();
+    out.floods[size].cpuFlood = cpuDiff(c0, c1);
     out.floods[size].cpu = cpuDiff(c0, proxyCpu(v, p.pid));
   }
   for (let i = 0; i < o.pings; i++) {
@@ -369,7 +385,7 @@ async function benchFlood(o, tmp, results) {
     if (!cache.has(k)) cache.set(k, expectedFlood(id, size, count));
     return cache.get(k);
   };
-  const vs = variants(tmp);
+  const vs = variants(tmp, o.jsTap);
   const runs = Object.fromEntries(vs.map((v) => [v.name, []]));
   for (let r = 0; r < o.rounds; r++) {
     for (const v of vs) {
@@ -398,17 +414,17 @@ async function benchFlood(o, tmp, results) {
     log(`  ${pad(v.name, 16)}${o.sizes.map((s) => lpad(`${fmt(row.throughput[s], 0)} (${fmt(row.framesPerSec[s] / 1000, 0)}k f/s)`, 16)).join('')}${lpad(fmt(row.rttP50, 3), 12)}${lpad(fmt(row.rttP99, 3), 12)}`);
   }
   log('');
-  log(`  CPU the proxy spends per GiB forwarded (ms; load-independent; tap: forwarding thread + recorder thread + other threads)`);
+  log(`  CPU the proxy spends per GiB forwarded (ms; load-independent; tap: forwarding + recorder during the flood + recorder after it + other threads)`);
   const cpuPerGiB = {};
   for (const v of vs) {
     if (v.name === 'direct') continue;
     const row = {};
     for (const size of o.sizes) {
-      const per = (k) => median(runs[v.name].map((s) => s.floods[size].cpu[k] / (s.floods[size].bytes / 1073741824)));
-      row[size] = v.tap ? { total: per('total'), main: per('main'), worker: per('worker'), other: per('other') } : { total: per('total') };
+      const per = (k, which = 'cpu') => median(runs[v.name].map((s) => s.floods[size][which][k] / (s.floods[size].bytes / 1073741824)));
+      row[size] = v.tap ? { total: per('total'), main: per('main'), worker: per('worker'), workerFlood: per('worker', 'cpuFlood'), other: per('other') } : { total: per('total') };
     }
     cpuPerGiB[v.name] = row;
-    log(`  ${pad(v.name, 16)}${o.sizes.map((size) => lpad(v.tap ? `${fmt(row[size].main, 0)}+${fmt(row[size].worker, 0)}+${fmt(row[size].other, 0)}` : fmt(row[size].total, 0), 16)).join('')}`);
+    log(`  ${pad(v.name, 16)}${o.sizes.map((size) => lpad(v.tap ? `${fmt(row[size].main, 0)}+${fmt(row[size].workerFlood, 0)}+${fmt(row[size].worker - row[size].workerFlood, 0)}+${fmt(row[size].other, 0)}` : fmt(row[size].total, 0), 16)).join('')}`);
   }
   log('');
   const ratios = {};
