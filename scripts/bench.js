@@ -415,6 +415,7 @@ async function benchFlood(o, tmp, results) {
   }
   log('');
   log(`  CPU the proxy spends per GiB forwarded (ms; load-independent; tap: forwarding + recorder during the flood + recorder after it + other threads)`);
+  log(`  ${pad('', 16)}${o.sizes.map((s) => lpad(sizeName(s), 26)).join('')}`);
   const cpuPerGiB = {};
   for (const v of vs) {
     if (v.name === 'direct') continue;
@@ -424,7 +425,7 @@ async function benchFlood(o, tmp, results) {
       row[size] = v.tap ? { total: per('total'), main: per('main'), worker: per('worker'), workerFlood: per('worker', 'cpuFlood'), other: per('other') } : { total: per('total') };
     }
     cpuPerGiB[v.name] = row;
-    log(`  ${pad(v.name, 16)}${o.sizes.map((size) => lpad(v.tap ? `${fmt(row[size].main, 0)}+${fmt(row[size].workerFlood, 0)}+${fmt(row[size].worker - row[size].workerFlood, 0)}+${fmt(row[size].other, 0)}` : fmt(row[size].total, 0), 16)).join('')}`);
+    log(`  ${pad(v.name, 16)}${o.sizes.map((size) => lpad(v.tap ? `${fmt(row[size].main, 0)}+${fmt(row[size].workerFlood, 0)}+${fmt(row[size].worker - row[size].workerFlood, 0)}+${fmt(row[size].other, 0)}` : fmt(row[size].total, 0), 26)).join('')}`);
   }
   log('');
   const ratios = {};

@@ -743,9 +743,14 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     }
     // With a capture pending, never sleep on the ring: the burst may be over (and the finish record
     // already captured), and only this loop indexes what waits.
-    if (n >= 256) await new Promise((r) => setImmediate(r));
-    else if (captured || !ready) await new Promise((r) => setTimeout(r, 1));
-    else await reader.wait(WAKE_BATCH_MS);
+    if (n >= 256 || (ready && captured && quietNow)) await new Promise((r) => setImmediate(r));
+    else if (captured || !ready) {
+      // Bytes are arriving: take them in slices of a millisecond. Otherwise sleep on the ring until
+      // something arrives or it is time to index (captured: QUIET_MS) or to load the checker: a
+      // 1 ms poll here would cost a thousand wake-ups a second, against the agent and the client.
+      if (reader.used > 0) await new Promise((r) => setTimeout(r, 1));
+      else await reader.wait(1, lastActivity + (captured ? QUIET_MS : CHECKER_QUIET_MS) - performance.now());
+    } else await reader.wait(WAKE_BATCH_MS);
   }
 }
 

@@ -193,25 +193,32 @@ export class RingReader {
   }
 
   /**
-   * Resolves when a record may be available (at once if one is). After a wake-up it lets `batchMs`
-   * pass before resolving, so a busy stream is taken in large slices rather than chunk by chunk.
+   * Resolves when a record may be available (at once if one is), or after `timeoutMs` without one.
+   * After a wake-up it lets `batchMs` pass before resolving, so a busy stream is taken in large
+   * slices rather than chunk by chunk.
    */
-  async wait(batchMs = 5): Promise<void> {
+  async wait(batchMs = 5, timeoutMs = Infinity): Promise<void> {
     const sig = Atomics.load(this.ctl, SIG);
     Atomics.store(this.ctl, WAITING, 1);
     if (((Atomics.load(this.ctl, W) - Atomics.load(this.ctl, R)) | 0) > 0) {
       Atomics.store(this.ctl, WAITING, 0);
       return;
     }
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = Number.isFinite(timeoutMs) ? new Promise<'timeout'>((r) => { timer = setTimeout(() => r('timeout'), Math.max(0, timeoutMs)); }) : null;
+    let woken: Promise<unknown>;
     if (this.waker) {
       // The writer clears WAITING before it signals: a signal that raced the check above is seen
       // here at once, and a stale one costs one empty look at the ring.
-      await this.waker();
+      woken = this.waker();
     } else {
-      const res = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number): { async: boolean; value: unknown } }).waitAsync(this.ctl, SIG, sig);
-      if (res.async) await res.value;
+      const res = (Atomics as unknown as { waitAsync(a: Int32Array, i: number, v: number, t?: number): { async: boolean; value: unknown } }).waitAsync(this.ctl, SIG, sig, Number.isFinite(timeoutMs) ? Math.max(0, timeoutMs) : undefined);
+      woken = res.async ? (res.value as Promise<unknown>) : Promise.resolve();
     }
+    const how = await (timedOut ? Promise.race([woken, timedOut]) : woken);
+    clearTimeout(timer);
     Atomics.store(this.ctl, WAITING, 0);
+    if (how === 'timeout' || how === 'timed-out') return;
     if (batchMs > 0) await new Promise((r) => setTimeout(r, batchMs));
   }
 
