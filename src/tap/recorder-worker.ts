@@ -408,19 +408,25 @@ port.on('message', (m: ToRecorder) => {
 // ---- bursts: wait, then capture, then split and index -------------------------------------------
 
 /**
- * Splitting, parsing, checking and indexing costs 10–20 µs of CPU per frame. During a burst (a flood
- * of updates, a large file) that would compete on a small machine with the agent and the client,
- * which matter more. So:
+ * Splitting, parsing, checking and indexing costs 10–20 µs of CPU per frame. While traffic flows (a
+ * flood of updates, a large file, or a quick exchange of requests and answers) that would compete
+ * on a small machine with the agent and the client, which matter more: a round trip takes a tenth
+ * of a millisecond, and the recorder's share of it is twice what a `cat` spends. So:
  * 1. While bytes keep arriving and less than DEFER_MAX_BYTES wait, the recorder leaves them in the
- *    ring and does nothing: most bursts end before that, and are indexed right after.
+ *    ring and does nothing: most bursts end before that, and are indexed right after. Ordinary
+ *    traffic waits the same way, but never longer than LIVE_DELAY_MS (the live view stays live).
  * 2. A longer burst is *captured*: the unread part of the ring is appended, as it lies there, to a
  *    spill file (one gathering write straight from the shared memory: no copy in JavaScript, no
  *    allocation, nothing dropped), and is split into items once the ring is quiet again, or while
  *    finishing. Order holds: once anything is captured, everything after it is too, until the
  *    indexer has caught up with the spill file.
  */
-/** Unread bytes below which the recorder never waits (ordinary traffic is processed at once). */
+/** Unread bytes below which traffic counts as ordinary (a burst above: see DEFER_MS). */
 const BEHIND_BYTES = 256 * 1024;
+/** Ordinary traffic is taken once nothing arrived for this long... */
+const SETTLE_MS = 5;
+/** ...or once the oldest of it waited this long. */
+const LIVE_DELAY_MS = 250;
 /**
  * How much of a burst may wait in the ring untouched. Past it the burst is captured, with the rest
  * of the ring as headroom for a recorder that gets little CPU while the burst goes on.
@@ -704,15 +710,19 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
   const deferLimit = Math.min(capacity / 4, DEFER_MAX_BYTES);
   let prevUsed = 0;
   let lastActivity = performance.now();
+  /** When the ring was last seen going from empty to holding something. */
+  let waitingSince: number | null = null;
   for (;;) {
     const used = reader.used;
     const growing = used !== prevUsed;
     prevUsed = used;
     // 1. A burst is arriving and there is room: let it arrive undisturbed. (Once capturing, keep
     //    capturing: the burst outran the ring once already.)
-    if (growing && !captured && used > BEHIND_BYTES && used < deferLimit) {
-      lastTraffic = performance.now(); // a burst is arriving: no checkpoint now
-      await new Promise((r) => setTimeout(r, DEFER_MS));
+    if (used === 0) waitingSince = null;
+    else waitingSince ??= performance.now();
+    if (growing && !captured && used < deferLimit && (used > BEHIND_BYTES || performance.now() - waitingSince! < LIVE_DELAY_MS)) {
+      lastTraffic = performance.now(); // traffic is arriving: no checkpoint now
+      await new Promise((r) => setTimeout(r, used > BEHIND_BYTES ? DEFER_MS : SETTLE_MS));
       continue;
     }
     bursting = used >= deferLimit;
