@@ -204,6 +204,10 @@ static int flush_locked(double t) {
 static void push(int type, double t, const void *payload, uint32_t len) {
   if (!recording) return;
   pthread_mutex_lock(&mu);
+  if (!recording) { /* stopped while we waited: the ring may be on its way out */
+    pthread_mutex_unlock(&mu);
+    return;
+  }
   int was_pending = pending_locked();
   int in_ring = 0;
   if (!was_pending || (ring_free() >= cap / 4 && flush_locked(t))) in_ring = ring_write(type, t, payload, len);
@@ -475,11 +479,15 @@ static napi_value js_flush(napi_env env, napi_callback_info info) {
   return v;
 }
 
-/* stopRecording(): the recorder is gone; records are no longer kept (forwarding goes on). */
+/*
+ * stopRecording(): the recorder is gone, or the process is about to exit (the ring's memory goes
+ * with the JavaScript heap); records are no longer kept (forwarding goes on). Once it returns, no
+ * thread is inside push() and none will write to the ring again.
+ */
 static napi_value js_stop_recording(napi_env env, napi_callback_info info) {
   (void)info;
-  recording = 0;
   pthread_mutex_lock(&mu);
+  recording = 0;
   while (backlog_head) {
     struct backlog_item *b = backlog_head;
     backlog_head = b->next;

@@ -226,6 +226,9 @@ export class RecorderClient {
    * aborts the whole process (exit 134 and a native stack trace instead of the agent's exit code).
    */
   quiesce(maxMs: number): void {
+    // The native forwarder's threads may still be running (a leftover child writing): they must not
+    // write into the ring while the process tears its memory down.
+    this.native?.fwd.stopRecording();
     Atomics.store(this.guard, 1, 1);
     const until = Date.now() + maxMs;
     while (Atomics.load(this.guard, 0) === 1) {
