@@ -56,8 +56,8 @@ export class RecorderClient {
   private finished = false;
   private warned = false;
   recordingId: number | null = null;
-  /** [in SQLite, stop, progress]: shared with the worker (see `sql()` and `progressed()` in recorder-worker.ts). */
-  private readonly guard = new Int32Array(new SharedArrayBuffer(12));
+  /** [in SQLite, stop, progress, finish sent]: shared with the worker (see `sql()`, `progressed()` and `captureRing()` in recorder-worker.ts). */
+  private readonly guard = new Int32Array(new SharedArrayBuffer(16));
 
   constructor(config: RecorderConfig, private readonly warn: (msg: string) => void, private readonly native: NativeHandoff | null = null) {
     this.done = new Promise((r) => (this.doneResolve = r));
@@ -245,6 +245,8 @@ export class RecorderClient {
   async finish(code: number | null, signal: string | null, t: number, timeoutMs: number): Promise<void> {
     if (!this.worker || this.finished) return this.done;
     this.finished = true;
+    // Raised before the finish record is handed on: the recorder looks for it only once this is set.
+    Atomics.store(this.guard, 3, 1);
     this.control({ finish: { code, signal, t } }, t);
     // Progress is the ring being read, or a burst captured earlier being indexed (guard slot 2).
     const position = () => this.ring!.readPosition + Atomics.load(this.guard, 2);

@@ -477,6 +477,10 @@ let spillWrite = 0;
 let spillRead = 0;
 /** Set when the spill file cannot be written: captured records are then kept in memory. */
 let captureBroken = false;
+/** Whether the forwarding thread has handed on the finish record (guard slot 3; true without a guard). */
+function finishSent(): boolean {
+  return !guard || guard.length <= 3 || Atomics.load(guard, 3) === 1;
+}
 /** Shared progress counter (guard slot 2): the forwarding thread waits for a recorder that advances. */
 function progressed(): void {
   if (guard && guard.length > 2) Atomics.add(guard, 2, 1);
@@ -556,8 +560,11 @@ function captureRing(reader: RingReader): number {
     captureBroken = true;
     return 0;
   }
-  // Control records are few (events, end of streams, the finish); only they are looked into.
-  if (!finishCaptured) {
+  // Control records are few (events, end of streams, the finish); only they are looked into, and
+  // only once the forwarding thread says it handed on the finish (guard slot 3, raised before the
+  // finish record is written): walking every chunk's header in the middle of a flood costs about a
+  // third of the capture. Read after the region was taken, so a finish inside it is never missed.
+  if (!finishCaptured && finishSent()) {
     for (let p = 0; p < bytes;) {
       const h = reader.headerAt((start + p) | 0);
       if (h.type === RING_CONTROL && isFinish(reader.payloadAt((start + p) | 0, h.len))) finishCaptured = true;
@@ -742,6 +749,7 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     }
     if (finishing) return;
     prevUsed = reader.used;
+    if (prevUsed === 0) waitingSince = null; // what arrives next starts a new wait
     if (n > 0) lastActivity = lastTraffic = performance.now();
     const quietNow = performance.now() - lastActivity >= QUIET_MS;
     if (!ready) {
