@@ -5,6 +5,9 @@
  */
 import { CliError } from './errors.js';
 
+/** The tap's start-up path as one file (in a variable: tsc does not know the file). */
+const TAP_BUNDLE = '../tap/run.bundle.js';
+
 /** Subcommand names; a first argument among these is never the tap. */
 export const SUBCOMMANDS = new Set([
   'tap', 'list', 'ls', 'show', 'export', 'import', 'rm', 'check', 'serve', 'replay', 'diff', 'prune', 'doctor', 'help',
@@ -14,7 +17,9 @@ export function main(argv: string[]): void {
   const dashdash = argv.indexOf('--');
   const isTap = dashdash !== -1 && !SUBCOMMANDS.has(argv[0] ?? '') && argv.slice(0, dashdash).every((a) => a.startsWith('-') || !SUBCOMMANDS.has(a));
   if (isTap) {
-    import('../tap/run.js')
+    // One bundled file where the build made it (scripts/bundle-tap.js), else the modules as compiled.
+    (import(TAP_BUNDLE) as Promise<typeof import('../tap/run.js')>)
+      .catch(() => import('../tap/run.js'))
       .then((m) => m.runTapCli(argv))
       .catch(reportFatal);
     return;

@@ -7,16 +7,24 @@
  * as they are opened, so nothing is left behind whatever happens to the tap.
  */
 import { openSync, unlinkSync, writevSync } from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 
 const DIRS = ['/dev/shm', tmpdir()];
 
+/**
+ * A name no other file has: the pid, the time and a random part. It need not be unguessable: the
+ * file is created exclusively ('wx', owner-only), so a name taken by anyone else fails the open
+ * instead of being used. (Not node:crypto: loading it costs the tap's start-up about 3 ms.)
+ */
+function uniqueName(kind: string): string {
+  return `acp-inspect-${kind}-${process.pid}-${Date.now().toString(36)}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
 export function openScratchFile(kind: string): number {
   let err: unknown = null;
   for (const dir of DIRS) {
-    const path = join(dir, `acp-inspect-${kind}-${process.pid}-${randomBytes(6).toString('hex')}`);
+    const path = join(dir, uniqueName(kind));
     try {
       const fd = openSync(path, 'wx+', 0o600);
       try { unlinkSync(path); } catch { /* left for the folder's cleanup */ }
