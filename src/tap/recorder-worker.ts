@@ -423,7 +423,7 @@ port.on('message', (m: ToRecorder) => {
  */
 /** Unread bytes below which traffic counts as ordinary (a burst above: see DEFER_MS). */
 const BEHIND_BYTES = 256 * 1024;
-/** Ordinary traffic is taken once nothing arrived for this long... */
+/** Ordinary traffic is taken once nothing arrived for this long (the first look; see drainRing)... */
 const SETTLE_MS = 5;
 /** ...or once the oldest of it waited this long. */
 const LIVE_DELAY_MS = 250;
@@ -727,9 +727,13 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     //    capturing: the burst outran the ring once already.)
     if (used === 0) waitingSince = null;
     else waitingSince ??= performance.now();
-    if (growing && !captured && used < deferLimit && (used > BEHIND_BYTES || performance.now() - waitingSince! < LIVE_DELAY_MS)) {
+    const waited = waitingSince === null ? 0 : performance.now() - waitingSince;
+    if (growing && !captured && used < deferLimit && (used > BEHIND_BYTES || waited < LIVE_DELAY_MS)) {
       lastTraffic = performance.now(); // traffic is arriving: no checkpoint now
-      await new Promise((r) => setTimeout(r, used > BEHIND_BYTES ? DEFER_MS : SETTLE_MS));
+      // Ordinary traffic: look again after SETTLE_MS, then after twice as long each time it still
+      // flows (a handful of wake-ups in a long exchange, not one every few ms), up to LIVE_DELAY_MS.
+      const settle = Math.min(Math.max(SETTLE_MS, waited), LIVE_DELAY_MS - waited);
+      await new Promise((r) => setTimeout(r, used > BEHIND_BYTES ? DEFER_MS : Math.max(1, settle)));
       continue;
     }
     bursting = used >= deferLimit;
