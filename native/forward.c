@@ -53,7 +53,6 @@
 /* Event bytes for the main thread. */
 #define EV_PENDING 'P'  /* records wait for the ring (overflow marker, control, gap): call flush() */
 #define EV_A2C_END 'E'  /* the agent's stdout ended and all of it was handed on */
-#define EV_C2A_END 'I'  /* the client's stdin ended */
 
 struct backlog_item {
   struct backlog_item *next;
@@ -109,15 +108,20 @@ static void copy_in(uint32_t pos, const void *src, uint32_t len) {
   if (first < len) memcpy(data, (const uint8_t *)src + first, len - first);
 }
 
+/* A record's header (ring.ts encodeHeader): payload length u32, type u32, t f64. */
+static void make_header(uint8_t head[HEADER], int type, double t, uint32_t len) {
+  uint32_t ty = (uint32_t)type;
+  memcpy(head, &len, 4);
+  memcpy(head + 4, &ty, 4);
+  memcpy(head + 8, &t, 8);
+}
+
 static int ring_write(int type, double t, const void *payload, uint32_t len) {
   uint32_t need = HEADER + PAD8(len);
   if (need > ring_free()) return 0;
   uint32_t w = (uint32_t)__atomic_load_n(&ctl[SLOT_W], __ATOMIC_RELAXED);
   uint8_t head[HEADER];
-  uint32_t ty = (uint32_t)type;
-  memcpy(head, &len, 4);
-  memcpy(head + 4, &ty, 4);
-  memcpy(head + 8, &t, 8);
+  make_header(head, type, t, len);
   copy_in(w, head, HEADER);
   copy_in(w + HEADER, payload, len);
   __atomic_store_n(&ctl[SLOT_W], (int32_t)(w + need), __ATOMIC_RELEASE);
@@ -153,10 +157,7 @@ static int overflow_record(int type, double t, const void *payload, uint32_t len
   if (ov_broken || overflow_fd < 0 || backlog_head || (dropped[0] | dropped[1] | dropped[2])) return 0;
   static const uint8_t zeros[8];
   uint8_t head[HEADER];
-  uint32_t ty = (uint32_t)type;
-  memcpy(head, &len, 4);
-  memcpy(head + 4, &ty, 4);
-  memcpy(head + 8, &t, 8);
+  make_header(head, type, t, len);
   struct iovec iov[3] = {
     { head, HEADER }, { (void *)payload, len }, { (void *)zeros, PAD8(len) - len },
   };
@@ -320,7 +321,6 @@ static void *forward_thread(void *arg) {
   } else {
     close(d->out); /* the agent sees the end of its input */
     c2a_ended = 1;
-    signal_fd(events_w, EV_C2A_END);
   }
   free(buf);
   return NULL;

@@ -728,8 +728,9 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     const used = reader.used;
     const growing = used !== prevUsed;
     prevUsed = used;
-    // 1. A burst is arriving and there is room: let it arrive undisturbed. (Once capturing, keep
-    //    capturing: the burst outran the ring once already.)
+    // 1. Traffic is arriving and there is room: let it arrive undisturbed (a burst until it ends,
+    //    ordinary traffic at most LIVE_DELAY_MS). Once capturing, keep capturing: the burst outran
+    //    the ring once already.
     if (used === 0) waitingSince = null;
     else waitingSince ??= performance.now();
     const waited = waitingSince === null ? 0 : performance.now() - waitingSince;
@@ -822,7 +823,6 @@ async function touchRing(reader: RingReader): Promise<void> {
   } catch { /* made on first use instead */ }
 }
 
-// Drain first (a burst at start-up is captured), then open the database.
 /** A wait on the native forwarder's wake pipe: resolves on the next byte it writes. */
 function pipeWaker(fd: number): () => Promise<void> {
   let wake: (() => void) | null = null;
@@ -836,6 +836,7 @@ function pipeWaker(fd: number): () => Promise<void> {
   return () => new Promise<void>((r) => { wake = r; });
 }
 
+// Drain first (a burst at start-up is captured), then open the database.
 if (config.ring) {
   const reader = new RingReader(config.ring, config.wakeFd !== undefined ? pipeWaker(config.wakeFd) : null);
   ringUsed = () => reader.used;

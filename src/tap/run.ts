@@ -13,7 +13,7 @@
  * drains, so a slow reader makes the writer wait (as a direct pipe would) instead of growing memory.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { fstatSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -212,6 +212,7 @@ function setUpNative(): NativeSetup | null {
     const [wakeFd, eventsFd] = fwd.init(new Uint8Array(ring), fwd.nowMs() - now(), overflowFd);
     return { fwd, ring, wakeFd, eventsFd, pipes: fwd.pipes() };
   } catch {
+    if (overflowFd >= 0) try { closeSync(overflowFd); } catch { /* already gone */ }
     return null;
   }
 }
