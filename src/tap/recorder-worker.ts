@@ -153,7 +153,11 @@ function stepChecker(item: Item): void {
   }
 }
 
+/** The time of the newest item so far: items are stored in order, and their times must not go back. */
+let lastItemT = 0;
+
 function push(item: Item, bytes: number): void {
+  if (item.t > lastItemT) lastItemT = item.t;
   pendingItems.push(item);
   pendingBytes += bytes;
   stepChecker(item);
@@ -305,7 +309,11 @@ function checkpoint(): void {
   } catch { /* busy or stopping: the next one, or the last connection's close, does it */ }
 }
 
-async function finish(code: number | null, signal: string | null, t: number): Promise<void> {
+async function finish(code: number | null, signal: string | null, exitT: number): Promise<void> {
+  // The agent's exit is seen before its last output is (the tap waits for its pipes to drain), so
+  // the exit item, stored last, takes the later of the two times: a timeline never goes back.
+  // The recording's duration keeps the exit's own time.
+  const t = Math.max(exitT, lastItemT);
   // Bounded (each try may wait out the 2 s busy timeout), so a final warning still reaches the user
   // before the forwarding thread stops waiting for us (6 s without progress).
   const deadline = Date.now() + 2500;
@@ -348,7 +356,7 @@ async function finish(code: number | null, signal: string | null, t: number): Pr
         ended_at: new Date().toISOString(),
         exit_code: code,
         exit_signal: signal,
-        duration_ms: t,
+        duration_ms: exitT,
       }));
     } catch (e) {
       warnOnce(`recording not finished: ${(e as Error).message}`);
