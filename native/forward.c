@@ -1,8 +1,11 @@
 /*
  * The tap's native forwarder: one thread per direction moves bytes from one descriptor to the
- * other with plain read() and write() calls, as `cat` does, and puts a copy of each chunk into the
- * recorder's ring (ring.ts: same layout, same records) just before writing it on. JavaScript never sees the
- * bytes on the way through, so forwarding costs what a `cat` costs plus one memcpy per chunk.
+ * other and puts a copy of each chunk into the recorder's ring (ring.ts: same layout, same records)
+ * just before handing it on. The client's input goes with plain read() and write() calls, as `cat`
+ * does, plus one memcpy into the ring. The agent's output (nearly all the bytes) goes without a copy
+ * on the way through: tee() duplicates its pages into a pipe of ours, which is read straight into
+ * the ring (the recording's one copy), and splice() moves the pages on to the client (see
+ * forward_spliced; ACP_INSPECT_ZERO_COPY=0 turns it off). JavaScript never sees the bytes.
  *
  * Everything that goes into the ring passes through push() under one mutex: the two forwarding
  * threads' chunks and the main thread's control records (events, the finish), so records keep the
@@ -76,6 +79,8 @@ static struct backlog_item *backlog_head, *backlog_tail;
 static int initialized = 0, started = 0;
 /* Cleared when the recorder is gone: records are then not kept anywhere (forwarding goes on). */
 static volatile int recording = 1;
+/* The agent's output goes on by tee() and splice() (forward_spliced), unless ACP_INSPECT_ZERO_COPY=0. */
+static int zero_copy = 1;
 
 /* Forwarding state read by the main thread (state()). */
 static volatile int a2c_writing = 0, a2c_ended = 0, c2a_ended = 0, client_broken = 0, agent_broken = 0;
@@ -116,15 +121,12 @@ static void make_header(uint8_t head[HEADER], int type, double t, uint32_t len) 
   memcpy(head + 8, &t, 8);
 }
 
-static int ring_write(int type, double t, const void *payload, uint32_t len) {
-  uint32_t need = HEADER + PAD8(len);
-  if (need > ring_free()) return 0;
-  uint32_t w = (uint32_t)__atomic_load_n(&ctl[SLOT_W], __ATOMIC_RELAXED);
+/* Publishes a record whose payload is already in place at w + HEADER: its header, then W. */
+static void ring_commit(int type, double t, uint32_t w, uint32_t len) {
   uint8_t head[HEADER];
   make_header(head, type, t, len);
   copy_in(w, head, HEADER);
-  copy_in(w + HEADER, payload, len);
-  __atomic_store_n(&ctl[SLOT_W], (int32_t)(w + need), __ATOMIC_RELEASE);
+  __atomic_store_n(&ctl[SLOT_W], (int32_t)(w + HEADER + PAD8(len)), __ATOMIC_RELEASE);
   /* Wake the reader only if it sleeps, and only once per sleep. */
   int32_t one = 1;
   if (__atomic_load_n(&ctl[SLOT_WAITING], __ATOMIC_SEQ_CST) == 1 &&
@@ -132,6 +134,14 @@ static int ring_write(int type, double t, const void *payload, uint32_t len) {
     __atomic_add_fetch(&ctl[SLOT_SIG], 1, __ATOMIC_SEQ_CST);
     signal_fd(wake_w, 'w');
   }
+}
+
+static int ring_write(int type, double t, const void *payload, uint32_t len) {
+  uint32_t need = HEADER + PAD8(len);
+  if (need > ring_free()) return 0;
+  uint32_t w = (uint32_t)__atomic_load_n(&ctl[SLOT_W], __ATOMIC_RELAXED);
+  copy_in(w + HEADER, payload, len);
+  ring_commit(type, t, w, len);
   return 1;
 }
 
@@ -200,15 +210,10 @@ static int flush_locked(double t) {
 
 /*
  * Hands one record to the recorder, in order, never waiting: the ring, else the overflow file, else
- * (a chunk) a gap or (a control record, never dropped) the backlog.
+ * (a chunk) a gap or (a control record, never dropped) the backlog. Caller holds mu and has checked
+ * `recording`; returns 1 when records now wait for the ring and did not before (signal the main thread).
  */
-static void push(int type, double t, const void *payload, uint32_t len) {
-  if (!recording) return;
-  pthread_mutex_lock(&mu);
-  if (!recording) { /* stopped while we waited: the ring may be on its way out */
-    pthread_mutex_unlock(&mu);
-    return;
-  }
+static int push_locked(int type, double t, const void *payload, uint32_t len) {
   int was_pending = pending_locked();
   int in_ring = 0;
   if (!was_pending || (ring_free() >= cap / 4 && flush_locked(t))) in_ring = ring_write(type, t, payload, len);
@@ -227,9 +232,60 @@ static void push(int type, double t, const void *payload, uint32_t len) {
       dropped[type] += len;
     }
   }
-  int now_pending = pending_locked();
+  return !was_pending && pending_locked();
+}
+
+static void push(int type, double t, const void *payload, uint32_t len) {
+  if (!recording) return;
+  pthread_mutex_lock(&mu);
+  int signal = 0;
+  /* Stopped while we waited: the ring may be on its way out. */
+  if (recording) signal = push_locked(type, t, payload, len);
   pthread_mutex_unlock(&mu);
-  if (now_pending && !was_pending) signal_fd(events_w, EV_PENDING);
+  if (signal) signal_fd(events_w, EV_PENDING);
+}
+
+/* Reads exactly n bytes that are already waiting in fd (a pipe only we read); 0 on failure. */
+static int read_exactly(int fd, struct iovec *iov, int cnt, size_t n) {
+  while (n > 0) {
+    ssize_t r = readv(fd, iov, cnt);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) return 0;
+    n -= (size_t)r;
+    while (cnt > 0 && (size_t)r >= iov->iov_len) { r -= (ssize_t)iov->iov_len; iov++; cnt--; }
+    if (cnt > 0) { iov->iov_base = (uint8_t *)iov->iov_base + r; iov->iov_len -= (size_t)r; }
+  }
+  return 1;
+}
+
+/*
+ * push() for a chunk that waits in the pipe `fd` (n bytes, all there): read straight into the ring
+ * when it goes there, so the bytes are copied once; else through `buf` into the overflow file or a
+ * gap. The pipe is drained either way. 0 when the pipe could not be read (it then holds the chunk).
+ */
+static int push_from_pipe(int type, double t, int fd, uint32_t n, uint8_t *buf) {
+  struct iovec one = { buf, n };
+  pthread_mutex_lock(&mu);
+  if (!recording) {
+    pthread_mutex_unlock(&mu);
+    return read_exactly(fd, &one, 1, n);
+  }
+  int signal = 0, ok = 1;
+  uint32_t need = HEADER + PAD8(n);
+  if (!pending_locked() && need <= ring_free()) {
+    uint32_t w = (uint32_t)__atomic_load_n(&ctl[SLOT_W], __ATOMIC_RELAXED);
+    uint32_t off = (w + HEADER) & (cap - 1);
+    uint32_t first = n < cap - off ? n : cap - off;
+    struct iovec iov[2] = { { data + off, first }, { data, n - first } };
+    ok = read_exactly(fd, iov, n > first ? 2 : 1, n);
+    if (ok) ring_commit(type, t, w, n);
+  } else {
+    ok = read_exactly(fd, &one, 1, n);
+    if (ok) signal = push_locked(type, t, buf, n);
+  }
+  pthread_mutex_unlock(&mu);
+  if (signal) signal_fd(events_w, EV_PENDING);
+  return ok;
 }
 
 static void push_control(double t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -282,6 +338,66 @@ static int write_all(int fd, const uint8_t *buf, size_t n, int a2c) {
   return 1;
 }
 
+/* Moves n bytes from the pipe `in` to `out` without copying them (splice); the count it moved. */
+static size_t splice_all(int in, int out, size_t n) {
+  size_t moved = 0;
+  a2c_writing = 1;
+  while (moved < n) {
+    ssize_t w = splice(in, NULL, out, NULL, n - moved, SPLICE_F_MOVE);
+    if (w > 0) { moved += (size_t)w; continue; }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { wait_fd(out, POLLOUT); continue; }
+    if (w == 0) errno = EIO;
+    break;
+  }
+  a2c_writing = 0;
+  return moved;
+}
+
+static void client_failed(double t, int err) {
+  client_broken = 1;
+  push_control(t, "{\"ev\":\"client-stdout-error\",\"t\":%.6f,\"data\":{\"code\":\"%s\"}}", t, errno_code(err));
+}
+
+/*
+ * The agent's output without copies on the way through: tee() duplicates each chunk into a pipe of
+ * our own, whose bytes are read straight into the ring (the one copy, for the recording), then
+ * splice() hands the agent's pages on to the client. Record before write, as on the copy path.
+ * Returns 1 at the end of the agent's output, 0 to go on with the copy loop (splice not possible
+ * here, e.g. the client's end is a terminal).
+ */
+static int forward_spliced(struct direction *d, uint8_t *buf, int *broken) {
+  int p[2];
+  if (pipe2(p, O_CLOEXEC) != 0) return 0;
+  fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
+  int ended = 0;
+  for (;;) {
+    ssize_t n = tee(d->in, p[1], READ_BYTES, 0);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { wait_fd(d->in, POLLIN); continue; }
+    if (n < 0) break;  /* tee() not possible: the copy loop reads the same bytes */
+    if (n == 0) { ended = 1; break; }
+    double t = now_ms() - base_ms;
+    if (!push_from_pipe(A2C, t, p[0], (uint32_t)n, buf)) break;
+    size_t moved = *broken ? 0 : splice_all(d->in, d->out, (size_t)n);
+    if (moved < (size_t)n) {
+      int err = errno;
+      /* What splice() did not move is read off the pipe here: written on, or dropped if the client is gone. */
+      struct iovec rest = { buf, (size_t)n - moved };
+      if (!read_exactly(d->in, &rest, 1, (size_t)n - moved)) break;
+      if (!*broken && moved == 0 && err == EINVAL) {
+        /* The client's end does not take splice(): this chunk and the rest by copy. */
+        if (!write_all(d->out, buf, (size_t)n, 1)) { *broken = 1; client_failed(t, errno); }
+        break;
+      }
+      if (!*broken) { *broken = 1; client_failed(t, err); }
+    }
+  }
+  close(p[0]);
+  close(p[1]);
+  return ended;
+}
+
 static void *forward_thread(void *arg) {
   struct direction *d = arg;
   uint8_t *buf = malloc(READ_BYTES);
@@ -289,7 +405,8 @@ static void *forward_thread(void *arg) {
   const int a2c = d->code == A2C;
   pthread_setname_np(pthread_self(), a2c ? "acp-fwd-a2c" : "acp-fwd-c2a");
   if (!buf) return NULL;
-  for (;;) {
+  int ended = a2c && zero_copy && forward_spliced(d, buf, &broken);
+  while (!ended) {
     ssize_t n = read(d->in, buf, READ_BYTES);
     if (n < 0) {
       if (errno == EINTR) continue;
@@ -306,8 +423,11 @@ static void *forward_thread(void *arg) {
     push(d->code, t, buf, (uint32_t)n);
     if (!broken && !write_all(d->out, buf, (size_t)n, a2c)) {
       broken = 1;
-      if (a2c) client_broken = 1; else agent_broken = 1;
-      push_control(t, "{\"ev\":\"%s\",\"t\":%.6f,\"data\":{\"code\":\"%s\"}}", a2c ? "client-stdout-error" : "agent-stdin-error", t, errno_code(errno));
+      if (a2c) client_failed(t, errno);
+      else {
+        agent_broken = 1;
+        push_control(t, "{\"ev\":\"agent-stdin-error\",\"t\":%.6f,\"data\":{\"code\":\"%s\"}}", t, errno_code(errno));
+      }
     }
   }
   double t = now_ms() - base_ms;
@@ -427,6 +547,8 @@ static napi_value js_start(napi_env env, napi_callback_info info) {
   if (argc < 4) { napi_throw_type_error(env, NULL, "start(clientIn, agentIn, agentOut, clientOut)"); return NULL; }
   for (int i = 0; i < 4; i++) if (!get_int(env, argv[i], &fds[i])) { napi_throw_type_error(env, NULL, "descriptors must be integers"); return NULL; }
   static struct direction c2a, a2c;
+  const char *zc = getenv("ACP_INSPECT_ZERO_COPY");
+  zero_copy = !(zc && strcmp(zc, "0") == 0);
   c2a = (struct direction){ fds[0], fds[1], C2A, -1 };
   a2c = (struct direction){ fds[2], fds[3], A2C, open("/dev/null", O_WRONLY | O_CLOEXEC) };
   pthread_attr_t attr;

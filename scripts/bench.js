@@ -12,7 +12,8 @@
  * Flags: --quick (seconds, for tests), --rounds N, --mb N (flood per size, in MiB), --pings N,
  * --rss-mb N, --check-frames N, --ui-frames N, --only a,b (sections: flood,startup,rss,check,ui),
  * --json FILE (results as JSON), --js-tap (one more variant: the tap on its JavaScript forwarder, as where
- * the native one is not built). Env BENCH_* mirrors the flags (BENCH_ROUNDS=3, BENCH_JS_TAP=1 ...).
+ * the native one is not built), --copy-tap (one more: the native forwarder copying the agent's output
+ * through user space instead of tee()/splice(), as where splice is not possible). Env BENCH_* mirrors the flags (BENCH_ROUNDS=3, BENCH_JS_TAP=1 ...).
  * Exits 1 if any byte was altered or any frame was not recorded.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -48,6 +49,7 @@ function parseArgs(argv) {
     only: null,
     json: null,
     jsTap: process.env.BENCH_JS_TAP === '1',
+    copyTap: process.env.BENCH_COPY_TAP === '1',
     sizes: [200, 1024, 65536],
   };
   const num = (flag, v) => {
@@ -72,7 +74,8 @@ function parseArgs(argv) {
       case '--only': o.only = (argv[++i] ?? '').split(','); break;
       case '--json': o.json = argv[++i]; break;
       case '--js-tap': o.jsTap = true; break;
-      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,rss,check,ui] [--json FILE] [--js-tap]`);
+      case '--copy-tap': o.copyTap = true; break;
+      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,rss,check,ui] [--json FILE] [--js-tap] [--copy-tap]`);
     }
   }
   return o;
@@ -244,7 +247,7 @@ async function roundTrip(p, req, expected) {
 
 // ---- the variants ------------------------------------------------------------------------------
 
-function variants(tmp, jsTap) {
+function variants(tmp, jsTap, copyTap) {
   const agent = [NODE, AGENT];
   const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
   return [
@@ -253,6 +256,7 @@ function variants(tmp, jsTap) {
     { name: 'bare node', start: () => new Pipeline(NODE, [BARE, ...agent]) },
     { name: 'tap', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent]) },
     { name: 'tap --no-check', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--no-check', '--', ...agent]) },
+    ...(copyTap ? [{ name: 'tap (copy fwd)', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent], { env: { ...process.env, ACP_INSPECT_ZERO_COPY: '0' } }) }] : []),
     ...(jsTap ? [{ name: 'tap (JS fwd)', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent], { env: { ...process.env, ACP_INSPECT_NATIVE: '0' } }) }] : []),
   ].map((v) => ({ ...v, tmp }));
 }
@@ -385,7 +389,7 @@ async function benchFlood(o, tmp, results) {
     if (!cache.has(k)) cache.set(k, expectedFlood(id, size, count));
     return cache.get(k);
   };
-  const vs = variants(tmp, o.jsTap);
+  const vs = variants(tmp, o.jsTap, o.copyTap);
   const runs = Object.fromEntries(vs.map((v) => [v.name, []]));
   for (let r = 0; r < o.rounds; r++) {
     for (const v of vs) {
