@@ -41,6 +41,10 @@
 #define SLOT_R 1
 #define SLOT_SIG 2
 #define SLOT_WAITING 3
+/* Bumped for each chunk spilled straight into the overflow file (a burst: see spill_chunk). */
+#define SLOT_SPILLED 4
+/* Int64 at byte 40 (slots 10-11): overflow bytes the recorder has taken so far (recorder-worker.ts). */
+#define SLOT_OV_TAKEN 10
 #define CTL_BYTES 64
 #define HEADER 16
 #define RING_CONTROL 3
@@ -56,6 +60,17 @@
 /* Event bytes for the main thread. */
 #define EV_PENDING 'P'  /* records wait for the ring (overflow marker, control, gap): call flush() */
 #define EV_A2C_END 'E'  /* the agent's stdout ended and all of it was handed on */
+
+/*
+ * A burst: this much unread in the ring. The agent's output then goes into the overflow file
+ * directly (spill_chunk) until it pauses for SPILL_QUIET_MS; a region of it is handed to the
+ * recorder every SPILL_REGION bytes, and whenever the agent's pipe runs dry.
+ */
+#define SPILL_AT(cap) ((cap) / 16)
+#define SPILL_QUIET_MS 25.0
+#define SPILL_REGION (1u << 20)
+/* Overflow file space kept when it is written over from the start again (see rewind_overflow). */
+#define OVERFLOW_KEEP ((off_t)64 << 20)
 
 struct backlog_item {
   struct backlog_item *next;
@@ -73,6 +88,8 @@ static double base_ms;        /* t = monotonic ms - base_ms */
 static int wake_w = -1, events_w = -1;
 static int overflow_fd = -1;
 static int64_t ov_pos = 0, ov_from = -1;
+/* Bytes of records ever written to the overflow file: once the recorder has taken them all, it is written over. */
+static int64_t ov_written = 0;
 static int ov_broken = 0;
 static uint64_t dropped[3];
 static struct backlog_item *backlog_head, *backlog_tail;
@@ -163,8 +180,24 @@ static int write_all_at(int fd, struct iovec *iov, int n, int64_t pos) {
   return 1;
 }
 
+static int overflow_usable(void) {
+  return !ov_broken && overflow_fd >= 0 && !backlog_head && (dropped[0] | dropped[1] | dropped[2]) == 0;
+}
+
+/*
+ * Before a new region: once the recorder has taken everything the overflow file holds, the file is
+ * written over from the start (its pages reused; what lies beyond OVERFLOW_KEEP given back).
+ */
+static void rewind_overflow(void) {
+  if (ov_from >= 0 || ov_pos == 0) return;
+  if (__atomic_load_n((int64_t *)(ctl + SLOT_OV_TAKEN), __ATOMIC_ACQUIRE) != ov_written) return;
+  if (ov_pos > OVERFLOW_KEEP && ftruncate(overflow_fd, OVERFLOW_KEEP) != 0) { /* space comes back at exit */ }
+  ov_pos = 0;
+}
+
 static int overflow_record(int type, double t, const void *payload, uint32_t len) {
-  if (ov_broken || overflow_fd < 0 || backlog_head || (dropped[0] | dropped[1] | dropped[2])) return 0;
+  if (!overflow_usable()) return 0;
+  rewind_overflow();
   static const uint8_t zeros[8];
   uint8_t head[HEADER];
   make_header(head, type, t, len);
@@ -180,6 +213,7 @@ static int overflow_record(int type, double t, const void *payload, uint32_t len
     signal_fd(events_w, EV_PENDING);
   }
   ov_pos += HEADER + PAD8(len);
+  ov_written += HEADER + PAD8(len);
   return 1;
 }
 
@@ -288,6 +322,66 @@ static int push_from_pipe(int type, double t, int fd, uint32_t n, uint8_t *buf) 
   return ok;
 }
 
+/*
+ * During a burst, a chunk of the agent's output that waits in the pipe `fd` (n bytes, all there)
+ * goes straight into the overflow file as one record: its header, then its bytes moved by splice()
+ * (copied once, by the kernel), then padding. The ring would cost two copies: one into it and one
+ * when the recorder, behind in a burst, captures the ring into its spill file. The recorder finds the
+ * record through the region's marker in the ring, at its place among the other records. Returns 0
+ * (nothing written, the chunk possibly drained from `fd`: tee() it again) when the file cannot take
+ * it; the caller then records it the ordinary way.
+ */
+static int spill_chunk(double t, int fd, uint32_t n) {
+  pthread_mutex_lock(&mu);
+  if (!recording || !overflow_usable()) {
+    pthread_mutex_unlock(&mu);
+    return 0;
+  }
+  rewind_overflow();
+  static const uint8_t zeros[8];
+  uint8_t head[HEADER];
+  make_header(head, A2C, t, n);
+  struct iovec h = { head, HEADER };
+  loff_t off = ov_pos + HEADER;
+  size_t left = n;
+  int ok = write_all_at(overflow_fd, &h, 1, ov_pos);
+  while (ok && left > 0) {
+    ssize_t k = splice(fd, NULL, overflow_fd, &off, left, 0);
+    if (k < 0 && errno == EINTR) continue;
+    if (k <= 0) ok = 0;
+    else left -= (size_t)k;
+  }
+  struct iovec pad = { (void *)zeros, PAD8(n) - n };
+  if (ok && pad.iov_len > 0) ok = write_all_at(overflow_fd, &pad, 1, off);
+  if (!ok) {
+    /* ENOSPC, or a file splice() cannot write to: from now on the ordinary way (ring, then gaps). */
+    ov_broken = 1;
+    pthread_mutex_unlock(&mu);
+    return 0;
+  }
+  if (ov_from < 0) ov_from = ov_pos;
+  ov_pos += HEADER + PAD8(n);
+  ov_written += HEADER + PAD8(n);
+  __atomic_add_fetch(&ctl[SLOT_SPILLED], 1, __ATOMIC_RELEASE);
+  /* Hand on the region so far once it is large; the recorder captures the marker, not the bytes. */
+  if (ov_pos - ov_from >= SPILL_REGION) flush_locked(t);
+  pthread_mutex_unlock(&mu);
+  return 1;
+}
+
+/* The agent's pipe ran dry: hand the spilled region on now (or have the main thread retry). */
+static void spill_pause(void) {
+  pthread_mutex_lock(&mu);
+  int retry = recording && pending_locked() && !flush_locked(now_ms() - base_ms);
+  pthread_mutex_unlock(&mu);
+  if (retry) signal_fd(events_w, EV_PENDING);
+}
+
+/* Unread bytes in the ring (a burst when SPILL_AT or more). */
+static uint32_t ring_used(void) {
+  return cap - ring_free();
+}
+
 static void push_control(double t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void push_control(double t, const char *fmt, ...) {
   char msg[256];
@@ -370,15 +464,32 @@ static int forward_spliced(struct direction *d, uint8_t *buf, int *broken) {
   int p[2];
   if (pipe2(p, O_CLOEXEC) != 0) return 0;
   fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
-  int ended = 0;
+  int ended = 0, spilling = 0;
+  double last = -1e9;
   for (;;) {
-    ssize_t n = tee(d->in, p[1], READ_BYTES, 0);
+    ssize_t n = tee(d->in, p[1], READ_BYTES, SPLICE_F_NONBLOCK);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { wait_fd(d->in, POLLIN); continue; }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      if (spilling) spill_pause();
+      wait_fd(d->in, POLLIN);
+      continue;
+    }
     if (n < 0) break;  /* tee() not possible: the copy loop reads the same bytes */
     if (n == 0) { ended = 1; break; }
     double t = now_ms() - base_ms;
-    if (!push_from_pipe(A2C, t, p[0], (uint32_t)n, buf)) break;
+    /* A burst: the ring is filling. It ends when the agent has been quiet for SPILL_QUIET_MS. */
+    if (spilling && t - last > SPILL_QUIET_MS) spilling = 0;
+    if (!spilling && ring_used() >= SPILL_AT(cap)) spilling = 1;
+    last = t;
+    if (spilling && !spill_chunk(t, p[0], (uint32_t)n)) {
+      spilling = 0;
+      /* What the failed spill left in our pipe goes; the chunk is still first in the agent's pipe. */
+      struct iovec rest = { buf, READ_BYTES };
+      while (readv(p[0], &rest, 1) > 0) {}
+      do n = tee(d->in, p[1], (size_t)n, 0); while (n < 0 && errno == EINTR);
+      if (n <= 0) break;
+    }
+    if (!spilling && !push_from_pipe(A2C, t, p[0], (uint32_t)n, buf)) break;
     size_t moved = *broken ? 0 : splice_all(d->in, d->out, (size_t)n);
     if (moved < (size_t)n) {
       int err = errno;

@@ -517,6 +517,9 @@ function dispatch(type: number, t: number, payload: Buffer): void {
   }
 }
 
+/** Tells the forwarder how much of its overflow file was taken (it writes the file over once all is). */
+let tookOverflow: (bytes: number) => void = () => {};
+
 /** The overflow file's read buffer (its own: an overflow marker is met while a spill block is in use). */
 let overflowBlock: Buffer | null = null;
 
@@ -537,6 +540,7 @@ function indexOverflow(o: { fd: number; from: number; to: number }): void {
   } catch (e) {
     warnOnce(`recording incomplete: the overflow file could not be read (${(e as Error).message})`);
   }
+  tookOverflow(o.to - o.from);
   progressed();
 }
 
@@ -729,6 +733,7 @@ function startChecker(): void {
 async function drainRing(reader: RingReader, capacity: number): Promise<void> {
   const deferLimit = Math.min(capacity / 4, DEFER_MAX_BYTES);
   let prevUsed = 0;
+  let prevSpilled = reader.spilled;
   let lastActivity = performance.now();
   /** When the ring was last seen going from empty to holding something. */
   let waitingSince: number | null = null;
@@ -736,13 +741,18 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     const used = reader.used;
     const growing = used !== prevUsed;
     prevUsed = used;
+    // The native forwarder spills a burst of the agent's output straight into its overflow file
+    // (forward.c, spill_chunk): only the regions' markers come through the ring. A burst all the same:
+    // capture what the ring holds (little), and index once the burst is over.
+    const spilling = reader.spilled !== prevSpilled;
+    prevSpilled = reader.spilled;
     // 1. Traffic is arriving and there is room: let it arrive undisturbed (a burst until it ends,
     //    ordinary traffic at most LIVE_DELAY_MS). Once capturing, keep capturing: the burst outran
     //    the ring once already.
     if (used === 0) waitingSince = null;
     else waitingSince ??= performance.now();
     const waited = waitingSince === null ? 0 : performance.now() - waitingSince;
-    if (growing && !captured && used < deferLimit && (used > BEHIND_BYTES || waited < LIVE_DELAY_MS)) {
+    if (growing && !spilling && !captured && used < deferLimit && (used > BEHIND_BYTES || waited < LIVE_DELAY_MS)) {
       lastTraffic = performance.now(); // traffic is arriving: no checkpoint now
       // Ordinary traffic: look again after SETTLE_MS, then after twice as long each time it still
       // flows (a handful of wake-ups in a long exchange, not one every few ms), up to LIVE_DELAY_MS.
@@ -750,7 +760,7 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
       await new Promise((r) => setTimeout(r, used > BEHIND_BYTES ? DEFER_MS : Math.max(1, settle)));
       continue;
     }
-    bursting = used >= deferLimit;
+    bursting = used >= deferLimit || spilling;
     let n = 0;
     if (!storeFailed && !captureBroken && (captured || bursting || !ready)) {
       // 2. Capture: everything unread, in one write.
@@ -768,7 +778,7 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     if (finishing) return;
     prevUsed = reader.used;
     if (prevUsed === 0) waitingSince = null; // what arrives next starts a new wait
-    if (n > 0) lastActivity = lastTraffic = performance.now();
+    if (n > 0 || spilling) lastActivity = lastTraffic = performance.now();
     const quietNow = performance.now() - lastActivity >= QUIET_MS;
     if (!ready) {
       if (finishCaptured || (prevUsed === 0 && performance.now() - lastActivity >= CHECKER_QUIET_MS)) startChecker();
@@ -848,6 +858,7 @@ function pipeWaker(fd: number): () => Promise<void> {
 if (config.ring) {
   const reader = new RingReader(config.ring, config.wakeFd !== undefined ? pipeWaker(config.wakeFd) : null);
   ringUsed = () => reader.used;
+  tookOverflow = (bytes) => reader.tookOverflow(bytes);
   void drainRing(reader, reader.capacity);
   void touchRing(reader);
 } else startChecker();

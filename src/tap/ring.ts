@@ -15,6 +15,10 @@ const W = 0;
 const R = 1;
 const SIG = 2;
 const WAITING = 3;
+/** Bumped by the native forwarder for each chunk it spills straight into its overflow file (a burst). */
+const SPILLED = 4;
+/** Int64 at this byte: overflow-file bytes the recorder has taken (the native forwarder then writes the file over). */
+const OVERFLOW_TAKEN_AT = 40;
 const CTL_BYTES = 64;
 const HEADER = 16;
 /**
@@ -116,6 +120,7 @@ export class RingReader {
   private readonly data: Buffer;
   private readonly cap: number;
   private readonly head = Buffer.alloc(HEADER);
+  private readonly overflowTaken: BigInt64Array;
 
   /**
    * `waker`, when given, is how a sleeping reader is woken (a promise that resolves on the writer's
@@ -123,6 +128,17 @@ export class RingReader {
    */
   constructor(sab: SharedArrayBuffer, private readonly waker: (() => Promise<void>) | null = null) {
     ({ ctl: this.ctl, data: this.data, cap: this.cap } = view(sab));
+    this.overflowTaken = new BigInt64Array(sab, OVERFLOW_TAKEN_AT, 1);
+  }
+
+  /** Chunks the native forwarder spilled into its overflow file so far (a counter that wraps): moving means a burst. */
+  get spilled(): number {
+    return Atomics.load(this.ctl, SPILLED);
+  }
+
+  /** Tells the writer that `bytes` more of its overflow file were taken (read and handed on). */
+  tookOverflow(bytes: number): void {
+    Atomics.add(this.overflowTaken, 0, BigInt(bytes));
   }
 
   /** Bytes written and not yet read: how far the reader is behind. */
