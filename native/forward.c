@@ -90,6 +90,8 @@ static int overflow_fd = -1;
 static int64_t ov_pos = 0, ov_from = -1;
 /* Bytes of records ever written to the overflow file: once the recorder has taken them all, it is written over. */
 static int64_t ov_written = 0;
+/* For stats(): chunks spilled straight into the overflow file, and times it was written over from the start. */
+static double spilled_chunks = 0, ov_rewinds = 0;
 static int ov_broken = 0;
 static uint64_t dropped[3];
 static struct backlog_item *backlog_head, *backlog_tail;
@@ -193,6 +195,7 @@ static void rewind_overflow(void) {
   if (__atomic_load_n((int64_t *)(ctl + SLOT_OV_TAKEN), __ATOMIC_ACQUIRE) != ov_written) return;
   if (ov_pos > OVERFLOW_KEEP && ftruncate(overflow_fd, OVERFLOW_KEEP) != 0) { /* space comes back at exit */ }
   ov_pos = 0;
+  ov_rewinds++;
 }
 
 static int overflow_record(int type, double t, const void *payload, uint32_t len) {
@@ -363,6 +366,7 @@ static int spill_chunk(double t, int fd, uint32_t n) {
   ov_pos += HEADER + PAD8(n);
   ov_written += HEADER + PAD8(n);
   __atomic_add_fetch(&ctl[SLOT_SPILLED], 1, __ATOMIC_RELEASE);
+  spilled_chunks++;
   /* Hand on the region so far once it is large; the recorder captures the marker, not the bytes. */
   if (ov_pos - ov_from >= SPILL_REGION) flush_locked(t);
   pthread_mutex_unlock(&mu);
@@ -739,6 +743,18 @@ static napi_value js_state(napi_env env, napi_callback_info info) {
   return num(env, (a2c_ended ? 1 : 0) | (c2a_ended ? 2 : 0) | (a2c_writing ? 4 : 0) | (client_broken ? 8 : 0) | (agent_broken ? 16 : 0));
 }
 
+/* stats(): [chunks spilled straight into the overflow file, times it was written over, its size now]. */
+static napi_value js_stats(napi_env env, napi_callback_info info) {
+  (void)info;
+  pthread_mutex_lock(&mu);
+  double v[3] = { spilled_chunks, ov_rewinds, (double)ov_pos };
+  pthread_mutex_unlock(&mu);
+  napi_value arr;
+  CHECK(napi_create_array_with_length(env, 3, &arr));
+  for (uint32_t i = 0; i < 3; i++) CHECK(napi_set_element(env, arr, i, num(env, v[i])));
+  return arr;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
     { "nowMs", NULL, js_now_ms, NULL, NULL, NULL, napi_enumerable, NULL },
@@ -750,6 +766,7 @@ NAPI_MODULE_INIT() {
     { "flush", NULL, js_flush, NULL, NULL, NULL, napi_enumerable, NULL },
     { "stopRecording", NULL, js_stop_recording, NULL, NULL, NULL, napi_enumerable, NULL },
     { "state", NULL, js_state, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "stats", NULL, js_stats, NULL, NULL, NULL, napi_enumerable, NULL },
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;

@@ -25,6 +25,8 @@ export interface NativeForwarder {
   stopRecording(): void;
   /** Bits: see NATIVE_* below. */
   state(): number;
+  /** [chunks spilled straight into the overflow file (bursts), times that file was written over from the start, its write position]. */
+  stats(): [spilledChunks: number, overflowRewinds: number, overflowBytes: number];
 }
 
 /** state() bits. */

@@ -374,6 +374,10 @@ export function runTap(opts: TapOptions): void {
     if (receivedSignal) killGroup(child, 'SIGKILL');
     const bye = () => {
       rec.quiesce(5000);
+      if (process.env.ACP_INSPECT_DEBUG && native) {
+        const [spilled, rewinds, overflowBytes] = native.fwd.stats();
+        process.stderr.write(`acp-inspect: debug: native forwarder: ${spilled} chunks spilled straight into the overflow file, written over from the start ${rewinds} times, ${overflowBytes} bytes in it at exit\n`);
+      }
       process.exit(exitCode);
     };
     // Exit once everything is handed to the client (or it hung up): exiting earlier would drop the

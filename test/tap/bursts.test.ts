@@ -1,0 +1,145 @@
+/**
+ * Bursts of the agent's output. Once a burst fills the ring past a point, the native forwarder
+ * writes the agent's output straight into its overflow file (a kernel copy, splice()) and hands the
+ * recorder a marker per region, in order with everything else; once the recorder has taken all the
+ * file holds, the next burst writes it over from the start. Here: three bursts with pauses between
+ * them, and the client's requests answered in the middle of each burst. Every byte arrives
+ * unchanged, every frame is recorded once, in order, each request before its answer.
+ */
+import { afterAll, describe, expect, it } from 'vitest';
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { makeTmp, start, writeAgent, withStore, rpc } from '../reliability/helpers.js';
+
+const tmp = makeTmp();
+afterAll(() => tmp.cleanup());
+const node = process.execPath;
+
+const FRAME = 1024;
+const COUNT = 12_000; // 12 MiB a burst
+
+/**
+ * On `burst B`: COUNT numbered notifications in writes of 256 KiB, answering each `ping` that
+ * arrives meanwhile between two writes (so answers land in the middle of the burst), then the answer.
+ */
+const agent = writeAgent(tmp.dir, 'burster', `
+const FRAME = ${FRAME}, COUNT = ${COUNT};
+const { writeSync } = require('node:fs');
+const line = (b, i) => {
+  const head = JSON.stringify({ jsonrpc: '2.0', method: 'x/n', params: { b, i, pad: '' } });
+  return head.replace('"pad":""', '"pad":"' + 'z'.repeat(FRAME - head.length - 1) + '"') + '\\n';
+};
+const write = (s) => { const b = Buffer.from(s); let o = 0; while (o < b.length) { try { o += writeSync(1, b, o); } catch (e) { if (e.code !== 'EAGAIN') throw e; } } };
+let buf = '';
+let burst = null;
+const answer = (id) => write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n');
+function step() {
+  if (!burst) return;
+  let out = '';
+  while (out.length < 256 * 1024 && burst.i < COUNT) out += line(burst.b, burst.i++);
+  write(out);
+  if (burst.i < COUNT) return setImmediate(step);
+  const id = burst.id; burst = null; answer(id);
+}
+process.stdin.on('data', (d) => {
+  buf += d;
+  let k;
+  while ((k = buf.indexOf('\\n')) !== -1) {
+    const m = JSON.parse(buf.slice(0, k)); buf = buf.slice(k + 1);
+    if (m.method === 'burst') { burst = { b: m.params.b, i: 0, id: m.id }; setImmediate(step); }
+    else answer(m.id);
+  }
+});
+`);
+
+const expectedBurst = (b: number): string => {
+  const parts: string[] = [];
+  for (let i = 0; i < COUNT; i++) {
+    const head = JSON.stringify({ jsonrpc: '2.0', method: 'x/n', params: { b, i, pad: '' } });
+    parts.push(head.replace('"pad":""', `"pad":"${'z'.repeat(FRAME - head.length - 1)}"`) + '\n');
+  }
+  return parts.join('');
+};
+
+describe('bursts of the agent output', () => {
+  it('are recorded whole and in order, with the requests answered in their middle, over an overflow file written over between bursts', async () => {
+    const db = join(tmp.dir, 'bursts.db');
+    const r = start(['--db', db, '--', node, agent], { readStdout: false, env: { ACP_INSPECT_DEBUG: '1' } });
+    const chunks: Buffer[] = [];
+    let got = 0;
+    const waiters: (() => void)[] = [];
+    let tail = '';
+    r.child.stdout!.on('data', (b: Buffer) => {
+      chunks.push(b);
+      got += b.length;
+      tail = (tail + b.subarray(-256).toString('latin1')).slice(-256);
+      for (const w of waiters.splice(0)) w();
+    });
+    const until = (pred: () => boolean) => new Promise<void>((res) => { const check = () => (pred() ? res() : waiters.push(check)); check(); });
+    const text = () => Buffer.concat(chunks).toString();
+
+    let id = 0;
+    const pings: number[] = [];
+    for (let b = 0; b < 3; b++) {
+      const burstId = ++id;
+      r.child.stdin!.write(rpc({ id: burstId, method: 'burst', params: { b } }) + '\n');
+      // Requests while the burst flows: wait until some of it arrived, then ask twice.
+      const before = got;
+      await until(() => got > before + 2 * 1024 * 1024);
+      for (let k = 0; k < 2; k++) {
+        const pid = ++id;
+        pings.push(pid);
+        r.child.stdin!.write(rpc({ id: pid, method: 'ping', params: {} }) + '\n');
+      }
+      // The burst's answer is the last thing the agent writes for it.
+      await until(() => tail.endsWith(`{"jsonrpc":"2.0","id":${burstId},"result":{}}\n`));
+      // A pause: the recorder catches up and the overflow file is written over by the next burst.
+      await new Promise((res) => setTimeout(res, 1500));
+    }
+    r.child.stdin!.end();
+    const res = await r.done;
+    expect(res.code, res.stderr).toBe(0);
+
+    // Forwarding: each burst's frames arrived unchanged and in order (answers may sit between them).
+    const out = text();
+    const answers = out.split('\n').filter((l) => l.startsWith('{"jsonrpc":"2.0","id":'));
+    expect(answers).toHaveLength(id);
+    const notes = out.split('\n').filter((l) => l.includes('"method":"x/n"')).map((l) => `${l}\n`).join('');
+    const expected = [0, 1, 2].map(expectedBurst).join('');
+    expect(createHash('sha256').update(notes).digest('hex')).toBe(createHash('sha256').update(expected).digest('hex'));
+
+    if (process.env.ACP_INSPECT_NATIVE !== '0') {
+      const m = /native forwarder: (\d+) chunks spilled straight into the overflow file, written over from the start (\d+) times/.exec(res.stderr);
+      expect(m, res.stderr).not.toBeNull();
+      expect(Number(m![1])).toBeGreaterThan(0);
+      expect(Number(m![2])).toBeGreaterThanOrEqual(1);
+    }
+
+    withStore(db, (s) => {
+      const rec = s.listRecordings()[0]!;
+      expect(rec.status).toBe('complete');
+      const gaps = s.db.prepare(`SELECT count(*) AS n FROM items WHERE recording_id = ? AND kind = 'gap'`).get(rec.id) as { n: number };
+      expect(gaps.n).toBe(0);
+      const rows = s.db.prepare(`SELECT dir, raw FROM items WHERE recording_id = ? AND dir IN ('c2a', 'a2c') ORDER BY seq`).all(rec.id) as { dir: string; raw: string }[];
+      // Every notification once, in the order sent.
+      const seen = rows.filter((x) => x.raw.includes('"method":"x/n"')).map((x) => /"b":(\d+),"i":(\d+)/.exec(x.raw)!.slice(1).map(Number));
+      expect(seen).toHaveLength(3 * COUNT);
+      let inOrder = true;
+      seen.forEach(([b, i], k) => { if (b !== Math.floor(k / COUNT) || i !== k % COUNT) inOrder = false; });
+      expect(inOrder).toBe(true);
+      // Each request is recorded before its answer, and each answer once.
+      for (let k = 1; k <= id; k++) {
+        const req = rows.findIndex((x) => x.dir === 'c2a' && x.raw.includes(`"id":${k},`));
+        const ans = rows.findIndex((x) => x.dir === 'a2c' && x.raw === `{"jsonrpc":"2.0","id":${k},"result":{}}`);
+        expect(req, `request ${k}`).toBeGreaterThanOrEqual(0);
+        expect(ans, `answer ${k}`).toBeGreaterThan(req);
+      }
+      expect(rows.filter((x) => x.dir === 'a2c' && x.raw.startsWith('{"jsonrpc":"2.0","id":'))).toHaveLength(id);
+      // The pings were answered in the middle of their burst: more of its notifications follow.
+      for (const p of pings) {
+        const ans = rows.findIndex((x) => x.raw === `{"jsonrpc":"2.0","id":${p},"result":{}}`);
+        expect(rows.slice(ans + 1, ans + 10).some((x) => x.raw.includes('"method":"x/n"')), `answer ${p}`).toBe(true);
+      }
+    });
+  }, 120_000);
+});
