@@ -536,6 +536,7 @@ function indexOverflow(o: { fd: number; from: number; to: number }): void {
         dispatch(type, t, payload);
         return !finishing;
       });
+      progressed(); // a large region takes seconds: the tap's exit waits while we advance
     }
   } catch (e) {
     warnOnce(`recording incomplete: the overflow file could not be read (${(e as Error).message})`);
