@@ -64,11 +64,12 @@
 /*
  * A burst: this much unread in the ring. The agent's output then goes into the overflow file
  * directly (spill_chunk) until it pauses for SPILL_QUIET_MS; a region of it is handed to the
- * recorder every SPILL_REGION bytes, and whenever the agent's pipe runs dry.
+ * recorder every SPILL_REGION bytes, and whenever the agent's pipe stays dry for SPILL_DRY_MS.
  */
 #define SPILL_AT(cap) ((cap) / 16)
 #define SPILL_QUIET_MS 25.0
 #define SPILL_REGION (1u << 20)
+#define SPILL_DRY_MS 2
 /* Overflow file space kept when it is written over from the start again (see rewind_overflow). */
 #define OVERFLOW_KEEP ((off_t)64 << 20)
 
@@ -474,7 +475,18 @@ static int forward_spliced(struct direction *d, uint8_t *buf, int *broken) {
     ssize_t n = tee(d->in, p[1], READ_BYTES, SPLICE_F_NONBLOCK);
     if (n < 0 && errno == EINTR) continue;
     if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      if (spilling) spill_pause();
+      /*
+       * The agent's pipe ran dry. In a burst that happens between most of its writes: the spilled
+       * region is handed on only once the pipe stays dry for SPILL_DRY_MS (or at SPILL_REGION), so
+       * the recorder wakes for a marker a megabyte, not one a chunk.
+       */
+      if (spilling) {
+        struct pollfd pf = { d->in, POLLIN, 0 };
+        int r;
+        do r = poll(&pf, 1, SPILL_DRY_MS); while (r < 0 && errno == EINTR);
+        if (r > 0) continue;
+        spill_pause();
+      }
       wait_fd(d->in, POLLIN);
       continue;
     }

@@ -451,6 +451,8 @@ const QUIET_MS = 25;
  * with one wake-up instead of one per chunk.
  */
 const WAKE_BATCH_MS = 4;
+/** How often the recorder looks at the ring while the forwarder spills a burst into its overflow file. */
+const SPILL_LOOK_MS = 10;
 /** The indexer works in slices of about this long, looking at the ring in between. */
 const INDEX_SLICE_MS = 10;
 /** How long to let a growing burst accumulate before looking again. */
@@ -790,7 +792,10 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     }
     // With a capture pending, never sleep on the ring: the burst may be over (and the finish record
     // already captured), and only this loop indexes what waits.
-    if (n >= 256 || (ready && captured && quietNow)) await new Promise((r) => setImmediate(r));
+    // While the forwarder spills a burst, the ring gets only its markers (and the client's few
+    // requests): a look every SPILL_LOOK_MS, not a wake-up per marker, is enough.
+    if (spilling) await new Promise((r) => setTimeout(r, SPILL_LOOK_MS));
+    else if (n >= 256 || (ready && captured && quietNow)) await new Promise((r) => setImmediate(r));
     else if (captured || !ready) {
       // Bytes are arriving: take them in slices of a millisecond. Otherwise sleep on the ring until
       // something arrives or it is time to index (captured: QUIET_MS) or to load the checker: a
