@@ -157,7 +157,12 @@ function stepChecker(item: Item): void {
 let lastItemT = 0;
 
 function push(item: Item, bytes: number): void {
+  // Items are stored in the order the tap handed them over (one lock for both forwarding threads and
+  // the main thread), but each took its time just before that lock: a thread preempted in between
+  // (a busy machine) would make the timeline go back by a fraction of a millisecond. It never does:
+  // an item is stamped no earlier than the one before it.
   if (item.t > lastItemT) lastItemT = item.t;
+  else item.t = lastItemT;
   pendingItems.push(item);
   pendingBytes += bytes;
   stepChecker(item);

@@ -53,7 +53,9 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
   {
     const { loadNativeForwarder } = await import('../../tap/native.js');
     checks.push(loadNativeForwarder()
-      ? { level: 'ok', what: 'native forwarder loads (the tap forwards with read() and write() in two threads, as a `cat` relay does)' }
+      ? { level: 'ok', what: process.env.ACP_INSPECT_ZERO_COPY === '0'
+        ? 'native forwarder loads (the tap forwards with read() and write() in two threads, as a `cat` relay does; ACP_INSPECT_ZERO_COPY=0)'
+        : "native forwarder loads (the tap forwards in two threads; the agent's output with tee() and splice(), without copies on the way through)" }
       : process.env.ACP_INSPECT_NATIVE === '0'
         ? { level: 'ok', what: 'native forwarder off (ACP_INSPECT_NATIVE=0): the tap forwards with JavaScript' }
         : { level: 'warn', what: 'native forwarder not built: the tap forwards with JavaScript, which costs more CPU per byte than a `cat` relay', fix: 'install a C compiler, make and python3, then run `npm run build:native`' });
