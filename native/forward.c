@@ -93,6 +93,8 @@ static int64_t ov_pos = 0, ov_from = -1;
 static int64_t ov_written = 0;
 /* For stats(): chunks spilled straight into the overflow file, and times it was written over from the start. */
 static double spilled_chunks = 0, ov_rewinds = 0;
+/* Set when a spill failed (the file system is full): no spilling until the file is written over. */
+static int spill_blocked = 0;
 static int ov_broken = 0;
 static uint64_t dropped[3];
 static struct backlog_item *backlog_head, *backlog_tail;
@@ -197,6 +199,7 @@ static void rewind_overflow(void) {
   if (ov_pos > OVERFLOW_KEEP && ftruncate(overflow_fd, OVERFLOW_KEEP) != 0) { /* space comes back at exit */ }
   ov_pos = 0;
   ov_rewinds++;
+  spill_blocked = 0;
 }
 
 static int overflow_record(int type, double t, const void *payload, uint32_t len) {
@@ -342,6 +345,10 @@ static int spill_chunk(double t, int fd, uint32_t n) {
     return 0;
   }
   rewind_overflow();
+  if (spill_blocked) {
+    pthread_mutex_unlock(&mu);
+    return 0;
+  }
   static const uint8_t zeros[8];
   uint8_t head[HEADER];
   make_header(head, A2C, t, n);
@@ -358,8 +365,11 @@ static int spill_chunk(double t, int fd, uint32_t n) {
   struct iovec pad = { (void *)zeros, PAD8(n) - n };
   if (ok && pad.iov_len > 0) ok = write_all_at(overflow_fd, &pad, 1, off);
   if (!ok) {
-    /* ENOSPC, or a file splice() cannot write to: from now on the ordinary way (ring, then gaps). */
-    ov_broken = 1;
+    /*
+     * ENOSPC (a small /dev/shm), or a file splice() cannot write to: the ordinary way (the ring) until
+     * the file is written over from the start. What this try wrote past ov_pos counts for nothing.
+     */
+    spill_blocked = 1;
     pthread_mutex_unlock(&mu);
     return 0;
   }
