@@ -472,8 +472,9 @@ static void client_failed(double t, int err) {
  * The agent's output without copies on the way through: tee() duplicates each chunk into a pipe of
  * our own, whose bytes are read straight into the ring (the one copy, for the recording), then
  * splice() hands the agent's pages on to the client. Record before write, as on the copy path.
- * Returns 1 at the end of the agent's output, 0 to go on with the copy loop (splice not possible
- * here, e.g. the client's end is a terminal).
+ * During a burst the chunks go to the overflow file instead of the ring (spill_chunk). Returns 1 at
+ * the end of the agent's output, 0 to go on with the copy loop (tee() or splice() not possible
+ * here, e.g. the client's end is a file opened for appending).
  */
 static int forward_spliced(struct direction *d, uint8_t *buf, int *broken) {
   int p[2];
