@@ -13,10 +13,15 @@
  * --rss-mb N, --check-frames N, --ui-frames N, --only a,b (sections: flood,startup,rss,check,ui),
  * --json FILE (results as JSON), --js-tap (one more variant: the tap on its JavaScript forwarder, as where
  * the native one is not built), --copy-tap (one more: the native forwarder copying the agent's output
- * through user space instead of tee()/splice(), as where splice is not possible). Env BENCH_* mirrors the flags (BENCH_ROUNDS=3, BENCH_JS_TAP=1 ...).
+ * through user space instead of tee()/splice(), as where splice is not possible), --client socket|pipe|both
+ * (what the driver talks to each variant through: a socket pair, as Node's child_process gives, and/or
+ * pipes, as most editors give; both by default, one after the other). Env BENCH_* mirrors the flags
+ * (BENCH_ROUNDS=3, BENCH_JS_TAP=1, BENCH_CLIENT=pipe ...).
  * Exits 1 if any byte was altered or any frame was not recorded.
  */
 import { spawn, spawnSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { Socket } from 'node:net';
 import { createHash } from 'node:crypto';
 import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -35,6 +40,13 @@ const TAP_NODE_ARGS = (process.env.BENCH_TAP_NODE_ARGS ?? '').split(' ').filter(
 
 // ---- options -----------------------------------------------------------------------------------
 
+/** Which ends the driver reads and writes the proxy through: a socket pair (Node's child_process), pipes (most editors), or both. */
+function clientKinds(v) {
+  if (v === 'both') return ['socket', 'pipe'];
+  if (v === 'socket' || v === 'pipe') return [v];
+  fail(`--client needs socket, pipe or both, got "${v ?? ''}"`);
+}
+
 function parseArgs(argv) {
   const quick = argv.includes('--quick') || process.env.BENCH_QUICK === '1';
   const o = {
@@ -50,6 +62,7 @@ function parseArgs(argv) {
     json: null,
     jsTap: process.env.BENCH_JS_TAP === '1',
     copyTap: process.env.BENCH_COPY_TAP === '1',
+    clients: clientKinds(process.env.BENCH_CLIENT ?? 'both'),
     sizes: [200, 1024, 65536],
   };
   const num = (flag, v) => {
@@ -75,7 +88,8 @@ function parseArgs(argv) {
       case '--json': o.json = argv[++i]; break;
       case '--js-tap': o.jsTap = true; break;
       case '--copy-tap': o.copyTap = true; break;
-      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,rss,check,ui] [--json FILE] [--js-tap] [--copy-tap]`);
+      case '--client': o.clients = clientKinds(argv[++i]); break;
+      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,rss,check,ui] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
     }
   }
   return o;
@@ -178,16 +192,33 @@ const cpuDiff = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] 
 // ---- the client side: a pipeline we write to and read from, verifying every byte --------------
 
 class Pipeline {
-  constructor(cmd, args, opts = {}) {
-    this.child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
+  /**
+   * `client` is what the proxy's stdin and stdout are: 'socket' (a socket pair, what Node's
+   * child_process gives) or 'pipe' (two pipes, what most editors give; made with the native addon,
+   * Node having no pipe()).
+   */
+  constructor(cmd, args, opts = {}, client = 'socket') {
+    if (client === 'pipe') {
+      const [inR, inW, outR, outW] = nativePipes().pipes();
+      this.child = spawn(cmd, args, { stdio: [inR, outW, 'pipe'], ...opts });
+      nativePipes().closeFd(inR);
+      nativePipes().closeFd(outW);
+      this.stdin = new Socket({ fd: inW, readable: false, writable: true });
+      this.stdout = new Socket({ fd: outR, readable: true, writable: false });
+    } else {
+      this.child = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'], ...opts });
+      this.stdin = this.child.stdin;
+      this.stdout = this.child.stdout;
+    }
     this.pid = this.child.pid;
     this.stderr = '';
     this.want = null; // { len, got, hash, resolve }
     this.spill = [];
     this.child.stderr.on('data', (c) => { if (this.stderr.length < 10_000) this.stderr += c; });
-    this.child.stdout.on('data', (c) => this.onData(c));
-    this.child.stdin.on('error', () => {});
-    this.exited = new Promise((r) => this.child.on('close', (code, signal) => r({ code, signal })));
+    this.stdout.on('data', (c) => this.onData(c));
+    this.stdin.on('error', () => {});
+    const stdoutClosed = new Promise((r) => this.stdout.on('close', r));
+    this.exited = new Promise((r) => this.child.on('exit', (code, signal) => stdoutClosed.then(() => r({ code, signal }))));
   }
 
   onData(c) {
@@ -222,11 +253,11 @@ class Pipeline {
   }
 
   send(buf) {
-    this.child.stdin.write(buf);
+    this.stdin.write(buf);
   }
 
   async close(timeoutMs = 120_000) {
-    this.child.stdin.end();
+    this.stdin.end();
     const timer = setTimeout(() => this.child.kill('SIGKILL'), timeoutMs);
     const r = await this.exited;
     clearTimeout(timer);
@@ -235,6 +266,19 @@ class Pipeline {
 }
 
 const hashOf = (buf) => createHash('sha256').update(buf).digest('hex');
+
+/** The native addon's pipes() (blocking, close-on-exec pipes), for the pipe client; null when it is not built. */
+let nativeAddon;
+function nativePipes() {
+  if (nativeAddon === undefined) {
+    try {
+      nativeAddon = createRequire(import.meta.url)(join(ROOT, 'native', 'build', 'Release', 'acp_forward.node'));
+    } catch {
+      nativeAddon = null;
+    }
+  }
+  return nativeAddon;
+}
 
 /** Sends `req` and waits for exactly the bytes of `expected`; returns the round-trip ms, or null if altered. */
 async function roundTrip(p, req, expected) {
@@ -247,17 +291,18 @@ async function roundTrip(p, req, expected) {
 
 // ---- the variants ------------------------------------------------------------------------------
 
-function variants(tmp, jsTap, copyTap) {
+function variants(tmp, jsTap, copyTap, client) {
+  const mk = (cmd, args, opts = {}) => new Pipeline(cmd, args, opts, client);
   const agent = [NODE, AGENT];
   const q = (s) => `'${s.replace(/'/g, `'\\''`)}'`;
   return [
-    { name: 'direct', start: () => new Pipeline(agent[0], agent.slice(1)) },
-    { name: 'cat relay', start: () => new Pipeline('/bin/sh', ['-c', `cat | ${agent.map(q).join(' ')} | cat`]) },
-    { name: 'bare node', start: () => new Pipeline(NODE, [BARE, ...agent]) },
-    { name: 'tap', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent]) },
-    { name: 'tap --no-check', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--no-check', '--', ...agent]) },
-    ...(copyTap ? [{ name: 'tap (copy fwd)', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent], { env: { ...process.env, ACP_INSPECT_ZERO_COPY: '0' } }) }] : []),
-    ...(jsTap ? [{ name: 'tap (JS fwd)', tap: true, start: (db) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent], { env: { ...process.env, ACP_INSPECT_NATIVE: '0' } }) }] : []),
+    { name: 'direct', start: () => mk(agent[0], agent.slice(1)) },
+    { name: 'cat relay', start: () => mk('/bin/sh', ['-c', `cat | ${agent.map(q).join(' ')} | cat`]) },
+    { name: 'bare node', start: () => mk(NODE, [BARE, ...agent]) },
+    { name: 'tap', tap: true, start: (db) => mk(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent]) },
+    { name: 'tap --no-check', tap: true, start: (db) => mk(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--no-check', '--', ...agent]) },
+    ...(copyTap ? [{ name: 'tap (copy fwd)', tap: true, start: (db) => mk(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent], { env: { ...process.env, ACP_INSPECT_ZERO_COPY: '0' } }) }] : []),
+    ...(jsTap ? [{ name: 'tap (JS fwd)', tap: true, start: (db) => mk(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', ...agent], { env: { ...process.env, ACP_INSPECT_NATIVE: '0' } }) }] : []),
   ].map((v) => ({ ...v, tmp }));
 }
 
@@ -381,15 +426,24 @@ async function session(v, o, expected, round) {
   return out;
 }
 
-async function benchFlood(o, tmp, results) {
-  log(`## Flood and round trips: ${o.rounds} round(s), ${o.mb} MiB per frame size, ${o.pings} pings, variants alternating`);
+const CLIENT_NAMES = {
+  socket: 'the client on a socket pair (what Node\'s child_process gives)',
+  pipe: 'the client on pipes (what most editors give)',
+};
+
+async function benchFlood(o, tmp, results, client) {
+  if (client === 'pipe' && !nativePipes()) {
+    log(`## Flood and round trips, ${CLIENT_NAMES[client]}: skipped (making pipes needs the native addon: npm run build:native)`);
+    return;
+  }
+  log(`## Flood and round trips, ${CLIENT_NAMES[client]}: ${o.rounds} round(s), ${o.mb} MiB per frame size, ${o.pings} pings, variants alternating`);
   const cache = new Map();
   const expected = (id, size, count) => {
     const k = `${id}/${size}/${count}`;
     if (!cache.has(k)) cache.set(k, expectedFlood(id, size, count));
     return cache.get(k);
   };
-  const vs = variants(tmp, o.jsTap, o.copyTap);
+  const vs = variants(tmp, o.jsTap, o.copyTap, client);
   const runs = Object.fromEntries(vs.map((v) => [v.name, []]));
   for (let r = 0; r < o.rounds; r++) {
     for (const v of vs) {
@@ -451,7 +505,7 @@ async function benchFlood(o, tmp, results) {
   }
   const perRound = {};
   for (const v of vs) perRound[v.name] = runs[v.name].map((s) => ({ floods: s.floods, rttP50: median(s.rtts), rttP99: pct(s.rtts, 99), recorded: s.recorded, exitMs: s.exitMs }));
-  results.flood = { table, ratios, cpuPerGiB, perRound, rounds: o.rounds, mbPerSize: o.mb, pings: o.pings };
+  results[client === 'socket' ? 'flood' : 'floodPipe'] = { client, table, ratios, cpuPerGiB, perRound, rounds: o.rounds, mbPerSize: o.mb, pings: o.pings };
 }
 
 // ---- start-up ----------------------------------------------------------------------------------
@@ -729,13 +783,14 @@ async function benchUi(o, tmp, results) {
 function targets(r) {
   const out = [];
   const add = (what, value, ok) => out.push({ what, value, ok });
-  const f = r.flood;
-  if (f) {
+  for (const f of [r.flood, r.floodPipe]) {
+    if (!f) continue;
     const t = f.ratios.tap;
-    add('throughput tap/relay at 1 KiB ≥ 0.85', fmt(t.throughputVsRelay[1024]), t.throughputVsRelay[1024] >= 0.85);
+    const on = f.client === 'pipe' ? ' (client on pipes)' : '';
+    add(`throughput tap/relay at 1 KiB ≥ 0.85${on}`, fmt(t.throughputVsRelay[1024]), t.throughputVsRelay[1024] >= 0.85);
     const minBare = Math.min(...Object.values(t.throughputVsBare));
-    add('throughput tap/bare node ≥ 0.9 (every frame size)', Object.entries(t.throughputVsBare).map(([s, x]) => `${sizeName(Number(s))} ${fmt(x)}`).join(', '), minBare >= 0.9);
-    add('p50 round trip tap/relay ≤ 1.3', fmt(t.rttP50VsRelay), t.rttP50VsRelay <= 1.3);
+    add(`throughput tap/bare node ≥ 0.9 (every frame size)${on}`, Object.entries(t.throughputVsBare).map(([s, x]) => `${sizeName(Number(s))} ${fmt(x)}`).join(', '), minBare >= 0.9);
+    add(`p50 round trip tap/relay ≤ 1.3${on}`, fmt(t.rttP50VsRelay), t.rttP50VsRelay <= 1.3);
   }
   if (r.startup) add('start-up tap/bare node ≤ 1.5', fmt(r.startup.ratio), r.startup.ratio <= 1.5);
   if (r.rss) add(`tap peak RSS through a ${r.rss.mb} MiB flood ≤ 120 MiB`, `${fmt(r.rss.peakMiB, 0)} MiB`, r.rss.peakMiB <= 120);
@@ -765,7 +820,9 @@ async function main() {
   const want = (s) => !o.only || o.only.includes(s);
   const t0 = performance.now();
   try {
-    if (want('flood')) { await benchFlood(o, tmp, results); log(''); }
+    if (want('flood')) {
+      for (const client of o.clients) { await benchFlood(o, tmp, results, client); log(''); }
+    }
     if (want('startup')) { await benchStartup(o, tmp, results); log(''); }
     if (want('rss')) { await benchRss(o, tmp, results); log(''); }
     if (want('check')) { await benchCheck(o, tmp, results); log(''); }

@@ -26,14 +26,19 @@ describe('npm run bench --quick', () => {
     expect(r.code).toBe(0);
     const res = JSON.parse(readFileSync(json, 'utf8')) as {
       problems: string[];
-      flood: { perRound: Record<string, FloodRun[]> };
+      flood: { client: string; perRound: Record<string, FloodRun[]> };
+      floodPipe: { client: string; perRound: Record<string, FloodRun[]> };
       rss: { recorded: { c2a: number; a2c: number }; expectedFrames: number };
       ui: { measured: boolean; firstRowsStatus?: number };
     };
     expect(res.problems).toEqual([]);
-    expect(Object.keys(res.flood.perRound).sort()).toEqual(['bare node', 'cat relay', 'direct', 'tap', 'tap --no-check']);
-    for (const name of ['tap', 'tap --no-check']) {
-      for (const run of res.flood.perRound[name]!) {
+    // Through every variant twice: the client on a socket pair, then on pipes.
+    expect([res.flood.client, res.floodPipe.client]).toEqual(['socket', 'pipe']);
+    for (const flood of [res.flood, res.floodPipe]) {
+      expect(Object.keys(flood.perRound).sort()).toEqual(['bare node', 'cat relay', 'direct', 'tap', 'tap --no-check']);
+    }
+    for (const [flood, name] of [res.flood, res.floodPipe].flatMap((f) => ['tap', 'tap --no-check'].map((n) => [f, n] as const))) {
+      for (const run of flood.perRound[name]!) {
         expect(run.recorded!.gaps).toBe(0);
         expect(run.recorded!.status).toBe('complete');
         // 2 setup requests, a warm-up flood and 3 sized floods, 50 pings: one request each way, plus the updates.
