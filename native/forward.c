@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,13 +59,23 @@
 #define READ_BYTES (64 * 1024)
 /*
  * What the agent's stdout pipe and our tee() pipe hold, where the kernel allows (1 MiB is the most
- * an unprivileged process may ask for), and so the most the agent's output moves in one go. Each
- * splice() that empties a pipe wakes the agent blocked writing into it, and such a wake-up costs
- * more than the move itself on a virtual machine: with 64 KiB pipes the forwarding thread spent
- * half its time there during a flood, and a flood through the tap ran at 0.7 of a `cat` relay's
- * speed (a client reading a pipe); with 1 MiB pipes, at 1.2.
+ * an unprivileged process may ask for), and so the most the agent's output moves in one go, when
+ * the client reads a pipe (most editors), a file or a terminal. Each splice() that empties a pipe
+ * wakes the agent blocked writing into it, and such a wake-up costs more than the move itself on a
+ * virtual machine: with 64 KiB pipes the forwarding thread spent half its time there during a
+ * flood, and a flood to a client reading a pipe ran at 0.58-0.74 of a `cat` relay's speed; with
+ * 1 MiB, at 1.00-1.20 (256 KiB: 0.81). A client on a socket (Node's child_process gives a socket
+ * pair) went the other way: 1.02-1.08 of the relay with 64 KiB, 0.88-0.89 with 1 MiB. So sockets
+ * keep the default size (see pipe_bytes).
  */
 #define PIPE_BYTES (1024 * 1024)
+
+/* The size for the agent's stdout pipe and the tee() pipe, given the client's end (fd 1): see PIPE_BYTES. */
+static int pipe_bytes(void) {
+  struct stat st;
+  if (fstat(1, &st) == 0 && S_ISSOCK(st.st_mode)) return 0; /* the default */
+  return PIPE_BYTES;
+}
 
 /* Event bytes for the main thread. */
 #define EV_PENDING 'P'  /* records wait for the ring (overflow marker, control, gap): call flush() */
@@ -490,7 +501,8 @@ static int forward_spliced(struct direction *d, uint8_t *buf, int *broken) {
   if (pipe2(p, O_CLOEXEC) != 0) return 0;
   fcntl(p[0], F_SETFL, fcntl(p[0], F_GETFL) | O_NONBLOCK);
   /* Chunks as large as both pipes hold (and a buffer as large, for what goes by copy). */
-  int in_size = fcntl(d->in, F_GETPIPE_SZ), p_size = fcntl(p[1], F_SETPIPE_SZ, PIPE_BYTES);
+  int want = pipe_bytes();
+  int in_size = fcntl(d->in, F_GETPIPE_SZ), p_size = want > 0 ? fcntl(p[1], F_SETPIPE_SZ, want) : fcntl(p[1], F_GETPIPE_SZ);
   size_t chunk = READ_BYTES;
   if (in_size > READ_BYTES && p_size > READ_BYTES) chunk = (size_t)(in_size < p_size ? in_size : p_size);
   uint8_t *big = chunk > READ_BYTES ? malloc(chunk) : NULL;
@@ -635,7 +647,8 @@ static napi_value js_pipes(napi_env env, napi_callback_info info) {
   if (pipe2(b, O_CLOEXEC) != 0) { close(a[0]); close(a[1]); napi_throw_error(env, NULL, strerror(errno)); return NULL; }
   napi_value arr;
   CHECK(napi_create_array_with_length(env, 4, &arr));
-  fcntl(b[1], F_SETPIPE_SZ, PIPE_BYTES); /* see PIPE_BYTES; where refused, the default */
+  int want = pipe_bytes();
+  if (want > 0) fcntl(b[1], F_SETPIPE_SZ, want); /* see PIPE_BYTES; where refused, the default */
   int fds[4] = { a[0], a[1], b[0], b[1] };
   for (uint32_t i = 0; i < 4; i++) CHECK(napi_set_element(env, arr, i, num(env, fds[i])));
   return arr;
