@@ -199,10 +199,11 @@ class Pipeline {
    */
   constructor(cmd, args, opts = {}, client = 'socket') {
     if (client === 'pipe') {
-      const [inR, inW, outR, outW] = nativePipes().pipes();
+      const addon = nativePipes();
+      const [inR, inW, outR, outW] = addon.pipes();
       this.child = spawn(cmd, args, { stdio: [inR, outW, 'pipe'], ...opts });
-      nativePipes().closeFd(inR);
-      nativePipes().closeFd(outW);
+      addon.closeFd(inR);
+      addon.closeFd(outW);
       this.stdin = new Socket({ fd: inW, readable: false, writable: true });
       this.stdout = new Socket({ fd: outR, readable: true, writable: false });
     } else {

@@ -527,10 +527,8 @@ function dispatch(type: number, t: number, payload: Buffer): void {
   } else {
     // In pieces: a chunk of up to 1 MiB is a thousand frames, and split at once they would all be
     // alive together, past V8's young generation (peak RSS through a 1 GiB flood: 132 MiB, not 114).
-    for (let off = 0; off < payload.length; off += INDEX_PIECE_BYTES) {
-      receive([type as StreamCode, t, payload.subarray(off, Math.min(payload.length, off + INDEX_PIECE_BYTES))]);
-    }
     if (payload.length === 0) receive([type as StreamCode, t, payload]);
+    else indexPieces(type as StreamCode, t, payload, Infinity);
   }
 }
 
@@ -762,8 +760,9 @@ async function drainRing(reader: RingReader, capacity: number): Promise<void> {
     // The native forwarder spills a burst of the agent's output straight into its overflow file
     // (forward.c, spill_chunk): only the regions' markers come through the ring. A burst all the same:
     // capture what the ring holds (little), and index once the burst is over.
-    const spilling = reader.spilled !== prevSpilled;
-    prevSpilled = reader.spilled;
+    const spilled = reader.spilled;
+    const spilling = spilled !== prevSpilled;
+    prevSpilled = spilled;
     // 1. Traffic is arriving and there is room: let it arrive undisturbed (a burst until it ends,
     //    ordinary traffic at most LIVE_DELAY_MS). Once capturing, keep capturing: the burst outran
     //    the ring once already.
