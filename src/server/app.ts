@@ -14,7 +14,7 @@ import { Store, rowToItem, type ItemRow } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { parseTranscript, serializeTranscript, TranscriptError } from '../transcript/format.js';
 import { redactRecording } from '../redact.js';
-import { checkStoredRecording } from '../check-hook.js';
+import { checkStoredRecording } from '../check-run/stored.js';
 import { RULES, summarizeState } from '../check/index.js';
 import type { Frame } from '../wire/frame.js';
 import { FilterError } from './filter.js';

@@ -8,8 +8,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, run, tempDir } from '../helpers.js';
 import { Store } from '../../src/store/store.js';
 import { parseTranscript } from '../../src/transcript/format.js';
-import { checkStoredRecording } from '../../src/check-hook.js';
-import { streamTranscriptFile } from '../../src/check/run.js';
+import { checkStoredRecording } from '../../src/check-run/stored.js';
+import { streamTranscriptFile } from '../../src/check-run/run.js';
 import { PLAYBOOKS } from './playbooks.js';
 import { transcript } from './helpers.js';
 

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { BIN, ROOT, run, tempDir } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
-import { checkStream, formatReport, streamTranscriptFile } from '../../src/check/run.js';
+import { checkStream, formatReport, streamTranscriptFile } from '../../src/check-run/run.js';
 import type { CheckRun } from '../../src/check/fold.js';
 import { Store } from '../../src/store/store.js';
 

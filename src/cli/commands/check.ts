@@ -15,9 +15,9 @@ export function registerCheck(program: Command): void {
     .action(async (ref: string | undefined, opts: { db?: string; json?: boolean; ignore?: string[]; rules?: boolean }) => {
       // A large transcript file is checked over two threads; the checking thread is started first,
       // before this thread loads the checker, since its start-up is the longest part of the way.
-      const started = ref !== undefined && !opts.rules ? (await import('../../check/parallel.js')).startParallelCheck(ref) : undefined;
+      const started = ref !== undefined && !opts.rules ? (await import('../../check-run/parallel.js')).startParallelCheck(ref) : undefined;
       try {
-        const run = await import('../../check/run.js');
+        const run = await import('../../check-run/run.js');
         if (opts.rules) {
           process.stdout.write(run.formatRules());
           return;

@@ -13,7 +13,7 @@ export function registerDiff(program: Command): void {
     .option('--json', 'print the differences as JSON')
     .option('--no-color', 'no colour (default: colour only on a TTY)')
     .action(async (a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean; mergeChunks?: boolean }) => {
-      const { runDiffCli } = await import('../../replay/diff-cli.js');
+      const { runDiffCli } = await import('../diff-run.js');
       runDiffCli(a, b, opts);
     });
 }

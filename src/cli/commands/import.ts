@@ -16,7 +16,7 @@ export function registerImport(program: Command): void {
       const store = Store.open(opts.db);
       try {
         const id = store.importRecording(rec, opts.name ?? rec.header.name ?? basename(file));
-        const { checkStoredRecording } = await import('../../check-hook.js');
+        const { checkStoredRecording } = await import('../../check-run/stored.js');
         checkStoredRecording(store, id);
         process.stdout.write(`${id}\n`);
         process.stderr.write(`imported ${rec.items.length} items from ${file} as recording ${id}\n`);

@@ -63,7 +63,7 @@ nearest recorded frame and a diff go to stderr.`)
       if (opts.as !== 'agent' && opts.as !== 'client') {
         throw new CliError(`--as must be "agent" or "client", got "${opts.as}"`, 2);
       }
-      const { runReplayCli } = await import('../../replay/cli-run.js');
+      const { runReplayCli } = await import('../replay-run.js');
       await runReplayCli(ref, agent, opts);
     });
 }

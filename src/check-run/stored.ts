@@ -1,8 +1,8 @@
 /**
  * Runs the protocol checker over a stored recording and stores its findings (import, re-check).
  */
-import type { Store } from './store/store.js';
-import { createChecker, type Finding } from './check/checker.js';
+import type { Store } from '../store/store.js';
+import { createChecker, type Finding } from '../check/checker.js';
 
 export function checkStoredRecording(store: Store, id: number): Finding[] {
   const c = createChecker();

@@ -12,11 +12,11 @@ import { readTranscriptFile } from '../transcript/read-file.js';
 import { looksLikeFile } from '../source.js';
 import { Store } from '../store/store.js';
 import { CliError } from '../cli/errors.js';
-import type { Finding } from './checker.js';
-import { CheckFold, type CheckRun } from './fold.js';
+import type { Finding } from '../check/checker.js';
+import { CheckFold, type CheckRun } from '../check/fold.js';
 import { ParallelCheck, startParallelCheck } from './parallel.js';
 import { ROW_COLUMNS } from './batch.js';
-import { RULES } from './index.js';
+import { RULES } from '../check/index.js';
 
 /** Name of the per-project config file, looked up from the working directory upward. */
 export const CONFIG_FILE = '.acp-inspect.json';

@@ -5,14 +5,14 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { loadRecordingRef } from '../source.js';
-import { CliError } from '../cli/errors.js';
-import type { ReplayCliOptions } from '../cli/commands/replay.js';
-import { IgnoreSet } from './json-diff.js';
-import { type FaultPlan, parseDelay } from './faults.js';
-import { serveMockAgent } from './agent-stdio.js';
-import { runReplayClient } from './client-process.js';
-import { recordedCwd } from './client-replayer.js';
-import { renderDivergences, summarize } from './report.js';
+import { CliError } from './errors.js';
+import type { ReplayCliOptions } from './commands/replay.js';
+import { IgnoreSet } from '../replay/json-diff.js';
+import { type FaultPlan, parseDelay } from '../replay/faults.js';
+import { serveMockAgent } from '../replay/agent-stdio.js';
+import { runReplayClient } from '../replay/client-process.js';
+import { recordedCwd } from '../replay/client-replayer.js';
+import { renderDivergences, summarize } from '../replay/report.js';
 
 function count(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;

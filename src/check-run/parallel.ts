@@ -12,7 +12,7 @@ import { statSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { readTranscriptFile } from '../transcript/read-file.js';
 import { type CheckWorkerData, DONE, packLines, packRows, WANT } from './batch.js';
-import type { CheckRun } from './fold.js';
+import type { CheckRun } from '../check/fold.js';
 import type { FromWorker, ToWorker } from './check-worker.js';
 
 /** Files at least this big are checked over two threads (below, starting a thread costs more than it saves). */

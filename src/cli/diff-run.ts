@@ -1,9 +1,9 @@
 /** `acp-inspect diff <a> <b>` behind the commander layer. */
 import { loadRecordingRef } from '../source.js';
-import { describeFrame } from './aligner.js';
-import { diffRecordings } from './diff-recordings.js';
-import { IgnoreSet } from './json-diff.js';
-import { renderDivergences, summarize } from './report.js';
+import { describeFrame } from '../replay/aligner.js';
+import { diffRecordings } from '../replay/diff-recordings.js';
+import { IgnoreSet } from '../replay/json-diff.js';
+import { renderDivergences, summarize } from '../replay/report.js';
 
 export function runDiffCli(a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean; mergeChunks?: boolean }): void {
   const ra = loadRecordingRef(a, opts.db);

@@ -9,10 +9,10 @@ import { isFrame } from '../wire/frame.js';
 import { Correlator } from '../wire/correlate.js';
 import { type CheckWorkerData, DONE, type LineBatch, type RowBatch, unpackLines, unpackRows, WANT } from './batch.js';
 import { type ItemRow, rowToItem } from '../store/store.js';
-import { CheckFold } from './fold.js';
+import { CheckFold } from '../check/fold.js';
 
 export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { rows: RowBatch } | { end: true };
-export type FromWorker = { run: import('./fold.js').CheckRun };
+export type FromWorker = { run: import('../check/fold.js').CheckRun };
 const port = parentPort!;
 const data = workerData as CheckWorkerData;
 const counters = new Int32Array(data.counters);
