@@ -3,14 +3,13 @@
  * pick two recordings, see them aligned with the divergences highlighted, open a unified diff, move
  * between differences from the keyboard.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync } from 'node:fs';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import type { Browser, Page } from 'playwright-core';
+import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { addVariantRecording, makeDb } from '../server/fixture.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 let db: ReturnType<typeof makeDb>;
 let variantId: number;
 let srv: RunningServer;
@@ -18,12 +17,12 @@ let browser: Browser;
 let page: Page;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the UI tests`);
+  if (!BROWSER_AVAILABLE) return;
   if (!findUiDir()) throw new Error('the UI is not built (dist/ui): run `npm run build` first');
   db = makeDb({ turns: 2 });
   variantId = addVariantRecording(db.dbPath, db.id);
   srv = await startServer({ dbPath: db.dbPath, port: 0 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
 });
 
@@ -33,7 +32,7 @@ afterAll(async () => {
   db?.cleanup();
 });
 
-describe('the Compare view in chromium', () => {
+describeBrowser('the Compare view in chromium', () => {
   it('picks two recordings from a recording and shows them aligned with the divergences marked', async () => {
     await page.goto(srv.url);
     await page.getByRole('link', { name: 'fixture session' }).click();

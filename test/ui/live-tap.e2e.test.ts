@@ -4,18 +4,18 @@
  * the page is open. The example client waits on stdin for the permission choice, so the test can see
  * the permission request arrive live, answer it, and then see the turn end, all without a reload.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { Store } from '../../src/store/store.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const examples = join(root, 'node_modules', 'acp-sdk-v1-examples', 'dist', 'examples');
 let dir: string;
@@ -27,14 +27,14 @@ let client: ChildProcess | undefined;
 let clientOut = '';
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the UI tests`);
+  if (!BROWSER_AVAILABLE) return;
   if (!findUiDir()) throw new Error('the UI is not built (dist/ui): run `npm run build` first');
   if (!existsSync(join(root, 'dist', 'src', 'cli', 'main.js'))) throw new Error('the CLI is not built: run `npx tsc -p tsconfig.json` first');
   dir = mkdtempSync(join(tmpdir(), 'acp-inspect-live-'));
   dbPath = join(dir, 'rec.sqlite');
   Store.open(dbPath).close();
   srv = await startServer({ dbPath, port: 0 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1400, height: 820 } })).newPage();
 });
 
@@ -45,7 +45,7 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('following a live tap', () => {
+describeBrowser('following a live tap', () => {
   it('shows a tapped session as it happens, without a reload', async () => {
     await page.goto(srv.url);
     await page.getByText('No recordings yet.').waitFor();

@@ -2,16 +2,16 @@
  * End to end in a real browser: Debian's chromium driven by playwright-core against the real server
  * (startServer) over a real SQLite file. Fails with a clear message when chromium is missing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { Store } from '../../src/store/store.js';
 import { ItemBuilder, addBigRecording, handshake, makeDb, promptTurn } from '../server/fixture.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SHOTS = process.env.ACP_INSPECT_SHOTS; // a folder to write screenshots to, when set
 
 let db: ReturnType<typeof makeDb>;
@@ -29,9 +29,7 @@ async function shot(name: string): Promise<void> {
 }
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`${CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium) to run the UI tests`);
-  }
+  if (!BROWSER_AVAILABLE) return;
   if (!findUiDir()) throw new Error('the UI is not built (dist/ui): run `npm run build` first');
   db = makeDb({ turns: 2 });
   // A second recording that is still running (its writer is this test process).
@@ -42,7 +40,7 @@ beforeAll(async () => {
   store.close();
   bigId = addBigRecording(db.dbPath, 100_000);
   srv = await startServer({ dbPath: db.dbPath, port: 0 });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  browser = await launchBrowser();
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 860 } });
   page = await ctx.newPage();
 });
@@ -53,7 +51,7 @@ afterAll(async () => {
   db?.cleanup();
 });
 
-describe('the timeline UI in chromium', () => {
+describeBrowser('the timeline UI in chromium', () => {
   it('opens with the token, drops it from the URL, and lists recordings with the live one marked', async () => {
     await page.goto(srv.url);
     expect(page.url()).not.toContain('token=');
