@@ -1,34 +1,57 @@
-/** `acp-inspect diff <a> <b>` behind the commander layer. */
+/** `acp-inspect diff <a> <b>` behind the commander layer, and the report the MCP server's diff_recordings gives. */
 import { loadRecordingRef } from '../source.js';
-import { describeFrame } from '../replay/aligner.js';
-import { diffRecordings } from '../replay/diff-recordings.js';
+import type { Recording } from '../transcript/format.js';
+import { describeFrame, type Divergence } from '../replay/aligner.js';
+import { diffRecordings, type RecordingDiff } from '../replay/diff-recordings.js';
 import { IgnoreSet } from '../replay/json-diff.js';
-import { renderDivergences, summarize } from '../replay/report.js';
+import { renderDivergence, renderDivergences, summarize } from '../replay/report.js';
+
+export interface DiffOptions { ignore?: string[]; mergeChunks?: boolean }
+
+/** One difference as `acp-inspect diff --json` prints it. */
+export function differenceJson(x: Divergence) {
+  return {
+    kind: x.kind,
+    a: x.kind === 'extra' ? x.nearest?.seq ?? null : x.recorded.seq,
+    b: x.kind === 'missing' ? null : x.live.seq,
+    frame: describeFrame(x.kind === 'extra' ? x.live : x.recorded),
+    reason: x.kind === 'changed' ? undefined : x.reason,
+    paths: x.kind === 'missing' ? [] : x.diffs,
+  };
+}
+
+/** Two recordings aligned, with the summary line `diff` ends with. */
+export function diffReport(a: Recording, b: Recording, opts: DiffOptions = {}): {
+  diff: RecordingDiff; ignore: IgnoreSet; summary: ReturnType<typeof summarize>; line: string;
+} {
+  const ignore = new IgnoreSet(opts.ignore ?? []);
+  const diff = diffRecordings(a, b, { ignore, mergeChunks: opts.mergeChunks });
+  const summary = summarize(diff.divergences);
+  const line = `${diff.same ? 'same' : 'different'}: ${diff.matched} of ${diff.framesB} frames of b matched ${diff.framesA} frames of a; ${summary.text}`;
+  return { diff, ignore, summary, line };
+}
+
+/** Renders one difference as `diff` prints it (labels a and b, no colour). */
+export function renderDifference(x: Divergence, r: ReturnType<typeof diffReport>): string {
+  return renderDivergence(x, { map: r.diff.map, ignore: r.ignore, recordedLabel: 'a', liveLabel: 'b' });
+}
 
 export function runDiffCli(a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean; mergeChunks?: boolean }): void {
   const ra = loadRecordingRef(a, opts.db);
   const rb = loadRecordingRef(b, opts.db);
-  const ignore = new IgnoreSet(opts.ignore ?? []);
-  const d = diffRecordings(ra.recording, rb.recording, { ignore, mergeChunks: opts.mergeChunks });
-  const s = summarize(d.divergences);
+  const r = diffReport(ra.recording, rb.recording, opts);
+  const { diff: d, summary: s } = r;
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({
       same: d.same, matched: d.matched, framesA: d.framesA, framesB: d.framesB, ...s, text: undefined,
-      differences: d.divergences.map((x) => ({
-        kind: x.kind,
-        a: x.kind === 'extra' ? x.nearest?.seq ?? null : x.recorded.seq,
-        b: x.kind === 'missing' ? null : x.live.seq,
-        frame: describeFrame(x.kind === 'extra' ? x.live : x.recorded),
-        reason: x.kind === 'changed' ? undefined : x.reason,
-        paths: x.kind === 'missing' ? [] : x.diffs,
-      })),
+      differences: d.divergences.map(differenceJson),
     })}\n`);
   } else {
     const color = opts.color !== false && process.stdout.isTTY === true;
     if (d.divergences.length) {
-      process.stdout.write(`${renderDivergences(d.divergences, { color, map: d.map, ignore, recordedLabel: `a`, liveLabel: `b` })}\n`);
+      process.stdout.write(`${renderDivergences(d.divergences, { color, map: d.map, ignore: r.ignore, recordedLabel: `a`, liveLabel: `b` })}\n`);
     }
-    process.stdout.write(`${d.same ? 'same' : 'different'}: ${d.matched} of ${d.framesB} frames of b matched ${d.framesA} frames of a; ${s.text}\n`);
+    process.stdout.write(`${r.line}\n`);
   }
   process.exitCode = d.same ? 0 : 1;
 }

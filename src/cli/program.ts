@@ -18,6 +18,7 @@ import { registerReplay } from './commands/replay.js';
 import { registerDiff } from './commands/diff.js';
 import { registerPrune } from './commands/prune.js';
 import { registerDoctor } from './commands/doctor.js';
+import { registerMcp } from './commands/mcp.js';
 
 export function buildProgram(): Command {
   const program = new Command('acp-inspect')
@@ -31,7 +32,7 @@ export function buildProgram(): Command {
       outputError: (s, write) => write(`acp-inspect: ${s.replace(/^error: /, '').trim()}; see acp-inspect --help\n`),
     });
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor]) {
+    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp]) {
     register(program);
   }
   return program;

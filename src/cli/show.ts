@@ -5,10 +5,12 @@ import { looksLikeFile, readTranscriptFile } from '../source.js';
 import { Store } from '../store/store.js';
 
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
-const c = (code: string, s: string) => (useColor ? `\x1b[${code}m${s}\x1b[0m` : s);
+const bold = (s: string) => (useColor ? `\x1b[1m${s}\x1b[0m` : s);
 
-/** One line describing an item. */
-export function formatItem(item: Item, opts: { raw?: boolean } = {}): string {
+/** One line describing an item (coloured when stdout is a terminal, unless `color` says otherwise). */
+export function formatItem(item: Item, opts: { raw?: boolean; color?: boolean } = {}): string {
+  const color = opts.color ?? useColor;
+  const c = (code: string, s: string) => (color ? `\x1b[${code}m${s}\x1b[0m` : s);
   const time = `${(item.t / 1000).toFixed(3).padStart(9)}s`;
   const seq = String(item.seq).padStart(6);
   if (item.dir === 'stderr') return `${seq} ${time} ${c('2', 'stderr')}  ${c('2', item.raw)}`;
@@ -37,7 +39,7 @@ export async function showRecording(ref: string, opts: { db?: string; follow?: b
     try { store.markInterrupted(); } catch { /* locked */ }
     const id = store.resolveRef(ref);
     const summary = store.getRecording(id)!;
-    process.stdout.write(c('1', `recording ${id}${summary.name ? ` "${summary.name}"` : ''} — ${summary.command?.join(' ') ?? ''} (${summary.status})`) + '\n');
+    process.stdout.write(bold(`recording ${id}${summary.name ? ` "${summary.name}"` : ''} — ${summary.command?.join(' ') ?? ''} (${summary.status})`) + '\n');
     let last = 0;
     const flush = () => {
       for (const it of store.iterateItems(id, last)) {

@@ -124,8 +124,13 @@ function indent(s: string): string {
 
 /** Sorts divergences by the position they concern (recorded seq, else live seq) and renders them all. */
 export function renderDivergences(ds: readonly Divergence[], opts: RenderOptions = {}): string {
+  return sortDivergences(ds).map((d) => renderDivergence(d, opts)).join('\n');
+}
+
+/** Divergences in the order of the position they concern (recorded seq, else live seq). */
+export function sortDivergences(ds: readonly Divergence[]): Divergence[] {
   const pos = (d: Divergence): number => (d.kind === 'extra' ? (d.nearest?.seq ?? Number.MAX_SAFE_INTEGER) + 0.5 : d.recorded.seq);
-  return [...ds].sort((a, b) => pos(a) - pos(b)).map((d) => renderDivergence(d, opts)).join('\n');
+  return [...ds].sort((a, b) => pos(a) - pos(b));
 }
 
 /** Counts by kind: `2 changed, 1 missing, 0 extra`. */

@@ -117,6 +117,16 @@ export class ModelCache {
     return p;
   }
 
+  /** The highest seq the model is folded to for a recording (0 before the first fold). */
+  foldedTo(recordingId: number): number {
+    return this.cursors.get(recordingId)?.seq ?? 0;
+  }
+
+  /** Starts folding in the background up to `seq` (a no-op when it is folded already), so a later stateAt is quick. */
+  warm(recordingId: number, seq: number): void {
+    void this.foldTo(recordingId, seq);
+  }
+
   /** A copy of the full model state after item `seq`: the nearest checkpoint plus a few steps. */
   async stateAt(recordingId: number, seq: number): Promise<ModelState> {
     await this.foldTo(recordingId, seq);

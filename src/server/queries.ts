@@ -132,11 +132,19 @@ export function methodStats(store: Store, recordingId: number): MethodStats[] {
 }
 
 /** Prompt turns of a recording (session/prompt requests and their responses). */
-export function listTurns(store: Store, recordingId: number, onlySeq?: number): TurnInfo[] {
+export function listTurns(store: Store, recordingId: number, onlySeq?: number,
+  page?: { after?: number; before?: number; limit?: number; sessionId?: string; newestFirst?: boolean }): TurnInfo[] {
+  const conds: string[] = [];
+  const args: (string | number)[] = [];
+  if (onlySeq !== undefined) { conds.push('AND p.seq = ?'); args.push(onlySeq); }
+  if (page?.after !== undefined) { conds.push('AND p.seq > ?'); args.push(page.after); }
+  if (page?.before !== undefined) { conds.push('AND p.seq < ?'); args.push(page.before); }
+  if (page?.sessionId !== undefined) { conds.push('AND p.session_id = ?'); args.push(page.sessionId); }
   const rows = store.db.prepare(`SELECT p.seq, p.t, p.session_id, p.raw, r.seq AS end_seq, r.t AS end_t, r.raw AS end_raw, r.kind AS end_kind
       FROM items p LEFT JOIN items r ON r.recording_id = p.recording_id AND r.reply_to = p.seq
-      WHERE p.recording_id = ? AND p.method = 'session/prompt' AND p.kind = 'request' ${onlySeq !== undefined ? 'AND p.seq = ?' : ''} ORDER BY p.seq`)
-    .all(recordingId, ...(onlySeq !== undefined ? [onlySeq] : [])) as { seq: number; t: number; session_id: string | null; raw: string; end_seq: number | null; end_t: number | null; end_raw: string | null; end_kind: string | null }[];
+      WHERE p.recording_id = ? AND p.method = 'session/prompt' AND p.kind = 'request' ${conds.join(' ')}
+      ORDER BY p.seq ${page?.newestFirst ? 'DESC' : ''} LIMIT ?`)
+    .all(recordingId, ...args, page?.limit ?? -1) as { seq: number; t: number; session_id: string | null; raw: string; end_seq: number | null; end_t: number | null; end_raw: string | null; end_kind: string | null }[];
   return rows.map((r) => {
     let prompt = '';
     try { prompt = textOfBlocks((JSON.parse(r.raw) as { params?: { prompt?: unknown } }).params?.prompt); } catch { /* not JSON */ }
@@ -154,14 +162,14 @@ export function listTurns(store: Store, recordingId: number, onlySeq?: number): 
   });
 }
 
-/** The items of one turn: from the prompt request to its response, in the prompt's session or no session. */
-export function turnItems(store: Store, recordingId: number, promptSeq: number): { turn: TurnInfo; items: Item[] } | undefined {
+/** The items of one turn (at most `limit`): from the prompt request to its response, in the prompt's session or no session. */
+export function turnItems(store: Store, recordingId: number, promptSeq: number, limit = -1): { turn: TurnInfo; items: Item[] } | undefined {
   const turn = listTurns(store, recordingId, promptSeq)[0];
   if (!turn) return undefined;
   const end = turn.endSeq ?? Number.MAX_SAFE_INTEGER;
   const rows = store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq >= ? AND seq <= ?
-      AND (session_id IS NULL OR session_id = ? OR seq = ?) ORDER BY seq`)
-    .all(recordingId, promptSeq, end, turn.sessionId, promptSeq) as ItemRow[];
+      AND (session_id IS NULL OR session_id = ? OR seq = ?) ORDER BY seq LIMIT ?`)
+    .all(recordingId, promptSeq, end, turn.sessionId, promptSeq, limit) as ItemRow[];
   return { turn, items: rows.map(rowToItem) };
 }
 

@@ -1,0 +1,77 @@
+/**
+ * The MCP server over stdio (the official TypeScript SDK): server name and version, instructions
+ * telling a model how to start, and the tools of tools.ts, each marked read-only. A tool's failure
+ * (a bad id, filter, seq or path) is a tool result with `isError: true` and one sentence; an
+ * unexpected error is one too, never a protocol error or a crash.
+ */
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { StoreError } from '../store/errors.js';
+import { TranscriptError } from '../transcript/format.js';
+import { FilterError } from '../server/filter.js';
+import { CliError } from '../cli/errors.js';
+import { McpContext, ToolError, type McpOptions } from './context.js';
+import { TOOLS } from './tools.js';
+
+export const INSTRUCTIONS = `acp-inspect holds recordings of Agent Client Protocol (ACP) sessions: JSON-RPC between a code editor (client) and an AI coding agent, every frame with its seq, time and direction, checked against the ACP spec.
+How to start: list_recordings (newest first; "latest" names the newest) → recording_summary (peers, capabilities, turns and stop reasons, findings by rule) → list_findings (each problem with its frame seq, spec section and sentence) → get_frame on a finding's seq (raw, paired request/response, state after) or get_turn to explain the turn it happened in (prompt, agent message, tool calls, permissions, stop reason).
+list_frames filters like the UI (method:session/prompt, is:error, has:finding, turn:SEQ, session:ID, seq:100-200, free text); state_at gives the protocol state after any seq; explain_rule explains a rule id; diff_recordings compares two runs; check_transcript checks a .jsonl file.
+Lists page: pass nextCursor back as cursor. Everything is read-only; credentials are redacted.`;
+
+function packageVersion(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let i = 0; i < 5; i++) {
+    try {
+      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
+      if (pkg.name === 'acp-inspect' && pkg.version) return pkg.version;
+    } catch { /* go up */ }
+    dir = dirname(dir);
+  }
+  return '0.0.0';
+}
+
+/** The message of an error a tool answers with: ours as they are, anything else named as unexpected. */
+function errorText(e: unknown): string {
+  if (e instanceof ToolError || e instanceof StoreError || e instanceof TranscriptError || e instanceof FilterError || e instanceof CliError) {
+    return e.message.split('\n')[0]!;
+  }
+  return `unexpected error: ${String((e as Error)?.message ?? e).split('\n')[0]}; retry, and report it if it persists`;
+}
+
+/** An MCP server with every tool registered, over a read-only view of the database. */
+export function createMcpServer(opts: McpOptions = {}): { server: McpServer; context: McpContext } {
+  const context = new McpContext(opts);
+  const server = new McpServer({ name: 'acp-inspect', title: 'acp-inspect: ACP recordings', version: packageVersion() }, { instructions: INSTRUCTIONS });
+  for (const tool of TOOLS) {
+    server.registerTool(tool.name, {
+      title: tool.title,
+      description: tool.description,
+      inputSchema: tool.input,
+      annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+    }, async (args: Record<string, unknown>) => {
+      try {
+        const answer = await tool.run(context, args);
+        return { content: [{ type: 'text' as const, text: answer.text }], structuredContent: answer.data };
+      } catch (e) {
+        return { content: [{ type: 'text' as const, text: errorText(e) }], isError: true };
+      }
+    });
+  }
+  return { server, context };
+}
+
+/** `acp-inspect mcp`: serves on stdin/stdout until the client closes them. */
+export async function runMcpServer(opts: McpOptions = {}): Promise<void> {
+  const { server, context } = createMcpServer(opts);
+  const transport = new StdioServerTransport();
+  await new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    process.stdin.once('end', () => resolve());
+    void server.connect(transport);
+  });
+  await server.close().catch(() => undefined);
+  context.close();
+}
