@@ -181,6 +181,8 @@ const listRecordings: ToolDef = {
     const limit = a.limit ?? PAGE_DEFAULT;
     const ids = ctx.store.db.prepare(`SELECT id FROM recordings ${conds.length ? `WHERE ${conds.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`)
       .pluck().all(...args, limit + 1) as number[];
+    // The newest recording is the likeliest next question: start folding its protocol model now.
+    if (before === undefined && ids.length) ctx.models.warm(ids[0]!, maxSeq(ctx, ids[0]!));
     const page = takePage(ids.map((id) => ctx.store.getRecording(id)!).map((r) => ({ line: recordingLine(r), data: recordingData(r) })), limit);
     const nextCursor = page.more ? String(page.data[page.data.length - 1]!.id) : null;
     const head = page.data.length ? `${page.data.length} recording${page.data.length === 1 ? '' : 's'} (newest first)` : 'no recordings match';
@@ -190,6 +192,9 @@ const listRecordings: ToolDef = {
     };
   },
 };
+
+/** Past this many items recording_summary gives method counts without latency percentiles (they took ~1 s at 1M). */
+const BIG_RECORDING = 200_000;
 
 const recordingSummary: ToolDef = {
   name: 'recording_summary',
@@ -216,7 +221,12 @@ const recordingSummary: ToolDef = {
     const byStop = db.prepare(`SELECT COALESCE(json_extract(r.raw, '$.result.stopReason'), CASE WHEN r.kind = 'error' THEN 'error' ELSE 'no response' END) AS stop, COUNT(*) AS n
         FROM items p LEFT JOIN items r ON r.recording_id = p.recording_id AND r.reply_to = p.seq
         WHERE p.recording_id = ? AND p.method = 'session/prompt' AND p.kind = 'request' GROUP BY stop ORDER BY n DESC`).all(r.id) as { stop: string; n: number }[];
-    const methods = methodStats(ctx.store, r.id);
+    // Latency percentiles read every answered request: past BIG_RECORDING items only the counts (an index scan).
+    const big = r.items > BIG_RECORDING;
+    const methods = big
+      ? (db.prepare(`SELECT method, COUNT(*) AS count FROM items WHERE recording_id = ? AND method IS NOT NULL GROUP BY method ORDER BY count DESC, method`).all(r.id) as { method: string; count: number }[])
+        .map((m) => ({ method: m.method, count: m.count, requests: null, notifications: null, errors: null, p50: null, p99: null, max: null }))
+      : methodStats(ctx.store, r.id);
     const rules = db.prepare(`SELECT severity, rule, COUNT(*) AS count, MIN(seq) AS firstSeq FROM findings WHERE recording_id = ? GROUP BY severity, rule
         ORDER BY CASE severity WHEN 'error' THEN 0 WHEN 'warning' THEN 1 ELSE 2 END, count DESC`).all(r.id) as { severity: string; rule: string; count: number; firstSeq: number }[];
     const exitEvents = db.prepare(`SELECT seq, kind AS type, raw AS data FROM items WHERE recording_id = ? AND dir = 'event' AND kind IN ('exit','signal','spawn-error','gap') ORDER BY seq LIMIT 5`).all(r.id) as { seq: number; type: string; data: string }[];
@@ -230,9 +240,9 @@ const recordingSummary: ToolDef = {
     L.push(`turns: ${turnCount}${byStop.length ? ` — ${byStop.map((s) => `${s.stop} ×${s.n}`).join(', ')}` : ''}`);
     for (const t of turns) L.push(`  turn ${t.seq}${t.sessionId ? ` [${t.sessionId}]` : ''}: ${t.stopReason ?? 'no response'} after ${t.durationMs === null ? '—' : formatDuration(t.durationMs)} — ${JSON.stringify(cut(t.prompt, 80))}`);
     if (turnCount > turns.length) L.push(`  (the last ${turns.length}; list_turns pages through all)`);
-    L.push(`methods (count, requests/notifications, errors, p50/p99/max latency):`);
+    L.push(big ? `methods (frames; latencies left out above ${BIG_RECORDING} items: list_frames "method:M has:latency" shows them):` : `methods (frames, requests/notifications, errors, p50/p99/max latency):`);
     for (const m of methods.slice(0, 40)) {
-      L.push(`  ${m.method}: ${m.count} (${m.requests} req, ${m.notifications} notif)${m.errors ? `, ${m.errors} errors` : ''}${m.p50 !== null ? `, ${formatDuration(m.p50)}/${formatDuration(m.p99!)}/${formatDuration(m.max!)}` : ''}`);
+      L.push(`  ${m.method}: ${m.count}${m.requests !== null ? ` (${m.requests} req, ${m.notifications} notif)` : ''}${m.errors ? `, ${m.errors} errors` : ''}${m.p50 !== null ? `, ${formatDuration(m.p50)}/${formatDuration(m.p99!)}/${formatDuration(m.max!)}` : ''}`);
     }
     L.push(`findings by rule: ${rules.length ? '' : 'none'}`);
     for (const f of rules.slice(0, 40)) L.push(`  ${f.severity} ${f.rule} ×${f.count} (first at #${f.firstSeq}; spec ${RULE_INFO.get(f.rule)?.spec ?? '?'})`);

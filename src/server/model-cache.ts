@@ -1,15 +1,21 @@
 /**
  * The checker's protocol model for the timeline, per recording: one cursor folds the model forward
  * once (in slices, so requests keep being served), records the one-line summary after every item,
- * and keeps a JSON checkpoint of the full state every CHECKPOINT items. The full state at any item is
- * then a checkpoint plus at most CHECKPOINT steps, forwards or backwards. The model state is plain
- * JSON data, which is what makes checkpoints cheap (the checker's restoreState rebuilds one safely).
+ * and keeps a JSON checkpoint of the full state every CHECKPOINT items (rarer as the state grows:
+ * CHECKPOINT_BYTES_PER_ITEM). The full state at any item is then a checkpoint plus the steps after it.
+ * The model state is plain JSON data, which is what makes checkpoints cheap (the checker's restoreState rebuilds one safely).
  */
 import { initialState, restoreState, stepModel, summarizeState, type ModelState } from '../check/index.js';
 import type { Store } from '../store/store.js';
 
 const CHECKPOINT = 1000;
 const SLICE = 1000;
+/**
+ * Checkpoints are spaced so they hold about this many bytes per item folded: a state that grows
+ * (a long session keeps every tool call) gets rarer checkpoints instead of memory growing with the
+ * square of the recording (1M items of tool-calling turns took 3.4 GB and 40 s with one every 1000).
+ */
+const CHECKPOINT_BYTES_PER_ITEM = 64;
 
 interface Cursor {
   state: ModelState;
@@ -18,6 +24,8 @@ interface Cursor {
   summaries: string[];
   /** [seq, JSON of the state after seq], ascending. */
   checkpoints: [number, string][];
+  /** seq from which the next checkpoint is taken. */
+  nextCheckpoint: number;
   /** Highest seq a background fold was asked to reach. */
   want: number;
   running: boolean;
@@ -43,7 +51,7 @@ export class ModelCache {
   private cursor(recordingId: number): Cursor {
     let c = this.cursors.get(recordingId);
     if (!c) {
-      c = { state: initialState(), seq: 0, summaries: [], checkpoints: [], want: 0, running: false, waiters: [] };
+      c = { state: initialState(), seq: 0, summaries: [], checkpoints: [], nextCheckpoint: CHECKPOINT, want: 0, running: false, waiters: [] };
       this.cursors.set(recordingId, c);
     }
     return c;
@@ -62,9 +70,12 @@ export class ModelCache {
       last = s;
       for (let k = c.seq + 1; k < item.seq; k++) c.summaries[k] = c.summaries[c.seq] ?? '';
       c.summaries[item.seq] = s;
-      const prevBlock = Math.floor(c.seq / CHECKPOINT);
       c.seq = item.seq;
-      if (Math.floor(item.seq / CHECKPOINT) !== prevBlock) c.checkpoints.push([item.seq, JSON.stringify(c.state)]);
+      if (item.seq >= c.nextCheckpoint) {
+        const json = JSON.stringify(c.state);
+        c.checkpoints.push([item.seq, json]);
+        c.nextCheckpoint = item.seq + Math.max(CHECKPOINT, Math.ceil(json.length / CHECKPOINT_BYTES_PER_ITEM));
+      }
       if (++n >= limit) break;
     }
     return n;
