@@ -6,7 +6,7 @@
  * starts the real binary's MCP server and calls every tool through the SDK's client over stdio,
  * printing the wall time and the server's CPU time (from /proc) of each call.
  *
- *   node scripts/bench-mcp.js [--frames N] [--db FILE] [--keep]
+ *   node scripts/bench-mcp.js [--frames N] [--db FILE] [--keep] [--heavy: also check_transcript and diff_recordings over the whole recording]
  */
 import { spawnSync } from 'node:child_process';
 import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, rmSync, writeSync } from 'node:fs';
@@ -135,6 +135,18 @@ async function main() {
   await call(`get_frame #${seq} (model folded)`, 'get_frame', { recording: 'latest', seq });
   await call(`state_at #${seq} (model folded)`, 'state_at', { recording: 'latest', seq });
   await call(`state_at #${total - 5} (model folded)`, 'state_at', { recording: 'latest', seq: total - 5 });
+  if (args.includes('--heavy')) {
+    // The two tools that read whole recordings: a transcript file checked, and two recordings aligned.
+    const file = join(dir, 'export.jsonl');
+    const exp = spawnSync(process.execPath, [BIN, 'export', 'latest', '--db', db, '-o', file], { encoding: 'utf8' });
+    if (exp.status !== 0) throw new Error(`export failed: ${exp.stderr}`);
+    await call('check_transcript (the recording exported)', 'check_transcript', { path: file });
+    await call('diff_recordings latest, latest (whole: refused)', 'diff_recordings', { a: 'latest', b: 'latest' });
+    await call('diff_recordings 50,000 items of each', 'diff_recordings', { a: 'latest', b: 'latest', aSeq: '1-50000', bSeq: '1-50000' });
+    await call('diff_recordings 2 turns of the middle', 'diff_recordings', { a: 'latest', b: 'latest', aSeq: `${seq - 30}-${seq}`, bSeq: `${seq - 17}-${seq + 13}` });
+    await call('diff_recordings latest with its export (a file, refused)', 'diff_recordings', { a: 'latest', b: file, aSeq: '1-20000' });
+    log(`server peak RSS: ${(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024).toFixed(0)} MiB`);
+  }
   await client.close();
   if (!args.includes('--keep') && !args.includes('--db')) rmSync(dir, { recursive: true, force: true });
   else log(`database kept: ${db}`);

@@ -585,36 +585,60 @@ const checkTranscript: ToolDef = {
 /** Diff results by the two refs and options, so pages do not re-align (a growing recording is re-aligned). */
 const diffCache = new Map<string, ReturnType<typeof diffReport>>();
 
-function loadRef(ctx: McpContext, ref: string | number, which: string): { recording: Recording; key: string; label: string } {
+/**
+ * Items one side of diff_recordings aligns at most: the aligner is the CLI's, which took 27 s and
+ * 2.5 GB for two 1M-frame recordings; this keeps an answer near a second. Larger: a seq range.
+ */
+const DIFF_MAX_ITEMS = 50_000;
+
+/** "FROM-TO" (either end may be left out) → [from, to]. */
+function seqRange(v: string | undefined, which: string): [number, number] {
+  if (v === undefined || v === '') return [1, Number.MAX_SAFE_INTEGER];
+  const m = /^(\d*)-(\d*)$/.exec(v.trim());
+  if (!m || (!m[1] && !m[2])) throw new ToolError(`${which} "${cut(v, 50)}" is not a seq range; write FROM-TO, e.g. "120-480" (list_turns gives a turn's seqs)`);
+  return [m[1] ? Number(m[1]) : 1, m[2] ? Number(m[2]) : Number.MAX_SAFE_INTEGER];
+}
+
+function loadRef(ctx: McpContext, ref: string | number, which: 'a' | 'b', range: string | undefined): { recording: Recording; key: string; label: string } {
   const s = String(ref);
+  const [from, to] = seqRange(range, `${which}Seq`);
+  const label = (base: string) => `${base}${range ? ` #${from}-${to === Number.MAX_SAFE_INTEGER ? 'end' : `#${to}`}` : ''}`;
+  const tooBig = (what: string, n: number) => new ToolError(`${what} has ${n} items in the range asked, more than the ${DIFF_MAX_ITEMS} diff_recordings aligns in one answer; pass ${which}Seq as a range (a turn from list_turns), or run \`acp-inspect diff\` in a terminal`);
   if (typeof ref === 'string' && looksLikeFile(s)) {
     const file = resolvePath(s);
     if (!existsSync(file)) throw new ToolError(`${which}: file ${file} does not exist; pass a recording id, "latest" or the path of a .jsonl transcript`);
     const st = statSync(file);
     const rec = readTranscriptFile(file);
-    return { recording: ctx.redact ? redactRecording(rec) : rec, key: `${file}:${st.size}:${st.mtimeMs}`, label: file };
+    const items = rec.items.filter((i) => i.seq >= from && i.seq <= to);
+    if (items.length > DIFF_MAX_ITEMS) throw tooBig(file, items.length);
+    const cutRec = { header: rec.header, items };
+    return { recording: ctx.redact ? redactRecording(cutRec) : cutRec, key: `${file}:${st.size}:${st.mtimeMs}:${from}:${to}`, label: label(file) };
   }
   const id = ctx.resolve(ref);
   const sum = ctx.store.getRecording(id)!;
-  const rec = ctx.store.loadRecording(id);
-  return { recording: ctx.redact ? redactRecording(rec) : rec, key: `${id}:${sum.items}`, label: `recording ${id}` };
+  const n = (ctx.store.db.prepare(`SELECT COUNT(*) AS n FROM items WHERE recording_id = ? AND seq >= ? AND seq <= ?`).get(id, from, to) as { n: number }).n;
+  if (n > DIFF_MAX_ITEMS) throw tooBig(`recording ${id}`, n);
+  const rec = { header: ctx.store.headerOf(id), items: ctx.store.readItems(id, from - 1, n) };
+  return { recording: ctx.redact ? redactRecording(rec) : rec, key: `${id}:${sum.items}:${from}:${to}`, label: label(`recording ${id}`) };
 }
 
 const diffRecordingsTool: ToolDef = {
   name: 'diff_recordings',
   title: 'Diff two recordings',
-  description: 'Aligns two recordings frame by frame as `acp-inspect diff` does (ACP-aware matching; ids, session ids, tool call ids and paths that differ by run are mapped, not reported) and lists what changed, what is missing from b and what b has extra, with path-level differences. Refs: recording ids, "latest", or .jsonl paths. Pages with a cursor.',
+  description: 'Aligns two recordings frame by frame as `acp-inspect diff` does (ACP-aware matching; ids, session ids, tool call ids and paths that differ by run are mapped, not reported) and lists what changed, what is missing from b and what b has extra, with path-level differences. Refs: recording ids, "latest", or .jsonl paths; aSeq/bSeq narrow each side to a seq range (a turn). Pages with a cursor.',
   input: {
     a: refArg('a', 'the first (reference) recording: an id, "latest" or a .jsonl path'),
     b: refArg('b', 'the second recording: an id, "latest" or a .jsonl path'),
     ignore: z.array(z.string().max(200)).max(50).optional().describe('JSON paths to leave out, e.g. params.update.content.text'),
     mergeChunks: z.boolean().optional().describe('compare streamed message chunks by their joined text'),
+    aSeq: z.string().max(50).optional().describe(`only the items of a in this seq range, "FROM-TO" (needed past ${DIFF_MAX_ITEMS} items)`),
+    bSeq: z.string().max(50).optional().describe('only the items of b in this seq range, "FROM-TO"'),
     cursor: cursorArg,
     limit: limitArg,
   },
-  run(ctx, a: { a: string | number; b: string | number; ignore?: string[]; mergeChunks?: boolean; cursor?: string; limit?: number }) {
-    const ra = loadRef(ctx, a.a, 'a');
-    const rb = loadRef(ctx, a.b, 'b');
+  run(ctx, a: { a: string | number; b: string | number; ignore?: string[]; mergeChunks?: boolean; aSeq?: string; bSeq?: string; cursor?: string; limit?: number }) {
+    const ra = loadRef(ctx, a.a, 'a', a.aSeq);
+    const rb = loadRef(ctx, a.b, 'b', a.bSeq);
     const key = JSON.stringify([ra.key, rb.key, a.ignore ?? [], !!a.mergeChunks, ctx.redact]);
     let rep = diffCache.get(key);
     if (!rep) {

@@ -210,6 +210,11 @@ describe('acp-inspect mcp over stdio (the SDK client)', () => {
     expect(d.text).toMatch(/\+ extra: → request session\/prompt/);
     const same = await mcp.call('diff_recordings', { a: 1, b: 1 });
     expect(same.data.same).toBe(true);
+    const window = await mcp.call('diff_recordings', { a: 1, b: 2, aSeq: '1-6', bSeq: '1-6' });
+    expect(window.data.framesA).toBeLessThanOrEqual(6);
+    expect(window.text).toMatch(/a = recording 1 #1-#6, b = recording 2 #1-#6/);
+    const bad = await mcp.call('diff_recordings', { a: 1, b: 2, aSeq: 'the start' });
+    expect(bad).toMatchObject({ isError: true, text: expect.stringMatching(/aSeq "the start" is not a seq range; write FROM-TO/) });
   });
 
   it('explain_rule: section, sentence, what it checks, and where it fired', async () => {
