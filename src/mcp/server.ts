@@ -42,8 +42,12 @@ function errorText(e: unknown): string {
 }
 
 /** An MCP server with every tool registered, over a read-only view of the database. */
-export function createMcpServer(opts: McpOptions = {}): { server: McpServer; context: McpContext } {
+export function createMcpServer(opts: McpOptions = {}): { server: McpServer; context: McpContext; idle(): Promise<void> } {
   const context = new McpContext(opts);
+  // Calls under way, so a client that closes stdin right after its last request still gets the answer.
+  let running = 0;
+  let onIdle: (() => void) | undefined;
+  const idle = () => (running === 0 ? Promise.resolve() : new Promise<void>((r) => { onIdle = r; }));
   const server = new McpServer({ name: 'acp-inspect', title: 'acp-inspect: ACP recordings', version: packageVersion() }, { instructions: INSTRUCTIONS });
   for (const tool of TOOLS) {
     server.registerTool(tool.name, {
@@ -52,24 +56,29 @@ export function createMcpServer(opts: McpOptions = {}): { server: McpServer; con
       inputSchema: tool.input,
       annotations: { title: tool.title, readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     }, async (args: Record<string, unknown>) => {
+      running++;
       try {
         const answer = await tool.run(context, args);
         return { content: [{ type: 'text' as const, text: answer.text }], structuredContent: answer.data };
       } catch (e) {
         return { content: [{ type: 'text' as const, text: errorText(e) }], isError: true };
+      } finally {
+        // The answer is written after this returns: let it go out before an idle waiter closes.
+        if (--running === 0 && onIdle) setImmediate(() => { onIdle?.(); onIdle = undefined; });
       }
     });
   }
-  return { server, context };
+  return { server, context, idle };
 }
 
 /** `acp-inspect mcp`: serves on stdin/stdout until the client closes them. */
 export async function runMcpServer(opts: McpOptions = {}): Promise<void> {
-  const { server, context } = createMcpServer(opts);
+  const { server, context, idle } = createMcpServer(opts);
   const transport = new StdioServerTransport();
   await new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
-    process.stdin.once('end', () => resolve());
+    // After the microtasks that dispatch the last requests read (a call counts from its handler on).
+    process.stdin.once('end', () => setImmediate(() => void idle().then(resolve)));
     void server.connect(transport);
   });
   await server.close().catch(() => undefined);

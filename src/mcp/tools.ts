@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
-import { rowToItem, type ItemRow, type RecordingSummary } from '../store/store.js';
+import { pidAlive, rowToItem, type ItemRow, type RecordingSummary } from '../store/store.js';
 import { compileFilter, FilterError } from '../server/filter.js';
 import { findingsAt, listTurns, methodStats, pairOf, readItem, turnItems } from '../server/queries.js';
 import { summarizeTurn } from '../server/turn-summary.js';
@@ -62,9 +62,21 @@ const limitArg = z.number().int().min(1, 'limit is at least 1').max(PAGE_MAX, `l
 /** Resolves a recording and starts folding its protocol model in the background (for state_at/get_frame). */
 function recording(ctx: McpContext, ref: unknown): RecordingSummary {
   const id = ctx.resolve(ref as string | number | undefined);
-  const rec = ctx.store.getRecording(id)!;
+  const rec = summaryOf(ctx, id);
   ctx.models.warm(id, maxSeq(ctx, id));
   return rec;
+}
+
+/**
+ * A recording's row as answers show it: one left "running" by a tap that died is shown interrupted,
+ * as the next writing command would mark it (this server never writes).
+ */
+function summaryOf(ctx: McpContext, id: number): RecordingSummary {
+  const r = ctx.store.getRecording(id)!;
+  if (r.status !== 'running') return r;
+  const host = (ctx.store.db.prepare(`SELECT host_pid FROM recordings WHERE id = ?`).get(id) as { host_pid: number | null }).host_pid;
+  if (host !== null && pidAlive(host)) return r;
+  return { ...r, status: 'interrupted', incomplete: true, incompleteReason: r.incompleteReason ?? 'the recording process ended without finishing it' };
 }
 
 function maxSeq(ctx: McpContext, id: number): number {
@@ -183,7 +195,7 @@ const listRecordings: ToolDef = {
       .pluck().all(...args, limit + 1) as number[];
     // The newest recording is the likeliest next question: start folding its protocol model now.
     if (before === undefined && ids.length) ctx.models.warm(ids[0]!, maxSeq(ctx, ids[0]!));
-    const page = takePage(ids.map((id) => ctx.store.getRecording(id)!).map((r) => ({ line: recordingLine(r), data: recordingData(r) })), limit);
+    const page = takePage(ids.map((id) => summaryOf(ctx, id)).map((r) => ({ line: recordingLine(r), data: recordingData(r) })), limit);
     const nextCursor = page.more ? String(page.data[page.data.length - 1]!.id) : null;
     const head = page.data.length ? `${page.data.length} recording${page.data.length === 1 ? '' : 's'} (newest first)` : 'no recordings match';
     return {
@@ -503,7 +515,9 @@ const getTurn: ToolDef = {
       requireSeq(ctx, r.id, turn);
       seq = turn;
       if (!listTurns(ctx.store, r.id, seq)[0]) {
-        const holder = listTurns(ctx.store, r.id, undefined, { before: seq + 1, limit: 1, newestFirst: true })[0];
+        // The turn running when this item came, in its session when it has one.
+        const sid = (ctx.store.db.prepare(`SELECT session_id FROM items WHERE recording_id = ? AND seq = ?`).get(r.id, seq) as { session_id: string | null } | undefined)?.session_id;
+        const holder = listTurns(ctx.store, r.id, undefined, { before: seq + 1, limit: 1, newestFirst: true, ...(sid ? { sessionId: sid } : {}) })[0];
         if (!holder || (holder.endSeq !== null && holder.endSeq < seq)) {
           throw new ToolError(`item #${seq} of recording ${r.id} is neither a session/prompt request nor inside a turn; list_turns gives the turns' seqs`);
         }

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { writeFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { Store } from '../../src/store/store.js';
 import { BIN, EXAMPLE_AGENT, PEERS, ROOT, cli, run, runExampleClient, sh, spawnTap, tempDir } from '../helpers.js';
 
 const TOOL_NAMES = ['list_recordings', 'recording_summary', 'list_frames', 'get_frame', 'state_at', 'list_findings', 'list_turns',
@@ -349,5 +350,19 @@ describe('the MCP Inspector CLI (a third-party client)', () => {
     expect(turn.content[0]!.text).toMatch(/## Turn/);
     const bad = await call('--tool-name', 'get_frame', '--tool-arg', 'recording=2', '--tool-arg', 'seq=99999');
     expect(bad.isError).toBe(true);
+  });
+});
+
+describe('a recording whose tap died', () => {
+  it('is shown interrupted, as the next writing command would mark it, while the database is left untouched', async () => {
+    const dead = await run(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']);
+    const store = Store.open(db);
+    const id = store.createRecording({ name: 'killed tap', status: 'running', hostPid: Number(dead.stdout.toString()) });
+    store.close();
+    const r = await mcp.call('list_recordings', { name: 'killed tap' });
+    expect(r.data.recordings[0]).toMatchObject({ id, status: 'interrupted', incomplete: true });
+    const check = Store.open(db, { readonly: true });
+    expect(check.getRecording(id)!.status).toBe('running');
+    check.close();
   });
 });
