@@ -22,7 +22,7 @@ import { sortDivergences } from '../replay/report.js';
 import { readTranscriptFile, looksLikeFile } from '../source.js';
 import { redactRecording } from '../redact.js';
 import type { Recording } from '../transcript/format.js';
-import type { Frame, Item } from '../wire/frame.js';
+import type { Frame } from '../wire/frame.js';
 import { McpContext, ToolError, parseCursor } from './context.js';
 import { PAGE_DEFAULT, PAGE_MAX, TEXT_BUDGET, cut, stateText, takePage, turnMarkdown } from './render.js';
 
@@ -603,7 +603,7 @@ const diffCache = new Map<string, ReturnType<typeof diffReport>>();
  * Items one side of diff_recordings aligns at most: the aligner is the CLI's, which took 27 s and
  * 2.5 GB for two 1M-frame recordings; this keeps an answer near a second. Larger: a seq range.
  */
-const DIFF_MAX_ITEMS = 50_000;
+const DIFF_MAX_ITEMS = 40_000;
 
 /** "FROM-TO" (either end may be left out) → [from, to]. */
 function seqRange(v: string | undefined, which: string): [number, number] {
