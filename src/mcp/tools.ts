@@ -554,6 +554,14 @@ const getTurn: ToolDef = {
   },
 };
 
+/** A transcript path a tool was given, absolute; only transcript names are read (never, say, a key file). */
+function transcriptPath(p: string, which: string): string {
+  const file = resolvePath(p);
+  if (!TRANSCRIPT_NAME.test(file)) throw new ToolError(`${which}: ${cut(file, 300)} is not a transcript file name; pass a .jsonl file (what acp-inspect export writes)`);
+  return file;
+}
+const TRANSCRIPT_NAME = /\.(jsonl|ndjson|json)$/i;
+
 /** Results of check_transcript by file and ignore list, so pages do not re-check (changed files are re-checked). */
 const checkCache = new Map<string, { findings: { seq: number; severity: string; rule: string; message: string; spec: string }[]; frames: number }>();
 
@@ -568,7 +576,7 @@ const checkTranscript: ToolDef = {
     limit: limitArg,
   },
   async run(_ctx, a: { path: string; ignore?: string[]; cursor?: string; limit?: number }) {
-    const file = resolvePath(a.path);
+    const file = transcriptPath(a.path, 'path');
     if (!existsSync(file)) throw new ToolError(`file ${file} does not exist; pass the path of a .jsonl transcript (relative paths start at ${process.cwd()})`);
     const st = statSync(file);
     if (!st.isFile()) throw new ToolError(`${file} is not a file; pass the path of a .jsonl transcript`);
@@ -618,8 +626,8 @@ function loadRef(ctx: McpContext, ref: string | number, which: 'a' | 'b', range:
   const [from, to] = seqRange(range, `${which}Seq`);
   const label = (base: string) => `${base}${range ? ` #${from}-${to === Number.MAX_SAFE_INTEGER ? 'end' : `#${to}`}` : ''}`;
   const tooBig = (what: string, n: number) => new ToolError(`${what} has ${n} items in the range asked, more than the ${DIFF_MAX_ITEMS} diff_recordings aligns in one answer; pass ${which}Seq as a range (a turn from list_turns), or run \`acp-inspect diff\` in a terminal`);
-  if (typeof ref === 'string' && looksLikeFile(s)) {
-    const file = resolvePath(s);
+  if (typeof ref === 'string' && (looksLikeFile(s) || TRANSCRIPT_NAME.test(s))) {
+    const file = transcriptPath(s, which);
     if (!existsSync(file)) throw new ToolError(`${which}: file ${file} does not exist; pass a recording id, "latest" or the path of a .jsonl transcript`);
     const st = statSync(file);
     const rec = readTranscriptFile(file);

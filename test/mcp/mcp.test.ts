@@ -239,6 +239,8 @@ describe('acp-inspect mcp over stdio (the SDK client)', () => {
       ['state_at', { recording: 1, seq: 0 }, /seq starts at 1/],
       ['get_turn', { recording: 1, turn: 1 }, /neither a session\/prompt request nor inside a turn/],
       ['check_transcript', { path: join(t.dir, 'missing.jsonl') }, /does not exist/],
+      ['check_transcript', { path: '/etc/passwd' }, /not a transcript file name; pass a \.jsonl file/],
+      ['diff_recordings', { a: 1, b: '/etc/passwd' }, /^b: \/etc\/passwd is not a transcript file name/],
       ['list_findings', { recording: 1, rule: 'no-such-rule' }, /unknown rule id/],
       ['explain_rule', { rule: 'session' }, /unknown rule id "session"; did you mean/],
       ['list_frames', { recording: 1, limit: 5000 }, /limit is at most 200/],
