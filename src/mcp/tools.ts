@@ -46,12 +46,12 @@ const RULE_INFO = new Map(RULES.map((r) => [r.id, r]));
 
 /** A ref: an id or "latest" (or, where said, a path); a missing one is named with its fix. */
 const refArg = (name: string, what: string) => z.union([z.string(), z.number().int()], {
-  errorMap: (issue, ctx) => ({ message: issue.code === 'invalid_union' && ctx.data === undefined ? `${name} is required: pass ${what}` : `${name} must be ${what}` }),
+  error: (issue) => (issue.input === undefined ? `${name} is required: pass ${what}` : `${name} must be ${what}`),
 }).describe(what);
 const recordingArg = refArg('recording', 'a recording id (from list_recordings) or "latest"');
 const seqArg = (name: string, what: string) => z.number({
-  required_error: `${name} is required: pass the seq of an item (list_frames shows them)`,
-  invalid_type_error: `${name} must be a whole number, the seq of an item (list_frames shows them)`,
+  error: (issue) => (issue.input === undefined ? `${name} is required: pass the seq of an item (list_frames shows them)`
+    : `${name} must be a whole number, the seq of an item (list_frames shows them)`),
 }).int(`${name} must be a whole number`).min(1, `${name} starts at 1`).describe(what);
 const cursorArg = z.string().optional().describe('nextCursor of the previous answer, to get the next page');
 const limitArg = z.number().int().min(1, 'limit is at least 1').max(PAGE_MAX, `limit is at most ${PAGE_MAX}`).optional()
@@ -499,7 +499,7 @@ const getTurn: ToolDef = {
   input: {
     recording: recordingArg,
     turn: z.union([z.number().int().min(1), z.string().regex(/^(last|[1-9]\d*)$/)], {
-      errorMap: () => ({ message: 'turn must be the seq of a session/prompt request (list_turns), a seq inside a turn, or "last"' }),
+      error: 'turn must be the seq of a session/prompt request (list_turns), a seq inside a turn, or "last"',
     }).describe('seq of the session/prompt request, a seq inside the turn, or "last"'),
   },
   run(ctx, a: { recording: string | number; turn: number | string }) {
@@ -570,7 +570,7 @@ const checkTranscript: ToolDef = {
   title: 'Check a transcript file',
   description: 'Runs the protocol checker over a transcript file (.jsonl, the format `acp-inspect export` writes) and lists its findings as `acp-inspect check --json` does: one {"seq","severity","rule","message","spec"} per line. Reads only the file named. Pages with a cursor.',
   input: {
-    path: z.string({ required_error: 'path is required: pass the path of a .jsonl transcript' }).min(1, 'path is empty: pass the path of a .jsonl transcript').max(4096).describe('path of the .jsonl transcript (relative to the server\'s working folder)'),
+    path: z.string({ error: (issue) => (issue.input === undefined ? 'path is required: pass the path of a .jsonl transcript' : 'path must be a string, the path of a .jsonl transcript') }).min(1, 'path is empty: pass the path of a .jsonl transcript').max(4096).describe('path of the .jsonl transcript (relative to the server\'s working folder)'),
     ignore: z.array(z.string().max(200)).max(100).optional().describe('rule ids to leave out'),
     cursor: cursorArg,
     limit: limitArg,
