@@ -272,6 +272,19 @@ describe('acp-inspect mcp over stdio (the SDK client)', () => {
     }
   });
 
+  it('ends a page early when its text would pass the budget, with a cursor to the rest', async () => {
+    const file = join(t.dir, 'chatty.jsonl');
+    writeFileSync(file, Array.from({ length: 300 }, (_, i) => JSON.stringify({ t: i, dir: 'stderr', raw: `log line ${i} ${'x'.repeat(440)}` })).join('\n') + '\n');
+    const imp = await cli(['import', file, '--db', db, '--name', 'chatty']);
+    const id = Number(imp.stdout.toString().trim());
+    const p = await mcp.call('list_frames', { recording: id, limit: 200 });
+    expect(p.data.frames.length).toBeGreaterThan(10);
+    expect(p.data.frames.length).toBeLessThan(200);
+    expect(p.text.length).toBeLessThan(20_000);
+    const next = await mcp.call('list_frames', { recording: id, limit: 200, cursor: p.data.nextCursor });
+    expect(next.data.frames[0].seq).toBe(p.data.frames[p.data.frames.length - 1].seq + 1);
+  });
+
   it('keeps every answer under ~20 KB of text', async () => {
     for (const [name, args] of [['list_frames', { recording: 1, limit: 200 }], ['recording_summary', { recording: 1 }], ['explain_rule', {}],
       ['diff_recordings', { a: 1, b: 2, limit: 200 }]] as const) {
