@@ -19,7 +19,7 @@ import { TOOLS } from './tools.js';
 export const INSTRUCTIONS = `acp-inspect holds recordings of Agent Client Protocol (ACP) sessions: JSON-RPC between a code editor (client) and an AI coding agent, every frame with its seq, time and direction, checked against the ACP spec.
 How to start: list_recordings (newest first; "latest" names the newest) → recording_summary (peers, capabilities, turns and stop reasons, findings by rule) → list_findings (each problem with its frame seq, spec section and sentence) → get_frame on a finding's seq (raw, paired request/response, state after) or get_turn to explain the turn it happened in (prompt, agent message, tool calls, permissions, stop reason).
 list_frames filters like the UI (method:session/prompt, is:error, has:finding, turn:SEQ, session:ID, seq:100-200, free text); state_at gives the protocol state after any seq; explain_rule explains a rule id; diff_recordings compares two runs; check_transcript checks a .jsonl file.
-Lists page: pass nextCursor back as cursor. Everything is read-only; credentials are redacted.`;
+Lists page: pass nextCursor back as cursor. Everything is read-only.`;
 
 function packageVersion(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
@@ -48,7 +48,9 @@ export function createMcpServer(opts: McpOptions = {}): { server: McpServer; con
   let running = 0;
   let onIdle: (() => void) | undefined;
   const idle = () => (running === 0 ? Promise.resolve() : new Promise<void>((r) => { onIdle = r; }));
-  const server = new McpServer({ name: 'acp-inspect', title: 'acp-inspect: ACP recordings', version: packageVersion() }, { instructions: INSTRUCTIONS });
+  const server = new McpServer({ name: 'acp-inspect', title: 'acp-inspect: ACP recordings', version: packageVersion() }, {
+    instructions: `${INSTRUCTIONS}${context.redact ? ' Credentials (env values, headers, tokens) show as <redacted>.' : ' Credentials are shown as recorded (--no-redact).'}`,
+  });
   for (const tool of TOOLS) {
     server.registerTool(tool.name, {
       title: tool.title,
