@@ -107,6 +107,7 @@ async function main() {
     log(`${label.padEnd(46)} ${wall.toFixed(0).padStart(6)} ms wall ${cpu.toFixed(0).padStart(6)} ms CPU ${String(text.length).padStart(6)} chars${r.isError ? `  ERROR ${text}` : ''}`);
     return r;
   };
+  const tWarm = performance.now();
   const recs = await call('list_recordings', 'list_recordings', {});
   total = recs.structuredContent.recordings[0].items;
   await call('recording_summary', 'recording_summary', { recording: 'latest' });
@@ -131,6 +132,7 @@ async function main() {
     if (!r.structuredContent?.pending) break;
     await new Promise((res) => setTimeout(res, 1000));
   }
+  log(`the model was folded to the end ${((performance.now() - tWarm) / 1000).toFixed(1)} s after the first call (list_recordings starts it)`);
   log(`server CPU so far (the background fold included): ${cpuMs(pid).toFixed(0)} ms; RSS ${(Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024).toFixed(0)} MiB, peak ${(Number(/VmHWM:\s+(\d+)/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))[1]) / 1024).toFixed(0)} MiB`);
   await call(`get_frame #${seq} (model folded)`, 'get_frame', { recording: 'latest', seq });
   await call(`state_at #${seq} (model folded)`, 'state_at', { recording: 'latest', seq });

@@ -148,6 +148,11 @@ function withRule(f: { seq: number; severity: string; rule: string; message: str
 
 /** The model state after `seq`, or null when folding a large recording takes longer than the budget (it goes on in the background). */
 async function stateWithin(ctx: McpContext, id: number, seq: number): Promise<ModelState | null> {
+  // The fold runs at 100-200k items a second: when it is much further behind, say so at once.
+  if (seq - ctx.models.foldedTo(id) > ctx.foldBudgetMs * 100) {
+    ctx.models.warm(id, seq);
+    return null;
+  }
   const p = ctx.models.stateAt(id, seq);
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<null>((r) => { timer = setTimeout(() => r(null), ctx.foldBudgetMs); });
