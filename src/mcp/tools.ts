@@ -109,16 +109,20 @@ function recordingData(r: RecordingSummary) {
   };
 }
 
+/** Raw texts longer than this (characters) are cut in lists: only the preview reads them. */
+const LIST_RAW_MAX = 65_536;
+
 /** Columns of a frame row in a list: big raw text cut (only the preview reads it). */
 const LIST_COLS = `i.seq, i.t, i.dir, i.kind, i.method, i.rpc_id, i.reply_to, i.latency, i.session_id, i.size, i.parse_error, i.truncated,
-  NULL AS raw_bytes, CASE WHEN length(i.raw) > 65536 THEN substr(i.raw, 1, 400) ELSE i.raw END AS raw, length(i.raw) AS raw_len,
+  NULL AS raw_bytes, CASE WHEN length(i.raw) > ${LIST_RAW_MAX} THEN substr(i.raw, 1, 400) ELSE i.raw END AS raw, length(i.raw) AS raw_len,
   (SELECT group_concat(f.severity || ' ' || f.rule, ', ') FROM findings f WHERE f.recording_id = i.recording_id AND f.seq = i.seq) AS fnd`;
 
 interface ListRow extends ItemRow { raw_len: number; fnd: string | null }
 
 /** One line per item, as `show` prints it, with a preview and the findings on it. */
 function itemLine(ctx: McpContext, row: ListRow): { line: string; data: Record<string, unknown> } {
-  const whole = row.raw_len === row.raw.length;
+  // (SQLite counts characters, JavaScript UTF-16 units: compare with the cut-off, not the lengths.)
+  const whole = row.raw_len <= LIST_RAW_MAX;
   const item = ctx.frame(rowToItem(row));
   const base = formatItem(item.dir === 'stderr' ? { ...item, raw: cut(item.raw, 300) } : item, { color: false }).trim();
   // A cut raw text is not parsed, so it cannot be redacted: it gets no preview.

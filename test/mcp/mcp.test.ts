@@ -274,7 +274,8 @@ describe('acp-inspect mcp over stdio (the SDK client)', () => {
 
   it('ends a page early when its text would pass the budget, with a cursor to the rest', async () => {
     const file = join(t.dir, 'chatty.jsonl');
-    writeFileSync(file, Array.from({ length: 300 }, (_, i) => JSON.stringify({ t: i, dir: 'stderr', raw: `log line ${i} ${'x'.repeat(440)}` })).join('\n') + '\n');
+    writeFileSync(file, [...Array.from({ length: 300 }, (_, i) => JSON.stringify({ t: i, dir: 'stderr', raw: `log line ${i} ${'x'.repeat(440)}` })),
+      JSON.stringify({ t: 301, dir: 'a2c', frame: { jsonrpc: '2.0', method: 'session/update', params: { sessionId: 's', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'done 🎉' } } } } })].join('\n') + '\n');
     const imp = await cli(['import', file, '--db', db, '--name', 'chatty']);
     const id = Number(imp.stdout.toString().trim());
     const p = await mcp.call('list_frames', { recording: id, limit: 200 });
@@ -283,6 +284,8 @@ describe('acp-inspect mcp over stdio (the SDK client)', () => {
     expect(p.text.length).toBeLessThan(20_000);
     const next = await mcp.call('list_frames', { recording: id, limit: 200, cursor: p.data.nextCursor });
     expect(next.data.frames[0].seq).toBe(p.data.frames[p.data.frames.length - 1].seq + 1);
+    const chunk = await mcp.call('list_frames', { recording: id, filter: 'method:session/update' });
+    expect(chunk.text).toContain('agent_message_chunk "done 🎉"');
   });
 
   it('keeps every answer under ~20 KB of text', async () => {
