@@ -272,6 +272,28 @@ describe('acp-inspect mcp over stdio (the SDK client)', () => {
     }
   });
 
+  it('pages every list with the cursor it gives: recordings, findings, turns, check and diff results', async () => {
+    const walk = async (name: string, args: Record<string, unknown>, key: string) => {
+      const all: unknown[] = [];
+      let cursor: string | undefined;
+      for (let i = 0; i < 100; i++) {
+        const r = await mcp.call(name, { ...args, limit: 1, ...(cursor ? { cursor } : {}) });
+        expect(r.isError, r.text).toBe(false);
+        all.push(...r.data[key]);
+        cursor = r.data.nextCursor ?? undefined;
+        if (!cursor) break;
+      }
+      const whole = await mcp.call(name, { ...args, limit: 200 });
+      expect(all, name).toEqual(whole.data[key]);
+      return all.length;
+    };
+    expect(await walk('list_recordings', {}, 'recordings')).toBeGreaterThanOrEqual(2);
+    expect(await walk('list_findings', { recording: 2 }, 'findings')).toBeGreaterThan(1);
+    expect(await walk('list_turns', { recording: 2 }, 'turns')).toBe(2);
+    expect(await walk('check_transcript', { path: planted }, 'findings')).toBeGreaterThan(1);
+    expect(await walk('diff_recordings', { a: 1, b: 2 }, 'differences')).toBeGreaterThan(1);
+  });
+
   it('ends a page early when its text would pass the budget, with a cursor to the rest', async () => {
     const file = join(t.dir, 'chatty.jsonl');
     writeFileSync(file, [...Array.from({ length: 300 }, (_, i) => JSON.stringify({ t: i, dir: 'stderr', raw: `log line ${i} ${'x'.repeat(440)}` })),
