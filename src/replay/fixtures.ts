@@ -38,6 +38,12 @@ export interface MockAgentOptions {
   cwd?: string;
   /** 0 = instant (default), 1 = as recorded, N = N times faster. */
   speed?: number;
+  /**
+   * Default `true`: a client request whose params differ from the recorded one (a changed prompt, a
+   * new capability) is unmatched, answered with a JSON-RPC error, and named by `assertAllUsed()`
+   * with a path-level diff. A fixture is a test oracle, so a change must fail the test; list paths
+   * that may change in `ignore`, or pass `false` to only log the differences (`divergences()`).
+   */
   strict?: boolean;
   ignore?: string[];
   faults?: FaultPlan;
@@ -104,7 +110,7 @@ export async function mockAgent(opts: MockAgentOptions): Promise<MockAgent> {
     input: stdin,
     output: stdout,
     log: (t) => { log.push(t); opts.onLog?.(t); },
-  }, { speed: opts.speed, strict: opts.strict, ignore: new IgnoreSet(opts.ignore ?? []), faults: opts.faults, patches: true });
+  }, { speed: opts.speed, strict: opts.strict ?? true, ignore: new IgnoreSet(opts.ignore ?? []), faults: opts.faults, patches: true });
   const replayer: AgentReplayer = run.replayer;
   let summary: AgentReplaySummary | undefined;
   return {

@@ -1,0 +1,167 @@
+/**
+ * The README's examples, read from README.md itself and run as a user would paste them, so the docs
+ * cannot drift: the fixture test file in a new project, every editor configuration (JSON) through
+ * the real tap with the SDK's example client, and every `acp-inspect` command line of the shell
+ * examples through the real binary.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, EXAMPLE_AGENT, ROOT, cli, run, runExampleClient, sh, tempDir } from '../helpers.js';
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const SAMPLE = join(ROOT, 'test', 'replay', 'fixtures', 'sdk-example.jsonl');
+
+/** The fenced code blocks of the README with their language. */
+function codeBlocks(lang: string): string[] {
+  const out: string[] = [];
+  const re = /^```(\w*)\n([\s\S]*?)^```$/gm;
+  for (const m of README.matchAll(re)) if (m[1] === lang) out.push(m[2]!);
+  return out;
+}
+
+describe('the README fixture example', () => {
+  const t = tempDir('acp-inspect-readme-');
+  afterAll(() => t.cleanup());
+  const project = t.dir;
+  const block = codeBlocks('ts').find((b) => b.startsWith('// test/session.test.ts'));
+
+  beforeAll(() => {
+    // A new project that installed acp-inspect, the SDK and vitest (linked to this checkout's).
+    mkdirSync(join(project, 'node_modules', '@agentclientprotocol'), { recursive: true });
+    symlinkSync(ROOT, join(project, 'node_modules', 'acp-inspect'));
+    symlinkSync(join(ROOT, 'node_modules', '@agentclientprotocol', 'sdk'), join(project, 'node_modules', '@agentclientprotocol', 'sdk'));
+    symlinkSync(join(ROOT, 'node_modules', 'vitest'), join(project, 'node_modules', 'vitest'));
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-client', type: 'module', private: true }));
+    mkdirSync(join(project, 'test', 'fixtures'), { recursive: true });
+    copyFileSync(SAMPLE, join(project, 'test', 'fixtures', 'session.jsonl'));
+  });
+
+  const vitest = (file: string) => run(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', file], { cwd: project, env: { ...process.env, CI: 'true', ACP_INSPECT_RECORD: '' }, timeoutMs: 60_000 });
+
+  it('is a complete test file that passes as written', async () => {
+    expect(block, 'README has a ```ts block starting with // test/session.test.ts').toBeDefined();
+    mkdirSync(join(project, 'test'), { recursive: true });
+    writeFileSync(join(project, 'test', 'session.test.ts'), block!);
+    const r = await vitest('test/session.test.ts');
+    expect(r.stdout.toString() + r.stderr).toMatch(/1 passed/);
+    expect(r.code).toBe(0);
+  });
+
+  it('fails when the client sends a changed prompt (strict by default)', async () => {
+    expect(block).toContain("session.prompt('Hello, agent!')");
+    writeFileSync(join(project, 'test', 'changed.test.ts'), block!.replace("session.prompt('Hello, agent!')", "session.prompt('Hello, changed agent!')"));
+    const r = await vitest('test/changed.test.ts');
+    expect(r.code).not.toBe(0);
+    expect(r.stdout.toString() + r.stderr).toMatch(/1 failed/);
+    expect(r.stdout.toString() + r.stderr).toMatch(/different params/);
+  });
+});
+
+describe('the README editor configurations', () => {
+  const configs = codeBlocks('json').map((b) => JSON.parse(b) as Record<string, Record<string, { command: string; args: string[] }>>);
+
+  it('are valid JSON, and each tap configuration records a real session', async () => {
+    const taps = configs.flatMap((c) => Object.values(c.agent_servers ?? {}));
+    expect(taps.length).toBeGreaterThanOrEqual(2);
+    for (const server of taps) {
+      expect(server.command).toBe('acp-inspect');
+      const sep = server.args.indexOf('--');
+      expect(sep).toBeGreaterThanOrEqual(0);
+      const t = tempDir();
+      try {
+        const db = join(t.dir, 'r.sqlite');
+        // The agent after `--` is a placeholder path: put the SDK's example agent there.
+        const args = [...server.args.slice(0, sep), '--db', db, '--', process.execPath, EXAMPLE_AGENT];
+        const r = await runExampleClient([process.execPath, BIN, ...args].map(sh).join(' '));
+        expect(r.code, r.stderr).toBe(0);
+        const list = await cli(['list', '--json', '--db', db]);
+        const recs = JSON.parse(list.stdout.toString()) as { frames: number; status: string; name?: string }[];
+        expect(recs).toHaveLength(1);
+        expect(recs[0]!.status).toBe('complete');
+        expect(recs[0]!.frames).toBeGreaterThan(5);
+        const name = server.args[server.args.indexOf('--name') + 1];
+        if (server.args.includes('--name')) expect(recs[0]!.name).toBe(name);
+      } finally {
+        t.cleanup();
+      }
+    }
+  });
+
+  it('MCP configurations name the mcp command', () => {
+    const mcp = configs.flatMap((c) => [...Object.values(c.mcpServers ?? {}), ...Object.values(c.context_servers ?? {})]);
+    expect(mcp.length).toBeGreaterThanOrEqual(2);
+    for (const s of mcp) expect([s.command, ...s.args]).toEqual(['acp-inspect', 'mcp']);
+  });
+});
+
+describe('the README shell examples', () => {
+  const t = tempDir('acp-inspect-readme-sh-');
+  afterAll(() => t.cleanup());
+  const db = join(t.dir, 'readme.sqlite');
+  const ids: string[] = [];
+  const lines = codeBlocks('sh').flatMap((b) => b.split('\n')).map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l.startsWith('acp-inspect '));
+
+  beforeAll(async () => {
+    // `acp-inspect` on PATH, a database with two recordings, the files the examples name.
+    const bin = join(t.dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(join(bin, 'acp-inspect'), `#!/bin/sh\nexec ${sh(process.execPath)} ${sh(BIN)} "$@"\n`);
+    chmodSync(join(bin, 'acp-inspect'), 0o755);
+    copyFileSync(SAMPLE, join(t.dir, 'session.jsonl'));
+    writeFileSync(join(t.dir, 'my-agent.js'), `import ${JSON.stringify(EXAMPLE_AGENT)};\n`);
+    for (const name of ['yesterday', 'today']) {
+      const r = await cli(['import', SAMPLE, '--name', name, '--db', db]);
+      expect(r.code, r.stderr).toBe(0);
+      ids.push(r.stdout.toString().trim());
+    }
+  });
+
+  /** Runs a README line in the shell as a user would, with the database set and its ids filled in. */
+  function shell(line: string, input?: string) {
+    const filled = line.replace(/\b12\b/, ids[0]!).replace(/\b13\b/, ids[1]!);
+    return run('/bin/sh', ['-c', filled], {
+      cwd: t.dir,
+      input,
+      env: { ...process.env, PATH: `${join(t.dir, 'bin')}:${process.env.PATH}`, ACP_INSPECT_DB: db, NO_COLOR: '1', BROWSER: 'true' },
+      timeoutMs: 30_000,
+    });
+  }
+
+  it('finds the examples', () => {
+    expect(lines.length).toBeGreaterThanOrEqual(10);
+  });
+
+  it('every command that finishes on its own runs and answers (exit 0, or 1 for findings/divergence)', async () => {
+    const finishing = lines.filter((l) => !/ serve\b| --follow\b| replay --as agent\b/.test(l));
+    expect(finishing.length).toBeGreaterThanOrEqual(7);
+    for (const line of finishing) {
+      const r = await shell(line);
+      expect([0, 1], `${line}\n${r.stderr}`).toContain(r.code);
+      expect(r.stdout.length + r.stderr.length, line).toBeGreaterThan(0);
+      expect(r.stderr, line).not.toMatch(/\n\s+at .*:\d+:\d+/); // no stack trace
+    }
+  });
+
+  it('the long-running ones start and do their job', async () => {
+    for (const line of lines.filter((l) => / serve\b| --follow\b/.test(l))) {
+      const filled = line.replace('--open', '--open --port 0');
+      const p = spawn('/bin/sh', ['-c', `exec ${filled}`], { cwd: t.dir, env: { ...process.env, PATH: `${join(t.dir, 'bin')}:${process.env.PATH}`, ACP_INSPECT_DB: db, NO_COLOR: '1', BROWSER: 'true' } });
+      let out = '';
+      p.stdout.on('data', (b: Buffer) => { out += b.toString(); });
+      p.stderr.on('data', (b: Buffer) => { out += b.toString(); });
+      const want = / serve\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/\?token=/ : /initialize/;
+      const deadline = Date.now() + 20_000;
+      while (!want.test(out) && Date.now() < deadline && p.exitCode === null) await new Promise((r) => setTimeout(r, 50));
+      p.kill('SIGTERM');
+      expect(out, line).toMatch(want);
+    }
+    const replay = lines.find((l) => / replay --as agent\b/.test(l));
+    expect(replay).toBeDefined();
+    // The mock agent answers the recorded initialize on stdio.
+    const init = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}}}}\n';
+    const r = await shell(replay!, init);
+    expect(r.stdout.toString()).toMatch(/"id":0,"result":\{"protocolVersion":1/);
+  });
+});
