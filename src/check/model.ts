@@ -74,6 +74,11 @@ export interface ModelState {
   /** Keyed by direction + id (each side numbers its own requests). */
   pending: Record<string, PendingRequest>;
   pendingCount: { c2a: number; a2c: number };
+  /**
+   * Requests no longer tracked per direction: past MAX_PENDING_REQUESTS unanswered ones, the oldest
+   * is forgotten (answers to it then look unknown). Absent until the first is forgotten.
+   */
+  pendingForgotten?: { c2a: number; a2c: number };
   sessions: Record<string, SessionState>;
   terminals: Record<string, TerminalState>;
   elicitations: Record<string, ElicitationState>;
@@ -110,6 +115,55 @@ export function initialState(): ModelState {
     unparsed: { c2a: 0, a2c: 0 },
     lastSeq: 0,
   };
+}
+
+/**
+ * The most unanswered requests the model tracks per direction. A peer that sends requests and never
+ * gets answers (or the other side that never answers) must not grow the checker's memory without
+ * bound: past this, the oldest unanswered request of that direction is forgotten.
+ */
+export const MAX_PENDING_REQUESTS = 10_000;
+
+/**
+ * The tracked requests of a state in the order they were sent, per direction, for forgetting the
+ * oldest in constant time. Kept beside the state (not in it: the state stays plain JSON); entries
+ * answered since stay until a compaction, and a state restored from JSON gets its queue rebuilt.
+ */
+const pendingQueues = new WeakMap<ModelState, { c2a: PendingRequest[]; a2c: PendingRequest[]; head: { c2a: number; a2c: number } }>();
+
+function pendingQueue(s: ModelState) {
+  let q = pendingQueues.get(s);
+  if (!q) {
+    q = { c2a: [], a2c: [], head: { c2a: 0, a2c: 0 } };
+    const all = Object.values(s.pending).sort((a, b) => a.seq - b.seq);
+    for (const p of all) q[p.dir].push(p);
+    pendingQueues.set(s, q);
+  }
+  return q;
+}
+
+/** Tracks a new pending request, forgetting the oldest of its direction past MAX_PENDING_REQUESTS. */
+function trackPending(s: ModelState, key: string, p: PendingRequest): void {
+  const dir = p.dir;
+  const q = pendingQueue(s);
+  if (!s.pending[key]) s.pendingCount[dir]++;
+  s.pending[key] = p;
+  const list = q[dir];
+  list.push(p);
+  while (s.pendingCount[dir] > MAX_PENDING_REQUESTS && q.head[dir] < list.length) {
+    const old = list[q.head[dir]++]!;
+    const k = pendingKey(dir, old.id);
+    if (s.pending[k] !== old) continue; // answered (or its id reused) since
+    delete s.pending[k];
+    s.pendingCount[dir]--;
+    s.pendingForgotten ??= { c2a: 0, a2c: 0 };
+    s.pendingForgotten[dir]++;
+  }
+  // Drop what was answered or forgotten from the queue once it is mostly that.
+  if (list.length > 1024 && list.length > 2 * s.pendingCount[dir]) {
+    q[dir] = list.slice(q.head[dir]).filter((x) => s.pending[pendingKey(dir, x.id)] === x);
+    q.head[dir] = 0;
+  }
 }
 
 export function pendingKey(dir: Direction, id: RpcId | undefined): string {
@@ -194,11 +248,10 @@ export function applyFrame(s: ModelState, f: FactsLike): void {
   if (!msg) return;
   if (frame.kind === 'request' && f.method !== undefined) {
     const key = pendingKey(frame.dir, frame.id);
-    if (!s.pending[key]) s.pendingCount[frame.dir]++;
     const p: PendingRequest = { seq: frame.seq, dir: frame.dir, id: frame.id ?? null, method: f.method };
     const sid = str(f.params?.sessionId);
     if (sid !== undefined) p.sessionId = sid;
-    s.pending[key] = p;
+    trackPending(s, key, p);
     onRequest(s, f, p);
     return;
   }

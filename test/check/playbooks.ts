@@ -2,6 +2,7 @@
  * One playbook per rule: a transcript that breaks it (`bad`, the finding is expected at `seq`) and
  * one that does not (`good`, which must raise no error at all and no finding of this rule).
  */
+import { MAX_PENDING_REQUESTS } from '../../src/check/model.js';
 import { type Step, init, session, req, res, err, note, update, chunk, prompt, endTurn, CLIENT_INFO, AGENT_INFO } from './helpers.js';
 
 export interface Playbook {
@@ -14,6 +15,8 @@ export interface Playbook {
 
 const S = 's1';
 const base = (c: Record<string, unknown> = {}, a: Record<string, unknown> = {}, auth: unknown[] = []): Step[] => [...init(c, a, auth), ...session(S)];
+/** `n` extension requests from the client (ids "x0", "x1", ...), none answered yet. */
+const inFlight = (n: number): Step[] => Array.from({ length: n }, (_, i): Step => ['c2a', req(`x${i}`, '_x/ping', {})]);
 const turn = (id: number, inner: Step[], stop = 'end_turn'): Step[] => [['c2a', prompt(id)], ...inner, ['a2c', endTurn(id, stop)]];
 const perm = (id: number, sid = S) => req(id, 'session/request_permission', {
   sessionId: sid,
@@ -42,6 +45,8 @@ export const PLAYBOOKS: Playbook[] = [
   { rule: 'null-request-id', bad: [...init(), ['c2a', req(null, 'session/new', { cwd: '/w', mcpServers: [] })], ['a2c', res(null, { sessionId: S })]], seq: 3, good: [...base()] },
   { rule: 'response-unknown-id', bad: [...base(), ['a2c', res(42, {})]], seq: 5, good: [...base(), ...turn(2, [])] },
   { rule: 'duplicate-request-id', bad: [...base(), ['c2a', prompt(2)], ['c2a', req(2, 'session/set_mode', { sessionId: S, modeId: 'x' })], ['a2c', endTurn(2)]], seq: 6, good: [...base(), ...turn(2, []), ...turn(2, [])] },
+  // The client sends MAX_PENDING_REQUESTS + 1 requests the agent never answers: the last one makes the checker forget the first.
+  { rule: 'too-many-pending-requests', bad: [...base(), ...inFlight(MAX_PENDING_REQUESTS + 1)], seq: 5 + MAX_PENDING_REQUESTS, good: [...base(), ...inFlight(3), ...[0, 1, 2].map((i): Step => ['a2c', res(`x${i}`, {})])] },
   { rule: 'unanswered-request', bad: [...base(), ['c2a', prompt(2)], ['a2c', chunk()]], seq: 5, good: [...base(), ...turn(2, [['a2c', chunk()]])] },
   { rule: 'notification-sent-as-request', bad: [...base(), ['c2a', prompt(2)], ['c2a', req(3, 'session/cancel', { sessionId: S })], ['a2c', endTurn(2, 'cancelled')]], seq: 6, good: [...base(), ['c2a', prompt(2)], ['c2a', note('session/cancel', { sessionId: S })], ['a2c', endTurn(2, 'cancelled')]] },
   { rule: 'request-sent-as-notification', bad: [...base(), ['c2a', note('session/prompt', { sessionId: S, prompt: [] })]], seq: 5, good: [...base(), ...turn(2, [])] },

@@ -1,8 +1,10 @@
 /** The model: what the state says after given frames (part 3 transitions), and its one-line summary. */
 import { describe, expect, it } from 'vitest';
 import { parseTranscript } from '../../src/transcript/format.js';
-import { createChecker, stateAt, summarizeState } from '../../src/check/index.js';
-import { transcript, init, session, req, res, note, update, prompt, endTurn, type Step } from './helpers.js';
+import { createChecker, stateAt, summarizeState, type Finding } from '../../src/check/index.js';
+import { MAX_PENDING_REQUESTS } from '../../src/check/model.js';
+import { frameFromText } from '../../src/wire/make-frame.js';
+import { check, transcript, init, session, req, res, note, update, prompt, endTurn, type Step } from './helpers.js';
 
 const items = (steps: Step[]) => parseTranscript(transcript(steps)).items;
 const MODES = { modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] } };
@@ -82,5 +84,38 @@ describe('restoreState', () => {
     expect(JSON.stringify(b)).toBe(JSON.stringify(a));
     expect(b.sessions['__proto__']!.turns).toBe(1);
     expect(({} as Record<string, unknown>).turns).toBeUndefined();
+  });
+});
+
+describe('requests in flight are bounded', () => {
+  it(`a peer that sends ${3 * MAX_PENDING_REQUESTS} requests and gets no answer: the checker tracks ${MAX_PENDING_REQUESTS}, says so once, and pairs the newest`, () => {
+    const c = createChecker();
+    const findings: Finding[] = [];
+    let seq = 0;
+    const step = (dir: 'c2a' | 'a2c', v: unknown) => { for (const f of c.step(frameFromText(++seq, seq, dir, JSON.stringify(v)))) findings.push(f); };
+    step('c2a', { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'c', version: '1' } } });
+    step('a2c', { jsonrpc: '2.0', id: 'init', result: { protocolVersion: 1, agentCapabilities: {}, agentInfo: { name: 'a', version: '1' }, authMethods: [] } });
+    const n = 3 * MAX_PENDING_REQUESTS;
+    for (let i = 0; i < n; i++) step('c2a', { jsonrpc: '2.0', id: i, method: '_x/ping', params: {} });
+    expect(c.state.pendingCount.c2a).toBe(MAX_PENDING_REQUESTS);
+    expect(Object.keys(c.state.pending)).toHaveLength(MAX_PENDING_REQUESTS);
+    expect(c.state.pendingForgotten).toEqual({ c2a: n - MAX_PENDING_REQUESTS, a2c: 0 });
+    expect(findings.map((f) => [f.rule, f.seq])).toEqual([['too-many-pending-requests', 3 + MAX_PENDING_REQUESTS]]);
+    // The newest request is still paired; an answer to a forgotten one is one warning, not an error, and said once.
+    step('a2c', { jsonrpc: '2.0', id: n - 1, result: {} });
+    step('a2c', { jsonrpc: '2.0', id: 0, result: {} });
+    step('a2c', { jsonrpc: '2.0', id: 1, result: {} });
+    expect(findings.slice(1).map((f) => [f.rule, f.severity])).toEqual([['response-unknown-id', 'warning']]);
+    const end = c.end();
+    expect(end.filter((f) => f.rule === 'unanswered-request')).toHaveLength(MAX_PENDING_REQUESTS - 1);
+  });
+
+  it(`exactly ${MAX_PENDING_REQUESTS} in flight, all answered later, raises nothing; answered ones do not count`, () => {
+    const steps: Step[] = [...init()];
+    for (let i = 0; i < MAX_PENDING_REQUESTS; i++) steps.push(['c2a', req(i, '_x/ping', {})]);
+    for (let i = 0; i < MAX_PENDING_REQUESTS; i++) steps.push(['a2c', res(i, {})]);
+    // Many more, each answered at once: never more than one in flight.
+    for (let i = 0; i < 2 * MAX_PENDING_REQUESTS; i++) steps.push(['c2a', req(`y${i}`, '_x/ping', {})], ['a2c', res(`y${i}`, {})]);
+    expect(check(steps)).toEqual([]);
   });
 });

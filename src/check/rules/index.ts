@@ -12,6 +12,7 @@ import { nullRequestId } from './null-request-id.js';
 import { responseUnknownId } from './response-unknown-id.js';
 import { duplicateRequestId } from './duplicate-request-id.js';
 import { unansweredRequest } from './unanswered-request.js';
+import { tooManyPendingRequests } from './too-many-pending-requests.js';
 import { notificationSentAsRequest } from './notification-sent-as-request.js';
 import { requestSentAsNotification } from './request-sent-as-notification.js';
 import { wrongDirection } from './wrong-direction.js';
@@ -109,6 +110,7 @@ export const ALL_RULES: readonly Rule[] = [
   responseUnknownId,
   duplicateRequestId,
   unansweredRequest,
+  tooManyPendingRequests,
   notificationSentAsRequest,
   requestSentAsNotification,
   wrongDirection,

@@ -21,6 +21,12 @@ export const responseUnknownId = defineRule({
     if (id === undefined) return;
     if (id === null && c.frame.kind === 'error' && c.state.unparsed[reverse(c.frame.dir)] > 0) return;
     const asker = who(reverse(c.frame.dir));
+    const forgotten = c.state.pendingForgotten?.[reverse(c.frame.dir)] ?? 0;
+    if (forgotten > 0) {
+      // The checker forgot some of the asker's requests (too-many-pending-requests): this may answer one.
+      if (c.once('forgotten')) c.report(`response with id ${JSON.stringify(id)} answers no request the ${asker} has in flight that the checker still tracks; it forgot ${forgotten} of them (too many in flight), so this may answer one of those; later such responses are not reported`, { severity: 'warning' });
+      return;
+    }
     c.report(`response with id ${JSON.stringify(id)} answers no request the ${asker} has in flight (never sent, or already answered)`);
   },
 });
