@@ -75,3 +75,11 @@ export function sh(arg: string): string {
 export function spawnTap(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
 }
+
+/** The fenced code blocks of a Markdown text (the README) in one language, e.g. 'sh' or 'ts'. */
+export function readmeCodeBlocks(markdown: string, lang: string): string[] {
+  const out: string[] = [];
+  const re = /^```(\w*)\n([\s\S]*?)^```$/gm;
+  for (const m of markdown.matchAll(re)) if (m[1] === lang) out.push(m[2]!);
+  return out;
+}

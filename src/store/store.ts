@@ -13,6 +13,7 @@ import type { Recording, TranscriptHeader } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
 import { StoreError } from './errors.js';
 import { defaultDbPath } from './paths.js';
+import { isSqliteBuildError, nativeFixCommand, sqliteBuildReason } from '../install-hint.js';
 
 export type RecordingStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'imported';
 
@@ -101,6 +102,9 @@ export function toStoreError(e: unknown, path: string): StoreError {
   }
   if (isLockedError(e)) {
     return new StoreError('E_DB_LOCKED', `database ${path} is locked by another process; retry, or pass another --db FILE`);
+  }
+  if (isSqliteBuildError(e)) {
+    return new StoreError('E_DB_OPEN', `the native SQLite module (better-sqlite3) does not load (${sqliteBuildReason(e)}); run: ${nativeFixCommand('all')}`);
   }
   const msg = (e as Error)?.message ?? String(e);
   return new StoreError('E_DB_OPEN', `cannot use database ${path}: ${msg}; check the path and its permissions, or pass another --db FILE`);

@@ -8,18 +8,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, EXAMPLE_AGENT, ROOT, cli, run, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_AGENT, ROOT, cli, readmeCodeBlocks, run, runExampleClient, sh, tempDir } from '../helpers.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const SAMPLE = join(ROOT, 'test', 'replay', 'fixtures', 'sdk-example.jsonl');
 
-/** The fenced code blocks of the README with their language. */
-function codeBlocks(lang: string): string[] {
-  const out: string[] = [];
-  const re = /^```(\w*)\n([\s\S]*?)^```$/gm;
-  for (const m of README.matchAll(re)) if (m[1] === lang) out.push(m[2]!);
-  return out;
-}
+const codeBlocks = (lang: string) => readmeCodeBlocks(README, lang);
 
 describe('the README fixture example', () => {
   const t = tempDir('acp-inspect-readme-');

@@ -30,6 +30,26 @@ export function registerDoctor(program: Command): void {
     });
 }
 
+/** Why the native forwarder is missing: its build failed (build-native.js left the reason), it does not load, or npm skipped the script. */
+async function nativeForwarderMissing(): Promise<Check> {
+  const { existsSync, readFileSync } = await import('node:fs');
+  const { join } = await import('node:path');
+  const hint = await import('../../install-hint.js');
+  const root = hint.packageRoot();
+  const slower = 'the tap forwards with JavaScript, which costs more CPU per byte than a `cat` relay';
+  const fix = `run \`${hint.nativeFixCommand('forwarder')}\``;
+  if (!root) return { level: 'warn', what: `native forwarder not found; ${slower}` };
+  const failed = join(root, 'native', 'build-failed.txt');
+  if (existsSync(failed)) {
+    const why = readFileSync(failed, 'utf8').trim().split('\n')[0];
+    return { level: 'warn', what: `native forwarder could not be built (${why}); ${slower}`, fix: `install a C compiler, make and python3, then ${fix}` };
+  }
+  if (existsSync(join(root, 'native', 'build', 'Release', 'acp_forward.node'))) {
+    return { level: 'warn', what: `native forwarder is built but does not load on this machine; ${slower}`, fix };
+  }
+  return { level: 'warn', what: `native forwarder not built: npm skipped acp-inspect's install script (allowScripts, --ignore-scripts); ${slower}`, fix };
+}
+
 export async function runDoctor(dbOption?: string): Promise<Check[]> {
   const { existsSync, statSync, accessSync, constants } = await import('node:fs');
   const { dirname } = await import('node:path');
@@ -42,12 +62,16 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
 
   let Store: typeof import('../../store/store.js').Store | undefined;
   try {
+    // better-sqlite3 itself, so a module npm did not build is told apart from a database problem.
+    const { default: Database } = await import('better-sqlite3');
+    new Database(':memory:').close();
     ({ Store } = await import('../../store/store.js'));
-    const probe = Store.open(':memory:');
-    probe.close();
     checks.push({ level: 'ok', what: 'native SQLite module (better-sqlite3) loads' });
   } catch (e) {
-    checks.push({ level: 'fail', what: `native SQLite module does not load: ${firstLine(e)}`, fix: 'run `npm rebuild better-sqlite3` (it must be built for this Node version)' });
+    const hint = await import('../../install-hint.js');
+    checks.push(hint.isSqliteBuildError(e)
+      ? { level: 'fail', what: `native SQLite module (better-sqlite3) does not load: ${hint.sqliteBuildReason(e)}; nothing can be recorded or read`, fix: `run \`${hint.nativeFixCommand('all')}\`` }
+      : { level: 'fail', what: `native SQLite module does not load: ${firstLine(e)}`, fix: 'run `npm rebuild better-sqlite3` (it must be built for this Node version)' });
   }
 
   {
@@ -58,7 +82,7 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
         : "native forwarder loads (the tap forwards in two threads; the agent's output with tee() and splice(), without copies on the way through)" }
       : process.env.ACP_INSPECT_NATIVE === '0'
         ? { level: 'ok', what: 'native forwarder off (ACP_INSPECT_NATIVE=0): the tap forwards with JavaScript' }
-        : { level: 'warn', what: 'native forwarder not built: the tap forwards with JavaScript, which costs more CPU per byte than a `cat` relay', fix: 'install a C compiler, make and python3, then run `npm run build:native`' });
+        : await nativeForwarderMissing());
   }
 
   try {

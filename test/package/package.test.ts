@@ -1,0 +1,198 @@
+/**
+ * The packed tarball as a user gets it: `npm pack`, then installed with the README's global command
+ * into a temporary prefix (one install shared by every check: better-sqlite3 builds from source,
+ * about a minute and a half), and as a devDependency of a new project with npm's install scripts
+ * skipped, where the tool must degrade and say what to run. Packages come from npm's cache where
+ * it has them (--prefer-offline).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { EXAMPLE_AGENT, PEERS, ROOT, readmeCodeBlocks, run, runExampleClient, sh, tempDir } from '../helpers.js';
+
+const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
+const SAMPLE = join(ROOT, 'test', 'replay', 'fixtures', 'sdk-example.jsonl');
+const NPM_ENV = { npm_config_update_notifier: 'false', npm_config_audit: 'false', npm_config_fund: 'false' };
+const INSTALL_MS = 10 * 60_000;
+
+const t = tempDir('acp-inspect-pkg-');
+afterAll(() => t.cleanup());
+let tgz = '';
+let files: string[] = [];
+
+const npm = (args: string[], cwd: string, timeoutMs = INSTALL_MS) => run('npm', args, { cwd, env: NPM_ENV, timeoutMs });
+const text = (r: { stdout: Buffer; stderr: string }) => r.stdout.toString() + r.stderr;
+
+beforeAll(async () => {
+  // `npm test` has just built dist/; pack it as it is (`npm pack` alone would build it again first).
+  const r = await npm(['pack', '--ignore-scripts', '--json', '--pack-destination', t.dir], ROOT, 120_000);
+  expect(r.code, r.stderr).toBe(0);
+  const [info] = JSON.parse(r.stdout.toString()) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+  tgz = join(t.dir, info!.filename);
+  files = info!.files.map((f) => f.path);
+  console.log(`package: ${info!.filename}, ${(info!.size / 1024).toFixed(0)} KiB packed, ${(info!.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${files.length} files`);
+}, 180_000);
+
+describe('the packed tarball', () => {
+  it('ships the CLI, the tap bundle, the UI assets and the forwarder source; no tests, sources or databases', () => {
+    for (const f of ['bin/acp-inspect.js', 'dist/src/cli/main.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/tap/run.bundle.js',
+      'dist/src/tap/recorder-worker.js', 'dist/ui/index.html', 'native/forward.c', 'native/binding.gyp', 'scripts/build-native.js', 'README.md', 'package.json']) {
+      expect(files, f).toContain(f);
+    }
+    expect(files.some((f) => /^dist\/ui\/assets\/.+\.js$/.test(f))).toBe(true);
+    const unwanted = files.filter((f) => /^(test|src|ui|bench|docs|recordings|node_modules|\.ci)\/|^native\/build|\.(sqlite|db)(-wal|-shm)?$|\.test\.|\.tgz$/.test(f));
+    expect(unwanted).toEqual([]);
+  });
+});
+
+describe('installed globally with the README command', () => {
+  const prefix = join(t.dir, 'prefix');
+  const bin = join(prefix, 'bin', 'acp-inspect');
+  const db = join(t.dir, 'global.sqlite');
+  const env = { XDG_DATA_HOME: join(t.dir, 'xdg'), ACP_INSPECT_DB: db, NO_COLOR: '1' };
+  const acp = (args: string[], input?: string) => run(bin, args, { env, input, cwd: t.dir, timeoutMs: 60_000 });
+  let install = '';
+  let installCode: number | null = null;
+
+  beforeAll(async () => {
+    const line = readmeCodeBlocks(README, 'sh').flatMap((b) => b.split('\n')).find((l) => /^npm install -g --allow-scripts=\S+ acp-inspect$/.test(l));
+    expect(line, 'README shows `npm install -g --allow-scripts=... acp-inspect`').toBeDefined();
+    // The README's command, with the tarball for the registry's name (npm knows a tarball's
+    // scripts by its file: spec, as the README says), into a temporary prefix.
+    const args = line!.split(' ').slice(1, -1).map((a) => a.replace(/^(--allow-scripts=)acp-inspect,/, `$1file:${tgz},`)).concat(tgz, '--prefix', prefix, '--prefer-offline');
+    const t0 = Date.now();
+    const r = await npm(args, t.dir);
+    console.log(`npm ${args.join(' ').replace(t.dir, '<tmp>')}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    install = text(r);
+    installCode = r.code;
+  }, INSTALL_MS + 10_000);
+
+  it('installs, running both install scripts without an allowScripts warning', () => {
+    expect(installCode, install).toBe(0);
+    expect(install).not.toMatch(/not yet covered by allowScripts/);
+    expect(existsSync(bin)).toBe(true);
+  });
+
+  it('doctor: the SQLite module, the native forwarder and the UI are there', async () => {
+    const r = await acp(['doctor']);
+    expect(r.code, text(r)).toBe(0);
+    const out = r.stdout.toString();
+    expect(out).toMatch(/^ok +native SQLite module \(better-sqlite3\) loads$/m);
+    expect(out).toMatch(/^ok +native forwarder loads/m);
+    expect(out).toContain(`UI build present (${join(prefix, 'lib', 'node_modules', 'acp-inspect', 'dist', 'ui')})`);
+  });
+
+  it('the tap records a real session; list, check, replay and serve read it', async () => {
+    const session = await runExampleClient([bin, '--db', db, '--', process.execPath, EXAMPLE_AGENT].map(sh).join(' '));
+    expect(session.code, session.stderr).toBe(0);
+    const list = await acp(['list', '--json']);
+    const recs = JSON.parse(list.stdout.toString()) as { id: number; frames: number; status: string }[];
+    expect(recs).toHaveLength(1);
+    expect(recs[0]!.frames).toBeGreaterThan(5);
+    const id = String(recs[0]!.id);
+
+    const check = await acp(['check', id, '--json']);
+    expect([0, 1], check.stderr).toContain(check.code);
+    // One finding per line (the SDK's example peers leave out clientInfo and agentInfo: warnings).
+    const findings = check.stdout.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule: string; spec: string });
+    expect(findings.length).toBeGreaterThan(0);
+    for (const f of findings) expect(typeof f.rule).toBe('string');
+
+    const replay = await acp(['replay', '--as', 'client', id, '--', process.execPath, EXAMPLE_AGENT]);
+    expect(replay.code, text(replay)).toBe(0);
+
+    const serve = spawn(bin, ['serve', '--port', '0'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = await new Promise<string>((resolve, reject) => {
+        let out = '';
+        serve.stdout.on('data', (b: Buffer) => {
+          out += b.toString();
+          const m = /http:\/\/127\.0\.0\.1:\d+\/\?token=\S+/.exec(out);
+          if (m) resolve(m[0]);
+        });
+        serve.once('exit', (code) => reject(new Error(`serve exited ${code}`)));
+      });
+      const login = await fetch(url, { redirect: 'manual' });
+      expect(login.status).toBe(302);
+      const headers = { cookie: login.headers.get('set-cookie')!.split(';')[0]! };
+      const page = await fetch(new URL('/', url), { headers });
+      expect(page.status).toBe(200);
+      const html = await page.text();
+      const script = /src="([^"]+\.js)"/.exec(html)?.[1];
+      expect(script, html).toBeDefined();
+      const asset = await fetch(new URL(script!, url), { headers });
+      expect(asset.status).toBe(200);
+      expect((await asset.text()).length).toBeGreaterThan(1000);
+      const list = await fetch(new URL('/api/recordings', url), { headers });
+      expect(((await list.json()) as unknown[]).length).toBe(1);
+    } finally {
+      serve.kill('SIGTERM');
+    }
+  });
+});
+
+describe('a devDependency of a new project, installed with npm skipping install scripts', () => {
+  const project = join(t.dir, 'project');
+  const bin = join(project, 'node_modules', '.bin', 'acp-inspect');
+  const env = { XDG_DATA_HOME: join(t.dir, 'xdg-project'), ACP_INSPECT_DB: join(t.dir, 'project.sqlite'), NO_COLOR: '1' };
+  const acp = (args: string[], input?: string) => run(bin, args, { env, input, cwd: project, timeoutMs: 60_000 });
+
+  beforeAll(async () => {
+    mkdirSync(project);
+    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'my-client', type: 'module', private: true }));
+    const r = await npm(['install', '-D', tgz, '--prefer-offline', '--ignore-scripts'], project);
+    expect(r.code, text(r)).toBe(0);
+  }, INSTALL_MS + 10_000);
+
+  it('doctor names both missing builds and, for each, the command that fixes it in a project', async () => {
+    const r = await acp(['doctor']);
+    expect(r.code).toBe(1);
+    const out = r.stdout.toString();
+    expect(out).toMatch(/^FAIL +native SQLite module \(better-sqlite3\) does not load: it was not built: npm skipped its install script/m);
+    expect(out).toContain('fix: run `npm install-scripts approve acp-inspect better-sqlite3 && npm rebuild acp-inspect better-sqlite3`');
+    expect(out).toMatch(/^warn +native forwarder not built: npm skipped acp-inspect's install script/m);
+    expect(out).toContain('fix: run `npm install-scripts approve acp-inspect && npm rebuild acp-inspect`');
+  });
+
+  it('the tap still forwards the session untouched and says in one line why nothing is recorded', async () => {
+    const frame = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}\n';
+    const r = await acp(['--', process.execPath, join(PEERS, 'echo-agent.mjs')], frame);
+    expect(r.code).toBe(0);
+    expect(r.stdout.toString()).toBe(frame);
+    const ours = r.stderr.split('\n').filter((l) => l.startsWith('acp-inspect'));
+    expect(ours.length, r.stderr).toBe(1);
+    expect(ours[0]).toMatch(/native SQLite module \(better-sqlite3\) does not load.*npm install-scripts approve acp-inspect better-sqlite3/);
+    expect(r.stderr).not.toMatch(/Tried:|→ \//);
+  });
+
+  it('check reads a transcript file, and the README fixture test passes with `import { mockAgent } from \'acp-inspect\'`', async () => {
+    const check = await acp(['check', SAMPLE]);
+    expect([0, 1], text(check)).toContain(check.code);
+    expect(check.stdout.toString()).toMatch(/initialize/);
+
+    // The user's own SDK and vitest (linked from this checkout); acp-inspect is the installed tarball.
+    mkdirSync(join(project, 'node_modules', '@agentclientprotocol'), { recursive: true });
+    symlinkSync(join(ROOT, 'node_modules', '@agentclientprotocol', 'sdk'), join(project, 'node_modules', '@agentclientprotocol', 'sdk'));
+    symlinkSync(join(ROOT, 'node_modules', 'vitest'), join(project, 'node_modules', 'vitest'));
+    mkdirSync(join(project, 'test', 'fixtures'), { recursive: true });
+    copyFileSync(SAMPLE, join(project, 'test', 'fixtures', 'session.jsonl'));
+    const block = readmeCodeBlocks(README, 'ts').find((b) => b.startsWith('// test/session.test.ts'));
+    expect(block).toBeDefined();
+    writeFileSync(join(project, 'test', 'session.test.ts'), block!);
+    const r = await run(process.execPath, [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/session.test.ts'],
+      { cwd: project, env: { CI: 'true', ACP_INSPECT_RECORD: '' }, timeoutMs: 60_000 });
+    expect(text(r)).toMatch(/1 passed/);
+    expect(r.code).toBe(0);
+  });
+
+  it('the fix doctor prints for the forwarder builds it', async () => {
+    const before = (await acp(['doctor'])).stdout.toString();
+    const fix = /fix: run `(npm install-scripts approve acp-inspect && npm rebuild acp-inspect)`/.exec(before)?.[1];
+    expect(fix, before).toBeDefined();
+    const r = await run('/bin/sh', ['-c', fix!], { cwd: project, env: NPM_ENV, timeoutMs: 120_000 });
+    expect(r.code, text(r)).toBe(0);
+    const after = (await acp(['doctor'])).stdout.toString();
+    expect(after).toMatch(/^ok +native forwarder loads/m);
+  });
+});
