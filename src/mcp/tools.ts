@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
-import { pidAlive, rowToItem, type ItemRow, type RecordingSummary } from '../store/store.js';
+import { rowToItem, writerAlive, type ItemRow, type RecordingSummary } from '../store/store.js';
 import { compileFilter, FilterError } from '../server/filter.js';
 import { findingsAt, listTurns, methodStats, pairOf, readItem, turnItems } from '../server/queries.js';
 import { summarizeTurn } from '../server/turn-summary.js';
@@ -74,8 +74,8 @@ function recording(ctx: McpContext, ref: unknown): RecordingSummary {
 function summaryOf(ctx: McpContext, id: number): RecordingSummary {
   const r = ctx.store.getRecording(id)!;
   if (r.status !== 'running') return r;
-  const host = (ctx.store.db.prepare(`SELECT host_pid FROM recordings WHERE id = ?`).get(id) as { host_pid: number | null }).host_pid;
-  if (host !== null && pidAlive(host)) return r;
+  const row = ctx.store.runningRecordings(id)[0];
+  if (!row || writerAlive(row)) return r;
   return { ...r, status: 'interrupted', incomplete: true, incompleteReason: r.incompleteReason ?? 'the recording process ended without finishing it' };
 }
 

@@ -4,7 +4,7 @@
  * replay and server read goes through here.
  */
 import Database from 'better-sqlite3';
-import { chmodSync, existsSync, mkdirSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Item, Frame, EventItem, StderrItem } from '../wire/frame.js';
 import { classify, sessionIdOf } from '../wire/parse.js';
@@ -58,6 +58,8 @@ export interface NewRecording {
   command?: string[] | null;
   cwd?: string | null;
   hostPid?: number | null;
+  /** The writer's processStartId(hostPid): tells it apart from a later process given the same pid. */
+  hostStart?: string | null;
   header?: Record<string, unknown>;
 }
 
@@ -205,7 +207,7 @@ export class Store {
       r.cwd ?? null,
       r.hostPid ?? null,
       Date.now(),
-      r.header ? JSON.stringify(r.header) : null,
+      r.header ? JSON.stringify(r.header) : r.hostStart ? JSON.stringify({ [HOST_START]: r.hostStart }) : null,
     );
     return Number(info.lastInsertRowid);
   }
@@ -288,16 +290,21 @@ export class Store {
    * with SIGKILL does not stay "running" forever. Returns how many were marked.
    */
   markInterrupted(isAlive: (pid: number) => boolean = pidAlive): number {
-    const rows = this.db.prepare(`SELECT id, host_pid FROM recordings WHERE status = 'running'`).all() as { id: number; host_pid: number | null }[];
     let n = 0;
-    for (const r of rows) {
-      if (r.host_pid === null || !isAlive(r.host_pid)) {
+    for (const r of this.runningRecordings()) {
+      if (!writerAlive(r, isAlive)) {
         this.db.prepare(`UPDATE recordings SET status = 'interrupted', incomplete = 1,
           incomplete_reason = COALESCE(incomplete_reason, 'the recording process ended without finishing it') WHERE id = ? AND status = 'running'`).run(r.id);
         n++;
       }
     }
     return n;
+  }
+
+  /** Recordings marked running, with what tells whether their writer still lives (see writerAlive). */
+  runningRecordings(id?: number): RunningRow[] {
+    return this.db.prepare(`SELECT id, host_pid, header FROM recordings WHERE status = 'running'${id === undefined ? '' : ' AND id = ?'}`)
+      .all(...(id === undefined ? [] : [id])) as RunningRow[];
   }
 
   deleteRecording(id: number): void {
@@ -424,7 +431,8 @@ function toSummary(r: RecordingRow): RecordingSummary {
 }
 
 function headerOf(s: RecordingSummary, extra: Record<string, unknown>): TranscriptHeader {
-  const h: TranscriptHeader = { ...extra, acpInspect: 'recording', version: 1 };
+  const { [HOST_START]: _host, ...rest } = extra; // the writer's process identity stays local
+  const h: TranscriptHeader = { ...rest, acpInspect: 'recording', version: 1 };
   if (s.name !== null) h.name = s.name;
   h.startedAt = s.startedAt;
   if (s.endedAt) h.endedAt = s.endedAt;
@@ -511,6 +519,38 @@ export function peerInfoFromFrame(f: Frame): ReturnType<typeof peerInfoOf> {
     if (typeof j.result?.protocolVersion === 'number') out.protocolVersion = j.result.protocolVersion;
   }
   return out;
+}
+
+/** Key of the writer's process identity in a recording's stored header (never exported). */
+const HOST_START = 'hostStart';
+
+export interface RunningRow { id: number; host_pid: number | null; header: string | null }
+
+/**
+ * A process's identity beyond its pid, so a pid the system gave to a later process is not taken
+ * for the writer: on Linux the boot id and the start time in clock ticks since boot (immune to
+ * changes of the wall clock); null where unknown (the process is gone, or not Linux).
+ */
+export function processStartId(pid: number): string | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Field 22 (starttime); the name in field 2 may hold spaces and parentheses, so count from its end.
+    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+    if (!start || !/^\d+$/.test(start)) return null;
+    return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}:${start}`;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a running recording's writer still lives: its pid exists and, where known, is the same process. */
+export function writerAlive(r: RunningRow, isAlive: (pid: number) => boolean = pidAlive): boolean {
+  if (r.host_pid === null || !isAlive(r.host_pid)) return false;
+  let recorded: unknown;
+  try { recorded = r.header ? (JSON.parse(r.header) as Record<string, unknown>)[HOST_START] : undefined; } catch { /* no identity */ }
+  if (typeof recorded !== 'string') return true; // written before identities were kept: the pid is all we have
+  const now = processStartId(r.host_pid);
+  return now === null || now === recorded;
 }
 
 export function pidAlive(pid: number): boolean {

@@ -20,7 +20,7 @@ import { CappedLineSplitter, DEFAULT_LINE_CAP, type CappedLine } from './capped-
 import { frameFromBytes } from '../wire/make-frame.js';
 import { Correlator } from '../wire/correlate.js';
 import type { Frame, Item } from '../wire/frame.js';
-import { Store, peerInfoFromFrame, toStoreError, type StoredFinding } from '../store/store.js';
+import { Store, peerInfoFromFrame, processStartId, toStoreError, type StoredFinding } from '../store/store.js';
 import { redactFrame } from '../redact.js';
 
 const config = workerData as RecorderConfig;
@@ -114,6 +114,7 @@ function openStore(): void {
       command: config.command,
       cwd: config.cwd,
       hostPid: config.hostPid,
+      hostStart: processStartId(config.hostPid),
     }));
     opening = false;
     send({ recordingId });

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { makeTmp, start, writeAgent, withStore, pidAlive, waitGone, run, rpc } from './helpers.js';
-import { Store } from '../../src/store/store.js';
+import { Store, processStartId, writerAlive } from '../../src/store/store.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
@@ -81,6 +81,11 @@ process.stdin.pipe(process.stdout);
       if (stored > 0) break;
       await new Promise((res) => setTimeout(res, 100));
     }
+    // The running recording names its tap by pid and start time (a later process given the pid is not it).
+    const running = withStore(db, (s) => s.runningRecordings());
+    expect(running.map((x) => x.host_pid)).toEqual([r.child.pid]);
+    expect(JSON.parse(running[0]!.header!).hostStart).toBe(processStartId(r.child.pid!));
+    expect(writerAlive(running[0]!)).toBe(true);
     r.child.kill('SIGKILL');
     await r.done;
     // The agent lost its tap; it and its grandchild are not ours to kill any more, but clean up.

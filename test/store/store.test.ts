@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Store } from '../../src/store/store.js';
+import { Store, processStartId } from '../../src/store/store.js';
 import { StoreError } from '../../src/store/errors.js';
 import { parseTranscript, serializeTranscript } from '../../src/transcript/format.js';
 import { tempDir } from '../helpers.js';
@@ -68,5 +69,33 @@ describe('Store', () => {
     expect(store.getRecording(id)!.status).toBe('interrupted');
     expect(store.getRecording(live)!.status).toBe('running');
     store.close();
+  });
+
+  it('a running recording whose writer pid now belongs to another process is interrupted (pid plus start time)', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = Store.open(join(t.dir, 'x.sqlite'));
+    const me = processStartId(process.pid);
+    expect(me).toMatch(/^[0-9a-f-]{36}:\d+$/);
+    const writer = spawn('sleep', ['30']);
+    try {
+      const other = processStartId(writer.pid!);
+      expect(other).not.toBeNull();
+      expect(other).not.toBe(me);
+      const live = store.createRecording({ status: 'running', hostPid: writer.pid!, hostStart: other });
+      // The tap that wrote this one had our pid before we got it: another process now.
+      const reused = store.createRecording({ status: 'running', hostPid: writer.pid!, hostStart: me });
+      // Written before identities were kept: the pid alone decides.
+      const legacy = store.createRecording({ status: 'running', hostPid: writer.pid! });
+      expect(store.markInterrupted()).toBe(1);
+      expect(store.getRecording(reused)!.status).toBe('interrupted');
+      expect(store.getRecording(live)!.status).toBe('running');
+      expect(store.getRecording(legacy)!.status).toBe('running');
+      // The identity is the writer's business: exports never show it.
+      expect(JSON.stringify(store.headerOf(live))).not.toContain('hostStart');
+    } finally {
+      writer.kill('SIGKILL');
+      store.close();
+    }
   });
 });

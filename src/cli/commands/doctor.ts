@@ -148,9 +148,8 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
       : { level: 'fail', what: `database integrity_check: ${String(result).split('\n')[0]}`, fix: `move ${path} aside (keep it for recovery) and record into a fresh one` });
     const version = store.db.pragma('user_version', { simple: true });
     const recs = store.listRecordings();
-    const { pidAlive } = await import('../../store/store.js');
-    const running = store.db.prepare(`SELECT id, host_pid FROM recordings WHERE status = 'running'`).all() as { id: number; host_pid: number | null }[];
-    const stale = running.filter((r) => r.host_pid === null || !pidAlive(r.host_pid));
+    const { writerAlive } = await import('../../store/store.js');
+    const stale = store.runningRecordings().filter((r) => !writerAlive(r));
     checks.push({ level: 'ok', what: `schema version ${String(version)}; ${recs.length} recording${recs.length === 1 ? '' : 's'}` });
     if (stale.length) {
       checks.push({ level: 'warn', what: `${stale.length} recording(s) marked running whose tap is gone (${stale.map((r) => r.id).join(', ')})`, fix: 'run `acp-inspect list`; it marks them interrupted' });
