@@ -33,7 +33,22 @@ const now = () => performance.now() - t0;
 
 /** The tap's own messages: stderr only, one line each. */
 function say(msg: string): void {
-  process.stderr.write(msg.endsWith('\n') ? msg : `${msg}\n`);
+  toStderr(msg.endsWith('\n') ? msg : `${msg}\n`);
+}
+
+/**
+ * How much of the agent's stderr and our messages may wait for a client that reads our stderr
+ * slowly or never. Past it, what does not fit is not forwarded (it is still recorded, and the
+ * recording says how much was left out): waiting for such a client would stop the agent in its
+ * next write to stderr, and with it the session and its recording.
+ */
+const STDERR_QUEUE_BYTES = 1024 * 1024;
+/** Bytes of the agent's stderr and our messages the client's stderr did not take (see STDERR_QUEUE_BYTES). */
+let stderrDropped = 0;
+
+function toStderr(chunk: Buffer | string): void {
+  if (process.stderr.writableLength > STDERR_QUEUE_BYTES) stderrDropped += chunk.length;
+  else process.stderr.write(chunk);
 }
 
 /**
@@ -291,15 +306,18 @@ export function runTap(opts: TapOptions): void {
 
   if (!native) forwardInJs(child, out!, rec, toAgent, toClient);
 
-  // agent stderr → our stderr, and recorded
-  const toStderr = { dstBroken: false };
-  forward(child.stderr!, process.stderr, STDERR, rec, toStderr);
+  // agent stderr → our stderr, and recorded; never waiting for the client to read it (toStderr)
+  const stderrState = { dstBroken: false };
+  child.stderr!.on('data', (chunk: Buffer) => {
+    const t = now();
+    if (!stderrState.dstBroken) toStderr(chunk);
+    rec.chunk(STDERR, t, chunk);
+  });
   child.stderr!.on('end', () => rec.eof(STDERR, now()));
   process.stderr.on('error', () => {
     // The client closed our stderr (EPIPE): an unhandled error here would end the whole session.
     // Keep draining and recording the agent's stderr; the tap's own messages go nowhere now.
-    toStderr.dstBroken = true;
-    child.stderr!.resume();
+    stderrState.dstBroken = true;
   });
   // Read errors on the agent's pipes end those streams, never the tap.
   for (const s of [child.stdout, child.stderr]) s?.on('error', () => { /* the 'close' that follows is handled */ });
@@ -369,7 +387,8 @@ export function runTap(opts: TapOptions): void {
     exiting = true;
     // Leave no orphans: the agent's process group goes with it.
     killGroup(child, 'SIGTERM');
-    await rec.finish(code, signal, t, 6000);
+    if (stderrDropped > 0) rec.event('stderr-not-forwarded', now(), { bytes: stderrDropped, reason: 'the client did not read stderr' });
+    await rec.finish(code, signal, t, Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || 6000);
     // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
     if (receivedSignal) killGroup(child, 'SIGKILL');
     const bye = () => {
