@@ -33,6 +33,8 @@ const FLUSH_ITEMS = 500;
 const FLUSH_BYTES = 4 * 1024 * 1024;
 /** Items kept in memory while the database is busy; beyond this they are dropped (a gap). */
 const MAX_PENDING_BYTES = 96 * 1024 * 1024;
+/** Findings written per statement batch before the progress counter moves (see flush). */
+const FINDINGS_SLICE = 500;
 
 interface LiveChecker {
   step(item: Item): StoredFinding[];
@@ -72,7 +74,9 @@ function sql<T>(fn: () => T): T {
   Atomics.store(guard, 0, 1);
   try {
     if (Atomics.load(guard, 1) === 1) throw new Stopping('the tap is exiting');
-    return fn();
+    const r = fn();
+    progressed(); // a write done is progress: the tap's exit waits while we advance
+    return r;
   } finally {
     Atomics.store(guard, 0, 0);
     Atomics.notify(guard, 0);
@@ -257,7 +261,11 @@ function flush(): void {
   try {
     sql(() => store!.db.transaction(() => {
       store!.appendItems(recordingId!, pendingItems);
-      store!.appendFindings(recordingId!, pendingFindings);
+      // The end of a session can bring thousands of findings at once: each slice written is progress.
+      for (let i = 0; i < pendingFindings.length; i += FINDINGS_SLICE) {
+        store!.appendFindings(recordingId!, pendingFindings.slice(i, i + FINDINGS_SLICE));
+        progressed();
+      }
     })());
     unCheckpointed += pendingBytes;
     pendingItems = [];
@@ -331,6 +339,7 @@ async function finish(code: number | null, signal: string | null, exitT: number)
   push({ seq, t, dir: 'event', type: 'exit', data: { code, signal } }, 64);
   if (checker) {
     try { for (const f of checker.end()) pendingFindings.push(f); } catch { /* ignore */ }
+    progressed();
   }
   flush();
   // A still-busy database gets a few more tries (each may wait out the busy timeout) before we give
