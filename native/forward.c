@@ -125,7 +125,7 @@ static volatile int recording = 1;
 static int zero_copy = 1;
 
 /* Forwarding state read by the main thread (state()). */
-static volatile int a2c_writing = 0, a2c_ended = 0, c2a_ended = 0, client_broken = 0, agent_broken = 0;
+static volatile int a2c_writing = 0, a2c_ended = 0, client_broken = 0;
 
 static double now_ms(void) {
   struct timespec ts;
@@ -427,15 +427,34 @@ static void push_control(double t, const char *fmt, ...) {
   if (n > 0 && n < (int)sizeof msg) push(RING_CONTROL, t, msg, (uint32_t)n);
 }
 
+/* The errno's symbolic name, as Node's error codes spell it ("EPIPE"); "E" and the number where the C library has no name for it. */
 static const char *errno_code(int e) {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 32))
+  const char *name = strerrorname_np(e);
+  if (name) return name;
+#else
   switch (e) {
     case EPIPE: return "EPIPE";
     case ECONNRESET: return "ECONNRESET";
     case EBADF: return "EBADF";
     case EIO: return "EIO";
     case ENOSPC: return "ENOSPC";
-    default: return "EIO";
+    case EDQUOT: return "EDQUOT";
+    case EFBIG: return "EFBIG";
+    case EINVAL: return "EINVAL";
+    case EAGAIN: return "EAGAIN";
+    case EPERM: return "EPERM";
+    case EACCES: return "EACCES";
+    case EROFS: return "EROFS";
+    case ENXIO: return "ENXIO";
+    case ENOMEM: return "ENOMEM";
+    case ENOBUFS: return "ENOBUFS";
+    default: break;
   }
+#endif
+  static __thread char unknown[24];
+  snprintf(unknown, sizeof unknown, "E%d", e);
+  return unknown;
 }
 
 /* ---- forwarding threads ---------------------------------------------------------------------- */
@@ -591,7 +610,6 @@ static void *forward_thread(void *arg) {
       broken = 1;
       if (a2c) client_failed(t, errno);
       else {
-        agent_broken = 1;
         push_control(t, "{\"ev\":\"agent-stdin-error\",\"t\":%.6f,\"data\":{\"code\":\"%s\"}}", t, errno_code(errno));
       }
     }
@@ -606,7 +624,6 @@ static void *forward_thread(void *arg) {
     signal_fd(events_w, EV_A2C_END);
   } else {
     close(d->out); /* the agent sees the end of its input */
-    c2a_ended = 1;
   }
   free(buf);
   return NULL;
@@ -790,10 +807,10 @@ static napi_value js_stop_recording(napi_env env, napi_callback_info info) {
   return NULL;
 }
 
-/* state(): bits 1 agent output ended, 2 client input ended, 4 writing to the client, 8 client broken, 16 agent's stdin broken. */
+/* state(): bits 1 agent output ended, 4 writing to the client, 8 client broken. */
 static napi_value js_state(napi_env env, napi_callback_info info) {
   (void)info;
-  return num(env, (a2c_ended ? 1 : 0) | (c2a_ended ? 2 : 0) | (a2c_writing ? 4 : 0) | (client_broken ? 8 : 0) | (agent_broken ? 16 : 0));
+  return num(env, (a2c_ended ? 1 : 0) | (a2c_writing ? 4 : 0) | (client_broken ? 8 : 0));
 }
 
 /* stats(): [chunks spilled straight into the overflow file, times it was written over, its size now]. */
@@ -808,6 +825,17 @@ static napi_value js_stats(napi_env env, napi_callback_info info) {
   return arr;
 }
 
+/* errnoCode(errno): the name recorded for a failed write (errno_code), e.g. "EPIPE". */
+static napi_value js_errno_code(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1], out;
+  int32_t e = 0;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc >= 1) get_int(env, argv[0], &e);
+  CHECK(napi_create_string_utf8(env, errno_code(e), NAPI_AUTO_LENGTH, &out));
+  return out;
+}
+
 NAPI_MODULE_INIT() {
   napi_property_descriptor props[] = {
     { "nowMs", NULL, js_now_ms, NULL, NULL, NULL, napi_enumerable, NULL },
@@ -820,6 +848,7 @@ NAPI_MODULE_INIT() {
     { "stopRecording", NULL, js_stop_recording, NULL, NULL, NULL, napi_enumerable, NULL },
     { "state", NULL, js_state, NULL, NULL, NULL, napi_enumerable, NULL },
     { "stats", NULL, js_stats, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "errnoCode", NULL, js_errno_code, NULL, NULL, NULL, napi_enumerable, NULL },
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;

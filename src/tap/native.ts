@@ -27,14 +27,17 @@ export interface NativeForwarder {
   state(): number;
   /** [chunks spilled straight into the overflow file (bursts), times that file was written over from the start, its write position]. */
   stats(): [spilledChunks: number, overflowRewinds: number, overflowBytes: number];
+  /** The name a failed write's errno is recorded with ("EPIPE"; "E" and the number when it has none). */
+  errnoCode(errno: number): string;
 }
 
-/** state() bits. */
+/**
+ * state() bits: what the tap's exit waits on. (The end of the client's input and a broken agent
+ * stdin reach the recording as events; the exit does not wait on them.)
+ */
 export const NATIVE_A2C_ENDED = 1;
-export const NATIVE_C2A_ENDED = 2;
 export const NATIVE_WRITING_TO_CLIENT = 4;
 export const NATIVE_CLIENT_BROKEN = 8;
-export const NATIVE_AGENT_STDIN_BROKEN = 16;
 
 /** Event bytes on the event pipe. */
 export const NATIVE_EV_PENDING = 0x50; // 'P'
