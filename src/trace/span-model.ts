@@ -74,6 +74,9 @@ export interface TraceOptions {
 /** Longest content attribute by default (collectors reject spans of several MB). */
 export const MAX_CONTENT_CHARS = 16 * 1024;
 
+/** Events kept per span (the SDK's default limit is 128; we raise it to 1,024 in src/otel/). */
+export const MAX_EVENTS = 1000;
+
 /** Span names (low cardinality, as the conventions ask). */
 export const SPAN = {
   connection: 'acp connection',
@@ -228,6 +231,15 @@ export class TraceFold {
     if (!this.keep) s.children = [];
   }
 
+  /**
+   * Adds an event, at most MAX_EVENTS per span: the connection of a long, noisy session would
+   * otherwise hold every finding in memory until the end. Past it, events are only counted.
+   */
+  private event(s: SpanNode, name: string, t: number, attributes: Attrs): void {
+    if (s.events.length < MAX_EVENTS) s.events.push({ name, t, attributes });
+    else s.attributes['acp.events_dropped'] = ((s.attributes['acp.events_dropped'] as number | undefined) ?? 0) + 1;
+  }
+
   private error(s: SpanNode, message: string): void {
     if (s.status === 'error') return;
     s.status = 'error';
@@ -266,11 +278,7 @@ export class TraceFold {
   addFinding(f: TraceFinding, t = this.lastT): void {
     const span = (this.current && this.current.seq === f.seq ? this.current.span : this.bySeq.get(f.seq)) ?? this.root;
     const target = span.end === null || this.deferred.includes(span) ? span : this.root;
-    target.events.push({
-      name: 'acp.finding',
-      t,
-      attributes: { 'acp.finding.rule': f.rule, 'acp.finding.severity': f.severity, 'acp.finding.spec': f.spec ?? '', 'acp.finding.message': f.message, 'acp.seq': f.seq },
-    });
+    this.event(target, 'acp.finding', t, { 'acp.finding.rule': f.rule, 'acp.finding.severity': f.severity, 'acp.finding.spec': f.spec ?? '', 'acp.finding.message': f.message, 'acp.seq': f.seq });
     this.findings[f.severity]++;
     if (f.severity === 'error') this.error(target, `${f.rule}: ${f.message}`);
   }
@@ -288,10 +296,10 @@ export class TraceFold {
         this.exit = { code: typeof data.code === 'number' ? data.code : null, signal: typeof data.signal === 'string' ? data.signal : null };
         break;
       case 'gap':
-        r.events.push({ name: 'acp.gap', t, attributes: { 'acp.gap.stream': String(data.stream ?? ''), 'acp.gap.bytes': Number(data.bytes ?? 0) } });
+        this.event(r, 'acp.gap', t, { 'acp.gap.stream': String(data.stream ?? ''), 'acp.gap.bytes': Number(data.bytes ?? 0) });
         break;
       case 'signal':
-        r.events.push({ name: 'acp.signal', t, attributes: { 'acp.signal': String(data.signal ?? '') } });
+        this.event(r, 'acp.signal', t, { 'acp.signal': String(data.signal ?? '') });
         break;
       default:
         break;
@@ -510,7 +518,7 @@ export class TraceFold {
       }
       case M.cancel: {
         const target = s?.turn?.span ?? s?.span ?? this.root;
-        target.events.push({ name: 'acp.cancel', t: f.t, attributes: { 'acp.seq': f.seq } });
+        this.event(target, 'acp.cancel', f.t, { 'acp.seq': f.seq });
         if (s?.turn) s.turn.span.attributes['acp.turn.cancel_requested'] = true;
         this.current = { seq: f.seq, span: target };
         break;
@@ -519,7 +527,7 @@ export class TraceFold {
         const rid = params?.requestId;
         const req = typeof rid === 'string' || typeof rid === 'number' ? this.pending.get(f.dir + idKey(rid)) : undefined;
         if (req) {
-          req.span.events.push({ name: 'acp.cancel_request', t: f.t, attributes: { 'acp.seq': f.seq } });
+          this.event(req.span, 'acp.cancel_request', f.t, { 'acp.seq': f.seq });
           this.current = { seq: f.seq, span: req.span };
         }
         break;

@@ -132,6 +132,17 @@ describe('the span model', () => {
     expect(spans[0]!.attributes['acp.findings.errors']).toBeGreaterThan(0);
   });
 
+  it('keeps at most 1,000 events on a span and counts the rest', () => {
+    const steps: Step[] = [...init()];
+    for (let i = 0; i < 1100; i++) steps.push(['a2c', 'agent log line, not JSON']);
+    const rec = parseTranscript(transcript(steps));
+    const findings = checkRecording(rec).filter((f) => f.seq > 2);
+    expect(findings.length).toBeGreaterThan(1000);
+    const root = buildTrace(rec.items, findings);
+    expect(root.events).toHaveLength(1000);
+    expect(root.attributes['acp.events_dropped']).toBe(findings.length - 1000);
+  });
+
   it('ends what is still open at the last item: an unanswered turn, its tool calls, the session', () => {
     const spans = trace([...init(), ...session('s1'), ['c2a', prompt(2)], ['a2c', update('s1', { sessionUpdate: 'tool_call', toolCallId: 't', title: 'x', status: 'in_progress' })], ['c2a', note('session/cancel', { sessionId: 's1' })], ['event', 'stdout-closed', {}]]);
     const turn = one(spans, 'invoke_agent');
