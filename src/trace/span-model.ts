@@ -690,6 +690,7 @@ export class TraceFold {
     const open = this.pending.get(key);
     if (!open) return;
     this.pending.delete(key);
+    if (open.span.end !== null) return; // ended already (a turn a newer prompt replaced): nothing to add
     this.current = { seq: f.seq, span: open.span };
     const span = open.span;
     const a = span.attributes;
@@ -868,7 +869,8 @@ export class TraceFold {
     if (this.exit) {
       if (this.exit.code !== null) r['process.exit.code'] = this.exit.code;
       if (this.exit.signal !== null) r['acp.exit.signal'] = this.exit.signal;
-      if (this.exit.code !== null && this.exit.code !== 0) this.error(this.root, `the agent exited with code ${this.exit.code}`);
+      // 128 and up is a signal's exit (an agent ending on the SIGTERM a closing editor sends): not a failure.
+      if (this.exit.code !== null && this.exit.code !== 0 && this.exit.code < 128) this.error(this.root, `the agent exited with code ${this.exit.code}`);
     }
     this.close(this.root, t);
     return this.root;

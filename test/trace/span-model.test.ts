@@ -2,6 +2,9 @@
  * The span model as playbooks: transcripts in (through the real parser and checker), a span tree out.
  */
 import { describe, expect, it } from 'vitest';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import { checkRecording } from '../../src/check/index.js';
 import { buildTrace, flattenSpans, TraceFold, utf8Length, type SpanNode } from '../../src/trace/index.js';
@@ -179,4 +182,37 @@ describe('the span model', () => {
       expect(s.children).toEqual([]);
     }
   });
+});
+
+function jsonlFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? jsonlFiles(p) : p.endsWith('.jsonl') ? [p] : [];
+  });
+}
+
+describe('the span model over every recording in recordings/ (real agents and clients)', () => {
+  for (const file of jsonlFiles(join(ROOT, 'recordings'))) {
+    it(`folds ${file.slice(ROOT.length + 1)} into one well-formed tree`, () => {
+      const rec = parseTranscript(readFileSync(file, 'utf8'));
+      const spans = flattenSpans(buildTrace(rec.items, checkRecording(rec)));
+      expect(spans.filter((s) => s.parent === null)).toHaveLength(1);
+      const ids = new Set(spans.map((s) => s.id));
+      expect(ids.size).toBe(spans.length);
+      for (const s of spans) {
+        expect(s.end, s.name).not.toBeNull();
+        expect(s.end!, s.name).toBeGreaterThanOrEqual(s.start);
+        if (!s.parent) continue;
+        expect(ids.has(s.parent.id), s.name).toBe(true);
+        expect(s.start, `${s.name} starts inside ${s.parent.name}`).toBeGreaterThanOrEqual(s.parent.start);
+        expect(s.end!, `${s.name} ends inside ${s.parent.name}`).toBeLessThanOrEqual(s.parent.end!);
+        const sid = s.attributes['acp.session.id'];
+        const opened = spans.some((x) => x.name === 'acp session' && x.attributes['acp.session.id'] === sid && x.start <= s.start);
+        if (s.name.startsWith('invoke_agent') && opened) expect(s.parent.name).toBe('acp session');
+        if (s.name.startsWith('execute_tool')) expect(s.parent.name).toMatch(/^(invoke_agent|acp session|session\/load|session\/resume)/);
+      }
+      const frames = rec.items.filter((i) => i.dir === 'c2a' || i.dir === 'a2c').length;
+      expect(spans[0]!.attributes['acp.frames']).toBe(frames);
+    });
+  }
 });
