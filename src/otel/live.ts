@@ -68,6 +68,9 @@ export function startLiveTrace(o: LiveTraceOptions): LiveTrace {
         const why = pipeline.firstError() ?? `no answer within ${((o.finishMs ?? 2000) / 1000).toFixed(0)} s`;
         warnOnce(`acp-inspect: OpenTelemetry: ${lost} of ${s.ended} spans not delivered to ${o.target.url} (${why}); the recording is complete`);
       }
+      if (process.env.ACP_INSPECT_DEBUG) {
+        o.warn(`acp-inspect: debug: OpenTelemetry: ${s.ended} spans, ${s.delivered} delivered, ${s.failed} in batches the collector refused or did not answer, ${s.ended - s.delivered - s.failed} dropped from the full queue or not sent by the end`);
+      }
       return s;
     },
   };
