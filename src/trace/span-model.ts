@@ -121,6 +121,9 @@ interface SessionOpen {
 
 interface TerminalOpen { span: SpanNode; sessionId?: string }
 
+/** Durations to the microsecond (the recording's resolution), without float noise like 534.9700000000003. */
+const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
+
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
 /** UTF-8 length of a string, without an encoder (the fold runs anywhere). */
@@ -654,9 +657,9 @@ export class TraceFold {
     a['acp.turn.update_bytes'] = turn.updateBytes;
     a['acp.turn.tool_calls'] = turn.toolCalls;
     if (turn.firstChunkT !== null) {
-      const ms = turn.firstChunkT - turn.span.start;
+      const ms = roundMs(turn.firstChunkT - turn.span.start);
       a['acp.turn.time_to_first_chunk_ms'] = ms;
-      a['gen_ai.response.time_to_first_chunk'] = ms / 1000;
+      a['gen_ai.response.time_to_first_chunk'] = Math.round(ms * 1000) / 1e6; // seconds
     }
     if (f === null) a['acp.turn.unfinished'] = true;
     const stop = str(result?.stopReason);
@@ -778,7 +781,7 @@ export class TraceFold {
           const kind = open.options?.[option];
           if (kind) a['acp.permission.option_kind'] = kind;
         }
-        a['acp.permission.wait_ms'] = f.t - span.start;
+        a['acp.permission.wait_ms'] = roundMs(f.t - span.start);
         break;
       }
       case M.terminalCreate: {
