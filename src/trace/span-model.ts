@@ -11,7 +11,7 @@
  * in src/otel/. Message content (prompts, agent text, tool inputs and outputs, terminal commands) is
  * read only when `content` is set.
  */
-import type { Direction, Frame, Item } from '../wire/frame.js';
+import type { Frame, Item } from '../wire/frame.js';
 import { idKey } from '../wire/parse.js';
 import { M } from '../spec/methods.js';
 import { at, initialState, obj, stepModel, str, type ModelState, type SessionState } from '../check/model.js';
@@ -431,7 +431,7 @@ export class TraceFold {
       case M.requestPermission: {
         const tc = obj(params?.toolCall);
         const tcid = str(tc?.toolCallId);
-        if (s && tcid !== undefined && !s.tools.has(tcid)) this.toolUpdate(s, tc!, f, true);
+        if (s && tcid !== undefined && !s.tools.has(tcid)) this.toolUpdate(s, tc!, f);
         span = this.rpcSpan(f, this.agentRequestParent(s, tcid));
         const options: Record<string, string> = {};
         if (Array.isArray(params?.options)) {
@@ -568,7 +568,7 @@ export class TraceFold {
       }
       case 'tool_call':
       case 'tool_call_update': {
-        const span = this.toolUpdate(s, u, f, kind === 'tool_call');
+        const span = this.toolUpdate(s, u, f);
         if (span) this.current = { seq: f.seq, span };
         break;
       }
@@ -589,7 +589,7 @@ export class TraceFold {
   }
 
   /** Opens or updates the span of a tool call; ends it when its status is final. */
-  private toolUpdate(s: SessionOpen, u: Record<string, unknown>, f: Frame, announce: boolean): SpanNode | null {
+  private toolUpdate(s: SessionOpen, u: Record<string, unknown>, f: Frame): SpanNode | null {
     const id = str(u.toolCallId);
     if (id === undefined) return null;
     let span = s.tools.get(id);
@@ -602,7 +602,6 @@ export class TraceFold {
       s.tools.set(id, span);
       if (s.turn) s.turn.toolCalls++;
     }
-    void announce;
     const a = span.attributes;
     const title = str(u.title);
     if (title !== undefined) a['acp.tool_call.title'] = title;
@@ -737,7 +736,7 @@ export class TraceFold {
         const nsid = str(result?.sessionId);
         if (nsid !== undefined && f.kind === 'result') {
           const ns = this.openSession(nsid, span.start, span.seq ?? f.seq);
-          this.reparent(span, ns.span);
+          span.parent = ns.span; // not handed on yet: a span goes to the SDK only when it ends
           a['acp.session.id'] = nsid;
           a['gen_ai.conversation.id'] = nsid;
         }
@@ -830,10 +829,6 @@ export class TraceFold {
     this.endRpc(open, f.t);
   }
 
-  private reparent(span: SpanNode, parent: SpanNode): void {
-    span.parent = parent;
-  }
-
   private endRpc(open: RpcOpen, t: number): void {
     if (open.span.seq !== undefined) this.bySeq.delete(open.span.seq);
     for (const s of this.sessions.values()) {
@@ -907,4 +902,3 @@ export function buildTrace(items: Iterable<Item>, findings: readonly TraceFindin
   return fold.finish();
 }
 
-export type { Direction };
