@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Store } from '../../src/store/store.js';
 import type { Recording } from '../../src/transcript/format.js';
 import type { Frame } from '../../src/wire/frame.js';
-import { BIN, PEERS, EXAMPLE_AGENT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, PEERS, EXAMPLE_AGENT, ROOT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
 import { startReceiver, type ReceivedSpan, type Receiver } from './receiver.js';
 
 let t: ReturnType<typeof tempDir>;
@@ -221,6 +221,29 @@ describe('export --otlp with the standard environment (http/json)', () => {
 });
 
 describe('the tap with --otlp (live)', () => {
+  it('sends a request\'s span while the session is still running', async () => {
+    const rx = await startReceiver();
+    const child = spawn(process.execPath, [BIN, '--db', db, '--name', 'live-while-running', '--otlp', rx.url, '--', process.execPath, join(PEERS, 'echo-agent.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    try {
+      // The echo agent sends the request back (an agent→client request) and then the answer, which
+      // answers the client's request: its span ends and must reach the collector before stdin closes.
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'session/list', params: {} })}\n`);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, result: { sessions: [] } })}\n`);
+      const deadline = Date.now() + 20_000;
+      while (!rx.spans.some((s) => s.name === 'session/list' && s.attributes['acp.direction'] === 'c2a') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(child.exitCode).toBeNull();
+      const span = rx.spans.find((s) => s.name === 'session/list' && s.attributes['acp.direction'] === 'c2a')!;
+      expect(span.attributes).toMatchObject({ 'rpc.jsonrpc.request_id': '7', 'acp.response.seq': expect.any(Number) });
+      expect(rx.spans.some((s) => s.parentSpanId === '')).toBe(false); // the connection's span leaves at the end
+    } finally {
+      child.stdin.end();
+      await new Promise((r) => child.once('close', r));
+      await rx.close();
+    }
+    expect(rx.spans.filter((s) => s.parentSpanId === '')).toHaveLength(1);
+  }, 40_000);
+
   it('sends the same trace, with the same times, as exporting the recording afterwards', async () => {
     const rx = await startReceiver();
     try {
@@ -311,6 +334,22 @@ describe('options', () => {
     const c = await cli(['export', '1', '--db', db, '--otel-content']);
     expect(c.code).not.toBe(0);
     expect(c.stderr.toString()).toMatch(/--otel-content needs --otlp/);
+  });
+
+  it('places a transcript without a start time so that it ends now', async () => {
+    const rx = await startReceiver();
+    try {
+      const before = BigInt(Date.now()) * 1_000_000n;
+      const r = await cli(['export', join(ROOT, 'recordings', 'golden', 'cancel-and-turns.jsonl'), '--otlp', rx.url]);
+      expect(r.code, r.stderr.toString()).toBe(0);
+      const after = BigInt(Date.now()) * 1_000_000n;
+      const root = rx.spans.find((s) => s.parentSpanId === '')!;
+      expect(root.end).toBeGreaterThanOrEqual(before);
+      expect(root.end).toBeLessThanOrEqual(after);
+      expect(rx.spans.filter((s) => s.name.startsWith('invoke_agent'))).toHaveLength(3);
+    } finally {
+      await rx.close();
+    }
   });
 
   it('fails the export with one line when nothing listens', async () => {
