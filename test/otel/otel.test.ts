@@ -8,6 +8,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Store } from '../../src/store/store.js';
 import type { Recording } from '../../src/transcript/format.js';
 import type { Frame } from '../../src/wire/frame.js';
@@ -321,6 +322,18 @@ describe('the tap with a collector that fails', () => {
       }
     }, 60_000);
   }
+});
+
+describe('loading', () => {
+  it('keeps the OpenTelemetry packages out of the tap unless --otlp is given', () => {
+    const bundle = readFileSync(join(ROOT, 'dist', 'src', 'tap', 'run.bundle.js'), 'utf8');
+    expect(bundle).not.toMatch(/@opentelemetry|otel\/live|otel\/sdk/);
+    const worker = readFileSync(join(ROOT, 'dist', 'src', 'tap', 'recorder-worker.js'), 'utf8');
+    expect(worker).not.toMatch(/@opentelemetry/);
+    // The live module is imported only through a variable, on demand.
+    expect(worker).not.toMatch(/^import .*otel/m);
+    expect(worker).toMatch(/await import\(OTEL_MODULE\)/);
+  });
 });
 
 describe('options', () => {
