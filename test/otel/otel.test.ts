@@ -222,6 +222,22 @@ describe('export --otlp with the standard environment (http/json)', () => {
 });
 
 describe('the tap with --otlp (live)', () => {
+  it('builds its own model under --no-check, and sends content with --otel-content', async () => {
+    const rx = await startReceiver();
+    try {
+      const r = await runExampleClient(`${sh(process.execPath)} ${sh(BIN)} --db ${sh(db)} --name live-content --no-check --otlp ${sh(rx.url)} --otel-content -- ${sh(process.execPath)} ${sh(EXAMPLE_AGENT)}`);
+      expect(r.stdout.toString()).toContain('end_turn');
+      const turn = rx.spans.find((s) => s.name.startsWith('invoke_agent'))!;
+      expect(turn.attributes['acp.turn.stop_reason']).toBe('end_turn');
+      expect(JSON.parse(turn.attributes['gen_ai.input.messages'] as string)[0].role).toBe('user');
+      const root = rx.spans.find((s) => s.parentSpanId === '')!;
+      expect(root.attributes['acp.frames']).toBeGreaterThan(5);
+      expect(root.attributes['acp.client.capabilities']).toEqual(['fs.readTextFile', 'fs.writeTextFile']);
+    } finally {
+      await rx.close();
+    }
+  }, 40_000);
+
   it('sends a request\'s span while the session is still running', async () => {
     const rx = await startReceiver();
     const child = spawn(process.execPath, [BIN, '--db', db, '--name', 'live-while-running', '--otlp', rx.url, '--', process.execPath, join(PEERS, 'echo-agent.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
