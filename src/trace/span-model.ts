@@ -210,7 +210,6 @@ export class TraceFold {
     if (rec?.id !== undefined && rec.id !== null) this.root.attributes['acp.recording.id'] = rec.id;
     const exe = rec?.command?.[0];
     if (exe) this.root.attributes['process.executable.name'] = exe.split(/[\\/]/).pop()!;
-    if (this.content && rec?.command?.length) this.root.attributes['process.command_args'] = rec.command.slice();
   }
 
   private open(name: string, kind: SpanKindName, start: number, parent: SpanNode | null, seq?: number): SpanNode {
