@@ -112,6 +112,22 @@ function tap(args) {
   });
 }
 try {
+  // The command a user runs, from a transcript file, cold (process start, parse, check, send).
+  const { writeFileSync } = await import('node:fs');
+  const file = join(dir, 'bench.jsonl');
+  writeFileSync(file, text);
+  for (const protocol of ['http/protobuf', 'http/json']) {
+    const rx = await receiver();
+    const t0 = performance.now();
+    const r = await new Promise((resolve) => {
+      const child = spawn(process.execPath, [join(root, 'bin/acp-inspect.js'), 'export', file, '--otlp', rx.url], { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, OTEL_EXPORTER_OTLP_PROTOCOL: protocol } });
+      let err = '';
+      child.stderr.on('data', (b) => { err += b; });
+      child.on('close', (code) => resolve({ code, err }));
+    });
+    console.log(`acp-inspect export FILE --otlp (${protocol}): exit ${r.code} in ${Math.round(performance.now() - t0)} ms: ${r.err.trim()}`);
+    await rx.close();
+  }
   for (const withOtlp of [false, true]) {
     const rx = await receiver();
     const r = await tap(withOtlp ? ['--otlp', rx.url] : []);
