@@ -65,7 +65,7 @@ export function startLiveTrace(o: LiveTraceOptions): LiveTrace {
       const s = pipeline.stats;
       if (!ok) {
         const lost = s.ended - s.delivered;
-        const why = pipeline.firstError() ?? `no answer within ${((o.finishMs ?? 2000) / 1000).toFixed(0)} s`;
+        const why = pipeline.firstError() ?? `not taken within ${((o.finishMs ?? 2000) / 1000).toFixed(0)} s: unreachable, refusing or slow`;
         warnOnce(`acp-inspect: OpenTelemetry: ${lost} of ${s.ended} spans not delivered to ${o.target.url} (${why}); the recording is complete`);
       }
       if (process.env.ACP_INSPECT_DEBUG) {
