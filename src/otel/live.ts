@@ -8,7 +8,7 @@ import type { Frame, Item } from '../wire/frame.js';
 import type { ModelState } from '../check/model.js';
 import { TraceFold, type TraceFinding } from '../trace/span-model.js';
 import { redactFrame } from '../redact.js';
-import { createPipeline, SpanEmitter, type ExportStats } from './sdk.js';
+import { contextFromTraceparent, createPipeline, SpanEmitter, type ExportStats } from './sdk.js';
 import type { OtlpTarget } from './endpoint.js';
 
 export interface LiveTraceOptions {
@@ -46,7 +46,8 @@ export function startLiveTrace(o: LiveTraceOptions): LiveTrace {
     onFailure: (why) => warnOnce(`acp-inspect: OpenTelemetry: cannot send spans to ${o.target.url} (${why}); spans are dropped and counted, forwarding and recording go on`),
   });
   const epochMs = Date.parse(o.startedAt);
-  const emitter = new SpanEmitter(pipeline, Number.isFinite(epochMs) ? epochMs : Date.now());
+  // A tap started inside a traced job (TRACEPARENT set, as CI and other tools do) joins that trace.
+  const emitter = new SpanEmitter(pipeline, Number.isFinite(epochMs) ? epochMs : Date.now(), contextFromTraceparent(process.env.TRACEPARENT));
   const fold = new TraceFold({
     content: o.content,
     // Content leaves the machine: credentials are redacted whatever --redact says for the store.

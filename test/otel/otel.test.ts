@@ -238,6 +238,22 @@ describe('the tap with --otlp (live)', () => {
     }
   }, 40_000);
 
+  it('continues the trace of whatever started it when TRACEPARENT is set', async () => {
+    const rx = await startReceiver();
+    try {
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const parent = '00f067aa0ba902b7';
+      const r = await tapEcho(['--db', db, '--name', 'traceparent', '--otlp', rx.url], Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/list' })}\n`), { TRACEPARENT: `00-${traceId}-${parent}-01` });
+      expect(r.code).toBe(0);
+      const root = rx.spans.find((s) => s.name === 'acp connection')!;
+      expect(root.traceId).toBe(traceId);
+      expect(root.parentSpanId).toBe(parent);
+      expect(new Set(rx.spans.map((s) => s.traceId))).toEqual(new Set([traceId]));
+    } finally {
+      await rx.close();
+    }
+  }, 30_000);
+
   it('sends a request\'s span while the session is still running', async () => {
     const rx = await startReceiver();
     const child = spawn(process.execPath, [BIN, '--db', db, '--name', 'live-while-running', '--otlp', rx.url, '--', process.execPath, join(PEERS, 'echo-agent.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
@@ -288,9 +304,9 @@ function floodInput(pairs: number): Buffer {
   return Buffer.concat([Buffer.from(`${lines.join('\n')}\n`), Buffer.from([0xff, 0xfe, 0x0a])]);
 }
 
-function tapEcho(args: string[], input: Buffer): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+function tapEcho(args: string[], input: Buffer, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args, '--', process.execPath, join(PEERS, 'echo-agent.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args, '--', process.execPath, join(PEERS, 'echo-agent.mjs')], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (b: Buffer) => out.push(b));
