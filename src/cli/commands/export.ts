@@ -4,12 +4,23 @@ import { DB_OPTION } from '../program.js';
 export function registerExport(program: Command): void {
   program
     .command('export')
-    .description('export a recording as a transcript (.jsonl)')
-    .argument('<ref>', 'recording id, or latest')
+    .description('export a recording as a transcript (.jsonl), or as an OpenTelemetry trace (--otlp)')
+    .argument('<ref>', 'recording id, latest, or a transcript file')
     .option(...DB_OPTION)
     .option('-o, --output <file>', 'write to a file instead of stdout')
     .option('--no-redact', 'keep secrets (env values, headers, tokens) instead of replacing them with <redacted>')
-    .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean }) => {
+    .option('--otlp [url]', 'send the recording as a trace to an OTLP/HTTP collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)')
+    .option('--otel-content', 'with --otlp: include prompts, agent text, tool inputs and outputs (redacted unless --no-redact)')
+    .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean; otlp?: string | true; otelContent?: boolean }) => {
+      if (opts.otlp !== undefined) {
+        const { exportOtlpCli } = await import('../otlp-run.js');
+        await exportOtlpCli(ref, { db: opts.db, output: opts.output, redact: opts.redact, url: opts.otlp === true ? undefined : opts.otlp, content: !!opts.otelContent });
+        return;
+      }
+      if (opts.otelContent) {
+        const { CliError } = await import('../errors.js');
+        throw new CliError('--otel-content needs --otlp');
+      }
       const { loadRecordingRef } = await import('../../source.js');
       const { serializeTranscript } = await import('../../transcript/format.js');
       const { redactRecording } = await import('../../redact.js');
