@@ -174,7 +174,11 @@ describe('tap forwarding', () => {
     const line = (i: number, k: number) => JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: `s${i}`, k } });
     const runs = [0, 1, 2, 3].map((i) => {
       const input = Array.from({ length: 2000 }, (_, k) => line(i, k)).join('\n') + '\n';
-      return run(process.execPath, [BIN, '--db', db, '--name', `tap${i}`, '--', process.execPath, ECHO], { input }).then((r) => ({ r, input }));
+      // Four writers of 2,000 findings each share one database: on a loaded machine one of them can
+      // wait out the others' locks for longer than the finish's default patience (6 s), which would
+      // be a warning about the machine, not about concurrency.
+      const env = { ACP_INSPECT_FINISH_WAIT_MS: '30000' };
+      return run(process.execPath, [BIN, '--db', db, '--name', `tap${i}`, '--', process.execPath, ECHO], { input, env }).then((r) => ({ r, input }));
     });
     for (const { r, input } of await Promise.all(runs)) {
       expect(r.code, r.stderr).toBe(0);
