@@ -1,24 +1,40 @@
 import type { Command } from 'commander';
-import { DB_OPTION } from '../program.js';
+import { DB_OPTION, parseCount } from '../program.js';
 
 export function registerExport(program: Command): void {
   program
     .command('export')
-    .description('export a recording as a transcript (.jsonl)')
-    .argument('<ref>', 'recording id, or latest')
+    .description('export a recording as a transcript (.jsonl), or one turn or a range of it as a test fixture')
+    .argument('<ref>', 'recording id, latest, or a transcript file (with --turn/--seq)')
     .option(...DB_OPTION)
     .option('-o, --output <file>', 'write to a file instead of stdout')
     .option('--no-redact', 'keep secrets (env values, headers, tokens) instead of replacing them with <redacted>')
-    .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean }) => {
+    .option('--turn <seq>', 'only the prompt turn holding item SEQ (its session/prompt, or any item of it), with the set-up it needs', parseCount('--turn'))
+    .option('--seq <A-B>', 'only items A to B, with the set-up they need and the answers to their requests')
+    .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean; turn?: number; seq?: string }) => {
       const { loadRecordingRef } = await import('../../source.js');
       const { serializeTranscript } = await import('../../transcript/format.js');
       const { redactRecording } = await import('../../redact.js');
       const { writeFileSync } = await import('node:fs');
-      const { recording } = loadRecordingRef(ref, opts.db);
+      let spec: import('../../transcript/slice.js').SliceSpec | undefined;
+      if (opts.turn !== undefined || opts.seq !== undefined) {
+        const { CliError } = await import('../errors.js');
+        if (opts.turn !== undefined && opts.seq !== undefined) throw new CliError('give --turn or --seq, not both');
+        const { parseSeqRange } = await import('../../transcript/slice.js');
+        spec = opts.turn !== undefined ? { turn: opts.turn } : parseSeqRange(opts.seq!);
+      }
+      let { recording } = loadRecordingRef(ref, opts.db);
+      if (spec) {
+        const { sliceRecording } = await import('../../transcript/slice.js');
+        const slice = sliceRecording(recording, spec);
+        for (const w of slice.warnings) process.stderr.write(`acp-inspect: warning: ${w}\n`);
+        recording = slice.recording;
+      }
       const out = serializeTranscript(opts.redact ? redactRecording(recording) : recording);
       if (opts.output) {
         writeFileSync(opts.output, out);
-        process.stderr.write(`wrote ${recording.items.length} items to ${opts.output}\n`);
+        const notes = recording.notes?.length ?? 0;
+        process.stderr.write(`wrote ${recording.items.length} items${notes ? ` and ${notes} note${notes === 1 ? '' : 's'}` : ''} to ${opts.output}\n`);
       } else {
         process.stdout.write(out);
       }
