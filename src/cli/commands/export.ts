@@ -15,7 +15,8 @@ export function registerExport(program: Command): void {
       const { loadRecordingRef } = await import('../../source.js');
       const { serializeTranscript } = await import('../../transcript/format.js');
       const { redactRecording } = await import('../../redact.js');
-      const { writeFileSync } = await import('node:fs');
+      const { mkdirSync, writeFileSync } = await import('node:fs');
+      const { dirname } = await import('node:path');
       let spec: import('../../transcript/slice.js').SliceSpec | undefined;
       if (opts.turn !== undefined || opts.seq !== undefined) {
         const { CliError } = await import('../errors.js');
@@ -32,6 +33,7 @@ export function registerExport(program: Command): void {
       }
       const out = serializeTranscript(opts.redact ? redactRecording(recording) : recording);
       if (opts.output) {
+        mkdirSync(dirname(opts.output), { recursive: true }); // -o test/fixtures/x.jsonl in a new project
         writeFileSync(opts.output, out);
         const notes = recording.notes?.length ?? 0;
         process.stderr.write(`wrote ${recording.items.length} items${notes ? ` and ${notes} note${notes === 1 ? '' : 's'}` : ''} to ${opts.output}\n`);
