@@ -130,6 +130,10 @@ describe('acp-inspect note', () => {
     expect(edit.stderr).toBe(`note 2 on #5 of recording ${id} changed\n`);
     expect((await cli(['note', 'list', id, '--db', db])).stdout.toString()).toMatch(/note 2 {2}#5 .*\(edited\)\n {6}session made/);
 
+    const shown = (await cli(['show', id, '--db', db])).stdout.toString();
+    expect(shown).toMatch(/\n +5 .*session\/new.*\n {17}✎ note 2: session made\n +6 /);
+    expect(shown).toContain('✎ note 3: second thought ⏎ on two lines');
+
     expect((await cli(['note', 'rm', id, '--seq', '8', '--db', db])).stderr).toBe(`deleted 2 notes (1, 3) of recording ${id}\n`);
     expect(JSON.parse((await cli(['note', 'list', '--json', '--db', db])).stdout.toString()).map((n: { id: number }) => n.id)).toEqual([2]);
   });
@@ -148,6 +152,7 @@ describe('acp-inspect note', () => {
     const again = (await cli(['import', file, '--db', db])).stdout.toString().trim();
     const back = JSON.parse((await cli(['note', 'list', again, '--json', '--db', db])).stdout.toString());
     expect(back.map((n: { seq: number; text: string; updatedAt: string | null }) => [n.seq, n.text, !!n.updatedAt])).toEqual([[5, 'session made', true], [20, 'the end', false]]);
+    expect((await cli(['show', file])).stdout.toString()).toMatch(/\n {17}✎ the end\n?$/);
     const reexported = (await cli(['export', again, '--db', db])).stdout.toString();
     expect(lines(reexported).slice(1)).toEqual(lines(text).slice(1));
 
