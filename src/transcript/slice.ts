@@ -68,22 +68,58 @@ export function compactSeqs(seqs: readonly number[]): string {
   return out.join(',');
 }
 
+/** A set of seqs 1..max as a bitmap: constant-time add and has, iteration in seq order. */
+class SeqSet {
+  private readonly bits: Uint8Array;
+  size = 0;
+
+  constructor(readonly max: number) {
+    this.bits = new Uint8Array(max + 1);
+  }
+
+  add(q: number): void {
+    if (q < 1 || q > this.max || this.bits[q]) return;
+    this.bits[q] = 1;
+    this.size++;
+  }
+
+  has(q: number): boolean {
+    return this.bits[q] === 1;
+  }
+
+  *[Symbol.iterator](): Generator<number> {
+    for (let q = 1; q <= this.max; q++) if (this.bits[q]) yield q;
+  }
+
+  /** The smallest seq in the set (Infinity when empty). */
+  min(): number {
+    for (let q = 1; q <= this.max; q++) if (this.bits[q]) return q;
+    return Infinity;
+  }
+}
+
 class Index {
-  readonly bySeq = new Map<number, Item>();
+  /** Items by seq (a recording's items are numbered 1..n, in order). */
+  private readonly bySeqArr: (Item | undefined)[];
   /** request seq → response seq. */
   readonly responseOf = new Map<number, number>();
   readonly maxSeq: number;
 
   constructor(readonly items: readonly Item[]) {
+    this.maxSeq = items.length ? items[items.length - 1]!.seq : 0;
+    this.bySeqArr = new Array<Item | undefined>(this.maxSeq + 1);
     for (const it of items) {
-      this.bySeq.set(it.seq, it);
+      this.bySeqArr[it.seq] = it;
       if (isFrame(it) && it.replyTo !== undefined && !this.responseOf.has(it.replyTo)) this.responseOf.set(it.replyTo, it.seq);
     }
-    this.maxSeq = items.length ? items[items.length - 1]!.seq : 0;
+  }
+
+  item(seq: number): Item | undefined {
+    return this.bySeqArr[seq];
   }
 
   frame(seq: number | undefined): Frame | undefined {
-    const it = seq === undefined ? undefined : this.bySeq.get(seq);
+    const it = seq === undefined ? undefined : this.bySeqArr[seq];
     return isFrame(it) ? it : undefined;
   }
 
@@ -123,21 +159,21 @@ function listTurnSeqs(turns: { seq: number }[]): string {
 }
 
 /** The items of the slice proper (before dependencies), and a name for it. */
-function core(ix: Index, spec: SliceSpec): { seqs: Set<number>; label: string; start: number } {
-  const seqs = new Set<number>();
+function core(ix: Index, spec: SliceSpec): { seqs: SeqSet; label: string; start: number } {
+  const seqs = new SeqSet(ix.maxSeq);
   const turns = ix.turns();
   if ('turn' in spec) {
     const s = spec.turn;
     if (!Number.isSafeInteger(s) || s < 1 || s > ix.maxSeq) {
       throw new SliceError(`item #${s} is out of range: the recording has items #1 to #${ix.maxSeq}; ${listTurnSeqs(turns)}`);
     }
-    const it = ix.bySeq.get(s)!;
+    const it = ix.item(s)!;
     const sid = ix.sessionOf(it);
     const turn = turns.find((t) => t.seq === s || ix.responseOf.get(t.seq) === s)
       ?? turns.filter((t) => t.seq < s && s <= t.end && (sid === undefined || sid === t.sessionId)).pop();
     if (!turn) throw new SliceError(`item #${s} is not part of a prompt turn; ${listTurnSeqs(turns)}`);
     for (let q = turn.seq; q <= turn.end; q++) {
-      const x = ix.bySeq.get(q);
+      const x = ix.item(q);
       if (!x) continue;
       const xs = ix.sessionOf(x);
       if (q === turn.seq || xs === undefined || xs === turn.sessionId) seqs.add(q);
@@ -150,20 +186,24 @@ function core(ix: Index, spec: SliceSpec): { seqs: Set<number>; label: string; s
   }
   if (from > ix.maxSeq) throw new SliceError(`the range ${from}-${to} is out of range: the recording has items #1 to #${ix.maxSeq}`);
   const end = Math.min(to, ix.maxSeq);
-  for (let q = from; q <= end; q++) if (ix.bySeq.has(q)) seqs.add(q);
+  for (let q = from; q <= end; q++) if (ix.item(q) !== undefined) seqs.add(q);
   // A range that starts inside a turn keeps the turn's prompt (so the agent's updates are in a turn).
   for (const t of turns) {
     if (t.seq < from && t.end >= from) {
-      const inside = [...seqs].some((q) => q <= t.end && ix.sessionOf(ix.bySeq.get(q)!) === t.sessionId);
-      if (inside) seqs.add(t.seq);
+      for (let q = from; q <= Math.min(t.end, end); q++) {
+        if (ix.sessionOf(ix.item(q)!) === t.sessionId) {
+          seqs.add(t.seq);
+          break;
+        }
+      }
     }
   }
   return { seqs, label: `#${from}-${end}`, start: from };
 }
 
 /** Adds to `keep` every response of a kept request and every request of a kept response. */
-function closeOverAnswers(ix: Index, keep: Set<number>): void {
-  for (const q of [...keep]) {
+function closeOverAnswers(ix: Index, keep: SeqSet): void {
+  for (const q of keep) {
     const f = ix.frame(q);
     if (!f) continue;
     if (f.kind === 'request') {
@@ -198,7 +238,7 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
   if (ix.maxSeq === 0) throw new SliceError('the recording has no items to cut a fixture from');
   const { seqs: keep, label, start } = core(ix, spec);
   closeOverAnswers(ix, keep);
-  const first = Math.min(start, ...keep);
+  const first = Math.min(start, keep.min());
   const warnings: string[] = [];
 
   // initialize, and authentication that succeeded before the slice.
@@ -213,7 +253,7 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
   // The set-up of every session the slice touches (and of the sessions those were forked from).
   const sessions = new Set<string>();
   for (const q of keep) {
-    const sid = ix.sessionOf(ix.bySeq.get(q)!);
+    const sid = ix.sessionOf(ix.item(q)!);
     if (sid !== undefined && q >= first) sessions.add(sid);
   }
   const done = new Set<string>();
@@ -240,15 +280,16 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
     }
   }
   closeOverAnswers(ix, keep);
-  closeOverAnswers(ix, keep);
   // The agent process's start, when it was recorded.
   const spawn = rec.items.find((i): i is EventItem => i.dir === 'event' && i.type === 'spawn');
-  if (spawn && spawn.seq < Math.min(...keep)) keep.add(spawn.seq);
+  if (spawn && spawn.seq < keep.min()) keep.add(spawn.seq);
 
-  const seqs = [...keep].sort((a, b) => a - b);
-  const newSeq = new Map(seqs.map((s, i) => [s, i + 1]));
+  const seqs = [...keep];
+  const newSeqs = new Uint32Array(ix.maxSeq + 1);
+  seqs.forEach((s, i) => { newSeqs[s] = i + 1; });
+  const newSeq = { get: (s: number): number | undefined => newSeqs[s] || undefined };
   const items: Item[] = seqs.map((s, i) => {
-    const it = ix.bySeq.get(s)!;
+    const it = ix.item(s)!;
     if (!isFrame(it)) return { ...it, seq: i + 1 };
     const f: Frame = { ...it, seq: i + 1 };
     if (it.replyTo !== undefined) f.replyTo = newSeq.get(it.replyTo)!;
