@@ -69,6 +69,7 @@ describe('the notes migration', () => {
     const db = join(t.dir, 'schema1.sqlite');
     schema1Db(db);
     // Read-only readers (mcp, doctor) read an older schema as it is, without upgrading it.
+    expect((await cli(['doctor', '--db', db])).stdout.toString()).toContain("schema version 1 (older than this acp-inspect's 2; the next command that writes upgrades it); 1 recording");
     const ro = Store.open(db, { readonly: true });
     expect(ro.schemaVersion).toBe(1);
     expect(ro.readNotes(1)).toEqual([]);

@@ -127,7 +127,9 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
     const { pidAlive } = await import('../../store/store.js');
     const running = store.db.prepare(`SELECT id, host_pid FROM recordings WHERE status = 'running'`).all() as { id: number; host_pid: number | null }[];
     const stale = running.filter((r) => r.host_pid === null || !pidAlive(r.host_pid));
-    checks.push({ level: 'ok', what: `schema version ${String(version)}; ${recs.length} recording${recs.length === 1 ? '' : 's'}` });
+    const { MIGRATIONS } = await import('../../store/schema.js');
+    const older = Number(version) < MIGRATIONS.length ? ` (older than this acp-inspect's ${MIGRATIONS.length}; the next command that writes upgrades it)` : '';
+    checks.push({ level: 'ok', what: `schema version ${String(version)}${older}; ${recs.length} recording${recs.length === 1 ? '' : 's'}` });
     if (stale.length) {
       checks.push({ level: 'warn', what: `${stale.length} recording(s) marked running whose tap is gone (${stale.map((r) => r.id).join(', ')})`, fix: 'run `acp-inspect list`; it marks them interrupted' });
     }
