@@ -190,6 +190,26 @@ describe('a turn turned into a regression test', () => {
   });
 });
 
+describe('export --turn redacts like export', () => {
+  it('a secret in the session set-up is <redacted> unless --no-redact', async () => {
+    const file = join(t.dir, 'secret.jsonl');
+    const rpc = (dir: string, m: unknown) => JSON.stringify({ t: 1, dir, raw: JSON.stringify(m) });
+    writeFileSync(file, [
+      rpc('c2a', { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1 } }),
+      rpc('a2c', { jsonrpc: '2.0', id: 0, result: { protocolVersion: 1 } }),
+      rpc('c2a', { jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/p', mcpServers: [{ name: 'db', command: 'db-mcp', args: [], env: [{ name: 'DB_PASSWORD', value: 'hunter2' }] }] } }),
+      rpc('a2c', { jsonrpc: '2.0', id: 1, result: { sessionId: 's' } }),
+      rpc('c2a', { jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId: 's', prompt: [{ type: 'text', text: 'hi' }] } }),
+      rpc('a2c', { jsonrpc: '2.0', id: 2, result: { stopReason: 'end_turn' } }),
+    ].join('\n') + '\n');
+    const redacted = (await cli(['export', file, '--turn', '5'])).stdout.toString();
+    expect(redacted).toContain('DB_PASSWORD');
+    expect(redacted).not.toContain('hunter2');
+    expect(redacted).toContain('<redacted>');
+    expect((await cli(['export', file, '--turn', '5', '--no-redact'])).stdout.toString()).toContain('hunter2');
+  });
+});
+
 describe('export --turn/--seq with bad input', () => {
   it('one line naming the problem and the fix, exit 2, no file written', async () => {
     const db = join(t.dir, 'bad.sqlite');
