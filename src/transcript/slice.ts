@@ -256,10 +256,7 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
     const sid = ix.sessionOf(ix.item(q)!);
     if (sid !== undefined && q >= first) sessions.add(sid);
   }
-  const done = new Set<string>();
-  for (const sid of sessions) {
-    if (done.has(sid)) continue;
-    done.add(sid);
+  for (const sid of sessions) { // a Set visits what is added while it is walked: forks' parents too
     const setup = setupOf(ix, sid, first);
     if (!setup) continue;
     keep.add(setup.seq);
@@ -268,9 +265,8 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
       const parent = obj(obj(setup.json)?.params)?.sessionId;
       if (typeof parent === 'string') sessions.add(parent);
     }
-    for (const it of rec.items) {
-      if (it.seq <= setup.seq) continue;
-      if (it.seq >= first) break;
+    for (let q = setup.seq + 1; q < first; q++) {
+      const it = ix.item(q);
       if (!isFrame(it) || ix.sessionOf(it) !== sid) continue;
       // What the agent sent for the session while answering (a load's history, its requests).
       if (it.seq < answered && it.dir === 'a2c') keep.add(it.seq);
