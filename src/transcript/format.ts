@@ -6,7 +6,7 @@
  *   {"t":13.0,"dir":"stderr","raw":"agent log line"}
  *   {"t":0.2,"dir":"event","type":"spawn","data":{"command":"node","args":[...],"pid":123}}
  *
- * - `seq` of an item is its 1-based position among the non-header, non-blank lines.
+ * - `seq` of an item is its 1-based position among the non-header, non-blank, non-note lines.
  * - Import also accepts `"frame": <JSON value>` instead of `"raw"`; `t` is optional (then it repeats
  *   the previous item's time).
  * - Raw bytes that are not valid UTF-8 are written as `"rawBase64"` (with a lossy `"raw"` beside it);
