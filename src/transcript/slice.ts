@@ -13,6 +13,8 @@
  * - the slice: a turn is its `session/prompt` request, its response and every item between them that
  *   is of its session or of none (stderr, events, the client's answers); a range is every item in it,
  *   and the `session/prompt` request of a turn it starts inside;
+ * - the `tool_call` that announced a tool call the slice updates, and the `terminal/create` of a
+ *   terminal it uses, when they came before it;
  * - every request kept keeps its response, and every response kept its request, wherever they are.
  * Items are renumbered from 1 (responses' `replyTo` follows); notes on kept items come along. The
  * header names the slice and the original seqs kept (`slice.seqs`, ranges like "1-4,9,12-30").
@@ -217,6 +219,43 @@ function closeOverAnswers(ix: Index, keep: SeqSet): void {
   }
 }
 
+/**
+ * Adds what kept frames refer to from before: the `tool_call` that announced a tool call a kept
+ * update or permission request names, and the `terminal/create` (with its answer) of a terminal a
+ * kept frame names.
+ */
+function addReferenced(ix: Index, keep: SeqSet): void {
+  const announced = new Map<string, number>(); // session + toolCallId → seq of the first tool_call
+  const created = new Map<string, number>(); // terminalId → seq of the terminal/create request
+  for (const it of ix.items) {
+    if (!isFrame(it) || it.dir !== 'a2c') continue;
+    const u = obj(obj(obj(it.json)?.params)?.update);
+    if (u?.sessionUpdate === 'tool_call' && typeof u.toolCallId === 'string') {
+      const k = `${it.sessionId}\n${u.toolCallId}`;
+      if (!announced.has(k)) announced.set(k, it.seq);
+    } else if (it.kind === 'request' && it.method === 'terminal/create') {
+      const id = obj(obj(ix.frame(ix.responseOf.get(it.seq))?.json)?.result)?.terminalId;
+      if (typeof id === 'string' && !created.has(id)) created.set(id, it.seq);
+    }
+  }
+  const need = (seq: number | undefined, before: number) => {
+    if (seq !== undefined && seq < before) keep.add(seq);
+  };
+  for (const q of keep) {
+    const f = ix.frame(q);
+    if (!f || f.dir !== 'a2c') continue;
+    const params = obj(obj(f.json)?.params);
+    const u = obj(params?.update);
+    const toolCallId = u?.sessionUpdate === 'tool_call_update' ? u.toolCallId : obj(params?.toolCall)?.toolCallId;
+    if (typeof toolCallId === 'string') need(announced.get(`${f.sessionId}\n${toolCallId}`), q);
+    if (typeof params?.terminalId === 'string') need(created.get(params.terminalId), q);
+    for (const c of Array.isArray(u?.content) ? u.content : []) {
+      const terminalId = obj(c)?.terminalId;
+      if (obj(c)?.type === 'terminal' && typeof terminalId === 'string') need(created.get(terminalId), q);
+    }
+  }
+}
+
 /** The request that set session `sid` up last before `before`, or undefined. */
 function setupOf(ix: Index, sid: string, before: number): Frame | undefined {
   let found: Frame | undefined;
@@ -237,6 +276,7 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
   const ix = new Index(rec.items);
   if (ix.maxSeq === 0) throw new SliceError('the recording has no items to cut a fixture from');
   const { seqs: keep, label, start } = core(ix, spec);
+  addReferenced(ix, keep);
   closeOverAnswers(ix, keep);
   const first = Math.min(start, keep.min());
   const warnings: string[] = [];

@@ -9,6 +9,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { mockAgent } from '../../src/index.js';
+import { checkRecording } from '../../src/check/index.js';
 import { parseTranscript, serializeTranscript, type Recording } from '../../src/transcript/format.js';
 import { compactSeqs, parseSeqRange, sliceRecording, SliceError } from '../../src/transcript/slice.js';
 import type { Frame } from '../../src/wire/frame.js';
@@ -84,6 +85,20 @@ describe('what a slice holds', () => {
     for (const r of requests) expect((s.recording.items as Frame[]).some((f) => f.replyTo === r.seq), `#${r.seq} ${r.method}`).toBe(true);
   });
 
+  it('a range that updates a tool call keeps its announcement; one that uses a terminal keeps its creation', () => {
+    const rec = load('claude-code-acp-tools');
+    const frames = rec.items as Frame[];
+    const output = frames.find((f) => f.method === 'terminal/output' && f.kind === 'request')!;
+    const s = sliceRecording(rec, { from: output.seq, to: output.seq + 1 });
+    const kept = s.seqs.map((q) => frames[q - 1]!);
+    expect(kept.some((f) => f.method === 'terminal/create' && f.kind === 'request')).toBe(true);
+    expect(kept.some((f) => f.method === 'terminal/create' && f.kind === 'result')).toBe(true);
+    const upd = frames.find((f) => /"tool_call_update"/.test(f.raw ?? '') && f.seq > output.seq)!;
+    const id = /"toolCallId":"([^"]+)"/.exec(upd.raw)![1]!;
+    const t2 = sliceRecording(rec, { from: upd.seq, to: upd.seq });
+    expect(t2.seqs.map((q) => frames[q - 1]!).some((f) => (f.raw ?? '').includes('"sessionUpdate":"tool_call"') && f.raw.includes(id))).toBe(true);
+  });
+
   it('notes on kept items come along, renumbered; the slice serializes and parses back the same', () => {
     const rec = load('sdk-0.13-client-sdk-0.26-agent');
     const prompt = promptSeqs(rec)[0]!;
@@ -141,6 +156,10 @@ describe('slices of the real-peer recordings replay green with the real SDK clie
         expect(exp.code, `${what}: ${exp.stderr}`).toBe(0);
         expect(exp.stderr, what).toMatch(/^wrote \d+ items to /);
         const fixture = readFileSync(out, 'utf8');
+        // Self-consistent: the checker finds nothing in the slice it did not find in the recording.
+        const rules = (r: Recording) => new Set(checkRecording(r).filter((f) => f.severity !== 'info').map((f) => f.rule));
+        const before = rules(parseTranscript(readFileSync(join(REAL, file), 'utf8')));
+        expect([...rules(parseTranscript(fixture))].filter((x) => !before.has(x)), what).toEqual([]);
 
         // The binary: replay --as agent serves the SDK client through the whole slice.
         const r = await run(process.execPath, [CLIENT, out, '--', process.execPath, BIN, 'replay', '--as', 'agent', out], { timeoutMs: 40_000 });
