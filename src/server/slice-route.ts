@@ -26,7 +26,7 @@ export function registerSliceRoute(app: Hono, store: Store, recId: (c: Context) 
     const spec = specOf(c);
     const slice = sliceRecording(store.loadRecording(id), spec);
     const rec = c.req.query('redact') === '0' ? slice.recording : redactRecording(slice.recording);
-    const what = 'turn' in spec ? `turn-${slice.recording.header.slice && (slice.recording.header.slice as { turn: number }).turn}` : `seq-${spec.from}-${spec.to}`;
+    const what = 'turn' in slice.cut ? `turn-${slice.cut.turn}` : `seq-${slice.cut.from}-${slice.cut.to}`;
     const headers: Record<string, string> = {
       'Content-Type': 'application/x-ndjson; charset=utf-8',
       'Content-Disposition': `attachment; filename="acp-recording-${id}-${what}.jsonl"`,

@@ -32,6 +32,8 @@ export interface Slice {
   seqs: number[];
   /** Things the fixture cannot do (a request that was never answered, no initialize). */
   warnings: string[];
+  /** What was cut: the turn by its `session/prompt` seq, or the range as clipped to the recording. */
+  cut: { turn: number } | { from: number; to: number };
 }
 
 /** Bad slice input: one line naming the problem and the fix. */
@@ -161,7 +163,7 @@ function listTurnSeqs(turns: { seq: number }[]): string {
 }
 
 /** The items of the slice proper (before dependencies), and a name for it. */
-function core(ix: Index, spec: SliceSpec): { seqs: SeqSet; label: string; start: number } {
+function core(ix: Index, spec: SliceSpec): { seqs: SeqSet; label: string; start: number; cut: Slice['cut'] } {
   const seqs = new SeqSet(ix.maxSeq);
   const turns = ix.turns();
   if ('turn' in spec) {
@@ -180,7 +182,7 @@ function core(ix: Index, spec: SliceSpec): { seqs: SeqSet; label: string; start:
       const xs = ix.sessionOf(x);
       if (q === turn.seq || xs === undefined || xs === turn.sessionId) seqs.add(q);
     }
-    return { seqs, label: `turn #${turn.seq}`, start: turn.seq };
+    return { seqs, label: `turn #${turn.seq}`, start: turn.seq, cut: { turn: turn.seq } };
   }
   const { from, to } = spec;
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from < 1 || to < from) {
@@ -200,7 +202,7 @@ function core(ix: Index, spec: SliceSpec): { seqs: SeqSet; label: string; start:
       }
     }
   }
-  return { seqs, label: `#${from}-${end}`, start: from };
+  return { seqs, label: `#${from}-${end}`, start: from, cut: { from, to: end } };
 }
 
 /** Adds to `keep` every response of a kept request and every request of a kept response. */
@@ -275,7 +277,7 @@ function setupOf(ix: Index, sid: string, before: number): Frame | undefined {
 export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
   const ix = new Index(rec.items);
   if (ix.maxSeq === 0) throw new SliceError('the recording has no items to cut a fixture from');
-  const { seqs: keep, label, start } = core(ix, spec);
+  const { seqs: keep, label, start, cut } = core(ix, spec);
   addReferenced(ix, keep);
   closeOverAnswers(ix, keep);
   const first = Math.min(start, keep.min());
@@ -354,9 +356,9 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
   const header: TranscriptHeader = {
     ...kept,
     name: `${from} ${label}`,
-    slice: { from, ...('turn' in spec ? { turn: start } : { range: label.slice(1) }), seqs: compactSeqs(seqs) },
+    slice: { from, ...('turn' in cut ? { turn: cut.turn } : { range: `${cut.from}-${cut.to}` }), seqs: compactSeqs(seqs) },
   };
   const out: Recording = { header, items };
   if (notes.length) out.notes = notes;
-  return { recording: out, seqs, warnings };
+  return { recording: out, seqs, warnings, cut };
 }
