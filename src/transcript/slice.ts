@@ -282,6 +282,7 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
   closeOverAnswers(ix, keep);
   const first = Math.min(start, keep.min());
   const warnings: string[] = [];
+  if ('to' in spec && 'to' in cut && cut.to < spec.to) warnings.push(`the recording ends at item #${cut.to}; cut #${cut.from}-${cut.to}`);
 
   // initialize, and authentication that succeeded before the slice.
   const init = rec.items.find((i) => isFrame(i) && i.dir === 'c2a' && i.kind === 'request' && i.method === 'initialize');

@@ -123,6 +123,7 @@ describe('what a slice holds', () => {
     expect(() => sliceRecording(rec, { turn: 3 })).toThrow(/item #3 is not part of a prompt turn; this recording has no prompt turns; cut a range with --seq A-B instead/);
     expect(() => sliceRecording(rec, { turn: n + 1 })).toThrow(new RegExp(`item #${n + 1} is out of range: the recording has items #1 to #${n}`));
     expect(() => sliceRecording(rec, { from: n + 1, to: n + 5 })).toThrow(SliceError);
+    expect(sliceRecording(rec, { from: 2, to: n + 5 }).warnings).toEqual([`the recording ends at item #${n}; cut #2-${n}`]);
     expect(() => parseSeqRange('9-3')).toThrow(/ends before it starts; write the smaller number first \(3-9\)/);
     expect(() => parseSeqRange('0-3')).toThrow(/starts at item 1 or later/);
     expect(() => parseSeqRange('a-b')).toThrow(/is not a range of items; write it as A-B/);
