@@ -4,7 +4,7 @@
  */
 export * from './wire/index.js';
 export * from './transcript/index.js';
-export { Store, type RecordingSummary, type StoredFinding } from './store/store.js';
+export { Store, type RecordingSummary, type StoredFinding, type StoredNote } from './store/store.js';
 export { defaultDbPath } from './store/paths.js';
 export { loadRecordingRef, readTranscriptFile } from './source.js';
 export { redactRecording, redactValue } from './redact.js';

@@ -138,5 +138,5 @@ export function redactItem(item: Item): Item {
 }
 
 export function redactRecording(rec: Recording): Recording {
-  return { header: rec.header, items: rec.items.map(redactItem) };
+  return { ...rec, items: rec.items.map(redactItem) };
 }

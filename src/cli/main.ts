@@ -10,7 +10,7 @@ const TAP_BUNDLE = '../tap/run.bundle.js';
 
 /** Subcommand names; a first argument among these is never the tap. */
 export const SUBCOMMANDS = new Set([
-  'tap', 'list', 'ls', 'show', 'export', 'import', 'rm', 'check', 'serve', 'replay', 'diff', 'prune', 'doctor', 'mcp', 'help',
+  'tap', 'list', 'ls', 'show', 'export', 'import', 'rm', 'check', 'serve', 'replay', 'diff', 'prune', 'doctor', 'mcp', 'note', 'help',
 ]);
 
 export function main(argv: string[]): void {

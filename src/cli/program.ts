@@ -19,6 +19,7 @@ import { registerDiff } from './commands/diff.js';
 import { registerPrune } from './commands/prune.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
+import { registerNote } from './commands/note.js';
 
 export function buildProgram(): Command {
   const program = new Command('acp-inspect')
@@ -32,7 +33,7 @@ export function buildProgram(): Command {
       outputError: (s, write) => write(`acp-inspect: ${s.replace(/^error: /, '').trim()}; see acp-inspect --help\n`),
     });
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp]) {
+    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote]) {
     register(program);
   }
   return program;

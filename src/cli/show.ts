@@ -28,10 +28,24 @@ export function formatItem(item: Item, opts: { raw?: boolean; color?: boolean } 
   return line;
 }
 
+/** The notes on one item, a line each under it (a bare mark shows as "marked"). */
+function noteLines(notes: { text: string; id?: number }[] | undefined, color = useColor): string {
+  if (!notes?.length) return '';
+  const c = (s: string) => (color ? `\x1b[35m${s}\x1b[0m` : s);
+  return notes.map((n) => `\n${' '.repeat(17)}${c(`✎ ${n.id !== undefined ? `note ${n.id}: ` : ''}${n.text ? n.text.replace(/\n/g, ' ⏎ ') : 'marked'}`)}`).join('');
+}
+
+function bySeq<T extends { seq: number }>(notes: T[] | undefined): Map<number, T[]> {
+  const m = new Map<number, T[]>();
+  for (const n of notes ?? []) m.set(n.seq, [...(m.get(n.seq) ?? []), n]);
+  return m;
+}
+
 export async function showRecording(ref: string, opts: { db?: string; follow?: boolean; raw?: boolean }): Promise<void> {
   if (looksLikeFile(ref)) {
     const rec = readTranscriptFile(ref);
-    for (const it of rec.items) process.stdout.write(formatItem(it, opts) + '\n');
+    const notes = bySeq(rec.notes);
+    for (const it of rec.items) process.stdout.write(formatItem(it, opts) + noteLines(notes.get(it.seq)) + '\n');
     return;
   }
   const store = Store.open(opts.db, { mustExist: true });
@@ -41,9 +55,10 @@ export async function showRecording(ref: string, opts: { db?: string; follow?: b
     const summary = store.getRecording(id)!;
     process.stdout.write(bold(`recording ${id}${summary.name ? ` "${summary.name}"` : ''} — ${summary.command?.join(' ') ?? ''} (${summary.status})`) + '\n');
     let last = 0;
+    const notes = bySeq(store.readNotes(id));
     const flush = () => {
       for (const it of store.iterateItems(id, last)) {
-        process.stdout.write(formatItem(it, opts) + '\n');
+        process.stdout.write(formatItem(it, opts) + noteLines(notes.get(it.seq)) + '\n');
         last = it.seq;
       }
     };

@@ -25,6 +25,9 @@ import { entityPatch, patchTarget } from './patch.js';
 import { LiveBus } from './live.js';
 import { ModelCache } from './model-cache.js';
 import { loadStatic, type StaticFile } from './static.js';
+import { NotesHttpError, registerNoteRoutes } from './notes.js';
+import { registerSliceRoute } from './slice-route.js';
+import { SliceError } from '../transcript/slice.js';
 import type { FindingView, ItemDetail, LiveEvent, StoredFinding } from './types.js';
 
 export interface AppOptions {
@@ -93,11 +96,12 @@ export function createApp(opts: AppOptions): InspectorApp {
   const app = new Hono();
 
   app.onError((err, c) => {
-    if (err instanceof HttpError) return c.json({ error: err.message }, err.status);
+    if (err instanceof HttpError || err instanceof NotesHttpError) return c.json({ error: err.message }, err.status);
     if (err instanceof FilterError) return c.json({ error: err.message }, 400);
-    if (err instanceof TranscriptError) return c.json({ error: err.message }, 400);
+    if (err instanceof TranscriptError || err instanceof SliceError) return c.json({ error: err.message }, 400);
     if (err instanceof StoreError) {
-      const status = err.code === 'E_UNKNOWN_RECORDING' ? 404 : err.code === 'E_DB_LOCKED' ? 503 : 500;
+      const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' ? 404 : err.code === 'E_DB_LOCKED' ? 503
+        : err.code === 'E_NO_ITEM' || err.code === 'E_NOTE_TOO_LONG' ? 400 : 500;
       return c.json({ error: err.message }, status);
     }
     return c.json({ error: `internal error: ${(err as Error).message ?? String(err)}` }, 500);
@@ -281,6 +285,8 @@ export function createApp(opts: AppOptions): InspectorApp {
     const findings = store.readFindings(id).filter((f) => f.seq >= seq && f.seq <= end);
     return c.json(summarizeTurn(t.turn, t.items, findings));
   });
+  registerNoteRoutes(app, { store, live, recId });
+  registerSliceRoute(app, store, recId);
   app.get('/api/rules', (c) => c.json(RULES));
   app.get('/api/compare', (c) => {
     const ref = (k: 'a' | 'b'): number => {

@@ -18,6 +18,8 @@ interface Snapshot {
   findingCount: number;
   status: string;
   sig: string;
+  /** Changes when a note of the recording is added, edited or deleted. */
+  notes: string;
 }
 
 export interface LiveSubscriber {
@@ -82,13 +84,14 @@ export class LiveBus {
         r.name, r.agent_name, r.client_name, r.duration_ms,
         (SELECT MAX(seq) FROM items i WHERE i.recording_id = r.id) AS max_seq,
         (SELECT MAX(rowid) FROM findings f WHERE f.recording_id = r.id) AS f_rowid,
-        (SELECT COUNT(*) FROM findings f WHERE f.recording_id = r.id) AS f_count
+        (SELECT COUNT(*) FROM findings f WHERE f.recording_id = r.id) AS f_count,
+        (SELECT COUNT(*) || ':' || COALESCE(MAX(id), 0) || ':' || COALESCE(MAX(updated_at), '') FROM notes n WHERE n.recording_id = r.id) AS n_sig
       FROM recordings r`).all() as Record<string, unknown>[];
     const out = new Map<number, Snapshot>();
     for (const r of rows) {
       out.set(r.id as number, {
         items: r.item_count as number, maxSeq: (r.max_seq as number | null) ?? 0, findingsRowid: (r.f_rowid as number | null) ?? 0,
-        findingCount: r.f_count as number, status: r.status as string,
+        findingCount: r.f_count as number, status: r.status as string, notes: r.n_sig as string,
         sig: JSON.stringify([r.item_count, r.status, r.error_count, r.warning_count, r.info_count, r.ended_at, r.name, r.agent_name, r.client_name, r.duration_ms]),
       });
     }
@@ -156,6 +159,7 @@ export class LiveBus {
           .all(id, replaced ? 0 : prev.findingsRowid) as StoredFinding[];
         this.broadcast({ type: 'findings', recordingId: id, findings, ...(replaced ? { replaced: true } : {}) }, id);
       }
+      if (cur.notes !== prev.notes) this.broadcast({ type: 'notes', recordingId: id, notes: this.store.readNotes(id) }, id);
     }
     this.snap = next;
     if (listChanged) this.broadcast({ type: 'recordings' }, null);

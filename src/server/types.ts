@@ -3,9 +3,9 @@
  * contract between server and page lives in one place.
  */
 import type { ItemDir, FrameKind, RpcId, Item } from '../wire/frame.js';
-import type { RecordingSummary, StoredFinding } from '../store/store.js';
+import type { RecordingSummary, StoredFinding, StoredNote } from '../store/store.js';
 
-export type { RecordingSummary, StoredFinding, Item };
+export type { RecordingSummary, StoredFinding, StoredNote, Item };
 
 /** One line of the timeline: what the list needs, without the full raw text. */
 export interface TimelineRow {
@@ -136,7 +136,9 @@ export type LiveEvent =
   | { type: 'findings'; recordingId: number; findings: StoredFinding[]; replaced?: boolean }
   | { type: 'deleted'; recordingId: number }
   /** State summaries for more items are ready (a background fold finished): reload shown rows. */
-  | { type: 'states'; recordingId: number };
+  | { type: 'states'; recordingId: number }
+  /** The notes of a recording changed (added, edited or deleted, here or by another process): all of them. */
+  | { type: 'notes'; recordingId: number; notes: StoredNote[] };
 
 export type { ItemDir, FrameKind };
 

@@ -64,4 +64,16 @@ export const MIGRATIONS: string[] = [
   CREATE INDEX findings_rec_seq ON findings(recording_id, seq);
   CREATE INDEX findings_rec_rule ON findings(recording_id, severity, rule);
   `,
+  // 2: notes and marks a user writes on items (a mark is a note with empty text).
+  `
+  CREATE TABLE notes (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    recording_id INTEGER NOT NULL REFERENCES recordings(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,            -- the item it is on
+    text TEXT NOT NULL,              -- '' for a bare mark
+    created_at TEXT NOT NULL,        -- ISO 8601
+    updated_at TEXT                  -- ISO 8601, when the text was changed
+  );
+  CREATE INDEX notes_rec_seq ON notes(recording_id, seq);
+`,
 ];

@@ -9,7 +9,7 @@ import { dirname } from 'node:path';
 import type { Item, Frame, EventItem, StderrItem } from '../wire/frame.js';
 import { classify, sessionIdOf } from '../wire/parse.js';
 import { decodeUtf8 } from '../wire/line-splitter.js';
-import type { Recording, TranscriptHeader } from '../transcript/format.js';
+import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
 import { StoreError } from './errors.js';
 import { defaultDbPath } from './paths.js';
@@ -50,6 +50,25 @@ export interface StoredFinding {
   message: string;
   spec?: string;
 }
+
+/** A note (or a bare mark, with empty text) a user wrote on an item, as stored. */
+export interface StoredNote {
+  id: number;
+  recordingId: number;
+  seq: number;
+  text: string;
+  createdAt: string;
+  updatedAt: string | null;
+}
+
+interface NoteRow { id: number; recording_id: number; seq: number; text: string; created_at: string; updated_at: string | null }
+
+const toNote = (r: NoteRow): StoredNote => ({
+  id: r.id, recordingId: r.recording_id, seq: r.seq, text: r.text, createdAt: r.created_at, updatedAt: r.updated_at,
+});
+
+/** Longest note text accepted (characters). */
+export const MAX_NOTE_CHARS = 100_000;
 
 export interface NewRecording {
   name?: string | null;
@@ -115,6 +134,8 @@ export function toStoreError(e: unknown, path: string): StoreError {
 export class Store {
   readonly db: Database.Database;
   private stmts = new Map<string, Database.Statement>();
+  /** Schema version of the file (older than the newest only when opened read-only). */
+  schemaVersion = MIGRATIONS.length;
 
   private constructor(db: Database.Database, readonly path: string) {
     this.db = db;
@@ -170,6 +191,12 @@ export class Store {
       return;
     }
     if (readonly) {
+      // Reading works on every older schema (what later migrations add reads as empty); the next
+      // command that writes upgrades the file.
+      if (version >= 1) {
+        this.schemaVersion = version;
+        return;
+      }
       throw new StoreError('E_DB_OPEN', `database ${this.path} needs a schema upgrade; open it once without read-only access`);
     }
     const run = this.db.transaction(() => {
@@ -311,6 +338,7 @@ export class Store {
     this.requireRecording(id);
     this.db.transaction(() => {
       this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(id);
+      this.stmt(`DELETE FROM notes WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM items WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM recordings WHERE id = ?`).run(id);
     })();
@@ -330,6 +358,7 @@ export class Store {
         header: h,
       });
       this.appendItems(id, rec.items);
+      for (const n of rec.notes ?? []) this.insertNote(id, n.seq, n.text, n.at, n.updatedAt);
       const info = peerInfoOf(rec.items);
       this.updateRecording(id, {
         ended_at: h.endedAt ?? null,
@@ -398,10 +427,76 @@ export class Store {
       .map((f) => (f.spec === null ? { ...f, spec: undefined } : f));
   }
 
-  /** The whole recording as a transcript (header + items). */
+  /** The whole recording as a transcript (header, items, notes). */
   loadRecording(id: number): Recording {
     const s = this.requireRecording(id);
-    return { header: headerOf(s, this.rawHeader(id)), items: this.readItems(id) };
+    const rec: Recording = { header: headerOf(s, this.rawHeader(id)), items: this.readItems(id) };
+    const notes = this.readNotes(id);
+    if (notes.length) rec.notes = notes.map(toTranscriptNote);
+    return rec;
+  }
+
+  // ---- notes ---------------------------------------------------------------------------------
+
+  /** Notes of a recording in seq order, then in the order they were written. */
+  readNotes(recordingId: number): StoredNote[] {
+    if (this.schemaVersion < 2) return [];
+    return (this.stmt(`SELECT * FROM notes WHERE recording_id = ? ORDER BY seq, id`).all(recordingId) as NoteRow[]).map(toNote);
+  }
+
+  /** Every note of every recording, newest recording first. */
+  readAllNotes(): StoredNote[] {
+    if (this.schemaVersion < 2) return [];
+    return (this.stmt(`SELECT * FROM notes ORDER BY recording_id DESC, seq, id`).all() as NoteRow[]).map(toNote);
+  }
+
+  getNote(recordingId: number, noteId: number): StoredNote | undefined {
+    if (this.schemaVersion < 2) return undefined;
+    const row = this.stmt(`SELECT * FROM notes WHERE recording_id = ? AND id = ?`).get(recordingId, noteId) as NoteRow | undefined;
+    return row ? toNote(row) : undefined;
+  }
+
+  /**
+   * Writes a note on item `seq` of a recording (it may be running: one short transaction beside the
+   * tap's). Throws a StoreError naming the fix for an unknown recording, an item it does not have
+   * (yet), or an over-long text.
+   */
+  addNote(recordingId: number, seq: number, text: string): StoredNote {
+    const rec = this.requireRecording(recordingId);
+    checkNoteText(text);
+    if (!Number.isSafeInteger(seq) || seq < 1 || !this.stmt(`SELECT 1 FROM items WHERE recording_id = ? AND seq = ?`).get(recordingId, seq)) {
+      throw new StoreError('E_NO_ITEM', `recording ${recordingId} has no item #${seq}; its items are #1 to #${rec.items}${rec.status === 'running' ? ' so far' : ''} (see \`acp-inspect show ${recordingId}\`)`);
+    }
+    const id = this.insertNote(recordingId, seq, text);
+    return this.getNote(recordingId, id)!;
+  }
+
+  /** Replaces the text of a note; throws E_NO_NOTE when the recording has no such note. */
+  updateNote(recordingId: number, noteId: number, text: string): StoredNote {
+    checkNoteText(text);
+    const info = this.stmt(`UPDATE notes SET text = ?, updated_at = ? WHERE recording_id = ? AND id = ?`).run(text, new Date().toISOString(), recordingId, noteId);
+    if (info.changes === 0) throw this.noNote(recordingId, noteId);
+    return this.getNote(recordingId, noteId)!;
+  }
+
+  /** Deletes notes of a recording by id; throws E_NO_NOTE (deleting none) when one is not there. */
+  deleteNotes(recordingId: number, noteIds: number[]): void {
+    this.requireRecording(recordingId);
+    this.db.transaction(() => {
+      for (const id of noteIds) if (!this.getNote(recordingId, id)) throw this.noNote(recordingId, id);
+      for (const id of noteIds) this.stmt(`DELETE FROM notes WHERE recording_id = ? AND id = ?`).run(recordingId, id);
+    })();
+  }
+
+  private noNote(recordingId: number, noteId: number): StoreError {
+    this.requireRecording(recordingId);
+    return new StoreError('E_NO_NOTE', `recording ${recordingId} has no note ${noteId}; run \`acp-inspect note list ${recordingId}\` to see its notes`);
+  }
+
+  private insertNote(recordingId: number, seq: number, text: string, at?: string, updatedAt?: string): number {
+    const info = this.stmt(`INSERT INTO notes (recording_id, seq, text, created_at, updated_at) VALUES (?, ?, ?, ?, ?)`)
+      .run(recordingId, seq, text, at ?? new Date().toISOString(), updatedAt ?? null);
+    return Number(info.lastInsertRowid);
   }
 
   /** Transcript header of a stored recording. */
@@ -414,6 +509,19 @@ export class Store {
     if (!row?.header) return {};
     try { return JSON.parse(row.header) as Record<string, unknown>; } catch { return {}; }
   }
+}
+
+function checkNoteText(text: string): void {
+  if (text.length > MAX_NOTE_CHARS) {
+    throw new StoreError('E_NOTE_TOO_LONG', `a note holds at most ${MAX_NOTE_CHARS} characters, this one has ${text.length}; shorten it or link to a file`);
+  }
+}
+
+/** A stored note as a transcript note line's content. */
+export function toTranscriptNote(n: StoredNote): TranscriptNote {
+  const t: TranscriptNote = { seq: n.seq, text: n.text, at: n.createdAt };
+  if (n.updatedAt) t.updatedAt = n.updatedAt;
+  return t;
 }
 
 function toSummary(r: RecordingRow): RecordingSummary {

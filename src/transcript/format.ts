@@ -6,12 +6,15 @@
  *   {"t":13.0,"dir":"stderr","raw":"agent log line"}
  *   {"t":0.2,"dir":"event","type":"spawn","data":{"command":"node","args":[...],"pid":123}}
  *
- * - `seq` of an item is its 1-based position among the non-header, non-blank lines.
+ * - `seq` of an item is its 1-based position among the non-header, non-blank, non-note lines.
  * - Import also accepts `"frame": <JSON value>` instead of `"raw"`; `t` is optional (then it repeats
  *   the previous item's time).
  * - Raw bytes that are not valid UTF-8 are written as `"rawBase64"` (with a lossy `"raw"` beside it);
  *   `"truncated": true` with `"size"` marks a frame whose stored text was cut by the store's cap.
  * - Readers skip `dir` values they do not know (the line still takes its seq).
+ *   {"t":13.0,"dir":"note","seq":4,"text":"why so slow?","at":"2026-..."}       a user's note on item 4
+ * - Note lines come after every item (so readers that skip them number the items the same) and take
+ *   no seq; `seq` names the item they are on, `t` repeats that item's time, `at` is when it was written.
  * - Version 1 is the only version so far; `migrateHeader` is where older versions will be upgraded.
  */
 import { type EventItem, type Item, type StderrItem, isFrame } from '../wire/frame.js';
@@ -40,10 +43,23 @@ export interface TranscriptHeader {
   [key: string]: unknown;
 }
 
+/** A user's note (or a bare mark, with empty text) on one item of a recording. */
+export interface TranscriptNote {
+  /** seq of the item it is on. */
+  seq: number;
+  text: string;
+  /** When it was written (ISO 8601), when known. */
+  at?: string;
+  /** When its text was last changed (ISO 8601), when it was. */
+  updatedAt?: string;
+}
+
 /** A recording in memory: its header and every item in seq order, responses correlated. */
 export interface Recording {
   header: TranscriptHeader;
   items: Item[];
+  /** Notes on its items, in seq order (absent when there are none). */
+  notes?: TranscriptNote[];
 }
 
 /** Bad transcript input; `line` is 1-based in the file. */
@@ -96,8 +112,10 @@ export interface TranscriptLine {
  */
 export class TranscriptLineReader {
   header: TranscriptHeader = { acpInspect: 'recording', version: TRANSCRIPT_VERSION };
-  /** seq of the last item read (blank lines and the header take none). */
+  /** seq of the last item read (blank lines, the header and notes take none). */
   seq = 0;
+  /** Note lines read so far (they are not items: `read` returns undefined for them). */
+  readonly notes: TranscriptNote[] = [];
   private lastT = 0;
   private sawContent = false;
 
@@ -125,6 +143,10 @@ export class TranscriptLineReader {
       throw new TranscriptError('each line must be a JSON object like {"t":0,"dir":"c2a","raw":"..."}', lineNo);
     }
     const o = v as Record<string, unknown>;
+    if (o.dir === 'note') {
+      this.notes.push(noteFromLine(o, lineNo));
+      return undefined;
+    }
     const seq = ++this.seq;
     let t = this.lastT;
     if (o.t !== undefined) {
@@ -165,6 +187,23 @@ export class TranscriptLineReader {
   }
 }
 
+function noteFromLine(o: Record<string, unknown>, lineNo: number): TranscriptNote {
+  if (typeof o.seq !== 'number' || !Number.isSafeInteger(o.seq) || o.seq < 1) {
+    throw new TranscriptError('a "note" line needs "seq", the positive whole number of the item it is on', lineNo);
+  }
+  if (typeof o.text !== 'string') throw new TranscriptError('a "note" line needs "text" (a string; "" for a bare mark)', lineNo);
+  const n: TranscriptNote = { seq: o.seq, text: o.text };
+  if (typeof o.at === 'string') n.at = o.at;
+  if (typeof o.updatedAt === 'string') n.updatedAt = o.updatedAt;
+  return n;
+}
+
+/** Throws when a note is on an item the transcript does not have. */
+export function checkNotes(notes: readonly TranscriptNote[], items: number): void {
+  const bad = notes.find((n) => n.seq > items);
+  if (bad) throw new TranscriptError(`a note is on item #${bad.seq}, but the transcript has ${items} item${items === 1 ? '' : 's'}; fix its "seq" or remove the note line`);
+}
+
 /** The Item a transcript line stands for (frames parsed and classified, not yet correlated). */
 export function itemFromLine(l: TranscriptLine): Item {
   const dir = l.dir;
@@ -202,7 +241,37 @@ export function parseTranscript(text: string): Recording {
     if (isFrame(item)) correlator.observe(item);
     items.push(item);
   }
-  return { header: reader.header, items };
+  if (reader.notes.length === 0) return { header: reader.header, items };
+  checkNotes(reader.notes, items.length);
+  return { header: reader.header, items, notes: sortNotes(reader.notes) };
+}
+
+/** The item with `seq` (items are in seq order; usually item i has seq i + 1). */
+export function itemAt(items: readonly Item[], seq: number): Item | undefined {
+  const guess = items[seq - 1];
+  if (guess?.seq === seq) return guess;
+  let lo = 0, hi = items.length - 1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    const s = items[mid]!.seq;
+    if (s === seq) return items[mid];
+    if (s < seq) lo = mid + 1;
+    else hi = mid - 1;
+  }
+  return undefined;
+}
+
+/** Notes in seq order (stable: notes on one item keep their order). */
+export function sortNotes(notes: readonly TranscriptNote[]): TranscriptNote[] {
+  return [...notes].sort((a, b) => a.seq - b.seq);
+}
+
+/** Serializes one note as a transcript line; `t` is the time of the item it is on. */
+export function noteToLine(n: TranscriptNote, t: number): string {
+  const o: Record<string, unknown> = { t: Math.round(t * 1000) / 1000, dir: 'note', seq: n.seq, text: n.text };
+  if (n.at !== undefined) o.at = n.at;
+  if (n.updatedAt !== undefined) o.updatedAt = n.updatedAt;
+  return JSON.stringify(o);
 }
 
 /** Serializes one item as a transcript line (no trailing newline). */
@@ -226,6 +295,8 @@ export function serializeTranscript(rec: Recording): string {
   const header: TranscriptHeader = { ...rec.header, acpInspect: 'recording', version: TRANSCRIPT_VERSION };
   const out = [JSON.stringify(orderHeader(header))];
   for (const item of rec.items) out.push(itemToLine(item));
+  // Notes after every item: a reader that skips them still numbers the items the same.
+  for (const n of sortNotes(rec.notes ?? [])) out.push(noteToLine(n, itemAt(rec.items, n.seq)?.t ?? 0));
   return out.join('\n') + '\n';
 }
 

@@ -11,7 +11,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
 const PURE = ['src/wire', 'src/spec', 'src/check', 'src/trace'];
-const PURE_FILES = ['src/transcript/format.ts'];
+const PURE_FILES = ['src/transcript/format.ts', 'src/transcript/slice.ts'];
 /** Packages the pure core may use (they run in a browser). */
 const ALLOWED_PACKAGES = ['ajv'];
 const EDGE = ['src/store', 'src/tap', 'src/cli', 'src/server', 'src/check-run', 'src/replay', 'src/otel'];

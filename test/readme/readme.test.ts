@@ -147,6 +147,28 @@ describe('the README shell examples', () => {
     expect(collector.spans.filter((s) => s.parentSpanId === '').map((s) => s.name)).toEqual(['acp connection']);
   });
 
+  it('the slice example makes a fixture that the README\'s replay line serves green to a real SDK client', async () => {
+    const exp = lines.find((l) => / export 12 --turn /.test(l))!;
+    const serve = lines.find((l) => / replay --as agent \S+\.jsonl/.test(l))!;
+    expect(exp).toBeDefined();
+    expect(serve).toBeDefined();
+    expect((await shell(exp)).code).toBe(0);
+    const file = / -o (\S+)/.exec(exp)![1]!;
+    expect(serve).toContain(file);
+    const client = join(ROOT, 'test', 'replay', 'peers', 'fixture-client.mjs');
+    const r = await run(process.execPath, [client, join(t.dir, file), '--', '/bin/sh', '-c', serve], {
+      cwd: t.dir, env: { ...process.env, PATH: `${join(t.dir, 'bin')}:${process.env.PATH}`, ACP_INSPECT_DB: db }, timeoutMs: 30_000,
+    });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/0 unmatched; every recorded client frame was used/);
+  });
+
+  it('the notes examples leave the notes they say', async () => {
+    const r = await shell('acp-inspect note list 12 --json');
+    const notes = JSON.parse(r.stdout.toString()) as { seq: number; text: string }[];
+    expect(notes.map((n) => [n.seq, n.text])).toEqual([[11, 'the editor lost focus while asking']]);
+  });
+
   it('the long-running ones start and do their job', async () => {
     for (const line of lines.filter((l) => / serve\b| --follow\b/.test(l))) {
       const filled = line.replace('--open', '--open --port 0');

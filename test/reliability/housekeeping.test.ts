@@ -98,8 +98,10 @@ describe('doctor', () => {
     const pageSize = withStore(damaged, (s) => s.db.pragma('page_size', { simple: true }) as number);
     const pages = statSync(damaged).size / pageSize;
     expect(pages).toBeGreaterThan(3);
+    // Damage a page that holds rows (the items table's root), not one that may be an empty index.
+    const root = withStore(damaged, (s) => (s.db.prepare(`SELECT rootpage FROM sqlite_master WHERE name = 'items'`).get() as { rootpage: number }).rootpage);
     const fd = openSync(damaged, 'r+');
-    writeSync(fd, randomBytes(pageSize - 200), 0, pageSize - 200, pageSize * (pages - 1) + 100);
+    writeSync(fd, randomBytes(pageSize - 200), 0, pageSize - 200, pageSize * (root - 1) + 100);
     closeSync(fd);
     const d = await run(['doctor', '--db', damaged]);
     expect(d.code).toBe(1);

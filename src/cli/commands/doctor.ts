@@ -150,7 +150,9 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
     const recs = store.listRecordings();
     const { writerAlive } = await import('../../store/store.js');
     const stale = store.runningRecordings().filter((r) => !writerAlive(r));
-    checks.push({ level: 'ok', what: `schema version ${String(version)}; ${recs.length} recording${recs.length === 1 ? '' : 's'}` });
+    const { MIGRATIONS } = await import('../../store/schema.js');
+    const older = Number(version) < MIGRATIONS.length ? ` (older than this acp-inspect's ${MIGRATIONS.length}; the next command that writes upgrades it)` : '';
+    checks.push({ level: 'ok', what: `schema version ${String(version)}${older}; ${recs.length} recording${recs.length === 1 ? '' : 's'}` });
     if (stale.length) {
       checks.push({ level: 'warn', what: `${stale.length} recording(s) marked running whose tap is gone (${stale.map((r) => r.id).join(', ')})`, fix: 'run `acp-inspect list`; it marks them interrupted' });
     }

@@ -1,35 +1,52 @@
 import type { Command } from 'commander';
-import { DB_OPTION } from '../program.js';
+import { DB_OPTION, parseCount } from '../program.js';
 
 export function registerExport(program: Command): void {
   program
     .command('export')
-    .description('export a recording as a transcript (.jsonl), or as an OpenTelemetry trace (--otlp)')
+    .description('export a recording as a transcript (.jsonl), one turn or a range of it as a test fixture, or an OpenTelemetry trace (--otlp)')
     .argument('<ref>', 'recording id, latest, or a transcript file')
     .option(...DB_OPTION)
     .option('-o, --output <file>', 'write to a file instead of stdout')
     .option('--no-redact', 'keep secrets (env values, headers, tokens) instead of replacing them with <redacted>')
+    .option('--turn <seq>', 'only the prompt turn holding item SEQ (its session/prompt, or any item of it), with the set-up it needs', parseCount('--turn'))
+    .option('--seq <A-B>', 'only items A to B, with the set-up they need and the answers to their requests')
     .option('--otlp [url]', 'send the recording as a trace to an OTLP/HTTP collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)')
     .option('--otel-content', 'with --otlp: include prompts, agent text, tool inputs and outputs (redacted unless --no-redact)')
-    .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean; otlp?: string | true; otelContent?: boolean }) => {
+    .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean; turn?: number; seq?: string; otlp?: string | true; otelContent?: boolean }) => {
+      const { CliError } = await import('../errors.js');
+      const sliced = opts.turn !== undefined || opts.seq !== undefined;
       if (opts.otlp !== undefined) {
+        if (sliced) throw new CliError('--turn/--seq cut a fixture and --otlp sends a whole recording: give one of them');
         const { exportOtlpCli } = await import('../otlp-run.js');
         await exportOtlpCli(ref, { db: opts.db, output: opts.output, redact: opts.redact, url: opts.otlp === true ? undefined : opts.otlp, content: !!opts.otelContent });
         return;
       }
-      if (opts.otelContent) {
-        const { CliError } = await import('../errors.js');
-        throw new CliError('--otel-content needs --otlp');
-      }
+      if (opts.otelContent) throw new CliError('--otel-content needs --otlp');
       const { loadRecordingRef } = await import('../../source.js');
       const { serializeTranscript } = await import('../../transcript/format.js');
       const { redactRecording } = await import('../../redact.js');
-      const { writeFileSync } = await import('node:fs');
-      const { recording } = loadRecordingRef(ref, opts.db);
+      const { mkdirSync, writeFileSync } = await import('node:fs');
+      const { dirname } = await import('node:path');
+      let spec: import('../../transcript/slice.js').SliceSpec | undefined;
+      if (sliced) {
+        if (opts.turn !== undefined && opts.seq !== undefined) throw new CliError('give --turn or --seq, not both');
+        const { parseSeqRange } = await import('../../transcript/slice.js');
+        spec = opts.turn !== undefined ? { turn: opts.turn } : parseSeqRange(opts.seq!);
+      }
+      let { recording } = loadRecordingRef(ref, opts.db);
+      if (spec) {
+        const { sliceRecording } = await import('../../transcript/slice.js');
+        const slice = sliceRecording(recording, spec);
+        for (const w of slice.warnings) process.stderr.write(`acp-inspect: warning: ${w}\n`);
+        recording = slice.recording;
+      }
       const out = serializeTranscript(opts.redact ? redactRecording(recording) : recording);
       if (opts.output) {
+        mkdirSync(dirname(opts.output), { recursive: true }); // -o test/fixtures/x.jsonl in a new project
         writeFileSync(opts.output, out);
-        process.stderr.write(`wrote ${recording.items.length} items to ${opts.output}\n`);
+        const notes = recording.notes?.length ?? 0;
+        process.stderr.write(`wrote ${recording.items.length} items${notes ? ` and ${notes} note${notes === 1 ? '' : 's'}` : ''} to ${opts.output}\n`);
       } else {
         process.stdout.write(out);
       }
