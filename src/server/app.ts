@@ -22,6 +22,7 @@ import { findingsAt, listTurns, methodStats, pairOf, positionOf, readItem, timel
 import { summarizeTurn } from '../view/turn-summary.js';
 import { compareRecordings } from './compare.js';
 import { entityPatch, patchTarget } from '../view/patch.js';
+import { withRuleInfo as ruleInfo } from '../view/summary.js';
 import { LiveBus } from './live.js';
 import { ModelCache } from './model-cache.js';
 import { loadStatic, type StaticFile } from './static.js';
@@ -74,10 +75,7 @@ class HttpError extends Error {
   }
 }
 
-function withRuleInfo(f: StoredFinding): FindingView {
-  const r = RULE_INFO.get(f.rule);
-  return r ? { ...f, title: r.title, specText: r.specText, spec: f.spec ?? r.spec } : { ...f };
-}
+const withRuleInfo = (f: StoredFinding): FindingView => ruleInfo(f, RULE_INFO);
 
 export function createApp(opts: AppOptions): InspectorApp {
   const store = Store.open(opts.dbPath);

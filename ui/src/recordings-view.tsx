@@ -1,6 +1,6 @@
 /** The recordings list: live ones marked, search by name, open, export, delete, import a .jsonl. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api } from './api.js';
+import { server as api } from './api.js';
 import { recordings, recordingsError, listSearch, loadRecordings, recId, writeUrl, openRecording, view, filter, selSeq, comparing, openCompare } from './model.js';
 import { fmtDate, fmtMs } from './format.js';
 

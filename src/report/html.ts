@@ -1,0 +1,102 @@
+/**
+ * `acp-inspect export --html`: one self-contained .html page holding the UI (the report build of the
+ * Preact app, inlined), the recording, its findings and model states (gzip + base64 in a
+ * non-executable script element). A strict Content-Security-Policy in the page allows only its own
+ * inline script and style (by hash) and data: images: it makes no request, not even for a favicon.
+ */
+import { createHash } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { loadRecordingRef } from '../source.js';
+import { Store } from '../store/store.js';
+import { redactRecording } from '../redact.js';
+import { serializeTranscript, type Recording } from '../transcript/format.js';
+import { RULES, summarizeState } from '../check/index.js';
+import { checkStream } from '../check-run/run.js';
+import { reportData, type ReportData } from '../view/report-data.js';
+import type { RecordingSummary, StoredFinding } from '../server/types.js';
+
+/** Where the report build of the UI lives (dist/report next to the compiled code). */
+export function findReportAssets(): { js: string; css: string } | undefined {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const dir of [resolve(here, '../../report'), resolve(here, '../../dist/report')]) {
+    const js = join(dir, 'report.js');
+    const css = join(dir, 'report.css');
+    if (existsSync(js) && existsSync(css)) return { js, css };
+  }
+  return undefined;
+}
+
+const FAVICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16"><rect width="16" height="16" rx="3" fill="#2f5d8a"/><path d="M3 5h7M6 3l-3 2 3 2M13 11H6M10 9l3 2-3 2" stroke="#fff" stroke-width="1.4" fill="none" stroke-linecap="round" stroke-linejoin="round"/></svg>')}`;
+
+const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
+const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The page around the data. `js`/`css`: the report build. */
+export function reportHtml(data: ReportData, js: string, css: string, title: string): string {
+  // Inside <script>/<style> only a closing tag can end the element early.
+  const script = js.replace(/<\/(script)/gi, '<\\/$1');
+  const style = css.replace(/<\/(style)/gi, '<\\/$1');
+  const payload = gzipSync(Buffer.from(JSON.stringify(data), 'utf8'), { level: 9 }).toString('base64');
+  const csp = [
+    "default-src 'none'", `script-src ${sha256(script)}`, `style-src ${sha256(style)}`, 'img-src data:',
+    "base-uri 'none'", "form-action 'none'",
+  ].join('; ');
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="referrer" content="no-referrer">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<meta name="generator" content="acp-inspect">
+<title>${escapeHtml(title)}</title>
+<link rel="icon" href="${FAVICON}">
+<style>${style}</style>
+</head>
+<body>
+<div id="app"><p>Opening the recording… (this page needs JavaScript)</p></div>
+<script type="application/gzip" id="acp-inspect-data">${payload}</script>
+<script>${script}</script>
+</body>
+</html>
+`;
+}
+
+export interface ReportOptions {
+  db?: string;
+  redact: boolean;
+}
+
+/** Builds the report of `<id|latest|FILE>`: returns the page and what it holds. */
+export function buildReport(ref: string, opts: ReportOptions, version: string): { html: string; items: number; findings: number; name: string } {
+  const assets = findReportAssets();
+  if (!assets) throw new Error('the HTML report is not built; run `npm run build` in the acp-inspect folder');
+  const loaded = loadRecordingRef(ref, opts.db);
+  let summary: RecordingSummary | undefined;
+  let findings: StoredFinding[];
+  if (loaded.id !== undefined) {
+    // A stored recording: the summary and findings `serve` shows.
+    const store = Store.open(opts.db, { mustExist: true, readonly: true });
+    try {
+      summary = store.getRecording(loaded.id);
+      findings = store.readFindings(loaded.id);
+    } finally {
+      store.close();
+    }
+    if (summary?.status === 'running') summary = { ...summary, status: 'interrupted', incomplete: true, incompleteReason: summary.incompleteReason ?? 'still being recorded when this report was made' };
+  } else {
+    // A transcript file: what `acp-inspect check` finds in it.
+    findings = checkStream(loaded.recording.items, []).findings;
+  }
+  const rec: Recording = opts.redact ? redactRecording(loaded.recording) : loaded.recording;
+  const made = `made by acp-inspect ${version} on ${new Date().toISOString().slice(0, 10)}`;
+  const note = `Report of one recording · ${opts.redact ? 'credentials redacted' : 'NOT redacted: credentials are as recorded'} · ${made}`;
+  const data = reportData(rec, serializeTranscript(rec), findings, RULES, summarizeState, note, summary);
+  const name = data.summary.name || data.summary.command?.join(' ') || (loaded.file ?? `recording ${loaded.id}`);
+  const html = reportHtml(data, readFileSync(assets.js, 'utf8'), readFileSync(assets.css, 'utf8'), `${name} · acp-inspect report`);
+  return { html, items: rec.items.length, findings: findings.length, name };
+}

@@ -1,0 +1,72 @@
+/**
+ * The checker's model state along a recording, for sources that hold the whole recording in memory:
+ * the one-line summary after every item (a table of distinct lines and an index per seq) and JSON
+ * checkpoints of the full state, so the state after any item is a checkpoint plus a few steps.
+ * Computed once (at export, or in the viewer's worker) and shipped as plain JSON. Pure.
+ */
+import type { Item } from '../wire/frame.js';
+import { initialState, restoreState, stepModel, type ModelState } from '../check/model.js';
+
+/** Plain-JSON form of the states of a recording. */
+export interface StatesData {
+  /** Distinct summary lines. */
+  table: string[];
+  /** idx[seq] = index into `table` of the summary after item seq (idx[0] unused). */
+  idx: number[];
+  /** [seq, JSON of the state after seq], ascending. */
+  checkpoints: [number, string][];
+}
+
+const CHECKPOINT = 1000;
+const CHECKPOINT_BYTES_PER_ITEM = 64;
+
+/** Folds the model over `items`, recording summaries (via `summarize`) and checkpoints. */
+export function foldStates(items: Iterable<Item>, summarize: (s: ModelState) => string): StatesData {
+  const state = initialState();
+  const table: string[] = [];
+  const index = new Map<string, number>();
+  const idx: number[] = [0];
+  const checkpoints: [number, string][] = [];
+  let next = CHECKPOINT;
+  let last = -1;
+  for (const item of items) {
+    stepModel(state, item);
+    let s: string;
+    try { s = summarize(state); } catch { s = ''; }
+    let k = index.get(s);
+    if (k === undefined) { k = table.length; table.push(s); index.set(s, k); }
+    for (let q = idx.length; q < item.seq; q++) idx[q] = last < 0 ? k : last;
+    idx[item.seq] = k;
+    last = k;
+    if (item.seq >= next) {
+      const json = JSON.stringify(state);
+      checkpoints.push([item.seq, json]);
+      next = item.seq + Math.max(CHECKPOINT, Math.ceil(json.length / CHECKPOINT_BYTES_PER_ITEM));
+    }
+  }
+  return { table, idx, checkpoints };
+}
+
+/** Reads states back: the summary after an item, the full state after an item. */
+export class StateIndex {
+  constructor(private readonly data: StatesData, private readonly itemsFrom: (afterSeq: number, toSeq: number) => Iterable<Item>) {}
+
+  summaryAt(seq: number): string | undefined {
+    const k = this.data.idx[seq];
+    return k === undefined ? undefined : this.data.table[k];
+  }
+
+  stateAt(seq: number): ModelState {
+    const cps = this.data.checkpoints;
+    let lo = 0;
+    let hi = cps.length - 1;
+    let best = -1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      if (cps[mid]![0] <= seq) { best = mid; lo = mid + 1; } else hi = mid - 1;
+    }
+    const state = best >= 0 ? restoreState(cps[best]![1]) : initialState();
+    for (const item of this.itemsFrom(best >= 0 ? cps[best]![0] : 0, seq)) stepModel(state, item);
+    return state;
+  }
+}

@@ -1,0 +1,41 @@
+/**
+ * Entry of the self-contained HTML report: the recording, its findings and model states are in the
+ * page (gzip, base64, in a non-executable <script type="application/gzip">); decompressed with the
+ * browser's DecompressionStream, parsed, and read through a MemorySource. No request is made.
+ */
+import { render } from 'preact';
+import { App } from './app.js';
+import { readUrl, openRecording, recId, single } from './model.js';
+import { setSource } from './api.js';
+import { MemorySource } from '../../src/view/memory-source.js';
+import { parseTranscript } from '../../src/transcript/format.js';
+import type { ReportData } from '../../src/view/report-data.js';
+import './style.css';
+
+async function gunzipBase64(b64: string): Promise<string> {
+  const bin = atob(b64);
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Response(stream).text();
+}
+
+async function start(): Promise<void> {
+  const root = document.getElementById('app')!;
+  try {
+    const el = document.getElementById('acp-inspect-data');
+    if (!el?.textContent) throw new Error('this report holds no recording');
+    const data = JSON.parse(await gunzipBase64(el.textContent.trim())) as ReportData;
+    const rec = parseTranscript(data.transcript);
+    const src = new MemorySource({ summary: data.summary, items: rec.items, findings: data.findings, states: data.states });
+    setSource(src);
+    single.value = { id: src.id, note: data.note };
+    readUrl();
+    void openRecording(recId.value);
+    render(<App />, root);
+  } catch (e) {
+    root.textContent = `This report could not be opened: ${(e as Error).message}`;
+  }
+}
+
+void start();
