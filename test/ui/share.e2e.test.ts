@@ -80,7 +80,12 @@ async function expectUnharmed(page: Page, requests: string[], errors: string[], 
   // No element the recording could have smuggled in.
   expect(await page.locator('#app img, #app iframe, #app script, #app svg[onload], #app [onerror]').count()).toBe(0);
   expect(await page.locator('#app a[href^="javascript:"]').count()).toBe(0);
-  expect(await page.locator('body').innerText()).toContain('<script>');
+  const text = await page.locator('body').innerText();
+  expect(text).toContain('<script>');
+  // Bidi overrides and ANSI escapes are shown, not obeyed.
+  expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u001b]/);
+  expect(text).toContain('⟨U+202E⟩');
+  expect(text).toContain('␛');
 }
 
 beforeAll(async () => {

@@ -1,4 +1,5 @@
 /** The page: header, recordings list or one recording (timeline, turns, findings, stats) with its detail pane; keyboard shortcuts. */
+import './safe-text.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
