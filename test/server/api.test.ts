@@ -112,6 +112,18 @@ describe('the JSON API', () => {
     expect(bad.body.error).toContain('unknown direction');
   });
 
+  it('exports a recording as one self-contained .html report, redacted unless ?redact=0', async () => {
+    const res = await app.request(`http://${HOST}/api/recordings/${db.id}/export?format=html`, { headers: { host: HOST, authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-disposition')).toContain(`acp-recording-${db.id}.html`);
+    const html = await res.text();
+    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-/);
+    expect(html).toContain('id="acp-inspect-data"');
+    const raw = await app.request(`http://${HOST}/api/recordings/${db.id}/export?format=html&redact=0`, { headers: { host: HOST, authorization: `Bearer ${TOKEN}` } });
+    expect(await raw.text()).toContain('NOT redacted');
+  });
+
   it('exports a transcript (redacted by default), imports it back, and deletes a recording', async () => {
     const res = await app.request(`http://${HOST}/api/recordings/${db.id}/export`, { headers: { host: HOST, authorization: `Bearer ${TOKEN}` } });
     expect(res.headers.get('content-disposition')).toContain('attachment');

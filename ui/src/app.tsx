@@ -176,6 +176,7 @@ export function App() {
           <a href="./" onClick={goHome} aria-current={recId.value === null && !comparing.value ? 'page' : undefined}>Recordings</a>
           {recId.value !== null && <span> / #{recId.value}</span>}
           {' · '}<a href="?view=compare" aria-current={comparing.value ? 'page' : undefined} onClick={(e) => { e.preventDefault(); if (!comparing.value) openCompare(recId.value, null); }}>Compare</a>
+          {' · '}<a href="/viewer/" title="The static viewer: open a .jsonl someone sent you, checked in the browser">Viewer</a>
         </nav>}
         <span class="spacer-flex" />
         <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · / filter · Enter open · Esc close</span>

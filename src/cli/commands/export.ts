@@ -13,13 +13,13 @@ export function registerExport(program: Command): void {
     .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean; html?: boolean }) => {
       const { writeFileSync } = await import('node:fs');
       if (opts.html) {
-        const { buildReport } = await import('../../report/html.js');
+        const { buildReport, ReportNotBuilt } = await import('../../report/html.js');
         const { CliError } = await import('../errors.js');
         let report;
         try {
-          report = buildReport(ref, { db: opts.db, redact: opts.redact }, program.version() ?? '');
+          report = buildReport(ref, { db: opts.db, redact: opts.redact });
         } catch (e) {
-          if (/not built/.test((e as Error).message)) throw new CliError((e as Error).message, 1);
+          if (e instanceof ReportNotBuilt) throw new CliError(e.message, 1);
           throw e;
         }
         const out = opts.output ?? (process.stdout.isTTY ? `acp-recording-${/^\d+$/.test(ref) ? ref : 'report'}.html` : undefined);
