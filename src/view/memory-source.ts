@@ -50,7 +50,7 @@ export class MemorySource implements DataSource {
   private turnList: TurnInfo[] | null = null;
   private readonly ctx: FilterContext;
 
-  constructor(private readonly rec: MemoryRecording) {
+  constructor(private rec: MemoryRecording) {
     this.rows = rec.items ? rec.items.map((it) => {
       const r: Row = columnsOf(it);
       r.item = storedItem(it);
@@ -60,10 +60,7 @@ export class MemorySource implements DataSource {
       this.bySeq.set(r.seq, r);
       if (r.replyTo !== null && !this.responseOf.has(r.replyTo)) this.responseOf.set(r.replyTo, r.seq);
     }
-    for (const f of rec.findings) {
-      const list = this.findingsBySeq.get(f.seq);
-      if (list) list.push(f); else this.findingsBySeq.set(f.seq, [f]);
-    }
+    this.indexFindings();
     this.states = new StateIndex(rec.states, (after, to) => this.itemsBetween(after, to));
     const none: FindingView[] = [];
     this.ctx = {
@@ -71,6 +68,21 @@ export class MemorySource implements DataSource {
       responseOf: (seq) => this.responseOf.get(seq) ?? null,
       sessionOf: (seq) => this.bySeq.get(seq)?.sessionId ?? null,
     };
+  }
+
+  private indexFindings(): void {
+    this.findingsBySeq.clear();
+    for (const f of this.rec.findings) {
+      const list = this.findingsBySeq.get(f.seq);
+      if (list) list.push(f); else this.findingsBySeq.set(f.seq, [f]);
+    }
+  }
+
+  /** Replaces the findings (a checker that finished after the recording was opened) and the summary's counts. */
+  setFindings(findings: FindingView[], summary: RecordingSummary): void {
+    this.rec = { ...this.rec, findings, summary };
+    this.indexFindings();
+    this.filters.clear();
   }
 
   get id(): number {

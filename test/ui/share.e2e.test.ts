@@ -120,7 +120,7 @@ describeBrowser('the self-contained HTML report', () => {
     const url = pathToFileURL(file).href;
     const { ctx, page, requests, errors } = await watchedPage();
     await page.goto(url);
-    await page.getByText('credentials redacted').waitFor();
+    await page.locator('.single-note').getByText('credentials redacted').waitFor();
     await page.locator('.row[class*="dir-"]').first().waitFor();
     expect(await page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
     expect(await page.locator('.row', { hasText: 'initialize' }).count()).toBeGreaterThan(0);
@@ -189,7 +189,7 @@ describeBrowser('the self-contained HTML report', () => {
     const unredacted = await exportHtml(['latest', '--db', db, '--no-redact']);
     const p2 = await watchedPage();
     await p2.page.goto(pathToFileURL(unredacted).href);
-    await p2.page.getByText('NOT redacted').waitFor();
+    await p2.page.locator('.single-note').getByText('NOT redacted').waitFor();
     await p2.ctx.close();
   });
 
@@ -206,7 +206,9 @@ describeBrowser('the static viewer', () => {
     await page.goto(base);
     await page.getByText('Files never leave your browser').first().waitFor();
     await page.getByLabel('Open a transcript file').setInputFiles(file);
-    await page.locator('.row').first().waitFor({ timeout: 30_000 });
+    await page.locator('.row[class*="dir-"]').first().waitFor({ timeout: 30_000 });
+    // The rows come first; the checker's findings when it is done.
+    await page.waitForFunction(() => (window as unknown as { acpInspectViewer?: unknown }).acpInspectViewer !== undefined, undefined, { timeout: 30_000 });
     return page.evaluate(() => (window as unknown as { acpInspectViewer: { findings: { seq: number; rule: string; severity: string }[] } }).acpInspectViewer.findings);
   }
 

@@ -261,6 +261,22 @@ function onLive(ev: LiveEvent): void {
   }
 }
 
+/**
+ * The open recording's findings changed in its source (the viewer's checker finished): reload its
+ * summary, findings, the rows in view (their badges) and, when grouped, its turns.
+ */
+export function reloadFindings(): void {
+  const id = recId.value;
+  if (id === null) return;
+  void source.recording(id).then((r) => { current.value = r; }).catch(() => undefined);
+  void source.findings(id).then((f) => { findings.value = f; }).catch(() => undefined);
+  const tl = timeline.value;
+  if (!tl) return;
+  if (tl.q.trim() !== '') void applyFilter(tl.q);
+  else tl.reloadLoaded();
+  if (grouped.value) void loadGroups();
+}
+
 /** (Re)connects the live stream for the current page. */
 export function connectLive(): void {
   closeLive?.();

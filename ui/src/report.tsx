@@ -30,6 +30,7 @@ async function start(): Promise<void> {
     single.value = { id: src.id, note };
     readUrl();
     void openRecording(recId.value);
+    root.textContent = '';
     render(<App />, root);
     // With time to spare, fold the model's states ahead (a slice at a time), so details open at once.
     const warm = () => { if (src.warmStates()) setTimeout(warm, 30); };
