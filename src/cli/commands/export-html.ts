@@ -14,6 +14,8 @@ export function exportHtml(ref: string, opts: { db?: string; output?: string; re
   // Like the .jsonl, to stdout; but not a page of base64 onto a terminal.
   const out = opts.output ?? (process.stdout.isTTY ? `acp-recording-${/^\d+$/.test(ref) ? ref : 'report'}.html` : undefined);
   if (!out) {
+    // A reader that stops early (`| head`) is not an error.
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') process.exit(0); else throw e; });
     process.stdout.write(report.html);
     return;
   }
