@@ -47,6 +47,9 @@ describe('the JSON API', () => {
     expect((await q('-method:session/update dir:agent kind:request')).body.rows.map((r) => r.method))
       .toEqual(['session/request_permission', 'fs/read_text_file', 'session/request_permission', 'fs/read_text_file']);
     expect((await q('method:fs/*')).body.total).toBe(4);
+    // A negated term keeps what it says nothing about: stderr lines have no method.
+    expect((await q('-method:session/update')).body.rows.some((r) => r.dir === 'stderr')).toBe(true);
+    expect((await q('-session:nothing-like-this')).body.total).toBe(36);
     expect((await q('"Turn number 2"')).body.total).toBe(1);
     expect((await q('severity:warning')).body.rows.map((r) => r.findings)).toEqual([['warning']]);
     const turn = (await q('turn:6')).body;

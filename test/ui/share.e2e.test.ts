@@ -30,6 +30,8 @@ async function watchedPage(): Promise<{ ctx: BrowserContext; page: Page; request
   const page = await ctx.newPage();
   page.on('dialog', (d) => { errors.push(`dialog: ${d.message()}`); void d.dismiss(); });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  // A Content-Security-Policy violation is reported on the console.
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   return { ctx, page, requests, errors };
 }
 
