@@ -241,7 +241,7 @@ describeBrowser('the static viewer', () => {
     await ctx.close();
   });
 
-  it('opens a transcript from ?url= (the one request it makes) and a pasted one', async () => {
+  it('opens a transcript from ?url= (the one request it makes), a dropped one and a pasted one', async () => {
     const { ctx, page, requests } = await watchedPage();
     const golden = `${staticUrl}golden.jsonl`;
     await ctx.route(golden, (route) => route.fulfill({ status: 200, contentType: 'application/x-ndjson', body: readFileSync(join(ROOT, 'recordings/golden/cancel-and-turns.jsonl'), 'utf8') }));
@@ -251,6 +251,16 @@ describeBrowser('the static viewer', () => {
     await page.goto(staticUrl);
     await page.getByLabel('Paste a transcript').fill(readFileSync(join(ROOT, 'recordings/sdk-example.jsonl'), 'utf8'));
     await page.getByRole('button', { name: 'Open pasted text' }).click();
+    await page.locator('.row[class*="dir-"]').first().waitFor();
+    // Dropped on the page.
+    await page.goto(staticUrl);
+    await page.getByText('Files never leave your browser').first().waitFor();
+    await page.evaluate((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], 'dropped.jsonl', { type: 'application/x-ndjson' }));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, readFileSync(join(ROOT, 'recordings/golden/wire-problems.jsonl'), 'utf8'));
+    await page.locator('.single-note').getByText('dropped.jsonl').waitFor();
     await page.locator('.row[class*="dir-"]').first().waitFor();
     await page.goto(staticUrl);
     await page.getByLabel('Paste a transcript').fill('{"t":0,"dir":"c2a"}\n');
