@@ -1,13 +1,15 @@
 /**
- * The viewer's worker: reads a transcript, parses and correlates it, runs the protocol checker and
- * folds the model's states, then answers the page's data-source calls from a MemorySource, so the
- * page stays responsive while a large recording is checked. It makes no request.
+ * The viewer's worker: reads a transcript, parses and correlates it, folds the model's states and
+ * answers the page's data-source calls from a MemorySource; then runs the protocol checker (in
+ * slices, still answering) and hands the page its findings. The page stays responsive while a large
+ * recording is checked. It makes no request.
  */
 import { parseTranscript } from '../../src/transcript/format.js';
 import { CheckFold } from '../../src/check/fold.js';
 import { RULES, summarizeState } from '../../src/check/index.js';
 import { recordingData } from '../../src/view/report-data.js';
 import { MemorySource } from '../../src/view/memory-source.js';
+import { withRuleInfo } from '../../src/view/summary.js';
 import { SourceError } from '../../src/view/source.js';
 import type { ToWorker, FromWorker } from './viewer-protocol.js';
 
@@ -34,8 +36,9 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
         if (i % 5000 === 4999) await new Promise((r) => setTimeout(r, 0));
       }
       const run = fold.finish();
-      const checked = recordingData({ header: rec.header, items: [] }, run.findings, RULES, summarizeState, '');
-      src.setFindings(checked.findings, { ...data.summary, errors: checked.summary.errors, warnings: checked.summary.warnings, infos: checked.summary.infos });
+      const rules = new Map(RULES.map((r) => [r.id, r]));
+      const count = (sev: string) => run.findings.filter((f) => f.severity === sev).length;
+      src.setFindings(run.findings.map((f) => withRuleInfo(f, rules)), { ...data.summary, errors: count('error'), warnings: count('warning'), infos: count('info') });
       post({ type: 'checked', ms: Math.round(performance.now() - t0), findings: run.findings.map((f) => ({ seq: f.seq, rule: f.rule, severity: f.severity })) });
     } catch (e) {
       post({ type: 'error', message: (e as Error).message });
