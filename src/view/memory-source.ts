@@ -14,6 +14,7 @@ import { layTurns, lowerBound, turnInfoOf } from './turns.js';
 import { StateIndex, type StatesData } from './states.js';
 import { SourceError, type DataSource, type Position } from './source.js';
 import { columnsOf, itemOf, storedItem, type ItemColumns } from './columns.js';
+import { itemToLine, TRANSCRIPT_VERSION, type TranscriptHeader } from '../transcript/format.js';
 
 /** What a memory source is built from: the items (parsed) or their columns (the report ships those). */
 export interface MemoryRecording {
@@ -146,6 +147,21 @@ export class MemorySource implements DataSource {
     if (this.states.reached >= last) return false;
     this.states.stateAt(Math.min(last, this.states.reached + slice));
     return true;
+  }
+
+  /** The recording as a transcript (what `acp-inspect export` writes for it). */
+  transcript(): string {
+    const s = this.rec.summary;
+    const header: TranscriptHeader = { acpInspect: 'recording', version: TRANSCRIPT_VERSION };
+    if (s.name !== null) header.name = s.name;
+    if (s.startedAt) header.startedAt = s.startedAt;
+    if (s.endedAt) header.endedAt = s.endedAt;
+    if (s.command) header.command = s.command;
+    if (s.cwd) header.cwd = s.cwd;
+    if (s.exitCode !== null) header.exitCode = s.exitCode;
+    if (s.exitSignal !== null) header.exitSignal = s.exitSignal;
+    header.status = s.status;
+    return [JSON.stringify(header), ...this.rows.map((r) => itemToLine(itemAt(r)))].join('\n') + '\n';
   }
 
   async recording(id: number): Promise<RecordingSummary> {

@@ -148,6 +148,13 @@ describeBrowser('the self-contained HTML report', () => {
     // Keyboard: j moves the selection, the detail pane shows the state after it.
     await page.keyboard.press('j');
     await page.locator('.detail').first().waitFor();
+    // The recording saved back as a transcript, made in the page (a blob, not a request).
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'save .jsonl' }).click()]);
+    const saved = join(tmp.dir, 'saved.jsonl');
+    await download.saveAs(saved);
+    const original = readFileSync(join(ROOT, 'recordings/golden/cancel-and-turns.jsonl'), 'utf8').trim().split('\n');
+    expect(readFileSync(saved, 'utf8').trim().split('\n').length).toBe(original.length);
+    expect((await cli(['check', saved, '--json'])).stdout.toString()).toBe((await cli(['check', join(ROOT, 'recordings/golden/cancel-and-turns.jsonl'), '--json'])).stdout.toString());
     expect(requests.every((u) => u === url || u.startsWith(`${url}#`) || u === pathToFileURL(file).href)).toBe(true);
     expect(errors).toEqual([]);
     await ctx.close();

@@ -159,10 +159,11 @@ export const scrollRequest = signal<{ index: number; align: 'center' | 'end' | '
 // ---- URL ------------------------------------------------------------------------------------------
 /**
  * A page over one recording in memory (the HTML report, the viewer): its id, and a line the header
- * shows (what the page is, whether credentials are redacted). Its route lives in the URL fragment,
+ * shows (what the page is, whether credentials are redacted), and how to save the recording as a
+ * transcript when the page can. Its route lives in the URL fragment,
  * which works from file:// and never reaches a server.
  */
-export const single = signal<{ id: number; note: string } | null>(null);
+export const single = signal<{ id: number; note: string; transcript?: () => { name: string; text: string } } | null>(null);
 
 function routeParams(): URLSearchParams {
   return new URLSearchParams(single.value ? location.hash.slice(1) : location.search);
