@@ -21,3 +21,9 @@ export function formatTable(head: string[], rows: string[][]): string {
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(head), ...rows.map(line)].join('\n') + '\n';
 }
+
+/** Writes a command's output to stdout; a reader that stops early (`| head`) ends the command quietly. */
+export function writeStdout(text: string): void {
+  process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') process.exit(0); else throw e; });
+  process.stdout.write(text);
+}

@@ -19,12 +19,13 @@ import { RULES, summarizeState } from '../check/index.js';
 import type { Frame } from '../wire/frame.js';
 import { FilterError } from './filter.js';
 import { findingsAt, listTurns, methodStats, pairOf, positionOf, readItem, timelineGroups, timelinePage, turnItems } from './queries.js';
-import { summarizeTurn } from './turn-summary.js';
+import { summarizeTurn } from '../view/turn-summary.js';
 import { compareRecordings } from './compare.js';
-import { entityPatch, patchTarget } from './patch.js';
+import { entityPatch, patchTarget } from '../view/patch.js';
+import { withRuleInfo as ruleInfo } from '../view/summary.js';
 import { LiveBus } from './live.js';
 import { ModelCache } from './model-cache.js';
-import { loadStatic, type StaticFile } from './static.js';
+import { findViewerDir, loadStatic, type StaticFile } from './static.js';
 import { NotesHttpError, registerNoteRoutes } from './notes.js';
 import { registerSliceRoute } from './slice-route.js';
 import { SliceError } from '../transcript/slice.js';
@@ -45,6 +46,8 @@ export interface AppOptions {
   pollMs?: number;
   /** Built UI files (default: dist/ui read at start). */
   staticFiles?: Map<string, StaticFile>;
+  /** Built static viewer files, offered at /viewer/ (default: dist/viewer read at start). */
+  viewerFiles?: Map<string, StaticFile>;
   /** Largest accepted import upload in bytes (default 256 MiB). */
   maxUploadBytes?: number;
 }
@@ -77,10 +80,7 @@ class HttpError extends Error {
   }
 }
 
-function withRuleInfo(f: StoredFinding): FindingView {
-  const r = RULE_INFO.get(f.rule);
-  return r ? { ...f, title: r.title, specText: r.specText, spec: f.spec ?? r.spec } : { ...f };
-}
+const withRuleInfo = (f: StoredFinding): FindingView => ruleInfo(f, RULE_INFO);
 
 export function createApp(opts: AppOptions): InspectorApp {
   const store = Store.open(opts.dbPath);
@@ -90,6 +90,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   // The turns of a recording change only when it grows: keep the last listing of each (filters re-cut it).
   const turnsCache = new Map<number, { items: number; turns: ReturnType<typeof listTurns> }>();
   const files = opts.staticFiles ?? loadStatic();
+  const viewerFiles = opts.viewerFiles ?? loadStatic(findViewerDir());
   const allowedHosts = opts.allowedHosts ?? [];
   const cookieName = opts.cookieName ?? 'acp_inspect';
   const maxUpload = opts.maxUploadBytes ?? 256 * 1024 * 1024;
@@ -169,6 +170,22 @@ export function createApp(opts: AppOptions): InspectorApp {
     return f ? c.body(f.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': f.type }) : c.body(null, 404);
   });
 
+  // The static viewer (the same page as dist/viewer on any static host): it reads a transcript in
+  // the browser and never calls the API. Its worker compiles the JSON Schemas of the checker (ajv
+  // generates code), so the worker alone may evaluate code; it has no DOM and fetches nothing.
+  app.get('/viewer', (c) => c.redirect('/viewer/', 302));
+  app.get('/viewer/*', (c) => {
+    const rest = c.req.path.slice('/viewer'.length);
+    const f = viewerFiles.get(rest === '/' ? '/index.html' : rest);
+    if (!f) return c.text(rest === '/' ? 'The viewer is not built; run `npm run build` in the acp-inspect folder.\n' : '404 Not Found\n', rest === '/' ? 503 : 404);
+    if (rest === '/' || rest === '/index.html') {
+      c.header('Content-Security-Policy', "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; img-src data:; connect-src https: http:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    } else if (/^\/assets\/viewer-worker-[\w-]+\.js$/.test(rest)) {
+      c.header('Content-Security-Policy', "default-src 'none'; script-src 'self' 'unsafe-eval'");
+    }
+    return c.body(f.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': f.type });
+  });
+
   // ---- API ----------------------------------------------------------------------------------
   const recId = (c: Context): number => {
     const id = c.req.param('id') ?? '';
@@ -202,10 +219,24 @@ export function createApp(opts: AppOptions): InspectorApp {
     live.poke();
     return c.json({ id, items: rec.items.length }, 201);
   });
-  app.get('/api/recordings/:id/export', (c) => {
+  app.get('/api/recordings/:id/export', async (c) => {
     const id = recId(c);
     const rec = store.loadRecording(id);
     const redact = c.req.query('redact') !== '0';
+    if (c.req.query('format') === 'html') {
+      const { renderReport, ReportNotBuilt } = await import('../report/html.js');
+      let report;
+      try {
+        report = renderReport({ recording: rec, summary: store.getRecording(id), findings: store.readFindings(id), label: `recording ${id}` }, redact);
+      } catch (e) {
+        if (e instanceof ReportNotBuilt) throw new HttpError(503, e.message);
+        throw e;
+      }
+      return c.body(report.html, 200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Disposition': `attachment; filename="acp-recording-${id}.html"`,
+      });
+    }
     const body = serializeTranscript(redact ? redactRecording(rec) : rec);
     return c.body(body, 200, {
       'Content-Type': 'application/x-ndjson; charset=utf-8',

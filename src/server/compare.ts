@@ -11,7 +11,7 @@ import { diffRecordings } from '../replay/diff-recordings.js';
 import { describeFrame, type Divergence } from '../replay/aligner.js';
 import { describeDiffs, IgnoreSet } from '../replay/json-diff.js';
 import { framePatch, summarize } from '../replay/report.js';
-import { previewOf } from './preview.js';
+import { previewOf } from '../view/preview.js';
 import type { CompareFrame, CompareResult, CompareRow } from './types.js';
 
 /** Unified diffs are included for at most this many rows (the rest say so). */

@@ -6,9 +6,9 @@ import type { Store, ItemRow } from '../store/store.js';
 import { rowToItem } from '../store/store.js';
 import type { Item, Frame } from '../wire/frame.js';
 import { compileFilter } from './filter.js';
-import { previewOf } from './preview.js';
+import { previewOf } from '../view/preview.js';
 import type { TimelinePage, TimelineRow, MethodStats, TurnInfo, StoredFinding, TimelineGroups } from './types.js';
-import { textOfBlocks } from './preview.js';
+import { layTurns, turnInfoOf } from '../view/turns.js';
 
 /** Columns a timeline row needs: no full raw text for big frames (only a prefix is previewed). */
 const ROW_COLS = `i.seq, i.t, i.dir, i.kind, i.method, i.rpc_id, i.reply_to, i.latency, i.session_id, i.size, i.parse_error,
@@ -145,21 +145,8 @@ export function listTurns(store: Store, recordingId: number, onlySeq?: number,
       WHERE p.recording_id = ? AND p.method = 'session/prompt' AND p.kind = 'request' ${conds.join(' ')}
       ORDER BY p.seq ${page?.newestFirst ? 'DESC' : ''} LIMIT ?`)
     .all(recordingId, ...args, page?.limit ?? -1) as { seq: number; t: number; session_id: string | null; raw: string; end_seq: number | null; end_t: number | null; end_raw: string | null; end_kind: string | null }[];
-  return rows.map((r) => {
-    let prompt = '';
-    try { prompt = textOfBlocks((JSON.parse(r.raw) as { params?: { prompt?: unknown } }).params?.prompt); } catch { /* not JSON */ }
-    let stopReason: string | null = null;
-    if (r.end_raw) {
-      try {
-        const j = JSON.parse(r.end_raw) as { result?: { stopReason?: unknown }; error?: { message?: unknown } };
-        stopReason = typeof j.result?.stopReason === 'string' ? j.result.stopReason : r.end_kind === 'error' ? `error: ${String(j.error?.message ?? '')}` : null;
-      } catch { /* not JSON */ }
-    }
-    return {
-      seq: r.seq, sessionId: r.session_id, endSeq: r.end_seq, t: r.t,
-      durationMs: r.end_t === null ? null : r.end_t - r.t, stopReason, prompt: prompt.length > 300 ? `${prompt.slice(0, 299)}…` : prompt,
-    };
-  });
+  return rows.map((r) => turnInfoOf({ seq: r.seq, t: r.t, sessionId: r.session_id, raw: r.raw },
+    r.end_seq === null ? null : { seq: r.end_seq, t: r.end_t!, raw: r.end_raw ?? '', kind: r.end_kind ?? '' }));
 }
 
 /** The items of one turn (at most `limit`): from the prompt request to its response, in the prompt's session or no session. */
@@ -173,16 +160,6 @@ export function turnItems(store: Store, recordingId: number, promptSeq: number, 
   return { turn, items: rows.map(rowToItem) };
 }
 
-function lowerBound(a: number[], x: number): number {
-  let lo = 0;
-  let hi = a.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (a[mid]! < x) lo = mid + 1; else hi = mid;
-  }
-  return lo;
-}
-
 /**
  * Prompt turns laid over the filtered timeline: for each turn the range [from, to) of list indices it
  * holds, and where each session first appears. A turn runs from its session/prompt request to its response; when turns of two sessions
@@ -193,18 +170,8 @@ export function timelineGroups(store: Store, recordingId: number, q: string, tur
   const f = compileFilter(q);
   const seqs = store.db.prepare(`SELECT i.seq FROM items i WHERE i.recording_id = ? AND ${f.where} ORDER BY i.seq`).pluck()
     .all(recordingId, ...f.params) as number[];
-  const out: TimelineGroups['turns'] = [];
-  for (let k = 0; k < turns.length; k++) {
-    const t = turns[k]!;
-    const next = turns[k + 1]?.seq ?? Number.MAX_SAFE_INTEGER;
-    const end = Math.min(t.endSeq ?? Number.MAX_SAFE_INTEGER, next - 1);
-    const from = lowerBound(seqs, t.seq);
-    const to = lowerBound(seqs, end + 1);
-    if (to > from) out.push({ ...t, prompt: t.prompt.length > 160 ? `${t.prompt.slice(0, 159)}…` : t.prompt, from, to });
-  }
   const firsts = store.db.prepare(`SELECT i.session_id AS sessionId, MIN(i.seq) AS seq FROM items i
       WHERE i.recording_id = ? AND i.session_id IS NOT NULL AND ${f.where} GROUP BY i.session_id ORDER BY seq`)
     .all(recordingId, ...f.params) as { sessionId: string; seq: number }[];
-  const sessions = firsts.map((x) => ({ sessionId: x.sessionId, from: lowerBound(seqs, x.seq) }));
-  return { total: seqs.length, turns: out, sessions };
+  return layTurns(seqs, turns, firsts);
 }

@@ -159,8 +159,7 @@ export class TranscriptLineReader {
       let raw: string;
       let rawBase64: string | undefined;
       if (typeof o.rawBase64 === 'string') {
-        const bytes = Buffer.from(o.rawBase64, 'base64');
-        raw = decodeUtf8(bytes).text;
+        raw = decodeBase64Utf8(o.rawBase64);
         rawBase64 = o.rawBase64;
       } else if (typeof o.raw === 'string') {
         raw = o.raw;
@@ -202,6 +201,15 @@ function noteFromLine(o: Record<string, unknown>, lineNo: number): TranscriptNot
 export function checkNotes(notes: readonly TranscriptNote[], items: number): void {
   const bad = notes.find((n) => n.seq > items);
   if (bad) throw new TranscriptError(`a note is on item #${bad.seq}, but the transcript has ${items} item${items === 1 ? '' : 's'}; fix its "seq" or remove the note line`);
+}
+
+/** The lossy UTF-8 text of base64 bytes (Buffer in Node, atob and TextDecoder in a browser). */
+function decodeBase64Utf8(b64: string): string {
+  if (typeof Buffer !== 'undefined') return decodeUtf8(Buffer.from(b64, 'base64')).text;
+  const bin = atob(b64.replace(/[^A-Za-z0-9+/]/g, ''));
+  const bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  return new TextDecoder().decode(bytes);
 }
 
 /** The Item a transcript line stands for (frames parsed and classified, not yet correlated). */

@@ -5,7 +5,7 @@ import { parseLine, sessionIdOf } from './parse.js';
 
 export function frameFromText(seq: number, t: number, dir: Direction, raw: string, size?: number): Frame {
   const parsed = parseLine(raw);
-  const frame: Frame = { seq, t, dir, raw, size: size ?? Buffer.byteLength(raw), ...parsed };
+  const frame: Frame = { seq, t, dir, raw, size: size ?? utf8Length(raw), ...parsed };
   const sid = sessionIdOf(parsed.json);
   if (sid !== undefined) frame.sessionId = sid;
   return frame;
@@ -24,4 +24,18 @@ export function frameFromBytes(seq: number, t: number, dir: Direction, bytes: Bu
     }
   }
   return frame;
+}
+
+/** Bytes of `s` in UTF-8 (lone surrogates count 3, as they are written as U+FFFD); Buffer-free for the browser. */
+export function utf8Length(s: string): number {
+  if (typeof Buffer !== 'undefined') return Buffer.byteLength(s);
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length && (s.charCodeAt(i + 1) & 0xfc00) === 0xdc00) { n += 4; i++; }
+    else n += 3;
+  }
+  return n;
 }

@@ -10,7 +10,7 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
-const PURE = ['src/wire', 'src/spec', 'src/check', 'src/trace'];
+const PURE = ['src/wire', 'src/spec', 'src/check', 'src/trace', 'src/view'];
 const PURE_FILES = ['src/transcript/format.ts', 'src/transcript/slice.ts'];
 /** Packages the pure core may use (they run in a browser). */
 const ALLOWED_PACKAGES = ['ajv'];

@@ -1,11 +1,12 @@
 /** The page: header, recordings list or one recording (timeline, turns, findings, stats) with its detail pane; keyboard shortcuts. */
+import './safe-text.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
   applyFilter, findings, detailOpen, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
-  comparing, openCompare, grouped, setGrouped, groupLayout, toggleSelectedTurn, setAllExpanded, expandAll, toggledTurns,
+  comparing, openCompare, single, grouped, setGrouped, groupLayout, toggleSelectedTurn, setAllExpanded, expandAll, toggledTurns,
 } from './model.js';
-import { api } from './api.js';
+import { source } from './api.js';
 import { RecordingsView } from './recordings-view.js';
 import { TimelineList } from './timeline-view.js';
 import { DetailPane } from './detail-pane.js';
@@ -17,11 +18,11 @@ import { fmtMs, fmtDate } from './format.js';
 type Theme = 'auto' | 'light' | 'dark';
 
 function useTheme(): [Theme, () => void] {
-  const [theme, setTheme] = useState<Theme>(() => (localStorage.getItem('acp-inspect-theme') as Theme | null) ?? 'auto');
+  const [theme, setTheme] = useState<Theme>(() => { try { return (localStorage.getItem('acp-inspect-theme') as Theme | null) ?? 'auto'; } catch { return 'auto'; } });
   useEffect(() => {
     if (theme === 'auto') delete document.documentElement.dataset.theme;
     else document.documentElement.dataset.theme = theme;
-    localStorage.setItem('acp-inspect-theme', theme);
+    try { localStorage.setItem('acp-inspect-theme', theme); } catch { /* no storage for this page (file://, private mode) */ }
   }, [theme]);
   return [theme, () => setTheme(theme === 'auto' ? 'dark' : theme === 'dark' ? 'light' : 'auto')];
 }
@@ -77,7 +78,7 @@ function RecordingHeader() {
         </span>
         {counts.error > 0 && <button type="button" class="badge-btn" onClick={() => setView('findings')}><span class="badge sev-error">{counts.error}</span> errors</button>}
         {counts.warning > 0 && <button type="button" class="badge-btn" onClick={() => setView('findings')}><span class="badge sev-warning">{counts.warning}</span> warnings</button>}
-        <button type="button" class="compare-btn" onClick={() => openCompare(r.id, null)} title="Align this recording with another one, frame by frame">Compare with…</button>
+        {source.caps.compare && <button type="button" class="compare-btn" onClick={() => openCompare(r.id, null)} title="Align this recording with another one, frame by frame">Compare with…</button>}
       </div>
       <div class="rec-tabs">
         <div role="tablist" class="tabs" aria-label="Views">
@@ -113,6 +114,20 @@ function RecordingHeader() {
   );
 }
 
+/** Saves the recording of a single-recording page as a .jsonl (made in the page; nothing is sent anywhere). */
+function SaveTranscript({ make }: { make: () => { name: string; text: string } }) {
+  const save = () => {
+    const { name, text } = make();
+    const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  return <button type="button" class="link" onClick={save} title="Save this recording as a transcript, to check, replay or import it with acp-inspect">save .jsonl</button>;
+}
+
 export function App() {
   const [theme, cycleTheme] = useTheme();
   const filterRef = useRef<HTMLInputElement>(null);
@@ -125,7 +140,7 @@ export function App() {
 
   useEffect(() => {
     if (refSeq.value !== null && refT.value === null && recId.value !== null) {
-      void api.item(recId.value, refSeq.value).then((d) => { refT.value = d.item.t; }).catch(() => undefined);
+      void source.item(recId.value, refSeq.value).then((d) => { refT.value = d.item.t; }).catch(() => undefined);
     }
   }, [recId.value, refSeq.value]);
 
@@ -170,18 +185,19 @@ export function App() {
   return (
     <div class="app">
       <header class="topbar">
-        <a href="./" class="brand" onClick={goHome}>acp-inspect</a>
-        <nav aria-label="Breadcrumb" class="crumbs">
+        {single.value ? <span class="brand">acp-inspect</span> : <a href="./" class="brand" onClick={goHome}>acp-inspect</a>}
+        {single.value ? <span class="crumbs single-note" role="note">{single.value.note}{single.value.transcript && <>{' · '}<SaveTranscript make={single.value.transcript} /></>}</span> : <nav aria-label="Breadcrumb" class="crumbs">
           <a href="./" onClick={goHome} aria-current={recId.value === null && !comparing.value ? 'page' : undefined}>Recordings</a>
           {recId.value !== null && <span> / #{recId.value}</span>}
           {' · '}<a href="?view=compare" aria-current={comparing.value ? 'page' : undefined} onClick={(e) => { e.preventDefault(); if (!comparing.value) openCompare(recId.value, null); }}>Compare</a>
-        </nav>
+          {' · '}<a href="/viewer/" title="The static viewer: open a .jsonl someone sent you, checked in the browser">Viewer</a>
+        </nav>}
         <span class="spacer-flex" />
         <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · / filter · Enter open · Esc close</span>
         <button type="button" class="theme" onClick={cycleTheme} aria-label={`Theme: ${theme}; switch`}>{theme === 'auto' ? '◐ auto' : theme === 'dark' ? '● dark' : '○ light'}</button>
       </header>
       {comparing.value ? <CompareView /> : recId.value === null ? <RecordingsView /> : loadError.value ? (
-        <main class="panel"><p class="bad" role="alert">{loadError.value}</p><p><a href="./" onClick={goHome}>Back to the recordings</a></p></main>
+        <main class="panel"><p class="bad" role="alert">{loadError.value}</p>{!single.value && <p><a href="./" onClick={goHome}>Back to the recordings</a></p>}</main>
       ) : (
         <main class="recording" aria-label="Recording">
           <RecordingHeader />

@@ -5,7 +5,7 @@
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useClientHeight } from './use-height.js';
-import { api, type CompareResult, type CompareRow } from './api.js';
+import { server as api, type CompareResult, type CompareRow } from './api.js';
 import { cmpA, cmpB, recordings, loadRecordings, writeUrl } from './model.js';
 import { fmtClock } from './format.js';
 

@@ -1,6 +1,6 @@
 /** The detail of the selected item: JSON tree, raw text, its request/response pair, the model state, findings, and the diff for patching updates. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, type ItemDetail } from './api.js';
+import { source, type ItemDetail } from './api.js';
 import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen, applyFilter } from './model.js';
 import { JsonTree } from './json-tree.js';
 import { Markdown } from './markdown.js';
@@ -69,7 +69,7 @@ export function DetailPane() {
     if (id === null || seq === null) { setDetail(null); return undefined; }
     let live = true;
     setError(null);
-    api.item(id, seq).then((d) => { if (live) setDetail(d); }).catch((e: Error) => { if (live) { setDetail(null); setError(e.message); } });
+    source.item(id, seq).then((d) => { if (live) setDetail(d); }).catch((e: Error) => { if (live) { setDetail(null); setError(e.message); } });
     return () => { live = false; };
   }, [id, seq]);
 

@@ -4,7 +4,7 @@
  * the selection, and the live stream. Views read signals and call actions; nothing here renders.
  */
 import { signal, computed, batch, effect } from '@preact/signals';
-import { api, subscribe, type RecordingSummary, type TimelineRow, type LiveEvent, type FindingView, type TimelineGroups } from './api.js';
+import { source, server, type RecordingSummary, type TimelineRow, type LiveEvent, type FindingView, type TimelineGroups } from './api.js';
 import { GroupLayout } from './group-layout.js';
 
 export type View = 'timeline' | 'turns' | 'findings' | 'stats';
@@ -44,7 +44,7 @@ export const filterError = signal<string | null>(null);
 export const liveConnected = signal(false);
 export const findings = signal<FindingView[] | null>(null);
 
-export const isLive = computed(() => current.value?.status === 'running');
+export const isLive = computed(() => source.caps.live && current.value?.status === 'running');
 
 /** The filtered timeline of the open recording. */
 export class Timeline {
@@ -79,7 +79,7 @@ export class Timeline {
     if (existing) return existing;
     const gen = this.gen;
     this.loading.value = true;
-    const pr = api.page(this.recordingId, this.q, p * PAGE, PAGE).then((page) => {
+    const pr = source.page(this.recordingId, this.q, p * PAGE, PAGE).then((page) => {
       if (gen !== this.gen) return;
       batch(() => {
         page.rows.forEach((r, k) => { this.rows[page.offset + k] = r; });
@@ -157,12 +157,25 @@ export const selIndex = signal<number | null>(null);
 export const scrollRequest = signal<{ index: number; align: 'center' | 'end' | 'auto' } | null>(null);
 
 // ---- URL ------------------------------------------------------------------------------------------
+/**
+ * A page over one recording in memory (the HTML report, the viewer): its id, and a line the header
+ * shows (what the page is, whether credentials are redacted), and how to save the recording as a
+ * transcript when the page can. Its route lives in the URL fragment,
+ * which works from file:// and never reaches a server.
+ */
+export const single = signal<{ id: number; note: string; transcript?: () => { name: string; text: string } } | null>(null);
+
+function routeParams(): URLSearchParams {
+  return new URLSearchParams(single.value ? location.hash.slice(1) : location.search);
+}
+
 export function readUrl(): void {
-  const p = new URLSearchParams(location.search);
-  const rec = p.get('rec');
+  const p = routeParams();
+  const one = single.value;
+  const rec = one ? String(one.id) : p.get('rec');
   const num = (k: string) => { const v = p.get(k); return v && /^\d+$/.test(v) ? Number(v) : null; };
   batch(() => {
-    comparing.value = p.get('view') === 'compare';
+    comparing.value = !one && p.get('view') === 'compare';
     cmpA.value = num('a');
     cmpB.value = num('b');
     recId.value = rec && /^\d+$/.test(rec) ? Number(rec) : null;
@@ -181,12 +194,13 @@ export function readUrl(): void {
 
 export function writeUrl(push = false): void {
   const p = new URLSearchParams();
-  if (comparing.value) {
+  const one = single.value;
+  if (comparing.value && !one) {
     p.set('view', 'compare');
     if (cmpA.value !== null) p.set('a', String(cmpA.value));
     if (cmpB.value !== null) p.set('b', String(cmpB.value));
   } else if (recId.value !== null) {
-    p.set('rec', String(recId.value));
+    if (!one) p.set('rec', String(recId.value));
     if (view.value !== 'timeline') p.set('view', view.value);
     if (filter.value) p.set('q', filter.value);
     if (selSeq.value !== null) p.set('sel', String(selSeq.value));
@@ -195,16 +209,18 @@ export function writeUrl(push = false): void {
     if (grouped.value) p.set('group', 'turns');
   }
   const s = p.toString();
-  const url = `${location.pathname}${s ? `?${s}` : ''}`;
-  if (url === `${location.pathname}${location.search}`) return;
-  if (push) history.pushState(null, '', url);
-  else history.replaceState(null, '', url);
+  const url = one ? `${location.pathname}${location.search}${s ? `#${s}` : ''}` : `${location.pathname}${s ? `?${s}` : ''}`;
+  if (url === `${location.pathname}${location.search}${one ? location.hash : ''}`) return;
+  try {
+    if (push) history.pushState(null, '', url);
+    else history.replaceState(null, '', url);
+  } catch { /* a browser that refuses history entries for this page (file://): the route stays in memory */ }
 }
 
 // ---- actions ----------------------------------------------------------------------------------------
 export async function loadRecordings(): Promise<void> {
   try {
-    recordings.value = await api.recordings(listSearch.value);
+    recordings.value = await server.recordings(listSearch.value);
     recordingsError.value = null;
   } catch (e) {
     recordingsError.value = (e as Error).message;
@@ -231,7 +247,7 @@ function onLive(ev: LiveEvent): void {
       break;
     case 'findings':
       if (ev.recordingId === recId.value) {
-        void api.findings(ev.recordingId).then((f) => { findings.value = f; });
+        void source.findings(ev.recordingId).then((f) => { findings.value = f; });
         tl?.reloadLoaded();
       }
       break;
@@ -246,11 +262,29 @@ function onLive(ev: LiveEvent): void {
   }
 }
 
+/**
+ * The open recording's findings changed in its source (the viewer's checker finished): reload its
+ * summary, findings, the rows in view (their badges) and, when grouped, its turns.
+ */
+export function reloadFindings(): void {
+  const id = recId.value;
+  if (id === null) return;
+  void source.recording(id).then((r) => { current.value = r; }).catch(() => undefined);
+  void source.findings(id).then((f) => { findings.value = f; }).catch(() => undefined);
+  const tl = timeline.value;
+  if (!tl) return;
+  if (tl.q.trim() !== '') void applyFilter(tl.q);
+  else tl.reloadLoaded();
+  if (grouped.value) void loadGroups();
+}
+
 /** (Re)connects the live stream for the current page. */
 export function connectLive(): void {
   closeLive?.();
+  closeLive = null;
+  if (!source.caps.live) return;
   let dropped = false;
-  closeLive = subscribe(recId.value, onLive, (open) => {
+  closeLive = server.subscribe(recId.value, onLive, (open) => {
     liveConnected.value = open;
     if (!open) { dropped = true; return; }
     if (!dropped) return;
@@ -258,8 +292,8 @@ export function connectLive(): void {
     dropped = false;
     const id = recId.value;
     if (id === null) { void loadRecordings(); return; }
-    void api.recording(id).then((r) => { current.value = r; }).catch(() => undefined);
-    void api.findings(id).then((f) => { findings.value = f; }).catch(() => undefined);
+    void source.recording(id).then((r) => { current.value = r; }).catch(() => undefined);
+    void source.findings(id).then((f) => { findings.value = f; }).catch(() => undefined);
     timeline.value?.refreshTail();
   });
 }
@@ -281,12 +315,12 @@ export async function openRecording(id: number | null): Promise<void> {
     return;
   }
   try {
-    current.value = await api.recording(id);
+    current.value = await source.recording(id);
   } catch (e) {
     loadError.value = (e as Error).message;
     return;
   }
-  void api.findings(id).then((f) => { findings.value = f; }).catch(() => { findings.value = []; });
+  void source.findings(id).then((f) => { findings.value = f; }).catch(() => { findings.value = []; });
   await applyFilter(filter.value, selSeq.value);
 }
 
@@ -305,7 +339,7 @@ export async function applyFilter(q: string, keepSeq: number | null = selSeq.val
   if (grouped.value) void loadGroups();
   if (keepSeq !== null) {
     try {
-      const pos = await api.position(id, q, keepSeq);
+      const pos = await source.position(id, q, keepSeq);
       if (timeline.value !== tl) return;
       tl.total.value = pos.total;
       await tl.ensure(Math.max(0, pos.index - PAGE / 2), pos.index + PAGE / 2);
@@ -354,10 +388,10 @@ export async function jumpTo(seq: number): Promise<void> {
   if (view.value !== 'timeline') { view.value = 'timeline'; writeUrl(true); }
   const tl = timeline.value;
   let q = tl?.q ?? filter.value;
-  let pos = await api.position(id, q, seq);
+  let pos = await source.position(id, q, seq);
   if (!pos.matches && q !== '') {
     q = '';
-    pos = await api.position(id, q, seq);
+    pos = await source.position(id, q, seq);
   }
   if (!timeline.value || timeline.value.q !== q) {
     selSeq.value = seq;
@@ -424,7 +458,7 @@ export async function loadGroups(): Promise<void> {
   const tl = timeline.value;
   if (!tl) return;
   try {
-    const data = await api.groups(tl.recordingId, tl.q);
+    const data = await source.groups(tl.recordingId, tl.q);
     if (timeline.value === tl) groups.value = { recordingId: tl.recordingId, q: tl.q, data };
   } catch (e) {
     if (timeline.value === tl) filterError.value = (e as Error).message;

@@ -1,6 +1,6 @@
 /** The findings panel (grouped by severity and rule, like Wireshark's expert info) and per-method stats. */
 import { useEffect, useState } from 'preact/hooks';
-import { api, type MethodStats, type FindingView } from './api.js';
+import { source, type MethodStats, type FindingView } from './api.js';
 import { findings, recId, jumpTo, applyFilter, setView } from './model.js';
 import { fmtMs } from './format.js';
 import { Markdown } from './markdown.js';
@@ -50,7 +50,7 @@ export function StatsPanel() {
   const [error, setError] = useState<string | null>(null);
   useEffect(() => {
     if (id === null) return;
-    api.stats(id).then(setStats).catch((e: Error) => setError(e.message));
+    source.stats(id).then(setStats).catch((e: Error) => setError(e.message));
   }, [id]);
   if (error) return <div class="panel"><p class="bad">{error}</p></div>;
   if (!stats) return <div class="panel"><p class="muted">Loading…</p></div>;

@@ -8,7 +8,7 @@ import {
   timeline, selIndex, select, scrollRequest, timeMode, refT, follow, isLive, jumpTo, filterError, detailOpen, current,
   groupLayout, isExpanded, toggleTurn, setAllExpanded,
 } from './model.js';
-import { api, type TimelineRow, type TurnDetail } from './api.js';
+import { source, type TimelineRow, type TurnDetail } from './api.js';
 import type { Entry } from './group-layout.js';
 import { TurnSummaryBody } from './turns-view.js';
 import { useClientHeight } from './use-height.js';
@@ -138,7 +138,7 @@ function TurnCardRow({ e, top }: { e: Extract<Entry, { kind: 'card' }>; top: num
   useEffect(() => {
     if (t.endSeq !== null && turnCache.has(key)) { setD(turnCache.get(key)!); return undefined; }
     let alive = true;
-    api.turn(id, t.seq).then((x) => {
+    source.turn(id, t.seq).then((x) => {
       if (t.endSeq !== null) turnCache.set(key, x);
       if (alive) setD(x);
     }).catch((x: Error) => { if (alive) setErr(x.message); });

@@ -1,6 +1,6 @@
 /** Prompt turns grouped by session; each collapsed turn shows what happened in it, expanded into frames on demand. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, type TurnInfo, type TurnDetail } from './api.js';
+import { source, type TurnInfo, type TurnDetail } from './api.js';
 import { recId, applyFilter, setView, current, setGrouped, setTurnExpanded, jumpTo } from './model.js';
 import { Markdown } from './markdown.js';
 import { DiffView } from './diff-view.js';
@@ -62,7 +62,7 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
   }, [seen]);
   useEffect(() => {
     if (!seen) return;
-    api.turn(id, turn.seq).then(setD).catch((e: Error) => setErr(e.message));
+    source.turn(id, turn.seq).then(setD).catch((e: Error) => setErr(e.message));
   }, [seen, id, turn.seq, turn.endSeq, running ? current.value?.items : 0]);
   // The timeline grouped by turn, this turn open and its prompt selected.
   const showFrames = () => { setTurnExpanded(turn.seq, true); setGrouped(true); void jumpTo(turn.seq); };
@@ -104,7 +104,7 @@ export function TurnsView() {
   const items = current.value?.items;
   useEffect(() => {
     if (id === null) return;
-    api.turns(id).then(setTurns).catch((e: Error) => setErr(e.message));
+    source.turns(id).then(setTurns).catch((e: Error) => setErr(e.message));
   }, [id, items]);
   if (err) return <div class="panel"><p class="bad">{err}</p></div>;
   if (!turns) return <div class="panel"><p class="muted">Loading turns…</p></div>;

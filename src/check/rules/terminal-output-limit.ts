@@ -1,6 +1,7 @@
 import { defineRule } from '../rule.js';
 import { M } from '../../spec/methods.js';
 import { obj, str } from './util.js';
+import { utf8Length } from '../../wire/make-frame.js';
 
 export const terminalOutputLimit = defineRule({
   id: 'terminal-output-limit',
@@ -15,7 +16,7 @@ export const terminalOutputLimit = defineRule({
     const t = tid !== undefined ? c.state.terminals[tid] : undefined;
     const out = obj(c.msg?.result)?.output;
     if (!t || t.outputByteLimit === undefined || typeof out !== 'string') return;
-    const bytes = Buffer.byteLength(out);
+    const bytes = utf8Length(out);
     if (bytes > t.outputByteLimit) c.report(`terminal/output returned ${bytes} bytes for terminal ${JSON.stringify(tid)}, created with outputByteLimit ${t.outputByteLimit}; the client keeps at most that many bytes`);
   },
 });

@@ -4,20 +4,24 @@ import { DB_OPTION, parseCount } from '../program.js';
 export function registerExport(program: Command): void {
   program
     .command('export')
-    .description('export a recording as a transcript (.jsonl), one turn or a range of it as a test fixture, or an OpenTelemetry trace (--otlp)')
-    .argument('<ref>', 'recording id, latest, or a transcript file')
+    .description('export a recording as a transcript (.jsonl), one turn or a range of it as a test fixture (--turn/--seq), a self-contained .html report (--html), or an OpenTelemetry trace (--otlp)')
+    .argument('<ref>', 'recording id, latest, or a transcript file (.jsonl)')
     .option(...DB_OPTION)
     .option('-o, --output <file>', 'write to a file instead of stdout')
+    .option('--html', 'write one self-contained .html report (timeline, turns, findings, states) that opens offline by double-click')
     .option('--no-redact', 'keep secrets (env values, headers, tokens) instead of replacing them with <redacted>')
     .option('--turn <seq>', 'only the prompt turn holding item SEQ (its session/prompt, or any item of it), with the set-up it needs', parseCount('--turn'))
     .option('--seq <A-B>', 'only items A to B, with the set-up they need and the answers to their requests')
     .option('--otlp [url]', 'send the recording as a trace to an OTLP/HTTP collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)')
     .option('--otel-content', 'with --otlp: include prompts, agent text, tool inputs and outputs (redacted unless --no-redact)')
-    .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean; turn?: number; seq?: string; otlp?: string | true; otelContent?: boolean }) => {
+    .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean; html?: boolean; turn?: number; seq?: string; otlp?: string | true; otelContent?: boolean }) => {
       const { CliError } = await import('../errors.js');
       const sliced = opts.turn !== undefined || opts.seq !== undefined;
+      if ([opts.html, opts.otlp !== undefined, sliced].filter(Boolean).length > 1) {
+        throw new CliError('give one of --html (a report), --otlp (a trace) and --turn/--seq (a fixture)');
+      }
+      if (opts.html) return (await import('./export-html.js')).exportHtml(ref, opts);
       if (opts.otlp !== undefined) {
-        if (sliced) throw new CliError('--turn/--seq cut a fixture and --otlp sends a whole recording: give one of them');
         const { exportOtlpCli } = await import('../otlp-run.js');
         await exportOtlpCli(ref, { db: opts.db, output: opts.output, redact: opts.redact, url: opts.otlp === true ? undefined : opts.otlp, content: !!opts.otelContent });
         return;
@@ -48,7 +52,8 @@ export function registerExport(program: Command): void {
         const notes = recording.notes?.length ?? 0;
         process.stderr.write(`wrote ${recording.items.length} items${notes ? ` and ${notes} note${notes === 1 ? '' : 's'}` : ''} to ${opts.output}\n`);
       } else {
-        process.stdout.write(out);
+        const { writeStdout } = await import('../format.js');
+        writeStdout(out);
       }
     });
 }

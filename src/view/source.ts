@@ -1,0 +1,57 @@
+/**
+ * The one interface the UI reads a recording through. Two implementations: the HTTP API of
+ * `acp-inspect serve` (ui/src/api.ts) and MemorySource (memory-source.ts), built from a parsed
+ * transcript, which the self-contained HTML report and the static viewer use. Views never know
+ * which one they read: filters, turn grouping and states come out the same from both
+ * (test/view/sources.test.ts feeds one recording through both and compares).
+ *
+ * A new read model (a waterfall of spans, playback, notes) is one more method here, answered by a
+ * query in server/queries.ts for the HTTP side and by MemorySource for the other; everything a
+ * read model needs (items, findings, states) is in both.
+ */
+import type {
+  FindingView, ItemDetail, MethodStats, RecordingSummary, TimelineGroups, TimelinePage, TurnDetail, TurnInfo,
+} from '../server/types.js';
+
+export interface Position {
+  /** Index of the item in the filtered list (or of the first item after it). */
+  index: number;
+  matches: boolean;
+  total: number;
+}
+
+export interface DataSource {
+  /**
+   * What this source offers beyond reading finished recordings: a list of many recordings, a live
+   * stream of growing ones, import and delete, compare. The views leave out what is not offered.
+   */
+  readonly caps: { list: boolean; live: boolean; manage: boolean; compare: boolean };
+  recording(id: number): Promise<RecordingSummary>;
+  /** A page of the timeline filtered by `q` (the filter language of view/filter.ts). */
+  page(id: number, q: string, offset: number, limit: number, signal?: AbortSignal): Promise<TimelinePage>;
+  position(id: number, q: string, seq: number): Promise<Position>;
+  /** One item with its pair, findings, the model state after it and the entity it patches. */
+  item(id: number, seq: number): Promise<ItemDetail>;
+  findings(id: number): Promise<FindingView[]>;
+  stats(id: number): Promise<MethodStats[]>;
+  /** Prompt turns laid over the timeline filtered by `q`. */
+  groups(id: number, q: string): Promise<TimelineGroups>;
+  turns(id: number): Promise<TurnInfo[]>;
+  turn(id: number, seq: number): Promise<TurnDetail>;
+}
+
+/**
+ * The calls of a DataSource, by name: a source in a worker (the viewer's) forwards exactly these.
+ * A new read model added to DataSource must be added here too (the compiler says so).
+ */
+export const SOURCE_CALLS = ['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn'] as const satisfies readonly (keyof DataSource)[];
+type Unlisted = Exclude<keyof DataSource, 'caps' | (typeof SOURCE_CALLS)[number]>;
+const everyCallListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyCallListed;
+
+/** An error a source answers with (a bad filter, an unknown item): `status` as the HTTP API would say it. */
+export class SourceError extends Error {
+  constructor(readonly status: number, message: string) {
+    super(message);
+  }
+}
