@@ -99,7 +99,8 @@ const cases: Case[] = [
   ['diff malformed', () => ['diff', files.malformed!, files.notJson!]],
   ['replay not JSON', () => ['replay', files.notJson!, '--as', 'agent']],
   ['export into a folder', () => ['export', '1', '-o', files.folder!, ...D()]],
-  ['export into a missing folder', () => ['export', '1', '-o', join(tmp.dir, 'no', 'such', 'x.jsonl'), ...D()]],
+  // export -o makes a missing folder (test/fixtures/x.jsonl in a new project); under a file it cannot
+  ['export into a folder that cannot be made', () => ['export', '1', '-o', join(files.garbageDb!, 'no', 'x.jsonl'), ...D()]],
   // databases that are not databases
   ['list on a garbage database', () => ['list', '--db', files.garbageDb!], /corrupt/],
   ['show on a garbage database', () => ['show', '1', '--db', files.garbageDb!], /corrupt/],
