@@ -1,9 +1,10 @@
 /**
  * Tap options, parsed by hand (no commander) to keep the tap's start-up lean:
  *   acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N]
- *               [--no-check] -- <agent command> [args...]
+ *               [--no-check] [--otlp [URL]] [--otel-content] -- <agent command> [args...]
  */
 import { CliError } from '../cli/errors.js';
+import { OtlpConfigError, resolveOtlpTarget, type OtlpTarget } from '../otel/endpoint.js';
 
 export interface TapOptions {
   db?: string;
@@ -13,12 +14,14 @@ export interface TapOptions {
   redact: boolean;
   maxFrameBytes?: number;
   check: boolean;
+  /** Send spans live to an OpenTelemetry collector (--otlp). */
+  otlp?: { target: OtlpTarget; content: boolean };
   command: string;
   args: string[];
 }
 
 export const TAP_USAGE =
-  'usage: acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] -- <agent command> [args...]';
+  'usage: acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] [--otlp [URL]] [--otel-content] -- <agent command> [args...]';
 
 function count(flag: string, v: string | undefined): number {
   if (v === undefined || !/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
@@ -32,6 +35,8 @@ export function parseTapArgs(argv: string[]): TapOptions {
   if (dd === -1) throw new CliError(`no agent command; put it after --. ${TAP_USAGE}`);
   const opts: TapOptions = { redact: false, check: true, command: '', args: [] };
   const before = argv.slice(0, dd);
+  let otlp: string | undefined | null = null;
+  let otelContent = false;
   for (let i = 0; i < before.length; i++) {
     const a = before[i]!;
     const eq = a.indexOf('=');
@@ -51,10 +56,23 @@ export function parseTapArgs(argv: string[]): TapOptions {
       case '--redact': opts.redact = true; break;
       case '--max-frame-bytes': opts.maxFrameBytes = count('--max-frame-bytes', value()); break;
       case '--no-check': opts.check = false; break;
+      case '--otlp':
+        // The URL is optional: --otlp=URL, or --otlp URL when the next word is not an option.
+        otlp = inline ?? (before[i + 1] !== undefined && !before[i + 1]!.startsWith('-') && before[i + 1] !== 'tap' ? before[++i] : undefined);
+        break;
+      case '--otel-content': otelContent = true; break;
       default:
         throw new CliError(`unknown tap option "${a}"; ${TAP_USAGE}`);
     }
   }
+  if (otlp !== null) {
+    try {
+      opts.otlp = { target: resolveOtlpTarget(otlp, process.env), content: otelContent };
+    } catch (e) {
+      if (e instanceof OtlpConfigError) throw new CliError(e.message);
+      throw e;
+    }
+  } else if (otelContent) throw new CliError(`--otel-content needs --otlp; ${TAP_USAGE}`);
   const cmd = argv.slice(dd + 1);
   if (cmd.length === 0 || cmd[0] === '') throw new CliError(`no agent command after --; ${TAP_USAGE}`);
   opts.command = cmd[0]!;

@@ -1,4 +1,5 @@
 /** Messages between the tap's forwarding thread and its recorder worker. */
+import type { OtlpTarget } from '../otel/endpoint.js';
 
 /** Stream codes: which pipe a chunk came from. */
 export const C2A = 0;
@@ -34,6 +35,8 @@ export interface RecorderConfig {
   maxFrameBytes: number | null;
   check: boolean;
   ui: number | null;
+  /** Live OpenTelemetry export (--otlp): where to, and whether message content goes too. */
+  otlp?: { target: OtlpTarget; content: boolean } | null;
   /** The byte ring chunks and control messages arrive on (see ring.ts); set by the recorder client. */
   ring?: SharedArrayBuffer;
   /**

@@ -22,6 +22,7 @@ import { Correlator } from '../wire/correlate.js';
 import type { Frame, Item } from '../wire/frame.js';
 import { Store, peerInfoFromFrame, toStoreError, type StoredFinding } from '../store/store.js';
 import { redactFrame } from '../redact.js';
+import type { LiveTrace } from '../otel/live.js';
 
 const config = workerData as RecorderConfig;
 const port = parentPort!;
@@ -50,6 +51,8 @@ let pendingBytes = 0;
 let droppedItems = 0;
 let flushTimer: NodeJS.Timeout | null = null;
 let checker: LiveChecker | null = null;
+/** Live OpenTelemetry export (--otlp): spans built here, off the forwarding path. */
+let trace: LiveTrace | null = null;
 let closeUi: (() => Promise<void>) | null = null;
 
 /** Lines longer than the cap are kept cut (and marked truncated), so recorder memory stays bounded. */
@@ -144,6 +147,36 @@ async function loadChecker(): Promise<void> {
   }
 }
 
+/** Loaded only for --otlp; a variable keeps the OpenTelemetry packages out of the tap otherwise. */
+const OTEL_MODULE = '../otel/live.js';
+
+/** Starts the live trace (after the checker, whose model it shares); the session goes on without it if that fails. */
+async function loadTrace(): Promise<void> {
+  if (!config.otlp) return;
+  try {
+    const mod = (await import(OTEL_MODULE)) as typeof import('../otel/live.js');
+    trace = mod.startLiveTrace({
+      target: config.otlp.target,
+      content: config.otlp.content,
+      startedAt: config.startedAt,
+      name: config.name,
+      command: config.command,
+      state: (checker as { state?: import('../check/model.js').ModelState } | null)?.state,
+      warn: (msg) => send({ info: msg }),
+    });
+  } catch (e) {
+    send({ info: `acp-inspect: OpenTelemetry export not started: ${(e as Error).message}` });
+  }
+}
+
+function stepTrace(item: Item, from: number): void {
+  try {
+    trace!.step(item, pendingFindings.length > from ? pendingFindings.slice(from) : undefined);
+  } catch {
+    trace = null; // the trace is an extra; recording goes on without it
+  }
+}
+
 function stepChecker(item: Item): void {
   if (!checker) return;
   try {
@@ -165,7 +198,9 @@ function push(item: Item, bytes: number): void {
   else item.t = lastItemT;
   pendingItems.push(item);
   pendingBytes += bytes;
+  const findingsBefore = pendingFindings.length;
   stepChecker(item);
+  if (trace) stepTrace(item, findingsBefore);
   // What waits for the batch write needs the raw line and the derived columns, not the parsed JSON
   // (often twice the line's size in objects): let it go now, while it is still young.
   if ((item as Frame).json !== undefined) (item as Frame).json = undefined;
@@ -329,8 +364,12 @@ async function finish(code: number | null, signal: string | null, exitT: number)
   seq++;
   push({ seq, t, dir: 'event', type: 'exit', data: { code, signal } }, 64);
   if (checker) {
+    const from = pendingFindings.length;
     try { for (const f of checker.end()) pendingFindings.push(f); } catch { /* ignore */ }
+    try { trace?.addFindings(pendingFindings.slice(from)); } catch { /* ignore */ }
   }
+  // The last spans go out while the database is finished (bounded: see startLiveTrace).
+  const traceDone = trace ? trace.finish(t, recordingId).catch(() => undefined) : null;
   flush();
   // A still-busy database gets a few more tries (each may wait out the busy timeout) before we give
   // up on the tail.
@@ -368,6 +407,7 @@ async function finish(code: number | null, signal: string | null, exitT: number)
     }
     try { sql(() => store!.close()); } catch { /* the tap is exiting; SQLite's journal keeps the file consistent */ }
   }
+  if (traceDone) await traceDone;
   if (closeUi) await closeUi().catch(() => undefined);
   send({ done: true });
 }
@@ -735,7 +775,7 @@ let checkerLoading = false;
 function startChecker(): void {
   if (checkerLoading) return;
   checkerLoading = true;
-  void loadChecker().then(() => {
+  void loadChecker().then(loadTrace).then(() => {
     ready = true;
     for (const m of early.splice(0)) receive(m);
   });

@@ -251,6 +251,7 @@ export function runTap(opts: TapOptions): void {
       maxFrameBytes: opts.maxFrameBytes ?? null,
       check: opts.check,
       ui: opts.ui ?? null,
+      otlp: opts.otlp ?? null,
     },
     (msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`),
     native,

@@ -10,11 +10,11 @@ import { builtinModules } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 
 const ROOT = resolve(__dirname, '../..');
-const PURE = ['src/wire', 'src/spec', 'src/check', 'src/view'];
+const PURE = ['src/wire', 'src/spec', 'src/check', 'src/view', 'src/trace'];
 const PURE_FILES = ['src/transcript/format.ts'];
 /** Packages the pure core may use (they run in a browser). */
 const ALLOWED_PACKAGES = ['ajv'];
-const EDGE = ['src/store', 'src/tap', 'src/cli', 'src/server', 'src/check-run', 'src/replay'];
+const EDGE = ['src/store', 'src/tap', 'src/cli', 'src/server', 'src/check-run', 'src/replay', 'src/otel'];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
 
 function tsFiles(dir: string): string[] {

@@ -1,0 +1,32 @@
+/** The CLI glue of `export --otlp`: resolves the collector, sends the trace, reports in one line. */
+import { CliError } from './errors.js';
+import { loadRecordingRef } from '../source.js';
+import { OtlpConfigError, resolveOtlpTarget } from '../otel/endpoint.js';
+
+export interface ExportOtlpCliOptions {
+  db?: string;
+  output?: string;
+  redact: boolean;
+  url?: string;
+  content: boolean;
+}
+
+export async function exportOtlpCli(ref: string, o: ExportOtlpCliOptions): Promise<void> {
+  if (o.output) throw new CliError('--otlp sends the trace to a collector; leave out -o/--output (or export without --otlp to write a file)');
+  let target;
+  try {
+    target = resolveOtlpTarget(o.url, process.env);
+  } catch (e) {
+    if (e instanceof OtlpConfigError) throw new CliError(e.message);
+    throw e;
+  }
+  const { recording, id } = loadRecordingRef(ref, o.db);
+  const { exportRecordingOtlp } = await import('../otel/export.js');
+  const r = await exportRecordingOtlp(recording, { target, content: o.content, redact: o.redact, recordingId: id, version: process.env.npm_package_version });
+  if (r.error !== null) {
+    throw new CliError(`could not send the trace to ${target.url}: ${r.error} (${r.delivered} of ${r.spans} spans delivered); ` +
+      'is a collector listening there? Set OTEL_EXPORTER_OTLP_ENDPOINT or pass --otlp URL');
+  }
+  const ms = Math.round(r.ms.check + r.ms.spans + r.ms.send);
+  process.stderr.write(`sent ${r.spans} spans (trace ${r.traceId}) for ${recording.items.length} items to ${target.url} in ${ms} ms\n`);
+}

@@ -1,0 +1,89 @@
+/**
+ * `acp-inspect export <ref|FILE> --otlp [URL]`: a finished recording as one trace. The checker runs
+ * first (its findings become span events), then the span model folds the items and each span that
+ * ends goes to the SDK; the queue is flushed as it fills, so a large recording is sent in full
+ * rather than dropped.
+ */
+import type { Frame } from '../wire/frame.js';
+import type { Recording } from '../transcript/format.js';
+import { checkItems } from '../check/checker.js';
+import { TraceFold } from '../trace/span-model.js';
+import { redactFrame } from '../redact.js';
+import { createPipeline, SpanEmitter } from './sdk.js';
+import type { OtlpTarget } from './endpoint.js';
+
+export interface OtlpExportOptions {
+  target: OtlpTarget;
+  /** Send message content (--otel-content). */
+  content: boolean;
+  /** Redact credentials in content (the default; --no-redact turns it off). */
+  redact: boolean;
+  recordingId?: number;
+  version?: string;
+  /** How long the last batches may take. */
+  finishMs?: number;
+}
+
+export interface OtlpExportResult {
+  spans: number;
+  delivered: number;
+  traceId: string | null;
+  findings: number;
+  /** The first error the collector gave, when spans were not delivered. */
+  error: string | null;
+  ms: { check: number; spans: number; send: number };
+}
+
+/** Spans that may wait before the exporter is made to catch up (below the queue's bound: nothing is dropped). */
+const FLUSH_EVERY = 2048;
+
+export async function exportRecordingOtlp(rec: Recording, o: OtlpExportOptions): Promise<OtlpExportResult> {
+  const t0 = performance.now();
+  const findings = checkItems(rec.items);
+  const t1 = performance.now();
+  const bySeq = new Map<number, typeof findings>();
+  for (const f of findings) {
+    const list = bySeq.get(f.seq);
+    if (list) list.push(f);
+    else bySeq.set(f.seq, [f]);
+  }
+  const pipeline = createPipeline(o.target, { version: o.version, maxQueueSize: FLUSH_EVERY * 2, scheduledDelayMillis: 200 });
+  const lastT = rec.items.length ? rec.items[rec.items.length - 1]!.t : 0;
+  const parsed = rec.header.startedAt ? Date.parse(rec.header.startedAt) : NaN;
+  // A transcript without its start time is placed so that it ends now.
+  const epochMs = Number.isFinite(parsed) ? parsed : Date.now() - lastT;
+  const emitter = new SpanEmitter(pipeline, epochMs);
+  let waiting = 0;
+  const fold = new TraceFold({
+    content: o.content,
+    redact: o.content && o.redact ? (f: Frame) => redactFrame(f) : undefined,
+    onEnd: (s) => {
+      emitter.end(s);
+      waiting++;
+    },
+    recording: { name: rec.header.name ?? null, command: rec.header.command ?? null, id: o.recordingId ?? null },
+  });
+  let sendMs = 0;
+  for (const item of rec.items) {
+    fold.step(item, bySeq.get(item.seq));
+    if (waiting >= FLUSH_EVERY) {
+      waiting = 0;
+      const f0 = performance.now();
+      await pipeline.flush();
+      sendMs += performance.now() - f0;
+      if (pipeline.firstError()) break; // the collector refuses: stop here, say so once
+    }
+  }
+  if (!pipeline.firstError()) fold.finish();
+  const t2 = performance.now();
+  await pipeline.shutdown(o.finishMs ?? 10_000);
+  const t3 = performance.now();
+  return {
+    spans: fold.spans,
+    delivered: pipeline.stats.delivered,
+    traceId: emitter.traceId,
+    findings: findings.length,
+    error: pipeline.firstError() ?? (pipeline.stats.delivered < fold.spans ? 'the collector did not answer in time' : null),
+    ms: { check: t1 - t0, spans: t2 - t1 - sendMs, send: sendMs + (t3 - t2) },
+  };
+}
