@@ -12,6 +12,8 @@
 import type {
   FindingView, ItemDetail, MethodStats, RecordingSummary, TimelineGroups, TimelinePage, TurnDetail, TurnInfo,
 } from '../server/types.js';
+import type { Waterfall } from './waterfall.js';
+import type { Insights } from './insights.js';
 
 export interface Position {
   /** Index of the item in the filtered list (or of the first item after it). */
@@ -37,7 +39,12 @@ export interface DataSource {
   /** Prompt turns laid over the timeline filtered by `q`. */
   groups(id: number, q: string): Promise<TimelineGroups>;
   turns(id: number): Promise<TurnInfo[]>;
-  turn(id: number, seq: number): Promise<TurnDetail>;
+  /** A turn's card; with `upTo`, the turn as it stood after item `upTo` (playback). */
+  turn(id: number, seq: number, upTo?: number): Promise<TurnDetail>;
+  /** The recording's spans for the waterfall, its idle gaps and every item's time (view/waterfall.ts). */
+  waterfall(id: number): Promise<Waterfall>;
+  /** Latency, turn, tool, permission, throughput and error statistics with automatic insights (view/insights.ts). */
+  insights(id: number): Promise<Insights>;
 }
 
 /** An error a source answers with (a bad filter, an unknown item): `status` as the HTTP API would say it. */
