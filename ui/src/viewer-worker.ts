@@ -49,4 +49,4 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
   }
 };
 
-const CALLS = new Set(['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn']);
+const CALLS = new Set(['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn', 'waterfall', 'insights']);

@@ -46,7 +46,9 @@ class WorkerSource implements DataSource {
   stats(id: number) { return this.call<Awaited<ReturnType<DataSource['stats']>>>('stats', id); }
   groups(id: number, q: string) { return this.call<Awaited<ReturnType<DataSource['groups']>>>('groups', id, q); }
   turns(id: number) { return this.call<Awaited<ReturnType<DataSource['turns']>>>('turns', id); }
-  turn(id: number, seq: number) { return this.call<Awaited<ReturnType<DataSource['turn']>>>('turn', id, seq); }
+  turn(id: number, seq: number, upTo?: number) { return this.call<Awaited<ReturnType<DataSource['turn']>>>('turn', id, seq, upTo); }
+  waterfall(id: number) { return this.call<Awaited<ReturnType<DataSource['waterfall']>>>('waterfall', id); }
+  insights(id: number) { return this.call<Awaited<ReturnType<DataSource['insights']>>>('insights', id); }
 }
 
 const status = signal<{ busy: boolean; message: string; error?: boolean } | null>(null);
