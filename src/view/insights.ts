@@ -341,19 +341,25 @@ export function computeInsights(items: readonly Item[], wf: Waterfall): Insights
       i = j + 1;
     } else i++;
   }
-  for (const t of turns) {
-    if (t.durationMs < 1000) continue;
-    if (t.userMs / t.durationMs >= 0.5) {
-      insights.push({
-        kind: 'waiting-user', severity: 'info', title: `Turn #${t.seq} spent ${Math.round((100 * t.userMs) / t.durationMs)}% of its ${fmtDuration(t.durationMs)} waiting on the user`,
-        detail: `${fmtDuration(t.userMs)} in permission requests; the agent worked ${fmtDuration(t.agentMs)}.`, seqs: [t.seq],
-      });
-    } else if (t.clientMs / t.durationMs >= 0.5) {
-      insights.push({
-        kind: 'waiting-client', severity: 'info', title: `Turn #${t.seq} spent ${Math.round((100 * t.clientMs) / t.durationMs)}% of its ${fmtDuration(t.durationMs)} waiting on the editor`,
-        detail: `${fmtDuration(t.clientMs)} in fs/*, terminal/* and other requests to the client; the agent worked ${fmtDuration(t.agentMs)}.`, seqs: [t.seq],
-      });
-    }
+  // Turns that mostly waited: one insight per kind of wait, the turns by the share they waited.
+  const share = (t: TurnTiming, who: 'user' | 'client') => (who === 'user' ? t.userMs : t.clientMs) / t.durationMs;
+  for (const who of ['user', 'client'] as const) {
+    const list = turns
+      .filter((t) => t.durationMs >= 1000 && share(t, who) >= 0.5 && (who === 'user' || share(t, 'user') < 0.5))
+      .map((t) => ({ t, share: share(t, who) }))
+      .sort((x, y) => y.share - x.share || x.t.seq - y.t.seq);
+    if (!list.length) continue;
+    const top = list[0]!;
+    const whom = who === 'user' ? 'the user' : 'the editor';
+    const what = who === 'user' ? 'in permission requests' : 'in fs/*, terminal/* and other requests to the client';
+    insights.push({
+      kind: who === 'user' ? 'waiting-user' : 'waiting-client', severity: 'info',
+      title: list.length === 1
+        ? `Turn #${top.t.seq} spent ${Math.round(100 * top.share)}% of its ${fmtDuration(top.t.durationMs)} waiting on ${whom}`
+        : `${list.length} of ${turns.length} turns spent most of their time waiting on ${whom} (up to ${Math.round(100 * top.share)}%)`,
+      detail: `${list.length === 1 ? '' : `Turn #${top.t.seq}: `}${fmtDuration(who === 'user' ? top.t.userMs : top.t.clientMs)} ${what}; the agent worked ${fmtDuration(top.t.agentMs)}.`,
+      seqs: list.slice(0, 50).map((x) => x.t.seq),
+    });
   }
   if (unfinishedTools.length) {
     insights.push({

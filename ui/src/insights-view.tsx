@@ -71,12 +71,21 @@ function Rate({ values, bucketMs, start, unit, fmt }: { values: number[]; bucket
   );
 }
 
+/** Rows shown per long table (turns, permission waits) before "show more". */
+const SHOWN = 100;
+
+function More({ total, shown, onMore, what }: { total: number; shown: number; onMore: () => void; what: string }) {
+  if (total <= shown) return null;
+  return <button type="button" onClick={onMore}>Show {Math.min(SHOWN, total - shown)} more of {total - shown} {what}</button>;
+}
+
 export function InsightsView() {
   const id = recId.value;
   const items = current.value?.items;
   const [ins, setIns] = useState<Insights | null>(null);
   const [stats, setStats] = useState<MethodStats[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  const [shown, setShown] = useState(SHOWN);
   useEffect(() => {
     if (id === null) return;
     source.insights(id).then(setIns).catch((e: Error) => setError(e.message));
@@ -128,7 +137,7 @@ export function InsightsView() {
           <table class="stats" aria-labelledby="ins-turns">
             <thead><tr><th scope="col">turn</th><th scope="col">prompt</th><th scope="col" class="num">first chunk</th><th scope="col" class="num">duration</th><th scope="col">agent · editor · user</th><th scope="col">stop reason</th><th scope="col" class="num">tool calls</th></tr></thead>
             <tbody>
-              {ins.turns.map((t) => (
+              {ins.turns.slice(0, shown).map((t) => (
                 <tr key={t.seq} data-turn={t.seq}>
                   <td><SeqLink seq={t.seq} /></td>
                   <td class="ins-prompt" title={t.label}>{t.label.replace(/^prompt turn /, '')}</td>
@@ -141,6 +150,7 @@ export function InsightsView() {
               ))}
             </tbody>
           </table>
+          <More total={ins.turns.length} shown={shown} onMore={() => setShown(shown + SHOWN)} what="turns" />
         </section>
       )}
 
@@ -166,10 +176,11 @@ export function InsightsView() {
         <section aria-labelledby="ins-perm">
           <h2 id="ins-perm">Permission waits (time waiting on the user)</h2>
           <ul class="perm-list">
-            {ins.permissions.map((p) => (
+            {ins.permissions.slice(0, shown).map((p) => (
               <li key={p.seq}><SeqLink seq={p.seq} /> {p.label.replace(/^permission wait ?/, '') || 'permission'} · <strong>{fmtMs(p.waitMs)}</strong> → {p.answered ? p.outcome ?? 'answered' : <span class="warn">never answered</span>}</li>
             ))}
           </ul>
+          <More total={ins.permissions.length} shown={shown} onMore={() => setShown(shown + SHOWN)} what="permission waits" />
         </section>
       )}
 

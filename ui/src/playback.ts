@@ -109,7 +109,8 @@ export function setPlayhead(t: number, settle = true): void {
 /** One item forward or back. */
 export function step(dir: 1 | -1): void {
   const d = wf.value?.data;
-  if (!d || d.frames.t.length === 0) return;
+  if (!d || wf.value?.recordingId !== recId.value) { void loadWaterfall().then((x) => { if (x) step(dir); }); return; }
+  if (d.frames.t.length === 0) return;
   pause();
   const cur = playT.value === null ? (selSeq.value !== null ? indexOfSeq(d, selSeq.value) : -1) : playIndex();
   const i = Math.max(0, Math.min(d.frames.t.length - 1, cur + dir));
