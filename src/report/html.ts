@@ -12,10 +12,10 @@ import { gzipSync } from 'node:zlib';
 import { loadRecordingRef } from '../source.js';
 import { Store } from '../store/store.js';
 import { redactRecording } from '../redact.js';
-import { serializeTranscript, type Recording } from '../transcript/format.js';
+import type { Recording } from '../transcript/format.js';
 import { RULES, summarizeState } from '../check/index.js';
 import { checkStream } from '../check-run/run.js';
-import { reportData, type ReportData } from '../view/report-data.js';
+import { encodeReport, reportData, type ReportData } from '../view/report-data.js';
 import type { RecordingSummary, StoredFinding } from '../server/types.js';
 
 /** Where the report build of the UI lives (dist/report next to the compiled code). */
@@ -39,7 +39,7 @@ export function reportHtml(data: ReportData, js: string, css: string, title: str
   // Inside <script>/<style> only a closing tag can end the element early.
   const script = js.replace(/<\/(script)/gi, '<\\/$1');
   const style = css.replace(/<\/(style)/gi, '<\\/$1');
-  const payload = gzipSync(Buffer.from(JSON.stringify(data), 'utf8'), { level: 9 }).toString('base64');
+  const payload = gzipSync(Buffer.from(encodeReport(data), 'utf8'), { level: 9 }).toString('base64');
   const csp = [
     "default-src 'none'", `script-src ${sha256(script)}`, `style-src ${sha256(style)}`, 'img-src data:',
     "base-uri 'none'", "form-action 'none'",
@@ -95,7 +95,7 @@ export function buildReport(ref: string, opts: ReportOptions, version: string): 
   const rec: Recording = opts.redact ? redactRecording(loaded.recording) : loaded.recording;
   const made = `made by acp-inspect ${version} on ${new Date().toISOString().slice(0, 10)}`;
   const note = `Report of one recording · ${opts.redact ? 'credentials redacted' : 'NOT redacted: credentials are as recorded'} · ${made}`;
-  const data = reportData(rec, serializeTranscript(rec), findings, RULES, summarizeState, note, summary);
+  const data = reportData(rec, findings, RULES, summarizeState, note, summary);
   const name = data.summary.name || data.summary.command?.join(' ') || (loaded.file ?? `recording ${loaded.id}`);
   const html = reportHtml(data, readFileSync(assets.js, 'utf8'), readFileSync(assets.css, 'utf8'), `${name} · acp-inspect report`);
   return { html, items: rec.items.length, findings: findings.length, name };

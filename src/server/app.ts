@@ -28,7 +28,7 @@ import { entityPatch, patchTarget } from '../view/patch.js';
 import { withRuleInfo as ruleInfo } from '../view/summary.js';
 import { LiveBus } from './live.js';
 import { ModelCache } from './model-cache.js';
-import { loadStatic, type StaticFile } from './static.js';
+import { findViewerDir, loadStatic, type StaticFile } from './static.js';
 import type { FindingView, ItemDetail, LiveEvent, StoredFinding } from './types.js';
 
 export interface AppOptions {
@@ -46,6 +46,8 @@ export interface AppOptions {
   pollMs?: number;
   /** Built UI files (default: dist/ui read at start). */
   staticFiles?: Map<string, StaticFile>;
+  /** Built static viewer files, offered at /viewer/ (default: dist/viewer read at start). */
+  viewerFiles?: Map<string, StaticFile>;
   /** Largest accepted import upload in bytes (default 256 MiB). */
   maxUploadBytes?: number;
 }
@@ -102,6 +104,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     return hit;
   };
   const files = opts.staticFiles ?? loadStatic();
+  const viewerFiles = opts.viewerFiles ?? loadStatic(findViewerDir());
   const allowedHosts = opts.allowedHosts ?? [];
   const cookieName = opts.cookieName ?? 'acp_inspect';
   const maxUpload = opts.maxUploadBytes ?? 256 * 1024 * 1024;
@@ -178,6 +181,22 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.get('/favicon.svg', (c) => {
     const f = files.get('/favicon.svg');
     return f ? c.body(f.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': f.type }) : c.body(null, 404);
+  });
+
+  // The static viewer (the same page as dist/viewer on any static host): it reads a transcript in
+  // the browser and never calls the API. Its worker compiles the JSON Schemas of the checker (ajv
+  // generates code), so the worker alone may evaluate code; it has no DOM and fetches nothing.
+  app.get('/viewer', (c) => c.redirect('/viewer/', 302));
+  app.get('/viewer/*', (c) => {
+    const rest = c.req.path.slice('/viewer'.length);
+    const f = viewerFiles.get(rest === '/' ? '/index.html' : rest);
+    if (!f) return c.text(rest === '/' ? 'The viewer is not built; run `npm run build` in the acp-inspect folder.\n' : '404 Not Found\n', rest === '/' ? 503 : 404);
+    if (rest === '/' || rest === '/index.html') {
+      c.header('Content-Security-Policy', "default-src 'none'; script-src 'self'; worker-src 'self'; style-src 'self'; img-src data:; connect-src https: http:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'");
+    } else if (/^\/assets\/viewer-worker-[\w-]+\.js$/.test(rest)) {
+      c.header('Content-Security-Policy', "default-src 'none'; script-src 'self' 'unsafe-eval'");
+    }
+    return c.body(f.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': f.type });
   });
 
   // ---- API ----------------------------------------------------------------------------------

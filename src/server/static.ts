@@ -26,6 +26,15 @@ export function findUiDir(): string | undefined {
   return undefined;
 }
 
+/** Where the built static viewer lives (dist/viewer), if built. */
+export function findViewerDir(): string | undefined {
+  const here = dirname(fileURLToPath(import.meta.url));
+  for (const c of [resolve(here, '../../dist/viewer'), resolve(here, '../../viewer')]) {
+    if (existsSync(join(c, 'index.html')) && existsSync(join(c, 'assets'))) return c;
+  }
+  return undefined;
+}
+
 export function loadStatic(dir: string | undefined = findUiDir()): Map<string, StaticFile> {
   const files = new Map<string, StaticFile>();
   if (!dir) return files;

@@ -6,9 +6,9 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { Item, Frame, EventItem, StderrItem } from '../wire/frame.js';
-import { classify, sessionIdOf } from '../wire/parse.js';
+import type { Item, Frame, EventItem } from '../wire/frame.js';
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
+import { itemOf } from '../view/columns.js';
 import { decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
@@ -438,41 +438,13 @@ function headerOf(s: RecordingSummary, extra: Record<string, unknown>): Transcri
   return h;
 }
 
-/** Rebuilds an Item from its row. */
+/** Rebuilds an Item from its row (the same reading the in-memory source does of its columns). */
 export function rowToItem(r: ItemRow): Item {
-  if (r.dir === 'c2a' || r.dir === 'a2c') {
-    let json: unknown;
-    let parsed: ReturnType<typeof classify> | undefined;
-    if (r.kind !== 'invalid' || r.parse_error === null || !r.parse_error.startsWith('not JSON')) {
-      try {
-        json = JSON.parse(r.raw);
-        parsed = classify(json);
-      } catch { /* stays undefined */ }
-    }
-    const f: Frame = {
-      seq: r.seq, t: r.t, dir: r.dir, raw: r.raw, size: r.size ?? Buffer.byteLength(r.raw),
-      kind: (r.kind as Frame['kind']) ?? 'invalid',
-    };
-    if (json !== undefined) f.json = json;
-    if (r.method !== null) f.method = r.method;
-    else if (parsed?.method) f.method = parsed.method;
-    if (r.rpc_id !== null) f.id = JSON.parse(r.rpc_id) as Frame['id'];
-    if (r.reply_to !== null) f.replyTo = r.reply_to;
-    if (r.latency !== null) f.latency = r.latency;
-    if (r.session_id !== null) f.sessionId = r.session_id;
-    else {
-      const sid = sessionIdOf(json);
-      if (sid) f.sessionId = sid;
-    }
-    if (r.parse_error !== null) f.parseError = r.parse_error;
-    if (r.truncated) f.truncated = true;
-    if (r.raw_bytes) f.rawBase64 = Buffer.from(r.raw_bytes).toString('base64');
-    return f;
-  }
-  if (r.dir === 'stderr') return { seq: r.seq, t: r.t, dir: 'stderr', raw: r.raw } satisfies StderrItem;
-  let data: Record<string, unknown> = {};
-  try { data = JSON.parse(r.raw) as Record<string, unknown>; } catch { /* keep empty */ }
-  return { seq: r.seq, t: r.t, dir: 'event', type: r.kind ?? 'unknown', data } satisfies EventItem;
+  return itemOf({
+    seq: r.seq, t: r.t, dir: r.dir, kind: r.kind, method: r.method, rpcId: r.rpc_id, replyTo: r.reply_to, latency: r.latency,
+    sessionId: r.session_id, size: r.size, raw: r.raw, parseError: r.parse_error, truncated: !!r.truncated,
+    rawBase64: r.raw_bytes ? Buffer.from(r.raw_bytes).toString('base64') : null,
+  });
 }
 
 export { peerInfoOf, peerInfoFromFrame };

@@ -2,7 +2,7 @@
  * The data source over one recording held in memory (the HTML report, the static viewer): the same
  * answers the server's API gives for it, computed from the items instead of SQL. Pure.
  */
-import type { EventItem, Frame, Item } from '../wire/frame.js';
+import type { Frame, Item } from '../wire/frame.js';
 import type {
   FindingView, ItemDetail, MethodStats, RecordingSummary, StoredFinding, TimelineGroups, TimelinePage, TimelineRow, TurnDetail, TurnInfo,
 } from '../server/types.js';
@@ -15,48 +15,30 @@ import { computeInsights, quantile, type Insights } from './insights.js';
 import { layTurns, lowerBound, turnInfoOf } from './turns.js';
 import { StateIndex, type StatesData } from './states.js';
 import { SourceError, type DataSource, type Position } from './source.js';
-import { utf8Length } from '../wire/make-frame.js';
+import { columnsOf, itemOf, storedItem, type ItemColumns } from './columns.js';
 
-/** What a memory source is built from. */
+/** What a memory source is built from: the items (parsed) or their columns (the report ships those). */
 export interface MemoryRecording {
   summary: RecordingSummary;
   /** Items in seq order, responses correlated (parseTranscript gives them so). */
-  items: Item[];
+  items?: Item[];
+  /** Or the items as stored columns, in seq order; each item is parsed when first read. */
+  columns?: ItemColumns[];
   /** Findings in seq order, with the rule's title and spec sentence. */
   findings: FindingView[];
   states: StatesData;
 }
 
-interface Row extends FilterRow {
-  item: Item;
-  t: number;
-  size: number | null;
-  parseError: string | null;
-  replyTo: number | null;
+interface Row extends ItemColumns, FilterRow {
+  item?: Item;
 }
 
 const SEV_ORDER: Record<string, number> = { error: 0, warning: 1, info: 2 };
 
-function rowOf(item: Item): Row {
-  if (item.dir === 'c2a' || item.dir === 'a2c') {
-    const f = item as Frame;
-    return {
-      item, seq: f.seq, t: f.t, dir: f.dir, kind: f.kind, method: f.method ?? null, rpcId: f.id === undefined ? null : JSON.stringify(f.id),
-      sessionId: f.sessionId ?? null, latency: f.latency ?? null, raw: f.raw, size: f.size, parseError: f.parseError ?? null, replyTo: f.replyTo ?? null,
-    };
-  }
-  if (item.dir === 'stderr') {
-    return { item, seq: item.seq, t: item.t, dir: 'stderr', kind: null, method: null, rpcId: null, sessionId: null, latency: null, raw: item.raw, size: utf8Length(item.raw), parseError: null, replyTo: null };
-  }
-  const ev = item as EventItem;
-  return { item, seq: ev.seq, t: ev.t, dir: 'event', kind: ev.type, method: null, rpcId: null, sessionId: null, latency: null, raw: JSON.stringify(ev.data), size: null, parseError: null, replyTo: null };
-}
-
-/** The item as the store gives it back (no fields the store does not keep). */
-function storedItem(item: Item): Item {
-  if (item.dir !== 'c2a' && item.dir !== 'a2c') return item;
-  const { responseSeq: _r, ...rest } = item as Frame;
-  return rest;
+/** The item of a row, as the store gives it back (parsed on first read). */
+function itemAt(r: Row): Item {
+  r.item ??= itemOf(r);
+  return r.item;
 }
 
 export class MemorySource implements DataSource {
@@ -71,7 +53,11 @@ export class MemorySource implements DataSource {
   private readonly ctx: FilterContext;
 
   constructor(private readonly rec: MemoryRecording) {
-    this.rows = rec.items.map(rowOf);
+    this.rows = rec.items ? rec.items.map((it) => {
+      const r: Row = columnsOf(it);
+      r.item = storedItem(it);
+      return r;
+    }) : (rec.columns ?? []) as Row[];
     for (const r of this.rows) {
       this.bySeq.set(r.seq, r);
       if (r.replyTo !== null && !this.responseOf.has(r.replyTo)) this.responseOf.set(r.replyTo, r.seq);
@@ -98,7 +84,7 @@ export class MemorySource implements DataSource {
   }
 
   private *itemsBetween(afterSeq: number, toSeq: number): Generator<Item> {
-    for (let i = lowerBound(this.seqs(), afterSeq + 1); i < this.rows.length && this.rows[i]!.seq <= toSeq; i++) yield this.rows[i]!.item;
+    for (let i = lowerBound(this.seqs(), afterSeq + 1); i < this.rows.length && this.rows[i]!.seq <= toSeq; i++) yield itemAt(this.rows[i]!);
   }
 
   private allSeqs: Int32Array | null = null;
@@ -141,6 +127,17 @@ export class MemorySource implements DataSource {
     return row;
   }
 
+  /**
+   * Folds the model a slice further, leaving checkpoints, so that a later item detail is quick (for a
+   * page with time to spare). False once the whole recording is folded.
+   */
+  warmStates(slice = 2000): boolean {
+    const last = this.rows.length ? this.rows[this.rows.length - 1]!.seq : 0;
+    if (this.states.reached >= last) return false;
+    this.states.stateAt(Math.min(last, this.states.reached + slice));
+    return true;
+  }
+
   async recording(id: number): Promise<RecordingSummary> {
     this.check(id);
     return this.rec.summary;
@@ -171,12 +168,12 @@ export class MemorySource implements DataSource {
     this.check(id);
     const r = this.bySeq.get(seq);
     if (!r) throw new SourceError(404, `recording ${id} has no item ${seq}`);
-    const item = storedItem(r.item);
+    const item = itemAt(r);
     let pair: Item | null = null;
     if (r.dir === 'c2a' || r.dir === 'a2c') {
       const other = r.replyTo !== null ? r.replyTo : r.kind === 'request' ? this.responseOf.get(seq) : undefined;
       const p = other !== undefined ? this.bySeq.get(other) : undefined;
-      pair = p ? storedItem(p.item) : null;
+      pair = p ? itemAt(p) : null;
     }
     let state: unknown;
     let stateSummary: string | undefined;
@@ -188,15 +185,15 @@ export class MemorySource implements DataSource {
     }
     const detail: ItemDetail = { item, pair, findings: this.findingsBySeq.get(seq) ?? [], state, ...(stateSummary !== undefined ? { stateSummary } : {}) };
     if (r.dir === 'c2a' || r.dir === 'a2c') {
-      const target = patchTarget(r.item as Frame);
+      const target = patchTarget(item as Frame);
       if (target) {
         const needle = lowerAscii(target.like.slice(1, -1));
         const earlier: Frame[] = [];
         for (const e of this.rows) {
           if (e.seq >= seq) break;
-          if (e.method === 'session/update' && e.sessionId === r.sessionId && lowerAscii(e.raw).includes(needle)) earlier.push(e.item as Frame);
+          if (e.method === 'session/update' && e.sessionId === r.sessionId && lowerAscii(e.raw).includes(needle)) earlier.push(itemAt(e) as Frame);
         }
-        detail.patch = entityPatch(target, earlier, r.item as Frame);
+        detail.patch = entityPatch(target, earlier, item as Frame);
       }
     }
     return detail;
@@ -266,7 +263,7 @@ export class MemorySource implements DataSource {
     const items: Item[] = [];
     for (const it of this.itemsBetween(seq - 1, end)) {
       const sid = it.dir === 'c2a' || it.dir === 'a2c' ? (it as Frame).sessionId ?? null : null;
-      if (sid === null || sid === turn.sessionId || it.seq === seq) items.push(storedItem(it));
+      if (sid === null || sid === turn.sessionId || it.seq === seq) items.push(it);
     }
     const findings: StoredFinding[] = this.rec.findings.filter((f) => f.seq >= seq && f.seq <= end);
     return summarizeTurnAt(turn, items, findings, upTo);

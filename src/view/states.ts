@@ -13,8 +13,8 @@ export interface StatesData {
   table: string[];
   /** idx[seq] = index into `table` of the summary after item seq (idx[0] unused). */
   idx: number[];
-  /** [seq, JSON of the state after seq], ascending. */
-  checkpoints: [number, string][];
+  /** [seq, JSON of the state after seq], ascending (left out of the report: made again on demand). */
+  checkpoints?: [number, string][];
 }
 
 const CHECKPOINT = 1000;
@@ -49,15 +49,25 @@ export function foldStates(items: Iterable<Item>, summarize: (s: ModelState) => 
 
 /** Reads states back: the summary after an item, the full state after an item. */
 export class StateIndex {
-  constructor(private readonly data: StatesData, private readonly itemsFrom: (afterSeq: number, toSeq: number) => Iterable<Item>) {}
+  /** Checkpoints given, and those made while folding forward for stateAt. */
+  private readonly cps: [number, string][];
+  private next: number;
+  /** The furthest seq a fold has reached. */
+  reached = 0;
+
+  constructor(private readonly data: StatesData, private readonly itemsFrom: (afterSeq: number, toSeq: number) => Iterable<Item>) {
+    this.cps = [...(data.checkpoints ?? [])];
+    this.next = this.cps.length ? this.cps[this.cps.length - 1]![0] + CHECKPOINT : CHECKPOINT;
+  }
 
   summaryAt(seq: number): string | undefined {
     const k = this.data.idx[seq];
     return k === undefined ? undefined : this.data.table[k];
   }
 
+  /** A fresh copy of the state after item `seq`: the nearest checkpoint plus the steps after it. */
   stateAt(seq: number): ModelState {
-    const cps = this.data.checkpoints;
+    const cps = this.cps;
     let lo = 0;
     let hi = cps.length - 1;
     let best = -1;
@@ -66,7 +76,17 @@ export class StateIndex {
       if (cps[mid]![0] <= seq) { best = mid; lo = mid + 1; } else hi = mid - 1;
     }
     const state = best >= 0 ? restoreState(cps[best]![1]) : initialState();
-    for (const item of this.itemsFrom(best >= 0 ? cps[best]![0] : 0, seq)) stepModel(state, item);
+    const last = cps.length ? cps[cps.length - 1]![0] : 0;
+    for (const item of this.itemsFrom(best >= 0 ? cps[best]![0] : 0, seq)) {
+      stepModel(state, item);
+      if (item.seq > this.reached) this.reached = item.seq;
+      if (item.seq > last && item.seq >= this.next) {
+        // Folding past the last checkpoint: leave one here for the next call.
+        const json = JSON.stringify(state);
+        cps.push([item.seq, json]);
+        this.next = item.seq + Math.max(CHECKPOINT, Math.ceil(json.length / CHECKPOINT_BYTES_PER_ITEM));
+      }
+    }
     return state;
   }
 }

@@ -14,7 +14,7 @@ import { parseTranscript } from '../../src/transcript/format.js';
 import { checkStoredRecording } from '../../src/check-run/stored.js';
 import { checkStream } from '../../src/check-run/run.js';
 import { RULES, summarizeState } from '../../src/check/index.js';
-import { reportData } from '../../src/view/report-data.js';
+import { decodeReport, encodeReport, recordingData, reportData } from '../../src/view/report-data.js';
 import { MemorySource } from '../../src/view/memory-source.js';
 import { HttpSource } from '../../ui/src/api.js';
 import type { DataSource } from '../../src/view/source.js';
@@ -29,7 +29,7 @@ const FILES = [
 
 let dir: string;
 let app: InspectorApp;
-const cases: { file: string; id: number; http: HttpSource; mem: MemorySource }[] = [];
+const cases: { file: string; id: number; http: HttpSource; mem: MemorySource; report: MemorySource }[] = [];
 
 beforeAll(() => {
   dir = mkdtempSync(join(tmpdir(), 'acp-sources-'));
@@ -48,9 +48,16 @@ beforeAll(() => {
   FILES.forEach((file, k) => {
     // Built the way the viewer's worker builds it: parse, check, fold states.
     const rec = parseTranscript(readFileSync(file, 'utf8'));
-    const data = reportData(rec, '', checkStream(rec.items, []).findings, RULES, summarizeState, '');
+    const data = recordingData(rec, checkStream(rec.items, []).findings, RULES, summarizeState, '');
     data.summary.id = ids[k]!;
-    cases.push({ file, id: ids[k]!, http: new HttpSource('', fetchImpl), mem: new MemorySource({ summary: data.summary, items: rec.items, findings: data.findings, states: data.states }) });
+    // Built the way the HTML report is: columns and state summaries through JSON, states refolded on demand.
+    const shipped = decodeReport(encodeReport(reportData(rec, checkStream(rec.items, []).findings, RULES, summarizeState, ''))).recording;
+    shipped.summary.id = ids[k]!;
+    expect(shipped.states.checkpoints).toBeUndefined();
+    cases.push({
+      file, id: ids[k]!, http: new HttpSource('', fetchImpl), mem: new MemorySource({ summary: data.summary, items: rec.items, findings: data.findings, states: data.states }),
+      report: new MemorySource(shipped),
+    });
   });
 });
 afterAll(() => {
@@ -67,8 +74,11 @@ async function view<T>(p: Promise<T>): Promise<unknown> {
   }
 }
 
+/** The HTTP source's answer and the in-memory one's; the report's in-memory source must give the same. */
 async function both<T>(c: (typeof cases)[number], call: (s: DataSource) => Promise<T>): Promise<[unknown, unknown]> {
-  return [await view(call(c.http)), await view(call(c.mem))];
+  const [a, b, r] = [await view(call(c.http)), await view(call(c.mem)), await view(call(c.report))];
+  expect(r, `${c.file}: the report's source differs from the viewer's`).toEqual(b);
+  return [a, b];
 }
 
 function filtersFor(rows: { seq: number; method: string | null; kind: string | null; sessionId: string | null; id?: unknown }[], rules: string[]): string[] {

@@ -8,8 +8,7 @@ import { App } from './app.js';
 import { readUrl, openRecording, recId, single } from './model.js';
 import { setSource } from './api.js';
 import { MemorySource } from '../../src/view/memory-source.js';
-import { parseTranscript } from '../../src/transcript/format.js';
-import type { ReportData } from '../../src/view/report-data.js';
+import { decodeReport } from '../../src/view/report-data.js';
 import './style.css';
 
 async function gunzipBase64(b64: string): Promise<string> {
@@ -25,14 +24,16 @@ async function start(): Promise<void> {
   try {
     const el = document.getElementById('acp-inspect-data');
     if (!el?.textContent) throw new Error('this report holds no recording');
-    const data = JSON.parse(await gunzipBase64(el.textContent.trim())) as ReportData;
-    const rec = parseTranscript(data.transcript);
-    const src = new MemorySource({ summary: data.summary, items: rec.items, findings: data.findings, states: data.states });
+    const { note, recording } = decodeReport(await gunzipBase64(el.textContent.trim()));
+    const src = new MemorySource(recording);
     setSource(src);
-    single.value = { id: src.id, note: data.note };
+    single.value = { id: src.id, note };
     readUrl();
     void openRecording(recId.value);
     render(<App />, root);
+    // With time to spare, fold the model's states ahead (a slice at a time), so details open at once.
+    const warm = () => { if (src.warmStates()) setTimeout(warm, 30); };
+    setTimeout(warm, 500);
   } catch (e) {
     root.textContent = `This report could not be opened: ${(e as Error).message}`;
   }

@@ -6,7 +6,7 @@
 import { parseTranscript } from '../../src/transcript/format.js';
 import { CheckFold } from '../../src/check/fold.js';
 import { RULES, summarizeState } from '../../src/check/index.js';
-import { reportData } from '../../src/view/report-data.js';
+import { recordingData } from '../../src/view/report-data.js';
 import { MemorySource } from '../../src/view/memory-source.js';
 import { SourceError } from '../../src/view/source.js';
 import type { ToWorker, FromWorker } from './viewer-protocol.js';
@@ -25,7 +25,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       const fold = new CheckFold([]);
       for (const item of rec.items) fold.step(item);
       const run = fold.finish();
-      const data = reportData(rec, '', run.findings, RULES, summarizeState, '');
+      const data = recordingData(rec, run.findings, RULES, summarizeState, '');
       if (!rec.header.name && m.name) data.summary.name = m.name;
       src = new MemorySource({ summary: data.summary, items: rec.items, findings: data.findings, states: data.states });
       post({
