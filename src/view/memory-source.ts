@@ -274,12 +274,13 @@ export class MemorySource implements DataSource {
 
   async waterfall(id: number): Promise<Waterfall> {
     this.check(id);
-    this.wf ??= buildWaterfall(this.rec.items);
+    this.wf ??= buildWaterfall(this.rows.map(itemAt));
     return this.wf;
   }
 
   async insights(id: number): Promise<Insights> {
-    this.ins ??= computeInsights(this.rec.items, await this.waterfall(id));
+    const wf = await this.waterfall(id);
+    this.ins ??= computeInsights(this.rows.map(itemAt), wf);
     return this.ins;
   }
 }
