@@ -4,7 +4,7 @@
  * the self-contained HTML report opened from file://.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
@@ -18,6 +18,7 @@ import type { Insights } from '../../src/view/insights.js';
 let t: ReturnType<typeof tempDir>;
 let db: string;
 let report: string;
+let transcript: string;
 let srv: RunningServer;
 let browser: Browser;
 let page: Page;
@@ -45,6 +46,24 @@ beforeAll(async () => {
   report = join(t.dir, 'report.html');
   const ex = await cli(['export', '1', '--db', db, '--html', '-o', report]);
   expect(ex.code, ex.stderr).toBe(0);
+  transcript = join(t.dir, 'sdk-example.jsonl');
+  expect((await cli(['export', '1', '--db', db, '-o', transcript])).code).toBe(0);
+  // The same session as two releases of a named agent, the second answering session/prompt 5 s later.
+  for (const [version, delay] of [['1.6.0', 0], ['1.7.0', 5000]] as const) {
+    let late = false;
+    const lines = readFileSync(transcript, 'utf8').trim().split('\n').map((l, i) => {
+      if (i === 0) return l;
+      const o = JSON.parse(l) as { t: number; dir: string; raw?: string };
+      const j = (o.dir === 'a2c' ? JSON.parse(o.raw!) : {}) as { result?: { protocolVersion?: number; agentInfo?: unknown; stopReason?: string } };
+      if (o.dir === 'a2c' && j.result?.protocolVersion !== undefined) { j.result.agentInfo = { name: 'example-agent', version }; o.raw = JSON.stringify(j); }
+      if (o.dir === 'a2c' && j.result?.stopReason !== undefined) late = true;
+      if (late) o.t += delay;
+      return JSON.stringify(o);
+    });
+    const file = join(t.dir, `v${version}.jsonl`);
+    writeFileSync(file, `${lines.join('\n')}\n`);
+    expect((await cli(['import', file, '--db', db, '--name', `example ${version}`])).code).toBe(0);
+  }
   srv = await startServer({ dbPath: db, port: 0 });
   browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1500, height: 900 } })).newPage();
@@ -163,6 +182,37 @@ describeBrowser('the waterfall, playback and insights in chromium', () => {
     await page.locator('.insight').first().getByText(first.title).waitFor();
     await page.locator('.insight').first().getByRole('button', { name: `#${first.seqs[0]}` }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('sel')).toBe(String(first.seqs[0]));
+  });
+
+  it('compares agent versions across the recordings list', async () => {
+    await page.goto(srv.url);
+    await page.getByText('Compare agents and versions across recordings').click();
+    const table = page.getByRole('region', { name: 'Agent example-agent' });
+    await table.waitFor();
+    expect(await table.getByRole('columnheader').allTextContents()).toEqual(['per version', '1.6.0', '1.7.0']);
+    const prompt = table.locator('tr[data-method="session/prompt"] td');
+    const [v16, v17] = await prompt.allTextContents();
+    const p50 = (s: string) => Number(/^([\d.]+)s/.exec(s)![1]);
+    expect(p50(v17!) - p50(v16!)).toBeCloseTo(5, 0);
+    // The slower release is the one marked.
+    expect(await prompt.nth(1).getAttribute('class')).toContain('warn');
+    expect(await prompt.nth(0).getAttribute('class')).not.toContain('warn');
+  });
+
+  it('draws the same waterfall and insights in the static viewer', async () => {
+    const p = await (await browser.newContext({ viewport: { width: 1500, height: 900 } })).newPage();
+    await p.goto(srv.url);
+    await p.goto(`${new URL(srv.url).origin}/viewer/`);
+    await p.getByLabel('Open a transcript file').setInputFiles(transcript);
+    await p.locator('.row').first().waitFor({ timeout: 30_000 });
+    await p.getByRole('tab', { name: 'Waterfall' }).click();
+    const labels = await expectTurnWithToolsAndPermission(p);
+    await page.goto(`${srv.url}&rec=1&view=waterfall`);
+    await page.locator('.wf-bar').first().waitFor();
+    expect(labels).toEqual(await barLabels(page));
+    await p.getByRole('tab', { name: 'Insights' }).click();
+    await p.locator(`tr[data-turn="${ins.turns[0]!.seq}"]`).waitFor();
+    await p.close();
   });
 
   it('draws the same waterfall in the HTML report opened from file://', async () => {

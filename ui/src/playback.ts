@@ -24,6 +24,10 @@ export const playT = signal<number | null>(null);
 
 let loading: Promise<Waterfall | null> | null = null;
 let loadingFor = -1;
+let loadedAt = 0;
+let refreshTimer: ReturnType<typeof setTimeout> | null = null;
+/** A growing (live) recording's waterfall is fetched again at most this often. */
+const LIVE_REFRESH_MS = 2000;
 
 /** Loads the waterfall of the open recording (again when it grew). */
 export function loadWaterfall(): Promise<Waterfall | null> {
@@ -32,10 +36,16 @@ export function loadWaterfall(): Promise<Waterfall | null> {
   const items = current.value?.items ?? 0;
   const have = wf.value;
   if (have && have.recordingId === id && have.items === items) return Promise.resolve(have.data);
+  if (have && have.recordingId === id && performance.now() - loadedAt < LIVE_REFRESH_MS) {
+    // Grown since: fetched again once the interval is over.
+    refreshTimer ??= setTimeout(() => { refreshTimer = null; void loadWaterfall(); }, LIVE_REFRESH_MS - (performance.now() - loadedAt));
+    return Promise.resolve(have.data);
+  }
   if (loading && loadingFor === id) return loading;
   loadingFor = id;
   loading = source.waterfall(id).then((data) => {
     if (recId.value !== id) return null;
+    loadedAt = performance.now();
     batch(() => {
       wf.value = { recordingId: id, items, data };
       wfError.value = null;
