@@ -198,8 +198,13 @@ function Chart({ data }: { data: Waterfall }) {
   const tStart = timeAtPx(0);
   const tEnd = timeAtPx(width);
   const stepMs = tickStep(span, width);
+  // Ticks at round times of the recording's clock, continuing after each collapsed gap.
   const ticks: number[] = [];
-  for (let a = Math.ceil(win.x0 / stepMs) * stepMs; a <= win.x1 && ticks.length < 60; a += stepMs) ticks.push(a);
+  for (let t = Math.ceil(tStart / stepMs) * stepMs; t <= tEnd && ticks.length < 60; t += stepMs) {
+    const g = data.gaps.find((x) => t > x.from && t < x.to);
+    if (g) t = Math.ceil(g.to / stepMs) * stepMs;
+    if (t <= tEnd) ticks.push(t);
+  }
   const ph = playT.value;
   const phX = ph !== null ? px(ph) : null;
   const sel = selSeq.value;
@@ -253,7 +258,7 @@ function Chart({ data }: { data: Waterfall }) {
         <div class="wf-ruler-label muted">{fmtClock(tStart)} – {fmtClock(tEnd)}</div>
         <div class="wf-ruler" onMouseDown={onRuler} role="slider" aria-label="Playhead" aria-valuemin={data.start} aria-valuemax={data.end}
           aria-valuenow={ph ?? data.start} aria-valuetext={ph !== null ? fmtClock(ph) : 'not set'} tabIndex={-1} title="Click or drag to move the playhead">
-          {ticks.map((a) => <span key={a} class="wf-tick" style={{ left: `${((a - win.x0) / span) * width}px` }}>{fmtTick(axis.fromAxis(a), stepMs)}</span>)}
+          {ticks.map((t) => <span key={t} class="wf-tick" style={{ left: `${px(t)}px` }}>{fmtTick(t, stepMs)}</span>)}
           {data.gaps.map((g, k) => {
             const a = px(g.from);
             const b = px(g.to);
