@@ -1,6 +1,6 @@
 /**
  * acp-inspect's programmatic API: frames, transcripts, the store, the checker, replay fixtures
- * (mockAgent, replayClient) and the server.
+ * (mockAgent, replayClient), the server and the span model (OpenTelemetry's shape of a recording).
  */
 export * from './wire/index.js';
 export * from './transcript/index.js';
@@ -14,3 +14,4 @@ export {
   createChecker, checkRecording, stateAt, summarizeState, RULES,
   type Finding, type CheckOptions, type Checker, type ModelState, type RuleInfo,
 } from './check/index.js';
+export { buildTrace, flattenSpans, TraceFold, type SpanNode, type SpanEventNode, type TraceOptions } from './trace/index.js';

@@ -8,7 +8,7 @@ import type { Frame, Item } from '../wire/frame.js';
 import type { ModelState } from '../check/model.js';
 import { TraceFold, type TraceFinding } from '../trace/span-model.js';
 import { redactFrame } from '../redact.js';
-import { createPipeline, SpanEmitter, type ExportStats } from './sdk.js';
+import { contextFromTraceparent, createPipeline, SpanEmitter, type ExportStats } from './sdk.js';
 import type { OtlpTarget } from './endpoint.js';
 
 export interface LiveTraceOptions {
@@ -46,7 +46,8 @@ export function startLiveTrace(o: LiveTraceOptions): LiveTrace {
     onFailure: (why) => warnOnce(`acp-inspect: OpenTelemetry: cannot send spans to ${o.target.url} (${why}); spans are dropped and counted, forwarding and recording go on`),
   });
   const epochMs = Date.parse(o.startedAt);
-  const emitter = new SpanEmitter(pipeline, Number.isFinite(epochMs) ? epochMs : Date.now());
+  // A tap started inside a traced job (TRACEPARENT set, as CI and other tools do) joins that trace.
+  const emitter = new SpanEmitter(pipeline, Number.isFinite(epochMs) ? epochMs : Date.now(), contextFromTraceparent(process.env.TRACEPARENT));
   const fold = new TraceFold({
     content: o.content,
     // Content leaves the machine: credentials are redacted whatever --redact says for the store.
@@ -65,8 +66,11 @@ export function startLiveTrace(o: LiveTraceOptions): LiveTrace {
       const s = pipeline.stats;
       if (!ok) {
         const lost = s.ended - s.delivered;
-        const why = pipeline.firstError() ?? `no answer within ${((o.finishMs ?? 2000) / 1000).toFixed(0)} s`;
+        const why = pipeline.firstError() ?? `not taken within ${((o.finishMs ?? 2000) / 1000).toFixed(0)} s: unreachable, refusing or slow`;
         warnOnce(`acp-inspect: OpenTelemetry: ${lost} of ${s.ended} spans not delivered to ${o.target.url} (${why}); the recording is complete`);
+      }
+      if (process.env.ACP_INSPECT_DEBUG) {
+        o.warn(`acp-inspect: debug: OpenTelemetry: ${s.ended} spans, ${s.delivered} delivered, ${s.failed} in batches the collector refused or did not answer, ${s.ended - s.delivered - s.failed} dropped from the full queue or not sent by the end`);
       }
       return s;
     },

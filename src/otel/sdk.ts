@@ -4,7 +4,7 @@
  * that turns each ended SpanNode into an SDK span with the recording's own timestamps. Loaded only
  * when --otlp is given.
  */
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanKind, SpanStatusCode, TraceFlags, trace, type Context, type HrTime, type Span, type Tracer } from '@opentelemetry/api';
 import { ExportResultCode, type ExportResult } from '@opentelemetry/core';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter as ProtobufExporter } from '@opentelemetry/exporter-trace-otlp-proto';
@@ -142,6 +142,16 @@ export function createPipeline(target: OtlpTarget, o: PipelineOptions = {}): Otl
   };
 }
 
+/**
+ * The context a W3C `traceparent` value (`00-<trace id>-<span id>-<flags>`) names, or null: the
+ * connection span then continues the trace of whatever started the tap (a CI job, an editor).
+ */
+export function contextFromTraceparent(value: string | undefined): Context | null {
+  const m = /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec((value ?? '').trim().toLowerCase());
+  if (!m || m[1] === 'ff' || /^0+$/.test(m[2]!) || /^0+$/.test(m[3]!)) return null;
+  return trace.setSpanContext(ROOT_CONTEXT, { traceId: m[2]!, spanId: m[3]!, traceFlags: parseInt(m[4]!, 16) & TraceFlags.SAMPLED, isRemote: true });
+}
+
 const KIND = { internal: SpanKind.INTERNAL, client: SpanKind.CLIENT, server: SpanKind.SERVER } as const;
 
 /**
@@ -153,7 +163,8 @@ export class SpanEmitter {
   private readonly live = new Map<SpanNode, Span>();
   traceId: string | null = null;
 
-  constructor(private readonly pipeline: OtlpPipeline, private readonly epochMs: number) {}
+  /** `parent`: a remote context the connection span continues (see contextFromTraceparent). */
+  constructor(private readonly pipeline: OtlpPipeline, private readonly epochMs: number, private readonly parent: Context | null = null) {}
 
   private at(t: number): HrTime {
     return hrTimeAt(this.epochMs, t);
@@ -163,8 +174,8 @@ export class SpanEmitter {
     const have = this.live.get(node);
     if (have) return have;
     const parent = node.parent ? this.ensure(node.parent) : null;
-    const ctx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : ROOT_CONTEXT;
-    const span = this.pipeline.tracer.startSpan(node.name, { kind: KIND[node.kind], startTime: this.at(node.start), root: !parent }, ctx);
+    const ctx = parent ? trace.setSpan(ROOT_CONTEXT, parent) : (this.parent ?? ROOT_CONTEXT);
+    const span = this.pipeline.tracer.startSpan(node.name, { kind: KIND[node.kind], startTime: this.at(node.start), root: !parent && !this.parent }, ctx);
     this.traceId ??= span.spanContext().traceId;
     this.live.set(node, span);
     return span;

@@ -11,7 +11,7 @@
  * in src/otel/. Message content (prompts, agent text, tool inputs and outputs, terminal commands) is
  * read only when `content` is set.
  */
-import type { Direction, Frame, Item } from '../wire/frame.js';
+import type { Frame, Item } from '../wire/frame.js';
 import { idKey } from '../wire/parse.js';
 import { M } from '../spec/methods.js';
 import { at, initialState, obj, stepModel, str, type ModelState, type SessionState } from '../check/model.js';
@@ -76,6 +76,9 @@ export interface TraceOptions {
 /** Longest content attribute by default (collectors reject spans of several MB). */
 export const MAX_CONTENT_CHARS = 16 * 1024;
 
+/** Events kept per span (the SDK's default limit is 128; we raise it to 1,024 in src/otel/). */
+export const MAX_EVENTS = 1000;
+
 /** Span names (low cardinality, as the conventions ask). */
 export const SPAN = {
   connection: 'acp connection',
@@ -119,6 +122,9 @@ interface SessionOpen {
 }
 
 interface TerminalOpen { span: SpanNode; sessionId?: string }
+
+/** Durations to the microsecond (the recording's resolution), without float noise like 534.9700000000003. */
+const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
 
@@ -208,7 +214,6 @@ export class TraceFold {
     if (rec?.id !== undefined && rec.id !== null) this.root.attributes['acp.recording.id'] = rec.id;
     const exe = rec?.command?.[0];
     if (exe) this.root.attributes['process.executable.name'] = exe.split(/[\\/]/).pop()!;
-    if (this.content && rec?.command?.length) this.root.attributes['process.command_args'] = rec.command.slice();
   }
 
   private open(name: string, kind: SpanKindName, start: number, parent: SpanNode | null, seq?: number): SpanNode {
@@ -231,6 +236,15 @@ export class TraceFold {
     if (this.keep && s.parent) s.parent.children.push(s);
     this.opts.onEnd?.(s);
     if (!this.keep) s.children = [];
+  }
+
+  /**
+   * Adds an event, at most MAX_EVENTS per span: the connection of a long, noisy session would
+   * otherwise hold every finding in memory until the end. Past it, events are only counted.
+   */
+  private event(s: SpanNode, name: string, t: number, attributes: Attrs): void {
+    if (s.events.length < MAX_EVENTS) s.events.push({ name, t, attributes });
+    else s.attributes['acp.events_dropped'] = ((s.attributes['acp.events_dropped'] as number | undefined) ?? 0) + 1;
   }
 
   private error(s: SpanNode, message: string): void {
@@ -273,11 +287,7 @@ export class TraceFold {
   addFinding(f: TraceFinding, t = this.lastT): void {
     const span = (this.current && this.current.seq === f.seq ? this.current.span : this.bySeq.get(f.seq)) ?? this.root;
     const target = span.end === null || this.deferred.includes(span) ? span : this.root;
-    target.events.push({
-      name: 'acp.finding',
-      t,
-      attributes: { 'acp.finding.rule': f.rule, 'acp.finding.severity': f.severity, 'acp.finding.spec': f.spec ?? '', 'acp.finding.message': f.message, 'acp.seq': f.seq },
-    });
+    this.event(target, 'acp.finding', t, { 'acp.finding.rule': f.rule, 'acp.finding.severity': f.severity, 'acp.finding.spec': f.spec ?? '', 'acp.finding.message': f.message, 'acp.seq': f.seq });
     this.findings[f.severity]++;
     if (f.severity === 'error') this.error(target, `${f.rule}: ${f.message}`);
   }
@@ -295,10 +305,10 @@ export class TraceFold {
         this.exit = { code: typeof data.code === 'number' ? data.code : null, signal: typeof data.signal === 'string' ? data.signal : null };
         break;
       case 'gap':
-        r.events.push({ name: 'acp.gap', t, attributes: { 'acp.gap.stream': String(data.stream ?? ''), 'acp.gap.bytes': Number(data.bytes ?? 0) } });
+        this.event(r, 'acp.gap', t, { 'acp.gap.stream': String(data.stream ?? ''), 'acp.gap.bytes': Number(data.bytes ?? 0) });
         break;
       case 'signal':
-        r.events.push({ name: 'acp.signal', t, attributes: { 'acp.signal': String(data.signal ?? '') } });
+        this.event(r, 'acp.signal', t, { 'acp.signal': String(data.signal ?? '') });
         break;
       default:
         break;
@@ -427,7 +437,7 @@ export class TraceFold {
       case M.requestPermission: {
         const tc = obj(params?.toolCall);
         const tcid = str(tc?.toolCallId);
-        if (s && tcid !== undefined && !s.tools.has(tcid)) this.toolUpdate(s, tc!, f, true);
+        if (s && tcid !== undefined && !s.tools.has(tcid)) this.toolUpdate(s, tc!, f);
         span = this.rpcSpan(f, this.agentRequestParent(s, tcid));
         const options: Record<string, string> = {};
         if (Array.isArray(params?.options)) {
@@ -517,7 +527,7 @@ export class TraceFold {
       }
       case M.cancel: {
         const target = s?.turn?.span ?? s?.span ?? this.root;
-        target.events.push({ name: 'acp.cancel', t: f.t, attributes: { 'acp.seq': f.seq } });
+        this.event(target, 'acp.cancel', f.t, { 'acp.seq': f.seq });
         if (s?.turn) s.turn.span.attributes['acp.turn.cancel_requested'] = true;
         this.current = { seq: f.seq, span: target };
         break;
@@ -526,7 +536,7 @@ export class TraceFold {
         const rid = params?.requestId;
         const req = typeof rid === 'string' || typeof rid === 'number' ? this.pending.get(f.dir + idKey(rid)) : undefined;
         if (req) {
-          req.span.events.push({ name: 'acp.cancel_request', t: f.t, attributes: { 'acp.seq': f.seq } });
+          this.event(req.span, 'acp.cancel_request', f.t, { 'acp.seq': f.seq });
           this.current = { seq: f.seq, span: req.span };
         }
         break;
@@ -564,7 +574,7 @@ export class TraceFold {
       }
       case 'tool_call':
       case 'tool_call_update': {
-        const span = this.toolUpdate(s, u, f, kind === 'tool_call');
+        const span = this.toolUpdate(s, u, f);
         if (span) this.current = { seq: f.seq, span };
         break;
       }
@@ -585,7 +595,7 @@ export class TraceFold {
   }
 
   /** Opens or updates the span of a tool call; ends it when its status is final. */
-  private toolUpdate(s: SessionOpen, u: Record<string, unknown>, f: Frame, announce: boolean): SpanNode | null {
+  private toolUpdate(s: SessionOpen, u: Record<string, unknown>, f: Frame): SpanNode | null {
     const id = str(u.toolCallId);
     if (id === undefined) return null;
     let span = s.tools.get(id);
@@ -598,7 +608,6 @@ export class TraceFold {
       s.tools.set(id, span);
       if (s.turn) s.turn.toolCalls++;
     }
-    void announce;
     const a = span.attributes;
     const title = str(u.title);
     if (title !== undefined) a['acp.tool_call.title'] = title;
@@ -653,9 +662,9 @@ export class TraceFold {
     a['acp.turn.update_bytes'] = turn.updateBytes;
     a['acp.turn.tool_calls'] = turn.toolCalls;
     if (turn.firstChunkT !== null) {
-      const ms = turn.firstChunkT - turn.span.start;
+      const ms = roundMs(turn.firstChunkT - turn.span.start);
       a['acp.turn.time_to_first_chunk_ms'] = ms;
-      a['gen_ai.response.time_to_first_chunk'] = ms / 1000;
+      a['gen_ai.response.time_to_first_chunk'] = Math.round(ms * 1000) / 1e6; // seconds
     }
     if (f === null) a['acp.turn.unfinished'] = true;
     const stop = str(result?.stopReason);
@@ -689,6 +698,7 @@ export class TraceFold {
     const open = this.pending.get(key);
     if (!open) return;
     this.pending.delete(key);
+    if (open.span.end !== null) return; // ended already (a turn a newer prompt replaced): nothing to add
     this.current = { seq: f.seq, span: open.span };
     const span = open.span;
     const a = span.attributes;
@@ -732,7 +742,7 @@ export class TraceFold {
         const nsid = str(result?.sessionId);
         if (nsid !== undefined && f.kind === 'result') {
           const ns = this.openSession(nsid, span.start, span.seq ?? f.seq);
-          this.reparent(span, ns.span);
+          span.parent = ns.span; // not handed on yet: a span goes to the SDK only when it ends
           a['acp.session.id'] = nsid;
           a['gen_ai.conversation.id'] = nsid;
         }
@@ -776,7 +786,7 @@ export class TraceFold {
           const kind = open.options?.[option];
           if (kind) a['acp.permission.option_kind'] = kind;
         }
-        a['acp.permission.wait_ms'] = f.t - span.start;
+        a['acp.permission.wait_ms'] = roundMs(f.t - span.start);
         break;
       }
       case M.terminalCreate: {
@@ -825,10 +835,6 @@ export class TraceFold {
     this.endRpc(open, f.t);
   }
 
-  private reparent(span: SpanNode, parent: SpanNode): void {
-    span.parent = parent;
-  }
-
   private endRpc(open: RpcOpen, t: number): void {
     if (open.span.seq !== undefined) this.bySeq.delete(open.span.seq);
     for (const s of this.sessions.values()) {
@@ -867,7 +873,8 @@ export class TraceFold {
     if (this.exit) {
       if (this.exit.code !== null) r['process.exit.code'] = this.exit.code;
       if (this.exit.signal !== null) r['acp.exit.signal'] = this.exit.signal;
-      if (this.exit.code !== null && this.exit.code !== 0) this.error(this.root, `the agent exited with code ${this.exit.code}`);
+      // 128 and up is a signal's exit (an agent ending on the SIGTERM a closing editor sends): not a failure.
+      if (this.exit.code !== null && this.exit.code !== 0 && this.exit.code < 128) this.error(this.root, `the agent exited with code ${this.exit.code}`);
     }
     this.close(this.root, t);
     return this.root;
@@ -901,4 +908,3 @@ export function buildTrace(items: Iterable<Item>, findings: readonly TraceFindin
   return fold.finish();
 }
 
-export type { Direction };

@@ -8,10 +8,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Store } from '../../src/store/store.js';
 import type { Recording } from '../../src/transcript/format.js';
 import type { Frame } from '../../src/wire/frame.js';
-import { BIN, PEERS, EXAMPLE_AGENT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, PEERS, EXAMPLE_AGENT, ROOT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
 import { startReceiver, type ReceivedSpan, type Receiver } from './receiver.js';
 
 let t: ReturnType<typeof tempDir>;
@@ -221,6 +222,61 @@ describe('export --otlp with the standard environment (http/json)', () => {
 });
 
 describe('the tap with --otlp (live)', () => {
+  it('builds its own model under --no-check, and sends content with --otel-content', async () => {
+    const rx = await startReceiver();
+    try {
+      const r = await runExampleClient(`${sh(process.execPath)} ${sh(BIN)} --db ${sh(db)} --name live-content --no-check --otlp ${sh(rx.url)} --otel-content -- ${sh(process.execPath)} ${sh(EXAMPLE_AGENT)}`);
+      expect(r.stdout.toString()).toContain('end_turn');
+      const turn = rx.spans.find((s) => s.name.startsWith('invoke_agent'))!;
+      expect(turn.attributes['acp.turn.stop_reason']).toBe('end_turn');
+      expect(JSON.parse(turn.attributes['gen_ai.input.messages'] as string)[0].role).toBe('user');
+      const root = rx.spans.find((s) => s.parentSpanId === '')!;
+      expect(root.attributes['acp.frames']).toBeGreaterThan(5);
+      expect(root.attributes['acp.client.capabilities']).toEqual(['fs.readTextFile', 'fs.writeTextFile']);
+    } finally {
+      await rx.close();
+    }
+  }, 40_000);
+
+  it('continues the trace of whatever started it when TRACEPARENT is set', async () => {
+    const rx = await startReceiver();
+    try {
+      const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+      const parent = '00f067aa0ba902b7';
+      const r = await tapEcho(['--db', db, '--name', 'traceparent', '--otlp', rx.url], Buffer.from(`${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/list' })}\n`), { TRACEPARENT: `00-${traceId}-${parent}-01` });
+      expect(r.code).toBe(0);
+      const root = rx.spans.find((s) => s.name === 'acp connection')!;
+      expect(root.traceId).toBe(traceId);
+      expect(root.parentSpanId).toBe(parent);
+      expect(new Set(rx.spans.map((s) => s.traceId))).toEqual(new Set([traceId]));
+    } finally {
+      await rx.close();
+    }
+  }, 30_000);
+
+  it('sends a request\'s span while the session is still running', async () => {
+    const rx = await startReceiver();
+    const child = spawn(process.execPath, [BIN, '--db', db, '--name', 'live-while-running', '--otlp', rx.url, '--', process.execPath, join(PEERS, 'echo-agent.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout.resume();
+    try {
+      // The echo agent sends the request back (an agent→client request) and then the answer, which
+      // answers the client's request: its span ends and must reach the collector before stdin closes.
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'session/list', params: {} })}\n`);
+      child.stdin.write(`${JSON.stringify({ jsonrpc: '2.0', id: 7, result: { sessions: [] } })}\n`);
+      const deadline = Date.now() + 20_000;
+      while (!rx.spans.some((s) => s.name === 'session/list' && s.attributes['acp.direction'] === 'c2a') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+      expect(child.exitCode).toBeNull();
+      const span = rx.spans.find((s) => s.name === 'session/list' && s.attributes['acp.direction'] === 'c2a')!;
+      expect(span.attributes).toMatchObject({ 'rpc.jsonrpc.request_id': '7', 'acp.response.seq': expect.any(Number) });
+      expect(rx.spans.some((s) => s.parentSpanId === '')).toBe(false); // the connection's span leaves at the end
+    } finally {
+      child.stdin.end();
+      await new Promise((r) => child.once('close', r));
+      await rx.close();
+    }
+    expect(rx.spans.filter((s) => s.parentSpanId === '')).toHaveLength(1);
+  }, 40_000);
+
   it('sends the same trace, with the same times, as exporting the recording afterwards', async () => {
     const rx = await startReceiver();
     try {
@@ -248,9 +304,9 @@ function floodInput(pairs: number): Buffer {
   return Buffer.concat([Buffer.from(`${lines.join('\n')}\n`), Buffer.from([0xff, 0xfe, 0x0a])]);
 }
 
-function tapEcho(args: string[], input: Buffer): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
+function tapEcho(args: string[], input: Buffer, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: Buffer; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [BIN, ...args, '--', process.execPath, join(PEERS, 'echo-agent.mjs')], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [BIN, ...args, '--', process.execPath, join(PEERS, 'echo-agent.mjs')], { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     const out: Buffer[] = [];
     let err = '';
     child.stdout.on('data', (b: Buffer) => out.push(b));
@@ -300,6 +356,18 @@ describe('the tap with a collector that fails', () => {
   }
 });
 
+describe('loading', () => {
+  it('keeps the OpenTelemetry packages out of the tap unless --otlp is given', () => {
+    const bundle = readFileSync(join(ROOT, 'dist', 'src', 'tap', 'run.bundle.js'), 'utf8');
+    expect(bundle).not.toMatch(/@opentelemetry|otel\/live|otel\/sdk/);
+    const worker = readFileSync(join(ROOT, 'dist', 'src', 'tap', 'recorder-worker.js'), 'utf8');
+    expect(worker).not.toMatch(/@opentelemetry/);
+    // The live module is imported only through a variable, on demand.
+    expect(worker).not.toMatch(/^import .*otel/m);
+    expect(worker).toMatch(/await import\(OTEL_MODULE\)/);
+  });
+});
+
 describe('options', () => {
   it('refuses grpc and a bad URL with one line naming the fix', async () => {
     const a = await cli(['export', '1', '--db', db, '--otlp'], { env: { ...process.env, OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' } });
@@ -311,6 +379,22 @@ describe('options', () => {
     const c = await cli(['export', '1', '--db', db, '--otel-content']);
     expect(c.code).not.toBe(0);
     expect(c.stderr.toString()).toMatch(/--otel-content needs --otlp/);
+  });
+
+  it('places a transcript without a start time so that it ends now', async () => {
+    const rx = await startReceiver();
+    try {
+      const before = BigInt(Date.now()) * 1_000_000n;
+      const r = await cli(['export', join(ROOT, 'recordings', 'golden', 'cancel-and-turns.jsonl'), '--otlp', rx.url]);
+      expect(r.code, r.stderr.toString()).toBe(0);
+      const after = BigInt(Date.now()) * 1_000_000n;
+      const root = rx.spans.find((s) => s.parentSpanId === '')!;
+      expect(root.end).toBeGreaterThanOrEqual(before);
+      expect(root.end).toBeLessThanOrEqual(after);
+      expect(rx.spans.filter((s) => s.name.startsWith('invoke_agent'))).toHaveLength(3);
+    } finally {
+      await rx.close();
+    }
   });
 
   it('fails the export with one line when nothing listens', async () => {

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, EXAMPLE_AGENT, ROOT, cli, run, runExampleClient, sh, tempDir } from '../helpers.js';
+import { startReceiver, type Receiver } from '../otel/receiver.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const SAMPLE = join(ROOT, 'test', 'replay', 'fixtures', 'sdk-example.jsonl');
@@ -98,12 +99,18 @@ describe('the README editor configurations', () => {
 
 describe('the README shell examples', () => {
   const t = tempDir('acp-inspect-readme-sh-');
-  afterAll(() => t.cleanup());
+  // The collector the OpenTelemetry examples send to (as OTEL_EXPORTER_OTLP_ENDPOINT says).
+  let collector: Receiver;
+  afterAll(async () => {
+    await collector?.close();
+    t.cleanup();
+  });
   const db = join(t.dir, 'readme.sqlite');
   const ids: string[] = [];
   const lines = codeBlocks('sh').flatMap((b) => b.split('\n')).map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l.startsWith('acp-inspect '));
 
   beforeAll(async () => {
+    collector = await startReceiver();
     // `acp-inspect` on PATH, a database with two recordings, the files the examples name.
     const bin = join(t.dir, 'bin');
     mkdirSync(bin);
@@ -124,7 +131,7 @@ describe('the README shell examples', () => {
     return run('/bin/sh', ['-c', filled], {
       cwd: t.dir,
       input,
-      env: { ...process.env, PATH: `${join(t.dir, 'bin')}:${process.env.PATH}`, ACP_INSPECT_DB: db, NO_COLOR: '1', BROWSER: 'true' },
+      env: { ...process.env, PATH: `${join(t.dir, 'bin')}:${process.env.PATH}`, ACP_INSPECT_DB: db, NO_COLOR: '1', BROWSER: 'true', OTEL_EXPORTER_OTLP_ENDPOINT: collector.url },
       timeoutMs: 30_000,
     });
   }
@@ -142,6 +149,8 @@ describe('the README shell examples', () => {
       expect(r.stdout.length + r.stderr.length, line).toBeGreaterThan(0);
       expect(r.stderr, line).not.toMatch(/\n\s+at .*:\d+:\d+/); // no stack trace
     }
+    // The OpenTelemetry example reached the collector.
+    expect(collector.spans.filter((s) => s.parentSpanId === '').map((s) => s.name)).toEqual(['acp connection']);
   });
 
   it('the long-running ones start and do their job', async () => {
