@@ -130,11 +130,21 @@ async function main() {
   const srv = await startServer({ dbPath: db, port: 0 });
   const browser = await pw.launch({ executablePath: chromium, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   try {
+    const api = async (path) => {
+      const t1 = performance.now();
+      const res = await fetch(`${new URL(srv.url).origin}${path}`, { headers: { authorization: `Bearer ${srv.token}` } });
+      const body = await res.text();
+      return [performance.now() - t1, body.length];
+    };
+    const [tw, size] = await api('/api/recordings/1/waterfall');
+    log(`serve: GET /waterfall, the server reading the items and building the spans (cold): ${ms(tw)}, ${(size / 1024 / 1024).toFixed(1)} MB; again (cached): ${ms((await api('/api/recordings/1/waterfall'))[0])}`);
+    const [ti] = await api('/api/recordings/1/insights');
+    log(`serve: GET /insights (cold): ${ms(ti)}`);
     const page = await (await browser.newContext({ viewport: { width: 1500, height: 900 } })).newPage();
     await page.goto(`${srv.url}&rec=1`);
     await page.locator('.row').first().waitFor();
     const cold = await drawTime(page);
-    log(`serve: first draw of the waterfall, the server building it (cold): ${ms(cold.ms)} (${cold.bars} bars, ${cold.rows} rows in the DOM of ${wf.spans.length.toLocaleString()} spans)`);
+    log(`serve: first draw of the waterfall (fetching and parsing the spans, the server's cache warm): ${ms(cold.ms)} (${cold.bars} bars, ${cold.rows} rows in the DOM of ${wf.spans.length.toLocaleString()} spans)`);
     await page.getByRole('tab', { name: 'Timeline' }).click();
     await page.locator('.row').first().waitFor();
     const warm = await drawTime(page);

@@ -140,10 +140,15 @@ export function PlayheadTurn() {
   const turn = data && seq !== null ? data.spans.find((s) => s.type === 'turn' && s.seq <= seq && (s.endSeq === null || seq <= s.endSeq)) : undefined;
   const [d, setD] = useState<TurnDetail | null>(null);
   const [err, setErr] = useState<string | null>(null);
+  const last = useRef(0);
   useEffect(() => {
     if (id === null || !turn || seq === null) { setD(null); return undefined; }
-    // Playback moves the selection often: ask once it rests for a moment.
-    const timer = setTimeout(() => { source.turn(id, turn.seq, seq).then((x) => { setD(x); setErr(null); }).catch((e: Error) => setErr(e.message)); }, 120);
+    // Playback moves the selection often: ask at most every 250 ms, always for the newest position.
+    const wait = Math.max(0, last.current + 250 - performance.now());
+    const timer = setTimeout(() => {
+      last.current = performance.now();
+      source.turn(id, turn.seq, seq).then((x) => { setD(x); setErr(null); }).catch((e: Error) => setErr(e.message));
+    }, wait);
     return () => clearTimeout(timer);
   }, [id, turn?.seq, seq]);
   if (!turn) return null;

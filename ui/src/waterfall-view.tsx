@@ -242,7 +242,7 @@ function Chart({ data }: { data: Waterfall }) {
   }
 
   return (
-    <div class="wf" ref={rootRef} tabIndex={0} onKeyDown={onKey} aria-label="Waterfall: spans over time (+ − zoom, ← → pan, 0 fit all, f fit turn, space play, , . step)">
+    <div class="wf" ref={rootRef} tabIndex={0} onKeyDown={onKey} role="region" aria-label="Waterfall: spans over time (+ − zoom, ← → pan, 0 fit all, f fit turn, space play, , . step)">
       <div class="wf-tools" role="toolbar" aria-label="Waterfall">
         <button type="button" onClick={() => zoom(0.67)} aria-label="Zoom in" title="Zoom in (+, ctrl/⌘+wheel)">+</button>
         <button type="button" onClick={() => zoom(1.5)} aria-label="Zoom out" title="Zoom out (−)">−</button>
@@ -281,7 +281,7 @@ function Chart({ data }: { data: Waterfall }) {
         </div>
       </div>
       {hover && (
-        <div class="wf-tip" role="tooltip" style={{ left: `${hover.x + 12}px`, top: `${hover.y + 14}px` }}>
+        <div class="wf-tip" role="tooltip" style={{ left: `${Math.min(hover.x + 12, window.innerWidth - 440)}px`, top: `${Math.min(hover.y + 14, window.innerHeight - 150)}px` }}>
           <strong>{hover.s.label}</strong>
           <div>{fmtDuration(hover.s.end - hover.s.start)} · starts at {fmtClock(hover.s.start)}</div>
           {hover.s.owner !== 'none' && <div class="muted">time of {OWNER_TEXT[hover.s.owner]}</div>}
