@@ -6,7 +6,7 @@
  * the waterfall's spans, the same way on the server and in the browser.
  */
 import type { Frame, Item } from '../wire/frame.js';
-import { fmtDuration, type Waterfall, type WaterfallSpan } from './waterfall.js';
+import { fmtDuration, turnOfSpans, waitsOfTurns, type Waterfall, type WaterfallSpan } from './waterfall.js';
 
 /** Upper bounds (ms) of the latency histogram's buckets; the last one is open. */
 export const LATENCY_BUCKETS = [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10_000, 30_000, 60_000];
@@ -151,27 +151,18 @@ function errorOf(f: Frame): { code: number | null; message: string } {
 /** The per-turn split of time between the agent, the client and the user. */
 export function turnTimings(wf: Waterfall): TurnTiming[] {
   const spans = wf.spans;
-  const turnOf = new Map<number, number>();
-  const turnAncestor = (s: WaterfallSpan): number | null => {
-    const hit = turnOf.get(s.id);
-    if (hit !== undefined) return hit < 0 ? null : hit;
-    const r = s.type === 'turn' ? s.id : s.parent === null ? null : turnAncestor(spans[s.parent]!);
-    turnOf.set(s.id, r ?? -1);
-    return r;
-  };
   const user = new Map<number, [number, number][]>();
   const client = new Map<number, [number, number][]>();
-  const tools = new Map<number, number>();
-  for (const s of spans) {
-    if (s.type === 'turn' || s.type === 'session') continue;
-    const t = turnAncestor(s);
-    if (t === null) continue;
-    if (s.type === 'tool') tools.set(t, (tools.get(t) ?? 0) + 1);
-    const into = s.owner === 'user' ? user : s.owner === 'client' && s.type !== 'terminal' ? client : null;
-    if (!into) continue;
-    const list = into.get(t);
-    if (list) list.push([s.start, s.end]); else into.set(t, [[s.start, s.end]]);
+  for (const [t, waits] of waitsOfTurns(spans)) {
+    for (const w of waits) {
+      const into = w.owner === 'user' ? user : client;
+      const list = into.get(t);
+      if (list) list.push([w.start, w.end]); else into.set(t, [[w.start, w.end]]);
+    }
   }
+  const turnOf = turnOfSpans(spans);
+  const tools = new Map<number, number>();
+  for (const s of spans) if (s.type === 'tool' && turnOf[s.id]! >= 0) tools.set(turnOf[s.id]!, (tools.get(turnOf[s.id]!) ?? 0) + 1);
   const out: TurnTiming[] = [];
   for (const s of spans) {
     if (s.type !== 'turn') continue;

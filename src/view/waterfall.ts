@@ -222,6 +222,33 @@ export function buildWaterfall(items: readonly Item[]): Waterfall {
   return { start: ts.length ? ts[0]! : 0, end: ts.length ? ts[ts.length - 1]! : 0, spans, gaps, frames: { seq: seqs, t: ts } };
 }
 
+/** For each span, the index of the prompt turn it is inside (itself for a turn), or -1. */
+export function turnOfSpans(spans: readonly WaterfallSpan[]): Int32Array {
+  const out = new Int32Array(spans.length).fill(-1);
+  // Parents come before their children, so one pass sees each parent's answer first.
+  for (const s of spans) out[s.id] = s.type === 'turn' ? s.id : s.parent === null ? -1 : out[s.parent]!;
+  return out;
+}
+
+/**
+ * Inside each turn, the stretches that are not the agent's: the editor answering (fs/*, terminal/*
+ * and other requests to the client) and the user deciding (permission requests), as the spans say
+ * them, for drawing over the turn's bar. A terminal's life is not counted (the agent may work while
+ * a command runs); the calls that wait on it are.
+ */
+export function waitsOfTurns(spans: readonly WaterfallSpan[]): Map<number, { owner: 'client' | 'user'; start: number; end: number }[]> {
+  const turnOf = turnOfSpans(spans);
+  const out = new Map<number, { owner: 'client' | 'user'; start: number; end: number }[]>();
+  for (const s of spans) {
+    const t = turnOf[s.id]!;
+    if (t < 0 || s.type === 'turn' || s.type === 'terminal' || (s.owner !== 'client' && s.owner !== 'user')) continue;
+    const list = out.get(t);
+    const w = { owner: s.owner, start: s.start, end: s.end };
+    if (list) list.push(w); else out.set(t, [w]);
+  }
+  return out;
+}
+
 /**
  * The time axis with idle gaps collapsed: `toAxis` maps a recording time to axis time (gaps keep
  * `GAP_SHOWN_MS`), `fromAxis` maps back (a point inside a collapsed gap maps proportionally).

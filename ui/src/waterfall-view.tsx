@@ -12,7 +12,7 @@ import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/ho
 import type { WaterfallSpan, Waterfall } from './api.js';
 import { recId, selSeq, jumpTo, applyFilter, setView, detailOpen, current } from './model.js';
 import { wf, wfError, loadWaterfall, playT, setPlayhead, togglePlay, step } from './playback.js';
-import { TimeAxis, ariaLabelOf, fmtDuration, GAP_SHOWN_MS } from '../../src/view/waterfall.js';
+import { TimeAxis, ariaLabelOf, fmtDuration, GAP_SHOWN_MS, waitsOfTurns } from '../../src/view/waterfall.js';
 import { useClientHeight } from './use-height.js';
 import { fmtClock } from './format.js';
 import { DetailPane } from './detail-pane.js';
@@ -60,6 +60,7 @@ export function WaterfallView() {
 
 function Chart({ data }: { data: Waterfall }) {
   const axis = useMemo(() => new TimeAxis(data.start, data.end, data.gaps), [data]);
+  const waits = useMemo(() => waitsOfTurns(data.spans), [data]);
   const full = Math.max(axis.length, 1);
   const [win, setWin] = useState<Win>({ x0: 0, x1: full });
   const [scrollTop, setScrollTop] = useState(0);
@@ -230,6 +231,11 @@ function Chart({ data }: { data: Waterfall }) {
               class={`wf-bar own-${s.owner} st-${s.status}`} style={{ left: `${left}px`, width: `${Math.max(2, right - left)}px` }}
               onClick={() => clickSpan(s)} onDblClick={() => openFrames(s)}
               onMouseMove={(e) => setHover({ s, x: e.clientX, y: e.clientY })} onMouseLeave={() => setHover(null)}>
+              {s.type === 'turn' && waits.get(s.id)?.filter((w) => w.end >= tStart && w.start <= tEnd).sort((a, b) => (a.owner === b.owner ? 0 : a.owner === 'user' ? 1 : -1)).map((w, k) => {
+                const a = Math.max(left, px(w.start));
+                const b = Math.min(right, px(w.end));
+                return <span key={k} class={`wf-seg own-${w.owner}`} style={{ left: `${a - left}px`, width: `${Math.max(1, b - a)}px` }} aria-hidden="true" />;
+              })}
               {right - left > 70 && <span class="wf-dur">{fmtDuration(s.end - s.start)}</span>}
               {s.firstChunk !== undefined && s.firstChunk <= tEnd && s.firstChunk >= tStart && (
                 <span class="wf-ttfc" style={{ left: `${px(s.firstChunk) - left}px` }} aria-hidden="true" title={`first chunk after ${fmtDuration(s.firstChunk - s.start)}`} />
@@ -263,7 +269,7 @@ function Chart({ data }: { data: Waterfall }) {
             const a = px(g.from);
             const b = px(g.to);
             if (b < 0 || a > width) return null;
-            return <span key={k} class="wf-gap-mark" style={{ left: `${a}px`, width: `${Math.max(4, b - a)}px` }} title={`idle ${fmtDuration(g.to - g.from)} (collapsed to ${GAP_SHOWN_MS / 1000} s)`}>idle {fmtDuration(g.to - g.from)}</span>;
+            return <span key={k} class="wf-gap-mark" style={{ left: `${a}px`, width: `${Math.max(4, b - a)}px` }} title={`idle ${fmtDuration(g.to - g.from)} (collapsed to ${GAP_SHOWN_MS / 1000} s)`}><span class="wf-gap-label">idle {fmtDuration(g.to - g.from)}</span></span>;
           })}
           {phX !== null && phX >= 0 && phX <= width && <span class="wf-playhead-knob" style={{ left: `${phX}px` }} aria-hidden="true" />}
         </div>
