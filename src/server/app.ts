@@ -20,8 +20,8 @@ import type { Frame } from '../wire/frame.js';
 import { FilterError } from './filter.js';
 import { findingsAt, listTurns, methodStats, pairOf, positionOf, readItem, timelineGroups, timelinePage, turnItems } from './queries.js';
 import { summarizeTurnAt } from '../view/turn-summary.js';
-import { buildWaterfall, type Waterfall } from '../view/waterfall.js';
-import { computeInsights, type Insights } from '../view/insights.js';
+import { buildWaterfall } from '../view/waterfall.js';
+import { computeInsights } from '../view/insights.js';
 import { agentComparison } from './agents.js';
 import { compareRecordings } from './compare.js';
 import { entityPatch, patchTarget } from '../view/patch.js';
@@ -89,14 +89,17 @@ export function createApp(opts: AppOptions): InspectorApp {
   const live = new LiveBus(store, models, opts.pollMs ?? 250);
   // The turns of a recording change only when it grows: keep the last listing of each (filters re-cut it).
   const turnsCache = new Map<number, { items: number; turns: ReturnType<typeof listTurns> }>();
-  // The waterfall and insights of a recording, kept while it does not grow (the last few recordings).
-  const timeCache = new Map<number, { items: number; wf: Waterfall; ins: Insights | null }>();
+  // The waterfall and insights of a recording as JSON, built together from one reading of its items
+  // and kept while it does not grow (the last few recordings).
+  const timeCache = new Map<number, { items: number; waterfall: string; insights: string }>();
   const timeModel = (id: number) => {
     const items = store.getRecording(id)?.items;
     if (items === undefined) throw new HttpError(404, `no recording with id ${id}`);
     let hit = timeCache.get(id);
     if (!hit || hit.items !== items) {
-      hit = { items, wf: buildWaterfall(store.readItems(id)), ins: null };
+      const all = store.readItems(id);
+      const wf = buildWaterfall(all);
+      hit = { items, waterfall: JSON.stringify(wf), insights: JSON.stringify(computeInsights(all, wf)) };
       timeCache.delete(id);
       if (timeCache.size >= 4) timeCache.delete(timeCache.keys().next().value!);
       timeCache.set(id, hit);
@@ -317,13 +320,8 @@ export function createApp(opts: AppOptions): InspectorApp {
     const upTo = c.req.query('upTo');
     return c.json(summarizeTurnAt(t.turn, t.items, findings, upTo === undefined ? undefined : intParam(upTo, 0)));
   });
-  app.get('/api/recordings/:id/waterfall', (c) => c.json(timeModel(recId(c)).wf));
-  app.get('/api/recordings/:id/insights', (c) => {
-    const id = recId(c);
-    const m = timeModel(id);
-    m.ins ??= computeInsights(store.readItems(id), m.wf);
-    return c.json(m.ins);
-  });
+  app.get('/api/recordings/:id/waterfall', (c) => c.body(timeModel(recId(c)).waterfall, 200, { 'Content-Type': 'application/json' }));
+  app.get('/api/recordings/:id/insights', (c) => c.body(timeModel(recId(c)).insights, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/agents', (c) => c.json(agentComparison(store)));
   app.get('/api/rules', (c) => c.json(RULES));
   app.get('/api/compare', (c) => {

@@ -131,6 +131,12 @@ describeBrowser('the waterfall, playback and insights in chromium', () => {
     await expect.poll(width).toBeCloseTo(before, 0);
     await page.getByRole('button', { name: /^Fit to prompt turn/ }).click();
     await expect.poll(width).toBeGreaterThan(before);
+    // j moves to the next span (the row after the tool call), selecting its first frame.
+    await page.locator('.wf').focus();
+    await page.keyboard.press('j');
+    const next = wf.spans[span.id + 1]!;
+    await expect.poll(() => new URL(page.url()).searchParams.get('sel')).toBe(String(next.seq));
+    expect(await page.getByRole('button', { name: new RegExp(`^${next.label}`) }).getAttribute('aria-pressed')).toBe('true');
   });
 
   it('plays back: stepping and playing move the selection and the playhead in the URL', async () => {

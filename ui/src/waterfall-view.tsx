@@ -4,8 +4,8 @@
  * idle gaps over 30 s collapse to a marker. Bars are coloured by whose time it is (the agent
  * working, the editor answering, the user deciding); errors, failures, cancels and spans that never
  * ended are marked. Only the rows in view and the bars inside the visible time window are in the
- * DOM. Ctrl/⌘+wheel zooms at the pointer, shift+wheel or a drag pans, keys: + − zoom, ← → pan,
- * 0 fit all, f fit the turn at the selection; a click selects the span's first item, a double click
+ * DOM. Ctrl/⌘+wheel zooms at the pointer, shift+wheel or a drag pans, keys: j/k (↑/↓) the next
+ * span, Enter fits it, + − zoom, ← → pan, 0 fit all, f fit the turn at the selection; a click selects the span's first item, a double click
  * opens its frames in the timeline; the ruler scrubs the playhead.
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
@@ -122,6 +122,15 @@ function Chart({ data }: { data: Waterfall }) {
     else if (k === 'ArrowRight' || k === 'd') pan(0.1);
     else if (k === '0') setWin({ x0: 0, x1: full });
     else if (k === 'f') { const t = currentTurn(); if (t) fitSpan(t); }
+    else if (k === 'j' || k === 'ArrowDown' || k === 'k' || k === 'ArrowUp') {
+      // The next or previous span: its first frame selected, its row scrolled into view.
+      const seq = selSeq.value;
+      const cur = seq === null ? -1 : spans[rowAt.current]?.seq === seq ? rowAt.current : spans.findIndex((x) => x.seq === seq);
+      const i = Math.max(0, Math.min(spans.length - 1, cur + (k === 'j' || k === 'ArrowDown' ? 1 : -1)));
+      const el = bodyRef.current;
+      if (el && (i * ROW < el.scrollTop || (i + 1) * ROW > el.scrollTop + el.clientHeight)) el.scrollTop = Math.max(0, i * ROW - el.clientHeight / 2);
+      clickSpan(spans[i]!);
+    } else if (k === 'Enter') { const i = spans.findIndex((x) => x.seq === selSeq.value); if (i >= 0) fitSpan(spans[i]!); }
     else if (k === ' ') togglePlay();
     else if (k === ',') step(-1);
     else if (k === '.') step(1);
@@ -150,6 +159,8 @@ function Chart({ data }: { data: Waterfall }) {
 
   // Drag on the bars pans; a press without a move is a click.
   const drag = useRef<{ x: number; win: Win; moved: boolean } | null>(null);
+  /** The row last clicked or moved to (spans may share a first frame: a terminal and its create call). */
+  const rowAt = useRef(-1);
   const onDown = (e: MouseEvent) => {
     if (e.button !== 0) return;
     drag.current = { x: e.clientX, win, moved: false };
@@ -173,6 +184,7 @@ function Chart({ data }: { data: Waterfall }) {
   };
   const clickSpan = (s: WaterfallSpan) => {
     if (drag.current?.moved) return;
+    rowAt.current = s.id;
     void jumpTo(s.seq, true);
     detailOpen.value = true;
   };
@@ -248,7 +260,7 @@ function Chart({ data }: { data: Waterfall }) {
   }
 
   return (
-    <div class="wf" ref={rootRef} tabIndex={0} onKeyDown={onKey} role="region" aria-label="Waterfall: spans over time (+ − zoom, ← → pan, 0 fit all, f fit turn, space play, , . step)">
+    <div class="wf" ref={rootRef} tabIndex={0} onKeyDown={onKey} role="region" aria-label="Waterfall: spans over time (j k or ↑ ↓ next span, Enter fit it, + − zoom, ← → pan, 0 fit all, f fit turn, space play, , . step)">
       <div class="wf-tools" role="toolbar" aria-label="Waterfall">
         <button type="button" onClick={() => zoom(0.67)} aria-label="Zoom in" title="Zoom in (+, ctrl/⌘+wheel)">+</button>
         <button type="button" onClick={() => zoom(1.5)} aria-label="Zoom out" title="Zoom out (−)">−</button>
