@@ -32,9 +32,9 @@ export interface WaterfallSpan {
   status: SpanStatus;
   /** Why it is marked: the error response's code and message, the tool call's status. */
   note?: string;
+  /** On a session and a turn: the session's id. */
   sessionId?: string;
-  /** Method of a request span; kind of a tool call. */
-  method?: string;
+  /** On a tool call: its kind. */
   kind?: string;
   /** On a turn: when the agent's first message or thought chunk came (ms on the recording's clock). */
   firstChunk?: number;
@@ -204,9 +204,9 @@ export function buildWaterfall(items: readonly Item[]): Waterfall {
       seq: n.seq ?? 0, endSeq: n.endSeq ?? null, status, ...out,
     };
     if (note) span.note = note;
+    // Kept where the views use them (a 100,000-frame recording has some 50,000 spans to send).
     const sid = str(a['acp.session.id']);
-    if (sid !== undefined) span.sessionId = sid;
-    if (method !== undefined && type !== 'tool' && type !== 'session' && type !== 'terminal') span.method = method;
+    if (sid !== undefined && (type === 'session' || type === 'turn')) span.sessionId = sid;
     spans.push(span);
   }
   // A tool call left open by a cancelled turn was cancelled (the client marks it so, spec: prompt-turn cancellation).
