@@ -4,14 +4,12 @@
  * (a bad id, filter, seq or path) is a tool result with `isError: true` and one sentence; an
  * unexpected error is one too, never a protocol error or a crash.
  */
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { StoreError } from '../store/errors.js';
 import { TranscriptError } from '../transcript/format.js';
 import { FilterError } from '../server/filter.js';
+import { packageVersion } from '../version.js';
 import { CliError } from '../cli/errors.js';
 import { McpContext, ToolError, type McpOptions } from './context.js';
 import { TOOLS } from './tools.js';
@@ -21,17 +19,6 @@ How to start: list_recordings (newest first; "latest" names the newest) → reco
 list_frames filters like the UI (method:session/prompt, is:error, has:finding, turn:SEQ, session:ID, seq:100-200, free text); state_at gives the protocol state after any seq; explain_rule explains a rule id; diff_recordings compares two runs; check_transcript checks a .jsonl file.
 Lists page: pass nextCursor back as cursor. Everything is read-only.`;
 
-function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (let i = 0; i < 5; i++) {
-    try {
-      const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string; version?: string };
-      if (pkg.name === 'acp-inspect' && pkg.version) return pkg.version;
-    } catch { /* go up */ }
-    dir = dirname(dir);
-  }
-  return '0.0.0';
-}
 
 /** The message of an error a tool answers with: ours as they are, anything else named as unexpected. */
 function errorText(e: unknown): string {

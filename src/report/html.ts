@@ -16,6 +16,7 @@ import type { Recording } from '../transcript/format.js';
 import { RULES, summarizeState } from '../check/index.js';
 import { checkStream } from '../check-run/run.js';
 import { encodeReport, reportData, type ReportData } from '../view/report-data.js';
+import { packageVersion } from '../version.js';
 import type { RecordingSummary, StoredFinding } from '../server/types.js';
 
 /** Where the report build of the UI lives (dist/report next to the compiled code). */
@@ -58,7 +59,7 @@ export function reportHtml(data: ReportData, js: string, css: string, title: str
 <style>${style}</style>
 </head>
 <body>
-<div id="app"><p>Opening the recording… (this page needs JavaScript)</p></div>
+<div id="app"><p>${escapeHtml(data.note)}</p><p>Opening the recording… (this page needs JavaScript)</p></div>
 <script type="application/gzip" id="acp-inspect-data">${payload}</script>
 <script>${script}</script>
 </body>
@@ -66,37 +67,44 @@ export function reportHtml(data: ReportData, js: string, css: string, title: str
 `;
 }
 
-export interface ReportOptions {
-  db?: string;
-  redact: boolean;
+/** A recording to report: from a store (its summary and stored findings) or a file (checked here). */
+export interface ReportSource {
+  recording: Recording;
+  summary?: RecordingSummary;
+  /** Stored findings; a recording without any given is checked here, as `acp-inspect check` does. */
+  findings?: StoredFinding[];
+  label: string;
 }
 
-/** Builds the report of `<id|latest|FILE>`: returns the page and what it holds. */
-export function buildReport(ref: string, opts: ReportOptions, version: string): { html: string; items: number; findings: number; name: string } {
+/** The report page of a recording; redacted unless `redact` is false. */
+export function renderReport(src: ReportSource, redact: boolean): { html: string; items: number; findings: number } {
   const assets = findReportAssets();
-  if (!assets) throw new Error('the HTML report is not built; run `npm run build` in the acp-inspect folder');
-  const loaded = loadRecordingRef(ref, opts.db);
-  let summary: RecordingSummary | undefined;
-  let findings: StoredFinding[];
-  if (loaded.id !== undefined) {
-    // A stored recording: the summary and findings `serve` shows.
-    const store = Store.open(opts.db, { mustExist: true, readonly: true });
-    try {
-      summary = store.getRecording(loaded.id);
-      findings = store.readFindings(loaded.id);
-    } finally {
-      store.close();
-    }
-    if (summary?.status === 'running') summary = { ...summary, status: 'interrupted', incomplete: true, incompleteReason: summary.incompleteReason ?? 'still being recorded when this report was made' };
-  } else {
-    // A transcript file: what `acp-inspect check` finds in it.
-    findings = checkStream(loaded.recording.items, []).findings;
+  if (!assets) throw new ReportNotBuilt('the HTML report is not built (dist/report); run `npm run build` in the acp-inspect folder');
+  let summary = src.summary;
+  if (summary?.status === 'running') {
+    summary = { ...summary, status: 'interrupted', incomplete: true, incompleteReason: summary.incompleteReason ?? 'still being recorded when this report was made' };
   }
-  const rec: Recording = opts.redact ? redactRecording(loaded.recording) : loaded.recording;
-  const made = `made by acp-inspect ${version} on ${new Date().toISOString().slice(0, 10)}`;
-  const note = `Report of one recording · ${opts.redact ? 'credentials redacted' : 'NOT redacted: credentials are as recorded'} · ${made}`;
+  const findings = src.findings ?? checkStream(src.recording.items, []).findings;
+  const rec: Recording = redact ? redactRecording(src.recording) : src.recording;
+  const made = `made by acp-inspect ${packageVersion()} on ${new Date().toISOString().slice(0, 10)}`;
+  const note = `Report of one recording · ${redact ? 'credentials redacted' : 'NOT redacted: credentials are as recorded'} · ${made}`;
   const data = reportData(rec, findings, RULES, summarizeState, note, summary);
-  const name = data.summary.name || data.summary.command?.join(' ') || (loaded.file ?? `recording ${loaded.id}`);
+  const name = data.summary.name || data.summary.command?.join(' ') || src.label;
   const html = reportHtml(data, readFileSync(assets.js, 'utf8'), readFileSync(assets.css, 'utf8'), `${name} · acp-inspect report`);
-  return { html, items: rec.items.length, findings: findings.length, name };
+  return { html, items: rec.items.length, findings: findings.length };
+}
+
+export class ReportNotBuilt extends Error {}
+
+/** The report of `<id|latest|FILE>`. */
+export function buildReport(ref: string, opts: { db?: string; redact: boolean }): { html: string; items: number; findings: number } {
+  const loaded = loadRecordingRef(ref, opts.db);
+  if (loaded.id === undefined) return renderReport({ recording: loaded.recording, label: loaded.file ?? ref }, opts.redact);
+  // A stored recording: the summary and findings `serve` shows.
+  const store = Store.open(opts.db, { mustExist: true, readonly: true });
+  try {
+    return renderReport({ recording: loaded.recording, summary: store.getRecording(loaded.id), findings: store.readFindings(loaded.id), label: `recording ${loaded.id}` }, opts.redact);
+  } finally {
+    store.close();
+  }
 }

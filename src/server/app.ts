@@ -236,10 +236,24 @@ export function createApp(opts: AppOptions): InspectorApp {
     live.poke();
     return c.json({ id, items: rec.items.length }, 201);
   });
-  app.get('/api/recordings/:id/export', (c) => {
+  app.get('/api/recordings/:id/export', async (c) => {
     const id = recId(c);
     const rec = store.loadRecording(id);
     const redact = c.req.query('redact') !== '0';
+    if (c.req.query('format') === 'html') {
+      const { renderReport, ReportNotBuilt } = await import('../report/html.js');
+      let report;
+      try {
+        report = renderReport({ recording: rec, summary: store.getRecording(id), findings: store.readFindings(id), label: `recording ${id}` }, redact);
+      } catch (e) {
+        if (e instanceof ReportNotBuilt) throw new HttpError(503, e.message);
+        throw e;
+      }
+      return c.body(report.html, 200, {
+        'Content-Type': 'text/html; charset=utf-8',
+        'Content-Disposition': `attachment; filename="acp-recording-${id}.html"`,
+      });
+    }
     const body = serializeTranscript(redact ? redactRecording(rec) : rec);
     return c.body(body, 200, {
       'Content-Type': 'application/x-ndjson; charset=utf-8',

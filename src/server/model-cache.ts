@@ -5,17 +5,11 @@
  * CHECKPOINT_BYTES_PER_ITEM). The full state at any item is then a checkpoint plus the steps after it.
  * The model state is plain JSON data, which is what makes checkpoints cheap (the checker's restoreState rebuilds one safely).
  */
-import { initialState, restoreState, stepModel, summarizeState, type ModelState } from '../check/index.js';
+import { initialState, stepModel, summarizeState, type ModelState } from '../check/index.js';
+import { CHECKPOINT, nextCheckpoint, stateFromCheckpoints } from '../view/states.js';
 import type { Store } from '../store/store.js';
 
-const CHECKPOINT = 1000;
 const SLICE = 1000;
-/**
- * Checkpoints are spaced so they hold about this many bytes per item folded: a state that grows
- * (a long session keeps every tool call) gets rarer checkpoints instead of memory growing with the
- * square of the recording (1M items of tool-calling turns took 3.4 GB and 40 s with one every 1000).
- */
-const CHECKPOINT_BYTES_PER_ITEM = 64;
 
 interface Cursor {
   state: ModelState;
@@ -74,7 +68,8 @@ export class ModelCache {
       if (item.seq >= c.nextCheckpoint) {
         const json = JSON.stringify(c.state);
         c.checkpoints.push([item.seq, json]);
-        c.nextCheckpoint = item.seq + Math.max(CHECKPOINT, Math.ceil(json.length / CHECKPOINT_BYTES_PER_ITEM));
+        // Spaced by the state's size (1M items of tool-calling turns took 3.4 GB and 40 s with one every 1000).
+        c.nextCheckpoint = nextCheckpoint(item.seq, json);
       }
       if (++n >= limit) break;
     }
@@ -142,15 +137,7 @@ export class ModelCache {
   async stateAt(recordingId: number, seq: number): Promise<ModelState> {
     await this.foldTo(recordingId, seq);
     const c = this.cursor(recordingId);
-    let lo = 0;
-    let hi = c.checkpoints.length - 1;
-    let best = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (c.checkpoints[mid]![0] <= seq) { best = mid; lo = mid + 1; } else hi = mid - 1;
-    }
-    const state = best >= 0 ? restoreState(c.checkpoints[best]![1]) : initialState();
-    const from = best >= 0 ? c.checkpoints[best]![0] : 0;
+    const { state, from } = stateFromCheckpoints(c.checkpoints, seq);
     for (const item of this.store.iterateItems(recordingId, from)) {
       if (item.seq > seq) break;
       stepModel(state, item);

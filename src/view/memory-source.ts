@@ -16,6 +16,7 @@ import { layTurns, lowerBound, turnInfoOf } from './turns.js';
 import { StateIndex, type StatesData } from './states.js';
 import { SourceError, type DataSource, type Position } from './source.js';
 import { columnsOf, itemOf, storedItem, type ItemColumns } from './columns.js';
+import { itemToLine, TRANSCRIPT_VERSION, type TranscriptHeader } from '../transcript/format.js';
 
 /** What a memory source is built from: the items (parsed) or their columns (the report ships those). */
 export interface MemoryRecording {
@@ -52,7 +53,7 @@ export class MemorySource implements DataSource {
   private turnList: TurnInfo[] | null = null;
   private readonly ctx: FilterContext;
 
-  constructor(private readonly rec: MemoryRecording) {
+  constructor(private rec: MemoryRecording) {
     this.rows = rec.items ? rec.items.map((it) => {
       const r: Row = columnsOf(it);
       r.item = storedItem(it);
@@ -62,10 +63,7 @@ export class MemorySource implements DataSource {
       this.bySeq.set(r.seq, r);
       if (r.replyTo !== null && !this.responseOf.has(r.replyTo)) this.responseOf.set(r.replyTo, r.seq);
     }
-    for (const f of rec.findings) {
-      const list = this.findingsBySeq.get(f.seq);
-      if (list) list.push(f); else this.findingsBySeq.set(f.seq, [f]);
-    }
+    this.indexFindings();
     this.states = new StateIndex(rec.states, (after, to) => this.itemsBetween(after, to));
     const none: FindingView[] = [];
     this.ctx = {
@@ -73,6 +71,21 @@ export class MemorySource implements DataSource {
       responseOf: (seq) => this.responseOf.get(seq) ?? null,
       sessionOf: (seq) => this.bySeq.get(seq)?.sessionId ?? null,
     };
+  }
+
+  private indexFindings(): void {
+    this.findingsBySeq.clear();
+    for (const f of this.rec.findings) {
+      const list = this.findingsBySeq.get(f.seq);
+      if (list) list.push(f); else this.findingsBySeq.set(f.seq, [f]);
+    }
+  }
+
+  /** Replaces the findings (a checker that finished after the recording was opened) and the summary's counts. */
+  setFindings(findings: FindingView[], summary: RecordingSummary): void {
+    this.rec = { ...this.rec, findings, summary };
+    this.indexFindings();
+    this.filters.clear();
   }
 
   get id(): number {
@@ -136,6 +149,21 @@ export class MemorySource implements DataSource {
     if (this.states.reached >= last) return false;
     this.states.stateAt(Math.min(last, this.states.reached + slice));
     return true;
+  }
+
+  /** The recording as a transcript (what `acp-inspect export` writes for it). */
+  transcript(): string {
+    const s = this.rec.summary;
+    const header: TranscriptHeader = { acpInspect: 'recording', version: TRANSCRIPT_VERSION };
+    if (s.name !== null) header.name = s.name;
+    if (s.startedAt) header.startedAt = s.startedAt;
+    if (s.endedAt) header.endedAt = s.endedAt;
+    if (s.command) header.command = s.command;
+    if (s.cwd) header.cwd = s.cwd;
+    if (s.exitCode !== null) header.exitCode = s.exitCode;
+    if (s.exitSignal !== null) header.exitSignal = s.exitSignal;
+    header.status = s.status;
+    return [JSON.stringify(header), ...this.rows.map((r) => itemToLine(itemAt(r)))].join('\n') + '\n';
   }
 
   async recording(id: number): Promise<RecordingSummary> {

@@ -17,8 +17,31 @@ export interface StatesData {
   checkpoints?: [number, string][];
 }
 
-const CHECKPOINT = 1000;
-const CHECKPOINT_BYTES_PER_ITEM = 64;
+/** Items between checkpoints, at least. */
+export const CHECKPOINT = 1000;
+/**
+ * Checkpoints are spaced so they hold about this many bytes per item folded: a state that grows
+ * (a long session keeps every tool call) gets rarer checkpoints instead of memory growing with the
+ * square of the recording.
+ */
+export const CHECKPOINT_BYTES_PER_ITEM = 64;
+
+/** Where the checkpoint after `seq` (whose state is `json`) puts the next one. */
+export function nextCheckpoint(seq: number, json: string): number {
+  return seq + Math.max(CHECKPOINT, Math.ceil(json.length / CHECKPOINT_BYTES_PER_ITEM));
+}
+
+/** The state after `seq` from the nearest checkpoint at or before it (or the initial state), and the seq it is at. */
+export function stateFromCheckpoints(cps: readonly [number, string][], seq: number): { state: ModelState; from: number } {
+  let lo = 0;
+  let hi = cps.length - 1;
+  let best = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >> 1;
+    if (cps[mid]![0] <= seq) { best = mid; lo = mid + 1; } else hi = mid - 1;
+  }
+  return best >= 0 ? { state: restoreState(cps[best]![1]), from: cps[best]![0] } : { state: initialState(), from: 0 };
+}
 
 /** Folds the model over `items`, recording summaries (via `summarize`) and checkpoints. */
 export function foldStates(items: Iterable<Item>, summarize: (s: ModelState) => string): StatesData {
@@ -41,7 +64,7 @@ export function foldStates(items: Iterable<Item>, summarize: (s: ModelState) => 
     if (item.seq >= next) {
       const json = JSON.stringify(state);
       checkpoints.push([item.seq, json]);
-      next = item.seq + Math.max(CHECKPOINT, Math.ceil(json.length / CHECKPOINT_BYTES_PER_ITEM));
+      next = nextCheckpoint(item.seq, json);
     }
   }
   return { table, idx, checkpoints };
@@ -68,23 +91,16 @@ export class StateIndex {
   /** A fresh copy of the state after item `seq`: the nearest checkpoint plus the steps after it. */
   stateAt(seq: number): ModelState {
     const cps = this.cps;
-    let lo = 0;
-    let hi = cps.length - 1;
-    let best = -1;
-    while (lo <= hi) {
-      const mid = (lo + hi) >> 1;
-      if (cps[mid]![0] <= seq) { best = mid; lo = mid + 1; } else hi = mid - 1;
-    }
-    const state = best >= 0 ? restoreState(cps[best]![1]) : initialState();
+    const { state, from } = stateFromCheckpoints(cps, seq);
     const last = cps.length ? cps[cps.length - 1]![0] : 0;
-    for (const item of this.itemsFrom(best >= 0 ? cps[best]![0] : 0, seq)) {
+    for (const item of this.itemsFrom(from, seq)) {
       stepModel(state, item);
       if (item.seq > this.reached) this.reached = item.seq;
       if (item.seq > last && item.seq >= this.next) {
         // Folding past the last checkpoint: leave one here for the next call.
         const json = JSON.stringify(state);
         cps.push([item.seq, json]);
-        this.next = item.seq + Math.max(CHECKPOINT, Math.ceil(json.length / CHECKPOINT_BYTES_PER_ITEM));
+        this.next = nextCheckpoint(item.seq, json);
       }
     }
     return state;

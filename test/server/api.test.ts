@@ -47,6 +47,9 @@ describe('the JSON API', () => {
     expect((await q('-method:session/update dir:agent kind:request')).body.rows.map((r) => r.method))
       .toEqual(['session/request_permission', 'fs/read_text_file', 'session/request_permission', 'fs/read_text_file']);
     expect((await q('method:fs/*')).body.total).toBe(4);
+    // A negated term keeps what it says nothing about: stderr lines have no method.
+    expect((await q('-method:session/update')).body.rows.some((r) => r.dir === 'stderr')).toBe(true);
+    expect((await q('-session:nothing-like-this')).body.total).toBe(36);
     expect((await q('"Turn number 2"')).body.total).toBe(1);
     expect((await q('severity:warning')).body.rows.map((r) => r.findings)).toEqual([['warning']]);
     const turn = (await q('turn:6')).body;
@@ -110,6 +113,18 @@ describe('the JSON API', () => {
     const bad = await get<{ error: string }>(`/api/recordings/${db.id}/groups?q=dir:sideways`);
     expect(bad.status).toBe(400);
     expect(bad.body.error).toContain('unknown direction');
+  });
+
+  it('exports a recording as one self-contained .html report, redacted unless ?redact=0', async () => {
+    const res = await app.request(`http://${HOST}/api/recordings/${db.id}/export?format=html`, { headers: { host: HOST, authorization: `Bearer ${TOKEN}` } });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toContain('text/html');
+    expect(res.headers.get('content-disposition')).toContain(`acp-recording-${db.id}.html`);
+    const html = await res.text();
+    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src 'none'; script-src 'sha256-/);
+    expect(html).toContain('id="acp-inspect-data"');
+    const raw = await app.request(`http://${HOST}/api/recordings/${db.id}/export?format=html&redact=0`, { headers: { host: HOST, authorization: `Bearer ${TOKEN}` } });
+    expect(await raw.text()).toContain('NOT redacted');
   });
 
   it('exports a transcript (redacted by default), imports it back, and deletes a recording', async () => {

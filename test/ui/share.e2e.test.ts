@@ -30,6 +30,8 @@ async function watchedPage(): Promise<{ ctx: BrowserContext; page: Page; request
   const page = await ctx.newPage();
   page.on('dialog', (d) => { errors.push(`dialog: ${d.message()}`); void d.dismiss(); });
   page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  // A Content-Security-Policy violation is reported on the console.
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
   return { ctx, page, requests, errors };
 }
 
@@ -84,7 +86,12 @@ async function expectUnharmed(page: Page, requests: string[], errors: string[], 
   // No element the recording could have smuggled in.
   expect(await page.locator('#app img, #app iframe, #app script, #app svg[onload], #app [onerror]').count()).toBe(0);
   expect(await page.locator('#app a[href^="javascript:"]').count()).toBe(0);
-  expect(await page.locator('body').innerText()).toContain('<script>');
+  const text = await page.locator('body').innerText();
+  expect(text).toContain('<script>');
+  // Bidi overrides and ANSI escapes are shown, not obeyed.
+  expect(text).not.toMatch(/[\u202a-\u202e\u2066-\u2069\u001b]/);
+  expect(text).toContain('⟨U+202E⟩');
+  expect(text).toContain('␛');
 }
 
 beforeAll(async () => {
@@ -119,7 +126,7 @@ describeBrowser('the self-contained HTML report', () => {
     const url = pathToFileURL(file).href;
     const { ctx, page, requests, errors } = await watchedPage();
     await page.goto(url);
-    await page.getByText('credentials redacted').waitFor();
+    await page.locator('.single-note').getByText('credentials redacted').waitFor();
     await page.locator('.row[class*="dir-"]').first().waitFor();
     expect(await page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
     expect(await page.locator('.row', { hasText: 'initialize' }).count()).toBeGreaterThan(0);
@@ -145,6 +152,13 @@ describeBrowser('the self-contained HTML report', () => {
     // Keyboard: j moves the selection, the detail pane shows the state after it.
     await page.keyboard.press('j');
     await page.locator('.detail').first().waitFor();
+    // The recording saved back as a transcript, made in the page (a blob, not a request).
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'save .jsonl' }).click()]);
+    const saved = join(tmp.dir, 'saved.jsonl');
+    await download.saveAs(saved);
+    const original = readFileSync(join(ROOT, 'recordings/golden/cancel-and-turns.jsonl'), 'utf8').trim().split('\n');
+    expect(readFileSync(saved, 'utf8').trim().split('\n').length).toBe(original.length);
+    expect((await cli(['check', saved, '--json'])).stdout.toString()).toBe((await cli(['check', join(ROOT, 'recordings/golden/cancel-and-turns.jsonl'), '--json'])).stdout.toString());
     expect(requests.every((u) => u === url || u.startsWith(`${url}#`) || u === pathToFileURL(file).href)).toBe(true);
     expect(errors).toEqual([]);
     await ctx.close();
@@ -188,7 +202,7 @@ describeBrowser('the self-contained HTML report', () => {
     const unredacted = await exportHtml(['latest', '--db', db, '--no-redact']);
     const p2 = await watchedPage();
     await p2.page.goto(pathToFileURL(unredacted).href);
-    await p2.page.getByText('NOT redacted').waitFor();
+    await p2.page.locator('.single-note').getByText('NOT redacted').waitFor();
     await p2.ctx.close();
   });
 
@@ -205,7 +219,9 @@ describeBrowser('the static viewer', () => {
     await page.goto(base);
     await page.getByText('Files never leave your browser').first().waitFor();
     await page.getByLabel('Open a transcript file').setInputFiles(file);
-    await page.locator('.row').first().waitFor({ timeout: 30_000 });
+    await page.locator('.row[class*="dir-"]').first().waitFor({ timeout: 30_000 });
+    // The rows come first; the checker's findings when it is done.
+    await page.waitForFunction(() => (window as unknown as { acpInspectViewer?: unknown }).acpInspectViewer !== undefined, undefined, { timeout: 30_000 });
     return page.evaluate(() => (window as unknown as { acpInspectViewer: { findings: { seq: number; rule: string; severity: string }[] } }).acpInspectViewer.findings);
   }
 
@@ -236,7 +252,7 @@ describeBrowser('the static viewer', () => {
     await ctx.close();
   });
 
-  it('opens a transcript from ?url= (the one request it makes) and a pasted one', async () => {
+  it('opens a transcript from ?url= (the one request it makes), a dropped one and a pasted one', async () => {
     const { ctx, page, requests } = await watchedPage();
     const golden = `${staticUrl}golden.jsonl`;
     await ctx.route(golden, (route) => route.fulfill({ status: 200, contentType: 'application/x-ndjson', body: readFileSync(join(ROOT, 'recordings/golden/cancel-and-turns.jsonl'), 'utf8') }));
@@ -246,6 +262,16 @@ describeBrowser('the static viewer', () => {
     await page.goto(staticUrl);
     await page.getByLabel('Paste a transcript').fill(readFileSync(join(ROOT, 'recordings/sdk-example.jsonl'), 'utf8'));
     await page.getByRole('button', { name: 'Open pasted text' }).click();
+    await page.locator('.row[class*="dir-"]').first().waitFor();
+    // Dropped on the page.
+    await page.goto(staticUrl);
+    await page.getByText('Files never leave your browser').first().waitFor();
+    await page.evaluate((text) => {
+      const dt = new DataTransfer();
+      dt.items.add(new File([text], 'dropped.jsonl', { type: 'application/x-ndjson' }));
+      document.body.dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+    }, readFileSync(join(ROOT, 'recordings/golden/wire-problems.jsonl'), 'utf8'));
+    await page.locator('.single-note').getByText('dropped.jsonl').waitFor();
     await page.locator('.row[class*="dir-"]').first().waitFor();
     await page.goto(staticUrl);
     await page.getByLabel('Paste a transcript').fill('{"t":0,"dir":"c2a"}\n');

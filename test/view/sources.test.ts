@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createApp, type InspectorApp } from '../../src/server/index.js';
 import { Store } from '../../src/store/store.js';
-import { parseTranscript } from '../../src/transcript/format.js';
+import { parseTranscript, serializeTranscript } from '../../src/transcript/format.js';
 import { checkStoredRecording } from '../../src/check-run/stored.js';
 import { checkStream } from '../../src/check-run/run.js';
 import { RULES, summarizeState } from '../../src/check/index.js';
@@ -171,6 +171,15 @@ describe('the HTTP source and the in-memory source', () => {
       expect(ib, `${c.file} insights`).toEqual(ia);
     }
     expect(spans).toBeGreaterThan(50);
+  });
+
+  it('save the recording as the transcript it was made from', () => {
+    for (const c of cases) {
+      const want = serializeTranscript(parseTranscript(readFileSync(c.file, 'utf8'))).split('\n').slice(1);
+      expect(c.report.transcript().split('\n').slice(1), c.file).toEqual(want);
+      expect(c.mem.transcript().split('\n').slice(1), c.file).toEqual(want);
+      expect(JSON.parse(c.report.transcript().split('\n')[0]!)).toMatchObject({ acpInspect: 'recording', version: 1 });
+    }
   });
 
   it('give every item the same detail: the item, its pair, findings, the state after it and the entity it patches', async () => {

@@ -1,4 +1,5 @@
 /** The page: header, recordings list or one recording (timeline, turns, findings, stats) with its detail pane; keyboard shortcuts. */
+import './safe-text.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
@@ -118,6 +119,20 @@ function RecordingHeader() {
   );
 }
 
+/** Saves the recording of a single-recording page as a .jsonl (made in the page; nothing is sent anywhere). */
+function SaveTranscript({ make }: { make: () => { name: string; text: string } }) {
+  const save = () => {
+    const { name, text } = make();
+    const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+    const a = document.createElement('a');
+    a.href = url;
+    a.download = name;
+    a.click();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  };
+  return <button type="button" class="link" onClick={save} title="Save this recording as a transcript, to check, replay or import it with acp-inspect">save .jsonl</button>;
+}
+
 export function App() {
   const [theme, cycleTheme] = useTheme();
   const filterRef = useRef<HTMLInputElement>(null);
@@ -181,10 +196,11 @@ export function App() {
     <div class="app">
       <header class="topbar">
         {single.value ? <span class="brand">acp-inspect</span> : <a href="./" class="brand" onClick={goHome}>acp-inspect</a>}
-        {single.value ? <span class="crumbs single-note" role="note">{single.value.note}</span> : <nav aria-label="Breadcrumb" class="crumbs">
+        {single.value ? <span class="crumbs single-note" role="note">{single.value.note}{single.value.transcript && <>{' · '}<SaveTranscript make={single.value.transcript} /></>}</span> : <nav aria-label="Breadcrumb" class="crumbs">
           <a href="./" onClick={goHome} aria-current={recId.value === null && !comparing.value ? 'page' : undefined}>Recordings</a>
           {recId.value !== null && <span> / #{recId.value}</span>}
           {' · '}<a href="?view=compare" aria-current={comparing.value ? 'page' : undefined} onClick={(e) => { e.preventDefault(); if (!comparing.value) openCompare(recId.value, null); }}>Compare</a>
+          {' · '}<a href="/viewer/" title="The static viewer: open a .jsonl someone sent you, checked in the browser">Viewer</a>
         </nav>}
         <span class="spacer-flex" />
         <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · , . step · / filter · Enter open · Esc close</span>

@@ -161,10 +161,11 @@ export const scrollRequest = signal<{ index: number; align: 'center' | 'end' | '
 // ---- URL ------------------------------------------------------------------------------------------
 /**
  * A page over one recording in memory (the HTML report, the viewer): its id, and a line the header
- * shows (what the page is, whether credentials are redacted). Its route lives in the URL fragment,
+ * shows (what the page is, whether credentials are redacted), and how to save the recording as a
+ * transcript when the page can. Its route lives in the URL fragment,
  * which works from file:// and never reaches a server.
  */
-export const single = signal<{ id: number; note: string } | null>(null);
+export const single = signal<{ id: number; note: string; transcript?: () => { name: string; text: string } } | null>(null);
 
 function routeParams(): URLSearchParams {
   return new URLSearchParams(single.value ? location.hash.slice(1) : location.search);
@@ -263,6 +264,22 @@ function onLive(ev: LiveEvent): void {
     default:
       break;
   }
+}
+
+/**
+ * The open recording's findings changed in its source (the viewer's checker finished): reload its
+ * summary, findings, the rows in view (their badges) and, when grouped, its turns.
+ */
+export function reloadFindings(): void {
+  const id = recId.value;
+  if (id === null) return;
+  void source.recording(id).then((r) => { current.value = r; }).catch(() => undefined);
+  void source.findings(id).then((f) => { findings.value = f; }).catch(() => undefined);
+  const tl = timeline.value;
+  if (!tl) return;
+  if (tl.q.trim() !== '') void applyFilter(tl.q);
+  else tl.reloadLoaded();
+  if (grouped.value) void loadGroups();
 }
 
 /** (Re)connects the live stream for the current page. */

@@ -104,7 +104,8 @@ export function RecordingsView() {
                 <td>{r.status === 'running' ? <span class="pill live"><span class="dot" aria-hidden="true" />live</span> : <span class={`pill ${r.incomplete ? 'warn' : ''}`}>{r.status}</span>}</td>
                 <td class="actions">
                   <button type="button" class="link" onClick={() => openCompare(r.id, null)} aria-label={`Compare recording ${r.id} with another`}>compare</button>
-                  <a href={api.exportUrl(r.id)} download={`acp-recording-${r.id}.jsonl`} title="Download as .jsonl (secrets redacted)">export</a>
+                  <a href={api.exportUrl(r.id)} download={`acp-recording-${r.id}.jsonl`} title="Download as .jsonl (secrets redacted)">export</a>{' '}
+                  <a href={`${api.exportUrl(r.id)}?format=html`} download={`acp-recording-${r.id}.html`} title="Download one self-contained .html report that opens anywhere, offline (secrets redacted)">.html</a>
                   <button type="button" class="link danger" disabled={r.status === 'running'} onClick={() => void onDelete(r.id, r.name ?? '')} aria-label={`Delete recording ${r.id}`}>delete</button>
                 </td>
               </tr>

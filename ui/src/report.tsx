@@ -27,9 +27,10 @@ async function start(): Promise<void> {
     const { note, recording } = decodeReport(await gunzipBase64(el.textContent.trim()));
     const src = new MemorySource(recording);
     setSource(src);
-    single.value = { id: src.id, note };
+    single.value = { id: src.id, note, transcript: () => ({ name: `acp-recording-${(recording.summary.name ?? 'report').replace(/[^\w.-]+/g, '_')}.jsonl`, text: src.transcript() }) };
     readUrl();
     void openRecording(recId.value);
+    root.textContent = '';
     render(<App />, root);
     // With time to spare, fold the model's states ahead (a slice at a time), so details open at once.
     const warm = () => { if (src.warmStates()) setTimeout(warm, 30); };

@@ -5,6 +5,8 @@ export type ToWorker =
 
 export type FromWorker =
   | { type: 'progress'; message: string }
-  | { type: 'ready'; id: number; items: number; ms: number; findings: { seq: number; rule: string; severity: string }[] }
+  /** The recording can be read; its findings follow when the checker is done. */
+  | { type: 'ready'; id: number; items: number; ms: number }
+  | { type: 'checked'; ms: number; findings: { seq: number; rule: string; severity: string }[] }
   | { type: 'error'; message: string }
   | { type: 'reply'; id: number; value?: unknown; error?: string; status?: number };

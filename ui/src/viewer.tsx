@@ -8,7 +8,7 @@ import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { signal } from '@preact/signals';
 import { App } from './app.js';
-import { readUrl, openRecording, recId, single } from './model.js';
+import { readUrl, openRecording, recId, single, reloadFindings } from './model.js';
 import { setSource, ApiError } from './api.js';
 import type { DataSource } from '../../src/view/source.js';
 import type { FromWorker, ToWorker } from './viewer-protocol.js';
@@ -65,14 +65,17 @@ function open(data: Blob | string, name: string): void {
     else if (m.type === 'progress') status.value = { busy: true, message: m.message };
     else if (m.type === 'error') { status.value = { busy: false, error: true, message: `${name}: ${m.message}` }; worker.terminate(); }
     else if (m.type === 'ready') {
-      // For tests and scripts: what the checker found, as `acp-inspect check --json` prints it.
-      (window as unknown as { acpInspectViewer?: unknown }).acpInspectViewer = { items: m.items, ms: m.ms, findings: m.findings };
       setSource(src);
-      single.value = { id: m.id, note: `Viewer · ${name} · checked in your browser in ${m.ms} ms, nothing uploaded` };
+      single.value = { id: m.id, note: `Viewer · ${name} · read in your browser, nothing uploaded · checking ${m.items.toLocaleString()} items…` };
       readUrl();
       opened.value = true;
       status.value = null;
       void openRecording(recId.value);
+    } else if (m.type === 'checked') {
+      // For tests and scripts: what the checker found, as `acp-inspect check --json` prints it.
+      (window as unknown as { acpInspectViewer?: unknown }).acpInspectViewer = { ms: m.ms, findings: m.findings };
+      if (single.value) single.value = { ...single.value, note: `Viewer · ${name} · read and checked in your browser in ${m.ms} ms, nothing uploaded` };
+      reloadFindings();
     }
   };
   worker.onerror = (e) => { status.value = { busy: false, error: true, message: `the checker stopped: ${e.message}` }; };

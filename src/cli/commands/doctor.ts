@@ -12,7 +12,7 @@ interface Check {
 export function registerDoctor(program: Command): void {
   program
     .command('doctor')
-    .description('check Node, the native SQLite module, the native forwarder, the UI build, the database (integrity) and its permissions')
+    .description('check Node, the native SQLite module, the native forwarder, the UI build (served UI, HTML report, viewer), the database (integrity) and its permissions')
     .option(...DB_OPTION)
     .option('--json', 'print the checks as JSON')
     .action(async (opts: { db?: string; json?: boolean }) => {
@@ -67,6 +67,11 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
     checks.push(dir
       ? { level: 'ok', what: `UI build present (${dir})` }
       : { level: 'warn', what: 'UI build missing (dist/ui); `serve` and --ui show no pages', fix: 'run `npm run build`' });
+    const { findViewerDir } = await import('../../server/static.js');
+    const { findReportAssets } = await import('../../report/html.js');
+    checks.push(findReportAssets() && findViewerDir()
+      ? { level: 'ok', what: 'HTML report and static viewer built (dist/report, dist/viewer)' }
+      : { level: 'warn', what: 'HTML report or static viewer missing (dist/report, dist/viewer); `export --html` and /viewer do not work', fix: 'run `npm run build`' });
   } catch {
     checks.push({ level: 'warn', what: 'UI server not available in this build', fix: 'run `npm run build`' });
   }

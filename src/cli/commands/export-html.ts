@@ -1,0 +1,24 @@
+/** `acp-inspect export <ref|FILE> --html [-o FILE] [--no-redact]`: the self-contained report. */
+import { writeFileSync } from 'node:fs';
+import { buildReport, ReportNotBuilt } from '../../report/html.js';
+import { CliError } from '../errors.js';
+
+export function exportHtml(ref: string, opts: { db?: string; output?: string; redact: boolean }): void {
+  let report;
+  try {
+    report = buildReport(ref, { db: opts.db, redact: opts.redact });
+  } catch (e) {
+    if (e instanceof ReportNotBuilt) throw new CliError(e.message, 1);
+    throw e;
+  }
+  // Like the .jsonl, to stdout; but not a page of base64 onto a terminal.
+  const out = opts.output ?? (process.stdout.isTTY ? `acp-recording-${/^\d+$/.test(ref) ? ref : 'report'}.html` : undefined);
+  if (!out) {
+    // A reader that stops early (`| head`) is not an error.
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') process.exit(0); else throw e; });
+    process.stdout.write(report.html);
+    return;
+  }
+  writeFileSync(out, report.html);
+  process.stderr.write(`wrote ${report.items} items and ${report.findings} findings (${Math.round(report.html.length / 1024)} KiB, ${opts.redact ? 'credentials redacted' : 'NOT redacted'}) to ${out}\n`);
+}
