@@ -38,9 +38,9 @@ function checkUrl(url: string, from: string): string {
 }
 
 /**
- * Resolves the target. `flag` is the URL given to `--otlp` (undefined when the flag came bare): a
- * URL with no path is a collector's base address and gets `/v1/traces`, one with a path is used as
- * it is. Without it: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (as it is), then OTEL_EXPORTER_OTLP_ENDPOINT
+ * Resolves the target. `flag` is the URL given to `--otlp` (undefined when the flag came bare): like
+ * OTEL_EXPORTER_OTLP_ENDPOINT, a base address that gets `/v1/traces` (`http://host:4318`,
+ * `https://gateway/otlp`), unless it already ends with `/v1/traces`. Without it: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT (as it is), then OTEL_EXPORTER_OTLP_ENDPOINT
  * (+ `/v1/traces`), then http://localhost:4318/v1/traces. The protocol comes from
  * OTEL_EXPORTER_OTLP_TRACES_PROTOCOL or OTEL_EXPORTER_OTLP_PROTOCOL (default http/protobuf).
  */
@@ -48,8 +48,7 @@ export function resolveOtlpTarget(flag: string | undefined, env: Record<string, 
   let url: string;
   if (flag !== undefined && flag !== '') {
     checkUrl(flag, '--otlp');
-    const path = new URL(flag).pathname;
-    url = path === '' || path === '/' ? withTracesPath(flag) : flag;
+    url = /\/v1\/traces\/?$/.test(new URL(flag).pathname) ? flag : withTracesPath(flag);
   } else if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) {
     url = checkUrl(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT.trim(), 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT');
   } else if (env.OTEL_EXPORTER_OTLP_ENDPOINT) {
