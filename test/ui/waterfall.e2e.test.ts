@@ -144,7 +144,7 @@ describeBrowser('the waterfall, playback and insights in chromium', () => {
     await page.locator('.wf-bar').first().waitFor();
     await page.getByRole('button', { name: 'Step forward one item' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('at')).toBe(String(wf.frames.seq[1]));
-    expect(new URL(page.url()).searchParams.get('sel')).toBe(String(wf.frames.seq[1]));
+    await expect.poll(() => new URL(page.url()).searchParams.get('sel')).toBe(String(wf.frames.seq[1]));
     await page.getByRole('button', { name: 'Step forward one item' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('sel')).toBe(String(wf.frames.seq[2]));
     await page.getByLabel('Playback speed').selectOption('100');
