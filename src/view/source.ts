@@ -47,6 +47,15 @@ export interface DataSource {
   insights(id: number): Promise<Insights>;
 }
 
+/**
+ * The calls of a DataSource, by name: a source in a worker (the viewer's) forwards exactly these.
+ * A new read model added to DataSource must be added here too (the compiler says so).
+ */
+export const SOURCE_CALLS = ['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn', 'waterfall', 'insights'] as const satisfies readonly (keyof DataSource)[];
+type Unlisted = Exclude<keyof DataSource, 'caps' | (typeof SOURCE_CALLS)[number]>;
+const everyCallListed: [Unlisted] extends [never] ? true : Unlisted = true;
+void everyCallListed;
+
 /** An error a source answers with (a bad filter, an unknown item): `status` as the HTTP API would say it. */
 export class SourceError extends Error {
   constructor(readonly status: number, message: string) {

@@ -10,7 +10,7 @@ import { RULES, summarizeState } from '../../src/check/index.js';
 import { recordingData } from '../../src/view/report-data.js';
 import { MemorySource } from '../../src/view/memory-source.js';
 import { withRuleInfo } from '../../src/view/summary.js';
-import { SourceError } from '../../src/view/source.js';
+import { SourceError, SOURCE_CALLS } from '../../src/view/source.js';
 import type { ToWorker, FromWorker } from './viewer-protocol.js';
 
 let current: MemorySource | null = null;
@@ -57,4 +57,4 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
   }
 };
 
-const CALLS = new Set(['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn', 'waterfall', 'insights']);
+const CALLS = new Set<string>(SOURCE_CALLS);

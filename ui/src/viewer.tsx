@@ -10,45 +10,31 @@ import { signal } from '@preact/signals';
 import { App } from './app.js';
 import { readUrl, openRecording, recId, single, reloadFindings } from './model.js';
 import { setSource, ApiError } from './api.js';
-import type { DataSource } from '../../src/view/source.js';
+import { SOURCE_CALLS, type DataSource } from '../../src/view/source.js';
 import type { FromWorker, ToWorker } from './viewer-protocol.js';
 import './style.css';
 
 /** The DataSource of the viewer: every call answered by the worker's MemorySource. */
-class WorkerSource implements DataSource {
-  readonly caps = { list: false, live: false, manage: false, compare: false };
-  private next = 1;
-  private waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
-
-  constructor(private readonly worker: Worker) {}
-
-  onReply(m: Extract<FromWorker, { type: 'reply' }>): void {
-    const w = this.waiting.get(m.id);
-    if (!w) return;
-    this.waiting.delete(m.id);
-    if (m.error !== undefined) w.reject(new ApiError(m.status ?? 500, m.error));
-    else w.resolve(m.value);
-  }
-
-  private call<T>(method: string, ...args: unknown[]): Promise<T> {
-    const id = this.next++;
-    return new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (v: unknown) => void, reject });
-      this.worker.postMessage({ type: 'call', id, method, args } satisfies ToWorker);
-    });
-  }
-
-  recording(id: number) { return this.call<Awaited<ReturnType<DataSource['recording']>>>('recording', id); }
-  page(id: number, q: string, offset: number, limit: number) { return this.call<Awaited<ReturnType<DataSource['page']>>>('page', id, q, offset, limit); }
-  position(id: number, q: string, seq: number) { return this.call<Awaited<ReturnType<DataSource['position']>>>('position', id, q, seq); }
-  item(id: number, seq: number) { return this.call<Awaited<ReturnType<DataSource['item']>>>('item', id, seq); }
-  findings(id: number) { return this.call<Awaited<ReturnType<DataSource['findings']>>>('findings', id); }
-  stats(id: number) { return this.call<Awaited<ReturnType<DataSource['stats']>>>('stats', id); }
-  groups(id: number, q: string) { return this.call<Awaited<ReturnType<DataSource['groups']>>>('groups', id, q); }
-  turns(id: number) { return this.call<Awaited<ReturnType<DataSource['turns']>>>('turns', id); }
-  turn(id: number, seq: number, upTo?: number) { return this.call<Awaited<ReturnType<DataSource['turn']>>>('turn', id, seq, upTo); }
-  waterfall(id: number) { return this.call<Awaited<ReturnType<DataSource['waterfall']>>>('waterfall', id); }
-  insights(id: number) { return this.call<Awaited<ReturnType<DataSource['insights']>>>('insights', id); }
+function workerSource(worker: Worker): { source: DataSource; onReply: (m: Extract<FromWorker, { type: 'reply' }>) => void } {
+  let next = 1;
+  const waiting = new Map<number, { resolve: (v: unknown) => void; reject: (e: Error) => void }>();
+  const call = (method: string, args: unknown[]) => new Promise<unknown>((resolve, reject) => {
+    const id = next++;
+    waiting.set(id, { resolve, reject });
+    // An AbortSignal cannot cross to the worker, and a call there is cheap to let finish.
+    worker.postMessage({ type: 'call', id, method, args: args.filter((a) => !(a instanceof AbortSignal)) } satisfies ToWorker);
+  });
+  const calls = Object.fromEntries(SOURCE_CALLS.map((m) => [m, (...args: unknown[]) => call(m, args)]));
+  return {
+    source: { caps: { list: false, live: false, manage: false, compare: false }, ...calls } as unknown as DataSource,
+    onReply: (m) => {
+      const w = waiting.get(m.id);
+      if (!w) return;
+      waiting.delete(m.id);
+      if (m.error !== undefined) w.reject(new ApiError(m.status ?? 500, m.error));
+      else w.resolve(m.value);
+    },
+  };
 }
 
 const status = signal<{ busy: boolean; message: string; error?: boolean } | null>(null);
@@ -58,14 +44,14 @@ const PRIVACY = 'Files never leave your browser: the transcript is read, parsed 
 function open(data: Blob | string, name: string): void {
   status.value = { busy: true, message: `Reading ${name}…` };
   const worker = new Worker(new URL('./viewer-worker.ts', import.meta.url), { type: 'module' });
-  const src = new WorkerSource(worker);
+  const src = workerSource(worker);
   worker.onmessage = (ev: MessageEvent<FromWorker>) => {
     const m = ev.data;
     if (m.type === 'reply') src.onReply(m);
     else if (m.type === 'progress') status.value = { busy: true, message: m.message };
     else if (m.type === 'error') { status.value = { busy: false, error: true, message: `${name}: ${m.message}` }; worker.terminate(); }
     else if (m.type === 'ready') {
-      setSource(src);
+      setSource(src.source);
       single.value = { id: m.id, note: `Viewer · ${name} · read in your browser, nothing uploaded · checking ${m.items.toLocaleString()} items…` };
       readUrl();
       opened.value = true;
