@@ -19,7 +19,10 @@ import { RULES, summarizeState } from '../check/index.js';
 import type { Frame } from '../wire/frame.js';
 import { FilterError } from './filter.js';
 import { findingsAt, listTurns, methodStats, pairOf, positionOf, readItem, timelineGroups, timelinePage, turnItems } from './queries.js';
-import { summarizeTurn } from '../view/turn-summary.js';
+import { summarizeTurnAt } from '../view/turn-summary.js';
+import { buildWaterfall } from '../view/waterfall.js';
+import { computeInsights } from '../view/insights.js';
+import { agentComparison } from './agents.js';
 import { compareRecordings } from './compare.js';
 import { entityPatch, patchTarget } from '../view/patch.js';
 import { withRuleInfo as ruleInfo } from '../view/summary.js';
@@ -89,6 +92,23 @@ export function createApp(opts: AppOptions): InspectorApp {
   const live = new LiveBus(store, models, opts.pollMs ?? 250);
   // The turns of a recording change only when it grows: keep the last listing of each (filters re-cut it).
   const turnsCache = new Map<number, { items: number; turns: ReturnType<typeof listTurns> }>();
+  // The waterfall and insights of a recording as JSON, built together from one reading of its items
+  // and kept while it does not grow (the last few recordings).
+  const timeCache = new Map<number, { items: number; waterfall: string; insights: string }>();
+  const timeModel = (id: number) => {
+    const items = store.getRecording(id)?.items;
+    if (items === undefined) throw new HttpError(404, `no recording with id ${id}`);
+    let hit = timeCache.get(id);
+    if (!hit || hit.items !== items) {
+      const all = store.readItems(id);
+      const wf = buildWaterfall(all);
+      hit = { items, waterfall: JSON.stringify(wf), insights: JSON.stringify(computeInsights(all, wf)) };
+      timeCache.delete(id);
+      if (timeCache.size >= 4) timeCache.delete(timeCache.keys().next().value!);
+      timeCache.set(id, hit);
+    }
+    return hit;
+  };
   const files = opts.staticFiles ?? loadStatic();
   const viewerFiles = opts.viewerFiles ?? loadStatic(findViewerDir());
   const allowedHosts = opts.allowedHosts ?? [];
@@ -204,6 +224,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     store.deleteRecording(id);
     models.drop(id);
     turnsCache.delete(id);
+    timeCache.delete(id);
     live.poke();
     return c.json({ deleted: id });
   });
@@ -314,10 +335,14 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (!t) throw new HttpError(404, `item ${seq} of recording ${id} is not a session/prompt request`);
     const end = t.turn.endSeq ?? Number.MAX_SAFE_INTEGER;
     const findings = store.readFindings(id).filter((f) => f.seq >= seq && f.seq <= end);
-    return c.json(summarizeTurn(t.turn, t.items, findings));
+    const upTo = c.req.query('upTo');
+    return c.json(summarizeTurnAt(t.turn, t.items, findings, upTo === undefined ? undefined : intParam(upTo, 0)));
   });
   registerNoteRoutes(app, { store, live, recId });
   registerSliceRoute(app, store, recId);
+  app.get('/api/recordings/:id/waterfall', (c) => c.body(timeModel(recId(c)).waterfall, 200, { 'Content-Type': 'application/json' }));
+  app.get('/api/recordings/:id/insights', (c) => c.body(timeModel(recId(c)).insights, 200, { 'Content-Type': 'application/json' }));
+  app.get('/api/agents', (c) => c.json(agentComparison(store)));
   app.get('/api/rules', (c) => c.json(RULES));
   app.get('/api/compare', (c) => {
     const ref = (k: 'a' | 'b'): number => {

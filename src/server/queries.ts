@@ -9,6 +9,7 @@ import { compileFilter } from './filter.js';
 import { previewOf } from '../view/preview.js';
 import type { TimelinePage, TimelineRow, MethodStats, TurnInfo, StoredFinding, TimelineGroups } from './types.js';
 import { layTurns, turnInfoOf } from '../view/turns.js';
+import { quantile } from '../view/insights.js';
 
 /** Columns a timeline row needs: no full raw text for big frames (only a prefix is previewed). */
 const ROW_COLS = `i.seq, i.t, i.dir, i.kind, i.method, i.rpc_id, i.reply_to, i.latency, i.session_id, i.size, i.parse_error,
@@ -89,11 +90,6 @@ export function findingsAt(store: Store, recordingId: number, seq: number): Stor
     .all(recordingId, seq) as StoredFinding[]).map((f) => (f.spec === null ? { ...f, spec: undefined } : f));
 }
 
-function quantile(sorted: number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  const idx = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
-  return sorted[idx]!;
-}
 
 /** Per-method counts and latency percentiles (nearest-rank) over answered requests. */
 export function methodStats(store: Store, recordingId: number): MethodStats[] {

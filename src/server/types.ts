@@ -127,6 +127,21 @@ export interface TurnDetail extends TurnInfo {
   findings: { error: number; warning: number; info: number };
 }
 
+/** One agent (name and version) across the recordings of the store (`GET /api/agents`). */
+export interface AgentRow {
+  name: string | null;
+  version: string | null;
+  recordings: number[];
+  /** Prompt turns answered, and their durations (session/prompt request to response). */
+  turns: number;
+  turnP50: number | null;
+  turnP90: number | null;
+  /** Error responses in either direction. */
+  errors: number;
+  /** Answered requests per method (either direction), with latency percentiles in ms. */
+  methods: { method: string; answered: number; p50: number | null; p90: number | null; p99: number | null; max: number | null }[];
+}
+
 /** Messages on the live stream (SSE event `message`, JSON data). */
 export type LiveEvent =
   | { type: 'hello'; dataVersion: number }

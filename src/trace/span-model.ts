@@ -49,6 +49,8 @@ export interface SpanNode {
   children: SpanNode[];
   /** seq of the item that opened the span. */
   seq?: number;
+  /** seq of the item that ended the span (none when the recording's end did). */
+  endSeq?: number;
 }
 
 export interface TraceOptions {
@@ -194,6 +196,8 @@ export class TraceFold {
   private finished = false;
   private stepping = false;
   private deferred: SpanNode[] = [];
+  /** seq of the item being stepped (spans it ends record it). */
+  private stepSeq: number | null = null;
   /** Spans started so far, and findings attached. */
   spans = 0;
   findings = { error: 0, warning: 0, info: 0 };
@@ -222,6 +226,7 @@ export class TraceFold {
   private close(s: SpanNode, t: number): void {
     if (s.end !== null) return;
     s.end = Math.max(t, s.start);
+    if (this.stepSeq !== null) s.endSeq = this.stepSeq;
     // Within a step, spans are handed on only after the step's findings are attached to them.
     if (this.stepping) this.deferred.push(s);
     else this.emit(s);
@@ -264,6 +269,7 @@ export class TraceFold {
     if (this.ownState) stepModel(this.state, item);
     if (item.t > this.lastT) this.lastT = item.t;
     this.current = { seq: item.seq, span: this.root };
+    this.stepSeq = item.seq;
     this.stepping = true;
     try {
       if (item.dir === 'event') this.onEvent(item.type, item.t, item.data);
@@ -273,6 +279,7 @@ export class TraceFold {
     }
     if (findings) for (const f of findings) this.addFinding(f, item.t);
     this.stepping = false;
+    this.stepSeq = null;
     for (const s of this.deferred.splice(0)) this.emit(s);
   }
 

@@ -9,7 +9,9 @@ import type {
 import { compileMatcher, FilterError, lowerAscii, parseFilter, type FilterContext, type FilterRow } from './filter.js';
 import { previewOf } from './preview.js';
 import { entityPatch, patchTarget } from './patch.js';
-import { summarizeTurn } from './turn-summary.js';
+import { summarizeTurnAt } from './turn-summary.js';
+import { buildWaterfall, type Waterfall } from './waterfall.js';
+import { computeInsights, quantile, type Insights } from './insights.js';
 import { layTurns, lowerBound, turnInfoOf } from './turns.js';
 import { StateIndex, type StatesData } from './states.js';
 import { SourceError, type DataSource, type Position } from './source.js';
@@ -281,7 +283,7 @@ export class MemorySource implements DataSource {
     return layTurns(seqs, this.listTurns(), firsts);
   }
 
-  async turn(id: number, seq: number): Promise<TurnDetail> {
+  async turn(id: number, seq: number, upTo?: number): Promise<TurnDetail> {
     this.check(id);
     const turn = this.listTurns().find((t) => t.seq === seq);
     if (!turn) throw new SourceError(404, `item ${seq} of recording ${id} is not a session/prompt request`);
@@ -292,11 +294,22 @@ export class MemorySource implements DataSource {
       if (sid === null || sid === turn.sessionId || it.seq === seq) items.push(it);
     }
     const findings: StoredFinding[] = this.rec.findings.filter((f) => f.seq >= seq && f.seq <= end);
-    return summarizeTurn(turn, items, findings);
+    return summarizeTurnAt(turn, items, findings, upTo);
+  }
+
+  private wf: Waterfall | null = null;
+  private ins: Insights | null = null;
+
+  async waterfall(id: number): Promise<Waterfall> {
+    this.check(id);
+    this.wf ??= buildWaterfall(this.rows.map(itemAt));
+    return this.wf;
+  }
+
+  async insights(id: number): Promise<Insights> {
+    const wf = await this.waterfall(id);
+    this.ins ??= computeInsights(this.rows.map(itemAt), wf);
+    return this.ins;
   }
 }
 
-function quantile(sorted: number[], q: number): number | null {
-  if (sorted.length === 0) return null;
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
-}

@@ -12,6 +12,8 @@
 import type {
   FindingView, ItemDetail, MethodStats, RecordingSummary, TimelineGroups, TimelinePage, TurnDetail, TurnInfo,
 } from '../server/types.js';
+import type { Waterfall } from './waterfall.js';
+import type { Insights } from './insights.js';
 
 export interface Position {
   /** Index of the item in the filtered list (or of the first item after it). */
@@ -37,14 +39,19 @@ export interface DataSource {
   /** Prompt turns laid over the timeline filtered by `q`. */
   groups(id: number, q: string): Promise<TimelineGroups>;
   turns(id: number): Promise<TurnInfo[]>;
-  turn(id: number, seq: number): Promise<TurnDetail>;
+  /** A turn's card; with `upTo`, the turn as it stood after item `upTo` (playback). */
+  turn(id: number, seq: number, upTo?: number): Promise<TurnDetail>;
+  /** The recording's spans for the waterfall, its idle gaps and every item's time (view/waterfall.ts). */
+  waterfall(id: number): Promise<Waterfall>;
+  /** Latency, turn, tool, permission, throughput and error statistics with automatic insights (view/insights.ts). */
+  insights(id: number): Promise<Insights>;
 }
 
 /**
  * The calls of a DataSource, by name: a source in a worker (the viewer's) forwards exactly these.
  * A new read model added to DataSource must be added here too (the compiler says so).
  */
-export const SOURCE_CALLS = ['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn'] as const satisfies readonly (keyof DataSource)[];
+export const SOURCE_CALLS = ['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn', 'waterfall', 'insights'] as const satisfies readonly (keyof DataSource)[];
 type Unlisted = Exclude<keyof DataSource, 'caps' | (typeof SOURCE_CALLS)[number]>;
 const everyCallListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyCallListed;

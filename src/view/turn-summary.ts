@@ -123,3 +123,10 @@ export function summarizeTurn(turn: TurnInfo, items: Item[], findings: StoredFin
     items: items.length, findings: counts,
   };
 }
+
+/** A turn's summary as it stood after item `upTo` (the playhead): later items left out, not yet ended. */
+export function summarizeTurnAt(turn: TurnInfo, items: Item[], findings: StoredFinding[], upTo?: number): TurnDetail {
+  if (upTo === undefined || (turn.endSeq !== null && upTo >= turn.endSeq)) return summarizeTurn(turn, items, findings);
+  const open: TurnInfo = { ...turn, endSeq: null, durationMs: null, stopReason: null };
+  return summarizeTurn(open, items.filter((i) => i.seq <= upTo), findings.filter((f) => f.seq <= upTo));
+}

@@ -70,7 +70,11 @@ async function visitEverything(page: Page): Promise<void> {
   await page.waitForTimeout(300);
   for (const b of await page.locator('.turns-view button, details summary').all()) await b.click().catch(() => undefined);
   await page.getByRole('tab', { name: /Findings/ }).click();
-  await page.getByRole('tab', { name: 'Stats' }).click();
+  await page.getByRole('tab', { name: 'Insights' }).click();
+  await page.getByRole('heading', { name: 'Worth a look first' }).waitFor();
+  await page.getByRole('tab', { name: 'Waterfall' }).click();
+  await page.locator('.wf-bar').first().waitFor();
+  for (const bar of (await page.locator('.wf-bar').all()).slice(0, 40)) await bar.hover().catch(() => undefined);
   await page.getByRole('tab', { name: 'Timeline' }).click();
   await page.waitForTimeout(300);
 }

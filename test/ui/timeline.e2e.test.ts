@@ -178,8 +178,8 @@ describeBrowser('the timeline UI in chromium', () => {
     await page.locator('.row.selected[data-seq="6"]').waitFor();
     await page.locator('.row[data-seq="8"]').waitFor();
     expect(new URL(page.url()).searchParams.get('group')).toBe('turns');
-    await page.getByRole('tab', { name: 'Stats' }).click();
-    await page.getByRole('table').getByText('session/prompt').waitFor();
+    await page.getByRole('tab', { name: 'Insights' }).click();
+    await page.locator('tr[data-method="session/prompt"]').first().waitFor();
   });
 
   it('groups the timeline by session and turn: collapsed turns show their summary, expand in place, and keep the filter', async () => {

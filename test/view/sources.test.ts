@@ -146,6 +146,33 @@ describe('the HTTP source and the in-memory source', () => {
     }
   });
 
+  it('build the same turn cards at every playhead inside a turn', async () => {
+    let compared = 0;
+    for (const c of cases) {
+      for (const t of await c.http.turns(c.id)) {
+        for (let upTo = t.seq; upTo <= (t.endSeq ?? t.seq + 10) + 1; upTo += Math.max(1, Math.floor(((t.endSeq ?? t.seq) - t.seq) / 12))) {
+          const [ta, tb] = await both(c, (s) => s.turn(c.id, t.seq, upTo));
+          expect(tb, `${c.file} turn ${t.seq} up to ${upTo}`).toEqual(ta);
+          compared++;
+        }
+      }
+    }
+    expect(compared).toBeGreaterThan(30);
+  });
+
+  it('give the waterfall the same spans, gaps and frame times, and the same insights', async () => {
+    let spans = 0;
+    for (const c of cases) {
+      const [wa, wb] = await both(c, (s) => s.waterfall(c.id));
+      expect(wb, `${c.file} waterfall`).toEqual(wa);
+      spans += (wa as { spans: unknown[] }).spans.length;
+      expect((wa as { frames: { seq: unknown[] } }).frames.seq.length, c.file).toBe((await c.http.recording(c.id)).items);
+      const [ia, ib] = await both(c, (s) => s.insights(c.id));
+      expect(ib, `${c.file} insights`).toEqual(ia);
+    }
+    expect(spans).toBeGreaterThan(50);
+  });
+
   it('save the recording as the transcript it was made from', () => {
     for (const c of cases) {
       const want = serializeTranscript(parseTranscript(readFileSync(c.file, 'utf8'))).split('\n').slice(1);

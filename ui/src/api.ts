@@ -7,10 +7,16 @@ import type {
   RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups,
 } from '../../src/server/types.js';
 import type { DataSource, Position } from '../../src/view/source.js';
+import type { Waterfall } from '../../src/view/waterfall.js';
+import type { Insights } from '../../src/view/insights.js';
+import type { AgentRow } from '../../src/server/types.js';
 
 export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups };
 export type { TimelineRow } from '../../src/server/types.js';
 export type { DataSource } from '../../src/view/source.js';
+export type { Waterfall, WaterfallSpan } from '../../src/view/waterfall.js';
+export type { Insights, Insight } from '../../src/view/insights.js';
+export type { AgentRow } from '../../src/server/types.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -58,7 +64,11 @@ export class HttpSource implements DataSource {
   stats(id: number) { return this.call<MethodStats[]>(`/api/recordings/${id}/stats`); }
   groups(id: number, q: string) { return this.call<TimelineGroups>(`/api/recordings/${id}/groups?q=${enc(q)}`); }
   turns(id: number) { return this.call<TurnInfo[]>(`/api/recordings/${id}/turns`); }
-  turn(id: number, seq: number) { return this.call<TurnDetail>(`/api/recordings/${id}/turns/${seq}`); }
+  turn(id: number, seq: number, upTo?: number) { return this.call<TurnDetail>(`/api/recordings/${id}/turns/${seq}${upTo !== undefined ? `?upTo=${upTo}` : ''}`); }
+  waterfall(id: number) { return this.call<Waterfall>(`/api/recordings/${id}/waterfall`); }
+  insights(id: number) { return this.call<Insights>(`/api/recordings/${id}/insights`); }
+  /** Every agent name and version of the store, compared (latency per method, turn durations). */
+  agents() { return this.call<AgentRow[]>('/api/agents'); }
   compare(a: number, b: number, ignore: string, merge: boolean, signal?: AbortSignal) {
     return this.call<CompareResult>(`/api/compare?a=${a}&b=${b}${ignore.trim() ? `&ignore=${enc(ignore.trim())}` : ''}${merge ? '&merge=1' : ''}`, { signal });
   }

@@ -10,7 +10,11 @@ import { source } from './api.js';
 import { RecordingsView } from './recordings-view.js';
 import { TimelineList } from './timeline-view.js';
 import { DetailPane } from './detail-pane.js';
-import { FindingsPanel, StatsPanel } from './panels.js';
+import { FindingsPanel } from './panels.js';
+import { InsightsView } from './insights-view.js';
+import { WaterfallView } from './waterfall-view.js';
+import { PlaybackBar } from './playback-bar.js';
+import { step as stepPlayhead } from './playback.js';
 import { TurnsView } from './turns-view.js';
 import { CompareView } from './compare-view.js';
 import { fmtMs, fmtDate } from './format.js';
@@ -66,7 +70,7 @@ function RecordingHeader() {
   if (!r) return null;
   const nf = findings.value;
   const counts = { error: r.errors, warning: r.warnings };
-  const views: [View, string][] = [['timeline', 'Timeline'], ['turns', 'Turns'], ['findings', `Findings${nf ? ` (${nf.length})` : ''}`], ['stats', 'Stats']];
+  const views: [View, string][] = [['timeline', 'Timeline'], ['waterfall', 'Waterfall'], ['turns', 'Turns'], ['findings', `Findings${nf ? ` (${nf.length})` : ''}`], ['insights', 'Insights']];
   return (
     <div class="rec-head">
       <div class="rec-title">
@@ -84,6 +88,7 @@ function RecordingHeader() {
         <div role="tablist" class="tabs" aria-label="Views">
           {views.map(([v, label]) => <button key={v} type="button" role="tab" aria-selected={view.value === v} class={view.value === v ? 'active' : ''} onClick={() => setView(v)}>{label}</button>)}
         </div>
+        {(view.value === 'timeline' || view.value === 'waterfall' || view.value === 'turns') && <PlaybackBar />}
         {view.value === 'timeline' && (
           <div class="time-modes" role="radiogroup" aria-label="Time column">
             {([['rel', 'relative'], ['delta', 'Δ previous'], ['ref', 'Δ reference']] as [TimeMode, string][]).map(([m, label]) => (
@@ -155,6 +160,11 @@ export function App() {
         setTimeout(() => { (filterRef.current ?? document.querySelector<HTMLInputElement>('input[type=search]'))?.focus(); }, 0);
         return;
       }
+      if (!typing && recId.value !== null && (e.key === ',' || e.key === '.') && (view.value === 'timeline' || view.value === 'turns')) {
+        e.preventDefault();
+        stepPlayhead(e.key === '.' ? 1 : -1);
+        return;
+      }
       if (typing || recId.value === null || view.value !== 'timeline') return;
       const tl = timeline.value;
       if (!tl) return;
@@ -193,7 +203,7 @@ export function App() {
           {' · '}<a href="/viewer/" title="The static viewer: open a .jsonl someone sent you, checked in the browser">Viewer</a>
         </nav>}
         <span class="spacer-flex" />
-        <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · / filter · Enter open · Esc close</span>
+        <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · , . step · / filter · Enter open · Esc close</span>
         <button type="button" class="theme" onClick={cycleTheme} aria-label={`Theme: ${theme}; switch`}>{theme === 'auto' ? '◐ auto' : theme === 'dark' ? '● dark' : '○ light'}</button>
       </header>
       {comparing.value ? <CompareView /> : recId.value === null ? <RecordingsView /> : loadError.value ? (
@@ -212,7 +222,8 @@ export function App() {
           )}
           {view.value === 'turns' && <TurnsView />}
           {view.value === 'findings' && <FindingsPanel />}
-          {view.value === 'stats' && <StatsPanel />}
+          {view.value === 'waterfall' && <WaterfallView />}
+          {view.value === 'insights' && <InsightsView />}
         </main>
       )}
     </div>

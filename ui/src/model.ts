@@ -7,7 +7,7 @@ import { signal, computed, batch, effect } from '@preact/signals';
 import { source, server, type RecordingSummary, type TimelineRow, type LiveEvent, type FindingView, type TimelineGroups } from './api.js';
 import { GroupLayout } from './group-layout.js';
 
-export type View = 'timeline' | 'turns' | 'findings' | 'stats';
+export type View = 'timeline' | 'waterfall' | 'turns' | 'findings' | 'insights';
 export type TimeMode = 'rel' | 'delta' | 'ref';
 
 export const PAGE = 200;
@@ -17,6 +17,8 @@ export const recId = signal<number | null>(null);
 export const view = signal<View>('timeline');
 export const filter = signal('');
 export const selSeq = signal<number | null>(null);
+/** The playhead: the seq of the item it stands on (URL `at`), null until playback is used. */
+export const atSeq = signal<number | null>(null);
 export const refSeq = signal<number | null>(null);
 export const timeMode = signal<TimeMode>('rel');
 export const follow = signal(true);
@@ -180,10 +182,11 @@ export function readUrl(): void {
     cmpB.value = num('b');
     recId.value = rec && /^\d+$/.test(rec) ? Number(rec) : null;
     const v = p.get('view');
-    view.value = v === 'turns' || v === 'findings' || v === 'stats' ? v : 'timeline';
+    view.value = v === 'turns' || v === 'findings' || v === 'waterfall' || v === 'insights' ? v : v === 'stats' ? 'insights' : 'timeline';
     filter.value = p.get('q') ?? '';
     const sel = p.get('sel');
     selSeq.value = sel && /^\d+$/.test(sel) ? Number(sel) : null;
+    atSeq.value = num('at');
     const ref = p.get('ref');
     refSeq.value = ref && /^\d+$/.test(ref) ? Number(ref) : null;
     grouped.value = p.get('group') === 'turns';
@@ -205,6 +208,7 @@ export function writeUrl(push = false): void {
     if (filter.value) p.set('q', filter.value);
     if (selSeq.value !== null) p.set('sel', String(selSeq.value));
     if (refSeq.value !== null) p.set('ref', String(refSeq.value));
+    if (atSeq.value !== null) p.set('at', String(atSeq.value));
     if (timeMode.value !== 'rel') p.set('time', timeMode.value);
     if (grouped.value) p.set('group', 'turns');
   }
@@ -381,11 +385,15 @@ export function select(index: number | null): void {
   scrollRequest.value = { index: i, align: 'auto' };
 }
 
-/** Selects item `seq`, clearing the filter when it hides that item. */
-export async function jumpTo(seq: number): Promise<void> {
+/**
+ * Selects item `seq`, clearing the filter when it hides that item; shows the timeline unless `stay`
+ * (the waterfall and playback select without leaving their view).
+ */
+export async function jumpTo(seq: number, stay = false): Promise<void> {
   const id = recId.value;
   if (id === null) return;
-  if (view.value !== 'timeline') { view.value = 'timeline'; writeUrl(true); }
+  if (!stay && view.value !== 'timeline') { view.value = 'timeline'; writeUrl(true); }
+  if (!timeline.value && stay) { selSeq.value = seq; writeUrl(); return; }
   const tl = timeline.value;
   let q = tl?.q ?? filter.value;
   let pos = await source.position(id, q, seq);

@@ -1,8 +1,6 @@
-/** The findings panel (grouped by severity and rule, like Wireshark's expert info) and per-method stats. */
-import { useEffect, useState } from 'preact/hooks';
-import { source, type MethodStats, type FindingView } from './api.js';
-import { findings, recId, jumpTo, applyFilter, setView } from './model.js';
-import { fmtMs } from './format.js';
+/** The findings panel, grouped by severity and rule, like Wireshark's expert info. */
+import type { FindingView } from './api.js';
+import { findings, jumpTo } from './model.js';
 import { Markdown } from './markdown.js';
 
 const SEVS = ['error', 'warning', 'info'] as const;
@@ -40,37 +38,6 @@ export function FindingsPanel() {
           </section>
         );
       })}
-    </div>
-  );
-}
-
-export function StatsPanel() {
-  const id = recId.value;
-  const [stats, setStats] = useState<MethodStats[] | null>(null);
-  const [error, setError] = useState<string | null>(null);
-  useEffect(() => {
-    if (id === null) return;
-    source.stats(id).then(setStats).catch((e: Error) => setError(e.message));
-  }, [id]);
-  if (error) return <div class="panel"><p class="bad">{error}</p></div>;
-  if (!stats) return <div class="panel"><p class="muted">Loading…</p></div>;
-  return (
-    <div class="panel">
-      <table class="stats">
-        <caption class="sr-only">Traffic per method</caption>
-        <thead><tr><th scope="col">method</th><th scope="col" class="num">count</th><th scope="col" class="num">requests</th><th scope="col" class="num">notifications</th><th scope="col" class="num">errors</th><th scope="col" class="num">p50</th><th scope="col" class="num">p99</th><th scope="col" class="num">max</th></tr></thead>
-        <tbody>
-          {stats.map((s) => (
-            <tr key={s.method}>
-              <td><a href={`?rec=${id}&q=${encodeURIComponent(`method:${s.method}`)}`} onClick={(e) => { e.preventDefault(); setView('timeline'); void applyFilter(`method:${s.method}`, null); }}>{s.method}</a></td>
-              <td class="num">{s.count}</td><td class="num">{s.requests || ''}</td><td class="num">{s.notifications || ''}</td>
-              <td class={`num${s.errors ? ' bad' : ''}`}>{s.errors || ''}</td>
-              <td class="num">{fmtMs(s.p50)}</td><td class="num">{fmtMs(s.p99)}</td><td class="num">{fmtMs(s.max)}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <p class="muted">Latency: request to response, nearest-rank percentiles over answered requests.</p>
     </div>
   );
 }

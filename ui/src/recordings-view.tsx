@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { server as api } from './api.js';
 import { recordings, recordingsError, listSearch, loadRecordings, recId, writeUrl, openRecording, view, filter, selSeq, comparing, openCompare } from './model.js';
 import { fmtDate, fmtMs } from './format.js';
+import { AgentsCompare } from './agents-view.js';
 
 export function open(id: number): void {
   recId.value = id;
@@ -112,6 +113,7 @@ export function RecordingsView() {
           </tbody>
         </table>
       )}
+      {list.length > 0 && <AgentsCompare />}
     </main>
   );
 }

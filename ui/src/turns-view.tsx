@@ -1,7 +1,8 @@
 /** Prompt turns grouped by session; each collapsed turn shows what happened in it, expanded into frames on demand. */
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { source, type TurnInfo, type TurnDetail } from './api.js';
-import { recId, applyFilter, setView, current, setGrouped, setTurnExpanded, jumpTo } from './model.js';
+import { recId, applyFilter, setView, current, setGrouped, setTurnExpanded, jumpTo, atSeq, selSeq } from './model.js';
+import { wf } from './playback.js';
 import { Markdown } from './markdown.js';
 import { DiffView } from './diff-view.js';
 import { fmtClock, fmtMs } from './format.js';
@@ -60,10 +61,13 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
     io.observe(el);
     return () => io.disconnect();
   }, [seen]);
+  // With the playhead inside this turn, the card shows the turn as it stood there.
+  const at = atSeq.value;
+  const upTo = at !== null && at >= turn.seq && (turn.endSeq === null || at < turn.endSeq) ? at : undefined;
   useEffect(() => {
     if (!seen) return;
-    source.turn(id, turn.seq).then(setD).catch((e: Error) => setErr(e.message));
-  }, [seen, id, turn.seq, turn.endSeq, running ? current.value?.items : 0]);
+    source.turn(id, turn.seq, upTo).then(setD).catch((e: Error) => setErr(e.message));
+  }, [seen, id, turn.seq, turn.endSeq, running ? current.value?.items : 0, upTo]);
   // The timeline grouped by turn, this turn open and its prompt selected.
   const showFrames = () => { setTurnExpanded(turn.seq, true); setGrouped(true); void jumpTo(turn.seq); };
   return (
@@ -72,6 +76,7 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
         <span class="turn-when">{fmtClock(turn.t)}</span>
         <span class="turn-prompt" title={turn.prompt}>“{turn.prompt || '(no text)'}”</span>
         <span class={`pill ${running ? 'live' : turn.stopReason === 'end_turn' ? 'ok' : 'warn'}`}>{running ? 'running' : turn.stopReason ?? 'no stop reason'}</span>
+        {upTo !== undefined && <span class="pill live" title="The card shows the turn as it stood at the playhead">at the playhead #{upTo}</span>}
         <span class="muted">{turn.durationMs !== null ? fmtMs(turn.durationMs) : ''}</span>
         {d && (d.findings.error + d.findings.warning) > 0 && (
           <span>{d.findings.error > 0 && <span class="badge sev-error">{d.findings.error}</span>}{d.findings.warning > 0 && <span class="badge sev-warning">{d.findings.warning}</span>}</span>
@@ -121,5 +126,41 @@ export function TurnsView() {
         </section>
       ))}
     </div>
+  );
+}
+
+/**
+ * The turn holding the selection (the playhead), as it stood at that item: the waterfall's side
+ * panel, so a turn unfolds there while it plays.
+ */
+export function PlayheadTurn() {
+  const id = recId.value;
+  const seq = selSeq.value;
+  const data = wf.value?.data;
+  const turn = data && seq !== null ? data.spans.find((s) => s.type === 'turn' && s.seq <= seq && (s.endSeq === null || seq <= s.endSeq)) : undefined;
+  const [d, setD] = useState<TurnDetail | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  const last = useRef(0);
+  useEffect(() => {
+    if (id === null || !turn || seq === null) { setD(null); return undefined; }
+    // Playback moves the selection often: ask at most every 250 ms, always for the newest position.
+    const wait = Math.max(0, last.current + 250 - performance.now());
+    const timer = setTimeout(() => {
+      last.current = performance.now();
+      source.turn(id, turn.seq, seq).then((x) => { setD(x); setErr(null); }).catch((e: Error) => setErr(e.message));
+    }, wait);
+    return () => clearTimeout(timer);
+  }, [id, turn?.seq, seq]);
+  if (!turn) return null;
+  return (
+    <section class="turn playhead-turn" aria-label={`Turn at #${turn.seq} at the playhead`}>
+      <header class="turn-head">
+        <span class="turn-when">{fmtClock(turn.start)}</span>
+        <span class="turn-prompt" title={turn.label}>{turn.label}</span>
+        {d && <span class={`pill ${d.endSeq === null ? 'live' : d.stopReason === 'end_turn' ? 'ok' : 'warn'}`}>{d.endSeq === null ? `running at #${seq}` : d.stopReason ?? 'no stop reason'}</span>}
+      </header>
+      {err && <p class="bad">{err}</p>}
+      {d && d.seq === turn.seq && <TurnSummaryBody d={d} />}
+    </section>
   );
 }

@@ -1,0 +1,303 @@
+/**
+ * The waterfall's read model: a recording's spans (sessions, prompt turns, tool calls, permission
+ * waits, fs/* and terminal/* calls, terminal lives, other requests) with who the time belongs to,
+ * the idle gaps a time axis collapses, and every item's time for playback. Built on the span model
+ * of src/trace (the same fold the OpenTelemetry export uses), so both read one recording the same
+ * way. Pure: the server and the in-memory source run it on the same items and answer the same.
+ */
+import type { Frame, Item } from '../wire/frame.js';
+import { buildTrace, flattenSpans, SPAN, type SpanNode } from '../trace/span-model.js';
+import { textOfBlocks } from './preview.js';
+
+export type SpanType = 'session' | 'turn' | 'tool' | 'permission' | 'fs' | 'terminal-call' | 'terminal' | 'request';
+/** Whose time a span is: the agent working, the client (the editor) answering, the user deciding. */
+export type Owner = 'agent' | 'client' | 'user' | 'none';
+export type SpanStatus = 'ok' | 'error' | 'failed' | 'cancelled' | 'unfinished';
+
+export interface WaterfallSpan {
+  /** Index in `Waterfall.spans` (rows are drawn in this order: each span after its parent). */
+  id: number;
+  parent: number | null;
+  depth: number;
+  type: SpanType;
+  /** What the bar says, e.g. `tool call Read file.ts` (its accessible name adds the duration). */
+  label: string;
+  /** Milliseconds on the recording's clock. */
+  start: number;
+  end: number;
+  owner: Owner;
+  /** The item that opened the span, and the one that ended it (null: the recording's end did). */
+  seq: number;
+  endSeq: number | null;
+  status: SpanStatus;
+  /** Why it is marked: the error response's code and message, the tool call's status. */
+  note?: string;
+  /** On a session and a turn: the session's id. */
+  sessionId?: string;
+  /** On a tool call: its kind. */
+  kind?: string;
+  /** On a turn: when the agent's first message or thought chunk came (ms on the recording's clock). */
+  firstChunk?: number;
+  /** On a turn: its stop reason. */
+  stopReason?: string;
+}
+
+export interface Waterfall {
+  /** First and last item times. */
+  start: number;
+  end: number;
+  spans: WaterfallSpan[];
+  /** Stretches over `GAP_MS` with no item at all, which the time axis collapses to a marker. */
+  gaps: { from: number; to: number }[];
+  /** Every item's seq and time, in order (playback and scrubbing map times to items with them). */
+  frames: { seq: number[]; t: number[] };
+}
+
+/** Idle stretches longer than this collapse on the time axis. */
+export const GAP_MS = 30_000;
+/** How much axis time a collapsed gap keeps (enough for its marker). */
+export const GAP_SHOWN_MS = 1_500;
+
+const cut = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
+/** A duration as a bar's accessible name says it: `0.4 ms`, `85 ms`, `1.2 s`, `2 min 5 s`, `1 h 3 min`. */
+export function fmtDuration(ms: number): string {
+  const a = Math.max(0, ms);
+  if (a < 10) return `${a.toFixed(1)} ms`;
+  if (a < 1000) return `${Math.round(a)} ms`;
+  if (a < 60_000) return `${(a / 1000).toFixed(1)} s`;
+  const m = Math.floor(a / 60_000);
+  if (m < 60) return `${m} min ${Math.floor((a % 60_000) / 1000)} s`;
+  return `${Math.floor(m / 60)} h ${m % 60} min`;
+}
+
+/** The accessible name of a span's bar: its label and duration, and what marks it. */
+export function ariaLabelOf(s: WaterfallSpan): string {
+  const marks = s.status === 'ok' ? '' : `, ${s.status}${s.note ? ` (${s.note})` : ''}`;
+  return `${s.label} ${fmtDuration(s.end - s.start)}${marks}`;
+}
+
+function paramsOf(f: Frame | undefined): Record<string, unknown> {
+  const p = (f?.json as { params?: unknown } | undefined)?.params;
+  return p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function typeOf(s: SpanNode): SpanType {
+  if (s.name === SPAN.session) return 'session';
+  if (s.name === SPAN.terminal) return 'terminal';
+  if (s.name.startsWith(SPAN.tool)) return 'tool';
+  const method = s.attributes['rpc.method'];
+  if (method === 'session/prompt') return 'turn';
+  if (method === 'session/request_permission') return 'permission';
+  if (typeof method === 'string' && method.startsWith('fs/')) return 'fs';
+  if (typeof method === 'string' && method.startsWith('terminal/')) return 'terminal-call';
+  return 'request';
+}
+
+/** The span tree of `items` as the waterfall's rows. */
+export function buildWaterfall(items: readonly Item[]): Waterfall {
+  const root = buildTrace(items);
+  const bySeq = new Map<number, Frame>();
+  const seqs: number[] = new Array(items.length);
+  const ts: number[] = new Array(items.length);
+  const gaps: Waterfall['gaps'] = [];
+  for (let i = 0; i < items.length; i++) {
+    const it = items[i]!;
+    seqs[i] = it.seq;
+    ts[i] = it.t;
+    if (i > 0 && it.t - ts[i - 1]! > GAP_MS) gaps.push({ from: ts[i - 1]!, to: it.t });
+    if ((it.dir === 'c2a' || it.dir === 'a2c') && (it as Frame).kind === 'request') bySeq.set(it.seq, it as Frame);
+  }
+  const nodes = flattenSpans(root).slice(1);
+  const index = new Map<SpanNode, number>();
+  const spans: WaterfallSpan[] = [];
+  // flattenSpans puts each parent before its children; a child's order is its start.
+  for (const n of nodes) {
+    const type = typeOf(n);
+    const a = n.attributes;
+    const parent = n.parent && n.parent !== root ? index.get(n.parent) ?? null : null;
+    const f = n.seq !== undefined ? bySeq.get(n.seq) : undefined;
+    const p = paramsOf(f);
+    const method = str(a['rpc.method']);
+    let label: string;
+    let owner: Owner;
+    let status: SpanStatus = n.status === 'error' ? 'error' : 'ok';
+    let note: string | undefined;
+    const out: Partial<WaterfallSpan> = {};
+    switch (type) {
+      case 'session':
+        label = `session ${cut(String(a['acp.session.id'] ?? ''), 24)}`;
+        owner = 'none';
+        status = 'ok';
+        break;
+      case 'turn': {
+        const prompt = textOfBlocks(p.prompt).replace(/\s+/g, ' ').trim();
+        label = `prompt turn${prompt ? ` “${cut(prompt, 48)}”` : ''}`;
+        owner = 'agent';
+        const stop = str(a['acp.turn.stop_reason']);
+        if (stop) out.stopReason = stop;
+        if (typeof a['acp.turn.time_to_first_chunk_ms'] === 'number') out.firstChunk = n.start + a['acp.turn.time_to_first_chunk_ms'];
+        if (stop === 'cancelled') status = 'cancelled';
+        else if (a['acp.turn.unfinished'] === true && n.endSeq === undefined) status = 'unfinished';
+        break;
+      }
+      case 'tool': {
+        const title = str(a['acp.tool_call.title']) ?? str(a['acp.tool_call.kind']) ?? str(a['gen_ai.tool.call.id']) ?? '';
+        label = `tool call ${cut(title)}`;
+        owner = 'agent';
+        const kind = str(a['acp.tool_call.kind']);
+        if (kind) out.kind = kind;
+        const st = str(a['acp.tool_call.status']);
+        if (st === 'failed') { status = 'failed'; note = 'failed'; }
+        else if (a['acp.tool_call.unfinished'] === true) { status = 'unfinished'; note = `last status ${st ?? 'none'}`; }
+        else status = 'ok';
+        break;
+      }
+      case 'permission': {
+        const tc = p.toolCall as Record<string, unknown> | undefined;
+        const title = str(tc?.title);
+        label = `permission wait${title ? ` ${cut(title)}` : ''}`;
+        owner = 'user';
+        const o = str(a['acp.permission.option_id']) ?? str(a['acp.permission.outcome']);
+        if (o) out.stopReason = o;
+        break;
+      }
+      case 'fs':
+        label = `${method} ${cut(str(p.path) ?? '', 80)}`.trim();
+        owner = 'client';
+        break;
+      case 'terminal-call': {
+        const cmd = [str(p.command), ...(Array.isArray(p.args) ? p.args.map(String) : [])].filter(Boolean).join(' ');
+        label = `${method} ${cut(method === 'terminal/create' ? cmd : str(p.terminalId) ?? '')}`.trim();
+        owner = 'client';
+        break;
+      }
+      case 'terminal': {
+        const cf = bySeq.get(n.seq ?? -1);
+        const cp = paramsOf(cf);
+        const cmd = [str(cp.command), ...(Array.isArray(cp.args) ? cp.args.map(String) : [])].filter(Boolean).join(' ');
+        label = `terminal ${cut(cmd || String(a['acp.terminal.id'] ?? ''))}`;
+        owner = 'client';
+        if (typeof a['process.exit.code'] === 'number' && a['process.exit.code'] !== 0) note = `exit code ${a['process.exit.code']}`;
+        break;
+      }
+      default:
+        label = method ?? n.name;
+        owner = a['acp.direction'] === 'a2c' ? 'client' : 'agent';
+        break;
+    }
+    if (type !== 'tool' && type !== 'session' && type !== 'terminal') {
+      if (typeof a['rpc.jsonrpc.error_code'] === 'number' || a['error.type'] !== undefined) {
+        status = 'error';
+        note = `${a['rpc.jsonrpc.error_code'] ?? ''} ${String(a['rpc.jsonrpc.error_message'] ?? '')}`.trim();
+      } else if (a['acp.unanswered'] === true) {
+        status = 'unfinished';
+        note = 'no response';
+      } else if (status === 'error') status = 'ok';
+    }
+    const id = spans.length;
+    index.set(n, id);
+    const span: WaterfallSpan = {
+      id, parent, depth: parent === null ? 0 : spans[parent]!.depth + 1, type, label, start: n.start, end: n.end ?? n.start, owner,
+      seq: n.seq ?? 0, endSeq: n.endSeq ?? null, status, ...out,
+    };
+    if (note) span.note = note;
+    // Kept where the views use them (a 100,000-frame recording has some 50,000 spans to send).
+    const sid = str(a['acp.session.id']);
+    if (sid !== undefined && (type === 'session' || type === 'turn')) span.sessionId = sid;
+    spans.push(span);
+  }
+  // A tool call left open by a cancelled turn was cancelled (the client marks it so, spec: prompt-turn cancellation).
+  for (const s of spans) {
+    if (s.type !== 'tool' || s.status !== 'unfinished') continue;
+    let p = s.parent;
+    while (p !== null && spans[p]!.type !== 'turn') p = spans[p]!.parent;
+    if (p !== null && spans[p]!.status === 'cancelled') {
+      s.status = 'cancelled';
+      s.note = 'turn cancelled';
+    }
+  }
+  return { start: ts.length ? ts[0]! : 0, end: ts.length ? ts[ts.length - 1]! : 0, spans, gaps, frames: { seq: seqs, t: ts } };
+}
+
+/** For each span, the index of the prompt turn it is inside (itself for a turn), or -1. */
+export function turnOfSpans(spans: readonly WaterfallSpan[]): Int32Array {
+  const out = new Int32Array(spans.length).fill(-1);
+  // Parents come before their children, so one pass sees each parent's answer first.
+  for (const s of spans) out[s.id] = s.type === 'turn' ? s.id : s.parent === null ? -1 : out[s.parent]!;
+  return out;
+}
+
+/**
+ * Inside each turn, the stretches that are not the agent's: the editor answering (fs/*, terminal/*
+ * and other requests to the client) and the user deciding (permission requests), as the spans say
+ * them, for drawing over the turn's bar. A terminal's life is not counted (the agent may work while
+ * a command runs); the calls that wait on it are.
+ */
+export function waitsOfTurns(spans: readonly WaterfallSpan[]): Map<number, { owner: 'client' | 'user'; start: number; end: number }[]> {
+  const turnOf = turnOfSpans(spans);
+  const out = new Map<number, { owner: 'client' | 'user'; start: number; end: number }[]>();
+  for (const s of spans) {
+    const t = turnOf[s.id]!;
+    if (t < 0 || s.type === 'turn' || s.type === 'terminal' || (s.owner !== 'client' && s.owner !== 'user')) continue;
+    const list = out.get(t);
+    const w = { owner: s.owner, start: s.start, end: s.end };
+    if (list) list.push(w); else out.set(t, [w]);
+  }
+  return out;
+}
+
+/**
+ * The time axis with idle gaps collapsed: `toAxis` maps a recording time to axis time (gaps keep
+ * `GAP_SHOWN_MS`), `fromAxis` maps back (a point inside a collapsed gap maps proportionally).
+ */
+export class TimeAxis {
+  /** Axis times where each gap starts. */
+  private readonly axisFrom: number[] = [];
+  readonly length: number;
+
+  constructor(readonly start: number, readonly end: number, readonly gaps: readonly { from: number; to: number }[]) {
+    let removed = 0;
+    for (const g of gaps) {
+      this.axisFrom.push(g.from - start - removed);
+      removed += g.to - g.from - GAP_SHOWN_MS;
+    }
+    this.length = Math.max(0, end - start - removed);
+  }
+
+  toAxis(t: number): number {
+    let removed = 0;
+    for (let i = 0; i < this.gaps.length; i++) {
+      const g = this.gaps[i]!;
+      if (t <= g.from) break;
+      if (t < g.to) return this.axisFrom[i]! + ((t - g.from) / (g.to - g.from)) * GAP_SHOWN_MS;
+      removed += g.to - g.from - GAP_SHOWN_MS;
+    }
+    return t - this.start - removed;
+  }
+
+  fromAxis(x: number): number {
+    let removed = 0;
+    for (let i = 0; i < this.gaps.length; i++) {
+      const g = this.gaps[i]!;
+      const a0 = this.axisFrom[i]!;
+      if (x <= a0) break;
+      if (x < a0 + GAP_SHOWN_MS) return g.from + ((x - a0) / GAP_SHOWN_MS) * (g.to - g.from);
+      removed += g.to - g.from - GAP_SHOWN_MS;
+    }
+    return x + this.start + removed;
+  }
+}
+
+/** Index of the last frame at or before time t (-1 when t is before the first). */
+export function frameAt(frames: Waterfall['frames'], t: number): number {
+  let lo = 0;
+  let hi = frames.t.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (frames.t[mid]! <= t) lo = mid + 1; else hi = mid;
+  }
+  return lo - 1;
+}
