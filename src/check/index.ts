@@ -54,7 +54,7 @@ export function summarizeState(state: ModelState): string {
   if (running.length === 1) parts.push(running[0]!.turn === 'running' ? 'turn running' : 'turn cancelling');
   else if (running.length > 1) parts.push(`${running.length} turns running`);
   else if (open.length) parts.push('idle');
-  const terms = Object.values(state.terminals).filter((t) => t.status !== 'released').length;
+  const terms = state.openTerminals ?? 0;
   if (terms) parts.push(`${terms} terminal${terms === 1 ? '' : 's'}`);
   const pending = state.pendingCount.c2a + state.pendingCount.a2c;
   if (pending) parts.push(`${pending} pending`);

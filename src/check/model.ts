@@ -81,6 +81,12 @@ export interface ModelState {
   pendingForgotten?: { c2a: number; a2c: number };
   sessions: Record<string, SessionState>;
   terminals: Record<string, TerminalState>;
+  /**
+   * Terminals not released, kept as the fold goes so the state's summary needs no walk over every
+   * terminal ever created (that walk, once per item, made long recordings quadratic). Absent until
+   * the first terminal.
+   */
+  openTerminals?: number;
   elicitations: Record<string, ElicitationState>;
   /** `nextCursor` values the agent returned from `session/list` (cursors are opaque, 4.1). */
   listCursors?: Record<string, true>;
@@ -329,7 +335,10 @@ function onRequest(s: ModelState, f: FrameFacts, p: PendingRequest): void {
       p.info = { terminalId: tid };
       if (p.method === M.terminalRelease && tid !== undefined) {
         const t = s.terminals[tid];
-        if (t) t.status = 'released';
+        if (t && t.status !== 'released') {
+          t.status = 'released';
+          s.openTerminals = (s.openTerminals ?? 1) - 1;
+        }
       }
       break;
     }
@@ -608,6 +617,8 @@ function onResponse(s: ModelState, f: FrameFacts, req: PendingRequest, result: u
         const t: TerminalState = { id: tid, status: 'running', seq: f.frame.seq, createSeq: req.seq };
         if (req.sessionId !== undefined) t.sessionId = req.sessionId;
         if (typeof req.info?.outputByteLimit === 'number') t.outputByteLimit = req.info.outputByteLimit;
+        const prev = s.terminals[tid];
+        if (!prev || prev.status === 'released') s.openTerminals = (s.openTerminals ?? 0) + 1;
         s.terminals[tid] = t;
       }
       break;

@@ -29,6 +29,45 @@ describe('model state', () => {
   ];
   const all = items(steps);
 
+  it('counts the terminals not released: a reused live id once, a second release not at all', () => {
+    const ts: Step[] = [
+      ...init({ terminal: true }),
+      ...session('s1'),
+      ['a2c', req(0, 'terminal/create', { sessionId: 's1', command: 'a' })],
+      ['c2a', res(0, { terminalId: 'term-1' })],
+      ['a2c', req(1, 'terminal/create', { sessionId: 's1', command: 'b' })],
+      ['c2a', res(1, { terminalId: 'term-1' })],
+      ['a2c', req(2, 'terminal/create', { sessionId: 's1', command: 'c' })],
+      ['c2a', res(2, { terminalId: 'term-2' })],
+      ['a2c', req(3, 'terminal/kill', { sessionId: 's1', terminalId: 'term-2' })],
+      ['c2a', res(3, {})],
+      ['a2c', req(4, 'terminal/release', { sessionId: 's1', terminalId: 'term-1' })],
+      ['c2a', res(4, {})],
+      ['a2c', req(5, 'terminal/release', { sessionId: 's1', terminalId: 'term-1' })],
+      ['c2a', res(5, {})],
+      ['a2c', req(6, 'terminal/create', { sessionId: 's1', command: 'd' })],
+      ['c2a', res(6, { terminalId: 'term-1' })],
+    ];
+    const its = items(ts);
+    const open = (seq: number) => {
+      const st = stateAt(its, seq);
+      const walked = Object.values(st.terminals).filter((t) => t.status !== 'released').length;
+      expect(st.openTerminals ?? 0, `after #${seq}`).toBe(walked);
+      return walked;
+    };
+    // The terminal steps are the last 14, one item each: step k of them is item base + k + 1.
+    const base = its.length - 14;
+    const after = (k: number) => base + k + 1;
+    expect(its.length).toBe(ts.length);
+    expect(open(after(1))).toBe(1);
+    expect(open(after(3))).toBe(1); // the same live id again: still one terminal
+    expect(open(after(7))).toBe(2); // killed is not released
+    expect(open(after(8))).toBe(1);
+    expect(open(after(10))).toBe(1); // released twice: counted once
+    expect(open(its.length)).toBe(2);
+    expect(summarizeState(stateAt(its, its.length))).toContain('2 terminals');
+  });
+
   it('follows connection, auth, session, mode, turn, tool call and terminal transitions', () => {
     const s = stateAt(all, all.length);
     expect(s.connection).toBe('initialized');
