@@ -6,14 +6,14 @@
 import type {
   RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups,
 } from '../../src/server/types.js';
-import type { DataSource, Position } from '../../src/view/source.js';
+import type { DataSource, NoteView, Position } from '../../src/view/source.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
 import type { AgentRow } from '../../src/server/types.js';
 
 export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups };
 export type { TimelineRow } from '../../src/server/types.js';
-export type { DataSource } from '../../src/view/source.js';
+export type { DataSource, NoteView } from '../../src/view/source.js';
 export type { Waterfall, WaterfallSpan } from '../../src/view/waterfall.js';
 export type { Insights, Insight } from '../../src/view/insights.js';
 export type { AgentRow } from '../../src/server/types.js';
@@ -67,6 +67,20 @@ export class HttpSource implements DataSource {
   turn(id: number, seq: number, upTo?: number) { return this.call<TurnDetail>(`/api/recordings/${id}/turns/${seq}${upTo !== undefined ? `?upTo=${upTo}` : ''}`); }
   waterfall(id: number) { return this.call<Waterfall>(`/api/recordings/${id}/waterfall`); }
   insights(id: number) { return this.call<Insights>(`/api/recordings/${id}/insights`); }
+  async notes(id: number): Promise<NoteView[]> {
+    const list = await this.call<{ id: number; seq: number; text: string; createdAt: string; updatedAt: string | null }[]>(`/api/recordings/${id}/notes`);
+    return list.map((n) => ({ id: n.id, seq: n.seq, text: n.text, createdAt: n.createdAt, updatedAt: n.updatedAt }));
+  }
+  /** Writes a note (or a bare mark, with empty text) on item `seq`: only the served API can. */
+  addNote(id: number, seq: number, text: string) {
+    return this.call<NoteView>(`/api/recordings/${id}/notes`, { method: 'POST', body: JSON.stringify({ seq, text }), headers: { 'Content-Type': 'application/json' } });
+  }
+  updateNote(id: number, noteId: number, text: string) {
+    return this.call<NoteView>(`/api/recordings/${id}/notes/${noteId}`, { method: 'PATCH', body: JSON.stringify({ text }), headers: { 'Content-Type': 'application/json' } });
+  }
+  deleteNote(id: number, noteId: number) { return this.call<{ deleted: number }>(`/api/recordings/${id}/notes/${noteId}`, { method: 'DELETE' }); }
+  /** Where the served API cuts a turn's fixture (a download). */
+  fixtureUrl(id: number, turn: number) { return `${this.base}/api/recordings/${id}/fixture?turn=${turn}`; }
   /** Every agent name and version of the store, compared (latency per method, turn durations). */
   agents() { return this.call<AgentRow[]>('/api/agents'); }
   compare(a: number, b: number, ignore: string, merge: boolean, signal?: AbortSignal) {
