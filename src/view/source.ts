@@ -47,6 +47,17 @@ export interface DataSource {
   insights(id: number): Promise<Insights>;
   /** The recording's notes (and bare marks, with empty text) in seq order. */
   notes(id: number): Promise<NoteView[]>;
+  /**
+   * One prompt turn (any seq of it) cut as a test fixture: a self-consistent transcript with the
+   * set-up it depends on (transcript/slice.ts), named for a download, with what the cut could not do.
+   */
+  fixture(id: number, turn: number): Promise<FixtureFile>;
+}
+
+export interface FixtureFile {
+  name: string;
+  text: string;
+  warnings: string[];
 }
 
 /**
@@ -65,7 +76,7 @@ export interface NoteView {
  * The calls of a DataSource, by name: a source in a worker (the viewer's) forwards exactly these.
  * A new read model added to DataSource must be added here too (the compiler says so).
  */
-export const SOURCE_CALLS = ['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn', 'waterfall', 'insights', 'notes'] as const satisfies readonly (keyof DataSource)[];
+export const SOURCE_CALLS = ['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn', 'waterfall', 'insights', 'notes', 'fixture'] as const satisfies readonly (keyof DataSource)[];
 type Unlisted = Exclude<keyof DataSource, 'caps' | (typeof SOURCE_CALLS)[number]>;
 const everyCallListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyCallListed;

@@ -205,6 +205,20 @@ describe('the HTTP source and the in-memory source', () => {
     expect(await view(cases[0]!.mem.notes(cases[0]!.id + 1000))).toMatchObject({ status: 404 });
   });
 
+  it('cut the same fixture of every turn: the same items and notes, the same warnings', async () => {
+    for (const c of cases) {
+      const turns = await c.mem.turns(c.id);
+      for (const t of turns.slice(0, 4)) {
+        const [a, b] = await both(c, (s) => s.fixture(c.id, t.seq)) as { text: string; warnings: string[]; name: string }[];
+        expect(a!.text.split('\n').slice(1), `${c.file} turn ${t.seq}`).toEqual(b!.text.split('\n').slice(1));
+        expect(a!.warnings).toEqual(b!.warnings);
+        expect(parseTranscript(b!.text).items.length).toBeGreaterThan(0);
+        expect(b!.name).toMatch(/\.jsonl$/);
+      }
+    }
+    expect(await view(cases[0]!.mem.fixture(cases[0]!.id, 1_000_000))).toMatchObject({ status: 400 });
+  });
+
   it('save the recording as the transcript it was made from', () => {
     for (const c of cases) {
       const want = serializeTranscript(parseTranscript(transcriptOf(c.file))).split('\n').slice(1);

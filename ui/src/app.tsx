@@ -19,6 +19,7 @@ import { step as stepPlayhead } from './playback.js';
 import { TurnsView } from './turns-view.js';
 import { CompareView } from './compare-view.js';
 import { fmtMs, fmtDate } from './format.js';
+import { downloadText } from './download.js';
 
 type Theme = 'auto' | 'light' | 'dark';
 
@@ -124,12 +125,7 @@ function RecordingHeader() {
 function SaveTranscript({ make }: { make: () => { name: string; text: string } }) {
   const save = () => {
     const { name, text } = make();
-    const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    downloadText(name, text);
   };
   return <button type="button" class="link" onClick={save} title="Save this recording as a transcript, to check, replay or import it with acp-inspect">save .jsonl</button>;
 }
