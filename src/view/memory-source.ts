@@ -14,9 +14,10 @@ import { buildWaterfall, type Waterfall } from './waterfall.js';
 import { computeInsights, quantile, type Insights } from './insights.js';
 import { layTurns, lowerBound, turnInfoOf } from './turns.js';
 import { StateIndex, type StatesData } from './states.js';
-import { SourceError, type DataSource, type Position } from './source.js';
+import { SourceError, type DataSource, type FixtureFile, type NoteView, type Position } from './source.js';
+import { sliceRecording, SliceError } from '../transcript/slice.js';
 import { columnsOf, itemOf, storedItem, type ItemColumns } from './columns.js';
-import { itemToLine, TRANSCRIPT_VERSION, type TranscriptHeader } from '../transcript/format.js';
+import { itemToLine, noteToLine, parseTranscript, serializeTranscript, sortNotes, TRANSCRIPT_VERSION, type TranscriptHeader, type TranscriptNote } from '../transcript/format.js';
 
 /** What a memory source is built from: the items (parsed) or their columns (the report ships those). */
 export interface MemoryRecording {
@@ -28,6 +29,8 @@ export interface MemoryRecording {
   /** Findings in seq order, with the rule's title and spec sentence. */
   findings: FindingView[];
   states: StatesData;
+  /** The transcript's notes, in seq order. */
+  notes?: TranscriptNote[];
 }
 
 interface Row extends ItemColumns, FilterRow {
@@ -163,7 +166,8 @@ export class MemorySource implements DataSource {
     if (s.exitCode !== null) header.exitCode = s.exitCode;
     if (s.exitSignal !== null) header.exitSignal = s.exitSignal;
     header.status = s.status;
-    return [JSON.stringify(header), ...this.rows.map((r) => itemToLine(itemAt(r)))].join('\n') + '\n';
+    const notes = sortNotes(this.rec.notes ?? []).map((n) => noteToLine(n, this.bySeq.get(n.seq)?.t ?? 0));
+    return [JSON.stringify(header), ...this.rows.map((r) => itemToLine(itemAt(r))), ...notes].join('\n') + '\n';
   }
 
   async recording(id: number): Promise<RecordingSummary> {
@@ -311,5 +315,23 @@ export class MemorySource implements DataSource {
     this.ins ??= computeInsights(this.rows.map(itemAt), wf);
     return this.ins;
   }
-}
 
+  async notes(id: number): Promise<NoteView[]> {
+    this.check(id);
+    return (this.rec.notes ?? []).map((n, k) => ({ id: k + 1, seq: n.seq, text: n.text, createdAt: n.at ?? null, updatedAt: n.updatedAt ?? null }));
+  }
+
+  /** Cut in memory from the transcript this source saves, read back as a file would be (the same cut `export --turn` makes). */
+  async fixture(id: number, turn: number): Promise<FixtureFile> {
+    this.check(id);
+    let slice;
+    try {
+      slice = sliceRecording(parseTranscript(this.transcript()), { turn });
+    } catch (e) {
+      if (e instanceof SliceError) throw new SourceError(400, e.message);
+      throw e;
+    }
+    const base = (this.rec.summary.name ?? `recording-${id}`).replace(/[^\w.-]+/g, '_');
+    return { name: `acp-${base}-turn-${'turn' in slice.cut ? slice.cut.turn : turn}.jsonl`, text: serializeTranscript(slice.recording), warnings: slice.warnings };
+  }
+}

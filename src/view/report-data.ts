@@ -2,7 +2,7 @@
  * What the HTML report and the viewer hold of one recording: its items, its summary row, its findings with their rules' sentences and the model's states. Built in Node
  * by `acp-inspect export --html` and in the viewer's worker, from the same pure parts. Pure.
  */
-import type { Recording } from '../transcript/format.js';
+import type { Recording, TranscriptNote } from '../transcript/format.js';
 import type { FindingView, RecordingSummary, StoredFinding } from '../server/types.js';
 import type { ModelState } from '../check/model.js';
 import type { RuleInfo } from '../check/rule.js';
@@ -28,6 +28,8 @@ export interface ReportData {
   /** Summaries only: the page makes checkpoints when a full state is asked for. */
   states: StatesData;
   columns: PackedColumns;
+  /** The recording's notes, when it has some. */
+  notes?: TranscriptNote[];
 }
 
 /** Findings, states and summary of a parsed recording (summary given for a stored recording). */
@@ -46,6 +48,7 @@ export function reportData(rec: Recording, findings: readonly StoredFinding[], r
   return {
     note, summary: summary ?? summaryOf(rec, findings), findings: findings.map(stored), rules: rules.filter((r) => named.has(r.id)),
     states: { table: states.table, idx: states.idx }, columns: packColumns(rec.items.map(columnsOf)),
+    ...(rec.notes?.length ? { notes: rec.notes } : {}),
   };
 }
 
@@ -67,6 +70,6 @@ export function decodeReport(text: string): { note: string; recording: MemoryRec
   const byId = new Map(d.rules.map((r) => [r.id, r]));
   return {
     note: d.note,
-    recording: { summary: d.summary, columns: unpackColumns(d.columns), findings: d.findings.map((f) => withRuleInfo(f, byId)), states: d.states },
+    recording: { summary: d.summary, columns: unpackColumns(d.columns), findings: d.findings.map((f) => withRuleInfo(f, byId)), states: d.states, ...(d.notes ? { notes: d.notes } : {}) },
   };
 }

@@ -45,13 +45,38 @@ export interface DataSource {
   waterfall(id: number): Promise<Waterfall>;
   /** Latency, turn, tool, permission, throughput and error statistics with automatic insights (view/insights.ts). */
   insights(id: number): Promise<Insights>;
+  /** The recording's notes (and bare marks, with empty text) in seq order. */
+  notes(id: number): Promise<NoteView[]>;
+  /**
+   * One prompt turn (any seq of it) cut as a test fixture: a self-consistent transcript with the
+   * set-up it depends on (transcript/slice.ts), named for a download, with what the cut could not do.
+   */
+  fixture(id: number, turn: number): Promise<FixtureFile>;
+}
+
+export interface FixtureFile {
+  name: string;
+  text: string;
+  warnings: string[];
+}
+
+/**
+ * A note on one item as the views show it. `id` names it for editing where the source can write
+ * (serve's store); a source in memory numbers its notes 1.. in order. Times are ISO 8601 or null.
+ */
+export interface NoteView {
+  id: number;
+  seq: number;
+  text: string;
+  createdAt: string | null;
+  updatedAt: string | null;
 }
 
 /**
  * The calls of a DataSource, by name: a source in a worker (the viewer's) forwards exactly these.
  * A new read model added to DataSource must be added here too (the compiler says so).
  */
-export const SOURCE_CALLS = ['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn', 'waterfall', 'insights'] as const satisfies readonly (keyof DataSource)[];
+export const SOURCE_CALLS = ['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn', 'waterfall', 'insights', 'notes', 'fixture'] as const satisfies readonly (keyof DataSource)[];
 type Unlisted = Exclude<keyof DataSource, 'caps' | (typeof SOURCE_CALLS)[number]>;
 const everyCallListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyCallListed;

@@ -27,6 +27,21 @@ const FILES = [
   'recordings/sdk-example.jsonl',
 ];
 
+/** Notes put on the first recording (its transcript carries them as note lines, as an export writes them). */
+const NOTES = [
+  { seq: 5, text: 'why does the agent wait here?', at: '2026-03-01T10:00:00.000Z' },
+  { seq: 2, text: '', at: '2026-03-01T10:01:00.000Z' },
+  { seq: 5, text: 'second note on #5\nwith a line break', at: '2026-03-01T10:02:00.000Z', updatedAt: '2026-03-01T11:00:00.000Z' },
+];
+/** A transcript's text, with NOTES on the first file, through the serializer and parser. */
+const transcriptOf = (f: string): string => {
+  const text = readFileSync(f, 'utf8');
+  if (f !== FILES[0]) return text;
+  const rec = parseTranscript(text);
+  rec.notes = NOTES;
+  return serializeTranscript(rec);
+};
+
 let dir: string;
 let app: InspectorApp;
 const cases: { file: string; id: number; http: HttpSource; mem: MemorySource; report: MemorySource }[] = [];
@@ -36,7 +51,7 @@ beforeAll(() => {
   const dbPath = join(dir, 'db.sqlite');
   const store = Store.open(dbPath);
   const ids = FILES.map((f) => {
-    const id = store.importRecording(parseTranscript(readFileSync(f, 'utf8')));
+    const id = store.importRecording(parseTranscript(transcriptOf(f)));
     checkStoredRecording(store, id);
     return id;
   });
@@ -47,7 +62,7 @@ beforeAll(() => {
   })) as typeof fetch;
   FILES.forEach((file, k) => {
     // Built the way the viewer's worker builds it: parse, check, fold states.
-    const rec = parseTranscript(readFileSync(file, 'utf8'));
+    const rec = parseTranscript(transcriptOf(file));
     const data = recordingData(rec, checkStream(rec.items, []).findings, RULES, summarizeState, '');
     data.summary.id = ids[k]!;
     // Built the way the HTML report is: columns and state summaries through JSON, states refolded on demand.
@@ -55,7 +70,7 @@ beforeAll(() => {
     shipped.summary.id = ids[k]!;
     expect(shipped.states.checkpoints).toBeUndefined();
     cases.push({
-      file, id: ids[k]!, http: new HttpSource('', fetchImpl), mem: new MemorySource({ summary: data.summary, items: rec.items, findings: data.findings, states: data.states }),
+      file, id: ids[k]!, http: new HttpSource('', fetchImpl), mem: new MemorySource({ summary: data.summary, items: rec.items, findings: data.findings, states: data.states, ...(rec.notes ? { notes: rec.notes } : {}) }),
       report: new MemorySource(shipped),
     });
   });
@@ -173,9 +188,40 @@ describe('the HTTP source and the in-memory source', () => {
     expect(spans).toBeGreaterThan(50);
   });
 
+  it('give the same notes, in seq order, with their times; a recording without notes has none', async () => {
+    for (const c of cases) {
+      const [a, b] = await both(c, (s) => s.notes(c.id));
+      const strip = (v: unknown) => (v as { id: number }[]).map(({ id: _id, ...n }) => n);
+      expect(strip(a), c.file).toEqual(strip(b));
+      expect(new Set((a as { id: number }[]).map((n) => n.id)).size, c.file).toBe((a as unknown[]).length);
+      if (c.file !== FILES[0]) expect(a, c.file).toEqual([]);
+    }
+    const [a] = await both(cases[0]!, (s) => s.notes(cases[0]!.id));
+    expect(a).toEqual([
+      { id: expect.any(Number), seq: 2, text: '', createdAt: NOTES[1]!.at, updatedAt: null },
+      { id: expect.any(Number), seq: 5, text: NOTES[0]!.text, createdAt: NOTES[0]!.at, updatedAt: null },
+      { id: expect.any(Number), seq: 5, text: NOTES[2]!.text, createdAt: NOTES[2]!.at, updatedAt: NOTES[2]!.updatedAt },
+    ]);
+    expect(await view(cases[0]!.mem.notes(cases[0]!.id + 1000))).toMatchObject({ status: 404 });
+  });
+
+  it('cut the same fixture of every turn: the same items and notes, the same warnings', async () => {
+    for (const c of cases) {
+      const turns = await c.mem.turns(c.id);
+      for (const t of turns.slice(0, 4)) {
+        const [a, b] = await both(c, (s) => s.fixture(c.id, t.seq)) as { text: string; warnings: string[]; name: string }[];
+        expect(a!.text.split('\n').slice(1), `${c.file} turn ${t.seq}`).toEqual(b!.text.split('\n').slice(1));
+        expect(a!.warnings).toEqual(b!.warnings);
+        expect(parseTranscript(b!.text).items.length).toBeGreaterThan(0);
+        expect(b!.name).toMatch(/\.jsonl$/);
+      }
+    }
+    expect(await view(cases[0]!.mem.fixture(cases[0]!.id, 1_000_000))).toMatchObject({ status: 400 });
+  });
+
   it('save the recording as the transcript it was made from', () => {
     for (const c of cases) {
-      const want = serializeTranscript(parseTranscript(readFileSync(c.file, 'utf8'))).split('\n').slice(1);
+      const want = serializeTranscript(parseTranscript(transcriptOf(c.file))).split('\n').slice(1);
       expect(c.report.transcript().split('\n').slice(1), c.file).toEqual(want);
       expect(c.mem.transcript().split('\n').slice(1), c.file).toEqual(want);
       expect(JSON.parse(c.report.transcript().split('\n')[0]!)).toMatchObject({ acpInspect: 'recording', version: 1 });

@@ -6,14 +6,14 @@
 import type {
   RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups,
 } from '../../src/server/types.js';
-import type { DataSource, Position } from '../../src/view/source.js';
+import type { DataSource, FixtureFile, NoteView, Position } from '../../src/view/source.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
 import type { AgentRow } from '../../src/server/types.js';
 
 export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups };
 export type { TimelineRow } from '../../src/server/types.js';
-export type { DataSource } from '../../src/view/source.js';
+export type { DataSource, NoteView } from '../../src/view/source.js';
 export type { Waterfall, WaterfallSpan } from '../../src/view/waterfall.js';
 export type { Insights, Insight } from '../../src/view/insights.js';
 export type { AgentRow } from '../../src/server/types.js';
@@ -26,6 +26,17 @@ export class ApiError extends Error {
 
 const enc = encodeURIComponent;
 
+/** The error of a failed answer: the API's `{error}` message when it sent one. */
+async function errorOf(res: Response): Promise<ApiError> {
+  let msg = `${res.status} ${res.statusText}`;
+  try {
+    const j = (await res.json()) as { error?: string };
+    if (j.error) msg = j.error;
+  } catch { /* not JSON */ }
+  if (res.status === 401) msg = 'Not authorized: open the URL that acp-inspect printed (it carries ?token=…).';
+  return new ApiError(res.status, msg);
+}
+
 export class HttpSource implements DataSource {
   readonly caps = { list: true, live: true, manage: true, compare: true };
 
@@ -34,15 +45,7 @@ export class HttpSource implements DataSource {
 
   private async call<T>(path: string, init?: RequestInit): Promise<T> {
     const res = await this.fetchImpl(`${this.base}${path}`, { credentials: 'same-origin', ...init });
-    if (!res.ok) {
-      let msg = `${res.status} ${res.statusText}`;
-      try {
-        const j = (await res.json()) as { error?: string };
-        if (j.error) msg = j.error;
-      } catch { /* not JSON */ }
-      if (res.status === 401) msg = 'Not authorized: open the URL that acp-inspect printed (it carries ?token=…).';
-      throw new ApiError(res.status, msg);
-    }
+    if (!res.ok) throw await errorOf(res);
     return (await res.json()) as T;
   }
 
@@ -67,6 +70,26 @@ export class HttpSource implements DataSource {
   turn(id: number, seq: number, upTo?: number) { return this.call<TurnDetail>(`/api/recordings/${id}/turns/${seq}${upTo !== undefined ? `?upTo=${upTo}` : ''}`); }
   waterfall(id: number) { return this.call<Waterfall>(`/api/recordings/${id}/waterfall`); }
   insights(id: number) { return this.call<Insights>(`/api/recordings/${id}/insights`); }
+  async notes(id: number): Promise<NoteView[]> {
+    const list = await this.call<{ id: number; seq: number; text: string; createdAt: string; updatedAt: string | null }[]>(`/api/recordings/${id}/notes`);
+    return list.map((n) => ({ id: n.id, seq: n.seq, text: n.text, createdAt: n.createdAt, updatedAt: n.updatedAt }));
+  }
+  /** Writes a note (or a bare mark, with empty text) on item `seq`: only the served API can. */
+  addNote(id: number, seq: number, text: string) {
+    return this.call<NoteView>(`/api/recordings/${id}/notes`, { method: 'POST', body: JSON.stringify({ seq, text }), headers: { 'Content-Type': 'application/json' } });
+  }
+  updateNote(id: number, noteId: number, text: string) {
+    return this.call<NoteView>(`/api/recordings/${id}/notes/${noteId}`, { method: 'PATCH', body: JSON.stringify({ text }), headers: { 'Content-Type': 'application/json' } });
+  }
+  deleteNote(id: number, noteId: number) { return this.call<{ deleted: number }>(`/api/recordings/${id}/notes/${noteId}`, { method: 'DELETE' }); }
+  /** The served API's cut of a turn (GET .../fixture?turn=SEQ, secrets redacted as there), read for a download. */
+  async fixture(id: number, turn: number): Promise<FixtureFile> {
+    const res = await this.fetchImpl(`${this.base}/api/recordings/${id}/fixture?turn=${turn}`, { credentials: 'same-origin' });
+    if (!res.ok) throw await errorOf(res);
+    const name = /filename="([^"]+)"/.exec(res.headers.get('Content-Disposition') ?? '')?.[1] ?? `acp-recording-${id}-turn-${turn}.jsonl`;
+    const w = res.headers.get('X-Acp-Inspect-Warnings');
+    return { name, text: await res.text(), warnings: w ? decodeURIComponent(w).split('\n') : [] };
+  }
   /** Every agent name and version of the store, compared (latency per method, turn durations). */
   agents() { return this.call<AgentRow[]>('/api/agents'); }
   compare(a: number, b: number, ignore: string, merge: boolean, signal?: AbortSignal) {

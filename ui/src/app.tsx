@@ -4,13 +4,14 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
   applyFilter, findings, detailOpen, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
-  comparing, openCompare, single, grouped, setGrouped, groupLayout, toggleSelectedTurn, setAllExpanded, expandAll, toggledTurns,
+  comparing, openCompare, single, notes, grouped, setGrouped, groupLayout, toggleSelectedTurn, setAllExpanded, expandAll, toggledTurns,
 } from './model.js';
-import { source } from './api.js';
+import { source, serverApi } from './api.js';
 import { RecordingsView } from './recordings-view.js';
 import { TimelineList } from './timeline-view.js';
 import { DetailPane } from './detail-pane.js';
 import { FindingsPanel } from './panels.js';
+import { NotesPanel } from './notes-view.js';
 import { InsightsView } from './insights-view.js';
 import { WaterfallView } from './waterfall-view.js';
 import { PlaybackBar } from './playback-bar.js';
@@ -18,6 +19,7 @@ import { step as stepPlayhead } from './playback.js';
 import { TurnsView } from './turns-view.js';
 import { CompareView } from './compare-view.js';
 import { fmtMs, fmtDate } from './format.js';
+import { downloadText } from './download.js';
 
 type Theme = 'auto' | 'light' | 'dark';
 
@@ -70,7 +72,7 @@ function RecordingHeader() {
   if (!r) return null;
   const nf = findings.value;
   const counts = { error: r.errors, warning: r.warnings };
-  const views: [View, string][] = [['timeline', 'Timeline'], ['waterfall', 'Waterfall'], ['turns', 'Turns'], ['findings', `Findings${nf ? ` (${nf.length})` : ''}`], ['insights', 'Insights']];
+  const views: [View, string][] = [['timeline', 'Timeline'], ['waterfall', 'Waterfall'], ['turns', 'Turns'], ['findings', `Findings${nf ? ` (${nf.length})` : ''}`], ['notes', `Notes${notes.value?.length ? ` (${notes.value.length})` : ''}`], ['insights', 'Insights']];
   return (
     <div class="rec-head">
       <div class="rec-title">
@@ -123,12 +125,7 @@ function RecordingHeader() {
 function SaveTranscript({ make }: { make: () => { name: string; text: string } }) {
   const save = () => {
     const { name, text } = make();
-    const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
-    const a = document.createElement('a');
-    a.href = url;
-    a.download = name;
-    a.click();
-    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+    downloadText(name, text);
   };
   return <button type="button" class="link" onClick={save} title="Save this recording as a transcript, to check, replay or import it with acp-inspect">save .jsonl</button>;
 }
@@ -179,6 +176,12 @@ export function App() {
       else if (e.key === 'G' || e.key === 'End') { e.preventDefault(); select(tl.total.value - 1); }
       else if (e.key === 'Enter') { e.preventDefault(); if (cur === null) select(0); detailOpen.value = true; }
       else if (e.key === 'Escape') { detailOpen.value = false; }
+      else if (e.key === 'n' && serverApi()) {
+        e.preventDefault();
+        if (cur === null) select(0);
+        detailOpen.value = true;
+        setTimeout(() => document.getElementById('note-input')?.focus(), 50);
+      }
     };
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
@@ -203,7 +206,7 @@ export function App() {
           {' · '}<a href="/viewer/" title="The static viewer: open a .jsonl someone sent you, checked in the browser">Viewer</a>
         </nav>}
         <span class="spacer-flex" />
-        <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · , . step · / filter · Enter open · Esc close</span>
+        <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · , . step · / filter · Enter open · n note · Esc close</span>
         <button type="button" class="theme" onClick={cycleTheme} aria-label={`Theme: ${theme}; switch`}>{theme === 'auto' ? '◐ auto' : theme === 'dark' ? '● dark' : '○ light'}</button>
       </header>
       {comparing.value ? <CompareView /> : recId.value === null ? <RecordingsView /> : loadError.value ? (
@@ -222,6 +225,7 @@ export function App() {
           )}
           {view.value === 'turns' && <TurnsView />}
           {view.value === 'findings' && <FindingsPanel />}
+          {view.value === 'notes' && <NotesPanel />}
           {view.value === 'waterfall' && <WaterfallView />}
           {view.value === 'insights' && <InsightsView />}
         </main>

@@ -3,6 +3,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { source, type ItemDetail } from './api.js';
 import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen, applyFilter } from './model.js';
 import { JsonTree } from './json-tree.js';
+import { ItemNotes } from './notes-view.js';
 import { Markdown } from './markdown.js';
 import { DiffView, jsonText } from './diff-view.js';
 import { fmtClock, fmtMs, fmtSize, DIR_LABEL } from './format.js';
@@ -96,6 +97,7 @@ export function DetailPane() {
         </div>
       </div>
       <ItemHead item={item} />
+      <ItemNotes seq={item.seq} />
       {findings.length > 0 && (
         <ul class="finding-list compact">
           {findings.map((f, i) => <li key={i} class={`sev-${f.severity}`}><span class={`badge sev-${f.severity}`}>{f.severity[0]!.toUpperCase()}</span> {f.message} <span class="muted">[{f.rule}{f.spec ? ` · ${f.spec}` : ''}]</span></li>)}

@@ -4,10 +4,10 @@
  * the selection, and the live stream. Views read signals and call actions; nothing here renders.
  */
 import { signal, computed, batch, effect } from '@preact/signals';
-import { source, server, type RecordingSummary, type TimelineRow, type LiveEvent, type FindingView, type TimelineGroups } from './api.js';
+import { source, server, type RecordingSummary, type TimelineRow, type LiveEvent, type FindingView, type TimelineGroups, type NoteView } from './api.js';
 import { GroupLayout } from './group-layout.js';
 
-export type View = 'timeline' | 'waterfall' | 'turns' | 'findings' | 'insights';
+export type View = 'timeline' | 'waterfall' | 'turns' | 'findings' | 'notes' | 'insights';
 export type TimeMode = 'rel' | 'delta' | 'ref';
 
 export const PAGE = 200;
@@ -45,6 +45,24 @@ export const loadError = signal<string | null>(null);
 export const filterError = signal<string | null>(null);
 export const liveConnected = signal(false);
 export const findings = signal<FindingView[] | null>(null);
+/** The open recording's notes in seq order (null while loading). */
+export const notes = signal<NoteView[] | null>(null);
+/** The notes by the seq of the item they are on. */
+export const notesBySeq = computed(() => {
+  const m = new Map<number, NoteView[]>();
+  for (const n of notes.value ?? []) {
+    const l = m.get(n.seq);
+    if (l) l.push(n); else m.set(n.seq, [n]);
+  }
+  return m;
+});
+
+/** (Re)reads the open recording's notes from its source. */
+export function loadNotes(): void {
+  const id = recId.value;
+  if (id === null) return;
+  void source.notes(id).then((n) => { if (recId.value === id) notes.value = n; }).catch(() => { if (recId.value === id) notes.value = []; });
+}
 
 export const isLive = computed(() => source.caps.live && current.value?.status === 'running');
 
@@ -182,7 +200,7 @@ export function readUrl(): void {
     cmpB.value = num('b');
     recId.value = rec && /^\d+$/.test(rec) ? Number(rec) : null;
     const v = p.get('view');
-    view.value = v === 'turns' || v === 'findings' || v === 'waterfall' || v === 'insights' ? v : v === 'stats' ? 'insights' : 'timeline';
+    view.value = v === 'turns' || v === 'findings' || v === 'notes' || v === 'waterfall' || v === 'insights' ? v : v === 'stats' ? 'insights' : 'timeline';
     filter.value = p.get('q') ?? '';
     const sel = p.get('sel');
     selSeq.value = sel && /^\d+$/.test(sel) ? Number(sel) : null;
@@ -255,6 +273,9 @@ function onLive(ev: LiveEvent): void {
         tl?.reloadLoaded();
       }
       break;
+    case 'notes':
+      if (ev.recordingId === recId.value) loadNotes();
+      break;
     case 'states':
       if (tl && ev.recordingId === tl.recordingId) tl.reloadLoaded();
       break;
@@ -298,6 +319,7 @@ export function connectLive(): void {
     if (id === null) { void loadRecordings(); return; }
     void source.recording(id).then((r) => { current.value = r; }).catch(() => undefined);
     void source.findings(id).then((f) => { findings.value = f; }).catch(() => undefined);
+    loadNotes();
     timeline.value?.refreshTail();
   });
 }
@@ -309,6 +331,7 @@ export async function openRecording(id: number | null): Promise<void> {
     timeline.value = null;
     current.value = null;
     findings.value = null;
+    notes.value = null;
     loadError.value = null;
     filterError.value = null;
     selIndex.value = null;
@@ -325,6 +348,7 @@ export async function openRecording(id: number | null): Promise<void> {
     return;
   }
   void source.findings(id).then((f) => { findings.value = f; }).catch(() => { findings.value = []; });
+  loadNotes();
   await applyFilter(filter.value, selSeq.value);
 }
 

@@ -6,7 +6,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   timeline, selIndex, select, scrollRequest, timeMode, refT, follow, isLive, jumpTo, filterError, detailOpen, current,
-  groupLayout, isExpanded, toggleTurn, setAllExpanded,
+  groupLayout, isExpanded, toggleTurn, setAllExpanded, notesBySeq,
 } from './model.js';
 import { source, type TimelineRow, type TurnDetail } from './api.js';
 import type { Entry } from './group-layout.js';
@@ -40,10 +40,12 @@ function TimeCell({ row, index }: { row: TimelineRow; index: number }) {
   return <span class="c-time">{fmtClock(row.t)}</span>;
 }
 
-function Badges({ sev }: { sev: TimelineRow['findings'] }) {
-  if (!sev.length) return <span class="c-find" />;
+function Badges({ sev, seq }: { sev: TimelineRow['findings']; seq: number }) {
+  const noted = notesBySeq.value.get(seq);
+  if (!sev.length && !noted) return <span class="c-find" />;
   return (
     <span class="c-find">
+      {noted && <span class="note-mark" title={noted.map((n) => n.text || '(mark)').join('\n')} aria-label={`${noted.length} note${noted.length === 1 ? '' : 's'}`}>✎</span>}
       {sev.map((s) => <span key={s} class={`badge sev-${s}`} title={`${s} finding`} aria-label={`${s} finding`}>{s[0]!.toUpperCase()}</span>)}
     </span>
   );
@@ -84,7 +86,7 @@ function Row({ row, index, top, selected, inTurn }: { row: TimelineRow; index: n
       <span class="c-size">{fmtSize(row.size)}</span>
       <span class="c-prev" title={row.preview}>{row.preview}</span>
       <span class="c-state" title={row.state ?? ''}>{row.state ?? ''}</span>
-      <Badges sev={row.findings} />
+      <Badges sev={row.findings} seq={row.seq} />
     </div>
   );
 }

@@ -6,6 +6,7 @@ import { wf } from './playback.js';
 import { Markdown } from './markdown.js';
 import { DiffView } from './diff-view.js';
 import { fmtClock, fmtMs } from './format.js';
+import { downloadText } from './download.js';
 
 /** What a turn did: the agent's message (Markdown), thoughts, plan, tool calls with diffs, permissions, fs/terminal calls, cancel. */
 export function TurnSummaryBody({ d }: { d: TurnDetail }) {
@@ -70,6 +71,14 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
   }, [seen, id, turn.seq, turn.endSeq, running ? current.value?.items : 0, upTo]);
   // The timeline grouped by turn, this turn open and its prompt selected.
   const showFrames = () => { setTurnExpanded(turn.seq, true); setGrouped(true); void jumpTo(turn.seq); };
+  const [saving, setSaving] = useState<string | null>(null);
+  const saveFixture = () => {
+    setSaving('cutting…');
+    source.fixture(id, turn.seq).then((f) => {
+      downloadText(f.name, f.text);
+      setSaving(f.warnings.length ? `saved ${f.name}; ${f.warnings.join('; ')}` : `saved ${f.name}`);
+    }).catch((e: Error) => setSaving(`could not cut the fixture: ${e.message}`));
+  };
   return (
     <article ref={ref} class="turn" aria-label={`Turn at #${turn.seq}`}>
       <header class="turn-head">
@@ -82,7 +91,9 @@ function TurnCard({ turn }: { turn: TurnInfo }) {
           <span>{d.findings.error > 0 && <span class="badge sev-error">{d.findings.error}</span>}{d.findings.warning > 0 && <span class="badge sev-warning">{d.findings.warning}</span>}</span>
         )}
         <button type="button" onClick={showFrames} title="Show the frames of this turn in the timeline, grouped by turn">Frames ({d?.items ?? '…'}) ▸</button>
+        {!running && <button type="button" onClick={saveFixture} title="Save this turn as a test fixture: a transcript with initialize and the session set-up it depends on, for replay and mockAgent">Save as fixture</button>}
       </header>
+      {saving && <p class="muted small-note turn-body" role="status">{saving}</p>}
       {err && <p class="bad">{err}</p>}
       {!d && !err && <p class="muted turn-body">Loading…</p>}
       {d && <TurnSummaryBody d={d} />}

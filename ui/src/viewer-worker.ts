@@ -27,7 +27,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       // Show the recording first; check it in slices, answering the page's calls in between.
       const data = recordingData(rec, [], RULES, summarizeState, '');
       if (!rec.header.name && m.name) data.summary.name = m.name;
-      const src = new MemorySource({ summary: data.summary, items: rec.items, findings: [], states: data.states });
+      const src = new MemorySource({ summary: data.summary, items: rec.items, findings: [], states: data.states, ...(rec.notes ? { notes: rec.notes } : {}) });
       current = src;
       post({ type: 'ready', id: src.id, items: rec.items.length, ms: Math.round(performance.now() - t0) });
       const fold = new CheckFold([]);

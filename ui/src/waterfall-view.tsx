@@ -10,7 +10,7 @@
  */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import type { WaterfallSpan, Waterfall } from './api.js';
-import { recId, selSeq, jumpTo, applyFilter, setView, detailOpen, current } from './model.js';
+import { recId, selSeq, jumpTo, applyFilter, setView, detailOpen, current, notesBySeq } from './model.js';
 import { wf, wfError, loadWaterfall, playT, setPlayhead, togglePlay, step } from './playback.js';
 import { TimeAxis, ariaLabelOf, fmtDuration, GAP_SHOWN_MS, waitsOfTurns } from '../../src/view/waterfall.js';
 import { useClientHeight } from './use-height.js';
@@ -220,6 +220,15 @@ function Chart({ data }: { data: Waterfall }) {
   }
   const ph = playT.value;
   const phX = ph !== null ? px(ph) : null;
+  // Noted items at their times: a mark on the ruler (click: the item) and a dashed line down the chart.
+  const noteMarks = useMemo(() => {
+    const at = new Map<number, number>();
+    data.frames.seq.forEach((q, k) => at.set(q, data.frames.t[k]!));
+    return [...notesBySeq.value.entries()].flatMap(([q, list]) => {
+      const t = at.get(q);
+      return t === undefined ? [] : [{ seq: q, t, text: list.map((n) => n.text || '(mark)').join('\n') }];
+    });
+  }, [data, notesBySeq.value]);
   const sel = selSeq.value;
 
   const rows = [];
@@ -283,6 +292,12 @@ function Chart({ data }: { data: Waterfall }) {
             if (b < 0 || a > width) return null;
             return <span key={k} class="wf-gap-mark" style={{ left: `${a}px`, width: `${Math.max(4, b - a)}px` }} title={`idle ${fmtDuration(g.to - g.from)} (collapsed to ${GAP_SHOWN_MS / 1000} s)`}><span class="wf-gap-label">idle {fmtDuration(g.to - g.from)}</span></span>;
           })}
+          {noteMarks.map((m) => {
+            const x = px(m.t);
+            if (x < 0 || x > width) return null;
+            return <button key={m.seq} type="button" class="wf-note-mark" style={{ left: `${x}px` }} title={`#${m.seq}: ${m.text}`} aria-label={`Note on #${m.seq}`}
+              onMouseDown={(e) => e.stopPropagation()} onClick={() => { detailOpen.value = true; void jumpTo(m.seq); }}>✎</button>;
+          })}
           {phX !== null && phX >= 0 && phX <= width && <span class="wf-playhead-knob" style={{ left: `${phX}px` }} aria-hidden="true" />}
         </div>
       </div>
@@ -294,6 +309,10 @@ function Chart({ data }: { data: Waterfall }) {
             const b = px(g.to);
             if (b < 0 || a > width) return null;
             return <div key={`g${k}`} class="wf-gap" style={{ left: `${LABEL_W + a}px`, width: `${Math.max(4, b - a)}px` }} aria-hidden="true" />;
+          })}
+          {noteMarks.map((m) => {
+            const x = px(m.t);
+            return x < 0 || x > width ? null : <div key={`n${m.seq}`} class="wf-note" style={{ left: `${LABEL_W + x}px` }} aria-hidden="true" />;
           })}
           {phX !== null && phX >= 0 && phX <= width && <div class="wf-playhead" style={{ left: `${LABEL_W + phX}px` }} aria-hidden="true" />}
         </div>
