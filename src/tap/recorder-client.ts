@@ -8,7 +8,8 @@
  * messages (events, end of stream, finish) are never dropped: one that does not fit waits in a small
  * backlog, and chunks are skipped until it is written, so order holds.
  */
-import { Worker } from 'node:worker_threads';
+import type { Worker as WorkerType } from 'node:worker_threads';
+import { createRequire } from 'node:module';
 import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
 import { RING_CONTROL, RING_HEADER, RingWriter, createRing, encodeHeader, pad8 } from './ring.js';
@@ -104,6 +105,8 @@ export class RecorderClient {
    * SQLite (synchronous, possibly waiting seconds for a locked database) must not stop it.
    */
   private startWorker(config: RecorderConfig): void {
+    // Required here, not imported: beside the native forwarder the tap's start-up does without it.
+    const { Worker } = createRequire(import.meta.url)('node:worker_threads') as { Worker: typeof WorkerType };
     const w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: config, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: RECORDER_YOUNG_MB } });
     w.unref();
     w.on('message', (m: FromRecorder) => this.onMessage(m));
