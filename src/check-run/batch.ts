@@ -21,6 +21,8 @@ export const WANT = 1;
 
 export interface CheckWorkerData {
   counters: SharedArrayBuffer;
+  /** Rows of the items table will come (the worker then loads the store's row reader), not file lines. */
+  rows: boolean;
 }
 
 export interface LineBatch {

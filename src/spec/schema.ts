@@ -12,6 +12,9 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ErrorObject, ValidateFunction } from 'ajv';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from './schema-data.js';
+import { pointerToPath } from './schema-path.js';
+
+export { pointerToPath };
 
 export type SchemaRole = 'params' | 'result';
 
@@ -153,16 +156,6 @@ function run(v: ValidateFunction | null, data: unknown): SchemaResult | undefine
   collector = [];
   if (ok) return unknowns.length ? { ok: true, problems: [], errors: [], unknowns } : OK;
   return { ok: false, problems: [], errors: (v.errors ?? []).slice(0, 50), unknowns };
-}
-
-/** `/prompt/0/type` → `prompt[0].type` (prefixed). */
-export function pointerToPath(pointer: string, prefix: string): string {
-  let out = prefix;
-  for (const raw of pointer.split('/').slice(1)) {
-    const seg = raw.replace(/~1/g, '/').replace(/~0/g, '~');
-    out += /^\d+$/.test(seg) ? `[${seg}]` : out === '' ? seg : `.${seg}`;
-  }
-  return out;
 }
 
 const BRANCH_KEYWORDS = new Set(['anyOf', 'oneOf', 'not', 'if', 'then', 'else', UNKNOWN_KEYWORD]);
