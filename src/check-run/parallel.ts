@@ -32,9 +32,9 @@ const NOBODY_WAITS = 0x7fffffff;
 const ROWS_BYTES = READ_BYTES;
 /**
  * The checking thread's young generation. What it keeps alive at once is one frame and a 64 KiB piece
- * of text, so a small one costs little time; V8's default grows to 32 MiB per thread over a long run.
+ * of text, so a small one costs no measurable time; V8's default grows to 32 MiB over a long run.
  */
-const YOUNG_MB = 8;
+const YOUNG_MB = 4;
 
 /**
  * Starts a two-thread check when `ref` names a transcript file of PARALLEL_MIN_BYTES or more (an id
