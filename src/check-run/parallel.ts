@@ -12,24 +12,26 @@ import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { readTranscriptFile } from '../transcript/read-file.js';
-import { type CheckWorkerData, DONE, packLines, packRows, WANT } from './batch.js';
+import { type CheckWorkerData, DONE, LinePacker, packRows, WANT } from './batch.js';
 import type { CheckRun } from '../check/fold.js';
 import type { FromWorker, ToWorker } from './check-worker.js';
 
 /** Files at least this big are checked over two threads (below, starting a thread costs more than it saves). */
 export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
 /**
- * Bytes per read of the file, and so per batch. Small batches keep what this thread holds at once
- * small: the lines of one read are alive together, and when V8's collections keep finding that much
- * alive it grows the young generation, up to 32 MiB (with 1 MiB reads it always did; with 64 KiB
- * it stays at 8).
+ * Bytes per read of the file. Small reads keep what this thread holds at once small: the lines of one
+ * read are alive together, and the more V8's collections find alive, the sooner they grow the young
+ * generation, up to 32 MiB (with 1 MiB reads it did on every large file; with 32 KiB it stays at 8
+ * MiB through a million frames). Each read's lines go into the batch being packed at once.
  */
-const READ_BYTES = 64 * 1024;
+const READ_BYTES = 32 * 1024;
+/** Text per batch: a message costs about 20 µs of CPU between the two threads, whatever its size. */
+const BATCH_BYTES = 256 * 1024;
 /** Batches the reader may be ahead of the checker (2 MiB in flight: enough to keep both threads busy). */
-const AHEAD = 32;
+const AHEAD = 8;
 const NOBODY_WAITS = 0x7fffffff;
-/** Raw text per batch of stored rows (about one file read's worth). */
-const ROWS_BYTES = READ_BYTES;
+/** Raw text per batch of stored rows (about one batch of lines). */
+const ROWS_BYTES = BATCH_BYTES;
 /**
  * The checking thread's young generation. What it keeps alive at once is one frame and a 64 KiB piece
  * of text, so a small one costs no measurable time; V8's default grows to 32 MiB over a long run.
@@ -98,8 +100,16 @@ export class ParallelCheck {
     return this.feed(ignore, (function* (file) {
       // No prefetching: on a file in the page cache (the usual case right after a recording or an
       // export) its copies cost CPU on the two cores this check already keeps busy.
+      const packer = new LinePacker(BATCH_BYTES);
       for (const lines of readTranscriptFile(file, undefined, READ_BYTES)) {
-        const { batch, transfer } = packLines(lines);
+        packer.add(lines);
+        if (packer.full) {
+          const { batch, transfer } = packer.take();
+          yield { msg: { batch }, transfer };
+        }
+      }
+      if (!packer.empty) {
+        const { batch, transfer } = packer.take();
         yield { msg: { batch }, transfer };
       }
     })(this.file));
