@@ -7,7 +7,8 @@
  * `session/update` frames at several sizes and a series of sequential prompts answered at once
  * (round trips). Every byte the client receives is checked against a hash computed in advance, and
  * every frame of a tap run must be in its SQLite file. Then: tap start-up, the tap's RSS when idle
- * (against a bare Node pass-through), peak RSS of the tap through a large flood, `check` speed, and the UI's API on a large recording.
+ * (against a bare Node pass-through), peak RSS of the tap through a large flood, `check` speed and
+ * peak RSS, and the UI's API on a large recording.
  *
  * Flags: --quick (seconds, for tests), --rounds N, --mb N (flood per size, in MiB), --pings N,
  * --idle-rounds N, --rss-mb N, --check-frames N, --ui-frames N, --only a,b (sections: flood,startup,idle,rss,check,ui),
@@ -706,19 +707,46 @@ function* fileLines(file) {
   }
 }
 
+/**
+ * One `acp-inspect check FILE`: wall ms, CPU ms of all its threads (the checking thread included;
+ * each thread's last reading), and its peak RSS (VmHWM, KiB), read from /proc while it runs.
+ */
+async function runCheckCli(file) {
+  const t0 = performance.now();
+  const p = spawn(NODE, [BIN, 'check', file], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  p.stderr.on('data', (d) => { stderr += d; });
+  let peakKiB = 0;
+  const cpu = new Map();
+  const sample = () => {
+    const st = readStatus(p.pid);
+    if (st && Number.isFinite(st.hwm)) peakKiB = Math.max(peakKiB, st.hwm);
+    for (const th of threadTimes(p.pid)) cpu.set(th.tid, Math.max(cpu.get(th.tid) ?? 0, th.ms));
+  };
+  const poll = setInterval(sample, 20);
+  const exit = await new Promise((res) => p.on('exit', (code, signal) => res(code ?? signal)));
+  clearInterval(poll);
+  const ms = performance.now() - t0;
+  return { ms, exit, stderr, peakKiB, cpuMs: [...cpu.values()].reduce((a, b) => a + b, 0) };
+}
+
 async function benchCheck(o, tmp, results) {
   log(`## check: ${o.checkFrames} frames of ~1 KiB`);
   const file = join(tmp, 'big.jsonl');
   const frames = writeBigTranscript(file, o.checkFrames);
   const fileMiB = statSync(file).size / 1048576;
   const out = { frames, fileMiB };
-  // 1. The command, as a user runs it.
-  const t0 = performance.now();
-  const r = spawnSync(NODE, [BIN, 'check', file], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 600_000 });
-  const cliMs = performance.now() - t0;
-  const firstErr = (r.stderr ?? '').trim().split('\n')[0] ?? '';
-  out.cli = { ms: cliMs, exit: r.status, stderr: firstErr, framesPerSec: frames / (cliMs / 1000) };
-  log(`  \`acp-inspect check\` on a ${fmt(fileMiB, 0)} MiB file: exit ${r.status}, ${fmt(cliMs / 1000)} s = ${fmt(frames / (cliMs / 1000) / 1000, 0)}k frames/s${firstErr ? `  [stderr: ${firstErr.slice(0, 160)}]` : ''}`);
+  // 1. The command, as a user runs it (a few times: wall clock is noisy on a shared machine; CPU time
+  // and peak RSS, of the whole process with its checking thread, are less so).
+  const runs = [];
+  for (let i = 0; i < (o.quick ? 1 : 3); i++) runs.push(await runCheckCli(file));
+  const r = [...runs].sort((a, b) => a.ms - b.ms)[runs.length >> 1];
+  const peakMiB = Math.max(...runs.map((x) => x.peakKiB)) / 1024;
+  const cliMs = r.ms;
+  const firstErr = r.stderr.trim().split('\n')[0] ?? '';
+  out.cli = { ms: cliMs, exit: r.exit, stderr: firstErr, framesPerSec: frames / (cliMs / 1000), cpuMs: r.cpuMs, peakMiB, runs: runs.map(({ ms, cpuMs, peakKiB, exit }) => ({ ms, cpuMs, peakMiB: peakKiB / 1024, exit })) };
+  log(`  \`acp-inspect check\` on a ${fmt(fileMiB, 0)} MiB file: exit ${r.exit}, ${fmt(cliMs / 1000)} s = ${fmt(frames / (cliMs / 1000) / 1000, 0)}k frames/s (median of ${runs.length}; CPU ${fmt(r.cpuMs / 1000)} s), peak RSS ${fmt(peakMiB, 1)} MiB   (targets ≥ 400k frames/s, ≤ 100 MB)${firstErr ? `  [stderr: ${firstErr.slice(0, 160)}]` : ''}`);
+  if (runs.length > 1) log(`  runs: ${runs.map((x) => `${fmt(x.ms / 1000)} s, CPU ${fmt(x.cpuMs / 1000)} s, ${fmt(x.peakKiB / 1024, 1)} MiB`).join('; ')}`);
   // 2. The checker's fold, in-process, streaming the same lines (parse, correlate, step).
   const dist = (p) => pathToFileURL(join(ROOT, 'dist', 'src', p)).href;
   let check;
@@ -846,7 +874,10 @@ function targets(r) {
   if (r.startup) add('start-up tap/bare node ≤ 1.2', fmt(r.startup.ratio), r.startup.ratio <= 1.2);
   if (r.idle) add(`idle tap RSS/bare node RSS ≤ 1.3 (agent connected, ${r.idle.idleMs / 1000} s idle)`, fmt(r.idle.ratio), r.idle.ratio <= 1.3);
   if (r.rss) add(`tap peak RSS through a ${r.rss.mb} MiB flood ≤ 120 MiB`, `${fmt(r.rss.peakMiB, 0)} MiB`, r.rss.peakMiB <= 120);
-  if (r.check?.cli) add('check ≥ 200k frames/s (the command, end to end)', `${fmt(r.check.cli.framesPerSec / 1000, 0)}k/s`, r.check.cli.exit === 0 && r.check.cli.framesPerSec >= 200_000);
+  if (r.check?.cli) {
+    add(`check ≥ 400k frames/s (the command, end to end, ${r.check.frames} frames)`, `${fmt(r.check.cli.framesPerSec / 1000, 0)}k/s`, r.check.cli.exit === 0 && r.check.cli.framesPerSec >= 400_000);
+    add(`check peak RSS ≤ 100 MB (${r.check.frames} frames)`, `${fmt(r.check.cli.peakMiB * 1.048576, 0)} MB (${fmt(r.check.cli.peakMiB, 1)} MiB)`, r.check.cli.peakMiB * 1.048576 <= 100);
+  }
   if (r.ui?.measured) {
     add('UI first rows ≤ 1000 ms', `${fmt(r.ui.firstRowsMs, 0)} ms`, r.ui.firstRowsMs <= 1000);
     const filt = Object.entries(r.ui.samples).filter(([k]) => k.startsWith('filter'));

@@ -7,21 +7,8 @@
  * what it finds relative to itself (the recorder worker, the native forwarder) is found as before;
  * the entry point falls back to run.js when the bundle is missing.
  */
-import { build } from 'esbuild';
 import { fileURLToPath } from 'node:url';
+import { bundleForNode } from './bundle.js';
 
 const dir = fileURLToPath(new URL('../dist/src/tap/', import.meta.url));
-try {
-  await build({
-    entryPoints: [`${dir}run.js`],
-    outfile: `${dir}run.bundle.js`,
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    logLevel: 'warning',
-  });
-} catch (e) {
-  process.stderr.write(`bundle-tap: ${e?.message ?? e}\n`);
-  process.exit(1);
-}
+await bundleForNode('bundle-tap', { entryPoints: [`${dir}run.js`], outfile: `${dir}run.bundle.js` });

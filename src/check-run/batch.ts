@@ -21,17 +21,19 @@ export const WANT = 1;
 
 export interface CheckWorkerData {
   counters: SharedArrayBuffer;
+  /** Rows of the items table will come (the worker then loads the store's row reader), not file lines. */
+  rows: boolean;
 }
 
 export interface LineBatch {
-  /** Texts of the plain lines, back to back, ASCII only. */
-  text: ArrayBuffer;
+  /**
+   * One transferable buffer (one transfer per message costs half as much as five): the texts of the
+   * plain lines back to back, ASCII only, then per line (`count`) its seq and t (float64), the end
+   * offset of its text (int32) and its DIR_* code (uint8).
+   */
+  buffer: ArrayBuffer;
   textLength: number;
-  /** Per line: end offset of its text (plain lines), seq, t, and DIR_* code. */
-  ends: Int32Array;
-  seq: Float64Array;
-  t: Float64Array;
-  dir: Uint8Array;
+  count: number;
   /** The lines whose code is OTHER, in order. */
   others: TranscriptLine[];
 }
@@ -41,74 +43,142 @@ const OTHER = 255;
 interface Utf8Write { utf8Write(s: string, offset: number): number }
 const PIECE_BYTES = 64 * 1024;
 
-/** Packs lines into a batch; `transfer` lists the buffers to hand over with it. */
-export function packLines(lines: TranscriptLine[]): { batch: LineBatch; transfer: ArrayBuffer[] } {
-  const n = lines.length;
-  let cap = 4; // room for the longest UTF-8 character: a non-ASCII text never looks ASCII (see below)
-  for (let i = 0; i < n; i++) {
-    const r = lines[i]!.raw;
-    if (r !== undefined) cap += r.length;
+/** Byte offsets of a batch's per-line arrays in its buffer, after `textLength` bytes of text. */
+function layout(textLength: number, n: number): { seq: number; t: number; ends: number; dir: number; size: number } {
+  const seq = Math.ceil(textLength / 8) * 8;
+  const t = seq + 8 * n;
+  const ends = t + 8 * n;
+  const dir = ends + 4 * n;
+  return { seq, t, ends, dir, size: dir + n };
+}
+
+/**
+ * Packs lines into batches as they are read: `add` the lines of each read (they can be dropped at
+ * once, so the reading thread never holds more than one read's lines), `take` a batch once `full`.
+ */
+export class LinePacker {
+  private text: Buffer & Utf8Write;
+  private pos = 0;
+  /** Lines so far and their seq, t, text end and DIR_* code (typed arrays: nothing of them is left for V8's collector to copy). */
+  private n = 0;
+  private seq = new Float64Array(1024);
+  private t = new Float64Array(1024);
+  private ends = new Int32Array(1024);
+  private dir = new Uint8Array(1024);
+  private others: TranscriptLine[] = [];
+
+  /** `bytes`: the text a batch holds before it is full. */
+  constructor(private readonly bytes: number) {
+    this.text = Buffer.allocUnsafeSlow(bytes + 4) as Buffer & Utf8Write;
   }
-  const buf = Buffer.allocUnsafeSlow(cap);
-  const ends = new Int32Array(n);
-  const seq = new Float64Array(n);
-  const t = new Float64Array(n);
-  const dir = new Uint8Array(n);
-  const others: TranscriptLine[] = [];
-  let pos = 0;
-  for (let i = 0; i < n; i++) {
-    const l = lines[i]!;
-    seq[i] = l.seq;
-    t[i] = l.t;
-    const d = l.dir === 'c2a' ? 0 : l.dir === 'a2c' ? 1 : l.dir === 'stderr' ? 2 : OTHER;
-    const r = l.raw;
-    // A text is ASCII exactly when its UTF-8 takes one byte per UTF-16 unit; the room left is always
-    // at least its length + 4, so a non-ASCII text (cut or not) writes more bytes than its length.
-    if (d !== OTHER && r !== undefined && l.size === undefined && l.rawBase64 === undefined && l.truncated === undefined
-      && (buf as unknown as Utf8Write).utf8Write(r, pos) === r.length) {
-      pos += r.length;
-      dir[i] = d;
-    } else {
-      dir[i] = OTHER;
-      others.push(l);
+
+  get full(): boolean {
+    return this.pos >= this.bytes;
+  }
+
+  get empty(): boolean {
+    return this.n === 0;
+  }
+
+  add(lines: TranscriptLine[]): void {
+    const n = lines.length;
+    let need = this.pos + 4; // room for the longest UTF-8 character: a non-ASCII text never looks ASCII (see below)
+    for (let i = 0; i < n; i++) {
+      const r = lines[i]!.raw;
+      if (r !== undefined) need += r.length;
     }
-    ends[i] = pos;
+    if (need > this.text.length) {
+      const bigger = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.text.length)) as Buffer & Utf8Write;
+      this.text.copy(bigger, 0, 0, this.pos);
+      this.text = bigger;
+    }
+    if (this.n + n > this.seq.length) {
+      const cap = Math.max(this.n + n, 2 * this.seq.length);
+      const grow = <A extends Float64Array | Int32Array | Uint8Array>(a: A, b: A): A => (b.set(a), b);
+      this.seq = grow(this.seq, new Float64Array(cap));
+      this.t = grow(this.t, new Float64Array(cap));
+      this.ends = grow(this.ends, new Int32Array(cap));
+      this.dir = grow(this.dir, new Uint8Array(cap));
+    }
+    const buf = this.text;
+    let pos = this.pos;
+    let k = this.n;
+    for (let i = 0; i < n; i++, k++) {
+      const l = lines[i]!;
+      this.seq[k] = l.seq;
+      this.t[k] = l.t;
+      const d = l.dir === 'c2a' ? 0 : l.dir === 'a2c' ? 1 : l.dir === 'stderr' ? 2 : OTHER;
+      const r = l.raw;
+      // A text is ASCII exactly when its UTF-8 takes one byte per UTF-16 unit; the room left is always
+      // at least its length + 4, so a non-ASCII text (cut or not) writes more bytes than its length.
+      if (d !== OTHER && r !== undefined && l.size === undefined && l.rawBase64 === undefined && l.truncated === undefined
+        && buf.utf8Write(r, pos) === r.length) {
+        pos += r.length;
+        this.dir[k] = d;
+      } else {
+        this.dir[k] = OTHER;
+        this.others.push(l);
+      }
+      this.ends[k] = pos;
+    }
+    this.pos = pos;
+    this.n = k;
   }
-  const batch: LineBatch = { text: buf.buffer as ArrayBuffer, textLength: pos, ends, seq, t, dir, others };
-  return { batch, transfer: [batch.text, ends.buffer as ArrayBuffer, seq.buffer as ArrayBuffer, t.buffer as ArrayBuffer, dir.buffer as ArrayBuffer] };
+
+  /** The lines added since the last take, as a batch; `transfer` lists the buffer to hand over with it. */
+  take(): { batch: LineBatch; transfer: ArrayBuffer[] } {
+    const n = this.n;
+    const at = layout(this.pos, n);
+    const buffer = new ArrayBuffer(at.size);
+    new Uint8Array(buffer).set(this.text.subarray(0, this.pos));
+    new Float64Array(buffer, at.seq, n).set(this.seq.subarray(0, n));
+    new Float64Array(buffer, at.t, n).set(this.t.subarray(0, n));
+    new Int32Array(buffer, at.ends, n).set(this.ends.subarray(0, n));
+    new Uint8Array(buffer, at.dir, n).set(this.dir.subarray(0, n));
+    const batch: LineBatch = { buffer, textLength: this.pos, count: n, others: this.others };
+    this.pos = 0;
+    this.n = 0;
+    this.others = [];
+    return { batch, transfer: [buffer] };
+  }
 }
 
 /** Unpacks a batch into Items (as itemFromLine makes them), calling `each` in order. */
 export function unpackLines(b: LineBatch, each: (item: Item) => void): void {
-  const bytes = Buffer.from(b.text, 0, b.textLength);
+  const n = b.count;
+  const at = layout(b.textLength, n);
+  const bytes = Buffer.from(b.buffer, 0, b.textLength);
+  const seq = new Float64Array(b.buffer, at.seq, n);
+  const t = new Float64Array(b.buffer, at.t, n);
+  const ends = new Int32Array(b.buffer, at.ends, n);
+  const dir = new Uint8Array(b.buffer, at.dir, n);
   // Texts are decoded a piece of lines at a time and sliced: a piece stays in V8's young generation
   // (a string over ~128 KB would take fresh pages of its own, over ~1 MB it would be external memory).
   let piece = '';
   let pieceStart = 0;
   let pieceEnd = 0;
-  const n = b.dir.length;
   let start = 0;
   let k = 0;
   for (let i = 0; i < n; i++) {
-    const d = b.dir[i]!;
-    const end = b.ends[i]!;
+    const d = dir[i]!;
+    const end = ends[i]!;
     if (d === OTHER) {
       each(itemFromLine(b.others[k++]!));
     } else {
       if (end > pieceEnd) {
         let j = i;
-        while (j + 1 < n && b.ends[j + 1]! - start <= PIECE_BYTES) j++;
+        while (j + 1 < n && ends[j + 1]! - start <= PIECE_BYTES) j++;
         pieceStart = start;
-        pieceEnd = b.ends[j]!;
+        pieceEnd = ends[j]!;
         piece = bytes.toString('latin1', pieceStart, pieceEnd);
       }
       const raw = piece.slice(start - pieceStart, end - pieceStart);
       if (d === 2) {
-        const s: StderrItem = { seq: b.seq[i]!, t: b.t[i]!, dir: 'stderr', raw };
+        const s: StderrItem = { seq: seq[i]!, t: t[i]!, dir: 'stderr', raw };
         each(s);
       } else {
         // ASCII: the byte size is the length.
-        each(frameFromText(b.seq[i]!, b.t[i]!, d === 0 ? 'c2a' : 'a2c', raw, raw.length));
+        each(frameFromText(seq[i]!, t[i]!, d === 0 ? 'c2a' : 'a2c', raw, raw.length));
       }
     }
     start = end;

@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { isFrame } from '../wire/frame.js';
 import { Correlator } from '../wire/correlate.js';
 import { type CheckWorkerData, DONE, type LineBatch, type RowBatch, unpackLines, unpackRows, WANT } from './batch.js';
-import { type ItemRow, rowToItem } from '../store/store.js';
+import type { ItemRow } from '../store/store.js';
 import { CheckFold } from '../check/fold.js';
 
 export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { rows: RowBatch } | { end: true };
@@ -16,6 +16,10 @@ export type FromWorker = { run: import('../check/fold.js').CheckRun };
 const port = parentPort!;
 const data = workerData as CheckWorkerData;
 const counters = new Int32Array(data.counters);
+// The store (and its native SQLite module) only when rows come: a file's check never needs it. (By
+// URL, so that the bundle of this worker, beside it, leaves the store out and loads it the same way.)
+const STORE = new URL('../store/store.js', import.meta.url).href;
+const rowToItem = data.rows ? (await (import(STORE) as Promise<typeof import('../store/store.js')>)).rowToItem : undefined;
 let fold: CheckFold;
 const correlator = new Correlator();
 let done = 0;
@@ -29,7 +33,7 @@ port.on('message', (m: ToWorker) => {
         if (isFrame(item)) correlator.observe(item);
         fold.step(item);
       });
-    } else unpackRows<ItemRow>(m.rows, (row) => fold.step(rowToItem(row)));
+    } else unpackRows<ItemRow>(m.rows, (row) => fold.step(rowToItem!(row)));
     Atomics.store(counters, DONE, ++done);
     if (done >= Atomics.load(counters, WANT)) Atomics.notify(counters, DONE);
   } else {

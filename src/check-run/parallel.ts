@@ -8,20 +8,35 @@
  * The worker is started as soon as the command knows its file (before the checker's modules load on
  * this thread), since its own start-up (modules, schema compilation) is on the critical path.
  */
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { readTranscriptFile } from '../transcript/read-file.js';
-import { type CheckWorkerData, DONE, packLines, packRows, WANT } from './batch.js';
+import { type CheckWorkerData, DONE, LinePacker, packRows, WANT } from './batch.js';
 import type { CheckRun } from '../check/fold.js';
 import type { FromWorker, ToWorker } from './check-worker.js';
 
 /** Files at least this big are checked over two threads (below, starting a thread costs more than it saves). */
 export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
-/** Batches (one per 1 MiB read) the reader may be ahead of the checker. */
-const AHEAD = 16;
+/**
+ * Bytes per read of the file. Small reads keep what this thread holds at once small: the lines of one
+ * read are alive together, and the more V8's collections find alive, the sooner they grow the young
+ * generation, up to 32 MiB (with 1 MiB reads it did on every large file; with 32 KiB it stays at 8
+ * MiB through a million frames). Each read's lines go into the batch being packed at once.
+ */
+const READ_BYTES = 32 * 1024;
+/** Text per batch: a message costs about 20 µs of CPU between the two threads, whatever its size. */
+const BATCH_BYTES = 256 * 1024;
+/** Batches the reader may be ahead of the checker (2 MiB in flight: enough to keep both threads busy). */
+const AHEAD = 8;
 const NOBODY_WAITS = 0x7fffffff;
-/** Raw text per batch of stored rows (about one file read's worth). */
-const ROWS_BYTES = 1024 * 1024;
+/** Raw text per batch of stored rows (about one batch of lines). */
+const ROWS_BYTES = BATCH_BYTES;
+/**
+ * The checking thread's young generation. What it keeps alive at once is one frame and a 64 KiB piece
+ * of text, so a small one costs no measurable time; V8's default grows to 32 MiB over a long run.
+ */
+const YOUNG_MB = 4;
 
 /**
  * Starts a two-thread check when `ref` names a transcript file of PARALLEL_MIN_BYTES or more (an id
@@ -42,6 +57,16 @@ export function startParallelCheck(ref: string): ParallelCheck | undefined {
   return threads === '2' || size >= PARALLEL_MIN_BYTES ? new ParallelCheck(ref) : undefined;
 }
 
+/**
+ * The checking thread's code: one bundled file where the build made it (scripts/bundle-check.js;
+ * Node 20 loads each ES module separately, and the checker's hundred-odd modules cost the thread
+ * about 10 MB and 60 ms), else the modules as compiled.
+ */
+function workerFile(): URL {
+  const bundle = new URL('./check-worker.bundle.js', import.meta.url);
+  return existsSync(fileURLToPath(bundle)) ? bundle : new URL('./check-worker.js', import.meta.url);
+}
+
 export class ParallelCheck {
   private readonly counters = new Int32Array(new SharedArrayBuffer(8));
   private readonly worker: Worker;
@@ -52,8 +77,9 @@ export class ParallelCheck {
 
   constructor(readonly file = '') {
     this.counters[WANT] = NOBODY_WAITS;
-    this.worker = new Worker(new URL('./check-worker.js', import.meta.url), {
-      workerData: { counters: this.counters.buffer as SharedArrayBuffer } satisfies CheckWorkerData,
+    this.worker = new Worker(workerFile(), {
+      workerData: { counters: this.counters.buffer as SharedArrayBuffer, rows: !file } satisfies CheckWorkerData,
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB },
     });
     this.worker.on('message', (m: FromWorker) => {
       this.result = m.run;
@@ -72,8 +98,18 @@ export class ParallelCheck {
   /** Reads the file into the worker and returns its findings (sorted by seq, as checkStream's). */
   run(ignore: string[]): Promise<CheckRun> {
     return this.feed(ignore, (function* (file) {
-      for (const lines of readTranscriptFile(file, undefined, undefined, true)) {
-        const { batch, transfer } = packLines(lines);
+      // No prefetching: on a file in the page cache (the usual case right after a recording or an
+      // export) its copies cost CPU on the two cores this check already keeps busy.
+      const packer = new LinePacker(BATCH_BYTES);
+      for (const lines of readTranscriptFile(file, undefined, READ_BYTES)) {
+        packer.add(lines);
+        if (packer.full) {
+          const { batch, transfer } = packer.take();
+          yield { msg: { batch }, transfer };
+        }
+      }
+      if (!packer.empty) {
+        const { batch, transfer } = packer.take();
         yield { msg: { batch }, transfer };
       }
     })(this.file));

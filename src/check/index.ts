@@ -9,16 +9,13 @@ import type { Recording } from '../transcript/format.js';
 import { checkItems, createChecker, type CheckOptions, type Checker, type Finding } from './checker.js';
 import { initialState, type ModelState, stepModel } from './model.js';
 export { stepModel, restoreState, initialState } from './model.js';
-import type { RuleInfo } from './rule.js';
-import { ALL_RULES } from './rules/index.js';
 
 export type { CheckOptions, Checker, Finding } from './checker.js';
 export type { ModelState, SessionState, PendingRequest, TerminalState, ElicitationState, ToolCallState, CompactionState } from './model.js';
 export type { RuleInfo, Severity } from './rule.js';
 export { createChecker } from './checker.js';
 
-/** Every rule: id, severity, spec section, title and the spec's sentence. */
-export const RULES: RuleInfo[] = ALL_RULES.map(({ id, severity, spec, title, specText }) => ({ id, severity, spec, title, specText }));
+export { RULES } from './rule-list.js';
 
 /** All findings of a recording, sorted by seq. */
 export function checkRecording(rec: Recording, opts?: CheckOptions): Finding[] {

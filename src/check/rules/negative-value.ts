@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { defineRule } from '../rule.js';
-import { pointerToPath } from '../../spec/schema.js';
+import { pointerToPath } from '../../spec/schema-path.js';
 
 export function isNegativeLimit(e: ErrorObject): boolean {
   return e.keyword === 'minimum' && (e.params as { limit?: unknown }).limit === 0;

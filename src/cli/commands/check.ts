@@ -2,6 +2,10 @@ import type { Command } from 'commander';
 import { DB_OPTION } from '../program.js';
 import { CliError } from '../errors.js';
 
+/** The check's reading side and its report as bundled files where the build made them (scripts/bundle-check.js), in variables: tsc does not know them. */
+const PARALLEL_BUNDLE = '../../check-run/parallel.bundle.js';
+const REPORT_BUNDLE = '../../check-run/report.bundle.js';
+
 export function registerCheck(program: Command): void {
   program
     .command('check')
@@ -15,9 +19,10 @@ export function registerCheck(program: Command): void {
     .action(async (ref: string | undefined, opts: { db?: string; json?: boolean; ignore?: string[]; rules?: boolean }) => {
       // A large transcript file is checked over two threads; the checking thread is started first,
       // before this thread loads the checker, since its start-up is the longest part of the way.
-      const started = ref !== undefined && !opts.rules ? (await import('../../check-run/parallel.js')).startParallelCheck(ref) : undefined;
+      const started = ref !== undefined && !opts.rules ? (await (import(PARALLEL_BUNDLE) as Promise<typeof import('../../check-run/parallel.js')>).catch(() => import('../../check-run/parallel.js'))).startParallelCheck(ref) : undefined;
       try {
-        const run = await import('../../check-run/run.js');
+        // The config and the report only: on two threads, this one never loads the checker or the store.
+        const run = await (import(REPORT_BUNDLE) as Promise<typeof import('../../check-run/report.js')>).catch(() => import('../../check-run/report.js'));
         if (opts.rules) {
           process.stdout.write(run.formatRules());
           return;
@@ -27,7 +32,8 @@ export function registerCheck(program: Command): void {
         run.validateRuleIds(ignore, '--ignore');
         const config = run.findProjectConfig();
         if (config.file) run.validateRuleIds(config.ignore, config.file);
-        const result = await run.checkRecordingRef(ref, opts.db, [...ignore, ...config.ignore], started);
+        const all = [...ignore, ...config.ignore];
+        const result = started ? await started.run(all) : await (await import('../../check-run/run.js')).checkRecordingRef(ref, opts.db, all);
         if (opts.json) {
           const lines: string[] = [];
           for (const f of result.findings) lines.push(JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }));

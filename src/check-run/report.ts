@@ -1,0 +1,91 @@
+/**
+ * The light half of `acp-inspect check`'s edge: the per-project config file, rule ids, and the
+ * readable report. It loads the rule table but not the checker, so the thread that only reads a large
+ * file for the checking thread (parallel.ts) never loads the schema validator or the store.
+ */
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import { CliError } from '../cli/errors.js';
+import type { Finding } from '../check/checker.js';
+import type { CheckRun } from '../check/fold.js';
+import { RULES } from '../check/rule-list.js';
+
+/** Name of the per-project config file, looked up from the working directory upward. */
+export const CONFIG_FILE = '.acp-inspect.json';
+
+export interface ProjectConfig {
+  ignore: string[];
+  file?: string;
+}
+
+/** Finds `.acp-inspect.json` from `cwd` upward; `{"ignore": ["rule-id", ...]}`. */
+export function findProjectConfig(cwd = process.cwd()): ProjectConfig {
+  let dir = resolve(cwd);
+  for (;;) {
+    const file = join(dir, CONFIG_FILE);
+    if (existsSync(file) && statSync(file).isFile()) return readProjectConfig(file);
+    const up = dirname(dir);
+    if (up === dir) return { ignore: [] };
+    dir = up;
+  }
+}
+
+export function readProjectConfig(file: string): ProjectConfig {
+  let v: unknown;
+  try {
+    v = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new CliError(`${file}: not valid JSON (${(e as Error).message}); expected {"ignore": ["rule-id", ...]}`, 2);
+  }
+  const ignore = v && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>).ignore : undefined;
+  if (ignore === undefined) return { ignore: [], file };
+  if (!Array.isArray(ignore) || !ignore.every((x) => typeof x === 'string')) {
+    throw new CliError(`${file}: "ignore" must be an array of rule ids, e.g. {"ignore": ["missing-client-info"]}`, 2);
+  }
+  return { ignore, file };
+}
+
+/** Refuses rule ids that do not exist (a typo would silently silence nothing). */
+export function validateRuleIds(ids: string[], where: string): void {
+  const known = new Set(RULES.map((r) => r.id));
+  for (const id of ids) {
+    if (!known.has(id)) throw new CliError(`unknown rule id "${id}" in ${where}; list the rules with \`acp-inspect check --rules\``, 2);
+  }
+}
+
+const PER_RULE = 20;
+
+/** The readable report: grouped by severity, then rule; each finding with its frame and spec section. */
+export function formatReport(run: CheckRun, label: string): string {
+  const count = (s: string) => run.findings.filter((f) => f.severity === s).length;
+  const e = count('error');
+  const w = count('warning');
+  const i = count('info');
+  const plural = (n: number, w1: string) => `${n} ${w1}${n === 1 ? '' : 's'}`;
+  const out: string[] = [`${label}: ${plural(run.frames, 'frame')} checked — ${plural(e, 'error')}, ${plural(w, 'warning')}, ${i} info`];
+  const titles = new Map(RULES.map((r) => [r.id, r.title]));
+  for (const [sev, head] of [['error', 'Errors'], ['warning', 'Warnings'], ['info', 'Info']] as const) {
+    const list = run.findings.filter((f) => f.severity === sev);
+    if (!list.length) continue;
+    out.push('', `${head}:`);
+    const byRule = new Map<string, Finding[]>();
+    for (const f of list) {
+      const l = byRule.get(f.rule) ?? [];
+      l.push(f);
+      byRule.set(f.rule, l);
+    }
+    for (const [rule, fs] of byRule) {
+      out.push(`  ${rule} — ${titles.get(rule) ?? rule} (${plural(fs.length, 'finding')})`);
+      for (const f of fs.slice(0, PER_RULE)) out.push(`    #${f.seq}  [spec ${f.spec}]  ${f.message}`);
+      if (fs.length > PER_RULE) out.push(`    … and ${fs.length - PER_RULE} more (use --json for all)`);
+    }
+  }
+  if (!run.findings.length) out.push('', 'No findings.');
+  return out.join('\n') + '\n';
+}
+
+/** `acp-inspect check --rules`: the rule table. */
+export function formatRules(): string {
+  const w = Math.max(...RULES.map((r) => r.id.length));
+  return RULES.map((r) => `${r.id.padEnd(w)}  ${r.severity.padEnd(7)}  ${r.spec.padEnd(10)}  ${r.title}`).join('\n') + '\n';
+}
