@@ -6,13 +6,13 @@
  * round after round, each driving the synthetic agent (bench/agent.js) through a flood of
  * `session/update` frames at several sizes and a series of sequential prompts answered at once
  * (round trips). Every byte the client receives is checked against a hash computed in advance, and
- * every frame of a tap run must be in its SQLite file. Then: tap start-up, peak RSS of the tap
- * through a large flood and how fast its recorder indexes that flood once it is over (frames/s from
- * the flood's end to its last frame's row, seen by polling the SQLite file), `check` speed, and the
- * UI's API on a large recording.
+ * every frame of a tap run must be in its SQLite file. Then: tap start-up, the tap's RSS when idle
+ * (against a bare Node pass-through), peak RSS of the tap through a large flood and how fast its
+ * recorder indexes that flood once it is over (frames/s from the flood's end to its last frame's
+ * row, seen by polling the SQLite file), `check` speed, and the UI's API on a large recording.
  *
  * Flags: --quick (seconds, for tests), --rounds N, --mb N (flood per size, in MiB), --pings N,
- * --rss-mb N, --check-frames N, --ui-frames N, --only a,b (sections: flood,startup,rss,check,ui),
+ * --idle-rounds N, --rss-mb N, --check-frames N, --ui-frames N, --only a,b (sections: flood,startup,idle,rss,check,ui),
  * --json FILE (results as JSON), --js-tap (one more variant: the tap on its JavaScript forwarder, as where
  * the native one is not built), --copy-tap (one more: the native forwarder copying the agent's output
  * through user space instead of tee()/splice(), as where splice is not possible), --client socket|pipe|both
@@ -57,6 +57,7 @@ function parseArgs(argv) {
     mb: quick ? 2 : 32,
     pings: quick ? 50 : 1000,
     startups: quick ? 2 : 15,
+    idleRounds: 5,
     rssMb: quick ? 32 : 1024,
     checkFrames: quick ? 20_000 : 1_000_000,
     uiFrames: quick ? 5_000 : 100_000,
@@ -72,7 +73,7 @@ function parseArgs(argv) {
     return Number(v);
   };
   const env = (name, key) => { if (process.env[name] !== undefined) o[key] = num(name, process.env[name]); };
-  env('BENCH_ROUNDS', 'rounds'); env('BENCH_MB', 'mb'); env('BENCH_PINGS', 'pings'); env('BENCH_STARTUPS', 'startups');
+  env('BENCH_ROUNDS', 'rounds'); env('BENCH_MB', 'mb'); env('BENCH_PINGS', 'pings'); env('BENCH_STARTUPS', 'startups'); env('BENCH_IDLE_ROUNDS', 'idleRounds');
   env('BENCH_RSS_MB', 'rssMb'); env('BENCH_CHECK_FRAMES', 'checkFrames'); env('BENCH_UI_FRAMES', 'uiFrames');
   if (process.env.BENCH_ONLY) o.only = process.env.BENCH_ONLY.split(',');
   for (let i = 0; i < argv.length; i++) {
@@ -83,6 +84,7 @@ function parseArgs(argv) {
       case '--mb': o.mb = num(a, argv[++i]); break;
       case '--pings': o.pings = num(a, argv[++i]); break;
       case '--startups': o.startups = num(a, argv[++i]); break;
+      case '--idle-rounds': o.idleRounds = num(a, argv[++i]); break;
       case '--rss-mb': o.rssMb = num(a, argv[++i]); break;
       case '--check-frames': o.checkFrames = num(a, argv[++i]); break;
       case '--ui-frames': o.uiFrames = num(a, argv[++i]); break;
@@ -91,7 +93,7 @@ function parseArgs(argv) {
       case '--js-tap': o.jsTap = true; break;
       case '--copy-tap': o.copyTap = true; break;
       case '--client': o.clients = clientKinds(argv[++i]); break;
-      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,rss,check,ui] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
+      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--idle-rounds N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,idle,rss,check,ui] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
     }
   }
   return o;
@@ -540,8 +542,52 @@ async function benchStartup(o, tmp, results) {
   const med = Object.fromEntries(Object.entries(ms).map(([k, xs]) => [k, median(xs)]));
   for (const [k, m] of Object.entries(med)) log(`  ${pad(k, 22)} median ${fmt(m, 1)} ms  (min ${fmt(Math.min(...ms[k]), 1)}, max ${fmt(Math.max(...ms[k]), 1)})`);
   const ratio = med['tap -- echo'] / med["bare node -e ''"];
-  log(`  tap start-up (launch to the agent's first byte) / bare node start: ${fmt(ratio)}×   (target ≤ 1.5)`);
+  log(`  tap start-up (launch to the agent's first byte) / bare node start: ${fmt(ratio)}×   (target ≤ 1.2)`);
   results.startup = { medians: med, ratio, samples: ms };
+}
+
+// ---- idle memory ---------------------------------------------------------------------------------
+
+/**
+ * What a tap weighs while nothing happens: the tap (native forwarder, and the JavaScript one for the
+ * record) and a bare Node pass-through holding the same pipes open, each with the agent connected
+ * (initialize and session/new answered), then idle for `idleMs`; RSS read at the end. The three run
+ * side by side each round (RSS does not depend on the machine's load); medians over the rounds.
+ */
+async function benchIdle(o, tmp, results) {
+  const idleMs = o.quick ? 2000 : 10_000;
+  const rounds = o.quick ? 1 : o.idleRounds;
+  log(`## Idle: RSS after ${idleMs / 1000} s idle with the agent connected, ${rounds} round${rounds > 1 ? 's' : ''}`);
+  const kinds = {
+    tap: (i) => new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', join(tmp, `idle-${i}.db`), '--', NODE, AGENT]),
+    'tap (JavaScript forwarder)': (i) => new Pipeline(NODE, [BIN, '--db', join(tmp, `idle-js-${i}.db`), '--', NODE, AGENT], { env: { ...process.env, ACP_INSPECT_NATIVE: '0' } }),
+    'bare node': () => new Pipeline(NODE, [BARE, NODE, AGENT]),
+  };
+  const rss = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
+  const anon = Object.fromEntries(Object.keys(kinds).map((k) => [k, []]));
+  for (let i = 0; i < rounds; i++) {
+    const ps = Object.entries(kinds).map(([k, mk]) => [k, mk(i)]);
+    await Promise.all(ps.map(async ([k, p]) => {
+      const ok = (await roundTrip(p, initializeRequest(1), initializeResult(1))) !== null
+        && (await roundTrip(p, newSessionRequest(2), newSessionResult(2))) !== null;
+      if (!ok) problem(`idle: ${k}: bytes altered`);
+    }));
+    await sleep(idleMs);
+    for (const [k, p] of ps) {
+      const s = readStatus(p.pid);
+      if (s) { rss[k].push(s.rss / 1024); anon[k].push(s.anon / 1024); }
+    }
+    for (const [k, p] of ps) {
+      const ex = await p.close(30_000);
+      if (ex.code !== 0) problem(`idle: ${k} exit ${ex.code ?? ex.signal}: ${p.stderr.trim().split('\n')[0] ?? ''}`);
+    }
+  }
+  const med = Object.fromEntries(Object.keys(kinds).map((k) => [k, median(rss[k])]));
+  for (const k of Object.keys(kinds)) log(`  ${pad(k, 28)} RSS median ${fmt(med[k], 1)} MiB (${rss[k].map((x) => fmt(x, 1)).join(', ')}), anonymous ${fmt(median(anon[k]), 1)} MiB`);
+  const ratio = med.tap / med['bare node'];
+  const jsRatio = med['tap (JavaScript forwarder)'] / med['bare node'];
+  log(`  idle tap RSS / bare node RSS: ${fmt(ratio)}×   (target ≤ 1.3);  JavaScript forwarder: ${fmt(jsRatio)}× (reported)`);
+  results.idle = { idleMs, rounds, medians: med, anonMedians: Object.fromEntries(Object.keys(kinds).map((k) => [k, median(anon[k])])), samples: rss, ratio, jsRatio };
 }
 
 // ---- memory through a large flood --------------------------------------------------------------
@@ -550,7 +596,7 @@ function readStatus(pid) {
   try {
     const s = readFileSync(`/proc/${pid}/status`, 'utf8');
     const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+)`, 'm').exec(s)?.[1] ?? NaN);
-    return { hwm: kb('VmHWM'), rss: kb('VmRSS') };
+    return { hwm: kb('VmHWM'), rss: kb('VmRSS'), anon: kb('RssAnon') };
   } catch {
     return null;
   }
@@ -843,7 +889,8 @@ function targets(r) {
     add(`throughput tap/bare node ≥ 0.9 (every frame size)${on}`, Object.entries(t.throughputVsBare).map(([s, x]) => `${sizeName(Number(s))} ${fmt(x)}`).join(', '), minBare >= 0.9);
     add(`p50 round trip tap/relay ≤ 1.3${on}`, fmt(t.rttP50VsRelay), t.rttP50VsRelay <= 1.3);
   }
-  if (r.startup) add('start-up tap/bare node ≤ 1.5', fmt(r.startup.ratio), r.startup.ratio <= 1.5);
+  if (r.startup) add('start-up tap/bare node ≤ 1.2', fmt(r.startup.ratio), r.startup.ratio <= 1.2);
+  if (r.idle) add(`idle tap RSS/bare node RSS ≤ 1.3 (agent connected, ${r.idle.idleMs / 1000} s idle)`, fmt(r.idle.ratio), r.idle.ratio <= 1.3);
   if (r.rss) {
     const all = r.rss.recorded.c2a + r.rss.recorded.a2c === r.rss.expectedFrames && !r.rss.recorded.gaps;
     add(`tap peak RSS through a ${r.rss.mb} MiB flood ≤ 100 MiB, nothing lost (issue 20)`, `${fmt(r.rss.peakMiB, 1)} MiB${all ? '' : ', frames lost'}`, r.rss.peakMiB <= 100 && all);
@@ -880,6 +927,7 @@ async function main() {
       for (const client of o.clients) { await benchFlood(o, tmp, results, client); log(''); }
     }
     if (want('startup')) { await benchStartup(o, tmp, results); log(''); }
+    if (want('idle')) { await benchIdle(o, tmp, results); log(''); }
     if (want('rss')) { await benchRss(o, tmp, results); log(''); }
     if (want('check')) { await benchCheck(o, tmp, results); log(''); }
     if (want('ui')) { await benchUi(o, tmp, results); log(''); }

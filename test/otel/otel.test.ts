@@ -360,11 +360,13 @@ describe('loading', () => {
   it('keeps the OpenTelemetry packages out of the tap unless --otlp is given', () => {
     const bundle = readFileSync(join(ROOT, 'dist', 'src', 'tap', 'run.bundle.js'), 'utf8');
     expect(bundle).not.toMatch(/@opentelemetry|otel\/live|otel\/sdk/);
-    const worker = readFileSync(join(ROOT, 'dist', 'src', 'tap', 'recorder-worker.js'), 'utf8');
-    expect(worker).not.toMatch(/@opentelemetry/);
-    // The live module is imported only through a variable, on demand.
-    expect(worker).not.toMatch(/^import .*otel/m);
-    expect(worker).toMatch(/await import\(OTEL_MODULE\)/);
+    for (const file of ['recorder-worker.js', 'recorder/live-checker.js']) {
+      const code = readFileSync(join(ROOT, 'dist', 'src', 'tap', file), 'utf8');
+      expect(code).not.toMatch(/@opentelemetry/);
+      // The live module is imported only through a variable, on demand.
+      expect(code).not.toMatch(/^import .*otel/m);
+    }
+    expect(readFileSync(join(ROOT, 'dist', 'src', 'tap', 'recorder', 'live-checker.js'), 'utf8')).toMatch(/await import\(OTEL_MODULE\)/);
   });
 });
 

@@ -1,0 +1,118 @@
+/**
+ * Lines to items: splits each stream into lines (capped, so a line without end cannot grow the
+ * recorder's memory without bound), numbers them, builds frames (cut to --max-frame-bytes, redacted
+ * when asked), correlates responses with requests, and turns control messages (events, gaps, end of
+ * stream) into items. Items go to `onItem` in order, stamped no earlier than the one before.
+ */
+import type { RecorderConfig, StreamCode, ToRecorder } from '../messages.js';
+import { A2C, C2A, STDERR } from '../messages.js';
+import { decodeUtf8 } from '../../wire/line-splitter.js';
+import { CappedLineSplitter, DEFAULT_LINE_CAP, type CappedLine } from '../capped-splitter.js';
+import { frameFromBytes } from '../../wire/make-frame.js';
+import { Correlator } from '../../wire/correlate.js';
+import type { Frame, Item } from '../../wire/frame.js';
+import { peerInfoFromFrame } from '../../store/store.js';
+import { redactFrame } from '../../redact.js';
+
+/** Lines longer than the cap are kept cut (and marked truncated), so recorder memory stays bounded. */
+const LINE_CAP = DEFAULT_LINE_CAP;
+
+export interface LineHooks {
+  /** An item, in order; `bytes` is about what it holds in memory until it is written. */
+  onItem(item: Item, bytes: number): void;
+  /** A request or result named a peer (name, version, protocol version). */
+  onPeer(info: Record<string, unknown>): void;
+  /** Something was lost on the way (a gap): the recording is incomplete. */
+  onIncomplete(reason: string): void;
+}
+
+export class LineIndexer {
+  private readonly splitters = [new CappedLineSplitter(LINE_CAP), new CappedLineSplitter(LINE_CAP), new CappedLineSplitter(LINE_CAP)];
+  private readonly correlator = new Correlator();
+  private seq = 0;
+  /** The time of the newest item so far: items are stored in order, and their times must not go back. */
+  lastT = 0;
+
+  constructor(private readonly config: RecorderConfig, private readonly hooks: LineHooks) {}
+
+  /** Takes one message from the forwarder: a chunk of a stream, an event, a gap or an end of stream. */
+  handle(m: ToRecorder): void {
+    if (Array.isArray(m)) {
+      const [code, t, bytes] = m;
+      const buf = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      for (const line of this.splitters[code]!.push(buf)) this.onLine(code, t, line);
+      return;
+    }
+    if ('ev' in m) {
+      this.push({ seq: ++this.seq, t: m.t, dir: 'event', type: m.ev, data: m.data }, 256);
+    } else if ('gap' in m) {
+      const lost = this.splitters[m.gap]!.discard();
+      this.hooks.onIncomplete('the recorder fell behind and skipped data (a gap is marked)');
+      this.push({ seq: ++this.seq, t: m.t, dir: 'event', type: 'gap', data: { stream: ['c2a', 'a2c', 'stderr'][m.gap], bytes: m.bytes + lost } }, 64);
+    } else if ('eof' in m) {
+      const rest = this.splitters[m.eof]!.end();
+      if (rest) this.onLine(m.eof, m.t, rest);
+    }
+  }
+
+  /**
+   * Ends the session: the streams' unfinished lines, then the exit item. The agent's exit is seen
+   * before its last output is (the tap waits for its pipes to drain), so the exit item, stored last,
+   * takes the later of the two times: a timeline never goes back. Returns that time.
+   */
+  end(code: number | null, signal: string | null, exitT: number): number {
+    const t = Math.max(exitT, this.lastT);
+    for (const c of [C2A, A2C, STDERR] as StreamCode[]) {
+      const rest = this.splitters[c]!.end();
+      if (rest) this.onLine(c, t, rest);
+    }
+    this.push({ seq: ++this.seq, t, dir: 'event', type: 'exit', data: { code, signal } }, 64);
+    return t;
+  }
+
+  private push(item: Item, bytes: number): void {
+    // Items are stored in the order the tap handed them over (one lock for both forwarding threads and
+    // the main thread), but each took its time just before that lock: a thread preempted in between
+    // (a busy machine) would make the timeline go back by a fraction of a millisecond. It never does:
+    // an item is stamped no earlier than the one before it.
+    if (item.t > this.lastT) this.lastT = item.t;
+    else item.t = this.lastT;
+    this.hooks.onItem(item, bytes);
+  }
+
+  private onLine(code: StreamCode, t: number, capped: CappedLine): void {
+    const { config } = this;
+    const line = capped.bytes;
+    const seq = ++this.seq;
+    if (code === STDERR) {
+      let text = decodeUtf8(line).text;
+      if (text.endsWith('\r')) text = text.slice(0, -1);
+      this.push({ seq, t, dir: 'stderr', raw: text }, line.length);
+      return;
+    }
+    let frame: Frame = frameFromBytes(seq, t, code === C2A ? 'c2a' : 'a2c', line);
+    if (capped.size > line.length) {
+      // Past the recorder's line cap: only the first bytes were kept, so the frame cannot be parsed.
+      frame.size = capped.size;
+      frame.truncated = true;
+      frame.kind = 'invalid';
+      frame.parseError = `frame of ${capped.size} bytes is larger than the recorder's cap (${LINE_CAP} bytes); stored cut`;
+      delete frame.json;
+    }
+    if (config.maxFrameBytes !== null && line.length > config.maxFrameBytes) {
+      const cut = line.subarray(0, config.maxFrameBytes);
+      const { text, valid } = decodeUtf8(cut);
+      frame.raw = text;
+      frame.truncated = true;
+      if (!valid) frame.rawBase64 = cut.toString('base64');
+      else delete frame.rawBase64;
+    }
+    if (config.redact) frame = redactFrame(frame);
+    this.correlator.observe(frame);
+    if (frame.kind === 'request' || frame.kind === 'result') {
+      const info = peerInfoFromFrame(frame);
+      if (Object.keys(info).length) this.hooks.onPeer(info);
+    }
+    this.push(frame, Math.min(line.length, config.maxFrameBytes ?? Infinity) + 200);
+  }
+}

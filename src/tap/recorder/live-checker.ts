@@ -1,0 +1,97 @@
+/**
+ * The live checker (--check, on by default) and the live OpenTelemetry trace (--otlp) that rides
+ * on its model: each item is folded in as it is indexed, and the findings go to the store with it.
+ * Both are extras: if either fails, it is dropped and recording goes on without it.
+ */
+import type { FromRecorder, RecorderConfig } from '../messages.js';
+import type { Item } from '../../wire/frame.js';
+import type { StoredFinding } from '../../store/store.js';
+import type { LiveTrace } from '../../otel/live.js';
+
+interface Checker {
+  step(item: Item): StoredFinding[];
+  end(): StoredFinding[];
+}
+
+/** Loaded only for --otlp; a variable keeps the OpenTelemetry packages out of the tap otherwise. */
+const OTEL_MODULE = '../../otel/live.js';
+
+const NONE: StoredFinding[] = [];
+
+export class LiveCheck {
+  private checker: Checker | null = null;
+  /** Live OpenTelemetry export (--otlp): spans built here, off the forwarding path. */
+  private trace: LiveTrace | null = null;
+
+  constructor(private readonly config: RecorderConfig, private readonly send: (m: FromRecorder) => void) {}
+
+  /** Loads the checker, then the trace (which shares its model). */
+  async load(): Promise<void> {
+    await this.loadChecker();
+    await this.loadTrace();
+  }
+
+  private async loadChecker(): Promise<void> {
+    if (!this.config.check) return;
+    try {
+      const mod = (await import('../../check/index.js')) as { createChecker?: () => Checker };
+      if (typeof mod.createChecker === 'function') this.checker = mod.createChecker();
+    } catch {
+      this.checker = null; // checking is an extra; recording goes on without it
+    }
+  }
+
+  /** Starts the live trace; the session goes on without it if that fails. */
+  private async loadTrace(): Promise<void> {
+    const { config } = this;
+    if (!config.otlp) return;
+    try {
+      const mod = (await import(OTEL_MODULE)) as typeof import('../../otel/live.js');
+      this.trace = mod.startLiveTrace({
+        target: config.otlp.target,
+        content: config.otlp.content,
+        startedAt: config.startedAt,
+        name: config.name,
+        command: config.command,
+        state: (this.checker as { state?: import('../../check/model.js').ModelState } | null)?.state,
+        warn: (msg) => this.send({ info: msg }),
+      });
+    } catch (e) {
+      this.send({ info: `acp-inspect: OpenTelemetry export not started: ${(e as Error).message}` });
+    }
+  }
+
+  /** Folds one item in; returns its findings (and hands both to the trace). */
+  step(item: Item): StoredFinding[] {
+    let findings = NONE;
+    if (this.checker) {
+      try {
+        findings = this.checker.step(item);
+      } catch {
+        this.checker = null;
+      }
+    }
+    if (this.trace) {
+      try {
+        this.trace.step(item, findings.length > 0 ? findings.slice() : undefined);
+      } catch {
+        this.trace = null; // the trace is an extra; recording goes on without it
+      }
+    }
+    return findings;
+  }
+
+  /** The checker's last findings (what the end of the session leaves open); the trace gets them too. */
+  end(): StoredFinding[] {
+    if (!this.checker) return NONE;
+    let findings = NONE;
+    try { findings = this.checker.end(); } catch { /* ignore */ }
+    try { this.trace?.addFindings(findings); } catch { /* ignore */ }
+    return findings;
+  }
+
+  /** Sends the trace's last spans (bounded: see startLiveTrace); null without a trace. */
+  finish(t: number, recordingId: number | null): Promise<unknown> | null {
+    return this.trace ? this.trace.finish(t, recordingId).catch(() => undefined) : null;
+  }
+}

@@ -1,0 +1,296 @@
+/**
+ * The recorder's SQLite side: opens the database, writes items and findings in batches (one
+ * transaction each), times the write-ahead log's checkpoints, and finishes the recording.
+ *
+ * Failure policy: the session matters more than the recording. A database that cannot be opened or
+ * written produces one warning; the recording is marked incomplete and the data that could not be
+ * written is counted as a gap. A database locked by another process loses nothing: items wait in
+ * memory (bounded by MAX_PENDING_BYTES) and the write is tried again. Nothing here throws.
+ */
+import type { FromRecorder, RecorderConfig } from '../messages.js';
+import type { Frame, Item } from '../../wire/frame.js';
+import { Store, processStartId, toStoreError, type StoredFinding } from '../../store/store.js';
+import type { Guard } from './guard.js';
+
+/** Flush at least this often, and sooner when a batch grows past these bounds. */
+const FLUSH_MS = 50;
+const FLUSH_ITEMS = 500;
+const FLUSH_BYTES = 4 * 1024 * 1024;
+/** How often a locked database is tried again. */
+const RETRY_MS = 250;
+/** Items kept in memory while the database is busy; beyond this they are dropped (a gap). */
+const MAX_PENDING_BYTES = 96 * 1024 * 1024;
+/** Findings written per statement batch before the progress counter moves (see flush). */
+const FINDINGS_SLICE = 500;
+/** Log growth past which a checkpoint runs even while traffic goes on (the log must not grow without end). */
+const CHECKPOINT_FORCE_BYTES = 256 * 1024 * 1024;
+/** A checkpoint waits until the ring has been quiet for this long. */
+const CHECKPOINT_QUIET_MS = 250;
+
+/** What the writer asks of the rest of the recorder: where messages go, and whether traffic flows. */
+export interface WriterHooks {
+  send(m: FromRecorder): void;
+  /** True while a burst arrives or waits captured: no checkpoint then. */
+  inBurst(): boolean;
+  /** Bytes waiting in the ring (traffic not looked at yet). */
+  ringUsed(): number;
+  /** When traffic was last seen (performance.now()). */
+  lastTraffic(): number;
+}
+
+/** Peer names and versions, as the recording's row holds them. */
+type PeerInfo = Record<string, unknown>;
+
+export class StoreWriter {
+  private store: Store | null = null;
+  recordingId: number | null = null;
+  /** Set when the database cannot be used at all: nothing is captured or stored. */
+  failed = false;
+  /** True while the database was locked at start and opening it is being retried. */
+  private opening = false;
+  private warned = false;
+  private delayNoted = false;
+  private incompleteReason: string | null = null;
+  private items: Item[] = [];
+  private findings: StoredFinding[] = [];
+  private bytes = 0;
+  private dropped = 0;
+  private flushTimer: NodeJS.Timeout | null = null;
+  /** Bytes committed since the last checkpoint (roughly what the write-ahead log grew by). */
+  private unCheckpointed = 0;
+  private checkpointTimer: NodeJS.Timeout | null = null;
+  private readonly peer: PeerInfo = {};
+
+  constructor(private readonly config: RecorderConfig, private readonly guard: Guard, private readonly hooks: WriterHooks) {}
+
+  /** Says `msg` once (the first problem is the one the user needs) and marks the recording incomplete. */
+  warnOnce(msg: string): void {
+    if (!this.incompleteReason) this.incompleteReason = msg;
+    if (this.warned) return;
+    this.warned = true;
+    this.hooks.send({ warn: msg });
+  }
+
+  /** Marks the recording incomplete without a warning (the first reason given is kept). */
+  noteIncomplete(reason: string): void {
+    this.incompleteReason ??= reason;
+  }
+
+  /** A delay (database locked) loses nothing, so it is said once but does not mark the recording incomplete. */
+  private noteDelay(): void {
+    if (this.delayNoted || this.warned) return;
+    this.delayNoted = true;
+    this.hooks.send({ info: `acp-inspect: recording delayed: database ${this.config.dbPath} is locked by another process; forwarding continues` });
+  }
+
+  /** The database, once open (for the UI started beside the recorder). */
+  get open(): boolean {
+    return this.store !== null;
+  }
+
+  openStore(): void {
+    const { config, guard } = this;
+    try {
+      const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: 2000 })));
+      // Checkpoints (copying the write-ahead log into the database, with an fsync) are ours to time:
+      // SQLite would run one inside whichever commit crosses 4 MB of log, and an fsync can take
+      // hundreds of ms, long enough for a burst to overflow the ring. See checkpointSoon().
+      try { guard.sql(() => store.db.pragma('wal_autocheckpoint = 0')); } catch { /* SQLite's own schedule then */ }
+      try { guard.sql(() => store.markInterrupted()); } catch { /* another writer holds the lock; not ours to fix now */ }
+      this.recordingId = guard.sql(() => store.createRecording({
+        name: config.name,
+        startedAt: config.startedAt,
+        status: 'running',
+        command: config.command,
+        cwd: config.cwd,
+        hostPid: config.hostPid,
+        hostStart: processStartId(config.hostPid),
+      }));
+      this.opening = false;
+      this.hooks.send({ recordingId: this.recordingId });
+      if (Object.keys(this.peer).length) this.updatePeer();
+    } catch (e) {
+      if (isBusy(e)) {
+        // Locked by another process: keep the items in memory (bounded) and try again shortly.
+        this.opening = true;
+        this.noteDelay();
+        return;
+      }
+      this.opening = false;
+      this.failed = true;
+      const err = toStoreError(e, config.dbPath);
+      this.warnOnce(`not recording: ${err.message}. The session is forwarded untouched.`);
+      this.store?.close();
+      this.store = null;
+    }
+  }
+
+  /** Records what the frames said about the peers (names, versions) on the recording's row. */
+  setPeer(info: PeerInfo): void {
+    Object.assign(this.peer, info);
+    this.updatePeer();
+  }
+
+  private updatePeer(): void {
+    const { store, recordingId, peer } = this;
+    if (!store || recordingId === null) return;
+    try {
+      this.guard.sql(() => store.updateRecording(recordingId, {
+        client_name: (peer.clientName as string) ?? null,
+        client_version: (peer.clientVersion as string) ?? null,
+        agent_name: (peer.agentName as string) ?? null,
+        agent_version: (peer.agentVersion as string) ?? null,
+        protocol_version: (peer.protocolVersion as number) ?? null,
+      }));
+    } catch { /* retried with the next peer update or at finish */ }
+  }
+
+  /** Queues an item (about `bytes` in memory) and its findings; writes the batch when it is due. */
+  add(item: Item, bytes: number, findings: StoredFinding[]): void {
+    this.items.push(item);
+    this.bytes += bytes;
+    for (const f of findings) this.findings.push(f);
+    // What waits for the batch write needs the raw line and the derived columns, not the parsed JSON
+    // (often twice the line's size in objects): let it go now, while it is still young.
+    if ((item as Frame).json !== undefined) (item as Frame).json = undefined;
+    if (this.items.length >= FLUSH_ITEMS || this.bytes >= FLUSH_BYTES) this.flush();
+    else if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  /** Queues findings that belong to no item (the checker's last word). */
+  addFindings(findings: StoredFinding[]): void {
+    for (const f of findings) this.findings.push(f);
+  }
+
+  private clear(): void {
+    this.items = [];
+    this.findings = [];
+    this.bytes = 0;
+  }
+
+  private retrySoon(): void {
+    if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), RETRY_MS);
+  }
+
+  /** Writes what waits in one transaction; on a locked database keeps it (bounded) and tries again. */
+  flush(): void {
+    if (this.flushTimer) {
+      clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+    }
+    if (this.items.length === 0 && this.findings.length === 0) return;
+    if (this.opening) this.openStore();
+    if (this.opening) {
+      if (this.bytes >= MAX_PENDING_BYTES) {
+        this.dropped += this.items.length;
+        this.incompleteReason ??= `the database was locked for too long; ${this.dropped} items were not recorded`;
+        this.clear();
+      }
+      this.retrySoon();
+      return;
+    }
+    const { store, recordingId, guard } = this;
+    if (!store || recordingId === null) {
+      this.clear();
+      return;
+    }
+    try {
+      const { items, findings } = this;
+      guard.sql(() => store.db.transaction(() => {
+        store.appendItems(recordingId, items);
+        // The end of a session can bring thousands of findings at once: each slice written is progress.
+        for (let i = 0; i < findings.length; i += FINDINGS_SLICE) {
+          store.appendFindings(recordingId, findings.slice(i, i + FINDINGS_SLICE));
+          guard.progressed();
+        }
+      })());
+      this.unCheckpointed += this.bytes;
+      this.clear();
+      this.checkpointSoon();
+    } catch (e) {
+      if (isBusy(e) && this.bytes < MAX_PENDING_BYTES) {
+        this.noteDelay();
+        this.retrySoon();
+      } else {
+        this.dropped += this.items.length;
+        this.clear();
+        this.warnOnce(`recording incomplete: cannot write to ${this.config.dbPath} (${(e as Error).message}); forwarding continues`);
+      }
+    }
+  }
+
+  /** Checkpoints once the session is quiet (or the log very large), never in the middle of a burst. */
+  private checkpointSoon(): void {
+    if (this.unCheckpointed === 0 || this.checkpointTimer) return;
+    const { hooks } = this;
+    if (this.unCheckpointed >= CHECKPOINT_FORCE_BYTES && !hooks.inBurst()) {
+      this.checkpoint();
+      return;
+    }
+    this.checkpointTimer = setTimeout(() => {
+      this.checkpointTimer = null;
+      if (hooks.inBurst() || hooks.ringUsed() > 0 || performance.now() - hooks.lastTraffic() < CHECKPOINT_QUIET_MS) this.checkpointSoon();
+      else this.checkpoint();
+    }, CHECKPOINT_QUIET_MS);
+    this.checkpointTimer.unref();
+  }
+
+  private checkpoint(): void {
+    const { store } = this;
+    if (!store) return;
+    try {
+      this.guard.sql(() => store.db.pragma('wal_checkpoint(PASSIVE)'));
+      this.unCheckpointed = 0;
+    } catch { /* busy or stopping: the next one, or the last connection's close, does it */ }
+  }
+
+  /**
+   * Writes the tail and closes the recording with its exit status. A still-busy database gets a few
+   * more tries (each may wait out the busy timeout) until `deadline` (Date.now() time), then the
+   * tail is given up and counted.
+   */
+  async finish(code: number | null, signal: string | null, exitT: number, deadline: number): Promise<void> {
+    const { config } = this;
+    this.flush();
+    while (this.items.length > 0 && Date.now() < deadline) {
+      if (this.flushTimer) clearTimeout(this.flushTimer);
+      this.flushTimer = null;
+      await new Promise((r) => setTimeout(r, RETRY_MS));
+      this.flush();
+    }
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.checkpointTimer = null;
+    if (this.items.length > 0) {
+      this.dropped += this.items.length;
+      this.warnOnce(this.recordingId === null
+        ? `not recorded: database ${config.dbPath} stayed locked by another process; the session was forwarded untouched`
+        : `recording incomplete: ${this.items.length} items could not be written to ${config.dbPath}`);
+    }
+    const { store, recordingId, guard } = this;
+    if (store && recordingId !== null) {
+      try {
+        this.updatePeer();
+        const incomplete = this.incompleteReason !== null || this.dropped > 0;
+        guard.sql(() => store.updateRecording(recordingId, {
+          status: incomplete ? 'incomplete' : 'complete',
+          incomplete: incomplete ? 1 : 0,
+          incomplete_reason: this.incompleteReason ?? (this.dropped > 0 ? `${this.dropped} items were not recorded` : null),
+          ended_at: new Date().toISOString(),
+          exit_code: code,
+          exit_signal: signal,
+          duration_ms: exitT,
+        }));
+      } catch (e) {
+        this.warnOnce(`recording not finished: ${(e as Error).message}`);
+      }
+      try { guard.sql(() => store.close()); } catch { /* the tap is exiting; SQLite's journal keeps the file consistent */ }
+    }
+  }
+}
+
+function isBusy(e: unknown): boolean {
+  const code = (e as { code?: string }).code ?? '';
+  return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'E_DB_LOCKED';
+}
