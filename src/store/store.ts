@@ -90,6 +90,11 @@ export interface OpenOptions {
   busyTimeout?: number;
   /** Do not create a missing database; throw E_DB_MISSING instead. */
   mustExist?: boolean;
+  /**
+   * Most KiB of database pages this connection keeps in memory (SQLite's cache_size). Unset: the
+   * SQLite build's default (better-sqlite3 builds it with 16 MB), good for a reader.
+   */
+  cacheKiB?: number;
 }
 
 interface RecordingRow {
@@ -169,6 +174,7 @@ export class Store {
         db.pragma('synchronous = NORMAL');
       }
       db.pragma('foreign_keys = ON');
+      if (opts.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(opts.cacheKiB))}`);
       // Test and diagnosis knob: caps the database size (in pages) for this connection, to simulate a
       // full disk. SQLite does not persist max_page_count, so it is applied on every open.
       const maxPages = process.env.ACP_INSPECT_SQLITE_MAX_PAGE_COUNT;
