@@ -56,6 +56,7 @@ let intake: Intake | null = null;
 const writer = new StoreWriter(config, guard, {
   send,
   inBurst: () => intake !== null && (intake.captured || intake.bursting),
+  arriving: () => intake !== null && intake.bursting,
   ringUsed: () => reader?.used ?? 0,
   lastTraffic: () => intake?.lastTraffic ?? 0,
 });

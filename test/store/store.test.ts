@@ -27,6 +27,7 @@ describe('Store', () => {
     const path = join(t.dir, 'sub', 'rec.sqlite');
     const store = Store.open(path);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(store.db.pragma('page_size', { simple: true })).toBe(16384);
     expect(statSync(join(t.dir, 'sub')).mode & 0o777).toBe(0o700);
     const id = store.importRecording(parseTranscript(transcript));
     const s = store.getRecording(id)!;
@@ -48,6 +49,7 @@ describe('Store', () => {
     old.close();
     const store = Store.open(path, { cacheKiB: 512 });
     expect(store.db.pragma('cache_size', { simple: true })).toBe(-512);
+    expect(store.db.pragma('page_size', { simple: true })).toBe(4096); // an existing file keeps its pages
     const id = store.importRecording(parseTranscript(transcript));
     const indexes = store.db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'items'`).all() as { name: string; sql: string }[];
     const sqlOf = (n: string) => indexes.find((i) => i.name === n)?.sql ?? '';
