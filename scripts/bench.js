@@ -163,9 +163,9 @@ function threadTimes(pid) {
 }
 
 /**
- * CPU ms spent so far by a variant's proxy: for the tap split into forwarding (the main thread and
- * the native forwarder's threads, named acp-fwd-*), the recorder thread (the one at RECORDER_NICE)
- * and the rest (GC helpers, libuv pool); for the relay, its two cats; for the bare pass-through,
+ * CPU ms spent so far by a variant's proxy: for the tap split into forwarding (the native
+ * forwarder's threads, named acp-fwd-*, or the main thread), the recorder (the main thread beside the
+ * native forwarder, the thread at RECORDER_NICE beside the JavaScript one) and the rest (GC helpers, libuv pool); for the relay, its two cats; for the bare pass-through,
  * the whole process.
  */
 function proxyCpu(v, pid) {
@@ -182,13 +182,17 @@ function proxyCpu(v, pid) {
     return { total };
   }
   const ts = threadTimes(pid);
-  const main = ts.filter((t) => t.tid === pid || t.comm.startsWith('acp-fwd')).reduce((a, t) => a + t.ms, 0);
-  const worker = ts.filter((t) => t.tid !== pid && t.nice === RECORDER_NICE).reduce((a, t) => a + t.ms, 0);
+  // Beside the native forwarder (threads acp-fwd-*) the recorder runs on the main thread; beside the
+  // JavaScript one, on a worker thread at RECORDER_NICE while the main thread forwards.
+  const native = ts.some((t) => t.comm.startsWith('acp-fwd'));
+  const recorder = (t) => (t.tid === pid ? native : t.nice === RECORDER_NICE);
+  const main = ts.filter((t) => !recorder(t) && (t.tid === pid || t.comm.startsWith('acp-fwd'))).reduce((a, t) => a + t.ms, 0);
+  const worker = ts.filter(recorder).reduce((a, t) => a + t.ms, 0);
   const total = ts.reduce((a, t) => a + t.ms, 0);
   return v.tap ? { total, main, worker, other: total - main - worker } : { total };
 }
 
-/** The recorder thread's nice value (src/tap/recorder-worker.ts): how the bench tells it apart. */
+/** The recorder's nice value (src/tap/recorder/index.ts): how the bench tells the recorder worker apart. */
 const RECORDER_NICE = 1;
 
 const cpuDiff = (a, b) => Object.fromEntries(Object.keys(b).map((k) => [k, b[k] - (a[k] ?? 0)]));

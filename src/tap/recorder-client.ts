@@ -9,6 +9,7 @@
  * backlog, and chunks are skipped until it is written, so order holds.
  */
 import { Worker } from 'node:worker_threads';
+import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
 import { RING_CONTROL, RING_HEADER, RingWriter, createRing, encodeHeader, pad8 } from './ring.js';
 import { openScratchFile, writeAllAt } from './scratch.js';
@@ -33,6 +34,14 @@ export const RING_BYTES = 16 * 1024 * 1024;
  * one costs a few more quick collections and keeps about 24 MB less resident.
  */
 const RECORDER_YOUNG_MB = 8;
+/** The recorder, run on this thread beside the native forwarder (see startInProcess). */
+const RECORDER_MODULE = './recorder/index.js';
+/**
+ * SQLite's busy timeout for the recorder on this thread: how long one write may wait for a database
+ * another process holds. Shorter than the worker's 2 s, since this thread also forwards the agent's
+ * stderr and takes the tap's signals; a write that gives up keeps its items and is tried again.
+ */
+const IN_PROCESS_BUSY_MS = 1000;
 /** Padding for overflow records (records are 8-byte aligned, as in the ring). */
 const ZEROS = Buffer.alloc(8);
 /** Once dropping, chunks are taken again only when this much of the ring is free (one gap, not many). */
@@ -41,7 +50,8 @@ const RESUME_FREE_BYTES = RING_BYTES / 4;
 export const MAX_INFLIGHT_BYTES = RING_BYTES;
 
 export class RecorderClient {
-  private worker: Worker | null;
+  /** The recorder is there and taking records (false once it failed or finished). */
+  private running = false;
   private readonly ring: RingWriter | null = null;
   private dropped: number[] = [0, 0, 0];
   private backlog: Buffer[] = [];
@@ -61,38 +71,70 @@ export class RecorderClient {
 
   constructor(config: RecorderConfig, private readonly warn: (msg: string) => void, private readonly native: NativeHandoff | null = null) {
     this.done = new Promise((r) => (this.doneResolve = r));
-    let w: Worker | null = null;
     try {
       const sab = native?.ring ?? createRing(RING_BYTES);
       this.ring = new RingWriter(sab);
-      const wake = native ? { wakeFd: native.wakeFd } : {};
-      w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: { ...config, ...wake, ring: sab, guard: this.guard.buffer }, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: RECORDER_YOUNG_MB } });
+      const full: RecorderConfig = { ...config, ...(native ? { wakeFd: native.wakeFd } : {}), ring: sab, guard: this.guard.buffer };
+      if (native) this.startInProcess(full);
+      else this.startWorker(full);
+      this.running = true;
     } catch (e) {
       this.warnOnce(`recording disabled: cannot start the recorder (${(e as Error).message}); forwarding continues`);
-    }
-    this.worker = w;
-    if (!w) {
       native?.fwd.stopRecording();
       this.doneResolve?.();
-      return;
     }
+  }
+
+  /** A message from the recorder. */
+  private onMessage(m: FromRecorder): void {
+    if ('warn' in m) this.warnOnce(m.warn);
+    else if ('info' in m) this.warn(m.info);
+    else if ('recordingId' in m) this.recordingId = m.recordingId;
+    else if ('done' in m) this.doneResolve?.();
+  }
+
+  private failed(e: unknown): void {
+    if (!this.running) return;
+    this.warnOnce(`recording stopped: recorder failed (${(e as Error)?.message ?? String(e)}); forwarding continues`);
+    this.stop();
+  }
+
+  /**
+   * Beside the JavaScript forwarder, the recorder runs on a worker thread: this thread forwards, and
+   * SQLite (synchronous, possibly waiting seconds for a locked database) must not stop it.
+   */
+  private startWorker(config: RecorderConfig): void {
+    const w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: config, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: RECORDER_YOUNG_MB } });
     w.unref();
-    w.on('message', (m: FromRecorder) => {
-      if ('warn' in m) this.warnOnce(m.warn);
-      else if ('info' in m) this.warn(m.info);
-      else if ('recordingId' in m) this.recordingId = m.recordingId;
-      else if ('done' in m) this.doneResolve?.();
-    });
-    w.on('error', (e) => {
-      this.warnOnce(`recording stopped: recorder failed (${e.message}); forwarding continues`);
-      this.stop();
-    });
+    w.on('message', (m: FromRecorder) => this.onMessage(m));
+    w.on('error', (e) => this.failed(e));
     w.on('exit', () => this.stop());
+  }
+
+  /**
+   * Beside the native forwarder, whose threads move the bytes, the recorder runs on this thread: it
+   * has nothing else to do but the agent's stderr and the tap's signals, and a second V8 isolate
+   * would cost about 10 MB and its own copy of every module. Loaded after the agent is spawned (the
+   * ring holds what arrives meanwhile), through a variable, so the tap's start-up bundle stays
+   * without it. Its young generation stays small (see youngGeneration).
+   */
+  private startInProcess(config: RecorderConfig): void {
+    const grow = youngGeneration();
+    (import(RECORDER_MODULE) as Promise<typeof import('./recorder/index.js')>).then((mod) => {
+      if (!this.running) return;
+      // Lowered only now: the forwarding threads, started meanwhile, keep the normal priority.
+      mod.lowerPriority();
+      mod.startRecorder(config, (m) => this.onMessage(m), {
+        busyTimeoutMs: IN_PROCESS_BUSY_MS,
+        onFatal: (e) => this.failed(e),
+        indexing: grow,
+      });
+    }).catch((e) => this.failed(e));
   }
 
   private stop(): void {
     this.native?.fwd.stopRecording();
-    this.worker = null;
+    this.running = false;
     this.backlog = [];
     if (this.backlogTimer) clearInterval(this.backlogTimer);
     this.backlogTimer = null;
@@ -142,7 +184,7 @@ export class RecorderClient {
   /** Keeps trying to write what waits (an overflow marker, control messages) until it is written. */
   private retryLater(t: number): void {
     this.backlogTimer ??= setInterval(() => {
-      if (!this.worker || this.flushBacklog(t)) {
+      if (!this.running || this.flushBacklog(t)) {
         clearInterval(this.backlogTimer!);
         this.backlogTimer = null;
       }
@@ -175,7 +217,7 @@ export class RecorderClient {
     const fwd = this.native?.fwd;
     if (!fwd || this.backlogTimer) return;
     this.backlogTimer = setInterval(() => {
-      if (!this.worker || fwd.flush(t)) {
+      if (!this.running || fwd.flush(t)) {
         clearInterval(this.backlogTimer!);
         this.backlogTimer = null;
       }
@@ -184,7 +226,7 @@ export class RecorderClient {
 
   /** A control message is never dropped: it waits (in order) until the ring has room. */
   private control(m: ToRecorder, t: number): void {
-    if (!this.worker) return;
+    if (!this.running) return;
     const bytes = Buffer.from(JSON.stringify(m));
     if (this.native) {
       this.native.fwd.push(RING_CONTROL, t, bytes);
@@ -198,7 +240,7 @@ export class RecorderClient {
 
   /** Hands a copy of a forwarded chunk to the recorder. Call after the chunk was written on. */
   chunk(code: StreamCode, t: number, bytes: Buffer): void {
-    if (!this.worker) return;
+    if (!this.running) return;
     if (this.native) {
       this.native.fwd.push(code, t, bytes);
       return;
@@ -243,7 +285,7 @@ export class RecorderClient {
    * `timeoutMs` (a recorder catching up on a backlog is given the time it needs while it advances).
    */
   async finish(code: number | null, signal: string | null, t: number, timeoutMs: number): Promise<void> {
-    if (!this.worker || this.finished) return this.done;
+    if (!this.running || this.finished) return this.done;
     this.finished = true;
     // Raised before the finish record is handed on: the recorder looks for it only once this is set.
     Atomics.store(this.guard, 3, 1);
@@ -270,4 +312,35 @@ export class RecorderClient {
       this.warnOnce(`recording not finished: the recorder made no progress for ${Math.round(timeoutMs / 1000)} s (machine busy or database stuck); it will be listed as interrupted`);
     }
   }
+}
+
+/**
+ * This thread's young generation (V8's nursery) once the recorder runs here. V8 doubles it each time
+ * a collection finds much of it alive, up to 32 MB while indexing a flood, and gives little of it
+ * back: loading the checker alone grew it to 8 MB, and an idle tap kept that. The cap a worker gets
+ * (RECORDER_YOUNG_MB) cannot be set on a running isolate, but growth can be turned off and on: off,
+ * except while a burst's backlog is indexed, and then up to RECORDER_YOUNG_MB. Smaller then would
+ * cost more: frames waiting for their batch outlive a small young generation and fill the old one
+ * (peak RSS through a 128 MiB flood: 113 MiB with 4 MB, 90 with 8).
+ */
+/**
+ * Slices of indexing (about 10 ms each) after which a backlog counts as a burst's: the first frames
+ * of a session (the checker compiling its schemas) are a short backlog and would grow it for good.
+ */
+const GROW_AFTER_SLICES = 10;
+function youngGeneration(): (indexing: boolean) => void {
+  const limit = RECORDER_YOUNG_MB * 1024 * 1024;
+  const size = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? limit;
+  let factor = 0;
+  const set = (f: number) => {
+    if (f === factor) return;
+    factor = f;
+    try { setFlagsFromString(`--semi-space-growth-factor=${f}`); } catch { /* this V8 does not know the flag */ }
+  };
+  set(1);
+  let slices = 0;
+  return (indexing) => {
+    slices = indexing ? slices + 1 : 0;
+    set(slices > GROW_AFTER_SLICES && size() < limit ? 2 : 1);
+  };
 }

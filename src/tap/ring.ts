@@ -185,19 +185,6 @@ export class RingReader {
     return payload;
   }
 
-  /**
-   * Makes the kernel back `bytes` of the ring's memory from `offset` on with real pages now, not on
-   * first use: a fresh page costs a fault and a clearing, several times the copy into it, and the
-   * first pass of a flood over an untouched ring would pay that on the forwarding thread. Each page
-   * gets an atomic compare-and-swap of 0 with 0: it writes (so the page is made) and changes nothing,
-   * even where the writer is putting a record at the same moment.
-   */
-  touch(offset: number, bytes: number): void {
-    const words = new Int32Array(this.data.buffer, this.data.byteOffset, this.cap >> 2);
-    const end = Math.min(this.cap, offset + bytes);
-    for (let b = offset; b < end; b += 4096) Atomics.compareExchange(words, b >> 2, 0, 0);
-  }
-
   /** Bytes of the ring's data area. */
   get capacity(): number {
     return this.cap;

@@ -1,6 +1,6 @@
 /**
  * The tap: spawns the agent in its own process group and forwards bytes in both directions unchanged
- * and at once, handing a copy of each chunk to the recorder worker; forwarding never parses, never
+ * and at once, handing a copy of each chunk to the recorder (see recorder/index.ts); forwarding never parses, never
  * touches SQLite and never waits for the recorder.
  *
  * Two forwarders. The native one (native/forward.c, built on install): the agent gets two pipes and
@@ -255,6 +255,11 @@ export function runTap(opts: TapOptions): void {
     }
   }
   const out = native ? null : openStdout();
+  // The native forwarder needs our stdout in non-blocking mode: it waits for a slow client in poll(),
+  // never inside a splice() to it, which would hold the agent's stdout pipe locked and freeze an
+  // agent writing into it (its stdin and stderr with it). Node's stdout stream sets that mode when
+  // it is made, and nothing else writes to it.
+  if (native) void process.stdout;
   const dbPath = opts.db ?? defaultDbPath();
   const rec = new RecorderClient(
     {

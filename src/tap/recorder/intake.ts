@@ -62,7 +62,7 @@ const DEFER_MS = 2;
  */
 const SPILL_BLOCK_BYTES = 2 * 1024 * 1024;
 /**
- * Spill file space made at start-up, before any burst (see touch): a burst's capture then writes
+ * Spill file space made at start-up, before any burst (see warmSpill): a burst's capture then writes
  * into pages the file has, not new ones (each costs the kernel an allocation and a clearing, several
  * times the copy). Shared memory, not the tap's RSS. 48 MiB covers the capture of a 64 MiB burst;
  * at 16 MiB, the first such burst cost the recorder 20-70 ms of CPU instead of 10-15 (a 32 MiB flood).
@@ -90,6 +90,8 @@ export interface IntakeHooks {
   startChecker(): void;
   /** The database cannot be used: records are taken (and dropped) at once, never captured. */
   storeFailed(): boolean;
+  /** A captured backlog is being indexed (true, once a slice) or has been caught up with (false). */
+  indexing?(active: boolean): void;
   warnOnce(msg: string): void;
 }
 
@@ -136,10 +138,10 @@ export class Intake {
     return this.reader.used;
   }
 
-  /** Starts taking records (the drain loop) and warming the ring and the spill file. */
-  start(): void {
-    void this.drain();
-    void this.touch();
+  /** Starts taking records (the drain loop) and warming the spill file; resolves when the session is over. */
+  start(): Promise<void> {
+    void this.warmSpill();
+    return this.drain();
   }
 
   /**
@@ -341,6 +343,7 @@ export class Intake {
   /** Indexes captured records for about `budgetMs`; returns true when it caught up. */
   private indexSlice(budgetMs: number): boolean {
     const until = performance.now() + budgetMs;
+    this.hooks.indexing?.(true);
     while (performance.now() < until && !this.hooks.finishing()) {
       if (this.pendingPiece) {
         const { stream, t, rest } = this.pendingPiece;
@@ -368,25 +371,21 @@ export class Intake {
         continue;
       }
       this.captured = false;
+      this.hooks.indexing?.(false);
       return true;
     }
     return !this.captured;
   }
 
   /**
-   * Backs the ring with real pages while the agent starts (see RingReader.touch), a slice at a time
-   * so a burst is still captured meanwhile: otherwise the first pass of a flood would pay a page
-   * fault per 4 KiB on the forwarding thread.
+   * Makes the first SPILL_WARM_BYTES of the spill file while the agent starts, a slice at a time so
+   * a burst is still captured meanwhile: a burst's capture then writes into pages the file already
+   * has (the capture of a burst starts where the ring's room ends). The ring itself is not touched
+   * ahead: its pages would be 16 MiB of an idle tap's RSS, and a first pass over them costs the
+   * forwarding thread about a page fault per 4 KiB, once.
    */
-  private async touch(): Promise<void> {
-    const { reader } = this;
+  private async warmSpill(): Promise<void> {
     const slice = 1024 * 1024;
-    for (let off = 0; off < reader.capacity; off += slice) {
-      reader.touch(off, slice);
-      await new Promise((r) => setImmediate(r));
-    }
-    // The same for the first SPILL_WARM_BYTES of the spill file: a burst's capture then writes into
-    // pages the file already has (the capture of a burst starts where the ring's room ends).
     try {
       const zeros = Buffer.alloc(slice);
       for (let off = 0; off < SPILL_WARM_BYTES && !this.captured && this.spillWrite === 0; off += slice) {

@@ -51,6 +51,8 @@ export interface WriterHooks {
   ringUsed(): number;
   /** When traffic was last seen (performance.now()). */
   lastTraffic(): number;
+  /** A timer's work failed unexpectedly (a bug): see RecorderOptions.onFatal. */
+  onFatal(e: unknown): void;
 }
 
 /** Peer names and versions, as the recording's row holds them. */
@@ -76,7 +78,14 @@ export class StoreWriter {
   private checkpointTimer: NodeJS.Timeout | null = null;
   private readonly peer: PeerInfo = {};
 
-  constructor(private readonly config: RecorderConfig, private readonly guard: Guard, private readonly hooks: WriterHooks) {}
+  constructor(private readonly config: RecorderConfig, private readonly guard: Guard, private readonly hooks: WriterHooks, private readonly busyTimeoutMs: number) {}
+
+  /** Runs `fn` later; what it throws goes to onFatal, never out of a timer. */
+  private later(fn: () => void, ms: number): NodeJS.Timeout {
+    return setTimeout(() => {
+      try { fn(); } catch (e) { this.hooks.onFatal(e); }
+    }, ms);
+  }
 
   /** Says `msg` once (the first problem is the one the user needs) and marks the recording incomplete. */
   warnOnce(msg: string): void {
@@ -106,7 +115,7 @@ export class StoreWriter {
   openStore(): void {
     const { config, guard } = this;
     try {
-      const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: 2000, cacheKiB: CACHE_KIB })));
+      const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: this.busyTimeoutMs, cacheKiB: CACHE_KIB })));
       // Checkpoints (copying the write-ahead log into the database, with an fsync) are ours to time:
       // SQLite would run one inside whichever commit crosses 4 MB of log, and an fsync can take
       // hundreds of ms, long enough for a burst to overflow the ring. See checkpointSoon().
@@ -169,7 +178,7 @@ export class StoreWriter {
     // (often twice the line's size in objects): let it go now, while it is still young.
     if ((item as Frame).json !== undefined) (item as Frame).json = undefined;
     if (this.items.length >= FLUSH_ITEMS || this.bytes >= FLUSH_BYTES) this.flush();
-    else if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), FLUSH_MS);
+    else if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), FLUSH_MS);
   }
 
   /** Queues findings that belong to no item (the checker's last word). */
@@ -184,7 +193,7 @@ export class StoreWriter {
   }
 
   private retrySoon(): void {
-    if (!this.flushTimer) this.flushTimer = setTimeout(() => this.flush(), RETRY_MS);
+    if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), RETRY_MS);
   }
 
   /** Writes what waits in one transaction; on a locked database keeps it (bounded) and tries again. */
@@ -242,7 +251,7 @@ export class StoreWriter {
       this.checkpoint();
       return;
     }
-    this.checkpointTimer = setTimeout(() => {
+    this.checkpointTimer = this.later(() => {
       this.checkpointTimer = null;
       if (hooks.inBurst() || hooks.ringUsed() > 0 || performance.now() - hooks.lastTraffic() < CHECKPOINT_QUIET_MS) this.checkpointSoon();
       else this.checkpoint();
