@@ -182,14 +182,21 @@ function proxyCpu(v, pid) {
     return { total };
   }
   const ts = threadTimes(pid);
-  // Beside the native forwarder (threads acp-fwd-*) the recorder runs on the main thread; beside the
-  // JavaScript one, on a worker thread at RECORDER_NICE while the main thread forwards.
-  const native = ts.some((t) => t.comm.startsWith('acp-fwd'));
-  const recorder = (t) => (t.tid === pid ? native : t.nice === RECORDER_NICE);
+  const recorder = recorderThread(ts, pid);
   const main = ts.filter((t) => !recorder(t) && (t.tid === pid || t.comm.startsWith('acp-fwd'))).reduce((a, t) => a + t.ms, 0);
   const worker = ts.filter(recorder).reduce((a, t) => a + t.ms, 0);
   const total = ts.reduce((a, t) => a + t.ms, 0);
   return v.tap ? { total, main, worker, other: total - main - worker } : { total };
+}
+
+/**
+ * Which of the tap's threads (threadTimes) is its recorder: beside the native forwarder (threads
+ * acp-fwd-*) the main thread; beside the JavaScript one, a worker thread at RECORDER_NICE while the
+ * main thread forwards.
+ */
+function recorderThread(ts, pid) {
+  const native = ts.some((t) => t.comm.startsWith('acp-fwd'));
+  return (t) => (t.tid === pid ? native : !native && t.nice === RECORDER_NICE);
 }
 
 /** The recorder's nice value (src/tap/recorder/index.ts): how the bench tells the recorder worker apart. */
@@ -632,10 +639,10 @@ async function lastRowStored(db, rpcId, idleMs = 300_000) {
   }
 }
 
-/** CPU ms of the tap so far: the whole process and its recorder thread (see proxyCpu). */
+/** CPU ms of the tap so far: the whole process and its recorder thread (see recorderThread). */
 function tapCpu(pid) {
   const ts = threadTimes(pid);
-  return { total: ts.reduce((a, t) => a + t.ms, 0), worker: ts.filter((t) => t.tid !== pid && t.nice === RECORDER_NICE).reduce((a, t) => a + t.ms, 0) };
+  return { total: ts.reduce((a, t) => a + t.ms, 0), worker: ts.filter(recorderThread(ts, pid)).reduce((a, t) => a + t.ms, 0) };
 }
 
 async function benchRss(o, tmp, results) {
