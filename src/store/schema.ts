@@ -76,4 +76,12 @@ export const MIGRATIONS: string[] = [
   );
   CREATE INDEX notes_rec_seq ON notes(recording_id, seq);
 `,
+  // 3: reply_to is indexed only where it is set (answers). Most frames of a session are
+  // notifications (streamed updates), requests or stderr lines, which have none: a burst of them
+  // writes one index entry fewer per frame, and every lookup by it (reply_to = ?) implies the
+  // condition and still uses the index.
+  `
+  DROP INDEX items_rec_reply;
+  CREATE INDEX items_rec_reply ON items(recording_id, reply_to) WHERE reply_to IS NOT NULL;
+`,
 ];

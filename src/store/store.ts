@@ -68,6 +68,9 @@ const toNote = (r: NoteRow): StoredNote => ({
   id: r.id, recordingId: r.recording_id, seq: r.seq, text: r.text, createdAt: r.created_at, updatedAt: r.updated_at,
 });
 
+/** Page size of a database this version creates (see Store.open). */
+const NEW_PAGE_SIZE = 16384;
+
 /** Longest note text accepted (characters). */
 export const MAX_NOTE_CHARS = 100_000;
 
@@ -90,6 +93,11 @@ export interface OpenOptions {
   busyTimeout?: number;
   /** Do not create a missing database; throw E_DB_MISSING instead. */
   mustExist?: boolean;
+  /**
+   * Most KiB of database pages this connection keeps in memory (SQLite's cache_size). Unset: the
+   * SQLite build's default (better-sqlite3 builds it with 16 MB), good for a reader.
+   */
+  cacheKiB?: number;
 }
 
 interface RecordingRow {
@@ -165,10 +173,16 @@ export class Store {
     try {
       db.pragma(`busy_timeout = ${opts.busyTimeout ?? 5000}`);
       if (!opts.readonly) {
+        // A new file gets 16 KiB pages (set before anything is written; an existing file keeps its
+        // own): an item of a burst is about 1 KiB, and with 4 KiB pages the recorder spent about a
+        // fifth more CPU per insert and twice as much copying the log into the database (fewer,
+        // larger writes; fewer pages to split and to find again).
+        if (!exists) db.pragma(`page_size = ${NEW_PAGE_SIZE}`);
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
       }
       db.pragma('foreign_keys = ON');
+      if (opts.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(opts.cacheKiB))}`);
       // Test and diagnosis knob: caps the database size (in pages) for this connection, to simulate a
       // full disk. SQLite does not persist max_page_count, so it is applied on every open.
       const maxPages = process.env.ACP_INSPECT_SQLITE_MAX_PAGE_COUNT;

@@ -28,7 +28,7 @@ describe('npm run bench --quick', () => {
       problems: string[];
       flood: { client: string; perRound: Record<string, FloodRun[]> };
       floodPipe: { client: string; perRound: Record<string, FloodRun[]> };
-      rss: { recorded: { c2a: number; a2c: number }; expectedFrames: number };
+      rss: { recorded: { c2a: number; a2c: number; status: string }; expectedFrames: number; indexFramesPerSec: number | null };
       ui: { measured: boolean; firstRowsStatus?: number };
     };
     expect(res.problems).toEqual([]);
@@ -49,6 +49,9 @@ describe('npm run bench --quick', () => {
     }
     // The quick memory flood (32 MiB) fits the recorder's ring: all of it is recorded too.
     expect(res.rss.recorded.c2a + res.rss.recorded.a2c).toBe(res.rss.expectedFrames);
+    expect(res.rss.recorded.status).toBe('complete');
+    // Its last frame was seen stored, so the indexing rate is a number.
+    expect(res.rss.indexFramesPerSec).toBeGreaterThan(0);
     if (res.ui.measured) expect(res.ui.firstRowsStatus).toBe(200);
   });
 });

@@ -9,6 +9,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { Store } from '../../src/store/store.js';
+import { MIGRATIONS } from '../../src/store/schema.js';
 import { parseTranscript, serializeTranscript, TranscriptError } from '../../src/transcript/format.js';
 import { PEERS, ROOT, cli, spawnTap, tempDir } from '../helpers.js';
 
@@ -69,7 +70,7 @@ describe('the notes migration', () => {
     const db = join(t.dir, 'schema1.sqlite');
     schema1Db(db);
     // Read-only readers (mcp, doctor) read an older schema as it is, without upgrading it.
-    expect((await cli(['doctor', '--db', db])).stdout.toString()).toContain("schema version 1 (older than this acp-inspect's 2; the next command that writes upgrades it); 1 recording");
+    expect((await cli(['doctor', '--db', db])).stdout.toString()).toContain(`schema version 1 (older than this acp-inspect's ${MIGRATIONS.length}; the next command that writes upgrades it); 1 recording`);
     const ro = Store.open(db, { readonly: true });
     expect(ro.schemaVersion).toBe(1);
     expect(ro.readNotes(1)).toEqual([]);
@@ -84,7 +85,7 @@ describe('the notes migration', () => {
     expect(add.stdout.toString()).toBe('1\n');
     expect(add.stderr).toBe('noted #2 (← result for initialize) of recording 1 as note 1\n');
     const raw = new Database(db, { readonly: true });
-    expect(raw.pragma('user_version', { simple: true })).toBe(2);
+    expect(raw.pragma('user_version', { simple: true })).toBe(MIGRATIONS.length);
     raw.close();
     const after = (await cli(['export', '1', '--db', db])).stdout.toString();
     expect(lines(after).slice(0, 3)).toEqual(lines(before));

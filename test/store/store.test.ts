@@ -2,7 +2,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { Store, processStartId } from '../../src/store/store.js';
+import { MIGRATIONS } from '../../src/store/schema.js';
 import { StoreError } from '../../src/store/errors.js';
 import { parseTranscript, serializeTranscript } from '../../src/transcript/format.js';
 import { tempDir } from '../helpers.js';
@@ -25,6 +27,7 @@ describe('Store', () => {
     const path = join(t.dir, 'sub', 'rec.sqlite');
     const store = Store.open(path);
     expect(statSync(path).mode & 0o777).toBe(0o600);
+    expect(store.db.pragma('page_size', { simple: true })).toBe(16384);
     expect(statSync(join(t.dir, 'sub')).mode & 0o777).toBe(0o700);
     const id = store.importRecording(parseTranscript(transcript));
     const s = store.getRecording(id)!;
@@ -32,6 +35,31 @@ describe('Store', () => {
     const again = serializeTranscript(store.loadRecording(id));
     expect(serializeTranscript(parseTranscript(again))).toBe(again);
     expect(again.split('\n').slice(1)).toEqual(serializeTranscript(parseTranscript(transcript)).split('\n').slice(1));
+    store.close();
+  });
+
+  it('indexes reply_to only where set, and lookups by it still use that index (also after upgrading a schema-2 file)', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const path = join(t.dir, 'old.sqlite');
+    const old = new Database(path);
+    old.exec(MIGRATIONS[0]!);
+    old.exec(MIGRATIONS[1]!);
+    old.pragma('user_version = 2');
+    old.close();
+    const store = Store.open(path, { cacheKiB: 512 });
+    expect(store.db.pragma('cache_size', { simple: true })).toBe(-512);
+    expect(store.db.pragma('page_size', { simple: true })).toBe(4096); // an existing file keeps its pages
+    const id = store.importRecording(parseTranscript(transcript));
+    const indexes = store.db.prepare(`SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'items'`).all() as { name: string; sql: string }[];
+    const sqlOf = (n: string) => indexes.find((i) => i.name === n)?.sql ?? '';
+    expect(sqlOf('items_rec_reply')).toMatch(/WHERE reply_to IS NOT NULL$/);
+    // Rows without the column are not in its index; rows with it are, and are found through it.
+    expect(store.db.prepare(`SELECT COUNT(*) AS n FROM items INDEXED BY items_rec_reply WHERE recording_id = ? AND reply_to IS NOT NULL`).get(id)).toEqual({ n: 1 });
+    const plan = (sql: string) => (store.db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all(id, 1) as { detail: string }[]).map((r) => r.detail).join('; ');
+    expect(plan(`SELECT seq FROM items WHERE recording_id = ? AND reply_to = ?`)).toContain('items_rec_reply');
+    expect(plan(`SELECT p.seq, r.seq FROM items p LEFT JOIN items r ON r.recording_id = p.recording_id AND r.reply_to = p.seq WHERE p.recording_id = ? AND p.seq = ?`)).toContain('items_rec_reply');
+    expect(store.db.prepare(`SELECT seq FROM items WHERE recording_id = ? AND reply_to = ?`).get(id, 1)).toEqual({ seq: 2 });
     store.close();
   });
 

@@ -70,6 +70,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   const writer = new StoreWriter(config, guard, {
     send,
     inBurst: () => intake !== null && (intake.captured || intake.bursting),
+    arriving: () => intake !== null && intake.bursting,
     ringUsed: () => reader?.used ?? 0,
     lastTraffic: () => intake?.lastTraffic ?? 0,
     onFatal: opts.onFatal,
