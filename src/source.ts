@@ -6,6 +6,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseTranscript, type Recording, TranscriptError } from './transcript/format.js';
 import { Store } from './store/store.js';
 import { StoreError } from './store/errors.js';
+import { loadFramesOf } from './store/frames.js';
 
 export interface LoadedRecording {
   recording: Recording;
@@ -33,8 +34,8 @@ export function readTranscriptFile(file: string): Recording {
   }
 }
 
-/** Loads `<id|latest|FILE.jsonl>`. */
-export function loadRecordingRef(ref: string, dbPath?: string): LoadedRecording {
+/** Loads `<id|latest|FILE.jsonl>`; `framesOnly`: from the database, only the protocol frames (for comparing). */
+export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnly?: boolean } = {}): LoadedRecording {
   if (looksLikeFile(ref)) return { recording: readTranscriptFile(ref), file: ref };
   const store = Store.open(dbPath, { mustExist: true });
   try {
@@ -42,7 +43,7 @@ export function loadRecordingRef(ref: string, dbPath?: string): LoadedRecording 
   } catch { /* read-only or locked: listing still works */ }
   try {
     const id = store.resolveRef(ref);
-    return { recording: store.loadRecording(id), id };
+    return { recording: opts.framesOnly ? loadFramesOf(store, id) : store.loadRecording(id), id };
   } finally {
     store.close();
   }

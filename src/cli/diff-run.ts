@@ -37,8 +37,8 @@ export function renderDifference(x: Divergence, r: ReturnType<typeof diffReport>
 }
 
 export function runDiffCli(a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean; mergeChunks?: boolean }): void {
-  const ra = loadRecordingRef(a, opts.db);
-  const rb = loadRecordingRef(b, opts.db);
+  const ra = loadRecordingRef(a, opts.db, { framesOnly: true });
+  const rb = loadRecordingRef(b, opts.db, { framesOnly: true });
   const r = diffReport(ra.recording, rb.recording, opts);
   const { diff: d, summary: s } = r;
   if (opts.json) {

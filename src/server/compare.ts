@@ -18,7 +18,7 @@ import type { CompareFrame, CompareResult, CompareRow } from './types.js';
 export const MAX_PATCHES = 2000;
 
 function side(f: Frame): CompareFrame {
-  return { seq: f.seq, t: f.t, dir: f.dir as 'c2a' | 'a2c', label: describeFrame(f), preview: previewOf(f.dir, f.kind, f.method ?? null, f.raw, f.parseError ?? null) };
+  return { seq: f.seq, t: f.t, dir: f.dir as 'c2a' | 'a2c', label: describeFrame(f), preview: previewOf(f.dir, f.kind, f.method ?? null, f.raw, f.parseError ?? null, f.json) };
 }
 
 export interface CompareOptions {
