@@ -338,21 +338,21 @@ export class Aligner {
       if (!best && !scope.filtered) otherScope = list.all.frames[list.all.open(0)];
     }
     const sameKeyTotal = list?.all.frames.length ?? 0;
-    const what = `${live.kind} ${live.method}${updateKind(live) ? ` (${updateKind(live)})` : ''}`;
+    const what = (): string => `${live.kind} ${live.method}${updateKind(live) ? ` (${updateKind(live)})` : ''}`;
     if (best) {
       const diffs = best.diffs.length ? this.diff(best.f, live) : [];
       if (this.opts.strict && diffs.length > 0) {
-        return { matched: false, reason: `the nearest recorded ${what} (seq ${best.f.seq}) has different params (--strict)`, nearest: best.f, diffs };
+        return { matched: false, reason: `the nearest recorded ${what()} (seq ${best.f.seq}) has different params (--strict)`, nearest: best.f, diffs };
       }
       return { matched: true, recorded: best.f, diffs };
     }
     const withDiff = (reason: string, nearest: Frame | undefined): Observation =>
       ({ matched: false, reason, nearest, diffs: nearest ? this.diff(nearest, live) : [] });
     if (otherScope) {
-      return withDiff(`the recorded ${what} left are in session ${otherScope.sessionId ?? '(none)'}, this one is in session ${live.sessionId ?? '(none)'}, which does not correspond to it`, otherScope);
+      return withDiff(`the recorded ${what()} left are in session ${otherScope.sessionId ?? '(none)'}, this one is in session ${live.sessionId ?? '(none)'}, which does not correspond to it`, otherScope);
     }
     if (sameKeyTotal > 0) {
-      return withDiff(`all ${sameKeyTotal} recorded ${what} were already used`, list!.all.lastConsumed());
+      return withDiff(`all ${sameKeyTotal} recorded ${what()} were already used`, list!.all.lastConsumed());
     }
     let sameMethod: Frame | undefined;
     let sameKind: Frame | undefined;
@@ -362,7 +362,7 @@ export class Aligner {
       if (!sameKind && f.kind === live.kind) sameKind = f;
       if (sameMethod && sameKind) break;
     }
-    if (sameMethod) return withDiff(`the recording has no ${what} left; it has other ${live.method} frames`, sameMethod);
-    return withDiff(`the recording has no ${what}${live.dir === 'c2a' ? ' from the client' : ' from the agent'}`, sameKind);
+    if (sameMethod) return withDiff(`the recording has no ${what()} left; it has other ${live.method} frames`, sameMethod);
+    return withDiff(`the recording has no ${what()}${live.dir === 'c2a' ? ' from the client' : ' from the agent'}`, sameKind);
   }
 }
