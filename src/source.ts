@@ -6,7 +6,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseTranscript, type Recording, TranscriptError } from './transcript/format.js';
 import { Store } from './store/store.js';
 import { StoreError } from './store/errors.js';
-import { loadFramesOf } from './store/frames.js';
+import { iterateFrames, loadFramesOf } from './store/frames.js';
+import { isFrame, type Frame } from './wire/frame.js';
 
 export interface LoadedRecording {
   recording: Recording;
@@ -44,6 +45,23 @@ export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnl
   try {
     const id = store.resolveRef(ref);
     return { recording: opts.framesOnly ? loadFramesOf(store, id) : store.loadRecording(id), id };
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Hands `fn` the frames of `<id|latest|FILE.jsonl>` in order: from the database one at a time, read
+ * from a cursor while `fn` runs (so they need not all be in memory at once).
+ */
+export function withFramesOf<T>(ref: string, dbPath: string | undefined, fn: (frames: Iterable<Frame>) => T): T {
+  if (looksLikeFile(ref)) return fn(readTranscriptFile(ref).items.filter(isFrame));
+  const store = Store.open(dbPath, { mustExist: true });
+  try {
+    try {
+      store.markInterrupted();
+    } catch { /* read-only or locked: reading still works */ }
+    return fn(iterateFrames(store, store.resolveRef(ref)));
   } finally {
     store.close();
   }
