@@ -9,10 +9,12 @@
  * every frame of a tap run must be in its SQLite file. Then: tap start-up, the tap's RSS when idle
  * (against a bare Node pass-through), peak RSS of the tap through a large flood and how fast its
  * recorder indexes that flood once it is over (frames/s from the flood's end to its last frame's
- * row, seen by polling the SQLite file), `check` speed and peak RSS, and the UI's API on a large recording.
+ * row, seen by polling the SQLite file), `check` speed and peak RSS, the UI's API on a large
+ * recording, and Compare of two runs of one scenario (the served UI's request and `acp-inspect diff`).
  *
  * Flags: --quick (seconds, for tests), --rounds N, --mb N (flood per size, in MiB), --pings N,
- * --idle-rounds N, --rss-mb N, --check-frames N, --ui-frames N, --only a,b (sections: flood,startup,idle,rss,check,ui),
+ * --idle-rounds N, --rss-mb N, --check-frames N, --ui-frames N, --compare-frames N, --compare-runs N (medians of),
+ * --only a,b (sections: flood,startup,idle,rss,check,ui,compare),
  * --json FILE (results as JSON), --js-tap (one more variant: the tap on its JavaScript forwarder, as where
  * the native one is not built), --copy-tap (one more: the native forwarder copying the agent's output
  * through user space instead of tee()/splice(), as where splice is not possible), --client socket|pipe|both
@@ -61,6 +63,8 @@ function parseArgs(argv) {
     rssMb: quick ? 32 : 1024,
     checkFrames: quick ? 20_000 : 1_000_000,
     uiFrames: quick ? 5_000 : 100_000,
+    compareFrames: quick ? 3_000 : 100_000,
+    compareRuns: quick ? 1 : 5,
     only: null,
     json: null,
     jsTap: process.env.BENCH_JS_TAP === '1',
@@ -75,6 +79,7 @@ function parseArgs(argv) {
   const env = (name, key) => { if (process.env[name] !== undefined) o[key] = num(name, process.env[name]); };
   env('BENCH_ROUNDS', 'rounds'); env('BENCH_MB', 'mb'); env('BENCH_PINGS', 'pings'); env('BENCH_STARTUPS', 'startups'); env('BENCH_IDLE_ROUNDS', 'idleRounds');
   env('BENCH_RSS_MB', 'rssMb'); env('BENCH_CHECK_FRAMES', 'checkFrames'); env('BENCH_UI_FRAMES', 'uiFrames');
+  env('BENCH_COMPARE_FRAMES', 'compareFrames'); env('BENCH_COMPARE_RUNS', 'compareRuns');
   if (process.env.BENCH_ONLY) o.only = process.env.BENCH_ONLY.split(',');
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -88,12 +93,14 @@ function parseArgs(argv) {
       case '--rss-mb': o.rssMb = num(a, argv[++i]); break;
       case '--check-frames': o.checkFrames = num(a, argv[++i]); break;
       case '--ui-frames': o.uiFrames = num(a, argv[++i]); break;
+      case '--compare-frames': o.compareFrames = num(a, argv[++i]); break;
+      case '--compare-runs': o.compareRuns = num(a, argv[++i]); break;
       case '--only': o.only = (argv[++i] ?? '').split(','); break;
       case '--json': o.json = argv[++i]; break;
       case '--js-tap': o.jsTap = true; break;
       case '--copy-tap': o.copyTap = true; break;
       case '--client': o.clients = clientKinds(argv[++i]); break;
-      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--idle-rounds N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--only flood,startup,idle,rss,check,ui] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
+      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--idle-rounds N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--compare-frames N] [--compare-runs N] [--only flood,startup,idle,rss,check,ui,compare] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
     }
   }
   return o;
@@ -844,6 +851,93 @@ async function benchCheck(o, tmp, results) {
   rmSync(file, { force: true });
 }
 
+// ---- compare of two recordings -----------------------------------------------------------------
+
+/**
+ * One run of a scripted coding session, as a transcript of about `n` frames: turns in which the agent
+ * thinks, streams its answer, reads a file, asks permission and writes one, runs a command in a
+ * terminal, and ends the turn; a new session every 400 turns. Run 'b' is the same scenario run again:
+ * other session, tool call and terminal ids, another working directory, agent request ids counted
+ * from elsewhere, other timestamps; and, here and there, a streamed text that differs, a tool update
+ * it does not send, an extra chunk, and an answer streamed in other pieces. Returns the frame count.
+ */
+function writeRunTranscript(file, n, run) {
+  const b = run === 'b';
+  const fd = openSync(file, 'w');
+  let buf = [];
+  let bytes = 0;
+  let t = b ? 3.5 : 1.25;
+  let frames = 0;
+  const put = (dir, obj) => {
+    t += b ? 0.9 + (frames % 7) * 0.13 : 1 + (frames % 5) * 0.11;
+    const s = `{"t":${t.toFixed(3)},"dir":"${dir}","raw":${JSON.stringify(JSON.stringify(obj))}}\n`;
+    buf.push(s);
+    bytes += s.length;
+    frames++;
+    if (bytes > 4 * 1024 * 1024) { writeSync(fd, buf.join('')); buf = []; bytes = 0; }
+  };
+  const cwd = b ? '/home/ci/work/run-8f2c/project' : '/home/dev/src/project';
+  writeSync(fd, `${JSON.stringify({ acpInspect: 'recording', version: 1, name: `compare-${run}`, command: ['agent'], cwd })}\n`);
+  const hex = (k, salt) => createHash('sha1').update(`${run}:${salt}:${k}`).digest('hex');
+  let cid = 0;
+  let aid = b ? 5000 : 0;
+  const say = (text) => ({ content: { type: 'text', text } });
+  const upd = (sessionId, update) => ({ jsonrpc: '2.0', method: 'session/update', params: { sessionId, update } });
+  put('c2a', { jsonrpc: '2.0', id: ++cid, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { fs: { readTextFile: true, writeTextFile: true }, terminal: true }, clientInfo: { name: 'bench-editor', version: '1.0.0' } } });
+  put('a2c', { jsonrpc: '2.0', id: cid, result: { protocolVersion: 1, agentCapabilities: { loadSession: true, promptCapabilities: { image: false } }, authMethods: [], agentInfo: { name: 'bench-agent', version: '2.1.0' } } });
+  let sid = '';
+  for (let turn = 0; frames < n; turn++) {
+    if (turn % 400 === 0) {
+      put('c2a', { jsonrpc: '2.0', id: ++cid, method: 'session/new', params: { cwd, mcpServers: [] } });
+      sid = hex(turn, 'session');
+      put('a2c', { jsonrpc: '2.0', id: cid, result: { sessionId: sid, modes: { currentModeId: 'code', availableModes: [{ id: 'code', name: 'Code' }, { id: 'ask', name: 'Ask' }] } } });
+    }
+    const pid = ++cid;
+    const file = `${cwd}/src/module-${turn % 97}/file-${turn}.ts`;
+    const tc = (k) => `toolu_${hex(`${turn}.${k}`, 'tool').slice(0, 24)}`;
+    put('c2a', { jsonrpc: '2.0', id: pid, method: 'session/prompt', params: { sessionId: sid, prompt: [{ type: 'text', text: `Step ${turn}: refactor ${file.slice(cwd.length + 1)} and run its tests.` }] } });
+    put('a2c', upd(sid, { sessionUpdate: 'agent_thought_chunk', ...say(`Looking at step ${turn}. The module probably needs its exports split; `) }));
+    put('a2c', upd(sid, { sessionUpdate: 'agent_thought_chunk', ...say('first read the file, then edit it, then run the tests.') }));
+    if (turn % 5 === 0) put('a2c', upd(sid, { sessionUpdate: 'plan', entries: [{ content: 'Read the file', priority: 'high', status: 'completed' }, { content: 'Edit it', priority: 'high', status: 'in_progress' }, { content: 'Run the tests', priority: 'medium', status: 'pending' }] }));
+    // The answer, streamed: run b splits it otherwise every 307th turn.
+    const answer = `I will refactor ${file} for step ${turn}. It exports ${turn % 13} functions; the ones used only here move to a private module, and the tests get a case for each.`;
+    const cut = answer.indexOf(' for step');
+    const cut2 = answer.indexOf(' the ones');
+    const pieces = b && turn % 307 === 11 ? [answer.slice(0, cut2), answer.slice(cut2)] : [answer.slice(0, cut), answer.slice(cut, cut2), answer.slice(cut2)];
+    for (const [i, text] of pieces.entries()) {
+      put('a2c', upd(sid, { sessionUpdate: 'agent_message_chunk', ...say(b && turn % 97 === 41 && i === 1 ? text.toUpperCase() : text) }));
+    }
+    if (b && turn % 203 === 77) put('a2c', upd(sid, { sessionUpdate: 'agent_message_chunk', ...say(' (Also checking the lockfile.)') }));
+    put('a2c', upd(sid, { sessionUpdate: 'tool_call', toolCallId: tc(1), title: `Read ${file}`, kind: 'read', status: 'pending', locations: [{ path: file }], rawInput: { path: file } }));
+    put('a2c', { jsonrpc: '2.0', id: ++aid, method: 'fs/read_text_file', params: { sessionId: sid, path: file, limit: 400 } });
+    put('c2a', { jsonrpc: '2.0', id: aid, result: { content: `export function f${turn}(x: number): number {\n  return x * ${turn % 17};\n}\n` } });
+    if (!(b && turn % 151 === 30)) put('a2c', upd(sid, { sessionUpdate: 'tool_call_update', toolCallId: tc(1), status: 'completed', content: [{ type: 'content', content: { type: 'text', text: `Read ${file} (3 lines)` } }] }));
+    put('a2c', upd(sid, { sessionUpdate: 'tool_call', toolCallId: tc(2), title: `Edit ${file}`, kind: 'edit', status: 'pending', locations: [{ path: file, line: 1 }], rawInput: { path: file, old: `x * ${turn % 17}`, new: `x * ${turn % 17} + 1` } }));
+    put('a2c', { jsonrpc: '2.0', id: ++aid, method: 'session/request_permission', params: { sessionId: sid, toolCall: { toolCallId: tc(2), title: `Edit ${file}`, kind: 'edit', status: 'pending' }, options: [{ optionId: 'allow-once', name: 'Allow', kind: 'allow_once' }, { optionId: 'allow-always', name: 'Always allow', kind: 'allow_always' }, { optionId: 'reject-once', name: 'Reject', kind: 'reject_once' }] } });
+    put('c2a', { jsonrpc: '2.0', id: aid, result: { outcome: { outcome: 'selected', optionId: 'allow-once' } } });
+    put('a2c', { jsonrpc: '2.0', id: ++aid, method: 'fs/write_text_file', params: { sessionId: sid, path: file, content: `export function f${turn}(x: number): number {\n  return x * ${turn % 17} + 1;\n}\n` } });
+    put('c2a', { jsonrpc: '2.0', id: aid, result: null });
+    put('a2c', upd(sid, { sessionUpdate: 'tool_call_update', toolCallId: tc(2), status: 'completed', content: [{ type: 'diff', path: file, oldText: `x * ${turn % 17}`, newText: `x * ${turn % 17} + 1` }] }));
+    put('a2c', upd(sid, { sessionUpdate: 'tool_call', toolCallId: tc(3), title: 'npm test', kind: 'execute', status: 'in_progress', rawInput: { command: 'npm', args: ['test', '--', `file-${turn}`] } }));
+    put('a2c', { jsonrpc: '2.0', id: ++aid, method: 'terminal/create', params: { sessionId: sid, command: 'npm', args: ['test', '--', `file-${turn}`], cwd, outputByteLimit: 65536 } });
+    const term = `term-${hex(turn, 'term').slice(0, 12)}`;
+    put('c2a', { jsonrpc: '2.0', id: aid, result: { terminalId: term } });
+    put('a2c', { jsonrpc: '2.0', id: ++aid, method: 'terminal/wait_for_exit', params: { sessionId: sid, terminalId: term } });
+    put('c2a', { jsonrpc: '2.0', id: aid, result: { exitCode: 0, signal: null } });
+    put('a2c', { jsonrpc: '2.0', id: ++aid, method: 'terminal/output', params: { sessionId: sid, terminalId: term } });
+    const ms = b && turn % 10 === 3 ? 800 + (turn % 300) : 750 + (turn % 290);
+    put('c2a', { jsonrpc: '2.0', id: aid, result: { output: `> test\n> vitest run file-${turn}\n\n ✓ src/module-${turn % 97}/file-${turn}.test.ts (${turn % 13 + 1} tests) ${ms}ms\n`, truncated: false, exitStatus: { exitCode: 0, signal: null } } });
+    put('a2c', { jsonrpc: '2.0', id: ++aid, method: 'terminal/release', params: { sessionId: sid, terminalId: term } });
+    put('c2a', { jsonrpc: '2.0', id: aid, result: null });
+    put('a2c', upd(sid, { sessionUpdate: 'tool_call_update', toolCallId: tc(3), status: 'completed', content: [{ type: 'terminal', terminalId: term }] }));
+    for (const text of ['The tests pass. ', `Step ${turn} is done: `, `${file} now exports what it should.`]) put('a2c', upd(sid, { sessionUpdate: 'agent_message_chunk', ...say(text) }));
+    put('a2c', { jsonrpc: '2.0', id: pid, result: { stopReason: 'end_turn' } });
+  }
+  writeSync(fd, buf.join(''));
+  closeSync(fd);
+  return frames;
+}
+
 // ---- UI API on a large recording ---------------------------------------------------------------
 
 async function benchUi(o, tmp, results) {
@@ -914,6 +1008,72 @@ async function benchUi(o, tmp, results) {
   results.ui = out;
 }
 
+/** Compare as a user meets it: the served UI's request for two recordings, and `acp-inspect diff`. */
+async function benchCompare(o, tmp, results) {
+  const n = o.compareFrames;
+  log(`## compare: two runs of one scenario, ${n} frames each`);
+  const db = join(tmp, 'compare.db');
+  const ids = [];
+  for (const run of ['a', 'b']) {
+    const file = join(tmp, `compare-${run}.jsonl`);
+    writeRunTranscript(file, n, run);
+    const imp = spawnSync(NODE, [BIN, 'import', '--db', db, file], { encoding: 'utf8', timeout: 300_000 });
+    if (imp.status !== 0) {
+      log(`  import failed (exit ${imp.status}): ${(imp.stderr ?? '').trim().split('\n')[0]}`);
+      results.compare = { measured: false, reason: 'import failed' };
+      return;
+    }
+    ids.push(Number(imp.stdout.trim()));
+    rmSync(file, { force: true });
+  }
+  const [a, b] = ids;
+  const out = { measured: true, frames: n, runs: o.compareRuns };
+  // 1. The served UI: GET /api/compare as the Compare view asks it, until the whole answer is read.
+  const server = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'server', 'index.js')).href);
+  const srv = await server.startServer({ dbPath: db, port: 0 });
+  try {
+    const url = `${new URL(srv.url).origin}/api/compare?a=${a}&b=${b}`;
+    const xs = [];
+    const cpu = [];
+    let body = '';
+    let status = 0;
+    for (let i = 0; i < o.compareRuns; i++) {
+      const c0 = process.cpuUsage();
+      const t = performance.now();
+      const res = await fetch(url, { headers: { authorization: `Bearer ${srv.token}` } });
+      body = await res.text();
+      xs.push(performance.now() - t);
+      const c = process.cpuUsage(c0);
+      cpu.push((c.user + c.system) / 1000);
+      status = res.status;
+    }
+    let summary = {};
+    try {
+      const j = JSON.parse(body);
+      summary = { rows: j.rows.length, changed: j.changed, missing: j.missing, extra: j.extra, matched: j.matched };
+    } catch { /* reported by the status */ }
+    out.api = { status, first: xs[0], median: median(xs), min: Math.min(...xs), cpuMedian: median(cpu), bytes: body.length, ...summary };
+    log(`  GET /api/compare (the Compare view): HTTP ${status}, first ${fmt(xs[0], 0)} ms, median ${fmt(median(xs), 0)} ms (CPU ${fmt(median(cpu), 0)} ms), ${fmt(body.length / 1048576, 1)} MiB; ${summary.rows ?? '?'} rows: ${summary.changed ?? '?'} changed, ${summary.missing ?? '?'} missing, ${summary.extra ?? '?'} extra`);
+    if (status !== 200) problem(`compare API: HTTP ${status}: ${body.slice(0, 120)}`);
+  } finally {
+    await srv.close?.();
+  }
+  // 2. The command, as a user runs it (a fresh process each time: start-up, loading both, aligning, printing).
+  const ys = [];
+  let r;
+  for (let i = 0; i < o.compareRuns; i++) {
+    const t = performance.now();
+    r = spawnSync(NODE, [BIN, 'diff', '--db', db, String(a), String(b)], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024, timeout: 300_000 });
+    ys.push(performance.now() - t);
+  }
+  const last = (r.stdout ?? '').trimEnd().split('\n').pop() ?? '';
+  out.cli = { exit: r.status, first: ys[0], median: median(ys), min: Math.min(...ys), lines: (r.stdout ?? '').split('\n').length, summary: last };
+  log(`  \`acp-inspect diff\`: exit ${r.status}, first ${fmt(ys[0], 0)} ms, median ${fmt(median(ys), 0)} ms; ${last}`);
+  if (r.status !== 1) problem(`acp-inspect diff of two different runs exited ${r.status}: ${(r.stderr ?? '').trim().split('\n')[0]}`);
+  log('  (target ≤ 1000 ms, median)');
+  results.compare = out;
+}
+
 /** The issue's targets against what was measured (only those measured in this run). */
 function targets(r) {
   const out = [];
@@ -945,6 +1105,10 @@ function targets(r) {
     const worst = Math.max(...filt.map(([, v]) => v.first));
     add('UI filter ≤ 300 ms (first request, worst filter)', `${fmt(worst, 0)} ms`, worst <= 300);
   }
+  if (r.compare?.measured) {
+    add(`compare of two ${r.compare.frames}-frame recordings in the served UI ≤ 1 s (median)`, `${fmt(r.compare.api.median, 0)} ms`, r.compare.api.status === 200 && r.compare.api.median <= 1000);
+    add(`\`acp-inspect diff\` of two ${r.compare.frames}-frame recordings ≤ 1 s (median)`, `${fmt(r.compare.cli.median, 0)} ms`, r.compare.cli.exit === 1 && r.compare.cli.median <= 1000);
+  }
   return out;
 }
 
@@ -972,6 +1136,7 @@ async function main() {
     if (want('rss')) { await benchRss(o, tmp, results); log(''); }
     if (want('check')) { await benchCheck(o, tmp, results); log(''); }
     if (want('ui')) { await benchUi(o, tmp, results); log(''); }
+    if (want('compare')) { await benchCompare(o, tmp, results); log(''); }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

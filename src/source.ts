@@ -6,6 +6,8 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseTranscript, type Recording, TranscriptError } from './transcript/format.js';
 import { Store } from './store/store.js';
 import { StoreError } from './store/errors.js';
+import { iterateFrames, loadFramesOf } from './store/frames.js';
+import { isFrame, type Frame } from './wire/frame.js';
 
 export interface LoadedRecording {
   recording: Recording;
@@ -33,8 +35,8 @@ export function readTranscriptFile(file: string): Recording {
   }
 }
 
-/** Loads `<id|latest|FILE.jsonl>`. */
-export function loadRecordingRef(ref: string, dbPath?: string): LoadedRecording {
+/** Loads `<id|latest|FILE.jsonl>`; `framesOnly`: from the database, only the protocol frames (for comparing). */
+export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnly?: boolean } = {}): LoadedRecording {
   if (looksLikeFile(ref)) return { recording: readTranscriptFile(ref), file: ref };
   const store = Store.open(dbPath, { mustExist: true });
   try {
@@ -42,7 +44,24 @@ export function loadRecordingRef(ref: string, dbPath?: string): LoadedRecording 
   } catch { /* read-only or locked: listing still works */ }
   try {
     const id = store.resolveRef(ref);
-    return { recording: store.loadRecording(id), id };
+    return { recording: opts.framesOnly ? loadFramesOf(store, id) : store.loadRecording(id), id };
+  } finally {
+    store.close();
+  }
+}
+
+/**
+ * Hands `fn` the frames of `<id|latest|FILE.jsonl>` in order: from the database one at a time, read
+ * from a cursor while `fn` runs (so they need not all be in memory at once).
+ */
+export function withFramesOf<T>(ref: string, dbPath: string | undefined, fn: (frames: Iterable<Frame>) => T): T {
+  if (looksLikeFile(ref)) return fn(readTranscriptFile(ref).items.filter(isFrame));
+  const store = Store.open(dbPath, { mustExist: true });
+  try {
+    try {
+      store.markInterrupted();
+    } catch { /* read-only or locked: reading still works */ }
+    return fn(iterateFrames(store, store.resolveRef(ref)));
   } finally {
     store.close();
   }

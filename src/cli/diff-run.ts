@@ -1,8 +1,9 @@
 /** `acp-inspect diff <a> <b>` behind the commander layer, and the report the MCP server's diff_recordings gives. */
-import { loadRecordingRef } from '../source.js';
+import { loadRecordingRef, withFramesOf } from '../source.js';
+import { isFrame, type Frame } from '../wire/frame.js';
 import type { Recording } from '../transcript/format.js';
 import { describeFrame, type Divergence } from '../replay/aligner.js';
-import { diffRecordings, type RecordingDiff } from '../replay/diff-recordings.js';
+import { diffFrames, type RecordingDiff } from '../replay/diff-recordings.js';
 import { IgnoreSet } from '../replay/json-diff.js';
 import { renderDivergence, renderDivergences, summarize } from '../replay/report.js';
 
@@ -24,8 +25,13 @@ export function differenceJson(x: Divergence) {
 export function diffReport(a: Recording, b: Recording, opts: DiffOptions = {}): {
   diff: RecordingDiff; ignore: IgnoreSet; summary: ReturnType<typeof summarize>; line: string;
 } {
+  return diffFramesReport(a.items.filter(isFrame), b.items.filter(isFrame), opts);
+}
+
+/** `diffReport` on frames; those of b are read once, in order (they may come from a cursor). */
+export function diffFramesReport(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: DiffOptions = {}): ReturnType<typeof diffReport> {
   const ignore = new IgnoreSet(opts.ignore ?? []);
-  const diff = diffRecordings(a, b, { ignore, mergeChunks: opts.mergeChunks });
+  const diff = diffFrames(framesA, framesB, { ignore, mergeChunks: opts.mergeChunks });
   const summary = summarize(diff.divergences);
   const line = `${diff.same ? 'same' : 'different'}: ${diff.matched} of ${diff.framesB} frames of b matched ${diff.framesA} frames of a; ${summary.text}`;
   return { diff, ignore, summary, line };
@@ -37,9 +43,9 @@ export function renderDifference(x: Divergence, r: ReturnType<typeof diffReport>
 }
 
 export function runDiffCli(a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean; mergeChunks?: boolean }): void {
-  const ra = loadRecordingRef(a, opts.db);
-  const rb = loadRecordingRef(b, opts.db);
-  const r = diffReport(ra.recording, rb.recording, opts);
+  const ra = loadRecordingRef(a, opts.db, { framesOnly: true });
+  // b is streamed: only the frames a difference names stay in memory.
+  const r = withFramesOf(b, opts.db, (framesB) => diffFramesReport(ra.recording.items.filter(isFrame), framesB, opts));
   const { diff: d, summary: s } = r;
   if (opts.json) {
     process.stdout.write(`${JSON.stringify({

@@ -73,6 +73,52 @@ export function describeFrame(f: Frame): string {
   return `invalid line (${f.parseError ?? 'not JSON-RPC'})`;
 }
 
+/**
+ * Recorded frames in order, walked over the ones not consumed yet: `next[i]` skips a run of consumed
+ * frames (consumption is final, so the skips only grow; path compression keeps a walk from the start
+ * as cheap as the frames still open). This keeps matching linear when an early frame stays unmatched.
+ */
+class OpenList {
+  readonly frames: Frame[] = [];
+  private next: number[] = [];
+  constructor(private readonly consumed: ReadonlySet<number>) {}
+
+  push(f: Frame): void {
+    this.frames.push(f);
+    this.next.push(this.frames.length);
+  }
+
+  /** Index of the first open frame at or after `i` (`frames.length` when none). */
+  open(i: number): number {
+    const { frames, next, consumed } = this;
+    let j = i;
+    while (j < frames.length && consumed.has(frames[j]!.seq)) j = next[j]!;
+    for (let k = i; k < j;) {
+      const nk = next[k]!;
+      next[k] = j;
+      k = nk;
+    }
+    return j;
+  }
+
+  /** The open frames in order. */
+  *[Symbol.iterator](): Generator<Frame> {
+    for (let i = this.open(0); i < this.frames.length; i = this.open(i + 1)) yield this.frames[i]!;
+  }
+
+  /** The last consumed frame. */
+  lastConsumed(): Frame | undefined {
+    for (let i = this.frames.length - 1; i >= 0; i--) if (this.consumed.has(this.frames[i]!.seq)) return this.frames[i];
+    return undefined;
+  }
+}
+
+/** Frames of one match key, with the same frames split by recorded session (`undefined`: no session). */
+interface KeyList {
+  all: OpenList;
+  bySession: Map<string | undefined, OpenList>;
+}
+
 export class Aligner {
   readonly map: VolatileMap;
   readonly divergences: Divergence[] = [];
@@ -83,8 +129,11 @@ export class Aligner {
   private readonly liveToRec = new Map<number, Frame>();
   private readonly correlator = new Correlator();
   private readonly window: number;
-  private readonly byKey = new Map<string, Frame[]>();
-  private readonly firstOpen = new Map<string, number>();
+  private readonly byKey = new Map<string, KeyList>();
+  /** All recorded frames, lines that are not JSON-RPC by direction, responses to no request by direction and kind. */
+  private readonly open: OpenList;
+  private readonly invalidByDir = new Map<string, OpenList>();
+  private readonly orphanResponses = new Map<string, OpenList>();
   /** Recorded JSON-RPC id of each live request, by direction + live id (for `$/cancel_request`). */
   private readonly recIdOfLive = new Map<string, RpcId | undefined>();
 
@@ -92,15 +141,25 @@ export class Aligner {
     this.map = opts.map ?? new VolatileMap();
     this.window = opts.window ?? 64;
     this.frames = recorded.filter((f) => f.dir === 'c2a' || f.dir === 'a2c');
+    this.open = new OpenList(this.consumed);
+    const listIn = <K>(m: Map<K, OpenList>, k: K): OpenList => {
+      let l = m.get(k);
+      if (!l) m.set(k, (l = new OpenList(this.consumed)));
+      return l;
+    };
     for (const f of this.frames) {
       this.bySeq.set(f.seq, f);
+      this.open.push(f);
       if (f.replyTo !== undefined) this.responseOf.set(f.replyTo, f);
+      else if (f.kind === 'result' || f.kind === 'error') listIn(this.orphanResponses, `${f.dir} ${f.kind}`).push(f);
+      if (f.kind === 'invalid') listIn(this.invalidByDir, f.dir).push(f);
       const k = matchKey(f);
       if (k !== undefined) {
         const key = `${f.dir} ${k}`;
-        const list = this.byKey.get(key);
-        if (list) list.push(f);
-        else this.byKey.set(key, [f]);
+        let list = this.byKey.get(key);
+        if (!list) this.byKey.set(key, (list = { all: new OpenList(this.consumed), bySession: new Map() }));
+        list.all.push(f);
+        listIn(list.bySession, f.sessionId).push(f);
       }
     }
   }
@@ -210,8 +269,7 @@ export class Aligner {
       // A response to nothing (e.g. a parse error answering a garbage line): match the same in the recording.
       let best: { f: Frame; diffs: PathDiff[] } | undefined;
       let n = 0;
-      for (const f of this.frames) {
-        if (f.dir !== live.dir || f.kind !== live.kind || f.replyTo !== undefined || this.consumed.has(f.seq)) continue;
+      for (const f of this.orphanResponses.get(`${live.dir} ${live.kind}`) ?? []) {
         const diffs = this.diff(f, live, 20);
         if (!best || diffs.length < best.diffs.length) best = { f, diffs };
         if (diffs.length === 0 || ++n >= this.window) break;
@@ -231,8 +289,7 @@ export class Aligner {
 
   private matchInvalid(live: Frame): Observation {
     let n = 0;
-    for (const f of this.frames) {
-      if (f.dir !== live.dir || this.consumed.has(f.seq) || f.kind !== 'invalid') continue;
+    for (const f of this.invalidByDir.get(live.dir) ?? []) {
       if (f.raw === live.raw) return { matched: true, recorded: f, diffs: [] };
       if (++n >= this.window) break;
     }
@@ -247,52 +304,65 @@ export class Aligner {
     return this.map.liveId(rec.sessionId) === undefined;
   }
 
+  /**
+   * The open recorded frames of a key that are in the live frame's session scope (`scopeOk`), in order:
+   * once the live session is bound (or the frame has none), exactly those of one recorded session.
+   */
+  private inScope(list: KeyList, live: Frame): { frames: Iterable<Frame>; filtered: boolean } {
+    if (live.sessionId === undefined) return { frames: list.bySession.get(undefined) ?? [], filtered: false };
+    const mapped = this.map.recordedId(live.sessionId);
+    if (mapped !== undefined) return { frames: list.bySession.get(mapped) ?? [], filtered: false };
+    return { frames: list.all, filtered: true };
+  }
+
   private matchMessage(live: Frame): Observation {
     const key = `${live.dir} ${matchKey(live)!}`;
-    const list = this.byKey.get(key) ?? [];
-    // Skip the consumed prefix once and for all, so long sessions stay linear.
-    let open = this.firstOpen.get(key) ?? 0;
-    while (open < list.length && this.consumed.has(list[open]!.seq)) open++;
-    this.firstOpen.set(key, open);
+    const list = this.byKey.get(key);
     let best: { f: Frame; diffs: PathDiff[] } | undefined;
     let considered = 0;
     let otherScope: Frame | undefined;
-    let sameKeyConsumed: Frame | undefined = open > 0 ? list[open - 1] : undefined;
-    for (let i = open; i < list.length && considered < this.window; i++) {
-      const f = list[i]!;
-      if (this.consumed.has(f.seq)) {
-        sameKeyConsumed = f;
-        continue;
+    if (list) {
+      const scope = this.inScope(list, live);
+      for (const f of scope.frames) {
+        if (considered >= this.window) break;
+        if (scope.filtered && !this.scopeOk(f, live)) {
+          otherScope ??= f;
+          continue;
+        }
+        considered++;
+        const diffs = this.diff(f, live, 20);
+        if (!best || diffs.length < best.diffs.length) best = { f, diffs };
+        if (diffs.length === 0) break;
       }
-      if (!this.scopeOk(f, live)) {
-        otherScope ??= f;
-        continue;
-      }
-      considered++;
-      const diffs = this.diff(f, live, 20);
-      if (!best || diffs.length < best.diffs.length) best = { f, diffs };
-      if (diffs.length === 0) break;
+      // Nothing in scope is open: every open frame of the key is in another scope.
+      if (!best && !scope.filtered) otherScope = list.all.frames[list.all.open(0)];
     }
-    const sameKeyTotal = list.length;
-    const what = `${live.kind} ${live.method}${updateKind(live) ? ` (${updateKind(live)})` : ''}`;
+    const sameKeyTotal = list?.all.frames.length ?? 0;
+    const what = (): string => `${live.kind} ${live.method}${updateKind(live) ? ` (${updateKind(live)})` : ''}`;
     if (best) {
       const diffs = best.diffs.length ? this.diff(best.f, live) : [];
       if (this.opts.strict && diffs.length > 0) {
-        return { matched: false, reason: `the nearest recorded ${what} (seq ${best.f.seq}) has different params (--strict)`, nearest: best.f, diffs };
+        return { matched: false, reason: `the nearest recorded ${what()} (seq ${best.f.seq}) has different params (--strict)`, nearest: best.f, diffs };
       }
       return { matched: true, recorded: best.f, diffs };
     }
     const withDiff = (reason: string, nearest: Frame | undefined): Observation =>
       ({ matched: false, reason, nearest, diffs: nearest ? this.diff(nearest, live) : [] });
     if (otherScope) {
-      return withDiff(`the recorded ${what} left are in session ${otherScope.sessionId ?? '(none)'}, this one is in session ${live.sessionId ?? '(none)'}, which does not correspond to it`, otherScope);
+      return withDiff(`the recorded ${what()} left are in session ${otherScope.sessionId ?? '(none)'}, this one is in session ${live.sessionId ?? '(none)'}, which does not correspond to it`, otherScope);
     }
     if (sameKeyTotal > 0) {
-      return withDiff(`all ${sameKeyTotal} recorded ${what} were already used`, sameKeyConsumed);
+      return withDiff(`all ${sameKeyTotal} recorded ${what()} were already used`, list!.all.lastConsumed());
     }
-    const sameMethod = this.frames.find((f) => f.dir === live.dir && !this.consumed.has(f.seq) && f.method === live.method && matchKey(f) !== undefined);
-    const sameKind = this.frames.find((f) => f.dir === live.dir && !this.consumed.has(f.seq) && f.kind === live.kind);
-    if (sameMethod) return withDiff(`the recording has no ${what} left; it has other ${live.method} frames`, sameMethod);
-    return withDiff(`the recording has no ${what}${live.dir === 'c2a' ? ' from the client' : ' from the agent'}`, sameKind);
+    let sameMethod: Frame | undefined;
+    let sameKind: Frame | undefined;
+    for (const f of this.open) {
+      if (f.dir !== live.dir) continue;
+      if (!sameMethod && f.method === live.method && matchKey(f) !== undefined) sameMethod = f;
+      if (!sameKind && f.kind === live.kind) sameKind = f;
+      if (sameMethod && sameKind) break;
+    }
+    if (sameMethod) return withDiff(`the recording has no ${what()} left; it has other ${live.method} frames`, sameMethod);
+    return withDiff(`the recording has no ${what()}${live.dir === 'c2a' ? ' from the client' : ' from the agent'}`, sameKind);
   }
 }

@@ -3,12 +3,12 @@
  * replays use (methods, session scope, reordering tolerated, volatile ids and paths mapped), and
  * lists what changed, what is missing from the second and what it has extra. Pure.
  */
-import { isFrame } from '../wire/frame.js';
+import { isFrame, type Frame } from '../wire/frame.js';
 import type { Recording } from '../transcript/format.js';
-import { Aligner, type Divergence } from './aligner.js';
+import { Aligner, type Divergence, type Observation } from './aligner.js';
 import type { IgnoreSet } from './json-diff.js';
 import { VolatileMap } from './volatile.js';
-import { mergeChunkDivergences } from './merge-chunks.js';
+import { isTextChunk, mergeChunkDivergences } from './merge-chunks.js';
 
 export interface RecordingDiff {
   divergences: Divergence[];
@@ -22,18 +22,36 @@ export interface RecordingDiff {
   map: VolatileMap;
 }
 
-export function diffRecordings(a: Recording, b: Recording, opts: { ignore?: IgnoreSet; mergeChunks?: boolean } = {}): RecordingDiff {
-  const framesA = a.items.filter(isFrame);
-  const framesB = b.items.filter(isFrame);
+export interface DiffOptions {
+  ignore?: IgnoreSet;
+  mergeChunks?: boolean;
+  /** Called with every frame of the second recording, in order, and what matching it found. */
+  onLive?: (f: Frame, obs: Observation) => void;
+}
+
+export function diffRecordings(a: Recording, b: Recording, opts: DiffOptions = {}): RecordingDiff {
+  return diffFrames(a.items.filter(isFrame), b.items.filter(isFrame), opts);
+}
+
+/**
+ * `diffRecordings` on frames. The second recording's frames are read once, in order, and not kept
+ * (but for the text chunks `mergeChunks` compares), so they may come from a cursor.
+ */
+export function diffFrames(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: DiffOptions = {}): RecordingDiff {
   const aligner = new Aligner(framesA, { map: new VolatileMap(), ignore: opts.ignore });
   let matched = 0;
+  let countB = 0;
   const pairs: [number, number][] = [];
+  const chunksB: Frame[] = [];
   for (const f of framesB) {
+    countB++;
     // Copy: observing correlates in place, and the caller's recording must stay as loaded.
     const obs = aligner.observe({ ...f, replyTo: undefined, latency: undefined });
     if (obs.matched) { matched++; pairs.push([obs.recorded.seq, f.seq]); }
+    if (opts.mergeChunks && isTextChunk(f)) chunksB.push(f);
+    opts.onLive?.(f, obs);
   }
   let divergences = aligner.finish(['c2a', 'a2c'], 'only in the first recording');
-  if (opts.mergeChunks) divergences = mergeChunkDivergences(divergences, framesA, framesB, { map: aligner.map, ignore: opts.ignore });
-  return { divergences, matched, pairs, framesA: framesA.length, framesB: framesB.length, same: divergences.length === 0, map: aligner.map };
+  if (opts.mergeChunks) divergences = mergeChunkDivergences(divergences, framesA, chunksB, { map: aligner.map, ignore: opts.ignore });
+  return { divergences, matched, pairs, framesA: framesA.length, framesB: countB, same: divergences.length === 0, map: aligner.map };
 }

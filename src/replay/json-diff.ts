@@ -64,16 +64,34 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+const SKIP_ID: ReadonlySet<string> = new Set(['id']);
+const hasOwn = (o: object, k: string): boolean => Object.prototype.hasOwnProperty.call(o, k);
+
 /** Lists the differences between a recorded and a live JSON value. */
 export function diffJson(recorded: unknown, live: unknown, opts: DiffOptions = {}): PathDiff[] {
   const out: PathDiff[] = [];
   const limit = opts.limit ?? 50;
-  const skip = new Set(opts.skipTopLevel ?? ['id']);
+  const skip = opts.skipTopLevel ? new Set(opts.skipTopLevel) : SKIP_ID;
   const map = opts.map;
-  const ignore = opts.ignore;
-  const walk = (r: unknown, l: unknown, path: string[], key: string | undefined): void => {
+  const ignore = opts.ignore && opts.ignore.size > 0 ? opts.ignore : undefined;
+  // One path stack for the whole walk (segments pushed and popped around each child), copied only
+  // into a reported difference: most frames are equal and allocate nothing per node.
+  const path: string[] = [];
+  const ignored = (): boolean => ignore !== undefined && ignore.matches(path);
+  const child = (r: unknown, l: unknown, seg: string, key: string | undefined, rHas: boolean, lHas: boolean): void => {
+    path.push(seg);
+    if (!lHas) {
+      if (!ignored()) out.push({ path: formatPath(path), op: 'missing', recorded: r });
+    } else if (!rHas) {
+      if (!ignored()) out.push({ path: formatPath(path), op: 'added', live: l });
+    } else {
+      walk(r, l, key);
+    }
+    path.pop();
+  };
+  const walk = (r: unknown, l: unknown, key: string | undefined): void => {
     if (out.length >= limit) return;
-    if (ignore && path.length > 0 && ignore.matches(path)) return;
+    if (path.length > 0 && ignored()) return;
     if (typeof r === 'string' && typeof l === 'string') {
       if (r === l) return;
       if (key !== undefined && VOLATILE_ID_KEYS.has(key)) {
@@ -89,30 +107,22 @@ export function diffJson(recorded: unknown, live: unknown, opts: DiffOptions = {
     if (Array.isArray(r) && Array.isArray(l)) {
       const n = Math.max(r.length, l.length);
       for (let i = 0; i < n; i++) {
-        const p = [...path, String(i)];
-        if (i >= l.length) {
-          if (!(ignore && ignore.matches(p))) out.push({ path: formatPath(p), op: 'missing', recorded: r[i] });
-        } else if (i >= r.length) {
-          if (!(ignore && ignore.matches(p))) out.push({ path: formatPath(p), op: 'added', live: l[i] });
-        } else {
-          walk(r[i], l[i], p, key);
-        }
+        child(r[i], l[i], String(i), key, i < r.length, i < l.length);
         if (out.length >= limit) return;
       }
       return;
     }
     if (isObj(r) && isObj(l)) {
-      const keys = new Set([...Object.keys(r), ...Object.keys(l)]);
-      for (const k of keys) {
-        if (path.length === 0 && skip.has(k)) continue;
-        const p = [...path, k];
-        if (!(k in l)) {
-          if (!(ignore && ignore.matches(p))) out.push({ path: formatPath(p), op: 'missing', recorded: r[k] });
-        } else if (!(k in r)) {
-          if (!(ignore && ignore.matches(p))) out.push({ path: formatPath(p), op: 'added', live: l[k] });
-        } else {
-          walk(r[k], l[k], p, k);
-        }
+      const top = path.length === 0;
+      // The keys of r in order, then those only l has (as a union of both key lists would give).
+      for (const k of Object.keys(r)) {
+        if (top && skip.has(k)) continue;
+        child(r[k], l[k], k, k, true, k in l);
+        if (out.length >= limit) return;
+      }
+      for (const k of Object.keys(l)) {
+        if (hasOwn(r, k) || (top && skip.has(k))) continue;
+        child(r[k], l[k], k, k, k in r, true);
         if (out.length >= limit) return;
       }
       return;
@@ -121,7 +131,7 @@ export function diffJson(recorded: unknown, live: unknown, opts: DiffOptions = {
     if (typeof r === 'number' && typeof l === 'number' && Number.isNaN(r) && Number.isNaN(l)) return;
     out.push({ path: formatPath(path), op: 'changed', recorded: r, live: l });
   };
-  walk(recorded, live, [], undefined);
+  walk(recorded, live, undefined);
   return out;
 }
 

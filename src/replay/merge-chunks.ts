@@ -16,7 +16,8 @@ function chunkText(f: Frame): string | undefined {
   return c && c.type === 'text' && typeof c.text === 'string' ? c.text : undefined;
 }
 
-function isTextChunk(f: Frame): boolean {
+/** A streamed text chunk (the frames `mergeChunkDivergences` merges). */
+export function isTextChunk(f: Frame): boolean {
   const k = updateKind(f);
   return f.kind === 'notification' && k !== undefined && CHUNK_KINDS.has(k) && chunkText(f) !== undefined;
 }

@@ -23,7 +23,8 @@ import { summarizeTurnAt } from '../view/turn-summary.js';
 import { buildWaterfall } from '../view/waterfall.js';
 import { computeInsights } from '../view/insights.js';
 import { agentComparison } from './agents.js';
-import { compareRecordings } from './compare.js';
+import { compareFrames } from './compare.js';
+import { iterateFrames, readFrames } from '../store/frames.js';
 import { entityPatch, patchTarget } from '../view/patch.js';
 import { withRuleInfo as ruleInfo } from '../view/summary.js';
 import { LiveBus } from './live.js';
@@ -357,8 +358,8 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (ignoreText.length > 2000) throw new HttpError(400, 'the ignored paths are longer than 2000 characters; shorten them');
     const ignore = ignoreText.split(/[\s,]+/).filter(Boolean);
     if (ignore.length > 50) throw new HttpError(400, 'at most 50 ignored paths');
-    const ra = store.loadRecording(a);
-    const result = compareRecordings(ra, a === b ? ra : store.loadRecording(b), { ignore, mergeChunks: c.req.query('merge') === '1' });
+    const framesA = readFrames(store, a);
+    const result = compareFrames(framesA, a === b ? framesA : iterateFrames(store, b), { ignore, mergeChunks: c.req.query('merge') === '1' });
     return c.json({ a: store.getRecording(a)!, b: store.getRecording(b)!, ...result });
   });
 

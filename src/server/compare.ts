@@ -7,7 +7,8 @@
  */
 import type { Recording } from '../transcript/format.js';
 import { isFrame, type Frame } from '../wire/frame.js';
-import { diffRecordings } from '../replay/diff-recordings.js';
+import { diffFrames } from '../replay/diff-recordings.js';
+import { isTextChunk } from '../replay/merge-chunks.js';
 import { describeFrame, type Divergence } from '../replay/aligner.js';
 import { describeDiffs, IgnoreSet } from '../replay/json-diff.js';
 import { framePatch, summarize } from '../replay/report.js';
@@ -18,7 +19,7 @@ import type { CompareFrame, CompareResult, CompareRow } from './types.js';
 export const MAX_PATCHES = 2000;
 
 function side(f: Frame): CompareFrame {
-  return { seq: f.seq, t: f.t, dir: f.dir as 'c2a' | 'a2c', label: describeFrame(f), preview: previewOf(f.dir, f.kind, f.method ?? null, f.raw, f.parseError ?? null) };
+  return { seq: f.seq, t: f.t, dir: f.dir as 'c2a' | 'a2c', label: describeFrame(f), preview: previewOf(f.dir, f.kind, f.method ?? null, f.raw, f.parseError ?? null, f.json) };
 }
 
 export interface CompareOptions {
@@ -29,14 +30,36 @@ export interface CompareOptions {
 }
 
 export function compareRecordings(a: Recording, b: Recording, opts: CompareOptions = {}): Omit<CompareResult, 'a' | 'b'> {
+  return compareFrames(a.items.filter(isFrame), b.items.filter(isFrame), opts);
+}
+
+/**
+ * `compareRecordings` on frames; `framesB` is read once, in order, so it may come from a cursor: of
+ * the second recording only the position of each frame is kept, and the frames its rows show whole.
+ */
+export function compareFrames(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}): Omit<CompareResult, 'a' | 'b'> {
   const ignore = new IgnoreSet(opts.ignore ?? []);
-  const d = diffRecordings(a, b, { ignore, mergeChunks: opts.mergeChunks });
-  const framesA = a.items.filter(isFrame);
-  const framesB = b.items.filter(isFrame);
+  // Of b: every frame's seq, t and dir, in order; whole only the frames unmatched or matched with
+  // differences, and with mergeChunks the text chunks (a merged message may differ where its chunks did not).
+  const seqB: number[] = [];
+  const tB: number[] = [];
+  const dirB: Array<'c2a' | 'a2c'> = [];
+  const keptB = new Map<number, Frame>();
+  const d = diffFrames(framesA, framesB, {
+    ignore,
+    mergeChunks: opts.mergeChunks,
+    onLive: (f, obs) => {
+      seqB.push(f.seq);
+      tB.push(f.t);
+      dirB.push(f.dir as 'c2a' | 'a2c');
+      if (!obs.matched || obs.diffs.length > 0 || (opts.mergeChunks && isTextChunk(f))) keptB.set(f.seq, f);
+    },
+  });
   const bByA = new Map<number, number>();
   const aByB = new Map<number, number>();
   for (const [sa, sb] of d.pairs) { bByA.set(sa, sb); aByB.set(sb, sa); }
-  const bySeqB = new Map(framesB.map((f) => [f.seq, f]));
+  const indexB = new Map<number, number>();
+  for (let i = 0; i < seqB.length; i++) indexB.set(seqB[i]!, i);
 
   const changedByA = new Map<number, Divergence & { kind: 'changed' }>();
   const missingByA = new Map<number, Divergence & { kind: 'missing' }>();
@@ -57,9 +80,10 @@ export function compareRecordings(a: Recording, b: Recording, opts: CompareOptio
   // Extra frames of b, grouped by the a-frame after which they go (0: before everything).
   const extrasAfter = new Map<number, Frame[]>();
   let lastA = 0;
-  for (const f of framesB) {
-    const sa = aByB.get(f.seq);
+  for (const seq of seqB) {
+    const sa = aByB.get(seq);
     if (sa !== undefined) { lastA = Math.max(lastA, sa); continue; }
+    const f = keptB.get(seq)!;
     const list = extrasAfter.get(lastA);
     if (list) list.push(f); else extrasAfter.set(lastA, [f]);
   }
@@ -84,15 +108,15 @@ export function compareRecordings(a: Recording, b: Recording, opts: CompareOptio
     const sb = bByA.get(f.seq);
     const changed = changedByA.get(f.seq);
     if (sb !== undefined) {
-      const fb = bySeqB.get(sb)!;
       if (changed) {
-        const row: CompareRow = { status: 'changed', a: side(f), b: side(fb), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }) };
+        const row: CompareRow = { status: 'changed', a: side(f), b: side(keptB.get(sb)!), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }) };
         const p = patchOf(changed.recorded, changed.live);
         if (p !== undefined) row.patch = p;
         rows.push(row);
       } else {
         // Equal once normalised: the b side needs only its position (keeps big comparisons small).
-        rows.push({ status: 'same', a: side(f), b: { seq: fb.seq, t: fb.t, dir: fb.dir as 'c2a' | 'a2c' } });
+        const i = indexB.get(sb)!;
+        rows.push({ status: 'same', a: side(f), b: { seq: sb, t: tB[i]!, dir: dirB[i]! } });
       }
     } else if (missingByA.has(f.seq)) {
       const m = missingByA.get(f.seq)!;

@@ -102,8 +102,8 @@ function previewResult(method: string | null, r: unknown): string {
   return keys.length ? `{${keys.join(', ')}}` : '{}';
 }
 
-/** A one-line preview of an item given its stored columns. */
-export function previewOf(dir: string, kind: string | null, method: string | null, raw: string, parseError: string | null): string {
+/** A one-line preview of an item given its stored columns (`parsed`: its raw text already parsed, when the caller has it). */
+export function previewOf(dir: string, kind: string | null, method: string | null, raw: string, parseError: string | null, parsed?: unknown): string {
   // Agents colour their logs: the preview drops ANSI escape sequences (the raw line keeps them).
   if (dir === 'stderr') return clip(raw.replace(/\x1b\[[0-9;?]*[ -/]*[@-~]/g, ''));
   if (dir === 'event') {
@@ -119,7 +119,7 @@ export function previewOf(dir: string, kind: string | null, method: string | nul
   }
   let j: Record<string, unknown>;
   try {
-    j = JSON.parse(raw) as Record<string, unknown>;
+    j = (parsed === undefined ? JSON.parse(raw) : parsed) as Record<string, unknown>;
   } catch {
     return clip(raw);
   }

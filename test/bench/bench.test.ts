@@ -54,4 +54,22 @@ describe('npm run bench --quick', () => {
     expect(res.rss.indexFramesPerSec).toBeGreaterThan(0);
     if (res.ui.measured) expect(res.ui.firstRowsStatus).toBe(200);
   });
+
+  it('compares two runs of one scenario through the served UI and `acp-inspect diff`, and both find the same differences', async () => {
+    const json = join(tmp.dir, 'bench-compare.json');
+    const r = await run(process.execPath, [join(ROOT, 'scripts', 'bench.js'), '--quick', '--only', 'compare', '--json', json], { timeoutMs: 120_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const res = JSON.parse(readFileSync(json, 'utf8')) as {
+      problems: string[];
+      compare: { measured: boolean; api: { status: number; changed: number; missing: number; extra: number }; cli: { exit: number; summary: string } };
+    };
+    expect(res.problems).toEqual([]);
+    expect(res.compare.measured).toBe(true);
+    expect(res.compare.api.status).toBe(200);
+    expect(res.compare.cli.exit).toBe(1);
+    // The runs differ somewhere, and the view and the command count the same differences.
+    expect(res.compare.api.changed + res.compare.api.missing + res.compare.api.extra).toBeGreaterThan(0);
+    expect(res.compare.cli.summary).toContain(`${res.compare.api.changed} changed, ${res.compare.api.missing} missing, ${res.compare.api.extra} extra`);
+  });
 });
