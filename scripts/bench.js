@@ -9,8 +9,9 @@
  * every frame of a tap run must be in its SQLite file. Then: tap start-up, the tap's RSS when idle
  * (against a bare Node pass-through), peak RSS of the tap through a large flood and how fast its
  * recorder indexes that flood once it is over (frames/s from the flood's end to its last frame's
- * row, seen by polling the SQLite file), `check` speed and peak RSS, the UI's API on a large
- * recording, and Compare of two runs of one scenario (the served UI's request and `acp-inspect diff`).
+ * row, seen by polling the SQLite file), `check` speed and peak RSS, the UI on a large recording
+ * (1M items in SQLite): its API, and the page in chromium (first rows, each filter, a jump to a seq),
+ * and Compare of two runs of one scenario (the served UI's request and `acp-inspect diff`).
  *
  * Flags: --quick (seconds, for tests), --rounds N, --mb N (flood per size, in MiB), --pings N,
  * --idle-rounds N, --rss-mb N, --check-frames N, --ui-frames N, --compare-frames N, --compare-runs N (medians of),
@@ -20,7 +21,8 @@
  * through user space instead of tee()/splice(), as where splice is not possible), --client socket|pipe|both
  * (what the driver talks to each variant through: a socket pair, as Node's child_process gives, and/or
  * pipes, as most editors give; both by default, one after the other). Env BENCH_* mirrors the flags
- * (BENCH_ROUNDS=3, BENCH_JS_TAP=1, BENCH_CLIENT=pipe ...).
+ * (BENCH_ROUNDS=3, BENCH_JS_TAP=1, BENCH_CLIENT=pipe ...); BENCH_UI_DB=FILE keeps the UI section's database
+ * in FILE (built when missing, reused when there).
  * Exits 1 if any byte was altered or any frame was not recorded.
  */
 import { spawn, spawnSync } from 'node:child_process';
@@ -62,7 +64,7 @@ function parseArgs(argv) {
     idleRounds: 5,
     rssMb: quick ? 32 : 1024,
     checkFrames: quick ? 20_000 : 1_000_000,
-    uiFrames: quick ? 5_000 : 100_000,
+    uiFrames: quick ? 5_000 : 1_000_000,
     compareFrames: quick ? 3_000 : 100_000,
     compareRuns: quick ? 1 : 5,
     only: null,
@@ -938,31 +940,43 @@ function writeRunTranscript(file, n, run) {
   return frames;
 }
 
-// ---- UI API on a large recording ---------------------------------------------------------------
+// ---- the UI on a large recording: its API and the page in a real browser ------------------------
+
+/** Timeline filters a user types, the costly ones included (free text scans every frame's text). */
+const UI_FILTERS = {
+  'method:session/prompt': 'method:session/prompt',
+  'negation -method:session/update': '-method:session/update',
+  'session:sess-beta': 'session:sess-beta',
+  'free text (rare) "slow path"': 'slow path',
+  'free text (common) "module5"': 'module5',
+  'negated text -parser': '-parser',
+  'is:error': 'is:error',
+  'has:finding': 'has:finding',
+  'method + text': 'method:session/update tool_call_update',
+};
+
+/** The browser the UI tests use (Debian's chromium or ACP_INSPECT_CHROMIUM), or null. */
+function findChromium() {
+  const c = [process.env.ACP_INSPECT_CHROMIUM, '/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome', '/usr/bin/google-chrome-stable'];
+  return c.find((p) => p && existsSync(p)) ?? null;
+}
 
 async function benchUi(o, tmp, results) {
-  log(`## UI: API of the server over a ${o.uiFrames}-frame recording`);
+  log(`## UI: a ${o.uiFrames}-frame recording in SQLite, its API and the page in chromium`);
   const dist = (p) => pathToFileURL(join(ROOT, 'dist', 'src', p)).href;
   if (!existsSync(join(ROOT, 'dist', 'src', 'server', 'index.js'))) {
     log('  the server (dist/src/server/index.js) does not exist yet: not measured');
     results.ui = { measured: false, reason: 'no server' };
     return;
   }
-  const file = join(tmp, 'ui.jsonl');
-  writeBigTranscript(file, o.uiFrames);
-  const db = join(tmp, 'ui.db');
-  const imp = spawnSync(NODE, [BIN, 'import', '--db', db, file], { encoding: 'utf8', timeout: 300_000 });
-  if (imp.status !== 0) {
-    log(`  import failed (exit ${imp.status}): ${(imp.stderr ?? '').trim().split('\n')[0]}`);
-    results.ui = { measured: false, reason: 'import failed' };
-    return;
-  }
+  const { buildUiRecording, describeUiRecording } = await import(pathToFileURL(join(ROOT, 'bench', 'ui-recording.js')).href);
+  // BENCH_UI_DB: a database this bench built before (kept across runs while working on the UI).
+  const keep = process.env.BENCH_UI_DB;
+  const db = keep ?? join(tmp, 'ui.db');
+  const built = keep && existsSync(keep) ? await describeUiRecording(ROOT, keep) : await buildUiRecording(ROOT, db, o.uiFrames);
+  const id = built.id;
+  log(`  built: ${built.items} items (${built.frames} frames, ${built.turns} turns, 2 sessions, ${built.findings} findings), ${fmt(statSync(db).size / 1048576, 0)} MiB; store writes ${fmt(built.ms.items / 1000, 1)} s + checker ${fmt(built.ms.check / 1000, 1)} s`);
   const server = await import(dist('server/index.js'));
-  if (typeof server.startServer !== 'function') {
-    log('  the server has no startServer() yet: not measured');
-    results.ui = { measured: false, reason: 'no startServer' };
-    return;
-  }
   const tOpen = performance.now();
   const srv = await server.startServer({ dbPath: db, port: 0 });
   const base = new URL(srv.url).origin;
@@ -972,38 +986,52 @@ async function benchUi(o, tmp, results) {
     const body = await res.text();
     return { ms: performance.now() - t, status: res.status, body };
   };
-  const out = { measured: true, frames: o.uiFrames, samples: {} };
+  const out = { measured: true, frames: o.uiFrames, items: built.items, build: built, samples: {}, browser: null };
+  const api = `/api/recordings/${id}`;
+  const expect = {};
   try {
-    // What the page does when it opens a recording: the list, the recording, its first rows.
-    const list = await get('/api/recordings');
-    let id = 1;
-    try { id = JSON.parse(list.body)[0]?.id ?? 1; } catch { /* keep 1 */ }
-    await get(`/api/recordings/${id}`);
-    const first = await get(`/api/recordings/${id}/items?limit=200`);
+    // 1. The API, as the page calls it: the recording, its first rows, rows far down, each filter, a position.
+    await get('/api/recordings');
+    await get(api);
+    const first = await get(`${api}/items?q=&offset=0&limit=200`);
     out.firstRowsMs = performance.now() - tOpen;
     out.firstRowsStatus = first.status;
-    log(`  server start → list → recording → first 200 rows: ${fmt(out.firstRowsMs, 0)} ms (HTTP ${first.status}, ${first.body.length} bytes)   (target ≤ 1000 ms)`);
+    log(`  API: server start → list → recording → first 200 rows: ${fmt(out.firstRowsMs, 0)} ms (HTTP ${first.status}, ${first.body.length} bytes)`);
     if (first.status !== 200) problem(`UI first rows: HTTP ${first.status}: ${first.body.slice(0, 120)}`);
-    const probes = {
-      'rows far down (offset 90%)': `/api/recordings/${id}/items?offset=${Math.floor(o.uiFrames * 0.9)}&limit=200`,
-      'filter method:session/prompt': `/api/recordings/${id}/items?q=${encodeURIComponent('method:session/prompt')}&limit=200`,
-      'filter -method:session/update': `/api/recordings/${id}/items?q=${encodeURIComponent('-method:session/update')}&limit=200`,
-      'text search "fox"': `/api/recordings/${id}/items?q=fox&limit=200`,
-    };
+    const probes = { 'rows far down (offset 90%)': `${api}/items?q=&offset=${Math.floor(built.items * 0.9)}&limit=200` };
+    for (const [name, q] of Object.entries(UI_FILTERS)) probes[`filter ${name}`] = `${api}/items?q=${encodeURIComponent(q)}&offset=0&limit=200`;
+    probes['position of a seq at 90%'] = `${api}/position?q=&seq=${Math.floor(built.items * 0.9)}`;
     for (const [name, path] of Object.entries(probes)) {
       const xs = [];
       let last;
-      for (let i = 0; i < 5; i++) {
+      for (let i = 0; i < (o.quick ? 2 : 5); i++) {
         last = await get(path);
         xs.push(last.ms);
       }
       out.samples[name] = { path, status: last.status, first: xs[0], median: median(xs), bytes: last.body.length };
-      log(`  ${pad(name, 32)} HTTP ${last.status}: first ${fmt(xs[0], 1)} ms, median ${fmt(median(xs), 1)} ms, ${last.body.length} bytes`);
+      let partial = '';
+      if (name.startsWith('filter ') && last.status === 200) {
+        // The exact count (a long filter answers `partial` first and is counted in the background).
+        let page = JSON.parse(last.body);
+        if (page.partial) partial = `, partial (${page.total} found so far)`;
+        for (let k = 0; page.partial && k < 600; k++) {
+          await sleep(100);
+          page = JSON.parse((await get(path)).body);
+        }
+        expect[name.slice(7)] = { total: page.total, firstSeq: page.rows[0]?.seq ?? null };
+      }
+      log(`  API: ${pad(name, 40)} HTTP ${last.status}: first ${lpad(fmt(xs[0], 1), 7)} ms, median ${lpad(fmt(median(xs), 1), 7)} ms, ${last.body.length} bytes${partial}`);
       if (last.status !== 200) problem(`UI ${name}: HTTP ${last.status}`);
     }
-    log('  (target: a filter ≤ 300 ms)');
   } finally {
     await srv.close?.();
+  }
+  // 2. The page in chromium, as a user drives it, on a server of its own (nothing cached by the probes above).
+  const srv2 = await server.startServer({ dbPath: db, port: 0 });
+  try {
+    out.browser = await benchUiBrowser(o, srv2, id, built, expect);
+  } finally {
+    await srv2.close?.();
   }
   results.ui = out;
 }
@@ -1074,6 +1102,157 @@ async function benchCompare(o, tmp, results) {
   results.compare = out;
 }
 
+/**
+ * Times the page in chromium: opening the recording until its first rows show, each filter from Enter
+ * until the list shows its rows (and until it is counted), going to a seq (`#SEQ` in the filter box)
+ * until that row shows selected, a jump from a finding's link in the Findings view, and a link that
+ * opens the recording at a seq (`?rec=ID&sel=SEQ`).
+ */
+async function benchUiBrowser(o, srv, id, built, expect) {
+  const exe = findChromium();
+  if (!exe) {
+    log('  browser: no chromium found (install Debian\'s chromium or set ACP_INSPECT_CHROMIUM): not measured');
+    return { measured: false, reason: 'no chromium' };
+  }
+  let chromium;
+  try {
+    ({ chromium } = await import('playwright-core'));
+  } catch (e) {
+    log(`  browser: playwright-core is not installed (${e.message}): not measured`);
+    return { measured: false, reason: 'no playwright-core' };
+  }
+  const browser = await chromium.launch({ executablePath: exe, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'] });
+  const out = { measured: true, openMs: [], filters: {}, goTo: null, jump: null, openAtSeq: null };
+  const reps = o.quick ? 1 : 3;
+  try {
+    // bypassCSP: the timing probes below build their conditions from text (new Function), which the page's CSP forbids.
+    const ctx = await browser.newContext({ viewport: { width: 1440, height: 860 }, bypassCSP: true });
+    const page = await ctx.newPage();
+    const origin = new URL(srv.url).origin;
+    await page.goto(srv.url); // sets the session cookie
+    await page.waitForSelector('table, .empty, main', { timeout: 30_000 }).catch(() => undefined);
+    // Opening the recording (a fresh page load each time) until its first row is on screen.
+    // Times are taken in the page (performance.now()): from the navigation's start, or from the
+    // user's Enter or click (a capturing listener), to the frame where the row is on screen; the
+    // driver's own round trips are not counted.
+    const mark = () => page.evaluate(() => {
+      if (window.__benchMarks) return;
+      window.__benchMarks = true;
+      document.addEventListener('keydown', (e) => { if (e.key === 'Enter') window.__t0 = performance.now(); }, true);
+      document.addEventListener('click', () => { window.__t0 = performance.now(); }, true);
+    });
+    // The probe checks its condition on every change of the page's DOM (a MutationObserver: polling
+    // by animation frames is throttled in a headless page) and answers the time it first held.
+    const since = (cond, arg, fromNavigation = false) => page.evaluate(({ cond, arg, fromNavigation }) => new Promise((resolve, reject) => {
+      // eslint-disable-next-line no-new-func
+      const ok = new Function('arg', cond);
+      let mo = null;
+      const timer = setTimeout(() => { mo?.disconnect(); reject(new Error(`timed out waiting for ${JSON.stringify(arg)}`)); }, 60_000);
+      const check = () => {
+        if (!ok(arg)) return false;
+        mo?.disconnect();
+        clearTimeout(timer);
+        resolve(performance.now() - (fromNavigation ? 0 : window.__t0));
+        return true;
+      };
+      if (check()) return;
+      mo = new MutationObserver(check);
+      mo.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+    }), { cond: cond.toString().replace(/^[^{]*\{/, '').replace(/\}$/, ''), arg, fromNavigation });
+    const rowVisible = (arg) => {
+      const r = document.querySelector(`.scroller .row[data-seq="${arg.seq}"]${arg.selected ? '[aria-selected="true"]' : ''}`);
+      return !!r && r.getBoundingClientRect().height > 0;
+    };
+    for (let i = 0; i < reps; i++) {
+      await page.goto(`${origin}/?rec=${id}`, { waitUntil: 'commit' });
+      out.openMs.push(await since(rowVisible, { seq: 1 }, true));
+    }
+    log(`  browser: open the recording → first rows shown: ${out.openMs.map((x) => fmt(x, 0)).join(', ')} ms   (target ≤ 1000 ms)`);
+    // Each filter: typed into the filter box, Enter, until the list says how many match and shows the first.
+    const input = page.locator('input[type=search]').first();
+    // Rows shown: the list is the filter's (data-q) and its first match is on screen; counted: the
+    // list says how many match (a free-text filter over a long recording shows rows before it is counted).
+    const listOf = (arg) => {
+      const sc = document.querySelector('.scroller');
+      if (!sc || sc.getAttribute('data-q') !== arg.q) return false;
+      if (arg.firstSeq === null) return !!sc.querySelector('.empty');
+      const r = sc.querySelector(`.row[data-seq="${arg.firstSeq}"]`);
+      return !!r && r.getBoundingClientRect().height > 0;
+    };
+    const countOf = (arg) => {
+      const l = document.querySelector('.scroller')?.getAttribute('aria-label') ?? '';
+      return l.startsWith(`Timeline, ${arg.total} items`) && !l.includes('still filtering');
+    };
+    const shows = (q, firstSeq) => since(listOf, { q, firstSeq });
+    const counted = (total) => since(countOf, { total });
+    await mark();
+    for (const [name, q] of Object.entries(UI_FILTERS)) {
+      const e = expect[name];
+      if (!e) continue;
+      const xs = [];
+      const cs = [];
+      for (let i = 0; i < reps; i++) {
+        await input.fill(q);
+        const rowsShown = shows(q, e.firstSeq);
+        const allCounted = counted(e.total);
+        await input.press('Enter');
+        xs.push(await rowsShown);
+        cs.push(await allCounted);
+        await input.fill('');
+        await input.press('Enter');
+        await shows('', 1);
+        await counted(built.items);
+      }
+      out.filters[name] = { q, total: e.total, ms: xs, first: xs[0], median: median(xs), countedMs: cs };
+      log(`  browser: filter ${pad(name, 34)} Enter → rows shown: ${xs.map((x) => lpad(fmt(x, 0), 4)).join(', ')} ms; counted (${e.total} match): ${cs.map((x) => fmt(x, 0)).join(', ')} ms`);
+    }
+    // Go to a seq: `#SEQ` typed in the filter box, Enter, until that row is on screen and selected.
+    const goXs = [];
+    const goSeqs = [Math.floor(built.items * 0.97), Math.floor(built.items * 0.31), Math.floor(built.items * 0.64)];
+    for (let i = 0; i < reps; i++) {
+      const seq = goSeqs[i % goSeqs.length];
+      await input.fill(`#${seq}`);
+      const shown = since(rowVisible, { seq, selected: true });
+      await input.press('Enter');
+      goXs.push(await shown);
+    }
+    out.goTo = { seqs: goSeqs.slice(0, reps), ms: goXs, median: median(goXs), first: goXs[0] };
+    log(`  browser: go to a seq (#SEQ, Enter in the filter box) → row shown selected: ${goXs.map((x) => fmt(x, 0)).join(', ')} ms   (target ≤ 200 ms)`);
+    // A jump: the Findings view lists every finding; clicking the last one's seq opens the timeline there.
+    const jumpXs = [];
+    let jumpSeq = null;
+    for (let i = 0; i < reps; i++) {
+      await page.goto(`${origin}/?rec=${id}&view=findings`);
+      const links = page.locator('.finding-list button.link');
+      await links.first().waitFor({ timeout: 60_000 });
+      const link = links.nth(i % 2 === 0 ? (await links.count()) - 1 : Math.floor((await links.count()) / 2));
+      jumpSeq = Number((await link.textContent()).replace('#', ''));
+      await mark();
+      const shown = since(rowVisible, { seq: jumpSeq, selected: true });
+      await link.click();
+      jumpXs.push(await shown);
+    }
+    out.jump = { seq: jumpSeq, ms: jumpXs, median: median(jumpXs), first: jumpXs[0] };
+    log(`  browser: jump from the Findings view (a finding's #seq link, far down) → timeline shown, row selected: ${jumpXs.map((x) => fmt(x, 0)).join(', ')} ms`);
+    // A link to one item (as Compare and shared URLs make): a page load that opens the recording there.
+    const atXs = [];
+    const atSeq = Math.floor(built.items * 0.9);
+    for (let i = 0; i < reps; i++) {
+      await page.goto(`${origin}/?rec=${id}&sel=${atSeq + i}`, { waitUntil: 'commit' });
+      atXs.push(await since(rowVisible, { seq: atSeq + i, selected: true }, true));
+    }
+    out.openAtSeq = { seq: atSeq, ms: atXs, median: median(atXs) };
+    log(`  browser: open a link to #${atSeq} (?rec=${id}&sel=${atSeq}) → row shown selected: ${atXs.map((x) => fmt(x, 0)).join(', ')} ms`);
+    await ctx.close();
+  } catch (e) {
+    problem(`UI in chromium: ${e.message.split('\n')[0]}`);
+    out.error = e.message.split('\n')[0];
+  } finally {
+    await browser.close();
+  }
+  return out;
+}
+
 /** The issue's targets against what was measured (only those measured in this run). */
 function targets(r) {
   const out = [];
@@ -1100,10 +1279,22 @@ function targets(r) {
     add(`check peak RSS ≤ 100 MB (${r.check.frames} frames)`, `${fmt(r.check.cli.peakMiB * 1.048576, 0)} MB (${fmt(r.check.cli.peakMiB, 1)} MiB)`, r.check.cli.peakMiB * 1.048576 <= 100);
   }
   if (r.ui?.measured) {
-    add('UI first rows ≤ 1000 ms', `${fmt(r.ui.firstRowsMs, 0)} ms`, r.ui.firstRowsMs <= 1000);
-    const filt = Object.entries(r.ui.samples).filter(([k]) => k.startsWith('filter'));
-    const worst = Math.max(...filt.map(([, v]) => v.first));
-    add('UI filter ≤ 300 ms (first request, worst filter)', `${fmt(worst, 0)} ms`, worst <= 300);
+    const b = r.ui.browser;
+    const n = `${Math.round(r.ui.items / 1000)}k`;
+    if (b?.measured && b.openMs?.length) {
+      add(`UI on ${n} items in chromium: first rows ≤ 1000 ms (open the recording, first load)`, `${fmt(b.openMs[0], 0)} ms`, b.openMs[0] <= 1000);
+      const filt = Object.entries(b.filters ?? {});
+      if (filt.length) {
+        const [wn, wv] = filt.reduce((a, c) => (c[1].first > a[1].first ? c : a));
+        add(`UI on ${n} items in chromium: worst filter ≤ 300 ms (first application, Enter → rows shown)`, `${fmt(wv.first, 0)} ms (${wn})`, wv.first <= 300);
+      }
+      if (b.goTo) add(`UI on ${n} items in chromium: jump to a seq ≤ 200 ms (median, #SEQ Enter → row shown selected)`, `${fmt(b.goTo.median, 0)} ms`, b.goTo.median <= 200);
+    } else {
+      add('UI first rows ≤ 1000 ms (API only: no browser)', `${fmt(r.ui.firstRowsMs, 0)} ms`, r.ui.firstRowsMs <= 1000);
+      const filt = Object.entries(r.ui.samples).filter(([k]) => k.startsWith('filter'));
+      const worst = Math.max(...filt.map(([, v]) => v.first));
+      add('UI filter ≤ 300 ms (API only: first request, worst filter)', `${fmt(worst, 0)} ms`, worst <= 300);
+    }
   }
   if (r.compare?.measured) {
     add(`compare of two ${r.compare.frames}-frame recordings in the served UI ≤ 1 s (median)`, `${fmt(r.compare.api.median, 0)} ms`, r.compare.api.status === 200 && r.compare.api.median <= 1000);
@@ -1142,7 +1333,7 @@ async function main() {
   }
   const verdicts = targets(results);
   if (verdicts.length) {
-    log('## Targets (issue 6)');
+    log('## Targets (issues 6 and 20)');
     for (const v of verdicts) log(`  ${v.ok ? 'met   ' : 'MISSED'}  ${v.what}: ${v.value}`);
     results.targets = verdicts;
   }

@@ -18,7 +18,8 @@ import { checkStoredRecording } from '../check-run/stored.js';
 import { RULES, summarizeState } from '../check/index.js';
 import type { Frame } from '../wire/frame.js';
 import { FilterError } from './filter.js';
-import { findingsAt, listTurns, methodStats, pairOf, positionOf, readItem, timelineGroups, timelinePage, turnItems } from './queries.js';
+import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, readItem, timelineGroups, turnItems } from './queries.js';
+import { MatchCache } from './matches.js';
 import { summarizeTurnAt } from '../view/turn-summary.js';
 import { buildWaterfall } from '../view/waterfall.js';
 import { computeInsights } from '../view/insights.js';
@@ -91,6 +92,8 @@ export function createApp(opts: AppOptions): InspectorApp {
   try { store.markInterrupted(); } catch { /* locked: the poller retries */ }
   const models = new ModelCache(store, (id) => live.broadcastTo(id, { type: 'states', recordingId: id }));
   const live = new LiveBus(store, models, opts.pollMs ?? 250);
+  // The filtered lists of matching seqs (pages and positions without COUNT(*) or OFFSET).
+  const matches = new MatchCache(store);
   // The turns of a recording change only when it grows: keep the last listing of each (filters re-cut it).
   const turnsCache = new Map<number, { items: number; turns: ReturnType<typeof listTurns> }>();
   // The waterfall and insights of a recording as JSON, built together from one reading of its items
@@ -224,6 +227,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (rec.status === 'running') throw new HttpError(400, `recording ${id} is still being recorded; stop its tap first`);
     store.deleteRecording(id);
     models.drop(id);
+    matches.drop(id);
     turnsCache.delete(id);
     timeCache.delete(id);
     live.poke();
@@ -267,7 +271,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   });
   app.get('/api/recordings/:id/items', (c) => {
     const id = recId(c);
-    const page = timelinePage(store, id, c.req.query('q') ?? '', intParam(c.req.query('offset'), 0), intParam(c.req.query('limit'), 200, 2000));
+    const page = listPage(store, matches, id, c.req.query('q') ?? '', intParam(c.req.query('offset'), 0), intParam(c.req.query('limit'), 200, 2000));
     if (c.req.query('state') !== '0') {
       try {
         const lastSeq = page.rows.length ? page.rows[page.rows.length - 1]!.seq : 0;
@@ -285,7 +289,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   });
   app.get('/api/recordings/:id/position', (c) => {
     const id = recId(c);
-    return c.json(positionOf(store, id, c.req.query('q') ?? '', intParam(c.req.query('seq'), 1)));
+    return c.json(listPosition(store, matches, id, c.req.query('q') ?? '', intParam(c.req.query('seq'), 1)));
   });
   app.get('/api/recordings/:id/items/:seq', async (c) => {
     const id = recId(c);
@@ -406,6 +410,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   return Object.assign(app, {
     close() {
       live.stop();
+      matches.stop();
       store.close();
     },
     store,

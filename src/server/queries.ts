@@ -7,9 +7,11 @@ import { rowToItem } from '../store/store.js';
 import type { Item, Frame } from '../wire/frame.js';
 import { compileFilter } from './filter.js';
 import { previewOf } from '../view/preview.js';
+import type { Position } from '../view/source.js';
 import type { TimelinePage, TimelineRow, MethodStats, TurnInfo, StoredFinding, TimelineGroups } from './types.js';
 import { layTurns, turnInfoOf } from '../view/turns.js';
 import { quantile } from '../view/insights.js';
+import { SCAN_BUDGET_MS, type MatchCache } from './matches.js';
 
 /** Columns a timeline row needs: no full raw text for big frames (only a prefix is previewed). */
 const ROW_COLS = `i.seq, i.t, i.dir, i.kind, i.method, i.rpc_id, i.reply_to, i.latency, i.session_id, i.size, i.parse_error,
@@ -38,17 +40,55 @@ export function toTimelineRow(r: RowOut): TimelineRow {
   return row;
 }
 
-/** A page of the filtered timeline. Throws FilterError for a bad filter. */
-export function timelinePage(store: Store, recordingId: number, q: string, offset: number, limit: number): TimelinePage {
-  const f = compileFilter(q);
-  const where = `i.recording_id = ? AND ${f.where}`;
-  const total = (store.db.prepare(`SELECT COUNT(*) AS n FROM items i WHERE ${where}`).get(recordingId, ...f.params) as { n: number }).n;
-  const start = Math.max(0, offset - 1);
-  const rows = store.db.prepare(`SELECT ${ROW_COLS} FROM items i WHERE ${where} ORDER BY i.seq LIMIT ? OFFSET ?`)
-    .all(recordingId, ...f.params, limit + (offset > 0 ? 1 : 0), start) as RowOut[];
+/**
+ * A page of the filtered timeline through the server's lists of matches (matches.ts): a range read
+ * when unfiltered, a slice of the matching seqs when filtered. A filter still being scanned when the
+ * time budget is spent answers with the rows found so far and `partial` (its total is a lower bound).
+ * Throws FilterError for a bad filter.
+ */
+export function listPage(store: Store, matches: MatchCache, recordingId: number, q: string, offset: number, limit: number): TimelinePage {
+  const unfiltered = compileFilter(q).where === '1';
+  const dense = unfiltered ? matches.dense(recordingId) : null;
+  let rows: RowOut[];
+  let total: number;
+  let partial = false;
+  if (dense) {
+    // Index k is seq k + 1: from seq `offset` (the row before the page, for its delta) on.
+    rows = store.db.prepare(`SELECT ${ROW_COLS} FROM items i WHERE i.recording_id = ? AND i.seq >= ? ORDER BY i.seq LIMIT ?`)
+      .all(recordingId, Math.max(1, offset), limit + (offset > 0 ? 1 : 0)) as RowOut[];
+    total = dense.count;
+  } else {
+    const l = matches.list(recordingId, q);
+    l.scanUntil(() => l.seqs.length > offset + limit, SCAN_BUDGET_MS);
+    const want = l.seqs.slice(Math.max(0, offset - 1), offset + limit);
+    rows = want.length === 0 ? [] : store.db.prepare(`SELECT ${ROW_COLS} FROM items i WHERE i.recording_id = ? AND i.seq IN (SELECT value FROM json_each(?)) ORDER BY i.seq`)
+      .all(recordingId, JSON.stringify(want)) as RowOut[];
+    total = l.seqs.length;
+    if (!l.done) {
+      partial = true;
+      matches.continueInBackground(l);
+    }
+  }
   let prevT: number | null = null;
-  if (offset > 0 && rows.length) prevT = rows.shift()!.t;
-  return { total, offset, rows: rows.map(toTimelineRow), prevT };
+  if (offset > 0 && rows.length && offset - 1 < total) prevT = rows.shift()!.t;
+  const page: TimelinePage = { total, offset, rows: rows.map(toTimelineRow), prevT };
+  if (partial) page.partial = true;
+  return page;
+}
+
+/** Index of item `seq` in the filtered list (or of the first item after it), and whether it matches; `partial` while the total is not known yet. */
+export function listPosition(store: Store, matches: MatchCache, recordingId: number, q: string, seq: number): Position {
+  const dense = compileFilter(q).where === '1' ? matches.dense(recordingId) : null;
+  if (dense) return { index: Math.max(0, Math.min(seq - 1, dense.count)), matches: seq >= 1 && seq <= dense.maxSeq, total: dense.count };
+  const l = matches.list(recordingId, q);
+  l.scanTo(seq);
+  const index = l.indexOf(seq);
+  const out: Position = { index, matches: l.seqs[index] === seq, total: l.seqs.length };
+  if (!l.done) {
+    out.partial = true;
+    matches.continueInBackground(l);
+  }
+  return out;
 }
 
 /** Rows with seq > afterSeq (for the live stream), unfiltered. */
@@ -56,16 +96,6 @@ export function rowsAfter(store: Store, recordingId: number, afterSeq: number, l
   const rows = store.db.prepare(`SELECT ${ROW_COLS} FROM items i WHERE i.recording_id = ? AND i.seq > ? ORDER BY i.seq LIMIT ?`)
     .all(recordingId, afterSeq, limit) as RowOut[];
   return rows.map(toTimelineRow);
-}
-
-/** Index of item `seq` in the filtered list (or of the first item after it), and whether it matches. */
-export function positionOf(store: Store, recordingId: number, q: string, seq: number): { index: number; matches: boolean; total: number } {
-  const f = compileFilter(q);
-  const where = `i.recording_id = ? AND ${f.where}`;
-  const before = (store.db.prepare(`SELECT COUNT(*) AS n FROM items i WHERE ${where} AND i.seq < ?`).get(recordingId, ...f.params, seq) as { n: number }).n;
-  const hit = store.db.prepare(`SELECT 1 FROM items i WHERE ${where} AND i.seq = ?`).get(recordingId, ...f.params, seq) !== undefined;
-  const total = (store.db.prepare(`SELECT COUNT(*) AS n FROM items i WHERE ${where}`).get(recordingId, ...f.params) as { n: number }).n;
-  return { index: before, matches: hit, total };
 }
 
 export function readItem(store: Store, recordingId: number, seq: number): Item | undefined {

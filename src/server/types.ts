@@ -42,6 +42,11 @@ export interface TimelinePage {
   prevT: number | null;
   /** The filter as understood, or an error naming the bad term. */
   filterError?: string;
+  /**
+   * Set while the filter is still being run over a large recording: `rows` are those found so far
+   * and `total` is a lower bound; asking again later gives more.
+   */
+  partial?: true;
 }
 
 /** A finding with the rule's title and the spec's sentence, when the checker knows the rule. */

@@ -20,6 +20,8 @@ export interface Position {
   index: number;
   matches: boolean;
   total: number;
+  /** Set while the filter is still being run over a large recording: `total` is a lower bound. */
+  partial?: true;
 }
 
 export interface DataSource {

@@ -286,6 +286,29 @@ describeBrowser('the timeline UI in chromium', () => {
     await page.keyboard.press('G');
     await page.locator(`.row.selected[data-seq="${total}"]`).waitFor();
     expect(await page.locator('.scroller .row').count()).toBeLessThan(200);
+    // `#SEQ` in the filter box goes to that item; a filter hiding it is dropped, one showing it is kept.
+    await input.fill('#54321');
+    await input.press('Enter');
+    await page.locator('.row.selected[data-seq="54321"]').waitFor();
+    expect(await input.inputValue()).toBe('');
+    await input.fill('method:session/prompt');
+    await input.press('Enter');
+    await page.locator('.scroller[data-q="method:session/prompt"]').waitFor();
+    const prompt = Number(await page.locator('.scroller .row').nth(3).getAttribute('data-seq'));
+    await input.fill('#99999');
+    await input.press('Enter');
+    await page.locator('.row.selected[data-seq="99999"]').waitFor();
+    await expect.poll(() => input.inputValue()).toBe('');
+    await input.fill('method:session/prompt');
+    await input.press('Enter');
+    await page.locator('.scroller[data-q="method:session/prompt"]').waitFor();
+    await input.fill(`#${prompt}`);
+    await input.press('Enter');
+    await page.locator(`.row.selected[data-seq="${prompt}"]`).waitFor();
+    expect(await input.inputValue()).toBe('method:session/prompt');
+    await input.fill('');
+    await input.press('Enter');
+    await page.locator(`.scroller[data-q=""] .row.selected[data-seq="${prompt}"]`).waitFor();
     console.log(`browser, 100k items: first rows after ${firstRowsMs} ms (page load included); method filter shown after ${t3 - t2} ms (from Enter)`);
     // Grouped by turn, the 100k items stay virtualized: headers and cards in view only.
     await page.getByRole('button', { name: 'group by turn' }).click();

@@ -3,7 +3,7 @@ import './safe-text.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
-  applyFilter, findings, detailOpen, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
+  applyFilter, jumpTo, findings, detailOpen, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
   comparing, openCompare, single, notes, grouped, setGrouped, groupLayout, toggleSelectedTurn, setAllExpanded, expandAll, toggledTurns,
 } from './model.js';
 import { source, serverApi } from './api.js';
@@ -33,7 +33,7 @@ function useTheme(): [Theme, () => void] {
   return [theme, () => setTheme(theme === 'auto' ? 'dark' : theme === 'dark' ? 'light' : 'auto')];
 }
 
-const FILTER_HELP = 'method:session/update  dir:c2a|a2c|stderr  kind:request|notification|result|error  session:ID  turn:SEQ  id:N  seq:10-20  is:error  has:finding  severity:warning  rule:ID  -key:value negates; other words search the raw text';
+const FILTER_HELP = 'method:session/update  dir:c2a|a2c|stderr  kind:request|notification|result|error  session:ID  turn:SEQ  id:N  seq:10-20  is:error  has:finding  severity:warning  rule:ID  -key:value negates; other words search the raw text; #SEQ alone goes to that item';
 
 function FilterBar({ inputRef }: { inputRef: { current: HTMLInputElement | null } }) {
   const [text, setText] = useState(filter.value);
@@ -48,8 +48,15 @@ function FilterBar({ inputRef }: { inputRef: { current: HTMLInputElement | null 
     if (!on) terms.push(term);
     void applyFilter(terms.join(' '));
   };
+  // `#SEQ` alone goes to that item (the filter stays, unless it hides the item); anything else filters.
+  const submit = () => {
+    const go = /^#(\d+)$/.exec(text.trim());
+    if (!go) { void applyFilter(text.trim()); return; }
+    setText(filter.value);
+    void jumpTo(Number(go[1]));
+  };
   return (
-    <form class="filterbar" role="search" onSubmit={(e) => { e.preventDefault(); void applyFilter(text.trim()); }}>
+    <form class="filterbar" role="search" onSubmit={(e) => { e.preventDefault(); submit(); }}>
       <input ref={inputRef} type="search" value={text} placeholder="Filter: method:session/prompt dir:a2c is:error text…  (press / )" aria-label="Filter the timeline"
         title={FILTER_HELP} aria-describedby="filter-help" onInput={(e) => setText((e.currentTarget as HTMLInputElement).value)}
         onKeyDown={(e) => { if (e.key === 'Escape') { (e.currentTarget as HTMLInputElement).blur(); } }} />
@@ -61,7 +68,7 @@ function FilterBar({ inputRef }: { inputRef: { current: HTMLInputElement | null 
         <button type="button" aria-pressed={has('-method:session/update')} onClick={() => toggle('-method:session/update')} title="Hide session/update notifications">no updates</button>
         <button type="button" aria-pressed={has('is:error')} onClick={() => toggle('is:error')}>errors only</button>
       </div>
-      <span class="count" aria-live="polite">{tl ? `${tl.total.value.toLocaleString()} item${tl.total.value === 1 ? '' : 's'}` : ''}</span>
+      <span class="count" aria-live="polite">{tl ? `${tl.total.value.toLocaleString()}${tl.counting.value ? '+' : ''} item${tl.total.value === 1 ? '' : 's'}${tl.counting.value ? ' (filtering…)' : ''}` : ''}</span>
       {filterError.value && <span class="bad" role="alert">{filterError.value}</span>}
     </form>
   );

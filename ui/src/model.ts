@@ -72,6 +72,9 @@ export class Timeline {
   /** Bumped whenever rows arrive, so views re-render. */
   readonly version = signal(0);
   readonly loading = signal(false);
+  /** The source is still running the filter over a large recording: `total` is what it found so far. */
+  readonly counting = signal(false);
+  private countTimer: ReturnType<typeof setTimeout> | null = null;
   rows: (TimelineRow | undefined)[] = [];
   /** t of the row before index i, for rows at page starts (the page brought it along). */
   prevT = new Map<number, number | null>();
@@ -104,11 +107,19 @@ export class Timeline {
       batch(() => {
         page.rows.forEach((r, k) => { this.rows[page.offset + k] = r; });
         this.prevT.set(page.offset, page.prevT);
-        if (page.rows.length === PAGE || page.offset + page.rows.length >= page.total) this.pages.add(p);
+        if (page.rows.length === PAGE || (!page.partial && page.offset + page.rows.length >= page.total)) this.pages.add(p);
         this.total.value = page.total;
+        this.counting.value = page.partial === true;
         filterError.value = null;
         this.version.value++;
       });
+      // Still counting: ask again shortly for the pages in view (more rows, a larger total).
+      if (page.partial && this.countTimer === null) {
+        this.countTimer = setTimeout(() => {
+          this.countTimer = null;
+          if (gen === this.gen) this.reloadLoaded();
+        }, 250);
+      }
     }).catch((e: Error) => {
       if (gen === this.gen) filterError.value = e.message;
     }).finally(() => {
@@ -167,6 +178,8 @@ export class Timeline {
 
   dispose(): void {
     this.gen++;
+    if (this.countTimer !== null) clearTimeout(this.countTimer);
+    this.countTimer = null;
   }
 }
 
@@ -347,9 +360,12 @@ export async function openRecording(id: number | null): Promise<void> {
     loadError.value = (e as Error).message;
     return;
   }
+  // The rows first: a server answers one request at a time, and the findings of a long recording
+  // weigh more than a page.
+  const rows = applyFilter(filter.value, selSeq.value);
   void source.findings(id).then((f) => { findings.value = f; }).catch(() => { findings.value = []; });
   loadNotes();
-  await applyFilter(filter.value, selSeq.value);
+  await rows;
 }
 
 /** Builds the timeline for a filter; keeps the selection in view when it still matches. */
@@ -367,6 +383,7 @@ export async function applyFilter(q: string, keepSeq: number | null = selSeq.val
   if (grouped.value) void loadGroups();
   if (keepSeq !== null) {
     try {
+      speculate(tl, keepSeq);
       const pos = await source.position(id, q, keepSeq);
       if (timeline.value !== tl) return;
       tl.total.value = pos.total;
@@ -384,6 +401,15 @@ export async function applyFilter(q: string, keepSeq: number | null = selSeq.val
     await tl.ensure(Math.max(0, tl.total.value - PAGE), tl.total.value);
     scrollRequest.value = { index: tl.total.value - 1, align: 'end' };
   }
+}
+
+/**
+ * Unfiltered, items are numbered 1, 2, 3 ... in a recording, so item `seq` is at index seq - 1: its
+ * rows are fetched while the source is asked where it is (one round trip instead of two when right;
+ * a page loaded for nothing when not).
+ */
+function speculate(tl: Timeline, seq: number): void {
+  if (tl.q.trim() === '' && seq >= 1) void tl.ensure(Math.max(0, seq - 1 - PAGE / 2), seq - 1 + PAGE / 2);
 }
 
 export function select(index: number | null): void {
@@ -420,6 +446,7 @@ export async function jumpTo(seq: number, stay = false): Promise<void> {
   if (!timeline.value && stay) { selSeq.value = seq; writeUrl(); return; }
   const tl = timeline.value;
   let q = tl?.q ?? filter.value;
+  if (tl) speculate(tl, seq);
   let pos = await source.position(id, q, seq);
   if (!pos.matches && q !== '') {
     q = '';

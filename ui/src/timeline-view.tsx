@@ -249,13 +249,14 @@ export function TimelineList() {
         class="scroller"
         role="listbox"
         tabIndex={0}
-        aria-label={`Timeline, ${total} items${layout ? ', grouped by turn' : ''}`}
+        aria-label={`Timeline, ${total} items${tl?.counting.value ? ' so far, still filtering' : ''}${layout ? ', grouped by turn' : ''}`}
+        data-q={tl?.q}
         aria-activedescendant={selRow ? `row-${selRow.seq}` : undefined}
         onScroll={onScroll}
       >
         <div class="spacer" style={{ height: `${totalRows * ROW_H}px` }}>{rows}</div>
         {tl && total === 0 && !tl.loading.value && (
-          <div class="empty">{filterError.value ? '' : tl.q ? 'No items match this filter.' : 'No items recorded yet.'}</div>
+          <div class="empty">{filterError.value ? '' : tl.counting.value ? 'Filtering…' : tl.q ? 'No items match this filter.' : 'No items recorded yet.'}</div>
         )}
       </div>
     </div>
