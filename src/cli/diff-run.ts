@@ -6,6 +6,7 @@ import { describeFrame, type Divergence } from '../replay/aligner.js';
 import { diffFrames, type RecordingDiff } from '../replay/diff-recordings.js';
 import { IgnoreSet } from '../replay/json-diff.js';
 import { renderDivergence, renderDivergences, summarize } from '../replay/report.js';
+import { writeStdout } from './format.js';
 
 export interface DiffOptions { ignore?: string[]; mergeChunks?: boolean }
 
@@ -48,16 +49,16 @@ export function runDiffCli(a: string, b: string, opts: { db?: string; ignore?: s
   const r = withFramesOf(b, opts.db, (framesB) => diffFramesReport(ra.recording.items.filter(isFrame), framesB, opts));
   const { diff: d, summary: s } = r;
   if (opts.json) {
-    process.stdout.write(`${JSON.stringify({
+    writeStdout(`${JSON.stringify({
       same: d.same, matched: d.matched, framesA: d.framesA, framesB: d.framesB, ...s, text: undefined,
       differences: d.divergences.map(differenceJson),
     })}\n`);
   } else {
     const color = opts.color !== false && process.stdout.isTTY === true;
     if (d.divergences.length) {
-      process.stdout.write(`${renderDivergences(d.divergences, { color, map: d.map, ignore: r.ignore, recordedLabel: `a`, liveLabel: `b` })}\n`);
+      writeStdout(`${renderDivergences(d.divergences, { color, map: d.map, ignore: r.ignore, recordedLabel: `a`, liveLabel: `b` })}\n`);
     }
-    process.stdout.write(`${r.line}\n`);
+    writeStdout(`${r.line}\n`);
   }
   process.exitCode = d.same ? 0 : 1;
 }

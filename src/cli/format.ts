@@ -22,8 +22,15 @@ export function formatTable(head: string[], rows: string[][]): string {
   return [line(head), ...rows.map(line)].join('\n') + '\n';
 }
 
-/** Writes a command's output to stdout; a reader that stops early (`| head`) ends the command quietly. */
+let quietEpipe = false;
+/**
+ * Writes a command's output to stdout; a reader that stops early (`| head`) ends the command quietly,
+ * with the exit code the command set (`diff` that found differences still exits 1).
+ */
 export function writeStdout(text: string): void {
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') process.exit(0); else throw e; });
+  if (!quietEpipe) {
+    quietEpipe = true;
+    process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); else throw e; });
+  }
   process.stdout.write(text);
 }

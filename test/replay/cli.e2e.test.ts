@@ -1,7 +1,8 @@
 /** The replay and diff commands through the real binary, on a fixture transcript: faults, help, errors. */
 import { describe, expect, it } from 'vitest';
 import { join } from 'node:path';
-import { ROOT, cli } from '../helpers.js';
+import { spawn } from 'node:child_process';
+import { BIN, ROOT, cli } from '../helpers.js';
 import { MALFORMED_LINE } from '../../src/replay/faults.js';
 
 const FIXTURE = join(ROOT, 'test', 'replay', 'fixtures', 'sdk-example.jsonl');
@@ -70,6 +71,17 @@ describe('diff', () => {
     const r = await cli(['diff', FIXTURE, FIXTURE, '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout.toString())).toMatchObject({ same: true, matched: 15, differences: [] });
+  });
+
+  it('a reader that stops early (`| head`) ends it quietly, with the exit code of its answer', async () => {
+    // Two recordings that differ; the reading end of stdout is closed before diff writes a byte.
+    const child = spawn(process.execPath, [BIN, 'diff', FIXTURE, join(ROOT, 'recordings', 'stdout-pollution.jsonl')], { stdio: ['ignore', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d; });
+    const code = await new Promise<number | null>((done) => child.on('close', (c) => done(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(1);
   });
 
   it('names a missing file in one line with exit 2', async () => {
