@@ -35,19 +35,26 @@ export function readTranscriptFile(file: string): Recording {
   }
 }
 
-/** Loads `<id|latest|FILE.jsonl>`; `framesOnly`: from the database, only the protocol frames (for comparing). */
-export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnly?: boolean } = {}): LoadedRecording {
-  if (looksLikeFile(ref)) return { recording: readTranscriptFile(ref), file: ref };
+/**
+ * Runs `fn` on the database's recording `<id|latest>`, first marking recordings whose tap is gone as
+ * interrupted where the database can be written (read-only or locked: reading still works).
+ */
+function withStoredRef<T>(ref: string, dbPath: string | undefined, fn: (store: Store, id: number) => T): T {
   const store = Store.open(dbPath, { mustExist: true });
   try {
-    store.markInterrupted();
-  } catch { /* read-only or locked: listing still works */ }
-  try {
-    const id = store.resolveRef(ref);
-    return { recording: opts.framesOnly ? loadFramesOf(store, id) : store.loadRecording(id), id };
+    try {
+      store.markInterrupted();
+    } catch { /* read-only or locked: reading still works */ }
+    return fn(store, store.resolveRef(ref));
   } finally {
     store.close();
   }
+}
+
+/** Loads `<id|latest|FILE.jsonl>`; `framesOnly`: from the database, only the protocol frames (for comparing). */
+export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnly?: boolean } = {}): LoadedRecording {
+  if (looksLikeFile(ref)) return { recording: readTranscriptFile(ref), file: ref };
+  return withStoredRef(ref, dbPath, (store, id) => ({ recording: opts.framesOnly ? loadFramesOf(store, id) : store.loadRecording(id), id }));
 }
 
 /**
@@ -56,15 +63,7 @@ export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnl
  */
 export function withFramesOf<T>(ref: string, dbPath: string | undefined, fn: (frames: Iterable<Frame>) => T): T {
   if (looksLikeFile(ref)) return fn(readTranscriptFile(ref).items.filter(isFrame));
-  const store = Store.open(dbPath, { mustExist: true });
-  try {
-    try {
-      store.markInterrupted();
-    } catch { /* read-only or locked: reading still works */ }
-    return fn(iterateFrames(store, store.resolveRef(ref)));
-  } finally {
-    store.close();
-  }
+  return withStoredRef(ref, dbPath, (store, id) => fn(iterateFrames(store, id)));
 }
 
 export { StoreError, TranscriptError };
