@@ -40,6 +40,11 @@ export function toTimelineRow(r: RowOut): TimelineRow {
   return row;
 }
 
+/** The recording's extent when `q` filters nothing and its seqs are 1..n (a page is then a range, a position arithmetic). */
+function denseUnfiltered(matches: MatchCache, recordingId: number, q: string): ReturnType<MatchCache['dense']> {
+  return compileFilter(q).where === '1' ? matches.dense(recordingId) : null;
+}
+
 /**
  * A page of the filtered timeline through the server's lists of matches (matches.ts): a range read
  * when unfiltered, a slice of the matching seqs when filtered. A filter still being scanned when the
@@ -47,8 +52,7 @@ export function toTimelineRow(r: RowOut): TimelineRow {
  * Throws FilterError for a bad filter.
  */
 export function listPage(store: Store, matches: MatchCache, recordingId: number, q: string, offset: number, limit: number): TimelinePage {
-  const unfiltered = compileFilter(q).where === '1';
-  const dense = unfiltered ? matches.dense(recordingId) : null;
+  const dense = denseUnfiltered(matches, recordingId, q);
   let rows: RowOut[];
   let total: number;
   let partial = false;
@@ -78,7 +82,7 @@ export function listPage(store: Store, matches: MatchCache, recordingId: number,
 
 /** Index of item `seq` in the filtered list (or of the first item after it), and whether it matches; `partial` while the total is not known yet. */
 export function listPosition(store: Store, matches: MatchCache, recordingId: number, q: string, seq: number): Position {
-  const dense = compileFilter(q).where === '1' ? matches.dense(recordingId) : null;
+  const dense = denseUnfiltered(matches, recordingId, q);
   if (dense) return { index: Math.max(0, Math.min(seq - 1, dense.count)), matches: seq >= 1 && seq <= dense.maxSeq, total: dense.count };
   const l = matches.list(recordingId, q);
   l.scanTo(seq);
