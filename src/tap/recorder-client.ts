@@ -318,6 +318,11 @@ export class RecorderClient {
 }
 
 /**
+ * Slices of indexing (about 10 ms each) after which a backlog counts as a burst's: the first frames
+ * of a session (the checker compiling its schemas) are a short backlog and would grow it for good.
+ */
+const GROW_AFTER_SLICES = 10;
+/**
  * This thread's young generation (V8's nursery) once the recorder runs here. V8 doubles it each time
  * a collection finds much of it alive, up to 32 MB while indexing a flood, and gives little of it
  * back: loading the checker alone grew it to 8 MB, and an idle tap kept that. The cap a worker gets
@@ -326,11 +331,6 @@ export class RecorderClient {
  * cost more: frames waiting for their batch outlive a small young generation and fill the old one
  * (peak RSS through a 128 MiB flood: 113 MiB with 4 MB, 90 with 8).
  */
-/**
- * Slices of indexing (about 10 ms each) after which a backlog counts as a burst's: the first frames
- * of a session (the checker compiling its schemas) are a short backlog and would grow it for good.
- */
-const GROW_AFTER_SLICES = 10;
 function youngGeneration(): (indexing: boolean) => void {
   const limit = RECORDER_YOUNG_MB * 1024 * 1024;
   const size = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? limit;
