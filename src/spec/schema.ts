@@ -211,7 +211,7 @@ export function validateMethod(method: string, role: SchemaRole, data: unknown):
 
 function run(v: ValidateFunction | null, data: unknown): SchemaResult | undefined {
   if (!v) return undefined;
-  collector.length = 0;
+  if (collector.length !== 0) collector.length = 0; // (setting the length costs a call into V8, even to 0 from 0)
   let ok: boolean;
   try {
     ok = v(data) as boolean;
