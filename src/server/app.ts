@@ -363,7 +363,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     const ignore = ignoreText.split(/[\s,]+/).filter(Boolean);
     if (ignore.length > 50) throw new HttpError(400, 'at most 50 ignored paths');
     const framesA = readFrames(store, a);
-    const result = compareFrames(framesA, a === b ? framesA : iterateFrames(store, b), { ignore, mergeChunks: c.req.query('merge') === '1' });
+    const result = compareFrames(framesA, iterateFrames(store, b), { ignore, mergeChunks: c.req.query('merge') === '1' });
     return c.json({ a: store.getRecording(a)!, b: store.getRecording(b)!, ...result });
   });
 
