@@ -46,8 +46,11 @@ export function diffFrames(framesA: readonly Frame[], framesB: Iterable<Frame>, 
   const chunksB: Frame[] = [];
   for (const f of framesB) {
     countB++;
-    // Copy: observing correlates in place, and the caller's recording must stay as loaded.
-    const obs = aligner.observe({ ...f, replyTo: undefined, latency: undefined });
+    // Copy: observing correlates in place, and the caller's recording must stay as loaded (a lazy
+    // frame's JSON is a getter, which a spread does not copy).
+    const copy: Frame = { ...f, replyTo: undefined, latency: undefined };
+    if (f instanceof LazyJsonFrame) copy.json = f.json;
+    const obs = aligner.observe(copy);
     if (obs.matched) {
       matched++;
       pairs.push([obs.recorded.seq, f.seq]);
