@@ -18,6 +18,7 @@ import { idKey } from '../wire/parse.js';
 import { Correlator } from '../wire/correlate.js';
 import { diffJson, type IgnoreSet, type PathDiff } from './json-diff.js';
 import { VolatileMap } from './volatile.js';
+import { LazyJsonFrame } from './lazy-frame.js';
 
 export type Divergence =
   | { kind: 'changed'; recorded: Frame; live: Frame; diffs: PathDiff[] }
@@ -48,6 +49,7 @@ export function matchKey(f: Frame): string | undefined {
 
 /** `params.update.sessionUpdate` of a session/update notification. */
 export function updateKind(f: Frame): string | undefined {
+  if (f instanceof LazyJsonFrame) return f.updateKind;
   const p = paramsOf(f);
   const u = p?.update;
   if (u && typeof u === 'object' && typeof (u as Record<string, unknown>).sessionUpdate === 'string') {

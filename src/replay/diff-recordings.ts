@@ -9,6 +9,7 @@ import { Aligner, type Divergence, type Observation } from './aligner.js';
 import type { IgnoreSet } from './json-diff.js';
 import { VolatileMap } from './volatile.js';
 import { isTextChunk, mergeChunkDivergences } from './merge-chunks.js';
+import { LazyJsonFrame } from './lazy-frame.js';
 
 export interface RecordingDiff {
   divergences: Divergence[];
@@ -45,9 +46,17 @@ export function diffFrames(framesA: readonly Frame[], framesB: Iterable<Frame>, 
   const chunksB: Frame[] = [];
   for (const f of framesB) {
     countB++;
-    // Copy: observing correlates in place, and the caller's recording must stay as loaded.
-    const obs = aligner.observe({ ...f, replyTo: undefined, latency: undefined });
-    if (obs.matched) { matched++; pairs.push([obs.recorded.seq, f.seq]); }
+    // Copy: observing correlates in place, and the caller's recording must stay as loaded (a lazy
+    // frame's JSON is a getter, which a spread does not copy).
+    const copy: Frame = { ...f, replyTo: undefined, latency: undefined };
+    if (f instanceof LazyJsonFrame) copy.json = f.json;
+    const obs = aligner.observe(copy);
+    if (obs.matched) {
+      matched++;
+      pairs.push([obs.recorded.seq, f.seq]);
+      // A recorded frame is compared once: its parsed JSON need not be held (it is parsed again if shown).
+      if (obs.recorded instanceof LazyJsonFrame) obs.recorded.release();
+    }
     if (opts.mergeChunks && isTextChunk(f)) chunksB.push(f);
     opts.onLive?.(f, obs);
   }

@@ -24,7 +24,7 @@ import { summarizeTurnAt } from '../view/turn-summary.js';
 import { buildWaterfall } from '../view/waterfall.js';
 import { computeInsights } from '../view/insights.js';
 import { agentComparison } from './agents.js';
-import { compareFrames } from './compare.js';
+import { Comparison, compareFrames } from './compare.js';
 import { iterateFrames, readFrames } from '../store/frames.js';
 import { entityPatch, patchTarget } from '../view/patch.js';
 import { withRuleInfo as ruleInfo } from '../view/summary.js';
@@ -34,7 +34,7 @@ import { findViewerDir, loadStatic, type StaticFile } from './static.js';
 import { NotesHttpError, registerNoteRoutes } from './notes.js';
 import { registerSliceRoute } from './slice-route.js';
 import { SliceError } from '../transcript/slice.js';
-import type { FindingView, ItemDetail, LiveEvent, StoredFinding } from './types.js';
+import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, LiveEvent, StoredFinding } from './types.js';
 
 export interface AppOptions {
   dbPath: string;
@@ -78,6 +78,9 @@ function intParam(v: string | undefined, dflt: number, max = Number.MAX_SAFE_INT
   if (!/^\d+$/.test(v)) throw new HttpError(400, `expected a whole number, got "${v}"`);
   return Math.min(Number(v), max);
 }
+
+/** Comparisons held for `/api/compare/rows` (each holds the first recording's frames). */
+const KEPT_COMPARISONS = 2;
 
 class HttpError extends Error {
   constructor(readonly status: 400 | 401 | 403 | 404 | 413 | 500 | 503, message: string) {
@@ -349,6 +352,9 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.get('/api/recordings/:id/insights', (c) => c.body(timeModel(recId(c)).insights, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/agents', (c) => c.json(agentComparison(store)));
   app.get('/api/rules', (c) => c.json(RULES));
+  // The last comparisons asked for page by page (`?paged=1`), by id: their rows are built when asked.
+  const comparisons = new Map<string, Comparison>();
+  let comparisonIds = 0;
   app.get('/api/compare', (c) => {
     const ref = (k: 'a' | 'b'): number => {
       const v = c.req.query(k) ?? '';
@@ -362,9 +368,25 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (ignoreText.length > 2000) throw new HttpError(400, 'the ignored paths are longer than 2000 characters; shorten them');
     const ignore = ignoreText.split(/[\s,]+/).filter(Boolean);
     if (ignore.length > 50) throw new HttpError(400, 'at most 50 ignored paths');
-    const framesA = readFrames(store, a);
-    const result = compareFrames(framesA, a === b ? framesA : iterateFrames(store, b), { ignore, mergeChunks: c.req.query('merge') === '1' });
-    return c.json({ a: store.getRecording(a)!, b: store.getRecording(b)!, ...result });
+    const opts = { ignore, mergeChunks: c.req.query('merge') === '1' };
+    if (c.req.query('paged') !== '1') {
+      const result = compareFrames(readFrames(store, a), iterateFrames(store, b), opts);
+      return c.json({ a: store.getRecording(a)!, b: store.getRecording(b)!, ...result });
+    }
+    const cmp = new Comparison(readFrames(store, a), iterateFrames(store, b), opts);
+    const id = String(++comparisonIds);
+    comparisons.set(id, cmp);
+    for (const k of comparisons.keys()) if (comparisons.size > KEPT_COMPARISONS) comparisons.delete(k);
+    const index: CompareIndex = { a: store.getRecording(a)!, b: store.getRecording(b)!, ...cmp.summary, id, total: cmp.length, statuses: cmp.statuses };
+    return c.json(index);
+  });
+  app.get('/api/compare/rows', (c) => {
+    const id = c.req.query('id') ?? '';
+    const cmp = comparisons.get(id);
+    if (!cmp) throw new HttpError(404, `comparison "${id}" is not held any more (the server keeps the last ${KEPT_COMPARISONS}); compare again`);
+    const offset = intParam(c.req.query('offset'), 0);
+    const page: CompareRowsPage = { offset, rows: cmp.rows(offset, offset + intParam(c.req.query('limit'), 200, 2000)) };
+    return c.json(page);
   });
 
   // ---- live stream --------------------------------------------------------------------------

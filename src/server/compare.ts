@@ -13,13 +13,17 @@ import { describeFrame, type Divergence } from '../replay/aligner.js';
 import { describeDiffs, IgnoreSet } from '../replay/json-diff.js';
 import { framePatch, summarize } from '../replay/report.js';
 import { previewOf } from '../view/preview.js';
+import { LazyJsonFrame } from '../replay/lazy-frame.js';
 import type { CompareFrame, CompareResult, CompareRow } from './types.js';
 
 /** Unified diffs are included for at most this many rows (the rest say so). */
 export const MAX_PATCHES = 2000;
 
 function side(f: Frame): CompareFrame {
-  return { seq: f.seq, t: f.t, dir: f.dir as 'c2a' | 'a2c', label: describeFrame(f), preview: previewOf(f.dir, f.kind, f.method ?? null, f.raw, f.parseError ?? null, f.json) };
+  const out: CompareFrame = { seq: f.seq, t: f.t, dir: f.dir as 'c2a' | 'a2c', label: describeFrame(f), preview: previewOf(f.dir, f.kind, f.method ?? null, f.raw, f.parseError ?? null, f.json) };
+  // A row is built once: the frame's JSON need not stay parsed.
+  if (f instanceof LazyJsonFrame) f.release();
+  return out;
 }
 
 export interface CompareOptions {
@@ -33,66 +37,152 @@ export function compareRecordings(a: Recording, b: Recording, opts: CompareOptio
   return compareFrames(a.items.filter(isFrame), b.items.filter(isFrame), opts);
 }
 
+/** Status of each row as one letter (`CompareIndex.statuses`): same, changed, missing, extra, merged. */
+export const STATUS_LETTER: Record<CompareRow['status'], string> = { same: 's', changed: 'c', missing: 'm', extra: 'x', merged: 'g' };
+
+/** A comparison's totals, as the whole answer and the paged one give them. */
+export type CompareSummary = Omit<CompareResult, 'a' | 'b' | 'rows'>;
+
 /**
- * `compareRecordings` on frames; `framesB` is read once, in order, so it may come from a cursor: of
- * the second recording only the position of each frame is kept, and the frames its rows show whole.
+ * Two recordings aligned, with the rows laid out but not built: `row(i)` builds one row as the
+ * whole answer has it (previews, path differences, unified diff), so a view can ask only for the
+ * rows on screen. Holds the first recording's frames (their JSON dropped once compared) and the
+ * second's that a row shows whole.
  */
-export function compareFrames(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}): Omit<CompareResult, 'a' | 'b'> {
-  const ignore = new IgnoreSet(opts.ignore ?? []);
-  // Of b: every frame's seq, t and dir, in order; whole only the frames unmatched or matched with
-  // differences, and with mergeChunks the text chunks (a merged message may differ where its chunks did not).
-  const seqB: number[] = [];
-  const tB: number[] = [];
-  const dirB: Array<'c2a' | 'a2c'> = [];
-  const keptB = new Map<number, Frame>();
-  const d = diffFrames(framesA, framesB, {
-    ignore,
-    mergeChunks: opts.mergeChunks,
-    onLive: (f, obs) => {
-      seqB.push(f.seq);
-      tB.push(f.t);
-      dirB.push(f.dir as 'c2a' | 'a2c');
-      if (!obs.matched || obs.diffs.length > 0 || (opts.mergeChunks && isTextChunk(f))) keptB.set(f.seq, f);
-    },
-  });
-  const bByA = new Map<number, number>();
-  const aByB = new Map<number, number>();
-  for (const [sa, sb] of d.pairs) { bByA.set(sa, sb); aByB.set(sb, sa); }
-  const indexB = new Map<number, number>();
-  for (let i = 0; i < seqB.length; i++) indexB.set(seqB[i]!, i);
+export class Comparison {
+  readonly summary: CompareSummary;
+  /** One letter per row (`STATUS_LETTER`), in row order. */
+  readonly statuses: string;
+  private readonly rowFrames: Frame[];
+  private readonly rowFromB: Uint8Array;
+  private readonly patchOrdinal: Int32Array;
+  private readonly bByA: Map<number, number>;
+  private readonly indexB: Map<number, number>;
+  private readonly tB: number[];
+  private readonly dirB: Array<'c2a' | 'a2c'>;
+  private readonly keptB: Map<number, Frame>;
+  private readonly changedByA: Map<number, Divergence & { kind: 'changed' }>;
+  private readonly missingByA: Map<number, Divergence & { kind: 'missing' }>;
+  private readonly extraByB: Map<number, Divergence & { kind: 'extra' }>;
+  private readonly patchOpts: Parameters<typeof framePatch>[2];
 
-  const changedByA = new Map<number, Divergence & { kind: 'changed' }>();
-  const missingByA = new Map<number, Divergence & { kind: 'missing' }>();
-  const extraByB = new Map<number, Divergence & { kind: 'extra' }>();
-  for (const x of d.divergences) {
-    if (x.kind === 'changed') changedByA.set(x.recorded.seq, x);
-    else if (x.kind === 'missing') missingByA.set(x.recorded.seq, x);
-    else extraByB.set(x.live.seq, x);
+  constructor(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}) {
+    const ignore = new IgnoreSet(opts.ignore ?? []);
+    // Of b: every frame's seq, t and dir, in order; whole only the frames unmatched or matched with
+    // differences, and with mergeChunks the text chunks (a merged message may differ where its chunks did not).
+    const seqB: number[] = [];
+    const tB: number[] = [];
+    const dirB: Array<'c2a' | 'a2c'> = [];
+    const keptB = new Map<number, Frame>();
+    const d = diffFrames(framesA, framesB, {
+      ignore,
+      mergeChunks: opts.mergeChunks,
+      onLive: (f, obs) => {
+        seqB.push(f.seq);
+        tB.push(f.t);
+        dirB.push(f.dir as 'c2a' | 'a2c');
+        if (!obs.matched || obs.diffs.length > 0 || (opts.mergeChunks && isTextChunk(f))) keptB.set(f.seq, f);
+      },
+    });
+    const bByA = new Map<number, number>();
+    const aByB = new Map<number, number>();
+    for (const [sa, sb] of d.pairs) { bByA.set(sa, sb); aByB.set(sb, sa); }
+    const indexB = new Map<number, number>();
+    for (let i = 0; i < seqB.length; i++) indexB.set(seqB[i]!, i);
+
+    const changedByA = new Map<number, Divergence & { kind: 'changed' }>();
+    const missingByA = new Map<number, Divergence & { kind: 'missing' }>();
+    const extraByB = new Map<number, Divergence & { kind: 'extra' }>();
+    for (const x of d.divergences) {
+      if (x.kind === 'changed') changedByA.set(x.recorded.seq, x);
+      else if (x.kind === 'missing') missingByA.set(x.recorded.seq, x);
+      else extraByB.set(x.live.seq, x);
+    }
+
+    // Extra frames of b, grouped by the a-frame after which they go (0: before everything).
+    const extrasAfter = new Map<number, Frame[]>();
+    let lastA = 0;
+    let extras = 0;
+    for (const seq of seqB) {
+      const sa = aByB.get(seq);
+      if (sa !== undefined) { lastA = Math.max(lastA, sa); continue; }
+      const f = keptB.get(seq)!;
+      const list = extrasAfter.get(lastA);
+      if (list) list.push(f); else extrasAfter.set(lastA, [f]);
+      extras++;
+    }
+
+    // The rows in order: each the frame it shows first, from a or from b, its status, and the how
+    // many-th unified diff it would be (the whole answer includes the first MAX_PATCHES).
+    const n = framesA.length + extras;
+    const rowFrames: Frame[] = new Array<Frame>(n);
+    const rowFromB = new Uint8Array(n);
+    const patchOrdinal = new Int32Array(n).fill(-1);
+    let status = '';
+    let patches = 0;
+    let divergent = 0;
+    let i = 0;
+    const put = (f: Frame, fromB: boolean, st: CompareRow['status'], patch: boolean): void => {
+      rowFrames[i] = f;
+      rowFromB[i] = fromB ? 1 : 0;
+      if (patch) patchOrdinal[i] = patches++;
+      if (st !== 'same' && st !== 'merged') divergent++;
+      status += STATUS_LETTER[st];
+      i++;
+    };
+    const putExtras = (after: number) => {
+      for (const f of extrasAfter.get(after) ?? []) {
+        if (extraByB.has(f.seq)) put(f, true, 'extra', true);
+        else put(f, true, 'merged', false);
+      }
+    };
+    putExtras(0);
+    for (const f of framesA) {
+      const sb = bByA.get(f.seq);
+      if (sb !== undefined) {
+        if (changedByA.has(f.seq)) put(f, false, 'changed', true);
+        else put(f, false, 'same', false);
+      } else if (missingByA.has(f.seq)) put(f, false, 'missing', true);
+      else if (changedByA.has(f.seq)) put(f, false, 'changed', true);
+      else put(f, false, 'merged', false);
+      putExtras(f.seq);
+    }
+
+    const s = summarize(d.divergences);
+    this.summary = {
+      same: d.same, matched: d.matched, framesA: d.framesA, framesB: d.framesB,
+      changed: s.changed, missing: s.missing, extra: s.extra,
+      patchesCut: patches >= MAX_PATCHES && divergent > MAX_PATCHES,
+      ignore: opts.ignore ?? [], mergeChunks: opts.mergeChunks === true,
+    };
+    this.statuses = status;
+    this.rowFrames = rowFrames;
+    this.rowFromB = rowFromB;
+    this.patchOrdinal = patchOrdinal;
+    this.bByA = bByA;
+    this.indexB = indexB;
+    this.tB = tB;
+    this.dirB = dirB;
+    this.keptB = keptB;
+    this.changedByA = changedByA;
+    this.missingByA = missingByA;
+    this.extraByB = extraByB;
+    this.patchOpts = { map: d.map, ignore, recordedLabel: 'a', liveLabel: 'b' };
   }
 
-  let patches = 0;
-  const patchOf = (rec: Frame | undefined, live: Frame | undefined): string | undefined => {
-    if (patches >= MAX_PATCHES) return undefined;
-    patches++;
-    return framePatch(rec, live, { map: d.map, ignore, recordedLabel: 'a', liveLabel: 'b' });
-  };
-
-  // Extra frames of b, grouped by the a-frame after which they go (0: before everything).
-  const extrasAfter = new Map<number, Frame[]>();
-  let lastA = 0;
-  for (const seq of seqB) {
-    const sa = aByB.get(seq);
-    if (sa !== undefined) { lastA = Math.max(lastA, sa); continue; }
-    const f = keptB.get(seq)!;
-    const list = extrasAfter.get(lastA);
-    if (list) list.push(f); else extrasAfter.set(lastA, [f]);
+  get length(): number {
+    return this.statuses.length;
   }
 
-  const rows: CompareRow[] = [];
-  const pushExtras = (after: number) => {
-    for (const f of extrasAfter.get(after) ?? []) {
-      const x = extraByB.get(f.seq);
-      if (!x) { rows.push({ status: 'merged', b: side(f) }); continue; }
+  /** Row `i` as the whole answer has it. */
+  row(i: number): CompareRow {
+    const f = this.rowFrames[i]!;
+    const ord = this.patchOrdinal[i]!;
+    const patchOf = (rec: Frame | undefined, live: Frame | undefined): string | undefined =>
+      (ord >= 0 && ord < MAX_PATCHES ? framePatch(rec, live, this.patchOpts) : undefined);
+    if (this.rowFromB[i]) {
+      const x = this.extraByB.get(f.seq);
+      if (!x) return { status: 'merged', b: side(f) };
       const row: CompareRow = { status: 'extra', b: side(f), reason: x.reason };
       if (x.nearest) {
         row.nearest = x.nearest.seq;
@@ -100,46 +190,52 @@ export function compareFrames(framesA: readonly Frame[], framesB: Iterable<Frame
       }
       const p = patchOf(x.nearest, x.live);
       if (p !== undefined) row.patch = p;
-      rows.push(row);
+      return row;
     }
-  };
-  pushExtras(0);
-  for (const f of framesA) {
-    const sb = bByA.get(f.seq);
-    const changed = changedByA.get(f.seq);
+    const sb = this.bByA.get(f.seq);
+    const changed = this.changedByA.get(f.seq);
     if (sb !== undefined) {
       if (changed) {
-        const row: CompareRow = { status: 'changed', a: side(f), b: side(keptB.get(sb)!), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }) };
+        const row: CompareRow = { status: 'changed', a: side(f), b: side(this.keptB.get(sb)!), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }) };
         const p = patchOf(changed.recorded, changed.live);
         if (p !== undefined) row.patch = p;
-        rows.push(row);
-      } else {
-        // Equal once normalised: the b side needs only its position (keeps big comparisons small).
-        const i = indexB.get(sb)!;
-        rows.push({ status: 'same', a: side(f), b: { seq: sb, t: tB[i]!, dir: dirB[i]! } });
+        return row;
       }
-    } else if (missingByA.has(f.seq)) {
-      const m = missingByA.get(f.seq)!;
+      // Equal once normalised: the b side needs only its position (keeps big comparisons small).
+      const k = this.indexB.get(sb)!;
+      return { status: 'same', a: side(f), b: { seq: sb, t: this.tB[k]!, dir: this.dirB[k]! } };
+    }
+    const m = this.missingByA.get(f.seq);
+    if (m) {
       const row: CompareRow = { status: 'missing', a: side(f), ...(m.reason ? { reason: m.reason } : {}) };
       const p = patchOf(m.recorded, undefined);
       if (p !== undefined) row.patch = p;
-      rows.push(row);
-    } else if (changed) {
+      return row;
+    }
+    if (changed) {
       // Merged chunks that differ: the change is reported on the first chunk of the message.
       const row: CompareRow = { status: 'changed', a: side(f), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }), reason: 'streamed chunks merged into one message' };
       const p = patchOf(changed.recorded, changed.live);
       if (p !== undefined) row.patch = p;
-      rows.push(row);
-    } else {
-      rows.push({ status: 'merged', a: side(f) });
+      return row;
     }
-    pushExtras(f.seq);
+    return { status: 'merged', a: side(f) };
   }
-  const s = summarize(d.divergences);
-  return {
-    same: d.same, matched: d.matched, framesA: d.framesA, framesB: d.framesB,
-    changed: s.changed, missing: s.missing, extra: s.extra, rows,
-    patchesCut: patches >= MAX_PATCHES && rows.filter((r) => r.status !== 'same' && r.status !== 'merged').length > MAX_PATCHES,
-    ignore: opts.ignore ?? [], mergeChunks: opts.mergeChunks === true,
-  };
+
+  /** Rows `from` to `to` (exclusive). */
+  rows(from = 0, to = this.length): CompareRow[] {
+    const out: CompareRow[] = [];
+    for (let i = Math.max(0, from); i < Math.min(to, this.length); i++) out.push(this.row(i));
+    return out;
+  }
+}
+
+/**
+ * `compareRecordings` on frames; `framesB` is read once, in order, so it may come from a cursor: of
+ * the second recording only the position of each frame is kept, and the frames its rows show whole.
+ */
+export function compareFrames(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}): Omit<CompareResult, 'a' | 'b'> {
+  const c = new Comparison(framesA, framesB, opts);
+  const { same, matched, framesA: nA, framesB: nB, changed, missing, extra, ...rest } = c.summary;
+  return { same, matched, framesA: nA, framesB: nB, changed, missing, extra, rows: c.rows(), ...rest };
 }

@@ -210,3 +210,21 @@ export interface CompareResult {
   ignore: string[];
   mergeChunks: boolean;
 }
+
+/**
+ * A comparison without its rows (`GET /api/compare?a=ID&b=ID&paged=1`): the totals, the status of
+ * every row, and the id to ask for rows by (`GET /api/compare/rows?id=ID&offset=N&limit=N`).
+ */
+export interface CompareIndex extends Omit<CompareResult, 'rows'> {
+  id: string;
+  /** Rows in all. */
+  total: number;
+  /** One letter per row: s same, c changed, m missing (only in a), x extra (only in b), g merged. */
+  statuses: string;
+}
+
+/** Rows `offset`… of a paged comparison, each as the whole answer has it. */
+export interface CompareRowsPage {
+  offset: number;
+  rows: CompareRow[];
+}

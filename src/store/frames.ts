@@ -1,32 +1,102 @@
 /**
  * A stored recording's frames for comparing two recordings (the Compare view, `acp-inspect diff`):
  * only the protocol frames (no stderr lines, no events, which a comparison never reads), each row
- * fetched as an array rather than an object. The Frames are those `readItems` gives, built by the
- * same `itemOf`; on 100k frames this costs about a third less time and garbage.
+ * fetched as an array, with only the columns a comparison reads (not the latency, nor the bytes of
+ * a line that was not UTF-8). The fields are those `readItems` gives (`itemOf`'s reading), built
+ * without its intermediate objects. The first recording's frames parse their JSON when it is read
+ * (`LazyJsonFrame`), so a comparison need not hold every parsed frame at once.
  */
-import type { Frame } from '../wire/frame.js';
+import type { Direction, Frame, FrameKind, RpcId } from '../wire/frame.js';
 import type { Recording } from '../transcript/format.js';
-import { itemOf } from '../view/columns.js';
+import { classify, sessionIdOf } from '../wire/parse.js';
+import { utf8Length } from '../wire/make-frame.js';
+import { LazyJsonFrame, parseOrUndefined } from '../replay/lazy-frame.js';
 import type { Store } from './store.js';
 
-type Row = [number, number, string, string | null, string | null, string | null, number | null, number | null, string | null, number | null, string, string | null, number | null, Uint8Array | null];
+type Row = [number, number, string, string | null, string | null, string | null, number | null, string | null, number | null, string, string | null, number | null];
 
-const FRAMES = `SELECT seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, parse_error, truncated, raw_bytes
+const FRAMES = `SELECT seq, t, dir, kind, method, rpc_id, reply_to, session_id, size, raw, parse_error, truncated
   FROM items WHERE recording_id = ? AND dir IN ('c2a', 'a2c') ORDER BY seq`;
 
+/** Whether a stored line is read as JSON (not when it was stored as "not JSON"), as `itemOf` decides. */
+function parsesJson(kind: string | null, parseError: string | null): boolean {
+  return kind !== 'invalid' || parseError === null || !parseError.startsWith('not JSON');
+}
+
+/** The JSON-RPC id from its stored JSON text (numbers without JSON.parse). */
+function idOf(s: string): RpcId {
+  const c = s.charCodeAt(0);
+  return c === 45 || (c >= 48 && c <= 57) ? Number(s) : (JSON.parse(s) as RpcId);
+}
+
+const KINDS: Record<string, FrameKind> = { request: 'request', notification: 'notification', result: 'result', error: 'error', invalid: 'invalid' };
+
+/** The frame of a row, JSON parsed (as `itemOf` builds it, but for the fields a comparison never reads). */
 function frameOf(r: Row): Frame {
-  return itemOf({
-    seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpcId: r[5], replyTo: r[6], latency: r[7], sessionId: r[8], size: r[9],
-    raw: r[10], parseError: r[11], truncated: !!r[12], rawBase64: r[13] ? Buffer.from(r[13]).toString('base64') : null,
-  }) as Frame;
+  const [seq, t, dir, kind, method, rpcId, replyTo, sessionId, size, raw, parseError, truncated] = r;
+  const json = parsesJson(kind, parseError) ? parseOrUndefined(raw) : undefined;
+  const f: Frame = { seq, t, dir: dir as Direction, raw, size: size ?? utf8Length(raw), kind: (kind as FrameKind) ?? 'invalid' };
+  if (json !== undefined) f.json = json;
+  if (method !== null) f.method = method;
+  else if (json !== undefined) {
+    const m = classify(json).method;
+    if (m) f.method = m;
+  }
+  if (rpcId !== null) f.id = idOf(rpcId);
+  if (replyTo !== null) f.replyTo = replyTo;
+  if (sessionId !== null) f.sessionId = sessionId;
+  else {
+    const sid = sessionIdOf(json);
+    if (sid) f.sessionId = sid;
+  }
+  if (parseError !== null) f.parseError = parseError;
+  if (truncated) f.truncated = true;
+  return f;
 }
 
-/** The c2a and a2c items of recording `id` in seq order. */
+/**
+ * The same frame with its JSON parsed lazily. The line is parsed now only where the frame's fields
+ * need it: its `sessionUpdate` kind, and a method or session id the columns lack that the text could
+ * hold. Names repeated on every frame (methods, session ids) are shared, not held once per frame.
+ */
+function lazyFrameOf(r: Row, names: Map<string, string>): LazyJsonFrame {
+  const [seq, t, dir, kind, method, rpcId, replyTo, sessionId, size, raw, parseError, truncated] = r;
+  const parse = parsesJson(kind, parseError);
+  const mayHold = (key: string) => parse && (raw.includes(key) || raw.includes('\\u'));
+  const now = (method === null && mayHold('method')) || (sessionId === null && mayHold('sessionId')) ? { value: parseOrUndefined(raw) } : undefined;
+  const intern = (s: string): string => {
+    const v = names.get(s);
+    if (v !== undefined) return v;
+    names.set(s, s);
+    return s;
+  };
+  const f = new LazyJsonFrame(seq, t, dir === 'c2a' ? 'c2a' : 'a2c', raw, size ?? utf8Length(raw), kind === null ? 'invalid' : (KINDS[kind] ?? (kind as FrameKind)), parse, now);
+  if (method !== null) f.method = intern(method);
+  else if (now?.value !== undefined) {
+    const m = classify(now.value).method;
+    if (m) f.method = m;
+  }
+  if (rpcId !== null) f.id = idOf(rpcId);
+  if (replyTo !== null) f.replyTo = replyTo;
+  if (sessionId !== null) f.sessionId = intern(sessionId);
+  else if (now !== undefined) {
+    const sid = sessionIdOf(now.value);
+    if (sid) f.sessionId = sid;
+  }
+  if (parseError !== null) f.parseError = parseError;
+  if (truncated) f.truncated = true;
+  return f;
+}
+
+/** The c2a and a2c items of recording `id` in seq order, their JSON parsed when read (see `LazyJsonFrame`). */
 export function readFrames(store: Store, id: number): Frame[] {
-  return (store.db.prepare(FRAMES).raw(true).all(id) as Row[]).map(frameOf);
+  const names = new Map<string, string>();
+  const out: Frame[] = [];
+  for (const r of store.db.prepare(FRAMES).raw(true).iterate(id) as IterableIterator<Row>) out.push(lazyFrameOf(r, names));
+  return out;
 }
 
-/** The same frames one at a time (nothing is held but the frame being read; the connection is busy until the end). */
+/** The same frames one at a time, parsed (nothing is held but the frame being read; the connection is busy until the end). */
 export function* iterateFrames(store: Store, id: number): Generator<Frame> {
   for (const r of store.db.prepare(FRAMES).raw(true).iterate(id) as IterableIterator<Row>) yield frameOf(r);
 }

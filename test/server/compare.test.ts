@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type InspectorApp } from '../../src/server/index.js';
-import type { CompareResult } from '../../src/server/types.js';
+import type { CompareIndex, CompareResult, CompareRowsPage } from '../../src/server/types.js';
 import { addVariantRecording, makeDb } from './fixture.js';
 
 const TOKEN = 'compare-token';
@@ -70,6 +70,36 @@ describe('GET /api/compare', () => {
     const { body } = await get<CompareResult>(`/api/compare?a=${db.id}&b=${variantId}&ignore=${encodeURIComponent('params.prompt')}`);
     expect(body.changed).toBe(0);
     expect(body.ignore).toEqual(['params.prompt']);
+  });
+
+  it('pages the same rows: the statuses of all rows first, then any range of rows as the whole answer has them', async () => {
+    for (const q of ['', `&ignore=${encodeURIComponent('params.prompt')}`, '&merge=1']) {
+      const whole = (await get<CompareResult>(`/api/compare?a=${db.id}&b=${variantId}${q}`)).body;
+      const { status, body: index } = await get<CompareIndex>(`/api/compare?a=${db.id}&b=${variantId}${q}&paged=1`);
+      expect(status).toBe(200);
+      const { rows, ...totals } = whole;
+      expect({ ...index, id: undefined, total: undefined, statuses: undefined }).toEqual({ ...totals, id: undefined, total: undefined, statuses: undefined });
+      expect(index.total).toBe(rows.length);
+      expect(index.statuses).toBe(rows.map((r) => ({ same: 's', changed: 'c', missing: 'm', extra: 'x', merged: 'g' })[r.status]).join(''));
+      const paged: CompareRowsPage['rows'] = [];
+      for (let offset = 0; offset < index.total; offset += 7) {
+        const page = await get<CompareRowsPage>(`/api/compare/rows?id=${index.id}&offset=${offset}&limit=7`);
+        expect(page.body.offset).toBe(offset);
+        paged.push(...page.body.rows);
+      }
+      expect(paged).toEqual(rows);
+    }
+  });
+
+  it('keeps the last two paged comparisons, and says to compare again for an older one', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await get<CompareIndex>(`/api/compare?a=${db.id}&b=${db.id}&paged=1`)).body.id);
+    expect(new Set(ids).size).toBe(3);
+    const gone = await get<{ error: string }>(`/api/compare/rows?id=${ids[0]}&offset=0&limit=5`);
+    expect(gone.status).toBe(404);
+    expect(gone.body.error).toContain('compare again');
+    expect((await get<CompareRowsPage>(`/api/compare/rows?id=${ids[2]}&offset=0&limit=5`)).body.rows).toHaveLength(5);
+    expect((await get<{ error: string }>(`/api/compare/rows?id=${ids[2]}&offset=x`)).status).toBe(400);
   });
 
   it('answers 400 for a missing id, 404 for an unknown one, 401 without the token', async () => {

@@ -8,10 +8,12 @@ import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
-import { addVariantRecording, makeDb } from '../server/fixture.js';
+import { addBigRecording, addVariantRecording, makeDb } from '../server/fixture.js';
 
 let db: ReturnType<typeof makeDb>;
 let variantId: number;
+let bigId: number;
+let bigVariantId: number;
 let srv: RunningServer;
 let browser: Browser;
 let page: Page;
@@ -21,6 +23,8 @@ beforeAll(async () => {
   if (!findUiDir()) throw new Error('the UI is not built (dist/ui): run `npm run build` first');
   db = makeDb({ turns: 2 });
   variantId = addVariantRecording(db.dbPath, db.id);
+  bigId = addBigRecording(db.dbPath, 3000);
+  bigVariantId = addVariantRecording(db.dbPath, bigId, 'big variant');
   srv = await startServer({ dbPath: db.dbPath, port: 0 });
   browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
@@ -76,5 +80,23 @@ describeBrowser('the Compare view in chromium', () => {
     await page.getByLabel('Paths to ignore (comma separated)').fill('params.prompt');
     await page.getByLabel('Paths to ignore (comma separated)').press('Enter');
     await expect.poll(() => page.getByRole('status').filter({ hasText: /0 changed/ }).count()).toBe(1);
+  });
+
+  it('fetches the rows of a long comparison as they scroll into view, and the row n/p reach far down', async () => {
+    await page.goto(`${new URL(srv.url).origin}/?view=compare&a=${bigId}&b=${bigVariantId}`);
+    await page.getByRole('status').filter({ hasText: 'Different' }).waitFor();
+    const list = page.getByRole('listbox', { name: /Aligned frames/ });
+    const total = Number(/(\d+) rows/.exec((await list.getAttribute('aria-label'))!)![1]);
+    expect(total).toBeGreaterThan(2500);
+    // The first screen arrives with the summary; rows below it are not fetched yet.
+    expect(await list.locator('.cmp-row.pending').count()).toBe(0);
+    await list.evaluate((el) => { el.scrollTop = el.scrollHeight; });
+    const lastRow = page.locator(`#cmp-${total - 1}`);
+    await expect.poll(() => lastRow.locator('.c-method').count()).toBe(1);
+    await expect.poll(() => list.locator('.cmp-row.pending').count()).toBe(0);
+    // The last divergence, found from the statuses, opens its row once that row's page is there.
+    await list.focus();
+    await page.keyboard.press('p');
+    await page.getByRole('complementary', { name: 'Difference' }).getByRole('heading').filter({ hasText: /^(changed|only in a|only in b): / }).waitFor();
   });
 });

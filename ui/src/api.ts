@@ -4,14 +4,14 @@
  * never copied.
  */
 import type {
-  RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups,
+  RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage,
 } from '../../src/server/types.js';
 import type { DataSource, FixtureFile, NoteView, Position } from '../../src/view/source.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
 import type { AgentRow } from '../../src/server/types.js';
 
-export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups };
+export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage };
 export type { TimelineRow } from '../../src/server/types.js';
 export type { DataSource, NoteView } from '../../src/view/source.js';
 export type { Waterfall, WaterfallSpan } from '../../src/view/waterfall.js';
@@ -92,8 +92,13 @@ export class HttpSource implements DataSource {
   }
   /** Every agent name and version of the store, compared (latency per method, turn durations). */
   agents() { return this.call<AgentRow[]>('/api/agents'); }
+  /** Two recordings aligned: the totals and every row's status; the rows come from `compareRows`. */
   compare(a: number, b: number, ignore: string, merge: boolean, signal?: AbortSignal) {
-    return this.call<CompareResult>(`/api/compare?a=${a}&b=${b}${ignore.trim() ? `&ignore=${enc(ignore.trim())}` : ''}${merge ? '&merge=1' : ''}`, { signal });
+    return this.call<CompareIndex>(`/api/compare?a=${a}&b=${b}${ignore.trim() ? `&ignore=${enc(ignore.trim())}` : ''}${merge ? '&merge=1' : ''}&paged=1`, { signal });
+  }
+  /** Rows `offset`… of the comparison `id` (404 once the server no longer holds it). */
+  compareRows(id: string, offset: number, limit: number, signal?: AbortSignal) {
+    return this.call<CompareRowsPage>(`/api/compare/rows?id=${enc(id)}&offset=${offset}&limit=${limit}`, { signal });
   }
 
   /** Subscribes to the live stream; reconnects by itself (EventSource does). Returns a closer. */

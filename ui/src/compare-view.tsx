@@ -1,11 +1,12 @@
 /**
  * Compare: two recordings aligned frame by frame by replay's ACP-aware matcher (volatile ids and
  * paths normalised), divergences highlighted, the unified diff of the selected row beside the list.
- * The list is virtualized like the timeline; j/k move, n/p jump between divergences.
+ * The list is virtualized like the timeline, and paged: the comparison gives every row's status, and
+ * the rows on screen are fetched as they scroll into view. j/k move, n/p jump between divergences.
  */
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { useClientHeight } from './use-height.js';
-import { server as api, type CompareResult, type CompareRow } from './api.js';
+import { ApiError, server as api, type CompareIndex, type CompareRow } from './api.js';
 import { cmpA, cmpB, recordings, loadRecordings, writeUrl } from './model.js';
 import { fmtClock } from './format.js';
 
@@ -16,6 +17,10 @@ const STATUS_TEXT: Record<CompareRow['status'], string> = {
   same: 'same', changed: 'changed', missing: 'only in a', extra: 'only in b', merged: 'same once chunks are merged',
 };
 const divergent = (r: CompareRow) => r.status === 'changed' || r.status === 'missing' || r.status === 'extra';
+/** Rows fetched at a time. */
+const PAGE = 200;
+const STATUS_OF: Record<string, CompareRow['status']> = { s: 'same', c: 'changed', m: 'missing', x: 'extra', g: 'merged' };
+const divergentLetter = (l: string | undefined) => l === 'c' || l === 'm' || l === 'x';
 
 /** A unified diff with its lines coloured by their first character. */
 export function PatchView({ patch }: { patch: string }) {
@@ -77,6 +82,16 @@ function Row({ r, index, selected, onSelect }: { r: CompareRow; index: number; s
   );
 }
 
+/** A row whose page has not arrived yet: its status only. */
+function PendingRow({ status, index }: { status: CompareRow['status']; index: number }) {
+  return (
+    <div id={`cmp-${index}`} role="option" aria-selected={false} class={`row cmp-row st-${status} pending`} style={{ top: `${index * ROW_H}px` }} title={STATUS_TEXT[status]}>
+      <span class="c-status" aria-label={STATUS_TEXT[status]}>{STATUS_MARK[status]}</span>
+      <span class="c-prev muted">…</span>
+    </div>
+  );
+}
+
 function RowDetail({ r }: { r: CompareRow }) {
   return (
     <aside class="detail cmp-detail" aria-label="Difference">
@@ -103,9 +118,16 @@ export function CompareView() {
   const [ignoreApplied, setIgnoreApplied] = useState('');
   const [merge, setMerge] = useState(false);
   const [onlyDiff, setOnlyDiff] = useState(false);
-  const [result, setResult] = useState<CompareResult | null>(null);
+  const [result, setResult] = useState<CompareIndex | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [loading, setLoading] = useState(false);
+  // Fetched pages of rows, by page number (a ref: filled as pages arrive; `pagesVersion` re-renders).
+  const pages = useRef(new Map<number, CompareRow[]>());
+  const inFlight = useRef(new Set<number>());
+  const shownId = useRef<string | null>(null);
+  const [pagesVersion, setPagesVersion] = useState(0);
+  // Bumped to compare again (the server no longer holds the comparison the pages come from).
+  const [generation, setGeneration] = useState(0);
   const [sel, setSelState] = useState<number | null>(null);
   // Keys can arrive faster than renders: read and write the selection through a ref.
   const selRef = useRef<number | null>(null);
@@ -120,20 +142,55 @@ export function CompareView() {
     const ctl = new AbortController();
     setLoading(true);
     setError(null);
+    // The totals and statuses, then the first page, shown together.
     api.compare(a, b, ignoreApplied, merge, ctl.signal)
-      .then((r) => { setResult(r); setSel(null); })
+      .then(async (r) => {
+        const first = r.total > 0 ? await api.compareRows(r.id, 0, PAGE, ctl.signal) : { offset: 0, rows: [] };
+        pages.current = new Map([[0, first.rows]]);
+        inFlight.current = new Set();
+        shownId.current = r.id;
+        setResult(r);
+        setSel(null);
+      })
       .catch((e: Error) => { if (e.name !== 'AbortError') { setResult(null); setError(e.message); } })
       .finally(() => setLoading(false));
     return () => ctl.abort();
-  }, [a, b, ignoreApplied, merge]);
+  }, [a, b, ignoreApplied, merge, generation]);
 
-  const rows = useMemo(() => (result ? (onlyDiff ? result.rows.filter(divergent) : result.rows) : []), [result, onlyDiff]);
+  /** Row numbers shown, in order (all rows, or only the divergent ones). */
+  const order = useMemo(() => {
+    if (!result || !onlyDiff) return null;
+    const out: number[] = [];
+    for (let i = 0; i < result.statuses.length; i++) if (divergentLetter(result.statuses[i])) out.push(i);
+    return out;
+  }, [result, onlyDiff]);
+  const count = result ? (order ? order.length : result.total) : 0;
+  const rowNo = (k: number): number => (order ? order[k]! : k);
+  const rowAt = (i: number): CompareRow | undefined => pages.current.get(Math.floor(i / PAGE))?.[i % PAGE];
+
+  /** Fetches the pages holding these rows that are neither here nor on their way. */
+  const want = (rowNos: number[]) => {
+    if (!result) return;
+    for (const p of new Set(rowNos.map((i) => Math.floor(i / PAGE)))) {
+      if (pages.current.has(p) || inFlight.current.has(p)) continue;
+      inFlight.current.add(p);
+      const id = result.id;
+      api.compareRows(id, p * PAGE, PAGE)
+        .then((page) => { if (shownId.current === id) { pages.current.set(p, page.rows); setPagesVersion((v) => v + 1); } })
+        .catch((e: Error) => {
+          if (shownId.current !== id) return;
+          if (e instanceof ApiError && e.status === 404) setGeneration((g) => g + 1);
+          else setError(e.message);
+        })
+        .finally(() => { if (shownId.current === id) inFlight.current.delete(p); });
+    }
+  };
 
   const height = useClientHeight(ref, result !== null);
 
   const select = (i: number | null) => {
-    if (i === null || rows.length === 0) { setSel(null); return; }
-    const k = Math.max(0, Math.min(rows.length - 1, i));
+    if (i === null || count === 0) { setSel(null); return; }
+    const k = Math.max(0, Math.min(count - 1, i));
     setSel(k);
     const el = ref.current;
     if (el) {
@@ -144,8 +201,8 @@ export function CompareView() {
     }
   };
   const nextDivergence = (dir: 1 | -1) => {
-    for (let i = (selRef.current ?? (dir === 1 ? -1 : rows.length)) + dir; i >= 0 && i < rows.length; i += dir) {
-      if (divergent(rows[i]!)) { select(i); return; }
+    for (let k = (selRef.current ?? (dir === 1 ? -1 : count)) + dir; k >= 0 && k < count; k += dir) {
+      if (divergentLetter(result?.statuses[rowNo(k)])) { select(k); return; }
     }
   };
 
@@ -166,10 +223,22 @@ export function CompareView() {
 
   const set = (k: 'a' | 'b', v: number | null) => { (k === 'a' ? cmpA : cmpB).value = v; writeUrl(); };
   const first = Math.max(0, Math.floor(scrollTop / ROW_H) - OVERSCAN);
-  const last = Math.min(rows.length, Math.ceil((scrollTop + height) / ROW_H) + OVERSCAN);
+  const last = Math.min(count, Math.ceil((scrollTop + height) / ROW_H) + OVERSCAN);
   const shown = [];
-  for (let i = first; i < last; i++) shown.push(<Row key={i} r={rows[i]!} index={i} selected={sel === i} onSelect={() => select(i)} />);
-  const selRow = sel !== null ? rows[sel] : undefined;
+  const missing: number[] = [];
+  for (let k = first; k < last; k++) {
+    const i = rowNo(k);
+    const r = rowAt(i);
+    if (r) shown.push(<Row key={k} r={r} index={k} selected={sel === k} onSelect={() => select(k)} />);
+    else {
+      missing.push(i);
+      shown.push(<PendingRow key={k} status={STATUS_OF[result!.statuses[i]!]!} index={k} />);
+    }
+  }
+  const selRow = sel !== null && sel < count ? rowAt(rowNo(sel)) : undefined;
+  if (sel !== null && sel < count && !selRow) missing.push(rowNo(sel));
+  useEffect(() => { if (missing.length) want(missing); });
+  void pagesVersion;
 
   return (
     <main class="compare" aria-label="Compare recordings">
@@ -196,19 +265,19 @@ export function CompareView() {
             {result.patchesCut && <span class="muted"> · unified diffs shown for the first divergences only</span>}
             {!result.same && <span class="muted"> · n/p: next/previous difference</span>}
           </p>
-          <div class={`split${selRow ? ' with-detail' : ''}`}>
+          <div class={`split${sel !== null ? ' with-detail' : ''}`}>
             <div class="timeline">
               <div class="row head cmp-row" aria-hidden="true">
                 <span class="c-status" /><span class="c-seq">a #</span><span class="c-time">a time</span><span class="c-dir">dir</span><span class="c-method">frame</span>
                 <span class="c-seq">b #</span><span class="c-time">b time</span><span class="c-prev">summary</span>
               </div>
-              <div ref={ref} class="scroller" role="listbox" tabIndex={0} aria-label={`Aligned frames, ${rows.length} rows`}
+              <div ref={ref} class="scroller" role="listbox" tabIndex={0} aria-label={`Aligned frames, ${count} rows`}
                 aria-activedescendant={sel !== null ? `cmp-${sel}` : undefined} onScroll={() => setScrollTop(ref.current!.scrollTop)}>
-                <div class="spacer" style={{ height: `${rows.length * ROW_H}px` }}>{shown}</div>
-                {rows.length === 0 && <div class="empty">{onlyDiff ? 'No differences.' : 'Neither recording has protocol frames.'}</div>}
+                <div class="spacer" style={{ height: `${count * ROW_H}px` }}>{shown}</div>
+                {count === 0 && <div class="empty">{onlyDiff ? 'No differences.' : 'Neither recording has protocol frames.'}</div>}
               </div>
             </div>
-            {selRow && <RowDetail r={selRow} />}
+            {selRow ? <RowDetail r={selRow} /> : sel !== null && <aside class="detail cmp-detail" aria-label="Difference"><p class="muted">Loading…</p></aside>}
           </div>
         </>
       )}
