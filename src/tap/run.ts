@@ -14,10 +14,9 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, writeSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { constants as osConstants } from 'node:os';
-import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
 import type { Readable, Writable } from 'node:stream';
 import { parseTapArgs, type TapOptions } from './args.js';
 import { RING_BYTES, RecorderClient, type NativeHandoff } from './recorder-client.js';
@@ -27,9 +26,18 @@ import { NATIVE_A2C_ENDED, NATIVE_CLIENT_BROKEN, NATIVE_EV_A2C_END, NATIVE_EV_PE
 import { A2C, C2A, STDERR, type StreamCode } from './messages.js';
 import { defaultDbPath } from '../store/paths.js';
 
-const t0 = performance.now();
+/**
+ * The tap's clock: monotonic milliseconds since it started. From process.hrtime, not performance
+ * (whose module costs the start-up a millisecond or two); the native forwarder is given the offset
+ * to its own clock.
+ */
+const hrMs = () => {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+};
+const t0 = hrMs();
 const startedAt = new Date().toISOString();
-const now = () => performance.now() - t0;
+const now = () => hrMs() - t0;
 
 /** The tap's own messages: stderr only, one line each. */
 function say(msg: string): void {
@@ -201,7 +209,8 @@ export async function runTapCli(argv: string[]): Promise<void> {
  */
 function withoutOptimizer(): void {
   try {
-    setFlagsFromString('--no-opt');
+    // Required here, not imported: node:v8 costs 1-2 ms, which the start-up spends after spawning.
+    (createRequire(import.meta.url)('node:v8') as typeof import('node:v8')).setFlagsFromString('--no-opt');
   } catch { /* this V8 does not know the flag: run as it is */ }
 }
 
@@ -232,10 +241,13 @@ function setUpNative(): NativeSetup | null {
   }
 }
 
+/**
+ * Starts the tap. Its start-up is on the path of every agent an editor launches, so the agent is
+ * spawned and forwarded first, with as little loaded as can be (this file and what it imports are
+ * bundled as one); the recorder (SQLite, the checker) is loaded after, while what arrives waits in
+ * the ring.
+ */
 export function runTap(opts: TapOptions): void {
-  // Building and encoding spans is JavaScript-heavy work: with --otlp the optimizer stays on
-  // (100,000 frames through the tap: 8.4 s of CPU instead of 13.6 s, the same peak RSS).
-  if (!opts.otlp) withoutOptimizer();
   const native = setUpNative();
   let child: ChildProcess;
   try {
@@ -313,6 +325,12 @@ export function runTap(opts: TapOptions): void {
   });
 
   if (!native) forwardInJs(child, out!, rec, toAgent, toClient);
+
+  // Forwarding has begun: now the recorder. Building and encoding spans is JavaScript-heavy work:
+  // with --otlp the optimizer stays on (100,000 frames through the tap: 8.4 s of CPU instead of
+  // 13.6 s, the same peak RSS).
+  if (!opts.otlp) withoutOptimizer();
+  rec.start();
 
   // agent stderr → our stderr, and recorded; never waiting for the client to read it (toStderr)
   const stderrState = { dstBroken: false };
