@@ -74,19 +74,17 @@ export class RecorderClient {
   /** [in SQLite, stop, progress, finish sent]: shared with the worker (see `sql()`, `progressed()` and `captureRing()` in recorder-worker.ts). */
   private readonly guard = new Int32Array(new SharedArrayBuffer(16));
 
-  /** What the recorder is started with (see start()). */
-  private readonly config: RecorderConfig | null = null;
+  private readonly sab: SharedArrayBuffer | null = null;
 
   /**
    * Takes records from now on (they wait in the ring); the recorder that reads them begins with
    * start(), once the tap forwards.
    */
-  constructor(config: RecorderConfig, private readonly warn: (msg: string) => void, private readonly native: NativeHandoff | null = null) {
+  constructor(private readonly warn: (msg: string) => void, private readonly native: NativeHandoff | null = null) {
     this.done = new Promise((r) => (this.doneResolve = r));
     try {
-      const sab = native?.ring ?? createRing(RING_BYTES);
-      this.ring = new RingWriter(sab);
-      this.config = { ...config, ...(native ? { wakeFd: native.wakeFd } : {}), ring: sab, guard: this.guard.buffer };
+      this.sab = native?.ring ?? createRing(RING_BYTES);
+      this.ring = new RingWriter(this.sab);
       this.running = true;
     } catch (e) {
       this.cannotStart(e);
@@ -98,11 +96,12 @@ export class RecorderClient {
    * loading the recorder (SQLite, the checker) is the larger part of the tap's start-up, and what
    * arrives meanwhile waits in the ring, in order.
    */
-  start(): void {
+  start(config: RecorderConfig): void {
     if (!this.running) return;
+    const full: RecorderConfig = { ...config, ...(this.native ? { wakeFd: this.native.wakeFd } : {}), ring: this.sab!, guard: this.guard.buffer };
     try {
-      if (this.native) this.startInProcess(this.config!);
-      else this.startWorker(this.config!);
+      if (this.native) this.startInProcess(full);
+      else this.startWorker(full);
     } catch (e) {
       this.running = false;
       this.cannotStart(e);
