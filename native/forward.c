@@ -18,6 +18,9 @@
  * one byte on the event pipe when the main thread has something to do (see EV_*). Nothing here needs
  * tearing down at exit: a thread blocked in read() or write() ends with the process.
  *
+ * It also starts the agent (spawn(): posix_spawnp, and a thread that waits for its exit), which
+ * costs the tap's start-up less than Node's spawn does.
+ *
  * Little-endian machines only (the ring's header is written in the machine's byte order); the
  * loader in native.ts refuses the module elsewhere and the tap uses its JavaScript forwarder.
  */

@@ -3,10 +3,11 @@
  * and at once, handing a copy of each chunk to the recorder (see recorder/index.ts); forwarding never parses, never
  * touches SQLite and never waits for the recorder.
  *
- * Two forwarders. The native one (native/forward.c, built on install): the agent gets two pipes and
- * a thread per direction moves bytes with read() and write(), as a `cat` does, putting each chunk
- * into the recorder's ring before writing it on; JavaScript only sees the agent's stderr and the
- * control records. Where it is not built, this thread forwards with Node's streams (forwardInJs):
+ * Two forwarders. The native one (native/forward.c, built on install) also starts the agent (see
+ * agent.ts): the agent gets two pipes and a thread per direction moves bytes with read() and write(),
+ * as a `cat` does, putting each chunk into the recorder's ring before writing it on; JavaScript only
+ * sees the agent's stderr and the control records. Where it is not built, Node's spawn starts the
+ * agent and this thread forwards with Node's streams (forwardInJs):
  * each chunk is written on first and only then copied into the ring.
  *
  * Backpressure is per direction: when a destination is full, only that direction waits until it
