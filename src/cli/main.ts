@@ -2,11 +2,16 @@
  * Entry point. `acp-inspect [tap options] -- <agent command>` takes a fast path that loads only the
  * tap (start-up cost matters: editors launch it for every agent); everything else goes through
  * commander, whose command actions lazy-load their implementations.
+ *
+ * The bin loads this module bundled with the tap's start-up path as one CommonJS file
+ * (scripts/bundle-tap.js → main.bundle.cjs, in this folder): a tap then starts without Node's ES
+ * module loader, which costs about 10 ms before the agent could be spawned, and reads one file
+ * instead of ten. The rest of the command line stays ES modules, loaded through a variable.
  */
 import { CliError } from './errors.js';
 
-/** The tap's start-up path as one file (in a variable: tsc does not know the file). */
-const TAP_BUNDLE = '../tap/run.bundle.js';
+/** Commander and the commands (in a variable: the bundle leaves it out). */
+const PROGRAM = './program.js';
 
 /** Subcommand names; a first argument among these is never the tap. */
 export const SUBCOMMANDS = new Set([
@@ -17,14 +22,12 @@ export function main(argv: string[]): void {
   const dashdash = argv.indexOf('--');
   const isTap = dashdash !== -1 && !SUBCOMMANDS.has(argv[0] ?? '') && argv.slice(0, dashdash).every((a) => a.startsWith('-') || !SUBCOMMANDS.has(a));
   if (isTap) {
-    // One bundled file where the build made it (scripts/bundle-tap.js), else the modules as compiled.
-    (import(TAP_BUNDLE) as Promise<typeof import('../tap/run.js')>)
-      .catch(() => import('../tap/run.js'))
+    import('../tap/run.js')
       .then((m) => m.runTapCli(argv))
       .catch(reportFatal);
     return;
   }
-  import('./program.js')
+  (import(PROGRAM) as Promise<typeof import('./program.js')>)
     .then((m) => m.runProgram(argv))
     .catch(reportFatal);
 }

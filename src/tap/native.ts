@@ -4,8 +4,8 @@
  * header is written in the machine's byte order), or ACP_INSPECT_NATIVE=0 asks for the JavaScript
  * forwarder.
  */
-import { createRequire } from 'node:module';
 import { endianness } from 'node:os';
+import { fileURLToPath } from 'node:url';
 
 export interface NativeForwarder {
   /** The monotonic clock in ms (what performance.now() counts from its own origin). */
@@ -29,6 +29,13 @@ export interface NativeForwarder {
   stats(): [spilledChunks: number, overflowRewinds: number, overflowBytes: number];
   /** The name a failed write's errno is recorded with ("EPIPE"; "E" and the number when it has none). */
   errnoCode(errno: number): string;
+  /**
+   * Starts the agent (posix_spawnp, in a session of its own) on these descriptors and a new stderr
+   * pipe: [pid, the pipe's read end]. Throws (code ENOENT, EACCES, ENOEXEC...) when it cannot.
+   */
+  spawn(file: string, args: string[], stdinFd: number, stdoutFd: number): [pid: number, stderrFd: number];
+  /** Null while the agent started by spawn() runs; then [exit code, signal number], one of them null. */
+  exitStatus(): [code: number | null, signal: number | null] | null;
 }
 
 /**
@@ -42,6 +49,7 @@ export const NATIVE_CLIENT_BROKEN = 8;
 /** Event bytes on the event pipe. */
 export const NATIVE_EV_PENDING = 0x50; // 'P'
 export const NATIVE_EV_A2C_END = 0x45; // 'E'
+export const NATIVE_EV_EXIT = 0x58; // 'X'
 
 let loaded: NativeForwarder | null | undefined;
 
@@ -50,9 +58,11 @@ export function loadNativeForwarder(): NativeForwarder | null {
   loaded = null;
   if (process.env.ACP_INSPECT_NATIVE === '0' || endianness() !== 'LE' || process.platform !== 'linux') return null;
   try {
-    // dist/src/tap/native.js → native/build/Release
-    const req = createRequire(import.meta.url);
-    loaded = req('../../../native/build/Release/acp_forward.node') as NativeForwarder;
+    // dist/src/tap/native.js → native/build/Release. Opened with process.dlopen(), not require():
+    // a require() costs the tap's start-up 1 ms or more of module resolution for this one file.
+    const m = { exports: {} as NativeForwarder };
+    process.dlopen(m, fileURLToPath(new URL('../../../native/build/Release/acp_forward.node', import.meta.url)));
+    loaded = m.exports;
   } catch {
     loaded = null;
   }

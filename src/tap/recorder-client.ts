@@ -10,7 +10,6 @@
  */
 import type { Worker as WorkerType } from 'node:worker_threads';
 import { createRequire } from 'node:module';
-import { getHeapSpaceStatistics, setFlagsFromString } from 'node:v8';
 import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
 import { RING_CONTROL, RING_HEADER, RingWriter, createRing, encodeHeader, pad8 } from './ring.js';
 import { openScratchFile, writeAllAt } from './scratch.js';
@@ -35,8 +34,13 @@ export const RING_BYTES = 16 * 1024 * 1024;
  * one costs a few more quick collections and keeps about 24 MB less resident.
  */
 const RECORDER_YOUNG_MB = 8;
-/** The recorder, run on this thread beside the native forwarder (see startInProcess). */
-const RECORDER_MODULE = './recorder/index.js';
+/**
+ * The recorder, run on this thread beside the native forwarder (see startInProcess), and the
+ * worker's entry beside the JavaScript one. Relative to this module and to the CLI's bundle that
+ * includes it (dist/src/cli/main.bundle.cjs), hence through the folder's name.
+ */
+const RECORDER_MODULE = '../tap/recorder/index.js';
+const RECORDER_WORKER = '../tap/recorder-worker.js';
 /**
  * SQLite's busy timeout for the recorder on this thread: how long one write may wait for a database
  * another process holds. Shorter than the worker's 2 s, since this thread also forwards the agent's
@@ -70,20 +74,44 @@ export class RecorderClient {
   /** [in SQLite, stop, progress, finish sent]: shared with the worker (see `sql()`, `progressed()` and `captureRing()` in recorder-worker.ts). */
   private readonly guard = new Int32Array(new SharedArrayBuffer(16));
 
-  constructor(config: RecorderConfig, private readonly warn: (msg: string) => void, private readonly native: NativeHandoff | null = null) {
+  private readonly sab: SharedArrayBuffer | null = null;
+
+  /**
+   * Takes records from now on (they wait in the ring); the recorder that reads them begins with
+   * start(), once the tap forwards.
+   */
+  constructor(private readonly warn: (msg: string) => void, private readonly native: NativeHandoff | null = null) {
     this.done = new Promise((r) => (this.doneResolve = r));
     try {
-      const sab = native?.ring ?? createRing(RING_BYTES);
-      this.ring = new RingWriter(sab);
-      const full: RecorderConfig = { ...config, ...(native ? { wakeFd: native.wakeFd } : {}), ring: sab, guard: this.guard.buffer };
-      if (native) this.startInProcess(full);
-      else this.startWorker(full);
+      this.sab = native?.ring ?? createRing(RING_BYTES);
+      this.ring = new RingWriter(this.sab);
       this.running = true;
     } catch (e) {
-      this.warnOnce(`recording disabled: cannot start the recorder (${(e as Error).message}); forwarding continues`);
-      native?.fwd.stopRecording();
-      this.doneResolve?.();
+      this.cannotStart(e);
     }
+  }
+
+  /**
+   * Starts the recorder. The tap calls it once the agent is spawned and its bytes are forwarded:
+   * loading the recorder (SQLite, the checker) is the larger part of the tap's start-up, and what
+   * arrives meanwhile waits in the ring, in order.
+   */
+  start(config: RecorderConfig): void {
+    if (!this.running) return;
+    const full: RecorderConfig = { ...config, ...(this.native ? { wakeFd: this.native.wakeFd } : {}), ring: this.sab!, guard: this.guard.buffer };
+    try {
+      if (this.native) this.startInProcess(full);
+      else this.startWorker(full);
+    } catch (e) {
+      this.running = false;
+      this.cannotStart(e);
+    }
+  }
+
+  private cannotStart(e: unknown): void {
+    this.warnOnce(`recording disabled: cannot start the recorder (${(e as Error).message}); forwarding continues`);
+    this.native?.fwd.stopRecording();
+    this.doneResolve?.();
   }
 
   /** A message from the recorder. */
@@ -107,7 +135,7 @@ export class RecorderClient {
   private startWorker(config: RecorderConfig): void {
     // Required here, not imported: beside the native forwarder the tap's start-up does without it.
     const { Worker } = createRequire(import.meta.url)('node:worker_threads') as { Worker: typeof WorkerType };
-    const w = new Worker(new URL('./recorder-worker.js', import.meta.url), { workerData: config, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: RECORDER_YOUNG_MB } });
+    const w = new Worker(new URL(RECORDER_WORKER, import.meta.url), { workerData: config, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: RECORDER_YOUNG_MB } });
     w.unref();
     w.on('message', (m: FromRecorder) => this.onMessage(m));
     w.on('error', (e) => this.failed(e));
@@ -117,9 +145,9 @@ export class RecorderClient {
   /**
    * Beside the native forwarder, whose threads move the bytes, the recorder runs on this thread: it
    * has nothing else to do but the agent's stderr and the tap's signals, and a second V8 isolate
-   * would cost about 10 MB and its own copy of every module. Loaded after the agent is spawned (the
-   * ring holds what arrives meanwhile), through a variable, so the tap's start-up bundle stays
-   * without it. Its young generation stays small (see youngGeneration).
+   * would cost about 10 MB and its own copy of every module. Loaded once the agent is spawned and
+   * forwarded (the ring holds what arrives meanwhile), through a variable, so the tap's start-up
+   * bundle stays without it. Its young generation stays small (see youngGeneration).
    */
   private startInProcess(config: RecorderConfig): void {
     const grow = youngGeneration();
@@ -332,6 +360,8 @@ const GROW_AFTER_SLICES = 10;
  * (peak RSS through a 128 MiB flood: 113 MiB with 4 MB, 90 with 8).
  */
 function youngGeneration(): (indexing: boolean) => void {
+  // Required here, not imported: node:v8 costs the tap's start-up 1-2 ms before the agent is spawned.
+  const { getHeapSpaceStatistics, setFlagsFromString } = createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
   const limit = RECORDER_YOUNG_MB * 1024 * 1024;
   const size = () => getHeapSpaceStatistics().find((s) => s.space_name === 'new_space')?.space_size ?? limit;
   let factor = 0;

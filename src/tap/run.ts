@@ -3,33 +3,46 @@
  * and at once, handing a copy of each chunk to the recorder (see recorder/index.ts); forwarding never parses, never
  * touches SQLite and never waits for the recorder.
  *
- * Two forwarders. The native one (native/forward.c, built on install): the agent gets two pipes and
- * a thread per direction moves bytes with read() and write(), as a `cat` does, putting each chunk
- * into the recorder's ring before writing it on; JavaScript only sees the agent's stderr and the
- * control records. Where it is not built, this thread forwards with Node's streams (forwardInJs):
+ * Two forwarders. The native one (native/forward.c, built on install) also starts the agent (see
+ * agent.ts): the agent gets two pipes and a thread per direction moves bytes with read() and write(),
+ * as a `cat` does, putting each chunk into the recorder's ring before writing it on; JavaScript only
+ * sees the agent's stderr and the control records. Where it is not built, Node's spawn starts the
+ * agent and this thread forwards with Node's streams (forwardInJs):
  * each chunk is written on first and only then copied into the ring.
  *
  * Backpressure is per direction: when a destination is full, only that direction waits until it
  * drains, so a slow reader makes the writer wait (as a direct pipe would) instead of growing memory.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { closeSync, fstatSync, writeSync } from 'node:fs';
-import { Socket } from 'node:net';
+import type { Socket as SocketType } from 'node:net';
 import { constants as osConstants } from 'node:os';
-import { performance } from 'node:perf_hooks';
-import { setFlagsFromString } from 'node:v8';
 import type { Readable, Writable } from 'node:stream';
 import { parseTapArgs, type TapOptions } from './args.js';
 import { RING_BYTES, RecorderClient, type NativeHandoff } from './recorder-client.js';
 import { createRing } from './ring.js';
 import { openScratchFile } from './scratch.js';
-import { NATIVE_A2C_ENDED, NATIVE_CLIENT_BROKEN, NATIVE_EV_A2C_END, NATIVE_EV_PENDING, NATIVE_WRITING_TO_CLIENT, loadNativeForwarder, type NativeForwarder } from './native.js';
+import { NATIVE_A2C_ENDED, NATIVE_CLIENT_BROKEN, NATIVE_EV_A2C_END, NATIVE_EV_EXIT, NATIVE_EV_PENDING, NATIVE_WRITING_TO_CLIENT, loadNativeForwarder, type NativeForwarder } from './native.js';
+import { NativeAgent, lazyRequire, spawnAgent, type AgentProcess } from './agent.js';
 import { A2C, C2A, STDERR, type StreamCode } from './messages.js';
 import { defaultDbPath } from '../store/paths.js';
 
-const t0 = performance.now();
-const startedAt = new Date().toISOString();
-const now = () => performance.now() - t0;
+/**
+ * The tap's clock: monotonic milliseconds since it started. From process.hrtime, not performance
+ * (whose module costs the start-up a millisecond or two); the native forwarder is given the offset
+ * to its own clock.
+ */
+const hrMs = () => {
+  const [s, ns] = process.hrtime();
+  return s * 1e3 + ns / 1e6;
+};
+const t0 = hrMs();
+/** When the tap started (as a date only once the agent runs: the first date costs V8 its time zone, 0.3-0.8 ms). */
+const startedMs = Date.now();
+const now = () => hrMs() - t0;
+
+/** node:net, required when first needed (see lazyRequire). */
+const net = () => lazyRequire('node:net') as typeof import('node:net');
 
 /** The tap's own messages: stderr only, one line each. */
 function say(msg: string): void {
@@ -59,7 +72,7 @@ function toStderr(chunk: Buffer | string): void {
 function openStdout(): Writable {
   try {
     const st = fstatSync(1);
-    if (st.isFIFO() || st.isSocket()) return new Socket({ fd: 1, readable: false, writable: true });
+    if (st.isFIFO() || st.isSocket()) return new (net().Socket)({ fd: 1, readable: false, writable: true });
   } catch { /* fall back */ }
   return process.stdout;
 }
@@ -94,7 +107,7 @@ function findUserBufferKeys(): UserBufferKeys | null {
   if (userBufferKeys !== undefined) return userBufferKeys;
   userBufferKeys = null;
   try {
-    const probe = new Socket({ onread: { buffer: () => Buffer.alloc(1), callback: () => true } } as ConstructorParameters<typeof Socket>[0]);
+    const probe = new (net().Socket)({ onread: { buffer: () => Buffer.alloc(1), callback: () => true } } as ConstructorParameters<typeof SocketType>[0]);
     const keys = Object.getOwnPropertySymbols(probe);
     const find = (d: string) => keys.find((k) => k.description === d);
     const buffer = find('kBuffer');
@@ -201,7 +214,8 @@ export async function runTapCli(argv: string[]): Promise<void> {
  */
 function withoutOptimizer(): void {
   try {
-    setFlagsFromString('--no-opt');
+    // Required here, not imported: node:v8 costs 1-2 ms, better spent once the agent runs.
+    (lazyRequire('node:v8') as typeof import('node:v8')).setFlagsFromString('--no-opt');
   } catch { /* this V8 does not know the flag: run as it is */ }
 }
 
@@ -232,14 +246,17 @@ function setUpNative(): NativeSetup | null {
   }
 }
 
+/**
+ * Starts the tap. Its start-up is on the path of every agent an editor launches, so the agent is
+ * spawned and forwarded first, with as little loaded as can be (this file and what it imports are
+ * bundled as one); the recorder (SQLite, the checker) is loaded after, while what arrives waits in
+ * the ring.
+ */
 export function runTap(opts: TapOptions): void {
-  // Building and encoding spans is JavaScript-heavy work: with --otlp the optimizer stays on
-  // (100,000 frames through the tap: 8.4 s of CPU instead of 13.6 s, the same peak RSS).
-  if (!opts.otlp) withoutOptimizer();
   const native = setUpNative();
-  let child: ChildProcess;
+  let child: AgentProcess;
   try {
-    child = spawn(opts.command, opts.args, { stdio: native ? [native.pipes[0], native.pipes[3], 'pipe'] : ['pipe', 'pipe', 'pipe'], detached: true });
+    child = spawnAgent(opts.command, opts.args, native && { fwd: native.fwd, stdin: native.pipes[0], stdout: native.pipes[3] });
   } catch (e) {
     say(`acp-inspect: cannot start agent "${opts.command}": ${(e as Error).message}`);
     process.exit(127);
@@ -260,24 +277,7 @@ export function runTap(opts: TapOptions): void {
   // agent writing into it (its stdin and stderr with it). Node's stdout stream sets that mode when
   // it is made, and nothing else writes to it.
   if (native) void process.stdout;
-  const dbPath = opts.db ?? defaultDbPath();
-  const rec = new RecorderClient(
-    {
-      dbPath,
-      name: opts.name ?? null,
-      command: [opts.command, ...opts.args],
-      cwd: process.cwd(),
-      hostPid: process.pid,
-      startedAt,
-      redact: opts.redact,
-      maxFrameBytes: opts.maxFrameBytes ?? null,
-      check: opts.check,
-      ui: opts.ui ?? null,
-      otlp: opts.otlp ?? null,
-    },
-    (msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`),
-    native,
-  );
+  const rec = new RecorderClient((msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`), native);
 
   let spawnFailed = false;
   let exiting = false;
@@ -293,10 +293,11 @@ export function runTap(opts: TapOptions): void {
     // The spawn is recorded before the first chunk the threads may push.
     recordSpawn();
     native.fwd.start(0, native.pipes[1], native.pipes[2], 1);
-    const events = new Socket({ fd: native.eventsFd, readable: true, writable: false });
+    const events = new (net().Socket)({ fd: native.eventsFd, readable: true, writable: false });
     events.on('data', (b: Buffer) => {
       if (b.includes(NATIVE_EV_PENDING)) rec.flushNativeLater(now());
       if (b.includes(NATIVE_EV_A2C_END)) for (const w of a2cEndWaiters.splice(0)) w();
+      if (b.includes(NATIVE_EV_EXIT) && child instanceof NativeAgent) child.agentExited();
     });
     events.on('error', () => { /* not expected: the threads only write to it */ });
   } else if (!native) {
@@ -312,7 +313,26 @@ export function runTap(opts: TapOptions): void {
     }
   });
 
-  if (!native) forwardInJs(child, out!, rec, toAgent, toClient);
+  // (Without the native forwarder, Node's spawn started the agent.)
+  if (!native) forwardInJs(child as ChildProcess, out!, rec, toAgent, toClient);
+
+  // Forwarding has begun: now the recorder. Building and encoding spans is JavaScript-heavy work:
+  // with --otlp the optimizer stays on (100,000 frames through the tap: 8.4 s of CPU instead of
+  // 13.6 s, the same peak RSS).
+  if (!opts.otlp) withoutOptimizer();
+  rec.start({
+    dbPath: opts.db ?? defaultDbPath(),
+    name: opts.name ?? null,
+    command: [opts.command, ...opts.args],
+    cwd: process.cwd(),
+    hostPid: process.pid,
+    startedAt: new Date(startedMs).toISOString(),
+    redact: opts.redact,
+    maxFrameBytes: opts.maxFrameBytes ?? null,
+    check: opts.check,
+    ui: opts.ui ?? null,
+    otlp: opts.otlp ?? null,
+  });
 
   // agent stderr → our stderr, and recorded; never waiting for the client to read it (toStderr)
   const stderrState = { dstBroken: false };
@@ -473,7 +493,7 @@ function forwardInJs(child: ChildProcess, out: Writable, rec: RecorderClient, to
   });
 }
 
-function killGroup(child: ChildProcess, sig: NodeJS.Signals): void {
+function killGroup(child: AgentProcess, sig: NodeJS.Signals): void {
   if (child.pid === undefined) return;
   try {
     process.kill(-child.pid, sig);

@@ -358,7 +358,7 @@ describe('the tap with a collector that fails', () => {
 
 describe('loading', () => {
   it('keeps the OpenTelemetry packages out of the tap unless --otlp is given', () => {
-    const bundle = readFileSync(join(ROOT, 'dist', 'src', 'tap', 'run.bundle.js'), 'utf8');
+    const bundle = readFileSync(join(ROOT, 'dist', 'src', 'cli', 'main.bundle.cjs'), 'utf8');
     expect(bundle).not.toMatch(/@opentelemetry|otel\/live|otel\/sdk/);
     for (const file of ['recorder-worker.js', 'recorder/live-checker.js']) {
       const code = readFileSync(join(ROOT, 'dist', 'src', 'tap', file), 'utf8');

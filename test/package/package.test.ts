@@ -36,7 +36,7 @@ beforeAll(async () => {
 
 describe('the packed tarball', () => {
   it('ships the CLI, the tap bundle, the UI assets and the forwarder source; no tests, sources or databases', () => {
-    for (const f of ['bin/acp-inspect.js', 'dist/src/cli/main.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/tap/run.bundle.js',
+    for (const f of ['bin/acp-inspect.js', 'dist/src/cli/main.js', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/src/cli/main.bundle.cjs', 'bin/package.json',
       'dist/src/tap/recorder-worker.js', 'dist/ui/index.html', 'native/forward.c', 'native/binding.gyp', 'scripts/build-native.js', 'README.md', 'package.json']) {
       expect(files, f).toContain(f);
     }
