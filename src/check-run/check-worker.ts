@@ -10,6 +10,7 @@ import { Correlator } from '../wire/correlate.js';
 import { type CheckWorkerData, DONE, type LineBatch, type RowBatch, unpackLines, unpackRows, WANT } from './batch.js';
 import type { ItemRow } from '../store/store.js';
 import { CheckFold } from '../check/fold.js';
+import { usePrebuiltValidators } from './validators.js';
 
 export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { rows: RowBatch } | { end: true };
 export type FromWorker = { run: import('../check/fold.js').CheckRun };
@@ -19,6 +20,7 @@ const counters = new Int32Array(data.counters);
 // The store (and its native SQLite module) only when rows come: a file's check never needs it. (By
 // URL, so that the bundle of this worker, beside it, leaves the store out and loads it the same way.)
 const STORE = new URL('../store/store.js', import.meta.url).href;
+await usePrebuiltValidators();
 const rowToItem = data.rows ? (await (import(STORE) as Promise<typeof import('../store/store.js')>)).rowToItem : undefined;
 let fold: CheckFold;
 const correlator = new Correlator();

@@ -12,6 +12,7 @@ import { Store } from '../store/store.js';
 import { CheckFold, type CheckRun } from '../check/fold.js';
 import { ParallelCheck, startParallelCheck } from './parallel.js';
 import { ROW_COLUMNS } from './batch.js';
+import { usePrebuiltValidators } from './validators.js';
 
 export { CONFIG_FILE, type ProjectConfig, findProjectConfig, readProjectConfig, validateRuleIds, formatReport, formatRules } from './report.js';
 
@@ -77,6 +78,7 @@ export const PARALLEL_MIN_ITEMS = 20_000;
 export async function checkRecordingRef(ref: string, dbPath: string | undefined, ignore: string[], started?: ParallelCheck): Promise<CheckRun> {
   const parallel = started ?? startParallelCheck(ref);
   if (parallel) return parallel.run(ignore);
+  await usePrebuiltValidators();
   const threads = process.env.ACP_INSPECT_CHECK_THREADS;
   if (looksLikeFile(ref) || threads === '1') return checkStream(streamRecordingRef(ref, dbPath), ignore);
   const { store, id } = openStored(ref, dbPath);

@@ -9,8 +9,8 @@
  * that fails the stable schema but passes the unstable one is accepted (UNSTABLE features are never
  * errors by themselves, 9 rule 5). Never throws.
  */
-import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { ErrorObject, ValidateFunction } from 'ajv';
+import { Ajv2020, _, Name, stringify, type KeywordCxt } from 'ajv/dist/2020.js';
+import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from './schema-data.js';
 import { pointerToPath } from './schema-path.js';
 
@@ -37,41 +37,93 @@ export interface SchemaResult {
   unknowns: UnknownValue[];
 }
 
+/** The validating functions of one schema (stable or UNSTABLE), by `$def` name, as ajv's standalone code makes them. */
+export type PrebuiltValidators = Record<string, ValidateFunction>;
+
+/**
+ * A module of validators generated at build time (scripts/gen-validators.js writes it from this
+ * file's own `newAjv` and relaxed schemas): its default export, called with the function that
+ * notes unknown values, returns both schemas' validators.
+ */
+export type PrebuiltFactory = (note: typeof noteUnknown) => { stable: PrebuiltValidators; unstable: PrebuiltValidators };
+
 interface Flavor {
-  ajv: Ajv2020;
+  schema: Record<string, unknown>;
   /** `${method} ${role}` → $def name */
   defs: Map<string, string>;
   compiled: Record<SchemaRole, Map<string, ValidateFunction | null>>;
+  /** Made on the first validator that was not prebuilt. */
+  ajv?: Ajv2020;
+  prebuilt?: PrebuiltValidators;
 }
 
 const UNKNOWN_KEYWORD = 'x-acp-unknown';
-let collector: UnknownValue[] = [];
+/** The unknown values noted by the validator running now (emptied before and after each run). */
+const collector: UnknownValue[] = [];
 
-function makeFlavor(schema: Record<string, unknown>): Flavor {
-  const relaxed = relaxUnions(structuredClone(schema)) as Record<string, unknown>;
-  // No optimizing pass over the generated code: it made compiling the session/update schema (every
-  // update and content variant, compiled on the first update) a third slower and validating no faster.
-  const ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, discriminator: true, code: { optimize: false } });
-  // Integer formats are already bounded by minimum/maximum; `uri` (elicitation URLs) must parse as a URL.
+/** Called by the validators (run time or prebuilt) for each unknown discriminator or enum value; `path` is a JSON pointer. */
+export function noteUnknown(path: string, value: string, kind: 'variant' | 'value', known: string[]): void {
+  collector.push({ path, value, kind, known });
+}
+
+/** Formats that are not ignored (the integer formats are already bounded by minimum/maximum); the prebuilt module embeds their source. */
+export const FORMATS = {
+  /** Elicitation URLs must parse as a URL. */
+  uri: (v: string) => URL.canParse(v),
+};
+
+const INSTANCE_PATH = new Name('instancePath');
+
+interface UnknownSchema {
+  field?: string;
+  known: string[];
+  kind: 'variant' | 'value';
+}
+
+/**
+ * The ajv instance every validator is made by, at run time or at build time (`source`: keep the
+ * generated code, for the standalone module). The `x-acp-unknown` keyword is compiled into the
+ * validator's code: a string outside `known` (at `field` of an object, or the value itself) is passed
+ * to `noteUnknown` with its JSON pointer; the keyword never fails.
+ */
+export function newAjv(source = false): Ajv2020 {
+  // No optimizing pass over the generated code at run time: it made compiling the session/update
+  // schema (every update and content variant, compiled on the first update) a third slower and
+  // validating no faster. (The prebuilt module is made with it: there compiling costs nothing.)
+  const code: Options['code'] = source ? { source: true, optimize: true, formats: _`formats` } : { optimize: false };
+  const ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, discriminator: true, code });
   for (const f of ['int64', 'uint32', 'double', 'uint64', 'uint16', 'int32', 'float', 'uint8', 'int8', 'int16', 'uint']) ajv.addFormat(f, true);
-  ajv.addFormat('uri', (v: string) => URL.canParse(v));
+  ajv.addFormat('uri', FORMATS.uri);
   ajv.addKeyword({
     keyword: UNKNOWN_KEYWORD,
     schemaType: 'object',
     errors: false,
-    validate: (sch: { field?: string; known: string[]; kind: 'variant' | 'value' }, data: unknown, _p: unknown, cxt?: { instancePath: string }) => {
-      const v = sch.field !== undefined && data && typeof data === 'object' ? (data as Record<string, unknown>)[sch.field] : data;
-      if (typeof v === 'string' && !sch.known.includes(v)) {
-        const path = (cxt?.instancePath ?? '') + (sch.field !== undefined ? `/${sch.field}` : '');
-        collector.push({ path, value: v, kind: sch.kind, known: sch.known });
-      }
-      return true;
+    code(cxt: KeywordCxt) {
+      const { gen, data, it } = cxt;
+      const sch = cxt.schema as UnknownSchema;
+      const note = gen.scopeValue('keyword', { ref: noteUnknown, code: _`note` });
+      // As it always was: a value that is not an object is itself the discriminator's value.
+      const v = gen.const('u', sch.field !== undefined ? _`${data} && typeof ${data} == "object" ? ${data}[${sch.field}] : ${data}` : data);
+      let unknown = _`typeof ${v} == "string"`;
+      for (const k of sch.known) unknown = _`${unknown} && ${v} !== ${k}`;
+      const path = sch.field !== undefined ? _`${INSTANCE_PATH} + ${it.errorPath} + ${`/${sch.field}`}` : _`${INSTANCE_PATH} + ${it.errorPath}`;
+      gen.if(unknown, () => gen.code(_`${note}(${path}, ${v}, ${sch.kind}, ${stringify(sch.known)})`));
     },
   });
+  return ajv;
+}
+
+/** A schema with its unions relaxed (see relaxUnions), its root union removed: what `newAjv` gets as `acp`. */
+export function relaxedSchema(schema: Record<string, unknown>): Record<string, unknown> {
+  const relaxed = relaxUnions(structuredClone(schema)) as Record<string, unknown>;
   delete relaxed.anyOf;
-  ajv.addSchema(relaxed, 'acp');
+  return relaxed;
+}
+
+/** `${method} ${role}` → the name of its `$def`, for each method of a schema. */
+export function methodDefs(schema: Record<string, unknown>): Map<string, string> {
   const defs = new Map<string, string>();
-  const all = (relaxed.$defs ?? {}) as Record<string, Record<string, unknown>>;
+  const all = (schema.$defs ?? {}) as Record<string, Record<string, unknown>>;
   for (const [name, def] of Object.entries(all)) {
     const method = def['x-method'];
     if (typeof method !== 'string') continue;
@@ -80,11 +132,25 @@ function makeFlavor(schema: Record<string, unknown>): Flavor {
     const key = `${method} ${role}`;
     if (!defs.has(key)) defs.set(key, name);
   }
-  return { ajv, defs, compiled: { params: new Map(), result: new Map() } };
+  return defs;
 }
 
-let stable: Flavor | undefined;
-let unstable: Flavor | undefined;
+const stable: Flavor = { schema: STABLE_SCHEMA, defs: methodDefs(STABLE_SCHEMA), compiled: { params: new Map(), result: new Map() } };
+const unstable: Flavor = { schema: UNSTABLE_SCHEMA, defs: methodDefs(UNSTABLE_SCHEMA), compiled: { params: new Map(), result: new Map() } };
+
+/**
+ * Uses validators generated at build time instead of compiling the schemas at run time (compiling
+ * the session/update schema alone takes a few hundred milliseconds). The edges that check many
+ * frames install them (check-run/validators.ts); without them every validator is compiled on first use.
+ */
+export function installPrebuiltValidators(factory: PrebuiltFactory): void {
+  const made = factory(noteUnknown);
+  for (const [f, v] of [[stable, made.stable], [unstable, made.unstable]] as const) {
+    f.prebuilt = v;
+    f.compiled.params.clear();
+    f.compiled.result.clear();
+  }
+}
 
 function validatorFor(f: Flavor, method: string, role: SchemaRole): ValidateFunction | null {
   let v = f.compiled[role].get(method);
@@ -92,10 +158,17 @@ function validatorFor(f: Flavor, method: string, role: SchemaRole): ValidateFunc
   const def = f.defs.get(`${method} ${role}`);
   v = null;
   if (def) {
-    try {
-      v = f.ajv.getSchema(`acp#/$defs/${def}`) ?? null;
-    } catch {
-      v = null;
+    v = f.prebuilt?.[def] ?? null;
+    if (!v) {
+      try {
+        if (!f.ajv) {
+          f.ajv = newAjv();
+          f.ajv.addSchema(relaxedSchema(f.schema), 'acp');
+        }
+        v = f.ajv.getSchema(`acp#/$defs/${def}`) ?? null;
+      } catch {
+        v = null;
+      }
     }
   }
   f.compiled[role].set(method, v);
@@ -104,8 +177,6 @@ function validatorFor(f: Flavor, method: string, role: SchemaRole): ValidateFunc
 
 /** True when either schema has a definition for this method's params or result. */
 export function hasSchema(method: string, role: SchemaRole): boolean {
-  stable ??= makeFlavor(STABLE_SCHEMA);
-  unstable ??= makeFlavor(UNSTABLE_SCHEMA);
   return stable.defs.has(`${method} ${role}`) || unstable.defs.has(`${method} ${role}`);
 }
 
@@ -116,17 +187,14 @@ const OK: SchemaResult = { ok: true, problems: [], errors: [], unknowns: [] };
  * `prefix` names the value in messages (`params` or `result`).
  */
 export function validateMethod(method: string, role: SchemaRole, data: unknown): SchemaResult {
-  stable ??= makeFlavor(STABLE_SCHEMA);
   const v1 = validatorFor(stable, method, role);
   const first = run(v1, data);
   if (first === undefined) {
-    unstable ??= makeFlavor(UNSTABLE_SCHEMA);
     const r = run(validatorFor(unstable, method, role), data);
     if (r && !r.ok) r.problems = describeErrors(r.errors, role);
     return r ?? OK;
   }
   if (first.ok && first.unknowns.length === 0) return first;
-  unstable ??= makeFlavor(UNSTABLE_SCHEMA);
   if (first.ok) {
     // A value unknown to the stable schema may be an UNSTABLE variant (plan_update, ...).
     // If the UNSTABLE shape is off too, that is still not an error (9 rule 5): keep only the
@@ -143,21 +211,24 @@ export function validateMethod(method: string, role: SchemaRole, data: unknown):
 
 function run(v: ValidateFunction | null, data: unknown): SchemaResult | undefined {
   if (!v) return undefined;
-  collector = [];
+  if (collector.length !== 0) collector.length = 0; // (setting the length costs a call into V8, even to 0 from 0)
   let ok: boolean;
   try {
     ok = v(data) as boolean;
   } catch {
     return undefined;
   }
-  const unknowns: UnknownValue[] = [];
-  for (const u of collector) {
-    const path = pointerToPath(u.path, '');
-    if (!unknowns.some((x) => x.path === path && x.value === u.value)) unknowns.push({ ...u, path });
+  let unknowns: UnknownValue[] | undefined;
+  if (collector.length) {
+    unknowns = [];
+    for (const u of collector) {
+      const path = pointerToPath(u.path, '');
+      if (!unknowns.some((x) => x.path === path && x.value === u.value)) unknowns.push({ ...u, path });
+    }
+    collector.length = 0;
   }
-  collector = [];
-  if (ok) return unknowns.length ? { ok: true, problems: [], errors: [], unknowns } : OK;
-  return { ok: false, problems: [], errors: (v.errors ?? []).slice(0, 50), unknowns };
+  if (ok) return unknowns ? { ok: true, problems: [], errors: [], unknowns } : OK;
+  return { ok: false, problems: [], errors: (v.errors ?? []).slice(0, 50), unknowns: unknowns ?? [] };
 }
 
 const BRANCH_KEYWORDS = new Set(['anyOf', 'oneOf', 'not', 'if', 'then', 'else', UNKNOWN_KEYWORD]);
