@@ -210,7 +210,8 @@ export async function runTapCli(argv: string[]): Promise<void> {
  * next to its cost here: each burst of compilations (the recorder's parser, checker and schema
  * validators) took tens of MB of compiler memory that the allocator kept, about 50 MB of peak RSS,
  * and CPU on other threads in the middle of floods. Measured: peak RSS through a flood 120 MiB
- * instead of 170, forwarding unchanged, indexing after a flood about a quarter slower.
+ * instead of 170, forwarding unchanged. The recorder turns it on while it indexes a burst's backlog,
+ * after the burst (see burstTuning in recorder-client.ts).
  */
 function withoutOptimizer(): void {
   try {

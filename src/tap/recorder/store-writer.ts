@@ -7,6 +7,7 @@
  * written is counted as a gap. A database locked by another process loses nothing: items wait in
  * memory (bounded by MAX_PENDING_BYTES) and the write is tried again. Nothing here throws.
  */
+import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { FromRecorder, RecorderConfig } from '../messages.js';
 import type { Frame, Item } from '../../wire/frame.js';
 import { Store, processStartId, toStoreError, type StoredFinding } from '../../store/store.js';
@@ -30,6 +31,11 @@ const FINDINGS_SLICE = 500;
  * took longer than that (the recording was left unfinished, listed as interrupted).
  */
 const CHECKPOINT_FORCE_BYTES = 64 * 1024 * 1024;
+/**
+ * While a burst is indexed, the write-ahead log is flushed to disk every this many bytes, on a
+ * thread of Node's pool (see flushLogAhead).
+ */
+const LOG_FLUSH_BYTES = 8 * 1024 * 1024;
 /** A checkpoint waits until the ring has been quiet for this long. */
 const CHECKPOINT_QUIET_MS = 250;
 /**
@@ -76,6 +82,11 @@ export class StoreWriter {
   /** Bytes committed since the last checkpoint (roughly what the write-ahead log grew by). */
   private unCheckpointed = 0;
   private checkpointTimer: NodeJS.Timeout | null = null;
+  /** The write-ahead log, opened for flushLogAhead (null: not yet; -1: cannot be). */
+  private logFd: number | null = null;
+  /** The log flush in flight, if any, and `unCheckpointed` when it was started. */
+  private logFlush: Promise<void> | null = null;
+  private logFlushedAt = 0;
   private readonly peer: PeerInfo = {};
 
   constructor(private readonly config: RecorderConfig, private readonly guard: Guard, private readonly hooks: WriterHooks, private readonly busyTimeoutMs: number) {}
@@ -230,6 +241,7 @@ export class StoreWriter {
       })());
       this.unCheckpointed += this.bytes;
       this.clear();
+      if (this.hooks.inBurst()) this.flushLogAhead();
       this.checkpointSoon();
     } catch (e) {
       if (isBusy(e) && this.bytes < MAX_PENDING_BYTES) {
@@ -265,7 +277,42 @@ export class StoreWriter {
     try {
       this.guard.sql(() => store.db.pragma('wal_checkpoint(PASSIVE)'));
       this.unCheckpointed = 0;
+      this.logFlushedAt = 0;
     } catch { /* busy or stopping: the next one, or the last connection's close, does it */ }
+  }
+
+  /**
+   * Flushes the write-ahead log to disk ahead of the next checkpoint, on a thread of Node's pool,
+   * while this thread goes on indexing. A checkpoint first syncs the log (so that no page reaches the
+   * database before the log that holds it is on disk), then copies it and syncs the database; both
+   * syncs wait for the disk, on this thread. Through a burst the log grows by 64 MiB between
+   * checkpoints, and its sync was about half of a checkpoint's time (8–15 µs per 1 KiB frame, of
+   * which 1.5 µs of CPU): flushed ahead, a checkpoint's own sync finds little left to write. Only a
+   * flush of what SQLite would flush anyway, so nothing about durability changes.
+   */
+  private flushLogAhead(): void {
+    if (this.logFlush || this.logFd === -1 || this.unCheckpointed - this.logFlushedAt < LOG_FLUSH_BYTES) return;
+    try {
+      this.logFd ??= openSync(`${this.config.dbPath}-wal`, 'r');
+    } catch {
+      this.logFd = -1; // no log file to open (another journal mode, or not there yet): checkpoints sync it
+      return;
+    }
+    const fd = this.logFd;
+    this.logFlushedAt = this.unCheckpointed;
+    this.logFlush = new Promise<void>((done) => fdatasync(fd, () => {
+      this.logFlush = null;
+      done();
+    }));
+  }
+
+  /** Waits for a log flush in flight, then closes the log's descriptor. */
+  private async closeLog(): Promise<void> {
+    if (this.logFlush) await this.logFlush;
+    if (this.logFd !== null && this.logFd >= 0) {
+      try { closeSync(this.logFd); } catch { /* already closed */ }
+    }
+    this.logFd = -1;
   }
 
   /**
@@ -311,6 +358,7 @@ export class StoreWriter {
       }
       try { guard.sql(() => store.close()); } catch { /* the tap is exiting; SQLite's journal keeps the file consistent */ }
     }
+    await this.closeLog();
   }
 }
 
