@@ -154,7 +154,7 @@ export class StoreWriter {
   openStore(): void {
     const { config, guard } = this;
     try {
-      const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: this.busyTimeoutMs, cacheKiB: CACHE_KIB })));
+      const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: this.opening ? RETRY_BUSY_MS : this.busyTimeoutMs, cacheKiB: CACHE_KIB })));
       // Checkpoints (copying the write-ahead log into the database, with an fsync) are ours to time:
       // SQLite would run one inside whichever commit crosses 4 MB of log, and an fsync can take
       // hundreds of ms, long enough for a burst to overflow the ring. See checkpointSoon().
