@@ -83,10 +83,12 @@ const MAX_BACKLOG_BYTES = 1024 * 1024 * 1024;
 /** How often a recorder whose writer is blocked (database locked) looks whether it can go on. */
 const BLOCKED_LOOK_MS = 50;
 /**
- * How long the session's end waits for a locked database before the backlog is given up. Within the
- * tap's exit wait (6 s without progress), so the recorder can still say why before the tap exits.
+ * How long the session's end waits for a locked database before the backlog is given up: the tap's
+ * exit wait for a recorder that makes no progress (6 s, ACP_INSPECT_FINISH_WAIT_MS) less 2 s, so the
+ * recorder can still finish and say why before the tap exits. Other taps writing to the same file
+ * lock it too, for a moment at a time: a writer can lose to them a few tries in a row.
  */
-const FINISH_GRACE_MS = 2000;
+const FINISH_GRACE_MS = Math.max(1000, (Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || 6000) - 2000);
 /**
  * Bytes of a chunk the indexer splits at a time. A 64 KiB chunk of small frames is hundreds of
  * frames, tens of ms of work: in pieces, the indexer can stop within its budget and see to the ring.

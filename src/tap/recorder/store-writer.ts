@@ -19,12 +19,6 @@ const FLUSH_ITEMS = 500;
 const FLUSH_BYTES = 4 * 1024 * 1024;
 /** How often a locked database is tried again. */
 const RETRY_MS = 250;
-/**
- * How long each such try waits for the lock (SQLite's busy timeout while blocked, in ms). A lock held
- * for seconds would otherwise keep this thread inside SQLite's busy wait most of the time (a full
- * timeout every RETRY_MS), and it also forwards the agent's stderr and handles signals.
- */
-const RETRY_BUSY_MS = 100;
 /** Items kept in memory while the database is busy; beyond this they are dropped (a gap). */
 const MAX_PENDING_BYTES = 96 * 1024 * 1024;
 /** Findings written per statement batch before the progress counter moves (see flush). */
@@ -126,11 +120,6 @@ export class StoreWriter {
     return (this.opening || this.stalled) && !this.givenUp;
   }
 
-  /** SQLite's busy timeout for the next calls: short while blocked (see RETRY_BUSY_MS). */
-  private waitOnLock(ms: number): void {
-    try { this.store?.db.pragma(`busy_timeout = ${ms}`); } catch { /* keeps the one it had */ }
-  }
-
   /**
    * The database stayed locked after the session ended (see intake.ts): what waits is dropped and
    * counted, and so is what still comes, so the recorder can finish within the tap's exit wait.
@@ -154,7 +143,7 @@ export class StoreWriter {
   openStore(): void {
     const { config, guard } = this;
     try {
-      const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: this.opening ? RETRY_BUSY_MS : this.busyTimeoutMs, cacheKiB: CACHE_KIB })));
+      const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: this.busyTimeoutMs, cacheKiB: CACHE_KIB })));
       // Checkpoints (copying the write-ahead log into the database, with an fsync) are ours to time:
       // SQLite would run one inside whichever commit crosses 4 MB of log, and an fsync can take
       // hundreds of ms, long enough for a burst to overflow the ring. See checkpointSoon().
@@ -169,7 +158,6 @@ export class StoreWriter {
         hostPid: config.hostPid,
         hostStart: processStartId(config.hostPid),
       }));
-      if (this.opening) this.waitOnLock(this.busyTimeoutMs);
       this.opening = false;
       this.hooks.send({ recordingId: this.recordingId });
       if (Object.keys(this.peer).length) this.updatePeer();
@@ -177,7 +165,6 @@ export class StoreWriter {
       if (isBusy(e)) {
         // Locked by another process: try again shortly (the intake holds back meanwhile: see `blocked`).
         this.opening = true;
-        this.waitOnLock(RETRY_BUSY_MS);
         this.noteDelay();
         this.retrySoon();
         return;
@@ -278,14 +265,10 @@ export class StoreWriter {
       })());
       this.unCheckpointed += this.bytes;
       this.clear();
-      if (this.stalled) {
-        this.stalled = false;
-        this.waitOnLock(this.busyTimeoutMs);
-      }
+      this.stalled = false;
       this.checkpointSoon();
     } catch (e) {
       if (isBusy(e) && this.bytes < MAX_PENDING_BYTES) {
-        if (!this.stalled) this.waitOnLock(RETRY_BUSY_MS);
         this.stalled = true;
         this.noteDelay();
         this.retrySoon();
