@@ -731,6 +731,24 @@ static napi_value js_init(napi_env env, napi_callback_info info) {
   return arr;
 }
 
+/*
+ * The client's end of the agent's output (our stdout) in non-blocking mode, where it is a pipe or a
+ * socket. A client that stops reading then makes splice() and write() return EAGAIN, and the a2c
+ * thread waits for it in poll(), holding nothing. Blocking, the thread would sleep inside splice(),
+ * and a splice() out of a pipe can hold that pipe's lock while the destination keeps it waiting
+ * (the kernel's splice_from_pipe() did, for sockets, before Linux 6.5): an agent writing into its
+ * stdout would then block on the lock even with a non-blocking write, its whole event loop (stdin,
+ * stderr) frozen until the client reads. Not on a terminal (the flag would belong to the open file
+ * the shell shares with us) or a regular file (always ready). Node sets the same flag on a pipe or
+ * socket stdout it opens; the tap no longer opens one when it forwards natively.
+ */
+static void client_nonblocking(int fd) {
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !(S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode))) return;
+  int fl = fcntl(fd, F_GETFL);
+  if (fl >= 0 && !(fl & O_NONBLOCK)) fcntl(fd, F_SETFL, fl | O_NONBLOCK);
+}
+
 /* start(clientIn, agentIn, agentOut, clientOut): the two forwarding threads. */
 static napi_value js_start(napi_env env, napi_callback_info info) {
   size_t argc = 4;
@@ -743,6 +761,7 @@ static napi_value js_start(napi_env env, napi_callback_info info) {
   static struct direction c2a, a2c;
   const char *zc = getenv("ACP_INSPECT_ZERO_COPY");
   zero_copy = !(zc && strcmp(zc, "0") == 0);
+  client_nonblocking(fds[3]);
   c2a = (struct direction){ fds[0], fds[1], C2A, -1 };
   a2c = (struct direction){ fds[2], fds[3], A2C, open("/dev/null", O_WRONLY | O_CLOEXEC) };
   pthread_attr_t attr;

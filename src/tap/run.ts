@@ -272,12 +272,8 @@ export function runTap(opts: TapOptions): void {
       native.fwd.closeFd(native.pipes[2]);
     }
   }
+  // (The native forwarder puts our stdout in non-blocking mode itself: see client_nonblocking in forward.c.)
   const out = native ? null : openStdout();
-  // The native forwarder needs our stdout in non-blocking mode: it waits for a slow client in poll(),
-  // never inside a splice() to it, which would hold the agent's stdout pipe locked and freeze an
-  // agent writing into it (its stdin and stderr with it). Node's stdout stream sets that mode when
-  // it is made, and nothing else writes to it.
-  if (native) void process.stdout;
   const rec = new RecorderClient((msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`), native);
 
   let spawnFailed = false;

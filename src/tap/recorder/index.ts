@@ -136,6 +136,8 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
       ready: () => ready,
       startChecker,
       storeFailed: () => writer.failed,
+      writerBlocked: () => writer.blocked,
+      giveUp: () => writer.giveUp(),
       warnOnce: (msg) => writer.warnOnce(msg),
       indexing: opts.indexing,
     });

@@ -18,6 +18,14 @@
  *    allocation, nothing dropped), and is split into items once the ring is quiet again, or while
  *    finishing. Order holds: once anything is captured, everything after it is too, until the
  *    indexer has caught up with the spill file.
+ *
+ * A locked database (another process holds its write lock): the store writer cannot write, so the
+ * intake takes nothing more into memory. Records are captured into the spill file as in a burst (the
+ * native forwarder's overflow file takes the agent's output as usual), indexing stops where it is (in
+ * the middle of a chunk or an overflow region if need be), and it resumes at that place once the
+ * writer has written again. A flood under a lock held for minutes then costs disk, not the tap's
+ * memory, and nothing is lost. If the database is still locked FINISH_GRACE_MS after the session
+ * ended, the backlog is dropped unread (the writer says so, once) and the recorder finishes.
  */
 import { ftruncateSync, readSync } from 'node:fs';
 import { Socket } from 'node:net';
@@ -72,6 +80,15 @@ const SPILL_WARM_BYTES = 48 * 1024 * 1024;
 const SPILL_KEEP_BYTES = 64 * 1024 * 1024;
 /** A spilled backlog this large is indexed even during a burst (a slice per pass): disk is not infinite. */
 const MAX_BACKLOG_BYTES = 1024 * 1024 * 1024;
+/** How often a recorder whose writer is blocked (database locked) looks whether it can go on. */
+const BLOCKED_LOOK_MS = 50;
+/**
+ * How long the session's end waits for a locked database before the backlog is given up: the tap's
+ * exit wait for a recorder that makes no progress (6 s, ACP_INSPECT_FINISH_WAIT_MS) less 2 s, so the
+ * recorder can still finish and say why before the tap exits. Other taps writing to the same file
+ * lock it too, for a moment at a time: a writer can lose to them a few tries in a row.
+ */
+const FINISH_GRACE_MS = Math.max(1000, (Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || 6000) - 2000);
 /**
  * Bytes of a chunk the indexer splits at a time. A 64 KiB chunk of small frames is hundreds of
  * frames, tens of ms of work: in pieces, the indexer can stop within its budget and see to the ring.
@@ -90,6 +107,13 @@ export interface IntakeHooks {
   startChecker(): void;
   /** The database cannot be used: records are taken (and dropped) at once, never captured. */
   storeFailed(): boolean;
+  /**
+   * The store writer cannot write (the database is locked by another process): take nothing more
+   * into memory until it can (see "A locked database" above).
+   */
+  writerBlocked(): boolean;
+  /** The database stayed locked after the session ended: what waits is dropped (see FINISH_GRACE_MS). */
+  giveUp(): void;
   /** A captured backlog is being indexed (true, once a slice) or has been caught up with (false). */
   indexing?(active: boolean): void;
   warnOnce(msg: string): void;
@@ -121,6 +145,12 @@ export class Intake {
   private captureBroken = false;
   /** The rest of a chunk the indexer stopped in the middle of (its bytes are already read). */
   private pendingPiece: { stream: StreamCode; t: number; rest: Buffer } | null = null;
+  /** The rest of an overflow region the indexer stopped in (the writer blocked); taken before anything after it. */
+  private pendingOverflow: { fd: number; from: number; to: number } | null = null;
+  /** Set once the database stayed locked past the session's end: records are dropped unread. */
+  private discarding = false;
+  /** When the writer was found blocked after the session ended (see FINISH_GRACE_MS). */
+  private blockedAtEnd: number | null = null;
   /**
    * The indexer's one read buffer for the spill file, reused block after block: a fresh 256 KiB buffer
    * per block is external memory that V8 frees only at its next full collection, tens of MB resident
@@ -132,6 +162,26 @@ export class Intake {
   private overflowBlock: Buffer | null = null;
 
   constructor(private readonly reader: RingReader, private readonly guard: Guard, private readonly hooks: IntakeHooks) {}
+
+  /** True while nothing more may be indexed: the writer is blocked (see "A locked database" above). */
+  private paused(): boolean {
+    return !this.discarding && this.hooks.writerBlocked();
+  }
+
+  /**
+   * Called on each pass while paused: once the session has ended (its finish handed on) and the
+   * database stayed locked for FINISH_GRACE_MS, the backlog is given up so the recorder can finish.
+   */
+  private giveUpAfterEnd(paused: boolean): void {
+    if (!paused || !this.guard.finishSent()) {
+      this.blockedAtEnd = null;
+      return;
+    }
+    this.blockedAtEnd ??= performance.now();
+    if (performance.now() - this.blockedAtEnd < FINISH_GRACE_MS) return;
+    this.discarding = true;
+    this.hooks.giveUp();
+  }
 
   /** Bytes waiting in the ring: traffic the drain loop has not looked at yet. */
   get ringUsed(): number {
@@ -183,13 +233,18 @@ export class Intake {
       }
       this.bursting = used >= deferLimit || spilling;
       const ready = hooks.ready();
+      // A locked database: capture (never index) until the writer can write again.
+      const paused = this.paused();
+      this.giveUpAfterEnd(paused);
       let n = 0;
-      if (!hooks.storeFailed() && !this.captureBroken && (this.captured || this.bursting || !ready)) {
+      if (!hooks.storeFailed() && !this.captureBroken && (this.captured || this.bursting || !ready || paused)) {
         // 2. Capture: everything unread, in one write.
         if (this.captureRing() > 0) n = 1;
       } else {
         let rec: RingRecord | null = null;
-        while (!hooks.finishing() && n < 256 && (rec = reader.read()) !== null) {
+        // Without a spill file, a paused recorder leaves records in the ring (and past it, in the
+        // forwarder's overflow file) rather than in memory.
+        while (!hooks.finishing() && n < 256 && !this.paused() && (rec = reader.read()) !== null) {
           n++;
           this.take(rec.type, rec.t, rec.payload);
           // Indexing at once is for ordinary traffic: when a burst starts piling up behind us, go back
@@ -204,7 +259,7 @@ export class Intake {
       const quietNow = performance.now() - lastActivity >= QUIET_MS;
       if (!hooks.ready()) {
         if (this.finishCaptured || (prevUsed === 0 && performance.now() - lastActivity >= CHECKER_QUIET_MS)) hooks.startChecker();
-      } else if (this.captured) {
+      } else if (this.captured && !this.paused()) {
         // Index once the burst is over: nothing arrived for QUIET_MS (or the backlog is very large).
         if (quietNow || this.finishCaptured || this.spillWrite - this.spillRead > MAX_BACKLOG_BYTES) this.indexSlice(INDEX_SLICE_MS);
         if (hooks.finishing()) return;
@@ -214,14 +269,17 @@ export class Intake {
       // While the forwarder spills a burst, the ring gets only its markers (and the client's few
       // requests): a look every SPILL_LOOK_MS, not a wake-up per marker, is enough.
       const readyNow = hooks.ready();
+      const pausedNow = this.paused();
       if (spilling) await new Promise((r) => setTimeout(r, SPILL_LOOK_MS));
-      else if (n >= 256 || (readyNow && this.captured && quietNow)) await new Promise((r) => setImmediate(r));
-      else if (this.captured || !readyNow) {
+      else if (pausedNow && (this.captureBroken || hooks.storeFailed())) await new Promise((r) => setTimeout(r, BLOCKED_LOOK_MS));
+      else if (n >= 256 || (readyNow && this.captured && quietNow && !pausedNow)) await new Promise((r) => setImmediate(r));
+      else if (this.captured || !readyNow || pausedNow) {
         // Bytes are arriving: take them in slices of a millisecond. Otherwise sleep on the ring until
-        // something arrives or it is time to index (captured: QUIET_MS) or to load the checker: a
-        // 1 ms poll here would cost a thousand wake-ups a second, against the agent and the client.
+        // something arrives or it is time to index (captured: QUIET_MS; paused: a look whether the
+        // writer can write again) or to load the checker: a 1 ms poll here would cost a thousand
+        // wake-ups a second, against the agent and the client.
         if (reader.used > 0) await new Promise((r) => setTimeout(r, 1));
-        else await reader.wait(1, lastActivity + (this.captured ? QUIET_MS : CHECKER_QUIET_MS) - performance.now());
+        else await reader.wait(1, pausedNow ? BLOCKED_LOOK_MS : lastActivity + (this.captured ? QUIET_MS : CHECKER_QUIET_MS) - performance.now());
       } else await reader.wait(WAKE_BATCH_MS);
     }
   }
@@ -266,6 +324,8 @@ export class Intake {
     const { hooks } = this;
     if (!this.captured && (hooks.storeFailed() || (hooks.ready() && !this.bursting))) {
       this.dispatch(type, t, payload);
+      // The writer blocked in the middle of it: what follows waits behind the rest (see indexSlice).
+      if (this.pendingPiece || this.pendingOverflow) this.captured = true;
       return;
     }
     this.captured = true;
@@ -278,6 +338,8 @@ export class Intake {
       const m = parseControl(payload);
       if (m && !Array.isArray(m) && 'overflow' in m) this.indexOverflow(m.overflow);
       else if (m) this.hooks.receive(m);
+    } else if (this.discarding) {
+      // Given up (see FINISH_GRACE_MS): chunks go unread; control records still end the session.
     } else {
       // In pieces: a chunk of up to 1 MiB is a thousand frames, and split at once they would all be
       // alive together, past V8's young generation (peak RSS through a 1 GiB flood: 132 MiB, not 114).
@@ -292,19 +354,24 @@ export class Intake {
    */
   private indexOverflow(o: { fd: number; from: number; to: number }): void {
     const block = (this.overflowBlock ??= Buffer.allocUnsafe(SPILL_BLOCK_BYTES));
-    let pos = o.from;
+    let pos = this.discarding ? o.to : o.from;
+    // Stops early when the writer blocks: the rest waits in the file (pendingOverflow), not in memory.
+    const goOn = () => !this.hooks.finishing() && !this.pendingPiece && !this.paused();
     try {
-      while (pos < o.to && !this.hooks.finishing()) {
+      while (pos < o.to && goOn()) {
         pos = readRecords(o.fd, pos, o.to, block, (type, t, payload) => {
           this.dispatch(type, t, payload);
-          return !this.hooks.finishing();
+          return goOn();
         });
         this.guard.progressed(); // a large region takes seconds: the tap's exit waits while we advance
       }
     } catch (e) {
       this.hooks.warnOnce(`recording incomplete: the overflow file could not be read (${(e as Error).message})`);
+      pos = o.to;
     }
-    this.reader.tookOverflow(o.to - o.from);
+    if (this.hooks.finishing()) pos = o.to;
+    this.pendingOverflow = pos < o.to ? { fd: o.fd, from: pos, to: o.to } : null;
+    this.reader.tookOverflow(pos - o.from);
     this.guard.progressed();
   }
 
@@ -316,7 +383,7 @@ export class Intake {
       const end = Math.min(data.length, off + INDEX_PIECE_BYTES);
       hooks.receive([stream, t, data.subarray(off, end)]);
       off = end;
-      if (off < data.length && performance.now() >= until) {
+      if (off < data.length && (performance.now() >= until || this.paused())) {
         this.pendingPiece = { stream, t, rest: data.subarray(off) };
         return;
       }
@@ -328,10 +395,10 @@ export class Intake {
   private indexSpillBlock(until: number): void {
     try {
       this.spillRead = readRecords(this.spillFd!, this.spillRead, this.spillWrite, this.spillBlock, (type, t, payload) => {
-        if (type === RING_CONTROL) this.dispatch(type, t, payload);
+        if (type === RING_CONTROL || this.discarding) this.dispatch(type, t, payload);
         else this.indexPieces(type as StreamCode, t, payload, until);
         // A record may hold hundreds of frames: look at the clock after each one.
-        return !this.hooks.finishing() && !this.pendingPiece && performance.now() < until;
+        return !this.hooks.finishing() && !this.pendingPiece && !this.pendingOverflow && !this.paused() && performance.now() < until;
       });
     } catch (e) {
       this.hooks.warnOnce(`recording incomplete: the recorder's spill file failed (${(e as Error).message})`);
@@ -344,11 +411,16 @@ export class Intake {
   private indexSlice(budgetMs: number): boolean {
     const until = performance.now() + budgetMs;
     this.hooks.indexing?.(true);
-    while (performance.now() < until && !this.hooks.finishing()) {
+    while (performance.now() < until && !this.hooks.finishing() && !this.paused()) {
       if (this.pendingPiece) {
         const { stream, t, rest } = this.pendingPiece;
-        this.indexPieces(stream, t, rest, until);
+        if (this.discarding) this.pendingPiece = null;
+        else this.indexPieces(stream, t, rest, until);
         this.guard.progressed();
+        continue;
+      }
+      if (this.pendingOverflow) {
+        this.indexOverflow(this.pendingOverflow);
         continue;
       }
       if (this.spillRead < this.spillWrite) {

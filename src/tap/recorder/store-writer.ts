@@ -4,8 +4,9 @@
  *
  * Failure policy: the session matters more than the recording. A database that cannot be opened or
  * written produces one warning; the recording is marked incomplete and the data that could not be
- * written is counted as a gap. A database locked by another process loses nothing: items wait in
- * memory (bounded by MAX_PENDING_BYTES) and the write is tried again. Nothing here throws.
+ * written is counted as a gap. A database locked by another process loses nothing: the write is
+ * tried again every RETRY_MS, and meanwhile the intake takes nothing more into memory (see `blocked`
+ * and intake.ts): the backlog waits in the spill and overflow files. Nothing here throws.
  */
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { FromRecorder, RecorderConfig } from '../messages.js';
@@ -71,6 +72,10 @@ export class StoreWriter {
   failed = false;
   /** True while the database was locked at start and opening it is being retried. */
   private opening = false;
+  /** True while a write found the database locked and is being retried. */
+  private stalled = false;
+  /** Set when the database stayed locked after the session ended: items are dropped (counted). */
+  private givenUp = false;
   private warned = false;
   private delayNoted = false;
   private incompleteReason: string | null = null;
@@ -118,6 +123,29 @@ export class StoreWriter {
     this.hooks.send({ info: `acp-inspect: recording delayed: database ${this.config.dbPath} is locked by another process; forwarding continues` });
   }
 
+  /**
+   * True while nothing can be written because another process holds the database's lock (opening it,
+   * or a write, is tried again every RETRY_MS). The intake then stops taking records into memory.
+   */
+  get blocked(): boolean {
+    return (this.opening || this.stalled) && !this.givenUp;
+  }
+
+  /**
+   * The database stayed locked after the session ended (see intake.ts): what waits is dropped and
+   * counted, and so is what still comes, so the recorder can finish within the tap's exit wait.
+   */
+  giveUp(): void {
+    this.givenUp = true;
+    this.dropped += this.items.length;
+    this.clear();
+    this.warnOnce(this.recordingId === null ? this.notRecorded() : `recording incomplete: database ${this.config.dbPath} stayed locked by another process after the session ended; what arrived while it was locked was not recorded`);
+  }
+
+  private notRecorded(): string {
+    return `not recorded: database ${this.config.dbPath} stayed locked by another process; the session was forwarded untouched`;
+  }
+
   /** The database, once open (for the UI started beside the recorder). */
   get open(): boolean {
     return this.store !== null;
@@ -146,9 +174,10 @@ export class StoreWriter {
       if (Object.keys(this.peer).length) this.updatePeer();
     } catch (e) {
       if (isBusy(e)) {
-        // Locked by another process: keep the items in memory (bounded) and try again shortly.
+        // Locked by another process: try again shortly (the intake holds back meanwhile: see `blocked`).
         this.opening = true;
         this.noteDelay();
+        this.retrySoon();
         return;
       }
       this.opening = false;
@@ -182,12 +211,18 @@ export class StoreWriter {
 
   /** Queues an item (about `bytes` in memory) and its findings; writes the batch when it is due. */
   add(item: Item, bytes: number, findings: StoredFinding[]): void {
+    if (this.givenUp) {
+      this.dropped++;
+      return;
+    }
     this.items.push(item);
     this.bytes += bytes;
     for (const f of findings) this.findings.push(f);
     // What waits for the batch write needs the raw line and the derived columns, not the parsed JSON
     // (often twice the line's size in objects): let it go now, while it is still young.
     if ((item as Frame).json !== undefined) (item as Frame).json = undefined;
+    // Blocked: the retry writes the batch (each try may wait for the lock), not every item added.
+    if (this.blocked) return;
     if (this.items.length >= FLUSH_ITEMS || this.bytes >= FLUSH_BYTES) this.flush();
     else if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), FLUSH_MS);
   }
@@ -213,8 +248,8 @@ export class StoreWriter {
       clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
+    if (this.opening && !this.givenUp) this.openStore();
     if (this.items.length === 0 && this.findings.length === 0) return;
-    if (this.opening) this.openStore();
     if (this.opening) {
       if (this.bytes >= MAX_PENDING_BYTES) {
         this.dropped += this.items.length;
@@ -241,13 +276,16 @@ export class StoreWriter {
       })());
       this.unCheckpointed += this.bytes;
       this.clear();
+      this.stalled = false;
       if (this.hooks.inBurst()) this.flushLogAhead();
       this.checkpointSoon();
     } catch (e) {
       if (isBusy(e) && this.bytes < MAX_PENDING_BYTES) {
+        this.stalled = true;
         this.noteDelay();
         this.retrySoon();
       } else {
+        this.stalled = false; // not a lock (or held too long): dropped below; the intake goes on
         this.dropped += this.items.length;
         this.clear();
         this.warnOnce(`recording incomplete: cannot write to ${this.config.dbPath} (${(e as Error).message}); forwarding continues`);
@@ -336,7 +374,7 @@ export class StoreWriter {
     if (this.items.length > 0) {
       this.dropped += this.items.length;
       this.warnOnce(this.recordingId === null
-        ? `not recorded: database ${config.dbPath} stayed locked by another process; the session was forwarded untouched`
+        ? this.notRecorded()
         : `recording incomplete: ${this.items.length} items could not be written to ${config.dbPath}`);
     }
     const { store, recordingId, guard } = this;
