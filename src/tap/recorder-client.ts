@@ -9,11 +9,11 @@
  * backlog, and chunks are skipped until it is written, so order holds.
  */
 import type { Worker as WorkerType } from 'node:worker_threads';
-import { createRequire } from 'node:module';
 import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
 import { RING_CONTROL, RING_HEADER, RingWriter, createRing, encodeHeader, pad8 } from './ring.js';
 import { openScratchFile, writeAllAt } from './scratch.js';
 import type { NativeForwarder } from './native.js';
+import { lazyRequire } from './agent.js';
 
 /**
  * The native forwarder's hand-off: the ring it writes into (made and given to it before the agent
@@ -134,7 +134,7 @@ export class RecorderClient {
    */
   private startWorker(config: RecorderConfig): void {
     // Required here, not imported: beside the native forwarder the tap's start-up does without it.
-    const { Worker } = createRequire(import.meta.url)('node:worker_threads') as { Worker: typeof WorkerType };
+    const { Worker } = lazyRequire('node:worker_threads') as { Worker: typeof WorkerType };
     const w = new Worker(new URL(RECORDER_WORKER, import.meta.url), { workerData: config, stdout: false, stderr: false, resourceLimits: { maxYoungGenerationSizeMb: RECORDER_YOUNG_MB } });
     w.unref();
     w.on('message', (m: FromRecorder) => this.onMessage(m));
@@ -349,7 +349,7 @@ export class RecorderClient {
 
 /** Required when first needed, not imported: node:v8 costs the tap's start-up 1-2 ms before the agent is spawned. */
 function nodeV8(): typeof import('node:v8') {
-  return createRequire(import.meta.url)('node:v8') as typeof import('node:v8');
+  return lazyRequire('node:v8') as typeof import('node:v8');
 }
 
 /**
