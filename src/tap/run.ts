@@ -317,6 +317,7 @@ export function runTap(opts: TapOptions): void {
   // with --otlp the optimizer stays on (100,000 frames through the tap: 8.4 s of CPU instead of
   // 13.6 s, the same peak RSS).
   if (!opts.otlp) withoutOptimizer();
+  const finishWaitMs = Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || 6000;
   rec.start({
     dbPath: opts.db ?? defaultDbPath(),
     name: opts.name ?? null,
@@ -328,6 +329,7 @@ export function runTap(opts: TapOptions): void {
     maxFrameBytes: opts.maxFrameBytes ?? null,
     check: opts.check,
     ui: opts.ui ?? null,
+    finishWaitMs,
     otlp: opts.otlp ?? null,
   });
 
@@ -413,7 +415,7 @@ export function runTap(opts: TapOptions): void {
     // Leave no orphans: the agent's process group goes with it.
     killGroup(child, 'SIGTERM');
     if (stderrDropped > 0) rec.event('stderr-not-forwarded', now(), { bytes: stderrDropped, reason: 'the client did not read stderr' });
-    await rec.finish(code, signal, t, Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || 6000);
+    await rec.finish(code, signal, t, finishWaitMs);
     // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
     if (receivedSignal) killGroup(child, 'SIGKILL');
     const bye = () => {

@@ -140,7 +140,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
       giveUp: () => writer.giveUp(),
       warnOnce: (msg) => writer.warnOnce(msg),
       indexing: opts.indexing,
-    });
+    }, config.finishWaitMs);
     intake.start().catch(opts.onFatal);
   } else startChecker();
   writer.openStore();

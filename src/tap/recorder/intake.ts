@@ -24,7 +24,7 @@
  * native forwarder's overflow file takes the agent's output as usual), indexing stops where it is (in
  * the middle of a chunk or an overflow region if need be), and it resumes at that place once the
  * writer has written again. A flood under a lock held for minutes then costs disk, not the tap's
- * memory, and nothing is lost. If the database is still locked FINISH_GRACE_MS after the session
+ * memory, and nothing is lost. If the database is still locked finishGraceMs after the session
  * ended, the backlog is dropped unread (the writer says so, once) and the recorder finishes.
  */
 import { ftruncateSync, readSync } from 'node:fs';
@@ -84,11 +84,14 @@ const MAX_BACKLOG_BYTES = 1024 * 1024 * 1024;
 const BLOCKED_LOOK_MS = 50;
 /**
  * How long the session's end waits for a locked database before the backlog is given up: the tap's
- * exit wait for a recorder that makes no progress (6 s, ACP_INSPECT_FINISH_WAIT_MS) less 2 s, so the
- * recorder can still finish and say why before the tap exits. Other taps writing to the same file
- * lock it too, for a moment at a time: a writer can lose to them a few tries in a row.
+ * exit wait for a recorder that makes no progress (RecorderConfig.finishWaitMs: 6 s, or
+ * ACP_INSPECT_FINISH_WAIT_MS) less 2 s, so the recorder can still finish and say why before the tap
+ * exits. Other taps writing to the same file lock it too, for a moment at a time: a writer can lose to
+ * them a few tries in a row.
  */
-const FINISH_GRACE_MS = Math.max(1000, (Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || 6000) - 2000);
+function finishGraceMs(finishWaitMs: number): number {
+  return Math.max(1000, finishWaitMs - 2000);
+}
 /**
  * Bytes of a chunk the indexer splits at a time. A 64 KiB chunk of small frames is hundreds of
  * frames, tens of ms of work: in pieces, the indexer can stop within its budget and see to the ring.
@@ -112,7 +115,7 @@ export interface IntakeHooks {
    * into memory until it can (see "A locked database" above).
    */
   writerBlocked(): boolean;
-  /** The database stayed locked after the session ended: what waits is dropped (see FINISH_GRACE_MS). */
+  /** The database stayed locked after the session ended: what waits is dropped (see finishGraceMs). */
   giveUp(): void;
   /** A captured backlog is being indexed (true, once a slice) or has been caught up with (false). */
   indexing?(active: boolean): void;
@@ -149,7 +152,7 @@ export class Intake {
   private pendingOverflow: { fd: number; from: number; to: number } | null = null;
   /** Set once the database stayed locked past the session's end: records are dropped unread. */
   private discarding = false;
-  /** When the writer was found blocked after the session ended (see FINISH_GRACE_MS). */
+  /** When the writer was found blocked after the session ended (see finishGraceMs). */
   private blockedAtEnd: number | null = null;
   /**
    * The indexer's one read buffer for the spill file, reused block after block: a fresh 256 KiB buffer
@@ -161,7 +164,12 @@ export class Intake {
   /** The overflow file's read buffer (its own: an overflow marker is met while a spill block is in use). */
   private overflowBlock: Buffer | null = null;
 
-  constructor(private readonly reader: RingReader, private readonly guard: Guard, private readonly hooks: IntakeHooks) {}
+  /** See finishGraceMs. */
+  private readonly finishGraceMs: number;
+
+  constructor(private readonly reader: RingReader, private readonly guard: Guard, private readonly hooks: IntakeHooks, finishWaitMs: number) {
+    this.finishGraceMs = finishGraceMs(finishWaitMs);
+  }
 
   /** True while nothing more may be indexed: the writer is blocked (see "A locked database" above). */
   private paused(): boolean {
@@ -170,7 +178,7 @@ export class Intake {
 
   /**
    * Called on each pass while paused: once the session has ended (its finish handed on) and the
-   * database stayed locked for FINISH_GRACE_MS, the backlog is given up so the recorder can finish.
+   * database stayed locked for finishGraceMs, the backlog is given up so the recorder can finish.
    */
   private giveUpAfterEnd(paused: boolean): void {
     if (!paused || !this.guard.finishSent()) {
@@ -178,7 +186,7 @@ export class Intake {
       return;
     }
     this.blockedAtEnd ??= performance.now();
-    if (performance.now() - this.blockedAtEnd < FINISH_GRACE_MS) return;
+    if (performance.now() - this.blockedAtEnd < this.finishGraceMs) return;
     this.discarding = true;
     this.hooks.giveUp();
   }
@@ -339,7 +347,7 @@ export class Intake {
       if (m && !Array.isArray(m) && 'overflow' in m) this.indexOverflow(m.overflow);
       else if (m) this.hooks.receive(m);
     } else if (this.discarding) {
-      // Given up (see FINISH_GRACE_MS): chunks go unread; control records still end the session.
+      // Given up (see finishGraceMs): chunks go unread; control records still end the session.
     } else {
       // In pieces: a chunk of up to 1 MiB is a thousand frames, and split at once they would all be
       // alive together, past V8's young generation (peak RSS through a 1 GiB flood: 132 MiB, not 114).
