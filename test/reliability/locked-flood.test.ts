@@ -9,53 +9,17 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { makeTmp, start, writeAgent, withStore, rpc, lockDb, tapLines, type Running } from './helpers.js';
+import { PEERS } from '../helpers.js';
+import { expectedFlood } from '../peers/flood-agent.mjs';
+import { makeTmp, start, withStore, rpc, lockDb, tapLines, type Running } from './helpers.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
 const node = process.execPath;
 
-const FRAME = 1024;
-
 /** On `flood {n}`: n numbered 1 KiB notifications in writes of 256 KiB, then the answer; `ping` is answered at once. */
-const agent = writeAgent(tmp.dir, 'flooder', `
-const FRAME = ${FRAME};
-const { writeSync } = require('node:fs');
-const line = (i) => {
-  const head = JSON.stringify({ jsonrpc: '2.0', method: 'x/n', params: { i, pad: '' } });
-  return head.replace('"pad":""', '"pad":"' + 'z'.repeat(FRAME - head.length - 1) + '"') + '\\n';
-};
-const write = (s) => { const b = Buffer.from(s); let o = 0; while (o < b.length) { try { o += writeSync(1, b, o); } catch (e) { if (e.code !== 'EAGAIN') throw e; } } };
-const answer = (id) => write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n');
-let buf = '';
-let flood = null;
-function step() {
-  let out = '';
-  while (out.length < 256 * 1024 && flood.i < flood.n) out += line(flood.i++);
-  write(out);
-  if (flood.i < flood.n) return setImmediate(step);
-  const id = flood.id; flood = null; answer(id);
-}
-process.stdin.on('data', (d) => {
-  buf += d;
-  let k;
-  while ((k = buf.indexOf('\\n')) !== -1) {
-    const m = JSON.parse(buf.slice(0, k)); buf = buf.slice(k + 1);
-    if (m.method === 'flood') { flood = { n: m.params.n, i: 0, id: m.id }; setImmediate(step); }
-    else answer(m.id);
-  }
-});
-process.stdin.on('end', () => { if (!flood) process.exit(0); });
-`);
+const agent = join(PEERS, 'flood-agent.mjs');
 
-const expectedFlood = (n: number): string => {
-  const parts: string[] = [];
-  for (let i = 0; i < n; i++) {
-    const head = JSON.stringify({ jsonrpc: '2.0', method: 'x/n', params: { i, pad: '' } });
-    parts.push(head.replace('"pad":""', `"pad":"${'z'.repeat(FRAME - head.length - 1)}"`) + '\n');
-  }
-  return parts.join('');
-};
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** The tap's peak RSS so far (VmHWM, MiB), or NaN where /proc has none. */

@@ -9,57 +9,23 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { makeTmp, start, writeAgent, withStore, rpc } from '../reliability/helpers.js';
+import { makeTmp, start, withStore, rpc } from '../reliability/helpers.js';
+import { PEERS } from '../helpers.js';
+import { expectedFlood } from '../peers/flood-agent.mjs';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
 const node = process.execPath;
 
-const FRAME = 1024;
 const COUNT = 12_000; // 12 MiB a burst
 
 /**
- * On `burst B`: COUNT numbered notifications in writes of 256 KiB, answering each `ping` that
- * arrives meanwhile between two writes (so answers land in the middle of the burst), then the answer.
+ * On `flood {n: COUNT, b}`: COUNT numbered 1 KiB notifications in writes of 256 KiB, answering each
+ * `ping` that arrives meanwhile between two writes (so answers land in the middle of the burst), then
+ * the answer.
  */
-const agent = writeAgent(tmp.dir, 'burster', `
-const FRAME = ${FRAME}, COUNT = ${COUNT};
-const { writeSync } = require('node:fs');
-const line = (b, i) => {
-  const head = JSON.stringify({ jsonrpc: '2.0', method: 'x/n', params: { b, i, pad: '' } });
-  return head.replace('"pad":""', '"pad":"' + 'z'.repeat(FRAME - head.length - 1) + '"') + '\\n';
-};
-const write = (s) => { const b = Buffer.from(s); let o = 0; while (o < b.length) { try { o += writeSync(1, b, o); } catch (e) { if (e.code !== 'EAGAIN') throw e; } } };
-let buf = '';
-let burst = null;
-const answer = (id) => write(JSON.stringify({ jsonrpc: '2.0', id, result: {} }) + '\\n');
-function step() {
-  if (!burst) return;
-  let out = '';
-  while (out.length < 256 * 1024 && burst.i < COUNT) out += line(burst.b, burst.i++);
-  write(out);
-  if (burst.i < COUNT) return setImmediate(step);
-  const id = burst.id; burst = null; answer(id);
-}
-process.stdin.on('data', (d) => {
-  buf += d;
-  let k;
-  while ((k = buf.indexOf('\\n')) !== -1) {
-    const m = JSON.parse(buf.slice(0, k)); buf = buf.slice(k + 1);
-    if (m.method === 'burst') { burst = { b: m.params.b, i: 0, id: m.id }; setImmediate(step); }
-    else answer(m.id);
-  }
-});
-`);
-
-const expectedBurst = (b: number): string => {
-  const parts: string[] = [];
-  for (let i = 0; i < COUNT; i++) {
-    const head = JSON.stringify({ jsonrpc: '2.0', method: 'x/n', params: { b, i, pad: '' } });
-    parts.push(head.replace('"pad":""', `"pad":"${'z'.repeat(FRAME - head.length - 1)}"`) + '\n');
-  }
-  return parts.join('');
-};
+const agent = join(PEERS, 'flood-agent.mjs');
+const expectedBurst = (b: number): string => expectedFlood(COUNT, { b });
 
 describe('bursts of the agent output', () => {
   it('are recorded whole and in order, with the requests answered in their middle, over an overflow file written over between bursts', async () => {
@@ -82,7 +48,7 @@ describe('bursts of the agent output', () => {
     const pings: number[] = [];
     for (let b = 0; b < 3; b++) {
       const burstId = ++id;
-      r.child.stdin!.write(rpc({ id: burstId, method: 'burst', params: { b } }) + '\n');
+      r.child.stdin!.write(rpc({ id: burstId, method: 'flood', params: { n: COUNT, b } }) + '\n');
       // Requests while the burst flows: wait until some of it arrived, then ask twice.
       const before = got;
       await until(() => got > before + 2 * 1024 * 1024);
