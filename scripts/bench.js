@@ -351,24 +351,43 @@ async function countRecorded(db) {
 /**
  * Waits until the tap's recording holds `want` agent→client frames (the recorder runs behind the
  * session, at low priority, and catches up when the CPU is free); gives up after `idleMs` without
- * progress. Returns the milliseconds waited, or null when it gave up.
+ * progress. Returns the milliseconds waited, or null when it gave up. The flood's answer (id
+ * `answerId`) is the last agent frame and the recorder stores in order, so the wait is for that row
+ * (looked for among the rows stored since the last look, not a count of them all every 20 ms),
+ * then the frames are counted once.
  */
-async function recordedUpTo(db, want, idleMs = 10_000) {
+async function recordedUpTo(db, want, answerId, idleMs = 10_000) {
   const { default: Database } = await import('better-sqlite3');
   const t0 = performance.now();
   let last = -1;
   let lastMove = t0;
   let d = null;
+  let q = null;
   try {
     for (;;) {
-      let n = 0;
+      let top = last;
+      let answered = false;
       try {
-        d ??= new Database(db, { readonly: true, fileMustExist: true });
-        n = d.prepare(`SELECT count(*) AS n FROM items WHERE dir = 'a2c' AND recording_id = (SELECT max(id) FROM recordings)`).get().n;
-      } catch { /* not created yet, or busy */ }
-      if (n >= want) return performance.now() - t0;
-      if (n !== last) {
-        last = n;
+        if (!q) {
+          d ??= new Database(db, { readonly: true, fileMustExist: true });
+          const rec = `(SELECT max(id) FROM recordings)`;
+          q = {
+            top: d.prepare(`SELECT max(seq) AS s FROM items WHERE recording_id = ${rec}`),
+            answer: d.prepare(`SELECT 1 FROM items WHERE recording_id = ${rec} AND seq > ? AND seq <= ? AND dir = 'a2c' AND rpc_id = ? LIMIT 1`),
+            count: d.prepare(`SELECT count(*) AS n FROM items WHERE dir = 'a2c' AND recording_id = ${rec}`),
+          };
+        }
+        top = q.top.get().s ?? -1;
+        if (top !== last) answered = q.answer.get(last, top, JSON.stringify(answerId)) !== undefined;
+      } catch {
+        top = last; // not created yet, or busy: look at the same rows again
+      }
+      if (answered) {
+        const ms = performance.now() - t0;
+        return q.count.get().n >= want ? ms : null;
+      }
+      if (top !== last) {
+        last = top;
         lastMove = performance.now();
       } else if (performance.now() - lastMove > idleMs) return null;
       await sleep(20);
@@ -412,7 +431,7 @@ async function session(v, o, expected, round) {
   // each flood then starts with an empty hand-off ring, as the alternated variants start idle.
   const settle = async () => {
     if (!v.tap) return null;
-    const ms = await recordedUpTo(db, a2c);
+    const ms = await recordedUpTo(db, a2c, id);
     if (ms === null) problem(`${v.name} round ${round + 1}: the recording stopped growing before it held ${a2c} agent frames`);
     return ms;
   };
