@@ -1,12 +1,11 @@
 /**
  * The packed tarball as a user gets it: `npm pack`, then installed with the README's global command
- * into a temporary prefix (one install shared by every check: better-sqlite3 builds from source,
- * about a minute and a half), and as a devDependency of a new project with npm's install scripts
+ * into a temporary prefix (one install shared by every check), and as a devDependency of a new project with npm's install scripts
  * skipped, where the tool must degrade and say what to run. Packages come from npm's cache where
  * it has them (--prefer-offline).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_AGENT, PEERS, ROOT, readmeCodeBlocks, run, runExampleClient, sh, tempDir } from '../helpers.js';
@@ -46,6 +45,26 @@ describe('the packed tarball', () => {
   });
 });
 
+/**
+ * better-sqlite3's install script (prebuild-install) installs a prebuilt binary when it finds one for
+ * this Node, as it does from GitHub for a user who is online; offline, as here, it compiles SQLite
+ * from source instead: minutes of CPU, a compile this checkout's own `npm ci` has just done on this
+ * machine. So the script is offered that build as a local prebuild, through prebuild-install's
+ * documented `<package>_local_prebuilds` setting: the script still runs, and installs the binary that
+ * doctor and the tap then load. Another version of better-sqlite3 finds no prebuild and compiles.
+ */
+function localSqlitePrebuild(): Record<string, string> {
+  const pkgDir = join(ROOT, 'node_modules', 'better-sqlite3');
+  const built = join(pkgDir, 'build', 'Release', 'better_sqlite3.node');
+  if (!existsSync(built)) return {};
+  const { version } = JSON.parse(readFileSync(join(pkgDir, 'package.json'), 'utf8')) as { version: string };
+  const dir = join(t.dir, 'prebuilds');
+  mkdirSync(dir, { recursive: true });
+  const name = `better-sqlite3-v${version}-node-v${process.versions.modules}-${process.platform}-${process.arch}.tar.gz`;
+  const r = spawnSync('tar', ['-czf', join(dir, name), '-C', pkgDir, 'build/Release/better_sqlite3.node']);
+  return r.status === 0 ? { npm_config_better_sqlite3_local_prebuilds: dir } : {};
+}
+
 describe('installed globally with the README command', () => {
   const prefix = join(t.dir, 'prefix');
   const bin = join(prefix, 'bin', 'acp-inspect');
@@ -62,8 +81,9 @@ describe('installed globally with the README command', () => {
     // scripts by its file: spec, as the README says), into a temporary prefix.
     const args = line!.split(' ').slice(1, -1).map((a) => a.replace(/^(--allow-scripts=)acp-inspect,/, `$1file:${tgz},`)).concat(tgz, '--prefix', prefix, '--prefer-offline');
     const t0 = Date.now();
-    const r = await npm(args, t.dir);
-    console.log(`npm ${args.join(' ').replace(t.dir, '<tmp>')}: ${((Date.now() - t0) / 1000).toFixed(0)} s`);
+    const r = await run('npm', args, { cwd: t.dir, env: { ...NPM_ENV, ...localSqlitePrebuild() }, timeoutMs: INSTALL_MS });
+    const sqlite = existsSync(join(prefix, 'lib', 'node_modules', 'acp-inspect', 'node_modules', 'better-sqlite3', 'build', 'Release', 'obj.target')) ? 'compiled from source' : 'the local prebuild';
+    console.log(`npm ${args.join(' ').replace(t.dir, '<tmp>')}: ${((Date.now() - t0) / 1000).toFixed(0)} s (better-sqlite3: ${sqlite})`);
     install = text(r);
     installCode = r.code;
   }, INSTALL_MS + 10_000);
