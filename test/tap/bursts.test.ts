@@ -27,6 +27,19 @@ const COUNT = 12_000; // 12 MiB a burst
 const agent = join(PEERS, 'flood-agent.mjs');
 const expectedBurst = (b: number): string => expectedFlood(COUNT, { b });
 
+/** Waits until the recording holds the agent's answer to request `id`. */
+async function recorded(db: string, id: number): Promise<void> {
+  const answer = `{"jsonrpc":"2.0","id":${id},"result":{}}`;
+  for (;;) {
+    let found = false;
+    try {
+      found = withStore(db, (s) => s.db.prepare(`SELECT 1 FROM items WHERE dir = 'a2c' AND raw = ? LIMIT 1`).get(answer) !== undefined);
+    } catch { /* not created yet, or busy */ }
+    if (found) return;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+}
+
 describe('bursts of the agent output', () => {
   it('are recorded whole and in order, with the requests answered in their middle, over an overflow file written over between bursts', async () => {
     const db = join(tmp.dir, 'bursts.db');
@@ -59,8 +72,9 @@ describe('bursts of the agent output', () => {
       }
       // The burst's answer is the last thing the agent writes for it.
       await until(() => tail.endsWith(`{"jsonrpc":"2.0","id":${burstId},"result":{}}\n`));
-      // A pause: the recorder catches up and the overflow file is written over by the next burst.
-      await new Promise((res) => setTimeout(res, 1500));
+      // A pause until the recorder has caught up (the burst's answer is stored, after all of the
+      // burst): the next burst then writes the overflow file over from the start.
+      await recorded(db, burstId);
     }
     r.child.stdin!.end();
     const res = await r.done;
