@@ -150,6 +150,8 @@ describe('slices of the real-peer recordings replay green with the real SDK clie
   for (const file of files) {
     it(file, async () => {
       const { drive } = (await import('./peers/fixture-client.mjs')) as { drive: (text: string, ends: unknown) => Promise<DriveReport> };
+      const rules = (r: Recording) => new Set(checkRecording(r).filter((f) => f.severity !== 'info').map((f) => f.rule));
+      const before = rules(parseTranscript(readFileSync(join(REAL, file), 'utf8')));
       for (const spec of slicesOf(file)) {
         const what = `${file} ${spec.join(' ')}`;
         const out = join(t.dir, `${file}-${spec.join('')}.jsonl`);
@@ -158,8 +160,6 @@ describe('slices of the real-peer recordings replay green with the real SDK clie
         expect(exp.stderr, what).toMatch(/^wrote \d+ items to /);
         const fixture = readFileSync(out, 'utf8');
         // Self-consistent: the checker finds nothing in the slice it did not find in the recording.
-        const rules = (r: Recording) => new Set(checkRecording(r).filter((f) => f.severity !== 'info').map((f) => f.rule));
-        const before = rules(parseTranscript(readFileSync(join(REAL, file), 'utf8')));
         expect([...rules(parseTranscript(fixture))].filter((x) => !before.has(x)), what).toEqual([]);
 
         // The binary: replay --as agent serves the SDK client through the whole slice.
