@@ -84,7 +84,7 @@ describe('mockAgent fixture', () => {
 
 describe('replayClient fixture', () => {
   it('drives a real agent with the recorded client side and reports what diverged', async () => {
-    const r = await replayClient({ fixture: FIXTURE, agent: [process.execPath, CHANGED_AGENT], timeoutMs: 1000, ignore: ['params.update.content.text'] });
+    const r = await replayClient({ fixture: FIXTURE, agent: [process.execPath, CHANGED_AGENT], timeoutMs: 5000, ignore: ['params.update.content.text'] });
     expect(r.equivalent).toBe(false);
     expect(r.summary).toBe('0 changed, 1 missing, 0 extra');
     expect(r.report).toContain('- missing: ← notification session/update tool_call_update');
