@@ -53,7 +53,7 @@ describe('npm run bench --quick', () => {
     // Its last frame was seen stored, so the indexing rate is a number.
     expect(res.rss.indexFramesPerSec).toBeGreaterThan(0);
     if (res.ui.measured) expect(res.ui.firstRowsStatus).toBe(200);
-  });
+  }, 150_000); // past the run's own 120 s limit, which names the command it stopped
 
   it('compares two runs of one scenario through the served UI and `acp-inspect diff`, and both find the same differences', async () => {
     const json = join(tmp.dir, 'bench-compare.json');
@@ -71,5 +71,5 @@ describe('npm run bench --quick', () => {
     // The runs differ somewhere, and the view and the command count the same differences.
     expect(res.compare.api.changed + res.compare.api.missing + res.compare.api.extra).toBeGreaterThan(0);
     expect(res.compare.cli.summary).toContain(`${res.compare.api.changed} changed, ${res.compare.api.missing} missing, ${res.compare.api.extra} extra`);
-  });
+  }, 150_000);
 });
