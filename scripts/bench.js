@@ -553,12 +553,20 @@ async function benchFlood(o, tmp, results, client) {
       throughputVsRelay: Object.fromEntries(o.sizes.map((size) => [size, paired((s) => s.floods[size].bytes / s.floods[size].ms)])),
       rttP50VsRelay: paired((s) => median(s.rtts)),
     };
+    // Two figures that other work on the machine moves less, beside the ones above: each variant's
+    // fastest round (a flood of a few tens of MiB lasts 50-300 ms, so one descheduled moment of the
+    // driver, the agent or a relay halves a round's figure), and the CPU the forwarding itself costs
+    // per GiB (the tap's forwarding threads against the relay's two cats).
+    const best = (name, size) => Math.max(...runs[name].map((s) => s.floods[size].bytes / 1048576 / (s.floods[size].ms / 1000)));
+    ratios[tapName].bestRoundVsRelay = Object.fromEntries(o.sizes.map((s) => [s, best(tapName, s) / best('cat relay', s)]));
+    ratios[tapName].forwardCpuVsRelay = Object.fromEntries(o.sizes.map((s) => [s, cpuPerGiB[tapName][s].main / cpuPerGiB['cat relay'][s].total]));
     const r = ratios[tapName];
     const spread = (x) => `${fmt(x.median)} (${fmt(x.min)}–${fmt(x.max)})`;
     log(`  ${tapName}/relay throughput: ${o.sizes.map((s) => `${sizeName(s)} ${fmt(r.throughputVsRelay[s])}`).join(', ')}   (target at 1 KiB ≥ 0.85)`);
     log(`  ${tapName}/bare  throughput: ${o.sizes.map((s) => `${sizeName(s)} ${fmt(r.throughputVsBare[s])}`).join(', ')}   (target ≥ 0.9)`);
     log(`  ${tapName}/relay rtt: p50 ${fmt(r.rttP50VsRelay)}× (target ≤ 1.3), p99 ${fmt(r.rttP99VsRelay)}×;  ${tapName}/bare rtt p50 ${fmt(r.rttP50VsBare)}×`);
     log(`  ${tapName}/relay within each round, median (range): throughput ${o.sizes.map((s) => `${sizeName(s)} ${spread(r.paired.throughputVsRelay[s])}`).join(', ')}; rtt p50 ${spread(r.paired.rttP50VsRelay)}`);
+    log(`  ${tapName}/relay throughput, best round of each: ${o.sizes.map((s) => `${sizeName(s)} ${fmt(r.bestRoundVsRelay[s])}`).join(', ')};  forwarding CPU per GiB: ${o.sizes.map((s) => `${sizeName(s)} ${fmt(r.forwardCpuVsRelay[s])}×`).join(', ')}`);
   }
   const perRound = {};
   for (const v of vs) perRound[v.name] = runs[v.name].map((s) => ({ floods: s.floods, rttP50: median(s.rtts), rttP99: pct(s.rtts, 99), recorded: s.recorded, exitMs: s.exitMs }));
@@ -1332,7 +1340,8 @@ function targets(r) {
     const t = f.ratios.tap;
     const on = f.client === 'pipe' ? ' (client on pipes)' : '';
     const within = (x) => (x ? ` (within rounds: median ${fmt(x.median)}, ${fmt(x.min)}–${fmt(x.max)})` : '');
-    add(`throughput tap/relay at 1 KiB ≥ 0.85${on}`, `${fmt(t.throughputVsRelay[1024])}${within(t.paired?.throughputVsRelay[1024])}`, t.throughputVsRelay[1024] >= 0.85);
+    const best = t.bestRoundVsRelay ? `; best rounds ${fmt(t.bestRoundVsRelay[1024])}, forwarding CPU/GiB ${fmt(t.forwardCpuVsRelay[1024])}×` : '';
+    add(`throughput tap/relay at 1 KiB ≥ 0.85${on}`, `${fmt(t.throughputVsRelay[1024])}${within(t.paired?.throughputVsRelay[1024])}${best}`, t.throughputVsRelay[1024] >= 0.85);
     const minBare = Math.min(...Object.values(t.throughputVsBare));
     add(`throughput tap/bare node ≥ 0.9 (every frame size)${on}`, Object.entries(t.throughputVsBare).map(([s, x]) => `${sizeName(Number(s))} ${fmt(x)}`).join(', '), minBare >= 0.9);
     add(`p50 round trip tap/relay ≤ 1.3${on}`, `${fmt(t.rttP50VsRelay)}${within(t.paired?.rttP50VsRelay)}`, t.rttP50VsRelay <= 1.3);

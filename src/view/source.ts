@@ -35,7 +35,8 @@ export interface DataSource {
   page(id: number, q: string, offset: number, limit: number, signal?: AbortSignal): Promise<TimelinePage>;
   position(id: number, q: string, seq: number): Promise<Position>;
   /** One item with its pair, findings, the model state after it and the entity it patches. */
-  item(id: number, seq: number): Promise<ItemDetail>;
+  /** `signal` aborts the request (the selection moved on before the detail came). */
+  item(id: number, seq: number, signal?: AbortSignal): Promise<ItemDetail>;
   findings(id: number): Promise<FindingView[]>;
   stats(id: number): Promise<MethodStats[]>;
   /** Prompt turns laid over the timeline filtered by `q`. */

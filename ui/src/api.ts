@@ -62,7 +62,7 @@ export class HttpSource implements DataSource {
     return this.call<TimelinePage>(`/api/recordings/${id}/items?q=${enc(q)}&offset=${offset}&limit=${limit}`, { signal });
   }
   position(id: number, q: string, seq: number) { return this.call<Position>(`/api/recordings/${id}/position?q=${enc(q)}&seq=${seq}`); }
-  item(id: number, seq: number) { return this.call<ItemDetail>(`/api/recordings/${id}/items/${seq}`); }
+  item(id: number, seq: number, signal?: AbortSignal) { return this.call<ItemDetail>(`/api/recordings/${id}/items/${seq}`, { signal }); }
   findings(id: number) { return this.call<FindingView[]>(`/api/recordings/${id}/findings`); }
   stats(id: number) { return this.call<MethodStats[]>(`/api/recordings/${id}/stats`); }
   groups(id: number, q: string) { return this.call<TimelineGroups>(`/api/recordings/${id}/groups?q=${enc(q)}`); }

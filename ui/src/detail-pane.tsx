@@ -69,9 +69,12 @@ export function DetailPane() {
   useEffect(() => {
     if (id === null || seq === null) { setDetail(null); return undefined; }
     let live = true;
+    // Aborted when the selection moves on: the detail of a far item can wait for the checker's model
+    // to be folded up to it, and a browser opens only a few connections to a server at a time.
+    const abort = new AbortController();
     setError(null);
-    source.item(id, seq).then((d) => { if (live) setDetail(d); }).catch((e: Error) => { if (live) { setDetail(null); setError(e.message); } });
-    return () => { live = false; };
+    source.item(id, seq, abort.signal).then((d) => { if (live) setDetail(d); }).catch((e: Error) => { if (live) { setDetail(null); setError(e.message); } });
+    return () => { live = false; abort.abort(); };
   }, [id, seq]);
 
   if (seq === null) return <aside class="detail empty-detail" aria-label="Detail"><p class="muted">Select an item (click, or j/k) to see its detail.</p></aside>;

@@ -6,6 +6,7 @@
 import { signal, computed, batch, effect } from '@preact/signals';
 import { source, server, type RecordingSummary, type TimelineRow, type LiveEvent, type FindingView, type TimelineGroups, type NoteView } from './api.js';
 import { GroupLayout } from './group-layout.js';
+import type { Position } from '../../src/view/source.js';
 
 export type View = 'timeline' | 'waterfall' | 'turns' | 'findings' | 'notes' | 'insights';
 export type TimeMode = 'rel' | 'delta' | 'ref';
@@ -383,8 +384,7 @@ export async function applyFilter(q: string, keepSeq: number | null = selSeq.val
   if (grouped.value) void loadGroups();
   if (keepSeq !== null) {
     try {
-      speculate(tl, keepSeq);
-      const pos = await source.position(id, q, keepSeq);
+      const pos = await locate(tl, keepSeq);
       if (timeline.value !== tl) return;
       tl.total.value = pos.total;
       await tl.ensure(Math.max(0, pos.index - PAGE / 2), pos.index + PAGE / 2);
@@ -403,13 +403,21 @@ export async function applyFilter(q: string, keepSeq: number | null = selSeq.val
   }
 }
 
+/** Rows fetched on each side of an item a jump goes to: the rows in view and the list's overscan. */
+const JUMP_MARGIN = 50;
+
 /**
- * Unfiltered, items are numbered 1, 2, 3 ... in a recording, so item `seq` is at index seq - 1: its
- * rows are fetched while the source is asked where it is (one round trip instead of two when right;
- * a page loaded for nothing when not).
+ * Where item `seq` is in `tl`. Unfiltered, items are numbered 1, 2, 3 ... in a recording, so item
+ * `seq` is at index seq - 1: the rows around it are fetched and, when the row there is that item,
+ * that is its position, in one round trip. Otherwise (a filter, or seqs with holes) the source is
+ * asked where it is.
  */
-function speculate(tl: Timeline, seq: number): void {
-  if (tl.q.trim() === '' && seq >= 1) void tl.ensure(Math.max(0, seq - 1 - PAGE / 2), seq - 1 + PAGE / 2);
+async function locate(tl: Timeline, seq: number): Promise<Position> {
+  if (tl.q.trim() === '' && seq >= 1) {
+    await tl.ensure(Math.max(0, seq - 1 - JUMP_MARGIN), seq + JUMP_MARGIN);
+    if (tl.rowAt(seq - 1)?.seq === seq) return { index: seq - 1, matches: true, total: tl.total.value };
+  }
+  return source.position(tl.recordingId, tl.q, seq);
 }
 
 export function select(index: number | null): void {
@@ -446,12 +454,9 @@ export async function jumpTo(seq: number, stay = false): Promise<void> {
   if (!timeline.value && stay) { selSeq.value = seq; writeUrl(); return; }
   const tl = timeline.value;
   let q = tl?.q ?? filter.value;
-  if (tl) speculate(tl, seq);
-  let pos = await source.position(id, q, seq);
-  if (!pos.matches && q !== '') {
-    q = '';
-    pos = await source.position(id, q, seq);
-  }
+  const pos = tl ? await locate(tl, seq) : await source.position(id, q, seq);
+  // Hidden by the filter: the whole timeline there (applyFilter finds it).
+  if (!pos.matches && q !== '') q = '';
   if (!timeline.value || timeline.value.q !== q) {
     selSeq.value = seq;
     await applyFilter(q, seq);

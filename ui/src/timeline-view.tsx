@@ -16,7 +16,7 @@ import { fmtClock, fmtMs, fmtSize, DIR_LABEL } from './format.js';
 
 export const ROW_H = 24;
 const KIND_SHORT: Record<string, string> = { notification: 'notif' };
-const OVERSCAN = 30;
+const OVERSCAN = 10;
 
 function Lane({ dir }: { dir: TimelineRow['dir'] }) {
   return (
