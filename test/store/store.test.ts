@@ -127,3 +127,27 @@ describe('Store', () => {
     }
   });
 });
+
+describe('Store.appendItems', () => {
+  it('writes the same rows, in order, whether items go in multi-row groups or one by one', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = Store.open(join(t.dir, 'rows.sqlite'));
+    const base = parseTranscript(transcript).items;
+    // Every kind of item, in counts that leave a remainder after whole groups (and batches of one).
+    const items = Array.from({ length: 203 }, (_, k) => ({ ...base[k % base.length]!, seq: k + 1, t: k + 1 }));
+    items.splice(7, 0, { seq: 0, t: 0, dir: 'event', type: 'gap', data: { stream: 'a2c', bytes: 12 } } as never);
+    items.forEach((it, k) => { it.seq = k + 1; it.t = k + 1; });
+    const grouped = store.createRecording({ name: 'grouped' });
+    store.appendItems(grouped, items);
+    const single = store.createRecording({ name: 'single' });
+    for (const it of items) store.appendItems(single, [it]);
+    const rows = (id: number) => store.db.prepare(`SELECT seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated FROM items WHERE recording_id = ? ORDER BY rowid`).all(id);
+    const a = rows(grouped);
+    expect(a).toHaveLength(items.length);
+    expect(a.map((r) => (r as { seq: number }).seq)).toEqual(items.map((_, k) => k + 1));
+    expect(a).toEqual(rows(single));
+    expect(store.getRecording(grouped)).toMatchObject({ items: items.length, frames: store.getRecording(single)!.frames });
+    store.close();
+  });
+});
