@@ -11,7 +11,9 @@
 import { existsSync, statSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { readTranscriptFile } from '../transcript/read-file.js';
+import { scanTranscriptFile, type TranscriptSink } from '../transcript/read-file.js';
+import { TranscriptLineReader } from '../transcript/format.js';
+import { matchChunkLine, newChunkMatch } from '../wire/chunk-line.js';
 import { type CheckWorkerData, DONE, LinePacker, packRows, WANT } from './batch.js';
 import type { CheckRun } from '../check/fold.js';
 import type { FromWorker, ToWorker } from './check-worker.js';
@@ -101,8 +103,18 @@ export class ParallelCheck {
       // No prefetching: on a file in the page cache (the usual case right after a recording or an
       // export) its copies cost CPU on the two cores this check already keeps busy.
       const packer = new LinePacker(BATCH_BYTES);
-      for (const lines of readTranscriptFile(file, undefined, READ_BYTES)) {
-        packer.add(lines);
+      const reader = new TranscriptLineReader();
+      // The common chunk lines are recognised without parsing (wire/chunk-line.ts); the rest is read.
+      const m = newChunkMatch();
+      const sink: TranscriptSink = {
+        take(text) {
+          if (!matchChunkLine(text, m)) return false;
+          packer.chunk(text, m, reader.countRecognised(m.t));
+          return true;
+        },
+        line: (l) => packer.line(l),
+      };
+      for (const _ of scanTranscriptFile(file, sink, reader, READ_BYTES)) {
         if (packer.full) {
           const { batch, transfer } = packer.take();
           yield { msg: { batch }, transfer };
