@@ -30,7 +30,7 @@ export interface LineBatch {
   /**
    * One transferable buffer (one transfer per message costs half as much as five): the texts of the
    * plain lines back to back, ASCII only, then per line (`count`) its seq and t (float64), the end
-   * offset of its text and its AUX (int32) and its DIR_* code (uint8).
+   * offset of its text and its AUX (int32) and its DIR_* code (uint8); it may be longer than that.
    */
   buffer: ArrayBuffer;
   textLength: number;
@@ -50,6 +50,8 @@ const CHUNK_ESCAPED = 2 * CHUNK_UPDATES.length;
 /** Buffer#utf8Write and #latin1Write: Buffer#write without its argument juggling (a third of the packing time). */
 interface FastWrite { utf8Write(s: string, offset: number): number; latin1Write(s: string, offset: number): number }
 const PIECE_BYTES = 64 * 1024;
+/** Room in a batch's buffer beyond its text: the last line's overshoot and the per-line arrays (29 bytes a line). */
+const ROOM = 64 * 1024;
 
 /** Byte offsets of a batch's per-line arrays in its buffer, after `textLength` bytes of text. */
 function layout(textLength: number, n: number): { seq: number; t: number; ends: number; aux: number; dir: number; size: number } {
@@ -79,7 +81,7 @@ export class LinePacker {
 
   /** `bytes`: the text a batch holds before it is full. */
   constructor(private readonly bytes: number) {
-    this.text = Buffer.allocUnsafeSlow(bytes + 4) as Buffer & FastWrite;
+    this.text = Buffer.allocUnsafeSlow(bytes + ROOM) as Buffer & FastWrite;
   }
 
   get full(): boolean {
@@ -150,8 +152,15 @@ export class LinePacker {
   take(): { batch: LineBatch; transfer: ArrayBuffer[] } {
     const n = this.n;
     const at = layout(this.pos, n);
-    const buffer = new ArrayBuffer(at.size);
-    new Uint8Array(buffer).set(this.text.subarray(0, this.pos));
+    // The text's own buffer is handed over (no copy of the text), with the per-line arrays after it;
+    // the next batch gets a fresh one.
+    let text = this.text;
+    if (at.size > text.length) {
+      text = Buffer.allocUnsafeSlow(at.size) as Buffer & FastWrite;
+      this.text.copy(text, 0, 0, this.pos);
+    }
+    const buffer = text.buffer as ArrayBuffer;
+    this.text = Buffer.allocUnsafeSlow(this.bytes + ROOM) as Buffer & FastWrite;
     new Float64Array(buffer, at.seq, n).set(this.seq.subarray(0, n));
     new Float64Array(buffer, at.t, n).set(this.t.subarray(0, n));
     new Int32Array(buffer, at.ends, n).set(this.ends.subarray(0, n));

@@ -29,11 +29,13 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
 /** Where scanTranscriptFile puts each line, in order. */
 export interface TranscriptSink {
   /**
-   * Offered each line's text before the reader parses it (`lineNo` 1-based): true when it took the
-   * line, which the reader then never sees (the sink must then count it, TranscriptLineReader's
-   * countRecognised). For readers that recognise lines without parsing them (wire/chunk-line.ts).
+   * Offered each line before the reader parses it, as the decoded `text` it is in and the index
+   * where it `start`s (it runs to the next `\n` or the end of `text`; `lineNo` 1-based): the index
+   * where the line ends when it took the line, else -1. The reader then never sees it (the sink must
+   * count it: TranscriptLineReader's countRecognised). For sinks that recognise lines without
+   * parsing them (wire/chunk-line.ts), which need not look for the line's end first.
    */
-  take?(text: string, lineNo: number): boolean;
+  take?(text: string, start: number, lineNo: number): number;
   /** A line the reader read (blank lines, the header and notes never come here). */
   line(l: TranscriptLine): void;
 }
@@ -92,14 +94,18 @@ export function* scanTranscriptFile(file: string, sink: TranscriptSink, reader =
           p = q;
           let start = 0;
           while (start < text.length) {
+            lineNo++;
+            if (take !== undefined) {
+              const end = take(text, start, lineNo);
+              if (end >= 0) {
+                start = end + 1;
+                continue;
+              }
+            }
             let nl = text.indexOf('\n', start);
             if (nl < 0) nl = text.length;
-            lineNo++;
-            const lineText = start === 0 && nl === text.length ? text : text.slice(start, nl);
-            if (take === undefined || !take(lineText, lineNo)) {
-              const l = reader.read(lineText, lineNo);
-              if (l !== undefined) sink.line(l);
-            }
+            const l = reader.read(start === 0 && nl === text.length ? text : text.slice(start, nl), lineNo);
+            if (l !== undefined) sink.line(l);
             start = nl + 1;
           }
         }

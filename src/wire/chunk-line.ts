@@ -72,6 +72,15 @@ function firstSpecial(s: string, from: number): number {
   return SPECIAL.test(s) ? SPECIAL.lastIndex - 1 : s.length;
 }
 
+const reEsc = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+/** A plain chunk line: t, dir, session id, update kind, text (no special characters in the last two); sticky, it matches at lastIndex. */
+const PLAIN = new RegExp(
+  reEsc(L_T) + '(-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?)' + reEsc(L_DIR_A2C).replace('a2c', '(a2c|c2a)')
+  + '([^"\\\\\\x00-\\x1f\\u007f-\\uffff]*)' + reEsc(esc(F_KIND)) + '(' + CHUNK_UPDATES.join('|') + ')' + reEsc(esc(F_TEXT))
+  + '([^"\\\\\\x00-\\x1f\\u007f-\\uffff]*)' + reEsc(L_TAIL) + '(?=\\n|$)',
+  'y',
+);
+
 /** A character a frame's raw text must not have to travel as ASCII. */
 const NON_ASCII = /[\u0080-\uffff]/;
 
@@ -105,10 +114,38 @@ function readNumber(s: string, from: number, to: number): number {
 }
 
 /**
- * True when `line` is a recognised chunk line; `m` then says where its parts are. `line` is one
- * transcript line without its `\n`. Never throws.
+ * Recognises the line of `text` that starts at `from` and runs to the next `\n` (or the end of
+ * `text`): returns the index where it ends (that `\n`, or `text.length`) when it is a recognised
+ * chunk line, with `m` saying where its parts are, else -1. So a reader can hand over a piece of many
+ * lines and skip its own search for the line's end when the line is recognised. Never throws.
  */
-export function matchChunkLine(line: string, m: ChunkMatch): boolean {
+export function matchChunkLine(text: string, m: ChunkMatch, from = 0): number {
+  // The common case, a text without escapes, in one regular expression (irregexp compares its
+  // literal runs several characters at a time; String#startsWith and loops over charCodeAt cost more).
+  PLAIN.lastIndex = from;
+  const r = PLAIN.exec(text);
+  if (r !== null) {
+    const t = readNumber(r[1]!, 0, r[1]!.length);
+    if (!Number.isFinite(t)) return -1;
+    m.t = t;
+    m.dir = r[2] === 'a2c' ? 'a2c' : 'c2a';
+    m.sidStart = from + L_T.length + r[1]!.length + L_DIR_A2C.length;
+    m.sidEnd = m.sidStart + r[3]!.length;
+    m.update = r[4] === CHUNK_UPDATES[0] ? 0 : r[4] === CHUNK_UPDATES[1] ? 1 : 2;
+    m.body = m.text = r[5]!;
+    return PLAIN.lastIndex;
+  }
+  let end = text.indexOf('\n', from);
+  if (end < 0) end = text.length;
+  const line = from === 0 && end === text.length ? text : text.slice(from, end);
+  if (!matchEscaped(line, m)) return -1;
+  m.sidStart += from;
+  m.sidEnd += from;
+  return end;
+}
+
+/** matchChunkLine for the other lines: texts with escapes (and the refusals), piece by piece. */
+function matchEscaped(line: string, m: ChunkMatch): boolean {
   if (!line.startsWith(L_T)) return false;
   let tEnd = L_T.length;
   while (tEnd < line.length && tEnd < 40 && line.charCodeAt(tEnd) !== 0x2c) tEnd++;

@@ -50,7 +50,13 @@ function generic(line: string): { item?: Item; error?: string } {
 const m = newChunkMatch();
 /** Null when refused; else the Frame the recogniser makes for the line (seq 1). */
 function recognised(line: string): Item | null {
-  if (!matchChunkLine(line, m)) return null;
+  const end = matchChunkLine(line, m);
+  if (end < 0) return null;
+  expect(end).toBe(line.length);
+  // Also inside a piece of lines, at an offset, it ends at the line's end.
+  const m2 = newChunkMatch();
+  expect(matchChunkLine(`x\n${line}\ny`, m2, 2)).toBe(2 + line.length);
+  expect({ ...m2, sidStart: m2.sidStart - 2, sidEnd: m2.sidEnd - 2 }).toEqual(m);
   return chunkFrame(1, m.t, m.dir, line.slice(m.sidStart, m.sidEnd), m.update, m.body, m.text);
 }
 
@@ -77,7 +83,7 @@ function viaBatches(lines: string[], recognise: boolean, batchBytes: number): { 
   const batches = [];
   const mm = newChunkMatch();
   lines.forEach((text, i) => {
-    if (recognise && matchChunkLine(text, mm)) packer.chunk(text, mm, reader.countRecognised(mm.t));
+    if (recognise && matchChunkLine(text, mm) >= 0) packer.chunk(text, mm, reader.countRecognised(mm.t));
     else {
       const l: TranscriptLine | undefined = reader.read(text, i + 1);
       if (l !== undefined) packer.line(l);
