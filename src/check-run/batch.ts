@@ -4,8 +4,9 @@
  * costs as much as parsing them). Plain lines (a frame or stderr line whose text is ASCII, with no
  * size, rawBase64 or truncated mark) become their text in one ASCII buffer plus their seq, t and
  * direction in typed arrays; the rest (non-ASCII text, events, marked frames) travel as the
- * TranscriptLine itself, which is rare. The worker turns each line into the same Item as
- * itemFromLine would, in the same order.
+ * TranscriptLine itself, which is rare; recognised chunk lines (wire/chunk-line.ts) travel as their
+ * session id and text body only. The worker turns each line into the same Item as itemFromLine
+ * would, in the same order.
  */
 import type { Item, StderrItem } from '../wire/frame.js';
 import { frameFromText } from '../wire/make-frame.js';

@@ -20,13 +20,13 @@ import type { Frame } from './frame.js';
 export const CHUNK_UPDATES = ['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk'] as const;
 export type ChunkUpdate = (typeof CHUNK_UPDATES)[number];
 
-/** Where the parts of a recognised line are (offsets into the line), filled in by matchChunkLine. */
+/** What a recognised line says, filled in by matchChunkLine (offsets into the text it was given). */
 export interface ChunkMatch {
   t: number;
   dir: 'a2c' | 'c2a';
   /** Index into CHUNK_UPDATES. */
   update: number;
-  /** The session id: line.slice(sidStart, sidEnd) (it has no escapes). */
+  /** The session id: text.slice(sidStart, sidEnd) (it has no escapes). */
   sidStart: number;
   sidEnd: number;
   /** The text as written in the frame (its JSON string body, escapes included), ASCII. */
@@ -64,8 +64,8 @@ const SPECIAL = /["\\\x00-\x1f\u007f-\uffff]/g;
 
 /**
  * Index of the first special character of `s` at or after `from`, or `s.length` (a regular
- * expression's test: on this machine's V8 it scans a kilobyte two to four times faster than a loop
- * over charCodeAt, and makes no match object).
+ * expression's test: in Node 20's V8 it scans a kilobyte two to four times faster than a loop over
+ * charCodeAt, and makes no match object).
  */
 function firstSpecial(s: string, from: number): number {
   SPECIAL.lastIndex = from;
