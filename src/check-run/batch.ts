@@ -4,12 +4,14 @@
  * costs as much as parsing them). Plain lines (a frame or stderr line whose text is ASCII, with no
  * size, rawBase64 or truncated mark) become their text in one ASCII buffer plus their seq, t and
  * direction in typed arrays; the rest (non-ASCII text, events, marked frames) travel as the
- * TranscriptLine itself, which is rare. The worker turns each line into the same Item as
- * itemFromLine would, in the same order.
+ * TranscriptLine itself, which is rare; recognised chunk lines (wire/chunk-line.ts) travel as their
+ * session id and text body only. The worker turns each line into the same Item as itemFromLine
+ * would, in the same order.
  */
 import type { Item, StderrItem } from '../wire/frame.js';
 import { frameFromText } from '../wire/make-frame.js';
 import { itemFromLine, type TranscriptLine } from '../transcript/format.js';
+import { CHUNK_UPDATES, chunkFrame, type ChunkMatch } from '../wire/chunk-line.js';
 
 /**
  * Shared counters between the reader and the checking worker: [DONE] batches checked so far; [WANT]
@@ -29,7 +31,7 @@ export interface LineBatch {
   /**
    * One transferable buffer (one transfer per message costs half as much as five): the texts of the
    * plain lines back to back, ASCII only, then per line (`count`) its seq and t (float64), the end
-   * offset of its text (int32) and its DIR_* code (uint8).
+   * offset of its text and its AUX (int32) and its DIR_* code (uint8); it may be longer than that.
    */
   buffer: ArrayBuffer;
   textLength: number;
@@ -39,37 +41,48 @@ export interface LineBatch {
 }
 
 const OTHER = 255;
-/** Buffer#utf8Write: Buffer#write without its argument juggling (a third of the packing time). */
-interface Utf8Write { utf8Write(s: string, offset: number): number }
+/**
+ * Codes of the lines recognised as chunk frames (wire/chunk-line.ts): CHUNK + (c2a ? 1 : 0) + 2 *
+ * update + CHUNK_ESCAPED when the text has escapes. Their text is the session id (AUX characters)
+ * then the text's body as the frame writes it; no raw text travels (the worker rebuilds it).
+ */
+const CHUNK = 3;
+const CHUNK_ESCAPED = 2 * CHUNK_UPDATES.length;
+/** Buffer#utf8Write and #latin1Write: Buffer#write without its argument juggling (a third of the packing time). */
+interface FastWrite { utf8Write(s: string, offset: number): number; latin1Write(s: string, offset: number): number }
 const PIECE_BYTES = 64 * 1024;
+/** Room in a batch's buffer beyond its text: the last line's overshoot and the per-line arrays (29 bytes a line). */
+const ROOM = 64 * 1024;
 
 /** Byte offsets of a batch's per-line arrays in its buffer, after `textLength` bytes of text. */
-function layout(textLength: number, n: number): { seq: number; t: number; ends: number; dir: number; size: number } {
+function layout(textLength: number, n: number): { seq: number; t: number; ends: number; aux: number; dir: number; size: number } {
   const seq = Math.ceil(textLength / 8) * 8;
   const t = seq + 8 * n;
   const ends = t + 8 * n;
-  const dir = ends + 4 * n;
-  return { seq, t, ends, dir, size: dir + n };
+  const aux = ends + 4 * n;
+  const dir = aux + 4 * n;
+  return { seq, t, ends, aux, dir, size: dir + n };
 }
 
 /**
- * Packs lines into batches as they are read: `add` the lines of each read (they can be dropped at
- * once, so the reading thread never holds more than one read's lines), `take` a batch once `full`.
+ * Packs lines into batches as they are read: each line as it comes (`line`, or `chunk` for a line
+ * recognised without parsing), `take` a batch once `full`.
  */
 export class LinePacker {
-  private text: Buffer & Utf8Write;
+  private text: Buffer & FastWrite;
   private pos = 0;
-  /** Lines so far and their seq, t, text end and DIR_* code (typed arrays: nothing of them is left for V8's collector to copy). */
+  /** Lines so far and their seq, t, text end, AUX and DIR_* code (typed arrays: nothing of them is left for V8's collector to copy). */
   private n = 0;
   private seq = new Float64Array(1024);
   private t = new Float64Array(1024);
   private ends = new Int32Array(1024);
+  private aux = new Int32Array(1024);
   private dir = new Uint8Array(1024);
   private others: TranscriptLine[] = [];
 
   /** `bytes`: the text a batch holds before it is full. */
   constructor(private readonly bytes: number) {
-    this.text = Buffer.allocUnsafeSlow(bytes + 4) as Buffer & Utf8Write;
+    this.text = Buffer.allocUnsafeSlow(bytes + ROOM) as Buffer & FastWrite;
   }
 
   get full(): boolean {
@@ -80,60 +93,79 @@ export class LinePacker {
     return this.n === 0;
   }
 
-  add(lines: TranscriptLine[]): void {
-    const n = lines.length;
-    let need = this.pos + 4; // room for the longest UTF-8 character: a non-ASCII text never looks ASCII (see below)
-    for (let i = 0; i < n; i++) {
-      const r = lines[i]!.raw;
-      if (r !== undefined) need += r.length;
-    }
+  /** Room for one more line of up to `chars` characters of text (+ 4: see `line`). */
+  private room(chars: number): void {
+    const need = this.pos + chars + 4;
     if (need > this.text.length) {
-      const bigger = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.text.length)) as Buffer & Utf8Write;
+      const bigger = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.text.length)) as Buffer & FastWrite;
       this.text.copy(bigger, 0, 0, this.pos);
       this.text = bigger;
     }
-    if (this.n + n > this.seq.length) {
-      const cap = Math.max(this.n + n, 2 * this.seq.length);
+    if (this.n === this.seq.length) {
+      const cap = 2 * this.seq.length;
       const grow = <A extends Float64Array | Int32Array | Uint8Array>(a: A, b: A): A => (b.set(a), b);
       this.seq = grow(this.seq, new Float64Array(cap));
       this.t = grow(this.t, new Float64Array(cap));
       this.ends = grow(this.ends, new Int32Array(cap));
+      this.aux = grow(this.aux, new Int32Array(cap));
       this.dir = grow(this.dir, new Uint8Array(cap));
     }
-    const buf = this.text;
-    let pos = this.pos;
-    let k = this.n;
-    for (let i = 0; i < n; i++, k++) {
-      const l = lines[i]!;
-      this.seq[k] = l.seq;
-      this.t[k] = l.t;
-      const d = l.dir === 'c2a' ? 0 : l.dir === 'a2c' ? 1 : l.dir === 'stderr' ? 2 : OTHER;
-      const r = l.raw;
-      // A text is ASCII exactly when its UTF-8 takes one byte per UTF-16 unit; the room left is always
-      // at least its length + 4, so a non-ASCII text (cut or not) writes more bytes than its length.
-      if (d !== OTHER && r !== undefined && l.size === undefined && l.rawBase64 === undefined && l.truncated === undefined
-        && buf.utf8Write(r, pos) === r.length) {
-        pos += r.length;
-        this.dir[k] = d;
-      } else {
-        this.dir[k] = OTHER;
-        this.others.push(l);
-      }
-      this.ends[k] = pos;
+  }
+
+  /** Adds a line the transcript reader read. */
+  line(l: TranscriptLine): void {
+    const r = l.raw;
+    this.room(r === undefined ? 0 : r.length);
+    const k = this.n++;
+    this.seq[k] = l.seq;
+    this.t[k] = l.t;
+    const d = l.dir === 'c2a' ? 0 : l.dir === 'a2c' ? 1 : l.dir === 'stderr' ? 2 : OTHER;
+    // A text is ASCII exactly when its UTF-8 takes one byte per UTF-16 unit; the room left is always
+    // at least its length + 4, so a non-ASCII text (cut or not) writes more bytes than its length.
+    if (d !== OTHER && r !== undefined && l.size === undefined && l.rawBase64 === undefined && l.truncated === undefined
+      && this.text.utf8Write(r, this.pos) === r.length) {
+      this.pos += r.length;
+      this.dir[k] = d;
+    } else {
+      this.dir[k] = OTHER;
+      this.others.push(l);
     }
+    this.ends[k] = this.pos;
+  }
+
+  /** Adds a line recognised as a chunk frame (`m` from matchChunkLine on `line`), whose seq is `seq`. */
+  chunk(line: string, m: ChunkMatch, seq: number): void {
+    const sidLength = m.sidEnd - m.sidStart;
+    this.room(sidLength + m.body.length);
+    const k = this.n++;
+    this.seq[k] = seq;
+    this.t[k] = m.t;
+    this.aux[k] = sidLength;
+    this.dir[k] = CHUNK + (m.dir === 'c2a' ? 1 : 0) + 2 * m.update + (m.body !== m.text ? CHUNK_ESCAPED : 0);
+    // Both ASCII (the recogniser made sure).
+    let pos = this.pos + this.text.latin1Write(line.slice(m.sidStart, m.sidEnd), this.pos);
+    pos += this.text.latin1Write(m.body, pos);
     this.pos = pos;
-    this.n = k;
+    this.ends[k] = pos;
   }
 
   /** The lines added since the last take, as a batch; `transfer` lists the buffer to hand over with it. */
   take(): { batch: LineBatch; transfer: ArrayBuffer[] } {
     const n = this.n;
     const at = layout(this.pos, n);
-    const buffer = new ArrayBuffer(at.size);
-    new Uint8Array(buffer).set(this.text.subarray(0, this.pos));
+    // The text's own buffer is handed over (no copy of the text), with the per-line arrays after it;
+    // the next batch gets a fresh one.
+    let text = this.text;
+    if (at.size > text.length) {
+      text = Buffer.allocUnsafeSlow(at.size) as Buffer & FastWrite;
+      this.text.copy(text, 0, 0, this.pos);
+    }
+    const buffer = text.buffer as ArrayBuffer;
+    this.text = Buffer.allocUnsafeSlow(this.bytes + ROOM) as Buffer & FastWrite;
     new Float64Array(buffer, at.seq, n).set(this.seq.subarray(0, n));
     new Float64Array(buffer, at.t, n).set(this.t.subarray(0, n));
     new Int32Array(buffer, at.ends, n).set(this.ends.subarray(0, n));
+    new Int32Array(buffer, at.aux, n).set(this.aux.subarray(0, n));
     new Uint8Array(buffer, at.dir, n).set(this.dir.subarray(0, n));
     const batch: LineBatch = { buffer, textLength: this.pos, count: n, others: this.others };
     this.pos = 0;
@@ -143,14 +175,19 @@ export class LinePacker {
   }
 }
 
-/** Unpacks a batch into Items (as itemFromLine makes them), calling `each` in order. */
-export function unpackLines(b: LineBatch, each: (item: Item) => void): void {
+/**
+ * Unpacks a batch into Items (as itemFromLine makes them), calling `each` in order; for a chunk
+ * frame also its update kind (the index into CHUNK_UPDATES: the checker's hint that its params have
+ * the recognised shape), else -1.
+ */
+export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => void): void {
   const n = b.count;
   const at = layout(b.textLength, n);
   const bytes = Buffer.from(b.buffer, 0, b.textLength);
   const seq = new Float64Array(b.buffer, at.seq, n);
   const t = new Float64Array(b.buffer, at.t, n);
   const ends = new Int32Array(b.buffer, at.ends, n);
+  const aux = new Int32Array(b.buffer, at.aux, n);
   const dir = new Uint8Array(b.buffer, at.dir, n);
   // Texts are decoded a piece of lines at a time and sliced: a piece stays in V8's young generation
   // (a string over ~128 KB would take fresh pages of its own, over ~1 MB it would be external memory).
@@ -163,7 +200,7 @@ export function unpackLines(b: LineBatch, each: (item: Item) => void): void {
     const d = dir[i]!;
     const end = ends[i]!;
     if (d === OTHER) {
-      each(itemFromLine(b.others[k++]!));
+      each(itemFromLine(b.others[k++]!), -1);
     } else {
       if (end > pieceEnd) {
         let j = i;
@@ -172,13 +209,23 @@ export function unpackLines(b: LineBatch, each: (item: Item) => void): void {
         pieceEnd = ends[j]!;
         piece = bytes.toString('latin1', pieceStart, pieceEnd);
       }
-      const raw = piece.slice(start - pieceStart, end - pieceStart);
-      if (d === 2) {
-        const s: StderrItem = { seq: seq[i]!, t: t[i]!, dir: 'stderr', raw };
-        each(s);
+      if (d >= CHUNK) {
+        const c = d - CHUNK;
+        const update = (c % CHUNK_ESCAPED) >> 1;
+        const sidEnd = start - pieceStart + aux[i]!;
+        const sessionId = piece.slice(start - pieceStart, sidEnd);
+        const body = piece.slice(sidEnd, end - pieceStart);
+        const text = c >= CHUNK_ESCAPED ? (JSON.parse('"' + body + '"') as string) : body;
+        each(chunkFrame(seq[i]!, t[i]!, c & 1 ? 'c2a' : 'a2c', sessionId, update, body, text), update);
       } else {
-        // ASCII: the byte size is the length.
-        each(frameFromText(seq[i]!, t[i]!, d === 0 ? 'c2a' : 'a2c', raw, raw.length));
+        const raw = piece.slice(start - pieceStart, end - pieceStart);
+        if (d === 2) {
+          const s: StderrItem = { seq: seq[i]!, t: t[i]!, dir: 'stderr', raw };
+          each(s, -1);
+        } else {
+          // ASCII: the byte size is the length.
+          each(frameFromText(seq[i]!, t[i]!, d === 0 ? 'c2a' : 'a2c', raw, raw.length), -1);
+        }
       }
     }
     start = end;
@@ -219,7 +266,7 @@ export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayB
     const r = rows[i]![RAW];
     if (typeof r === 'string') cap += r.length;
   }
-  const buf = Buffer.allocUnsafeSlow(cap) as unknown as Buffer & Utf8Write;
+  const buf = Buffer.allocUnsafeSlow(cap) as unknown as Buffer & FastWrite;
   const ends = new Int32Array(n);
   const code = new Uint8Array(n);
   const columns: unknown[][] = [];

@@ -31,9 +31,12 @@ port.on('message', (m: ToWorker) => {
     fold = new CheckFold(m.ignore);
   } else if ('batch' in m || 'rows' in m) {
     if ('batch' in m) {
-      unpackLines(m.batch, (item) => {
-        if (isFrame(item)) correlator.observe(item);
-        fold.step(item);
+      unpackLines(m.batch, (item, chunk) => {
+        if (chunk >= 0) fold.step(item, chunk); // a notification: nothing to correlate
+        else {
+          if (isFrame(item)) correlator.observe(item);
+          fold.step(item);
+        }
       });
     } else unpackRows<ItemRow>(m.rows, (row) => fold.step(rowToItem!(row)));
     Atomics.store(counters, DONE, ++done);

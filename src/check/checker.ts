@@ -27,8 +27,14 @@ export interface CheckOptions {
 }
 
 export interface Checker {
-  /** Constant work per item; never throws, whatever the input. */
-  step(item: Item): Finding[];
+  /**
+   * Constant work per item; never throws, whatever the input. `chunk`: only for a frame made by
+   * wire/chunk-line.ts's chunkFrame, the index of its update kind; the schema's verdict on such a
+   * frame's params is the same for all of them (the session id and the text are only type-checked:
+   * both are `{"type":"string"}` in the schemas, which test/check/chunk-line.test.ts asserts), so it is
+   * worked out once per kind.
+   */
+  step(item: Item, chunk?: number): Finding[];
   /** End of recording: unanswered requests, terminals never released, ... */
   end(): Finding[];
   /** Current state (JSON-serializable; treat as read-only). */
@@ -88,6 +94,9 @@ export function createChecker(opts: CheckOptions = {}): Checker {
   let current: Rule = ALL_RULES[0]!;
   let schemaDone = false;
   let schemaValue: SchemaResult | undefined;
+  /** The chunk kind of the frame being checked (-1 for any other frame), and the schema's verdict by chunk kind. */
+  let chunkKind = -1;
+  const chunkSchema: (SchemaResult | undefined)[] = [];
   const onceKeys = new Set<string>();
 
   const facts: FrameFacts = { frame: undefined as unknown as Frame };
@@ -120,7 +129,11 @@ export function createChecker(opts: CheckOptions = {}): Checker {
     schema(): SchemaResult | undefined {
       if (schemaDone) return schemaValue;
       schemaDone = true;
-      schemaValue = computeSchema(ctx);
+      if (chunkKind < 0) schemaValue = computeSchema(ctx);
+      else {
+        if (!(chunkKind in chunkSchema)) chunkSchema[chunkKind] = computeSchema(ctx);
+        schemaValue = chunkSchema[chunkKind];
+      }
       return schemaValue;
     },
     report(message, o) {
@@ -194,8 +207,9 @@ export function createChecker(opts: CheckOptions = {}): Checker {
   }
 
   return {
-    step(item: Item): Finding[] {
+    step(item: Item, chunk?: number): Finding[] {
       out = [];
+      chunkKind = chunk ?? -1;
       try {
         state.items++;
         state.lastSeq = item.seq;

@@ -21,9 +21,10 @@ export class CheckFold {
     this.c = createChecker({ ignore });
   }
 
-  step(item: Item): void {
+  /** `chunk`: as Checker.step's. */
+  step(item: Item, chunk?: number): void {
     this.n++;
-    const f = this.c.step(item);
+    const f = this.c.step(item, chunk);
     for (let i = 0; i < f.length; i++) this.findings.push(f[i]!);
   }
 

@@ -120,6 +120,16 @@ export class TranscriptLineReader {
   private sawContent = false;
 
   /**
+   * Counts a frame line that was read without this reader (wire/chunk-line.ts recognised it: a
+   * `c2a`/`a2c` line with `t` and `raw` only, which read() would return as such): its seq.
+   */
+  countRecognised(t: number): number {
+    this.sawContent = true;
+    this.lastT = t;
+    return ++this.seq;
+  }
+
+  /**
    * Reads one line (`lineNo` 1-based, for errors). Returns undefined for a blank line, the header
    * and a line of a `dir` this version does not know (that line still takes its seq).
    * Throws TranscriptError on a line that breaks the format.

@@ -16,6 +16,35 @@ const PIECE_BYTES = 64 * 1024;
  * TranscriptError naming the file and the line for a bad line or a file that cannot be read.
  */
 export function* readTranscriptFile(file: string, reader = new TranscriptLineReader(), readBytes = READ_BYTES, prefetch = false): Generator<TranscriptLine[]> {
+  let out: TranscriptLine[] = [];
+  const sink: TranscriptSink = { line: (l) => void out.push(l) };
+  for (const _ of scanTranscriptFile(file, sink, reader, readBytes, prefetch)) {
+    if (out.length) {
+      yield out;
+      out = [];
+    }
+  }
+}
+
+/** Where scanTranscriptFile puts each line, in order. */
+export interface TranscriptSink {
+  /**
+   * Offered each line before the reader parses it, as the decoded `text` it is in and the index
+   * where it `start`s (it runs to the next `\n` or the end of `text`; `lineNo` 1-based): the index
+   * where the line ends when it took the line, else -1. The reader then never sees it (the sink must
+   * count it: TranscriptLineReader's countRecognised). For sinks that recognise lines without
+   * parsing them (wire/chunk-line.ts), which need not look for the line's end first.
+   */
+  take?(text: string, start: number, lineNo: number): number;
+  /** A line the reader read (blank lines, the header and notes never come here). */
+  line(l: TranscriptLine): void;
+}
+
+/**
+ * readTranscriptFile's loop, line by line into a sink: yields after each read's lines (a place for
+ * the caller to hand on what it gathered), in order. Errors as readTranscriptFile's.
+ */
+export function* scanTranscriptFile(file: string, sink: TranscriptSink, reader = new TranscriptLineReader(), readBytes = READ_BYTES, prefetch = false): Generator<void> {
   if (!existsSync(file)) throw new TranscriptError(`file ${file} does not exist; check the path`);
   if (statSync(file).isDirectory()) throw new TranscriptError(`${file} is a folder, not a transcript (.jsonl) file`);
   const fd = openSync(file, 'r');
@@ -45,7 +74,7 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
         }
         upto = cut + 1;
       } else if (end === 0) break;
-      const out: TranscriptLine[] = [];
+      const take = sink.take?.bind(sink);
       try {
         // Decoded a piece of lines at a time: a piece stays in V8's young generation (a string over
         // ~128 KB takes fresh pages of its own; over ~1 MB Node makes it external memory, which makes
@@ -65,11 +94,18 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
           p = q;
           let start = 0;
           while (start < text.length) {
+            lineNo++;
+            if (take !== undefined) {
+              const end = take(text, start, lineNo);
+              if (end >= 0) {
+                start = end + 1;
+                continue;
+              }
+            }
             let nl = text.indexOf('\n', start);
             if (nl < 0) nl = text.length;
-            lineNo++;
             const l = reader.read(start === 0 && nl === text.length ? text : text.slice(start, nl), lineNo);
-            if (l !== undefined) out.push(l);
+            if (l !== undefined) sink.line(l);
             start = nl + 1;
           }
         }
@@ -82,7 +118,7 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
       }
       buf.copy(buf, 0, upto, end);
       have = end - upto;
-      if (out.length) yield out;
+      yield;
       if (n === 0) break;
     }
   } finally {

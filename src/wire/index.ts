@@ -4,3 +4,4 @@ export * from './line-splitter.js';
 export * from './parse.js';
 export * from './correlate.js';
 export * from './make-frame.js';
+export * from './chunk-line.js';

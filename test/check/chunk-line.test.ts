@@ -1,0 +1,247 @@
+/**
+ * The chunk-line recogniser (src/wire/chunk-line.ts) against the generic path, item by item and
+ * finding by finding: every line it accepts must read (transcript line reader, then frameFromText)
+ * to exactly the Frame it makes, and the check's batches (recognised lines packed as a compact record)
+ * must unpack to the same items and the same findings as with recognition off. Compared on every
+ * recording in recordings/, on generated chunk lines, and on seeded mutations of chunk lines (escapes,
+ * unicode, control characters, key order, extra and missing fields, numbers, whitespace, cuts).
+ * Also asserts what the checker's memoised schema verdict relies on: the session id and the text are
+ * only type-checked by the schemas.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { CHUNK_UPDATES, chunkFrame, matchChunkLine, newChunkMatch } from '../../src/wire/chunk-line.js';
+import { itemFromLine, TranscriptLineReader, type TranscriptLine } from '../../src/transcript/format.js';
+import { LinePacker, unpackLines } from '../../src/check-run/batch.js';
+import { CheckFold } from '../../src/check/fold.js';
+import { Correlator } from '../../src/wire/correlate.js';
+import { isFrame, type Item } from '../../src/wire/frame.js';
+import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from '../../src/spec/schema-data.js';
+
+const ROOT = resolve(__dirname, '../..');
+
+function recordings(): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d)) {
+      const p = join(d, e);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (p.endsWith('.jsonl')) out.push(p);
+    }
+  };
+  walk(join(ROOT, 'recordings'));
+  return out.sort();
+}
+
+/** Every own field, in order, with nested values (what a consumer can see of an item). */
+const show = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'number' && Object.is(x, -0) ? '-0' : x));
+
+/** The generic reading of one line (a fresh reader: no header, seq 1), or the error it throws. */
+function generic(line: string): { item?: Item; error?: string } {
+  try {
+    const l = new TranscriptLineReader().read(line, 1);
+    return l === undefined ? {} : { item: itemFromLine(l) };
+  } catch (e) {
+    return { error: (e as Error).message };
+  }
+}
+
+const m = newChunkMatch();
+/** Null when refused; else the Frame the recogniser makes for the line (seq 1). */
+function recognised(line: string): Item | null {
+  const end = matchChunkLine(line, m);
+  if (end < 0) return null;
+  expect(end).toBe(line.length);
+  // Also inside a piece of lines, at an offset, it ends at the line's end.
+  const m2 = newChunkMatch();
+  expect(matchChunkLine(`x\n${line}\ny`, m2, 2)).toBe(2 + line.length);
+  expect({ ...m2, sidStart: m2.sidStart - 2, sidEnd: m2.sidEnd - 2 }).toEqual(m);
+  return chunkFrame(1, m.t, m.dir, line.slice(m.sidStart, m.sidEnd), m.update, m.body, m.text);
+}
+
+const stats = { accepted: 0, refused: 0 };
+/** Asserts the recogniser agrees with the generic path on `line`; returns whether it accepted it. */
+function agree(line: string): boolean {
+  const fast = recognised(line);
+  if (fast === null) {
+    stats.refused++;
+    return false;
+  }
+  stats.accepted++;
+  const g = generic(line);
+  expect(g.error, `accepted a line the reader refuses: ${line.slice(0, 300)}`).toBeUndefined();
+  expect(show(fast), line.slice(0, 300)).toBe(show(g.item));
+  expect(Object.is((fast as { t: number }).t, g.item!.t)).toBe(true);
+  return true;
+}
+
+/** Items and findings of a transcript's lines through the check's batches, with or without recognition. */
+function viaBatches(lines: string[], recognise: boolean, batchBytes: number): { items: string[]; findings: string } {
+  const reader = new TranscriptLineReader();
+  const packer = new LinePacker(batchBytes);
+  const batches = [];
+  const mm = newChunkMatch();
+  lines.forEach((text, i) => {
+    if (recognise && matchChunkLine(text, mm) >= 0) packer.chunk(text, mm, reader.countRecognised(mm.t));
+    else {
+      const l: TranscriptLine | undefined = reader.read(text, i + 1);
+      if (l !== undefined) packer.line(l);
+    }
+    if (packer.full) batches.push(packer.take().batch);
+  });
+  if (!packer.empty) batches.push(packer.take().batch);
+  const fold = new CheckFold([]);
+  const correlator = new Correlator();
+  const items: string[] = [];
+  for (const b of batches) {
+    unpackLines(b, (item, chunk) => {
+      if (chunk >= 0) fold.step(item, chunk);
+      else {
+        if (isFrame(item)) correlator.observe(item);
+        fold.step(item);
+      }
+      items.push(show(item));
+    });
+  }
+  return { items, findings: show(fold.finish()) };
+}
+
+function expectSameBatches(lines: string[]): void {
+  for (const bytes of [256 * 1024, 700]) {
+    const a = viaBatches(lines, false, bytes);
+    const b = viaBatches(lines, true, bytes);
+    expect(b.items.length).toBe(a.items.length);
+    for (let i = 0; i < a.items.length; i++) expect(b.items[i]).toBe(a.items[i]);
+    expect(b.findings).toBe(a.findings);
+  }
+}
+
+// ---- generated and mutated chunk lines ------------------------------------------------------------
+
+function rng(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const TEXTS = ['', 'Hello', 'line\nbreak', 'tab\there', 'quote " and \\ backslash', 'slash / and \u007f', 'é unicode ✓', '\u0001 control', '\ud83d\ude00 emoji', 'lone \ud800 surrogate', '\\n literal', '</script>'];
+const SIDS = ['sess-1', 'a5dc82dc94cee8d0260add0a9ddd342a', '01a200f0-c663-71f3-8fbe-dce6bf30f7f6', '', 'has space', 's"q', 's\\b', 'é'];
+
+function frameOf(sid: string, kind: string, text: string): string {
+  return JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: sid, update: { sessionUpdate: kind, content: { type: 'text', text } } } });
+}
+function lineOf(t: number | string, dir: string, raw: string): string {
+  return `{"t":${t},"dir":"${dir}","raw":${JSON.stringify(raw)}}`;
+}
+
+const MUTATIONS: ((line: string, r: () => number) => string)[] = [
+  // insert a piece of text (line-level) somewhere
+  (l, r) => {
+    const pieces = ['\\\\"', '\\\\\\\\', '\\\\n', '\\\\u00e9', '\\\\ud800', '\\u00e9', 'é', '\u0001', '\t', '"', '\\', '\\"', '\\n', '\\u0022', '\\\\\\"', '\\/', '\\\\/', ' ', '\u007f', '\u2028', '\\\\u0000', '\\\\x41', '\\\\'];
+    const at = Math.floor(r() * l.length);
+    return l.slice(0, at) + pieces[Math.floor(r() * pieces.length)] + l.slice(at);
+  },
+  // delete a character
+  (l, r) => {
+    const at = Math.floor(r() * l.length);
+    return l.slice(0, at) + l.slice(at + 1);
+  },
+  // cut the line
+  (l, r) => l.slice(0, Math.floor(r() * l.length)),
+  // replace a character by another
+  (l, r) => {
+    const at = Math.floor(r() * l.length);
+    const cs = '{}[]":,\\ 0-.eE+a';
+    return l.slice(0, at) + cs[Math.floor(r() * cs.length)] + l.slice(at + 1);
+  },
+  // whitespace around or inside
+  (l, r) => [' ' + l, l + ' ', l + '\r', l.replace(',', ', '), l.replace(':', ' :'), l.replace('\\":\\"', '\\": \\"')][Math.floor(r() * 6)]!,
+  // numbers
+  (l, r) => {
+    const ts = ['0', '-0', '-0.0', '1e3', '1E-2', '01', '1.', '.5', '-', '1.5e1', '123456789012345678901234', '0.1', '0.30000000000000004', '9007199254740993', '1.00000000000000000000001', '5e-324', '1' + '0'.repeat(400), '12.', '-12.345', 'NaN', '"1"', 'null', '2.2250738585072014e-308', '0.000000000000000000000001', '1234567890.123456'];
+    return l.replace(/^\{"t":[^,]*,/, `{"t":${ts[Math.floor(r() * ts.length)]},`);
+  },
+  // key order, extra and missing fields (line or frame)
+  (l, r) => {
+    const k = Math.floor(r() * 8);
+    if (k === 0) return l.replace(/^\{"t":([^,]*),"dir":"(...)",/, '{"dir":"$2","t":$1,');
+    if (k === 1) return l.replace(/"\}$/, '","size":12}');
+    if (k === 2) return l.replace('{"t":', '{"x":1,"t":');
+    if (k === 3) return l.replace('\\"jsonrpc\\":\\"2.0\\",', '');
+    if (k === 4) return l.replace('\\"type\\":\\"text\\",\\"text\\"', '\\"text\\"');
+    if (k === 5) return l.replace('}}}}"}', '},\\"messageId\\":\\"m1\\"}}}"}');
+    if (k === 6) return l.replace(/^\{"t":[^,]*,/, '{');
+    return l.replace('"dir":"a2c"', '"dir":"stderr"');
+  },
+];
+
+describe('chunk-line recogniser', () => {
+  it('the schemas only type-check what the memoised verdict ignores (session id, text)', () => {
+    for (const s of [STABLE_SCHEMA, UNSTABLE_SCHEMA] as { $defs: Record<string, Record<string, unknown>> }[]) {
+      expect(s.$defs.SessionId).toEqual({ type: 'string' });
+      const text = s.$defs.TextContent as { properties: Record<string, unknown> };
+      expect(text.properties.text).toEqual({ type: 'string' });
+      const notification = s.$defs.SessionNotification as { properties: Record<string, unknown> };
+      expect(notification.properties.sessionId).toEqual({ allOf: [{ $ref: '#/$defs/SessionId' }] });
+      const variants = (s.$defs.SessionUpdate as { oneOf: { properties: { sessionUpdate: { const: string } }; allOf: unknown[] }[] }).oneOf;
+      for (const k of CHUNK_UPDATES) {
+        const v = variants.find((x) => x.properties.sessionUpdate.const === k)!;
+        expect(v.allOf).toEqual([{ $ref: '#/$defs/ContentChunk' }]);
+      }
+      const block = (s.$defs.ContentBlock as { oneOf: { properties: { type: { const: string } }; allOf: unknown[] }[] }).oneOf;
+      expect(block.find((x) => x.properties.type.const === 'text')!.allOf).toEqual([{ $ref: '#/$defs/TextContent' }]);
+    }
+  });
+
+  it('agrees with the generic path on every line of every recording, and through the check batches', () => {
+    let accepted = 0;
+    for (const file of recordings()) {
+      const lines = readFileSync(file, 'utf8').split('\n');
+      for (const l of lines) if (agree(l)) accepted++;
+      expectSameBatches(lines);
+    }
+    expect(accepted).toBeGreaterThan(30); // the recordings hold such lines: the fast path is exercised
+  });
+
+  it('agrees on generated chunk lines, and refuses non-ASCII and unprovable escapes', () => {
+    const lines: string[] = ['{"acpInspect":"recording","version":1}'];
+    let t = 0;
+    for (const sid of SIDS) for (const kind of [...CHUNK_UPDATES, 'tool_call_update', 'agent_message_chunkx']) for (const text of TEXTS) for (const dir of ['a2c', 'c2a']) {
+      t += 0.37;
+      const line = lineOf(t.toFixed(3), dir, frameOf(sid, kind, text));
+      const ok = agree(line);
+      lines.push(line);
+      const plain = /^[\x20-\x7e]*$/.test(sid) && !/["\\]/.test(sid) && (CHUNK_UPDATES as readonly string[]).includes(kind);
+      if (plain && /^[\x20-\x7e\n\t]*$/.test(text)) expect(ok, line).toBe(true);
+      // (JSON.stringify writes a lone surrogate as an escape: that text is ASCII on the line.)
+      if (!plain || /[^\x00-\x7f]/.test(line)) expect(ok, line).toBe(false);
+    }
+    expectSameBatches(lines);
+  });
+
+  it('agrees on seeded mutations of chunk lines (refused, or the same item)', () => {
+    const r = rng(20);
+    const bases: string[] = [];
+    for (const file of recordings()) for (const l of readFileSync(file, 'utf8').split('\n')) if (recognised(l)) bases.push(l);
+    for (const sid of SIDS.slice(0, 3)) for (const text of TEXTS) bases.push(lineOf('12.5', 'a2c', frameOf(sid, 'agent_message_chunk', text)));
+    const before = { ...stats };
+    const mutated: string[] = [];
+    for (let i = 0; i < 30_000; i++) {
+      let l = bases[Math.floor(r() * bases.length)]!;
+      const n = 1 + Math.floor(r() * 2);
+      for (let k = 0; k < n; k++) l = MUTATIONS[Math.floor(r() * MUTATIONS.length)]!(l, r);
+      agree(l);
+      if (mutated.length < 3000 && generic(l).error === undefined) mutated.push(l);
+    }
+    // Both outcomes occur: the mutations reach the fast path and its refusals.
+    expect(stats.accepted - before.accepted).toBeGreaterThan(1500);
+    expect(stats.refused - before.refused).toBeGreaterThan(3000);
+    expectSameBatches(mutated);
+  });
+});
