@@ -34,7 +34,7 @@ import { findViewerDir, loadStatic, type StaticFile } from './static.js';
 import { NotesHttpError, registerNoteRoutes } from './notes.js';
 import { registerSliceRoute } from './slice-route.js';
 import { SliceError } from '../transcript/slice.js';
-import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, LiveEvent, StoredFinding } from './types.js';
+import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from './types.js';
 
 export interface AppOptions {
   dbPath: string;
@@ -62,6 +62,8 @@ export type InspectorApp = Hono & {
   close(): void;
   readonly store: Store;
   readonly live: LiveBus;
+  /** The checker's model per recording, folded once and shared by the routes. */
+  readonly models: ModelCache;
 };
 
 const RULE_INFO = new Map(RULES.map((r) => [r.id, r]));
@@ -294,22 +296,37 @@ export function createApp(opts: AppOptions): InspectorApp {
     const id = recId(c);
     return c.json(listPosition(store, matches, id, c.req.query('q') ?? '', intParam(c.req.query('seq'), 1)));
   });
+  /** The model state after item `seq` as the detail carries it, or the error object in its place. */
+  const itemState = async (id: number, seq: number): Promise<ItemState> => {
+    try {
+      const s = await models.stateAt(id, seq);
+      return { state: s, stateSummary: summarizeState(s) };
+    } catch (e) {
+      return { state: { error: `the checker could not fold this recording: ${(e as Error).message}` } };
+    }
+  };
+  const itemOr404 = (id: number, seq: number) => {
+    const item = readItem(store, id, seq);
+    if (!item) throw new HttpError(404, `recording ${id} has no item ${seq}`);
+    return item;
+  };
+  // ?state=0: the detail without `state` and `stateSummary` (answered at once; the state can take
+  // seconds to fold far down a large recording), which `/state` gives alone.
+  app.get('/api/recordings/:id/items/:seq/state', async (c) => {
+    const id = recId(c);
+    const seq = intParam(c.req.param('seq'), 0);
+    itemOr404(id, seq);
+    return c.json(await itemState(id, seq));
+  });
   app.get('/api/recordings/:id/items/:seq', async (c) => {
     const id = recId(c);
     const seq = intParam(c.req.param('seq'), 0);
-    const item = readItem(store, id, seq);
-    if (!item) throw new HttpError(404, `recording ${id} has no item ${seq}`);
-    let state: unknown = null;
-    let stateSummary: string | undefined;
-    try {
-      const s = await models.stateAt(id, seq);
-      state = s;
-      stateSummary = summarizeState(s);
-    } catch (e) {
-      state = { error: `the checker could not fold this recording: ${(e as Error).message}` };
-    }
+    const item = itemOr404(id, seq);
+    const withState = c.req.query('state') !== '0';
+    const { state, stateSummary } = withState ? await itemState(id, seq) : { state: undefined, stateSummary: undefined };
     const detail: ItemDetail = {
-      item, pair: pairOf(store, id, item), findings: findingsAt(store, id, seq).map(withRuleInfo), state,
+      item, pair: pairOf(store, id, item), findings: findingsAt(store, id, seq).map(withRuleInfo),
+      ...(withState ? { state } : {}),
       ...(stateSummary !== undefined ? { stateSummary } : {}),
     };
     if (item.dir === 'c2a' || item.dir === 'a2c') {
@@ -437,5 +454,6 @@ export function createApp(opts: AppOptions): InspectorApp {
     },
     store,
     live,
+    models,
   });
 }

@@ -61,11 +61,20 @@ export interface ItemDetail {
   /** The request this response answers, or the response this request got. */
   pair: Item | null;
   findings: FindingView[];
-  /** The checker's model state after this item (sessions, turn, modes, tool calls, ...). */
-  state: unknown;
+  /**
+   * The checker's model state after this item (sessions, turn, modes, tool calls, ...); absent (with
+   * stateSummary) only when the detail was asked for without it (`?state=0`), see ItemState.
+   */
+  state?: unknown;
   stateSummary?: string;
   /** For updates that patch an earlier entity: the entity before and after this item. */
   patch?: { entity: string; key: string; before: unknown; after: unknown; previousSeq: number | null };
+}
+
+/** The model state after one item alone (GET .../items/:seq/state): `state` is `{error}` when the checker could not fold. */
+export interface ItemState {
+  state: unknown;
+  stateSummary?: string;
 }
 
 /** Per-method traffic statistics. */
