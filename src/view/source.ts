@@ -10,7 +10,7 @@
  * read model needs (items, findings, states) is in both.
  */
 import type {
-  FindingView, ItemDetail, MethodStats, RecordingSummary, TimelineGroups, TimelinePage, TurnDetail, TurnInfo,
+  FindingView, ItemDetail, ItemState, MethodStats, RecordingSummary, TimelineGroups, TimelinePage, TurnDetail, TurnInfo,
 } from '../server/types.js';
 import type { Waterfall } from './waterfall.js';
 import type { Insights } from './insights.js';
@@ -35,8 +35,15 @@ export interface DataSource {
   page(id: number, q: string, offset: number, limit: number, signal?: AbortSignal): Promise<TimelinePage>;
   position(id: number, q: string, seq: number): Promise<Position>;
   /** One item with its pair, findings, the model state after it and the entity it patches. */
-  /** `signal` aborts the request (the selection moved on before the detail came). */
-  item(id: number, seq: number, signal?: AbortSignal): Promise<ItemDetail>;
+  /**
+   * `signal` aborts the request (the selection moved on before the detail came). With `withState`
+   * false a source may leave `state` out (the served API does: the state can take seconds to fold far
+   * down a large recording) and give it through `itemState`; a source without `itemState` always
+   * includes it.
+   */
+  item(id: number, seq: number, signal?: AbortSignal, withState?: boolean): Promise<ItemDetail>;
+  /** The model state after item `seq` alone, for a detail asked for without it. */
+  itemState?(id: number, seq: number, signal?: AbortSignal): Promise<ItemState>;
   findings(id: number): Promise<FindingView[]>;
   stats(id: number): Promise<MethodStats[]>;
   /** Prompt turns laid over the timeline filtered by `q`. */
@@ -80,7 +87,8 @@ export interface NoteView {
  * A new read model added to DataSource must be added here too (the compiler says so).
  */
 export const SOURCE_CALLS = ['recording', 'page', 'position', 'item', 'findings', 'stats', 'groups', 'turns', 'turn', 'waterfall', 'insights', 'notes', 'fixture'] as const satisfies readonly (keyof DataSource)[];
-type Unlisted = Exclude<keyof DataSource, 'caps' | (typeof SOURCE_CALLS)[number]>;
+// itemState is optional and left out: a source in memory gives the state with the detail.
+type Unlisted = Exclude<keyof DataSource, 'caps' | 'itemState' | (typeof SOURCE_CALLS)[number]>;
 const everyCallListed: [Unlisted] extends [never] ? true : Unlisted = true;
 void everyCallListed;
 

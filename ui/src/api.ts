@@ -4,14 +4,14 @@
  * never copied.
  */
 import type {
-  RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage,
+  RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage,
 } from '../../src/server/types.js';
 import type { DataSource, FixtureFile, NoteView, Position } from '../../src/view/source.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
 import type { AgentRow } from '../../src/server/types.js';
 
-export type { RecordingSummary, TimelinePage, ItemDetail, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage };
+export type { RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage };
 export type { TimelineRow } from '../../src/server/types.js';
 export type { DataSource, NoteView } from '../../src/view/source.js';
 export type { Waterfall, WaterfallSpan } from '../../src/view/waterfall.js';
@@ -62,7 +62,8 @@ export class HttpSource implements DataSource {
     return this.call<TimelinePage>(`/api/recordings/${id}/items?q=${enc(q)}&offset=${offset}&limit=${limit}`, { signal });
   }
   position(id: number, q: string, seq: number) { return this.call<Position>(`/api/recordings/${id}/position?q=${enc(q)}&seq=${seq}`); }
-  item(id: number, seq: number, signal?: AbortSignal) { return this.call<ItemDetail>(`/api/recordings/${id}/items/${seq}`, { signal }); }
+  item(id: number, seq: number, signal?: AbortSignal, withState = true) { return this.call<ItemDetail>(`/api/recordings/${id}/items/${seq}${withState ? '' : '?state=0'}`, { signal }); }
+  itemState(id: number, seq: number, signal?: AbortSignal) { return this.call<ItemState>(`/api/recordings/${id}/items/${seq}/state`, { signal }); }
   findings(id: number) { return this.call<FindingView[]>(`/api/recordings/${id}/findings`); }
   stats(id: number) { return this.call<MethodStats[]>(`/api/recordings/${id}/stats`); }
   groups(id: number, q: string) { return this.call<TimelineGroups>(`/api/recordings/${id}/groups?q=${enc(q)}`); }

@@ -1,6 +1,6 @@
 /** The detail of the selected item: JSON tree, raw text, its request/response pair, the model state, findings, and the diff for patching updates. */
 import { useEffect, useState } from 'preact/hooks';
-import { source, type ItemDetail } from './api.js';
+import { source, type ItemDetail, type ItemState } from './api.js';
 import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen, applyFilter } from './model.js';
 import { JsonTree } from './json-tree.js';
 import { ItemNotes } from './notes-view.js';
@@ -65,23 +65,42 @@ export function DetailPane() {
   const [detail, setDetail] = useState<ItemDetail | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [tab, setTab] = useState<Tab>('tree');
+  /** The model state of item `seq`, asked for apart from the detail (see below). */
+  const [fetched, setFetched] = useState<(ItemState & { seq: number }) | null>(null);
+  const [stateError, setStateError] = useState<string | null>(null);
 
   useEffect(() => {
     if (id === null || seq === null) { setDetail(null); return undefined; }
     let live = true;
-    // Aborted when the selection moves on: the detail of a far item can wait for the checker's model
-    // to be folded up to it, and a browser opens only a few connections to a server at a time.
+    // Aborted when the selection moves on: a browser opens only a few connections to a server at a time.
     const abort = new AbortController();
     setError(null);
-    source.item(id, seq, abort.signal).then((d) => { if (live) setDetail(d); }).catch((e: Error) => { if (live) { setDetail(null); setError(e.message); } });
+    // Without the model state where the source can give it apart: far down a large recording the
+    // server folds the checker's model for seconds, and the frame, its pair and findings are ready now.
+    source.item(id, seq, abort.signal, !source.itemState).then((d) => { if (live) setDetail(d); }).catch((e: Error) => { if (live) { setDetail(null); setError(e.message); } });
     return () => { live = false; abort.abort(); };
   }, [id, seq]);
+
+  const hasDetail = !!detail && detail.item.seq === seq;
+  const needState = hasDetail && tab === 'state' && !('state' in detail) && !!source.itemState && !(fetched && fetched.seq === seq);
+  useEffect(() => {
+    if (!needState || id === null || seq === null || !source.itemState) return undefined;
+    let live = true;
+    // Asked only while the State tab is shown; aborted when the selection or the tab moves on (the
+    // server's fold goes on, so asking again later is quick).
+    const abort = new AbortController();
+    setStateError(null);
+    source.itemState(id, seq, abort.signal).then((s) => { if (live) setFetched({ ...s, seq }); })
+      .catch((e: Error) => { if (live && e.name !== 'AbortError') setStateError(e.message); });
+    return () => { live = false; abort.abort(); };
+  }, [id, seq, needState]);
 
   if (seq === null) return <aside class="detail empty-detail" aria-label="Detail"><p class="muted">Select an item (click, or j/k) to see its detail.</p></aside>;
   if (error) return <aside class="detail" aria-label="Detail"><p class="bad">{error}</p></aside>;
   if (!detail || detail.item.seq !== seq) return <aside class="detail" aria-label="Detail"><p class="muted">Loading #{seq}…</p></aside>;
 
-  const { item, pair, findings, state, patch } = detail;
+  const { item, pair, findings, patch } = detail;
+  const st: ItemState | null = 'state' in detail ? { state: detail.state, ...(detail.stateSummary !== undefined ? { stateSummary: detail.stateSummary } : {}) } : fetched && fetched.seq === seq ? fetched : null;
   const tabs: [Tab, string][] = [['tree', 'JSON'], ['raw', 'Raw'], ['pair', pair ? (pair.seq < item.seq ? 'Request' : 'Response') : 'Pair'], ['state', 'State'], ['findings', `Findings${findings.length ? ` (${findings.length})` : ''}`]];
   if (patch) tabs.push(['diff', 'Diff']);
   const active = tabs.some(([t]) => t === tab) ? tab : 'tree';
@@ -123,12 +142,14 @@ export function DetailPane() {
               <Body item={pair} />
             </>
           : <p class="muted">{(item as Frame).kind === 'request' ? 'No response to this request (yet).' : 'This item has no request/response pair.'}</p>)}
-        {active === 'state' && (
-          <>
-            {detail.stateSummary && <p class="state-summary">{detail.stateSummary}</p>}
-            <JsonTree value={state} open={2} />
-          </>
-        )}
+        {active === 'state' && (st
+          ? <>
+              {st.stateSummary && <p class="state-summary">{st.stateSummary}</p>}
+              <JsonTree value={st.state} open={2} />
+            </>
+          : stateError
+            ? <p class="bad">{stateError}</p>
+            : <p class="muted state-pending" role="status">Working out the state at #{item.seq}… (the checker's model is folded up to this item; the rest of the detail is ready)</p>)}
         {active === 'findings' && (findings.length === 0
           ? <p class="muted">No findings at this item.</p>
           : <ul class="finding-list">
