@@ -322,13 +322,8 @@ export function createApp(opts: AppOptions): InspectorApp {
     const id = recId(c);
     const seq = intParam(c.req.param('seq'), 0);
     const item = itemOr404(id, seq);
-    const withState = c.req.query('state') !== '0';
-    const { state, stateSummary } = withState ? await itemState(id, seq) : { state: undefined, stateSummary: undefined };
-    const detail: ItemDetail = {
-      item, pair: pairOf(store, id, item), findings: findingsAt(store, id, seq).map(withRuleInfo),
-      ...(withState ? { state } : {}),
-      ...(stateSummary !== undefined ? { stateSummary } : {}),
-    };
+    const st = c.req.query('state') !== '0' ? await itemState(id, seq) : undefined;
+    const detail: ItemDetail = { item, pair: pairOf(store, id, item), findings: findingsAt(store, id, seq).map(withRuleInfo), ...st };
     if (item.dir === 'c2a' || item.dir === 'a2c') {
       const target = patchTarget(item as Frame);
       if (target) {

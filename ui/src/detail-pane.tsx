@@ -100,7 +100,7 @@ export function DetailPane() {
   if (!detail || detail.item.seq !== seq) return <aside class="detail" aria-label="Detail"><p class="muted">Loading #{seq}…</p></aside>;
 
   const { item, pair, findings, patch } = detail;
-  const st: ItemState | null = 'state' in detail ? { state: detail.state, ...(detail.stateSummary !== undefined ? { stateSummary: detail.stateSummary } : {}) } : fetched && fetched.seq === seq ? fetched : null;
+  const st: ItemState | null = 'state' in detail ? { state: detail.state, stateSummary: detail.stateSummary } : fetched?.seq === seq ? fetched : null;
   const tabs: [Tab, string][] = [['tree', 'JSON'], ['raw', 'Raw'], ['pair', pair ? (pair.seq < item.seq ? 'Request' : 'Response') : 'Pair'], ['state', 'State'], ['findings', `Findings${findings.length ? ` (${findings.length})` : ''}`]];
   if (patch) tabs.push(['diff', 'Diff']);
   const active = tabs.some(([t]) => t === tab) ? tab : 'tree';
