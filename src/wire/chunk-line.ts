@@ -131,7 +131,7 @@ export function matchChunkLine(text: string, m: ChunkMatch, from = 0): number {
     m.dir = r[2] === 'a2c' ? 'a2c' : 'c2a';
     m.sidStart = from + L_T.length + r[1]!.length + L_DIR_A2C.length;
     m.sidEnd = m.sidStart + r[3]!.length;
-    m.update = r[4] === CHUNK_UPDATES[0] ? 0 : r[4] === CHUNK_UPDATES[1] ? 1 : 2;
+    m.update = CHUNK_UPDATES.indexOf(r[4] as ChunkUpdate);
     m.body = m.text = r[5]!;
     return PLAIN.lastIndex;
   }
