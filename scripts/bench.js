@@ -9,7 +9,8 @@
  * every frame of a tap run must be in its SQLite file. Then: tap start-up, the tap's RSS when idle
  * (against a bare Node pass-through), peak RSS of the tap through a large flood and how fast its
  * recorder indexes that flood once it is over (frames/s from the flood's end to its last frame's
- * row, seen by polling the SQLite file), `check` speed and peak RSS, the UI on a large recording
+ * row, seen by polling the SQLite file) beside SQLite's own rate storing the same rows (its floor),
+ * `check` speed and peak RSS, the UI on a large recording
  * (1M items in SQLite): its API, and the page in chromium (first rows, each filter, a jump to a seq),
  * and Compare of two runs of one scenario (the Compare view's requests, the whole answer in one
  * request, and `acp-inspect diff`).
@@ -704,6 +705,45 @@ function tapCpu(pid) {
   return { total: ts.reduce((a, t) => a + t.ms, 0), worker: ts.filter(recorderThread(ts, pid)).reduce((a, t) => a + t.ms, 0) };
 }
 
+/**
+ * The peer of the indexing rate: what SQLite alone takes to store the same rows. The flood's rows are
+ * copied from the tap's file by `INSERT … SELECT` into a fresh database that the store created
+ * (same schema and indexes, page size, write-ahead log, synchronous setting), 500 rows per
+ * transaction as the recorder's batches, the log checkpointed every 64 MiB as the recorder does: no
+ * JavaScript per row, no checker, no reading of the ring. Returns rows/s and CPU µs per row, or null.
+ */
+async function sqliteFloor(tmp, src) {
+  let Store;
+  try {
+    ({ Store } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'store', 'store.js')).href));
+  } catch {
+    return null;
+  }
+  const file = join(tmp, 'floor.db');
+  const store = Store.open(file);
+  try {
+    const db = store.db;
+    const page = db.pragma('page_size', { simple: true });
+    db.pragma(`wal_autocheckpoint = ${Math.ceil((64 * 1024 * 1024) / page)}`);
+    db.prepare('ATTACH ? AS src').run(src);
+    const rec = db.prepare('SELECT max(id) AS id FROM src.recordings').get().id;
+    db.prepare('INSERT INTO main.recordings SELECT * FROM src.recordings WHERE id = ?').run(rec);
+    const { lo, hi } = db.prepare('SELECT min(seq) AS lo, max(seq) AS hi FROM src.items WHERE recording_id = ?').get(rec);
+    const copy = db.prepare('INSERT INTO main.items SELECT * FROM src.items WHERE recording_id = ? AND seq >= ? AND seq < ? ORDER BY seq');
+    const batch = db.transaction((from) => copy.run(rec, from, from + 500).changes);
+    let rows = 0;
+    const c0 = process.cpuUsage();
+    const t0 = performance.now();
+    for (let from = lo; from <= hi; from += 500) rows += batch(from);
+    const ms = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    return { rows, rowsPerSec: rows / (ms / 1000), cpuUsPerRow: (c.user + c.system) / rows };
+  } finally {
+    store.close();
+    for (const x of ['', '-wal', '-shm']) rmSync(file + x, { force: true });
+  }
+}
+
 async function benchRss(o, tmp, results) {
   const size = 1024;
   const count = Math.floor((o.rssMb * 1024 * 1024) / size);
@@ -752,9 +792,11 @@ async function benchRss(o, tmp, results) {
   }
   log(`  recorded ${rec.c2a + rec.a2c}/${expectedFrames} frames, gaps ${rec.gaps}, findings ${rec.findings}, status ${rec.status}; the tap exited ${fmt(exitMs, 0)} ms after the last frame was stored and stdin closed`);
   if (rec.c2a + rec.a2c !== expectedFrames || rec.gaps) log(`  (a bounded recorder that falls behind skips data and marks the gap; here: ${rec.reason ?? 'no reason stored'})`);
+  const floor = await sqliteFloor(tmp, db);
+  if (floor) log(`  SQLite alone, storing the same ${floor.rows} rows (INSERT … SELECT into a fresh file, same schema and settings, 500 rows a transaction): ${fmt(floor.rowsPerSec / 1000, 1)}k rows/s, ${fmt(floor.cpuUsPerRow, 1)} µs CPU/row${indexRate ? `; the recorder reached ${fmt(indexRate / floor.rowsPerSec)} of it` : ''}`);
   results.rss = {
     mb: o.rssMb, frameSize: size, peakMiB: peak / 1024, floodMiBs: exp.len / 1048576 / (floodMs / 1000), recorded: rec, expectedFrames, exitMs,
-    indexMs, indexFramesPerSec: indexRate, indexCpuUsPerFrame: indexMs === null ? null : cpuUs('total'), indexRecorderCpuUsPerFrame: indexMs === null ? null : cpuUs('worker'),
+    indexMs, indexFramesPerSec: indexRate, sqliteFloor: floor, indexVsFloor: floor && indexRate ? indexRate / floor.rowsPerSec : null, indexCpuUsPerFrame: indexMs === null ? null : cpuUs('total'), indexRecorderCpuUsPerFrame: indexMs === null ? null : cpuUs('worker'),
   };
   rmSync(db, { force: true });
   rmSync(`${db}-wal`, { force: true });
