@@ -7,17 +7,18 @@
  * Then violations are planted into the real recording and must be found.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseTranscript } from '../../src/transcript/format.js';
 import { checkRecording, type Finding } from '../../src/check/index.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, '..', '..');
 const tmp = mkdtempSync(join(tmpdir(), 'acp-check-peers-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 const errors = (f: Finding[]) => f.filter((x) => x.severity === 'error');
 
 function checkFile(file: string): Finding[] {
