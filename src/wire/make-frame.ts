@@ -13,6 +13,11 @@ export function frameFromText(seq: number, t: number, dir: Direction, raw: strin
 
 export function frameFromBytes(seq: number, t: number, dir: Direction, bytes: Buffer): Frame {
   const { text, valid } = decodeUtf8(bytes);
+  return frameFromDecoded(seq, t, dir, bytes, text, valid);
+}
+
+/** frameFromBytes for bytes already decoded: `text` and `valid` are what decodeUtf8(bytes) gave. */
+export function frameFromDecoded(seq: number, t: number, dir: Direction, bytes: Buffer, text: string, valid: boolean): Frame {
   const frame = frameFromText(seq, t, dir, text, bytes.length);
   if (!valid) {
     frame.rawBase64 = bytes.toString('base64');

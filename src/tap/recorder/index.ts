@@ -77,7 +77,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   }, opts.busyTimeoutMs);
   const live = new LiveCheck(config, send);
   const lines = new LineIndexer(config, {
-    onItem: (item, bytes) => writer.add(item, bytes, live.step(item)),
+    onItem: (item, bytes, chunk) => writer.add(item, bytes, live.step(item, chunk)),
     onPeer: (info) => writer.setPeer(info),
     onIncomplete: (reason) => writer.noteIncomplete(reason),
   });

@@ -8,7 +8,8 @@ import type { RecorderConfig, StreamCode, ToRecorder } from '../messages.js';
 import { A2C, C2A, STDERR } from '../messages.js';
 import { decodeUtf8 } from '../../wire/line-splitter.js';
 import { CappedLineSplitter, DEFAULT_LINE_CAP, type CappedLine } from '../capped-splitter.js';
-import { frameFromBytes } from '../../wire/make-frame.js';
+import { frameFromDecoded } from '../../wire/make-frame.js';
+import { chunkFrameOf, type ChunkKind } from '../../wire/chunk-frame.js';
 import { Correlator } from '../../wire/correlate.js';
 import type { Frame, Item } from '../../wire/frame.js';
 import { peerInfoFromFrame } from '../../store/store.js';
@@ -18,8 +19,11 @@ import { redactFrame } from '../../redact.js';
 const LINE_CAP = DEFAULT_LINE_CAP;
 
 export interface LineHooks {
-  /** An item, in order; `bytes` is about what it holds in memory until it is written. */
-  onItem(item: Item, bytes: number): void;
+  /**
+   * An item, in order; `bytes` is about what it holds in memory until it is written. `chunk`: for a
+   * text chunk frame recognised by chunkFrameOf, its update kind (see Checker.step), else undefined.
+   */
+  onItem(item: Item, bytes: number, chunk?: number): void;
   /** A request or result named a peer (name, version, protocol version). */
   onPeer(info: Record<string, unknown>): void;
   /** Something was lost on the way (a gap): the recording is incomplete. */
@@ -30,6 +34,7 @@ export class LineIndexer {
   private readonly splitters = [new CappedLineSplitter(LINE_CAP), new CappedLineSplitter(LINE_CAP), new CappedLineSplitter(LINE_CAP)];
   private readonly correlator = new Correlator();
   private seq = 0;
+  private readonly chunkKind: ChunkKind = { update: -1 };
   /** The time of the newest item so far: items are stored in order, and their times must not go back. */
   lastT = 0;
 
@@ -70,14 +75,14 @@ export class LineIndexer {
     return t;
   }
 
-  private push(item: Item, bytes: number): void {
+  private push(item: Item, bytes: number, chunk?: number): void {
     // Items are stored in the order the tap handed them over (one lock for both forwarding threads and
     // the main thread), but each took its time just before that lock: a thread preempted in between
     // (a busy machine) would make the timeline go back by a fraction of a millisecond. It never does:
     // an item is stamped no earlier than the one before it.
     if (item.t > this.lastT) this.lastT = item.t;
     else item.t = this.lastT;
-    this.hooks.onItem(item, bytes);
+    this.hooks.onItem(item, bytes, chunk);
   }
 
   private onLine(code: StreamCode, t: number, capped: CappedLine): void {
@@ -90,7 +95,13 @@ export class LineIndexer {
       this.push({ seq, t, dir: 'stderr', raw: text }, line.length);
       return;
     }
-    let frame: Frame = frameFromBytes(seq, t, code === C2A ? 'c2a' : 'a2c', line);
+    const dir = code === C2A ? 'c2a' : 'a2c';
+    const { text, valid } = decodeUtf8(line);
+    // The commonest frame, a text chunk, is recognised without JSON.parse (the same frame either way).
+    let chunk = -1;
+    let frame: Frame | null = valid ? chunkFrameOf(seq, t, dir, text, line.length, this.chunkKind) : null;
+    if (frame) chunk = this.chunkKind.update;
+    else frame = frameFromDecoded(seq, t, dir, line, text, valid);
     if (capped.size > line.length) {
       // Past the recorder's line cap: only the first bytes were kept, so the frame cannot be parsed.
       frame.size = capped.size;
@@ -113,6 +124,8 @@ export class LineIndexer {
       const info = peerInfoFromFrame(frame);
       if (Object.keys(info).length) this.hooks.onPeer(info);
     }
-    this.push(frame, Math.min(line.length, config.maxFrameBytes ?? Infinity) + 200);
+    // A recognised chunk stays one only while it is the frame recognised (not cut or redacted since).
+    if (chunk >= 0 && (frame.truncated || config.redact)) chunk = -1;
+    this.push(frame, Math.min(line.length, config.maxFrameBytes ?? Infinity) + 200, chunk >= 0 ? chunk : undefined);
   }
 }

@@ -9,7 +9,8 @@ import type { StoredFinding } from '../../store/store.js';
 import type { LiveTrace } from '../../otel/live.js';
 
 interface Checker {
-  step(item: Item): StoredFinding[];
+  /** `chunk`: see Checker.step in check/checker.ts (the update kind of a recognised text chunk frame). */
+  step(item: Item, chunk?: number): StoredFinding[];
   end(): StoredFinding[];
 }
 
@@ -61,12 +62,12 @@ export class LiveCheck {
     }
   }
 
-  /** Folds one item in; returns its findings (and hands both to the trace). */
-  step(item: Item): StoredFinding[] {
+  /** Folds one item in (`chunk`: see LineHooks.onItem); returns its findings (and hands both to the trace). */
+  step(item: Item, chunk?: number): StoredFinding[] {
     let findings = NONE;
     if (this.checker) {
       try {
-        findings = this.checker.step(item);
+        findings = this.checker.step(item, chunk);
       } catch {
         this.checker = null;
       }

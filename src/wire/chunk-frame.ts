@@ -1,0 +1,74 @@
+/**
+ * Recognises the most common frame on the wire without JSON.parse: a `session/update` notification
+ * streaming a piece of text, in the exact form the ACP SDK writes it (JSON.stringify of its object
+ * literal: its keys in its order, no whitespace):
+ *
+ *   {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"T"}}}}
+ *
+ * with `sessionUpdate` one of CHUNK_UPDATES. A burst is mostly such frames, and the tap's recorder
+ * spent most of its own (non-SQLite) time per frame in JSON.parse of them. This is the raw-frame
+ * sibling of chunk-line.ts (which recognises the same frame inside a transcript line).
+ *
+ * The contract: `chunkFrameOf` returns a frame only when `frameFromText` would make the same one
+ * from that text (same fields in the same order, the same `json`), and says which update kind it is
+ * (for Checker.step's memoised schema verdict). The session id must have no escapes; the text may
+ * have any JSON escape (decoded by JSON.parse of that string alone) and any character JSON allows
+ * in a string unescaped (so non-ASCII too: the caller hands over text decoded from valid UTF-8 only).
+ * Anything else (other keys, another order, whitespace, a trailing `\r`, a bad escape, a raw control
+ * character) is refused: the caller takes its generic path. Pure: no Node built-ins.
+ */
+import type { Direction, Frame } from './frame.js';
+import { CHUNK_UPDATES } from './chunk-line.js';
+
+const F_HEAD = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"';
+const F_KIND = '","update":{"sessionUpdate":"';
+const F_TEXT = '","content":{"type":"text","text":"';
+const F_TAIL = '"}}}}';
+
+const reEsc = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+/** A character a JSON string may hold as is: anything but `"`, `\` and the control characters U+0000–U+001F. */
+const PLAIN_CHAR = '[^"\\\\\\x00-\\x1f]';
+/** A JSON escape (ECMA-404): `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\uXXXX`. */
+const ESCAPE = '\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})';
+const head = '^' + reEsc(F_HEAD) + '(' + PLAIN_CHAR + '*)' + reEsc(F_KIND) + '(' + CHUNK_UPDATES.join('|') + ')' + reEsc(F_TEXT);
+/** The whole frame with a text without escapes (the common case: one pass, no backtracking). */
+const PLAIN = new RegExp(head + '(' + PLAIN_CHAR + '*)' + reEsc(F_TAIL) + '$');
+/** The whole frame with a text that has escapes (a string body in JSON's grammar, unrolled: no backtracking blow-up). */
+const ESCAPED = new RegExp(head + '(' + PLAIN_CHAR + '*(?:' + ESCAPE + PLAIN_CHAR + '*)+)' + reEsc(F_TAIL) + '$');
+
+/** Where chunkFrameOf says which update kind it recognised: an index into CHUNK_UPDATES. */
+export interface ChunkKind {
+  update: number;
+}
+
+/**
+ * The frame `frameFromText(seq, t, dir, raw, size)` would make, when `raw` is a text chunk frame in
+ * the SDK's form (see above), else null; `out.update` then holds its update kind. `raw` must be
+ * the whole line (without its `\n`) decoded from valid UTF-8, and `size` its length in bytes.
+ */
+export function chunkFrameOf(seq: number, t: number, dir: Direction, raw: string, size: number, out: ChunkKind): Frame | null {
+  if (raw.charCodeAt(0) !== 0x7b || raw.charCodeAt(raw.length - 1) !== 0x7d) return null;
+  let r = PLAIN.exec(raw);
+  let text: string;
+  if (r !== null) text = r[3]!;
+  else {
+    r = ESCAPED.exec(raw);
+    if (r === null) return null;
+    // The body is a JSON string's body by the grammar above, so this is what JSON.parse of the whole frame gives it.
+    text = JSON.parse('"' + r[3]! + '"') as string;
+  }
+  const sessionId = r[1]!;
+  const kind = r[2]!;
+  out.update = CHUNK_UPDATES.indexOf(kind as (typeof CHUNK_UPDATES)[number]);
+  return {
+    seq,
+    t,
+    dir,
+    raw,
+    size,
+    kind: 'notification',
+    method: 'session/update',
+    json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: kind, content: { type: 'text', text } } } },
+    sessionId,
+  };
+}
