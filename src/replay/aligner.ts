@@ -125,13 +125,14 @@ export class Aligner {
   readonly map: VolatileMap;
   readonly divergences: Divergence[] = [];
   private readonly frames: Frame[];
-  private readonly bySeq = new Map<number, Frame>();
   private readonly responseOf = new Map<number, Frame>();
   private readonly consumed = new Set<number>();
   private readonly liveToRec = new Map<number, Frame>();
   private readonly correlator = new Correlator();
   private readonly window: number;
   private readonly byKey = new Map<string, KeyList>();
+  /** The match keys made so far, by direction and kind, method and update kind (see `keyOf`). */
+  private readonly keys: Array<Map<string, Map<string | undefined, string>>> = [new Map(), new Map(), new Map(), new Map()];
   /** All recorded frames, lines that are not JSON-RPC by direction, responses to no request by direction and kind. */
   private readonly open: OpenList;
   private readonly invalidByDir = new Map<string, OpenList>();
@@ -150,14 +151,12 @@ export class Aligner {
       return l;
     };
     for (const f of this.frames) {
-      this.bySeq.set(f.seq, f);
       this.open.push(f);
       if (f.replyTo !== undefined) this.responseOf.set(f.replyTo, f);
       else if (f.kind === 'result' || f.kind === 'error') listIn(this.orphanResponses, `${f.dir} ${f.kind}`).push(f);
       if (f.kind === 'invalid') listIn(this.invalidByDir, f.dir).push(f);
-      const k = matchKey(f);
-      if (k !== undefined) {
-        const key = `${f.dir} ${k}`;
+      const key = this.keyOf(f);
+      if (key !== undefined) {
         let list = this.byKey.get(key);
         if (!list) this.byKey.set(key, (list = { all: new OpenList(this.consumed), bySession: new Map() }));
         list.all.push(f);
@@ -317,8 +316,23 @@ export class Aligner {
     return { frames: list.all, filtered: true };
   }
 
+  /**
+   * `${dir} ${matchKey(f)}`, the same string object for every frame of a key (no string is built per
+   * frame, and the lists are found by a string whose hash is known).
+   */
+  private keyOf(f: Frame): string | undefined {
+    if ((f.kind !== 'request' && f.kind !== 'notification') || f.method === undefined) return undefined;
+    const upd = updateKind(f);
+    const byMethod = this.keys[(f.dir === 'c2a' ? 0 : 2) + (f.kind === 'request' ? 0 : 1)]!;
+    let byUpd = byMethod.get(f.method);
+    if (!byUpd) byMethod.set(f.method, (byUpd = new Map()));
+    let key = byUpd.get(upd);
+    if (key === undefined) byUpd.set(upd, (key = `${f.dir} ${matchKey(f)!}`));
+    return key;
+  }
+
   private matchMessage(live: Frame): Observation {
-    const key = `${live.dir} ${matchKey(live)!}`;
+    const key = this.keyOf(live)!;
     const list = this.byKey.get(key);
     let best: { f: Frame; diffs: PathDiff[] } | undefined;
     let considered = 0;

@@ -66,8 +66,16 @@ export class Comparison {
   private readonly extraByB: Map<number, Divergence & { kind: 'extra' }>;
   private readonly patchOpts: Parameters<typeof framePatch>[2];
 
-  constructor(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}) {
+  /** The first recording's side of matched rows, built while its JSON was parsed (when every row is wanted). */
+  private readonly sidesA: Map<number, CompareFrame> | undefined;
+
+  /**
+   * `allRows`: every row will be built (the whole answer): the first recording's side of a matched
+   * row is built while the frame's JSON is parsed for matching, instead of parsing it again.
+   */
+  constructor(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}, allRows = false) {
     const ignore = new IgnoreSet(opts.ignore ?? []);
+    const sidesA = allRows ? new Map<number, CompareFrame>() : undefined;
     // Of b: every frame's seq, t and dir, in order; whole only the frames unmatched or matched with
     // differences, and with mergeChunks the text chunks (a merged message may differ where its chunks did not).
     const seqB: number[] = [];
@@ -82,6 +90,7 @@ export class Comparison {
         tB.push(f.t);
         dirB.push(f.dir as 'c2a' | 'a2c');
         if (!obs.matched || obs.diffs.length > 0 || (opts.mergeChunks && isTextChunk(f))) keptB.set(f.seq, f);
+        if (sidesA && obs.matched) sidesA.set(obs.recorded.seq, side(obs.recorded));
       },
     });
     const bByA = new Map<number, number>();
@@ -168,6 +177,12 @@ export class Comparison {
     this.missingByA = missingByA;
     this.extraByB = extraByB;
     this.patchOpts = { map: d.map, ignore, recordedLabel: 'a', liveLabel: 'b' };
+    this.sidesA = sidesA;
+  }
+
+  /** The first recording's side of a row. */
+  private sideA(f: Frame): CompareFrame {
+    return this.sidesA?.get(f.seq) ?? side(f);
   }
 
   get length(): number {
@@ -196,30 +211,30 @@ export class Comparison {
     const changed = this.changedByA.get(f.seq);
     if (sb !== undefined) {
       if (changed) {
-        const row: CompareRow = { status: 'changed', a: side(f), b: side(this.keptB.get(sb)!), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }) };
+        const row: CompareRow = { status: 'changed', a: this.sideA(f), b: side(this.keptB.get(sb)!), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }) };
         const p = patchOf(changed.recorded, changed.live);
         if (p !== undefined) row.patch = p;
         return row;
       }
       // Equal once normalised: the b side needs only its position (keeps big comparisons small).
       const k = this.indexB.get(sb)!;
-      return { status: 'same', a: side(f), b: { seq: sb, t: this.tB[k]!, dir: this.dirB[k]! } };
+      return { status: 'same', a: this.sideA(f), b: { seq: sb, t: this.tB[k]!, dir: this.dirB[k]! } };
     }
     const m = this.missingByA.get(f.seq);
     if (m) {
-      const row: CompareRow = { status: 'missing', a: side(f), ...(m.reason ? { reason: m.reason } : {}) };
+      const row: CompareRow = { status: 'missing', a: this.sideA(f), ...(m.reason ? { reason: m.reason } : {}) };
       const p = patchOf(m.recorded, undefined);
       if (p !== undefined) row.patch = p;
       return row;
     }
     if (changed) {
       // Merged chunks that differ: the change is reported on the first chunk of the message.
-      const row: CompareRow = { status: 'changed', a: side(f), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }), reason: 'streamed chunks merged into one message' };
+      const row: CompareRow = { status: 'changed', a: this.sideA(f), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }), reason: 'streamed chunks merged into one message' };
       const p = patchOf(changed.recorded, changed.live);
       if (p !== undefined) row.patch = p;
       return row;
     }
-    return { status: 'merged', a: side(f) };
+    return { status: 'merged', a: this.sideA(f) };
   }
 
   /** Rows `from` to `to` (exclusive). */
@@ -235,7 +250,7 @@ export class Comparison {
  * the second recording only the position of each frame is kept, and the frames its rows show whole.
  */
 export function compareFrames(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}): Omit<CompareResult, 'a' | 'b'> {
-  const c = new Comparison(framesA, framesB, opts);
+  const c = new Comparison(framesA, framesB, opts, true);
   const { same, matched, framesA: nA, framesB: nB, changed, missing, extra, ...rest } = c.summary;
   return { same, matched, framesA: nA, framesB: nB, changed, missing, extra, rows: c.rows(), ...rest };
 }

@@ -70,7 +70,9 @@ function lazyFrameOf(r: Row, names: Map<string, string>): LazyJsonFrame {
     names.set(s, s);
     return s;
   };
-  const f = new LazyJsonFrame(seq, t, dir === 'c2a' ? 'c2a' : 'a2c', raw, size ?? utf8Length(raw), kind === null ? 'invalid' : (KINDS[kind] ?? (kind as FrameKind)), parse, now);
+  // A line stored as a JSON-RPC message and not cut was parsed when it was stored: it is well-formed.
+  const wellFormed = kind !== null && kind !== 'invalid' && !truncated;
+  const f = new LazyJsonFrame(seq, t, dir === 'c2a' ? 'c2a' : 'a2c', raw, size ?? utf8Length(raw), kind === null ? 'invalid' : (KINDS[kind] ?? (kind as FrameKind)), parse, now, wellFormed);
   if (method !== null) f.method = intern(method);
   else if (now?.value !== undefined) {
     const m = classify(now.value).method;

@@ -24,7 +24,8 @@ import { isFrame, type Frame } from '../../src/wire/frame.js';
 import { Comparison, compareFrames, type CompareOptions } from '../../src/server/compare.js';
 import { diffFramesReport, differenceJson } from '../../src/cli/diff-run.js';
 import { renderDivergences } from '../../src/replay/report.js';
-import { mutate, scenario, storeLines } from './compare-fuzz.js';
+import { parseOrUndefined, recognisedUpdateKind, updateKindOf } from '../../src/replay/lazy-frame.js';
+import { mutate, rng, scenario, storeLines } from './compare-fuzz.js';
 
 const GOLDEN = join(import.meta.dirname, 'fixtures', 'compare-golden.json');
 const write = process.env.ACP_INSPECT_WRITE_GOLDEN === '1';
@@ -113,5 +114,40 @@ describe('comparing two recordings', () => {
     const fuzzKeys = Object.keys(digests).filter((k) => k.startsWith('seed '));
     expect(fuzzKeys.filter((k) => !(k in golden))).toEqual([]);
     expect(Object.keys(golden).filter((k) => k in digests).length).toBeGreaterThan(500);
+  });
+});
+
+describe('the update kind read off the text', () => {
+  it('is what JSON.parse reads, or it declines, on seeded mutations of every kind of line', () => {
+    const r = rng(7);
+    const lines = scenario(3, 'a').map(([, raw]) => raw);
+    let recognised = 0;
+    let declined = 0;
+    for (let i = 0; i < 5000; i++) {
+      const base = lines[Math.floor(r() * lines.length)]!;
+      const raw = mutate([['a2c', base]], i, 1)[0]?.[1] ?? base;
+      const json = parseOrUndefined(raw);
+      if (json === undefined) continue; // only well-formed lines are asked (see LazyJsonFrame)
+      const k = recognisedUpdateKind(raw);
+      if (k === null) declined++;
+      else {
+        recognised++;
+        expect(k).toBe(updateKindOf(json));
+      }
+    }
+    expect(recognised).toBeGreaterThan(500);
+    expect(declined).toBeGreaterThan(500);
+  });
+
+  it('declines escapes and keys that could replace the kind', () => {
+    const line = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"plan","entries":[]}}}';
+    expect(recognisedUpdateKind(line)).toBe('plan');
+    expect(recognisedUpdateKind(line.replace('"entries"', '"sessionUpdate":"tool_call","entries"'))).toBeNull();
+    expect(updateKindOf(JSON.parse(line.replace('"entries"', '"sessionUpdate":"tool_call","entries"')))).toBe('tool_call');
+    expect(recognisedUpdateKind(line.replace('}}}', '},"update":{"sessionUpdate":"x"}}}'))).toBeNull();
+    expect(recognisedUpdateKind(line.replace('}}}', '}},"params":{}}'))).toBeNull();
+    expect(recognisedUpdateKind(line.replace('"entries"', '"sessionUpd\\u0061te":"x","entries"'))).toBeNull();
+    expect(recognisedUpdateKind(line.replace('"plan"', '"pl\\u0061n"'))).toBeNull();
+    expect(recognisedUpdateKind(line.replace('{"jsonrpc":"2.0",', '{'))).toBeNull();
   });
 });
