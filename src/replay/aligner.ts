@@ -309,10 +309,10 @@ export class Aligner {
    * The open recorded frames of a key that are in the live frame's session scope (`scopeOk`), in order:
    * once the live session is bound (or the frame has none), exactly those of one recorded session.
    */
-  private inScope(list: KeyList, live: Frame): { frames: Iterable<Frame>; filtered: boolean } {
-    if (live.sessionId === undefined) return { frames: list.bySession.get(undefined) ?? [], filtered: false };
+  private inScope(list: KeyList, live: Frame): { frames: OpenList | undefined; filtered: boolean } {
+    if (live.sessionId === undefined) return { frames: list.bySession.get(undefined), filtered: false };
     const mapped = this.map.recordedId(live.sessionId);
-    if (mapped !== undefined) return { frames: list.bySession.get(mapped) ?? [], filtered: false };
+    if (mapped !== undefined) return { frames: list.bySession.get(mapped), filtered: false };
     return { frames: list.all, filtered: true };
   }
 
@@ -339,7 +339,10 @@ export class Aligner {
     let otherScope: Frame | undefined;
     if (list) {
       const scope = this.inScope(list, live);
-      for (const f of scope.frames) {
+      const open = scope.frames;
+      // The open frames in order (as OpenList's iterator gives them, without a generator per frame).
+      for (let i = open ? open.open(0) : 0; open && i < open.frames.length; i = open.open(i + 1)) {
+        const f = open.frames[i]!;
         if (considered >= this.window) break;
         if (scope.filtered && !this.scopeOk(f, live)) {
           otherScope ??= f;

@@ -40,6 +40,32 @@ export function compareRecordings(a: Recording, b: Recording, opts: CompareOptio
 /** Status of each row as one letter (`CompareIndex.statuses`): same, changed, missing, extra, merged. */
 export const STATUS_LETTER: Record<CompareRow['status'], string> = { same: 's', changed: 'c', missing: 'm', extra: 'x', merged: 'g' };
 
+const STATUS_CODE = Object.fromEntries(Object.entries(STATUS_LETTER).map(([k, v]) => [k, v.charCodeAt(0)])) as Record<CompareRow['status'], number>;
+
+/** One-byte character codes as a string. */
+function latin1(codes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.subarray(i, i + 8192));
+  return out;
+}
+
+/**
+ * Numbers by seq (a positive integer), in an array indexed by seq: seqs of a recording are dense,
+ * and 100k lookups in a Map cost several times more.
+ */
+class SeqIndex {
+  private readonly values: number[] = [];
+  set(seq: number, v: number): void {
+    while (this.values.length < seq) this.values.push(-1);
+    this.values[seq] = v;
+  }
+  /** The number at `seq`, or undefined. */
+  get(seq: number): number | undefined {
+    const v = seq < this.values.length ? this.values[seq]! : -1;
+    return v === -1 ? undefined : v;
+  }
+}
+
 /** A comparison's totals, as the whole answer and the paged one give them. */
 export type CompareSummary = Omit<CompareResult, 'a' | 'b' | 'rows'>;
 
@@ -56,8 +82,8 @@ export class Comparison {
   private readonly rowFrames: Frame[];
   private readonly rowFromB: Uint8Array;
   private readonly patchOrdinal: Int32Array;
-  private readonly bByA: Map<number, number>;
-  private readonly indexB: Map<number, number>;
+  private readonly bByA: SeqIndex;
+  private readonly indexB: SeqIndex;
   private readonly tB: number[];
   private readonly dirB: Array<'c2a' | 'a2c'>;
   private readonly keptB: Map<number, Frame>;
@@ -93,10 +119,10 @@ export class Comparison {
         if (sidesA && obs.matched) sidesA.set(obs.recorded.seq, side(obs.recorded));
       },
     });
-    const bByA = new Map<number, number>();
-    const aByB = new Map<number, number>();
+    const bByA = new SeqIndex();
+    const aByB = new SeqIndex();
     for (const [sa, sb] of d.pairs) { bByA.set(sa, sb); aByB.set(sb, sa); }
-    const indexB = new Map<number, number>();
+    const indexB = new SeqIndex();
     for (let i = 0; i < seqB.length; i++) indexB.set(seqB[i]!, i);
 
     const changedByA = new Map<number, Divergence & { kind: 'changed' }>();
@@ -127,7 +153,7 @@ export class Comparison {
     const rowFrames: Frame[] = new Array<Frame>(n);
     const rowFromB = new Uint8Array(n);
     const patchOrdinal = new Int32Array(n).fill(-1);
-    let status = '';
+    const status = new Uint8Array(n);
     let patches = 0;
     let divergent = 0;
     let i = 0;
@@ -136,7 +162,7 @@ export class Comparison {
       rowFromB[i] = fromB ? 1 : 0;
       if (patch) patchOrdinal[i] = patches++;
       if (st !== 'same' && st !== 'merged') divergent++;
-      status += STATUS_LETTER[st];
+      status[i] = STATUS_CODE[st];
       i++;
     };
     const putExtras = (after: number) => {
@@ -164,7 +190,7 @@ export class Comparison {
       patchesCut: patches >= MAX_PATCHES && divergent > MAX_PATCHES,
       ignore: opts.ignore ?? [], mergeChunks: opts.mergeChunks === true,
     };
-    this.statuses = status;
+    this.statuses = latin1(status);
     this.rowFrames = rowFrames;
     this.rowFromB = rowFromB;
     this.patchOrdinal = patchOrdinal;
