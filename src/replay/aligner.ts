@@ -75,6 +75,12 @@ export function describeFrame(f: Frame): string {
   return `invalid line (${f.parseError ?? 'not JSON-RPC'})`;
 }
 
+/** `params.update.content.text` of a parsed message, when it is a string. */
+function contentText(j: unknown): string | undefined {
+  const t = (j as { params?: { update?: { content?: { text?: unknown } } } } | null | undefined)?.params?.update?.content?.text;
+  return typeof t === 'string' ? t : undefined;
+}
+
 /**
  * Recorded frames in order, walked over the ones not consumed yet: `next[i]` skips a run of consumed
  * frames (consumption is final, so the skips only grow; path compression keeps a walk from the start
@@ -331,12 +337,29 @@ export class Aligner {
     return key;
   }
 
+  /**
+   * True only when `diff(rec, live)` certainly finds a difference, decided from one field: the
+   * `params.update.content.text` of two session/update frames (a streamed chunk's text), strings
+   * that differ even once the live one's paths are mapped, exactly as `diffJson` compares them there.
+   * Only without ignored paths (which could cover that field).
+   */
+  private certainlyDiffers(rec: Frame, live: Frame): boolean {
+    if (live.method !== 'session/update') return false;
+    const r = contentText(rec.json);
+    if (r === undefined) return false;
+    const l = contentText(live.json);
+    return l !== undefined && r !== l && this.map.mapPathString(l, false) !== r;
+  }
+
   private matchMessage(live: Frame): Observation {
     const key = this.keyOf(live)!;
     const list = this.byKey.get(key);
     let best: { f: Frame; diffs: PathDiff[] } | undefined;
     let considered = 0;
     let otherScope: Frame | undefined;
+    let bestAt = -1;
+    let passed: Array<[number, Frame]> | undefined;
+    const quick = this.opts.ignore === undefined || this.opts.ignore.size === 0;
     if (list) {
       const scope = this.inScope(list, live);
       const open = scope.frames;
@@ -348,10 +371,24 @@ export class Aligner {
           otherScope ??= f;
           continue;
         }
-        considered++;
+        const at = considered++;
+        // A candidate certainly different (see `certainlyDiffers`) is passed over for now: one left
+        // open (e.g. a frame missing from b) stays first in its key's list, and walking it against
+        // every later frame was a third of all the walks in a long comparison.
+        if (quick && this.certainlyDiffers(f, live)) {
+          (passed ??= []).push([at, f]);
+          continue;
+        }
         const diffs = this.diff(f, live, 20);
-        if (!best || diffs.length < best.diffs.length) best = { f, diffs };
+        if (!best || diffs.length < best.diffs.length) { best = { f, diffs }; bestAt = at; }
         if (diffs.length === 0) break;
+      }
+      // No candidate is equal: the fewest differences win, the earliest among as few, as if none had been passed over.
+      if (passed && (!best || best.diffs.length > 0)) {
+        for (const [at, f] of passed) {
+          const diffs = this.diff(f, live, 20);
+          if (!best || diffs.length < best.diffs.length || (diffs.length === best.diffs.length && at < bestAt)) { best = { f, diffs }; bestAt = at; }
+        }
       }
       // Nothing in scope is open: every open frame of the key is in another scope.
       if (!best && !scope.filtered) otherScope = list.all.frames[list.all.open(0)];
