@@ -75,6 +75,12 @@ export function describeFrame(f: Frame): string {
   return `invalid line (${f.parseError ?? 'not JSON-RPC'})`;
 }
 
+/** `params.update.content.text` of a parsed message, when it is a string. */
+function contentText(j: unknown): string | undefined {
+  const t = (j as { params?: { update?: { content?: { text?: unknown } } } } | null | undefined)?.params?.update?.content?.text;
+  return typeof t === 'string' ? t : undefined;
+}
+
 /**
  * Recorded frames in order, walked over the ones not consumed yet: `next[i]` skips a run of consumed
  * frames (consumption is final, so the skips only grow; path compression keeps a walk from the start
@@ -125,13 +131,14 @@ export class Aligner {
   readonly map: VolatileMap;
   readonly divergences: Divergence[] = [];
   private readonly frames: Frame[];
-  private readonly bySeq = new Map<number, Frame>();
   private readonly responseOf = new Map<number, Frame>();
   private readonly consumed = new Set<number>();
   private readonly liveToRec = new Map<number, Frame>();
   private readonly correlator = new Correlator();
   private readonly window: number;
   private readonly byKey = new Map<string, KeyList>();
+  /** The match keys made so far, by direction and kind, method and update kind (see `keyOf`). */
+  private readonly keys: Array<Map<string, Map<string | undefined, string>>> = [new Map(), new Map(), new Map(), new Map()];
   /** All recorded frames, lines that are not JSON-RPC by direction, responses to no request by direction and kind. */
   private readonly open: OpenList;
   private readonly invalidByDir = new Map<string, OpenList>();
@@ -150,14 +157,12 @@ export class Aligner {
       return l;
     };
     for (const f of this.frames) {
-      this.bySeq.set(f.seq, f);
       this.open.push(f);
       if (f.replyTo !== undefined) this.responseOf.set(f.replyTo, f);
       else if (f.kind === 'result' || f.kind === 'error') listIn(this.orphanResponses, `${f.dir} ${f.kind}`).push(f);
       if (f.kind === 'invalid') listIn(this.invalidByDir, f.dir).push(f);
-      const k = matchKey(f);
-      if (k !== undefined) {
-        const key = `${f.dir} ${k}`;
+      const key = this.keyOf(f);
+      if (key !== undefined) {
         let list = this.byKey.get(key);
         if (!list) this.byKey.set(key, (list = { all: new OpenList(this.consumed), bySession: new Map() }));
         list.all.push(f);
@@ -310,31 +315,80 @@ export class Aligner {
    * The open recorded frames of a key that are in the live frame's session scope (`scopeOk`), in order:
    * once the live session is bound (or the frame has none), exactly those of one recorded session.
    */
-  private inScope(list: KeyList, live: Frame): { frames: Iterable<Frame>; filtered: boolean } {
-    if (live.sessionId === undefined) return { frames: list.bySession.get(undefined) ?? [], filtered: false };
+  private inScope(list: KeyList, live: Frame): { frames: OpenList | undefined; filtered: boolean } {
+    if (live.sessionId === undefined) return { frames: list.bySession.get(undefined), filtered: false };
     const mapped = this.map.recordedId(live.sessionId);
-    if (mapped !== undefined) return { frames: list.bySession.get(mapped) ?? [], filtered: false };
+    if (mapped !== undefined) return { frames: list.bySession.get(mapped), filtered: false };
     return { frames: list.all, filtered: true };
   }
 
+  /**
+   * `${dir} ${matchKey(f)}`, the same string object for every frame of a key (no string is built per
+   * frame, and the lists are found by a string whose hash is known).
+   */
+  private keyOf(f: Frame): string | undefined {
+    if ((f.kind !== 'request' && f.kind !== 'notification') || f.method === undefined) return undefined;
+    const upd = updateKind(f);
+    const byMethod = this.keys[(f.dir === 'c2a' ? 0 : 2) + (f.kind === 'request' ? 0 : 1)]!;
+    let byUpd = byMethod.get(f.method);
+    if (!byUpd) byMethod.set(f.method, (byUpd = new Map()));
+    let key = byUpd.get(upd);
+    if (key === undefined) byUpd.set(upd, (key = `${f.dir} ${matchKey(f)!}`));
+    return key;
+  }
+
+  /**
+   * True only when `diff(rec, live)` certainly finds a difference, decided from one field: the
+   * `params.update.content.text` of two session/update frames (a streamed chunk's text), strings
+   * that differ even once the live one's paths are mapped, exactly as `diffJson` compares them there.
+   * Only without ignored paths (which could cover that field).
+   */
+  private certainlyDiffers(rec: Frame, live: Frame): boolean {
+    if (live.method !== 'session/update') return false;
+    const r = contentText(rec.json);
+    if (r === undefined) return false;
+    const l = contentText(live.json);
+    return l !== undefined && r !== l && this.map.mapPathString(l, false) !== r;
+  }
+
   private matchMessage(live: Frame): Observation {
-    const key = `${live.dir} ${matchKey(live)!}`;
+    const key = this.keyOf(live)!;
     const list = this.byKey.get(key);
     let best: { f: Frame; diffs: PathDiff[] } | undefined;
     let considered = 0;
     let otherScope: Frame | undefined;
+    let bestAt = -1;
+    let passed: Array<[number, Frame]> | undefined;
+    const quick = this.opts.ignore === undefined || this.opts.ignore.size === 0;
     if (list) {
       const scope = this.inScope(list, live);
-      for (const f of scope.frames) {
+      const open = scope.frames;
+      // The open frames in order (as OpenList's iterator gives them, without a generator per frame).
+      for (let i = open ? open.open(0) : 0; open && i < open.frames.length; i = open.open(i + 1)) {
+        const f = open.frames[i]!;
         if (considered >= this.window) break;
         if (scope.filtered && !this.scopeOk(f, live)) {
           otherScope ??= f;
           continue;
         }
-        considered++;
+        const at = considered++;
+        // A candidate certainly different (see `certainlyDiffers`) is passed over for now: one left
+        // open (e.g. a frame missing from b) stays first in its key's list, and walking it against
+        // every later frame was a third of all the walks in a long comparison.
+        if (quick && this.certainlyDiffers(f, live)) {
+          (passed ??= []).push([at, f]);
+          continue;
+        }
         const diffs = this.diff(f, live, 20);
-        if (!best || diffs.length < best.diffs.length) best = { f, diffs };
+        if (!best || diffs.length < best.diffs.length) { best = { f, diffs }; bestAt = at; }
         if (diffs.length === 0) break;
+      }
+      // No candidate is equal: the fewest differences win, the earliest among as few, as if none had been passed over.
+      if (passed && (!best || best.diffs.length > 0)) {
+        for (const [at, f] of passed) {
+          const diffs = this.diff(f, live, 20);
+          if (!best || diffs.length < best.diffs.length || (diffs.length === best.diffs.length && at < bestAt)) { best = { f, diffs }; bestAt = at; }
+        }
       }
       // Nothing in scope is open: every open frame of the key is in another scope.
       if (!best && !scope.filtered) otherScope = list.all.frames[list.all.open(0)];

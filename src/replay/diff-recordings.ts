@@ -26,8 +26,24 @@ export interface RecordingDiff {
 export interface DiffOptions {
   ignore?: IgnoreSet;
   mergeChunks?: boolean;
-  /** Called with every frame of the second recording, in order, and what matching it found. */
+  /**
+   * Called with every frame of the second recording, in order, and what matching it found (while a
+   * matched recorded frame's JSON is still parsed).
+   */
   onLive?: (f: Frame, obs: Observation) => void;
+}
+
+/**
+ * The copy of a frame of b that the aligner observes: observing correlates in place, and the
+ * caller's recording must stay as loaded. Every field of a frame, named (a spread of frames of
+ * varying shapes is several times slower), the JSON read through a lazy frame's getter.
+ */
+function observedCopy(f: Frame): Frame {
+  return {
+    seq: f.seq, t: f.t, dir: f.dir, raw: f.raw, size: f.size, kind: f.kind, method: f.method, id: f.id, json: f.json,
+    parseError: f.parseError, replyTo: undefined, responseSeq: f.responseSeq, latency: undefined, sessionId: f.sessionId,
+    truncated: f.truncated, rawBase64: f.rawBase64,
+  };
 }
 
 export function diffRecordings(a: Recording, b: Recording, opts: DiffOptions = {}): RecordingDiff {
@@ -46,19 +62,15 @@ export function diffFrames(framesA: readonly Frame[], framesB: Iterable<Frame>, 
   const chunksB: Frame[] = [];
   for (const f of framesB) {
     countB++;
-    // Copy: observing correlates in place, and the caller's recording must stay as loaded (a lazy
-    // frame's JSON is a getter, which a spread does not copy).
-    const copy: Frame = { ...f, replyTo: undefined, latency: undefined };
-    if (f instanceof LazyJsonFrame) copy.json = f.json;
-    const obs = aligner.observe(copy);
+    const obs = aligner.observe(observedCopy(f));
+    if (opts.mergeChunks && isTextChunk(f)) chunksB.push(f);
+    opts.onLive?.(f, obs);
     if (obs.matched) {
       matched++;
       pairs.push([obs.recorded.seq, f.seq]);
       // A recorded frame is compared once: its parsed JSON need not be held (it is parsed again if shown).
       if (obs.recorded instanceof LazyJsonFrame) obs.recorded.release();
     }
-    if (opts.mergeChunks && isTextChunk(f)) chunksB.push(f);
-    opts.onLive?.(f, obs);
   }
   let divergences = aligner.finish(['c2a', 'a2c'], 'only in the first recording');
   if (opts.mergeChunks) divergences = mergeChunkDivergences(divergences, framesA, chunksB, { map: aligner.map, ignore: opts.ignore });

@@ -43,16 +43,22 @@ export class LazyJsonFrame implements Frame {
 
   /**
    * `parse`: whether the raw line is read as JSON at all (not for lines stored as "not JSON");
-   * `parsedNow`: a parse already made while building the frame, if one was (used, not kept).
+   * `parsedNow`: a parse already made while building the frame, if one was (used, not kept);
+   * `wellFormed`: the line is known to be well-formed JSON (stored as a JSON-RPC message, not cut),
+   * so its update kind may be read off its text (`recognisedUpdateKind`) instead of parsed.
    */
   constructor(
     readonly seq: number, readonly t: number, readonly dir: Direction, readonly raw: string, readonly size: number,
-    kind: FrameKind, private readonly parse: boolean, parsedNow?: { value: unknown },
+    kind: FrameKind, private readonly parse: boolean, parsedNow?: { value: unknown }, wellFormed = false,
   ) {
     this.kind = kind;
     this.parsed = false;
-    const j = parsedNow !== undefined ? parsedNow.value : parse && mayHaveUpdateKind(raw) ? parseOrUndefined(raw) : undefined;
-    this.updateKind = updateKindOf(j);
+    if (parsedNow !== undefined) this.updateKind = updateKindOf(parsedNow.value);
+    else if (!parse || !mayHaveUpdateKind(raw)) this.updateKind = undefined;
+    else {
+      const k = wellFormed ? recognisedUpdateKind(raw) : null;
+      this.updateKind = k !== null ? k : updateKindOf(parseOrUndefined(raw));
+    }
   }
 
   get json(): unknown {
@@ -68,6 +74,28 @@ export class LazyJsonFrame implements Frame {
     this.cached = undefined;
     this.parsed = false;
   }
+}
+
+/**
+ * The one form of a `session/update` line that the SDKs write, up to its update kind: `jsonrpc`,
+ * `method`, then `params` with `sessionId` and `update`, whose first key is `sessionUpdate` (a plain
+ * string: no escape in it or in the session id).
+ */
+const CANONICAL_UPDATE = /^\{"jsonrpc":"2\.0","method":"session\/update","params":\{"sessionId":"[^"\\]*","update":\{"sessionUpdate":"([^"\\]*)"/;
+
+/**
+ * `params.update.sessionUpdate` of a well-formed JSON line as JSON.parse would give it, read off the
+ * text when the line starts in the canonical form (`CANONICAL_UPDATE`); `null` when it cannot tell
+ * (then parse). Sound only for well-formed JSON: the prefix fixes the path to the kind, and no key
+ * later in the line can replace one on that path (JSON.parse keeps the last of duplicate keys): no
+ * `\u` escape could spell a key, and `"params"`, `"update"` and `"sessionUpdate"` do not occur again.
+ */
+export function recognisedUpdateKind(raw: string): string | null {
+  const m = CANONICAL_UPDATE.exec(raw);
+  if (m === null || raw.includes('\\u')) return null;
+  const end = m[0].length;
+  if (raw.includes('"sessionUpdate"', end) || raw.includes('"update"', end) || raw.includes('"params"', end)) return null;
+  return m[1]!;
 }
 
 /**

@@ -40,6 +40,32 @@ export function compareRecordings(a: Recording, b: Recording, opts: CompareOptio
 /** Status of each row as one letter (`CompareIndex.statuses`): same, changed, missing, extra, merged. */
 export const STATUS_LETTER: Record<CompareRow['status'], string> = { same: 's', changed: 'c', missing: 'm', extra: 'x', merged: 'g' };
 
+const STATUS_CODE = Object.fromEntries(Object.entries(STATUS_LETTER).map(([k, v]) => [k, v.charCodeAt(0)])) as Record<CompareRow['status'], number>;
+
+/** One-byte character codes as a string. */
+function latin1(codes: Uint8Array): string {
+  let out = '';
+  for (let i = 0; i < codes.length; i += 8192) out += String.fromCharCode(...codes.subarray(i, i + 8192));
+  return out;
+}
+
+/**
+ * Numbers by seq (a positive integer), in an array indexed by seq: seqs of a recording are dense,
+ * and 100k lookups in a Map cost several times more.
+ */
+class SeqIndex {
+  private readonly values: number[] = [];
+  set(seq: number, v: number): void {
+    while (this.values.length < seq) this.values.push(-1);
+    this.values[seq] = v;
+  }
+  /** The number at `seq`, or undefined. */
+  get(seq: number): number | undefined {
+    const v = seq < this.values.length ? this.values[seq]! : -1;
+    return v === -1 ? undefined : v;
+  }
+}
+
 /** A comparison's totals, as the whole answer and the paged one give them. */
 export type CompareSummary = Omit<CompareResult, 'a' | 'b' | 'rows'>;
 
@@ -56,8 +82,8 @@ export class Comparison {
   private readonly rowFrames: Frame[];
   private readonly rowFromB: Uint8Array;
   private readonly patchOrdinal: Int32Array;
-  private readonly bByA: Map<number, number>;
-  private readonly indexB: Map<number, number>;
+  private readonly bByA: SeqIndex;
+  private readonly indexB: SeqIndex;
   private readonly tB: number[];
   private readonly dirB: Array<'c2a' | 'a2c'>;
   private readonly keptB: Map<number, Frame>;
@@ -66,8 +92,16 @@ export class Comparison {
   private readonly extraByB: Map<number, Divergence & { kind: 'extra' }>;
   private readonly patchOpts: Parameters<typeof framePatch>[2];
 
-  constructor(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}) {
+  /** The first recording's side of matched rows, built while its JSON was parsed (when every row is wanted). */
+  private readonly sidesA: Map<number, CompareFrame> | undefined;
+
+  /**
+   * `allRows`: every row will be built (the whole answer): the first recording's side of a matched
+   * row is built while the frame's JSON is parsed for matching, instead of parsing it again.
+   */
+  constructor(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}, allRows = false) {
     const ignore = new IgnoreSet(opts.ignore ?? []);
+    const sidesA = allRows ? new Map<number, CompareFrame>() : undefined;
     // Of b: every frame's seq, t and dir, in order; whole only the frames unmatched or matched with
     // differences, and with mergeChunks the text chunks (a merged message may differ where its chunks did not).
     const seqB: number[] = [];
@@ -82,12 +116,13 @@ export class Comparison {
         tB.push(f.t);
         dirB.push(f.dir as 'c2a' | 'a2c');
         if (!obs.matched || obs.diffs.length > 0 || (opts.mergeChunks && isTextChunk(f))) keptB.set(f.seq, f);
+        if (sidesA && obs.matched) sidesA.set(obs.recorded.seq, side(obs.recorded));
       },
     });
-    const bByA = new Map<number, number>();
-    const aByB = new Map<number, number>();
+    const bByA = new SeqIndex();
+    const aByB = new SeqIndex();
     for (const [sa, sb] of d.pairs) { bByA.set(sa, sb); aByB.set(sb, sa); }
-    const indexB = new Map<number, number>();
+    const indexB = new SeqIndex();
     for (let i = 0; i < seqB.length; i++) indexB.set(seqB[i]!, i);
 
     const changedByA = new Map<number, Divergence & { kind: 'changed' }>();
@@ -118,7 +153,7 @@ export class Comparison {
     const rowFrames: Frame[] = new Array<Frame>(n);
     const rowFromB = new Uint8Array(n);
     const patchOrdinal = new Int32Array(n).fill(-1);
-    let status = '';
+    const status = new Uint8Array(n);
     let patches = 0;
     let divergent = 0;
     let i = 0;
@@ -127,7 +162,7 @@ export class Comparison {
       rowFromB[i] = fromB ? 1 : 0;
       if (patch) patchOrdinal[i] = patches++;
       if (st !== 'same' && st !== 'merged') divergent++;
-      status += STATUS_LETTER[st];
+      status[i] = STATUS_CODE[st];
       i++;
     };
     const putExtras = (after: number) => {
@@ -155,7 +190,7 @@ export class Comparison {
       patchesCut: patches >= MAX_PATCHES && divergent > MAX_PATCHES,
       ignore: opts.ignore ?? [], mergeChunks: opts.mergeChunks === true,
     };
-    this.statuses = status;
+    this.statuses = latin1(status);
     this.rowFrames = rowFrames;
     this.rowFromB = rowFromB;
     this.patchOrdinal = patchOrdinal;
@@ -168,6 +203,12 @@ export class Comparison {
     this.missingByA = missingByA;
     this.extraByB = extraByB;
     this.patchOpts = { map: d.map, ignore, recordedLabel: 'a', liveLabel: 'b' };
+    this.sidesA = sidesA;
+  }
+
+  /** The first recording's side of a row. */
+  private sideA(f: Frame): CompareFrame {
+    return this.sidesA?.get(f.seq) ?? side(f);
   }
 
   get length(): number {
@@ -196,30 +237,30 @@ export class Comparison {
     const changed = this.changedByA.get(f.seq);
     if (sb !== undefined) {
       if (changed) {
-        const row: CompareRow = { status: 'changed', a: side(f), b: side(this.keptB.get(sb)!), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }) };
+        const row: CompareRow = { status: 'changed', a: this.sideA(f), b: side(this.keptB.get(sb)!), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }) };
         const p = patchOf(changed.recorded, changed.live);
         if (p !== undefined) row.patch = p;
         return row;
       }
       // Equal once normalised: the b side needs only its position (keeps big comparisons small).
       const k = this.indexB.get(sb)!;
-      return { status: 'same', a: side(f), b: { seq: sb, t: this.tB[k]!, dir: this.dirB[k]! } };
+      return { status: 'same', a: this.sideA(f), b: { seq: sb, t: this.tB[k]!, dir: this.dirB[k]! } };
     }
     const m = this.missingByA.get(f.seq);
     if (m) {
-      const row: CompareRow = { status: 'missing', a: side(f), ...(m.reason ? { reason: m.reason } : {}) };
+      const row: CompareRow = { status: 'missing', a: this.sideA(f), ...(m.reason ? { reason: m.reason } : {}) };
       const p = patchOf(m.recorded, undefined);
       if (p !== undefined) row.patch = p;
       return row;
     }
     if (changed) {
       // Merged chunks that differ: the change is reported on the first chunk of the message.
-      const row: CompareRow = { status: 'changed', a: side(f), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }), reason: 'streamed chunks merged into one message' };
+      const row: CompareRow = { status: 'changed', a: this.sideA(f), diffs: describeDiffs(changed.diffs, { recorded: 'a', live: 'b' }), reason: 'streamed chunks merged into one message' };
       const p = patchOf(changed.recorded, changed.live);
       if (p !== undefined) row.patch = p;
       return row;
     }
-    return { status: 'merged', a: side(f) };
+    return { status: 'merged', a: this.sideA(f) };
   }
 
   /** Rows `from` to `to` (exclusive). */
@@ -235,7 +276,7 @@ export class Comparison {
  * the second recording only the position of each frame is kept, and the frames its rows show whole.
  */
 export function compareFrames(framesA: readonly Frame[], framesB: Iterable<Frame>, opts: CompareOptions = {}): Omit<CompareResult, 'a' | 'b'> {
-  const c = new Comparison(framesA, framesB, opts);
+  const c = new Comparison(framesA, framesB, opts, true);
   const { same, matched, framesA: nA, framesB: nB, changed, missing, extra, ...rest } = c.summary;
   return { same, matched, framesA: nA, framesB: nB, changed, missing, extra, rows: c.rows(), ...rest };
 }

@@ -54,6 +54,19 @@ function frameOf(r: Row): Frame {
   return f;
 }
 
+/** Whether a line read as JSON could hold `key` (its name occurs, or a `\u` escape could spell it). */
+function mayHold(parse: boolean, raw: string, key: string): boolean {
+  return parse && (raw.includes(key) || raw.includes('\\u'));
+}
+
+/** The one copy of `s` in `names`. */
+function intern(names: Map<string, string>, s: string): string {
+  const v = names.get(s);
+  if (v !== undefined) return v;
+  names.set(s, s);
+  return s;
+}
+
 /**
  * The same frame with its JSON parsed lazily. The line is parsed now only where the frame's fields
  * need it: its `sessionUpdate` kind, and a method or session id the columns lack that the text could
@@ -62,23 +75,18 @@ function frameOf(r: Row): Frame {
 function lazyFrameOf(r: Row, names: Map<string, string>): LazyJsonFrame {
   const [seq, t, dir, kind, method, rpcId, replyTo, sessionId, size, raw, parseError, truncated] = r;
   const parse = parsesJson(kind, parseError);
-  const mayHold = (key: string) => parse && (raw.includes(key) || raw.includes('\\u'));
-  const now = (method === null && mayHold('method')) || (sessionId === null && mayHold('sessionId')) ? { value: parseOrUndefined(raw) } : undefined;
-  const intern = (s: string): string => {
-    const v = names.get(s);
-    if (v !== undefined) return v;
-    names.set(s, s);
-    return s;
-  };
-  const f = new LazyJsonFrame(seq, t, dir === 'c2a' ? 'c2a' : 'a2c', raw, size ?? utf8Length(raw), kind === null ? 'invalid' : (KINDS[kind] ?? (kind as FrameKind)), parse, now);
-  if (method !== null) f.method = intern(method);
+  const now = (method === null && mayHold(parse, raw, 'method')) || (sessionId === null && mayHold(parse, raw, 'sessionId')) ? { value: parseOrUndefined(raw) } : undefined;
+  // A line stored as a JSON-RPC message and not cut was parsed when it was stored: it is well-formed.
+  const wellFormed = kind !== null && kind !== 'invalid' && !truncated;
+  const f = new LazyJsonFrame(seq, t, dir === 'c2a' ? 'c2a' : 'a2c', raw, size ?? utf8Length(raw), kind === null ? 'invalid' : (KINDS[kind] ?? (kind as FrameKind)), parse, now, wellFormed);
+  if (method !== null) f.method = intern(names, method);
   else if (now?.value !== undefined) {
     const m = classify(now.value).method;
     if (m) f.method = m;
   }
   if (rpcId !== null) f.id = idOf(rpcId);
   if (replyTo !== null) f.replyTo = replyTo;
-  if (sessionId !== null) f.sessionId = intern(sessionId);
+  if (sessionId !== null) f.sessionId = intern(names, sessionId);
   else if (now !== undefined) {
     const sid = sessionIdOf(now.value);
     if (sid) f.sessionId = sid;

@@ -25,6 +25,29 @@ describe('Aligner (matching rules)', () => {
     expect(a.observe(live('a2c', chunk('s', 'first')))).toMatchObject({ matched: true, recorded: { seq: 1 }, diffs: [] });
   });
 
+  it('passes over a chunk whose text certainly differs, and still picks the fewest differences, the earliest among as few, when none is equal', () => {
+    const a = new Aligner(framesOf(recordingOf([
+      ['a2c', chunk('s', 'left over')],
+      ['a2c', upd('s', { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'x', extra: 1 } })],
+      ['a2c', chunk('s', 'other')],
+    ])));
+    // Equal to the third: the first two (different text; different text and an extra field) are passed over.
+    expect(a.observe(live('a2c', chunk('s', 'other')))).toMatchObject({ matched: true, recorded: { seq: 3 }, diffs: [] });
+    // None equal: the first (one difference, the text) wins over the second (two) though it was passed over.
+    const o = a.observe(live('a2c', chunk('s', 'new')));
+    expect(o).toMatchObject({ matched: true, recorded: { seq: 1 } });
+    expect(o.diffs.map((d) => d.path)).toEqual(['params.update.content.text']);
+  });
+
+  it('does not pass over a chunk whose text differs only by a learned working directory', () => {
+    const a = new Aligner(framesOf(recordingOf([
+      ['c2a', req(1, 'session/new', { cwd: '/home/a/p', mcpServers: [] })],
+      ['a2c', chunk('s', 'edit /home/a/p/f.ts')],
+    ])));
+    a.observe(live('c2a', req(9, 'session/new', { cwd: '/tmp/b/q', mcpServers: [] })));
+    expect(a.observe(live('a2c', chunk('s', 'edit /tmp/b/q/f.ts')))).toMatchObject({ matched: true, recorded: { seq: 2 }, diffs: [] });
+  });
+
   it('keeps session/update kinds apart and explains why nothing matched', () => {
     const a = new Aligner(framesOf(recordingOf([['a2c', chunk('s', 'hi')]])));
     const o = a.observe(live('a2c', upd('s', { sessionUpdate: 'plan', entries: [] })));
