@@ -6,6 +6,7 @@
 import { Command, CommanderError } from 'commander';
 import { reportFatal } from './main.js';
 import { CliError } from './errors.js';
+import { endQuietlyWhenStdoutCloses } from './format.js';
 import { registerTap } from './commands/tap.js';
 import { registerList } from './commands/list.js';
 import { registerShow } from './commands/show.js';
@@ -40,6 +41,8 @@ export function buildProgram(): Command {
 }
 
 export async function runProgram(argv: string[]): Promise<void> {
+  // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
+  if (argv[0] !== 'tap') endQuietlyWhenStdoutCloses();
   const program = buildProgram();
   if (argv.length === 0) {
     program.outputHelp();

@@ -1,8 +1,9 @@
 /** The CLI's record-keeping commands through the real binary, and their one-line errors. */
 import { afterEach, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
 import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, cli, tempDir } from '../helpers.js';
+import { BIN, ROOT, cli, tempDir } from '../helpers.js';
 
 let cleanup = () => {};
 afterEach(() => cleanup());
@@ -79,5 +80,29 @@ describe('list, show, export, import, rm', () => {
     oneLineError(await cli(['import', join(t.dir, 'folder.jsonl'), '--db', db]), /is a folder/);
     // nothing was lost or changed by the failures
     expect(JSON.parse((await cli(['list', '--json', '--db', db])).stdout.toString())).toHaveLength(1);
+  });
+});
+
+describe('a reader that stops early', () => {
+  it('ends `check --json | head` quietly, with the exit code the findings give', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    // Updates for a session never created: one error each, far more output than a pipe holds.
+    const file = join(t.dir, 'many.jsonl');
+    const lines = [JSON.stringify({ acpInspect: 'recording', version: 1 })];
+    for (let i = 0; i < 20_000; i++) {
+      const raw = JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'nope', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `piece ${i}` } } } });
+      lines.push(JSON.stringify({ t: i, dir: 'a2c', raw }));
+    }
+    writeFileSync(file, lines.join('\n') + '\n');
+    const child = spawn(process.execPath, [BIN, 'check', file, '--json'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => { stderr += d.toString(); });
+    // Read the first chunk, then stop reading, as `head -1` does.
+    const first = await new Promise<string>((res) => child.stdout.once('data', (d: Buffer) => { child.stdout.destroy(); res(d.toString()); }));
+    expect(first).toMatch(/^\{"seq":/);
+    const code = await new Promise<number | null>((res) => child.on('close', (c) => res(c)));
+    expect(stderr).toBe('');
+    expect(code).toBe(1);
   });
 });

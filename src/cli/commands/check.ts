@@ -34,6 +34,8 @@ export function registerCheck(program: Command): void {
         if (config.file) run.validateRuleIds(config.ignore, config.file);
         const all = [...ignore, ...config.ignore];
         const result = started ? await started.run(all) : await (await import('../../check-run/run.js')).checkRecordingRef(ref, opts.db, all);
+        // Set before the output is written: a reader that stops early leaves this exit code.
+        process.exitCode = result.findings.some((f) => f.severity === 'error') ? 1 : 0;
         if (opts.json) {
           const lines: string[] = [];
           for (const f of result.findings) lines.push(JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }));
@@ -41,7 +43,6 @@ export function registerCheck(program: Command): void {
         } else {
           process.stdout.write(run.formatReport(result, /^\d+$|^latest$/.test(ref) ? `recording ${ref}` : ref));
         }
-        process.exitCode = result.findings.some((f) => f.severity === 'error') ? 1 : 0;
       } finally {
         started?.cancel();
       }
