@@ -942,10 +942,11 @@ async function benchCheck(o, tmp, results) {
   pass(false); // warm-up
   const base = pass(false);
   const full = pass(true);
-  const stepMs = Math.max(0.001, full.ms - base.ms);
-  out.inProcess = { parseMs: base.ms, parseAndCheckMs: full.ms, findings: full.findings, framesPerSec: frames / (full.ms / 1000), checkerOnlyFramesPerSec: frames / (stepMs / 1000) };
+  // The checker's share is a difference of two passes: under load the second can come out no slower.
+  const stepMs = full.ms > base.ms ? full.ms - base.ms : null;
+  out.inProcess = { parseMs: base.ms, parseAndCheckMs: full.ms, findings: full.findings, framesPerSec: frames / (full.ms / 1000), checkerOnlyFramesPerSec: stepMs === null ? null : frames / (stepMs / 1000) };
   out.rules = Array.isArray(check.RULES) ? check.RULES.length : null;
-  log(`  in-process fold (transcript line → Frame → correlate → checker.step): ${fmt(frames / (full.ms / 1000) / 1000, 0)}k frames/s; checker.step alone ≈ ${fmt(frames / (stepMs / 1000) / 1000, 0)}k frames/s; ${full.findings} findings; ${out.rules ?? '?'} rules   (target ≥ 200k frames/s)`);
+  log(`  in-process fold (transcript line → Frame → correlate → checker.step): ${fmt(frames / (full.ms / 1000) / 1000, 0)}k frames/s; checker.step alone ≈ ${stepMs === null ? '? (not measurable: the pass without it was no faster, the machine is busy)' : `${fmt(frames / (stepMs / 1000) / 1000, 0)}k frames/s`}; ${full.findings} findings; ${out.rules ?? '?'} rules   (target ≥ 200k frames/s)`);
   results.check = out;
   rmSync(file, { force: true });
 }
