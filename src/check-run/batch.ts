@@ -1,7 +1,8 @@
 /**
  * How read transcript lines travel from the reading thread to the checking worker: one message per
- * read, made of transferable buffers rather than objects (structured cloning a thousand objects
- * costs as much as parsing them). Plain lines (a frame or stderr line whose text is ASCII, with no
+ * batch, its lines packed into bytes rather than objects (structured cloning a thousand objects
+ * costs as much as parsing them): a file's batches in the slots of a LineRing of shared memory,
+ * stored rows in transferred buffers. Plain lines (a frame or stderr line whose text is ASCII, with no
  * size, rawBase64 or truncated mark) become their text in one ASCII buffer plus their seq, t and
  * direction in typed arrays; the rest (non-ASCII text, events, marked frames) travel as the
  * TranscriptLine itself, which is rare; recognised chunk lines (wire/chunk-line.ts) travel as their

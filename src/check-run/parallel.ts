@@ -1,7 +1,7 @@
 /**
  * `acp-inspect check` on a large transcript file, over two threads: this thread reads the file,
- * splits and parses its lines (the transcript JSON) and hands them on in batches of transferable
- * buffers; a worker (check-worker.ts) parses each frame's own JSON and runs the checker's fold, in
+ * splits and parses its lines (the transcript JSON) and hands them on in batches, packed into the
+ * slots of a ring of shared memory (batch.ts's LineRing; a message names the slot); a worker (check-worker.ts) parses each frame's own JSON and runs the checker's fold, in
  * the same order and with the same seq numbers as the one-thread path. The common text chunk lines
  * (wire/chunk-line.ts) are parsed by neither: this thread recognises them and hands on their session
  * id and text only, and the worker builds their frames from those and checks them with the schema's
