@@ -1,7 +1,8 @@
 /**
  * How read transcript lines travel from the reading thread to the checking worker: one message per
- * read, made of transferable buffers rather than objects (structured cloning a thousand objects
- * costs as much as parsing them). Plain lines (a frame or stderr line whose text is ASCII, with no
+ * batch, its lines packed into bytes rather than objects (structured cloning a thousand objects
+ * costs as much as parsing them): a file's batches in the slots of a LineRing of shared memory,
+ * stored rows in transferred buffers. Plain lines (a frame or stderr line whose text is ASCII, with no
  * size, rawBase64 or truncated mark) become their text in one ASCII buffer plus their seq, t and
  * direction in typed arrays; the rest (non-ASCII text, events, marked frames) travel as the
  * TranscriptLine itself, which is rare; recognised chunk lines (wire/chunk-line.ts) travel as their
@@ -23,6 +24,8 @@ export const WANT = 1;
 
 export interface CheckWorkerData {
   counters: SharedArrayBuffer;
+  /** The LineRing's memory and slot size (for a file's lines). */
+  ring?: { memory: SharedArrayBuffer; slots: number; slotBytes: number };
   /** Rows of the items table will come (the worker then loads the store's row reader), not file lines. */
   rows: boolean;
 }
@@ -32,8 +35,11 @@ export interface LineBatch {
    * One transferable buffer (one transfer per message costs half as much as five): the texts of the
    * plain lines back to back, ASCII only, then per line (`count`) its seq and t (float64), the end
    * offset of its text and its AUX (int32) and its DIR_* code (uint8); it may be longer than that.
+   * Absent when the batch is in a slot of the shared ring instead (`slot`).
    */
-  buffer: ArrayBuffer;
+  buffer?: ArrayBuffer;
+  /** The batch's slot in the LineRing both threads share (laid out as `buffer` would be), when it has no buffer. */
+  slot?: number;
   textLength: number;
   count: number;
   /** The lines whose code is OTHER, in order. */
@@ -65,11 +71,35 @@ function layout(textLength: number, n: number): { seq: number; t: number; ends: 
 }
 
 /**
+ * Slots of memory both threads share, one batch in each, reused in turn: a batch then costs neither
+ * a fresh buffer (whose pages the kernel zeroes and faults in on first write) nor its transfer and
+ * the collection of its detached buffer, only a small message naming its slot. The reader must not
+ * write into a slot before the worker is done with the batch that was in it (it stays fewer than
+ * `slots` batches ahead). A batch too big for a slot travels in a buffer of its own.
+ */
+export class LineRing {
+  readonly memory: SharedArrayBuffer;
+  /** `memory`: the other thread's ring's (else a new one). */
+  constructor(readonly slots: number, readonly slotBytes: number, memory?: SharedArrayBuffer) {
+    this.memory = memory ?? new SharedArrayBuffer(slots * slotBytes);
+  }
+
+  /** The size of a slot for batches of `bytes` of text: the text, the last line's overshoot and the per-line arrays. */
+  static slotBytesFor(bytes: number): number {
+    return Math.ceil((bytes + ROOM) / 8) * 8;
+  }
+}
+
+/**
  * Packs lines into batches as they are read: each line as it comes (`line`, or `chunk` for a line
- * recognised without parsing), `take` a batch once `full`.
+ * recognised without parsing), `take` a batch once `full`. With a ring, batches are packed into its
+ * slots in turn (see LineRing for what the caller must wait for).
  */
 export class LinePacker {
   private text: Buffer & FastWrite;
+  /** The ring slot `text` is (-1 when `text` is a buffer of its own), and the next slot to use. */
+  private slot = -1;
+  private nextSlot = 0;
   private pos = 0;
   /** Lines so far and their seq, t, text end, AUX and DIR_* code (typed arrays: nothing of them is left for V8's collector to copy). */
   private n = 0;
@@ -81,8 +111,17 @@ export class LinePacker {
   private others: TranscriptLine[] = [];
 
   /** `bytes`: the text a batch holds before it is full. */
-  constructor(private readonly bytes: number) {
-    this.text = Buffer.allocUnsafeSlow(bytes + ROOM) as Buffer & FastWrite;
+  constructor(private readonly bytes: number, private readonly ring?: LineRing) {
+    this.text = this.fresh();
+  }
+
+  /** The buffer the next batch is packed into: the ring's next slot, or a new one. */
+  private fresh(): Buffer & FastWrite {
+    const ring = this.ring;
+    if (ring === undefined) return Buffer.allocUnsafeSlow(this.bytes + ROOM) as Buffer & FastWrite;
+    this.slot = this.nextSlot;
+    this.nextSlot = (this.nextSlot + 1) % ring.slots;
+    return Buffer.from(ring.memory, this.slot * ring.slotBytes, ring.slotBytes) as Buffer & FastWrite;
   }
 
   get full(): boolean {
@@ -100,6 +139,7 @@ export class LinePacker {
       const bigger = Buffer.allocUnsafeSlow(Math.max(need, 2 * this.text.length)) as Buffer & FastWrite;
       this.text.copy(bigger, 0, 0, this.pos);
       this.text = bigger;
+      this.slot = -1; // this batch travels in its own buffer (its slot stays unused this turn)
     }
     if (this.n === this.seq.length) {
       const cap = 2 * this.seq.length;
@@ -153,25 +193,28 @@ export class LinePacker {
   take(): { batch: LineBatch; transfer: ArrayBuffer[] } {
     const n = this.n;
     const at = layout(this.pos, n);
-    // The text's own buffer is handed over (no copy of the text), with the per-line arrays after it;
-    // the next batch gets a fresh one.
+    // The text's own buffer (or slot) is handed over (no copy of the text), with the per-line arrays
+    // after it; the next batch gets a fresh one (or the next slot).
     let text = this.text;
+    let slot = this.slot;
     if (at.size > text.length) {
       text = Buffer.allocUnsafeSlow(at.size) as Buffer & FastWrite;
       this.text.copy(text, 0, 0, this.pos);
+      slot = -1;
     }
+    const base = slot < 0 ? 0 : text.byteOffset;
     const buffer = text.buffer as ArrayBuffer;
-    this.text = Buffer.allocUnsafeSlow(this.bytes + ROOM) as Buffer & FastWrite;
-    new Float64Array(buffer, at.seq, n).set(this.seq.subarray(0, n));
-    new Float64Array(buffer, at.t, n).set(this.t.subarray(0, n));
-    new Int32Array(buffer, at.ends, n).set(this.ends.subarray(0, n));
-    new Int32Array(buffer, at.aux, n).set(this.aux.subarray(0, n));
-    new Uint8Array(buffer, at.dir, n).set(this.dir.subarray(0, n));
-    const batch: LineBatch = { buffer, textLength: this.pos, count: n, others: this.others };
+    new Float64Array(buffer, base + at.seq, n).set(this.seq.subarray(0, n));
+    new Float64Array(buffer, base + at.t, n).set(this.t.subarray(0, n));
+    new Int32Array(buffer, base + at.ends, n).set(this.ends.subarray(0, n));
+    new Int32Array(buffer, base + at.aux, n).set(this.aux.subarray(0, n));
+    new Uint8Array(buffer, base + at.dir, n).set(this.dir.subarray(0, n));
+    const batch: LineBatch = slot < 0 ? { buffer, textLength: this.pos, count: n, others: this.others } : { slot, textLength: this.pos, count: n, others: this.others };
+    this.text = this.fresh();
     this.pos = 0;
     this.n = 0;
     this.others = [];
-    return { batch, transfer: [buffer] };
+    return { batch, transfer: slot < 0 ? [buffer] : [] };
   }
 }
 
@@ -180,15 +223,17 @@ export class LinePacker {
  * frame also its update kind (the index into CHUNK_UPDATES: the checker's hint that its params have
  * the recognised shape), else -1.
  */
-export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => void): void {
+export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => void, ring?: LineRing): void {
   const n = b.count;
   const at = layout(b.textLength, n);
-  const bytes = Buffer.from(b.buffer, 0, b.textLength);
-  const seq = new Float64Array(b.buffer, at.seq, n);
-  const t = new Float64Array(b.buffer, at.t, n);
-  const ends = new Int32Array(b.buffer, at.ends, n);
-  const aux = new Int32Array(b.buffer, at.aux, n);
-  const dir = new Uint8Array(b.buffer, at.dir, n);
+  const memory = b.buffer ?? ring!.memory;
+  const base = b.buffer ? 0 : b.slot! * ring!.slotBytes;
+  const bytes = Buffer.from(memory, base, b.textLength);
+  const seq = new Float64Array(memory, base + at.seq, n);
+  const t = new Float64Array(memory, base + at.t, n);
+  const ends = new Int32Array(memory, base + at.ends, n);
+  const aux = new Int32Array(memory, base + at.aux, n);
+  const dir = new Uint8Array(memory, base + at.dir, n);
   // Texts are decoded a piece of lines at a time and sliced: a piece stays in V8's young generation
   // (a string over ~128 KB would take fresh pages of its own, over ~1 MB it would be external memory).
   let piece = '';

@@ -7,7 +7,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { isFrame } from '../wire/frame.js';
 import { Correlator } from '../wire/correlate.js';
-import { type CheckWorkerData, DONE, type LineBatch, type RowBatch, unpackLines, unpackRows, WANT } from './batch.js';
+import { type CheckWorkerData, DONE, type LineBatch, LineRing, type RowBatch, unpackLines, unpackRows, WANT } from './batch.js';
 import type { ItemRow } from '../store/store.js';
 import { CheckFold } from '../check/fold.js';
 import { usePrebuiltValidators } from './validators.js';
@@ -17,6 +17,7 @@ export type FromWorker = { run: import('../check/fold.js').CheckRun };
 const port = parentPort!;
 const data = workerData as CheckWorkerData;
 const counters = new Int32Array(data.counters);
+const ring = data.ring && new LineRing(data.ring.slots, data.ring.slotBytes, data.ring.memory);
 // The store (and its native SQLite module) only when rows come: a file's check never needs it. (By
 // URL, so that the bundle of this worker, beside it, leaves the store out and loads it the same way.)
 const STORE = new URL('../store/store.js', import.meta.url).href;
@@ -37,7 +38,7 @@ port.on('message', (m: ToWorker) => {
           if (isFrame(item)) correlator.observe(item);
           fold.step(item);
         }
-      });
+      }, ring);
     } else unpackRows<ItemRow>(m.rows, (row) => fold.step(rowToItem!(row)));
     Atomics.store(counters, DONE, ++done);
     if (done >= Atomics.load(counters, WANT)) Atomics.notify(counters, DONE);

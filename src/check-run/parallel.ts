@@ -1,7 +1,7 @@
 /**
  * `acp-inspect check` on a large transcript file, over two threads: this thread reads the file,
- * splits and parses its lines (the transcript JSON) and hands them on in batches of transferable
- * buffers; a worker (check-worker.ts) parses each frame's own JSON and runs the checker's fold, in
+ * splits and parses its lines (the transcript JSON) and hands them on in batches, packed into the
+ * slots of a ring of shared memory (batch.ts's LineRing; a message names the slot); a worker (check-worker.ts) parses each frame's own JSON and runs the checker's fold, in
  * the same order and with the same seq numbers as the one-thread path. The common text chunk lines
  * (wire/chunk-line.ts) are parsed by neither: this thread recognises them and hands on their session
  * id and text only, and the worker builds their frames from those and checks them with the schema's
@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { scanTranscriptFile, type TranscriptSink } from '../transcript/read-file.js';
 import { TranscriptLineReader } from '../transcript/format.js';
 import { matchChunkLine, newChunkMatch } from '../wire/chunk-line.js';
-import { type CheckWorkerData, DONE, LinePacker, packRows, WANT } from './batch.js';
+import { type CheckWorkerData, DONE, LinePacker, LineRing, packRows, WANT } from './batch.js';
 import type { CheckRun } from '../check/fold.js';
 import type { FromWorker, ToWorker } from './check-worker.js';
 
@@ -32,7 +32,12 @@ export const PARALLEL_MIN_BYTES = 8 * 1024 * 1024;
 const READ_BYTES = 32 * 1024;
 /** Text per batch: a message costs about 20 µs of CPU between the two threads, whatever its size. */
 const BATCH_BYTES = 256 * 1024;
-/** Batches the reader may be ahead of the checker (1 MiB in flight: enough to keep both threads busy; 2 MiB measured no faster). */
+/**
+ * Batches the reader may be ahead of the checker (1 MiB in flight: enough to keep both threads busy;
+ * 2 MiB measured no faster), and so the slots of the ring the batches travel in: the reader waits,
+ * after handing on a batch, while AHEAD or more are unchecked, so the slot it packs into next (the
+ * one of the batch AHEAD before) is free.
+ */
 const AHEAD = 4;
 const NOBODY_WAITS = 0x7fffffff;
 /** Raw text per batch of stored rows (about one batch of lines). */
@@ -76,6 +81,8 @@ function workerFile(): URL {
 
 export class ParallelCheck {
   private readonly counters = new Int32Array(new SharedArrayBuffer(8));
+  /** Where a file's batches travel (stored rows travel as transferred buffers). */
+  private readonly ring: LineRing | undefined;
   private readonly worker: Worker;
   private result: CheckRun | undefined;
   private failure: Error | undefined;
@@ -84,8 +91,13 @@ export class ParallelCheck {
 
   constructor(readonly file = '') {
     this.counters[WANT] = NOBODY_WAITS;
+    const ring = (this.ring = file ? new LineRing(AHEAD, LineRing.slotBytesFor(BATCH_BYTES)) : undefined);
     this.worker = new Worker(workerFile(), {
-      workerData: { counters: this.counters.buffer as SharedArrayBuffer, rows: !file } satisfies CheckWorkerData,
+      workerData: {
+        counters: this.counters.buffer as SharedArrayBuffer,
+        rows: !file,
+        ring: ring && { memory: ring.memory, slots: ring.slots, slotBytes: ring.slotBytes },
+      } satisfies CheckWorkerData,
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB },
     });
     this.worker.on('message', (m: FromWorker) => {
@@ -104,10 +116,10 @@ export class ParallelCheck {
 
   /** Reads the file into the worker and returns its findings (sorted by seq, as checkStream's). */
   run(ignore: string[]): Promise<CheckRun> {
-    return this.feed(ignore, (function* (file) {
+    return this.feed(ignore, (function* (file, ring) {
       // No prefetching: on a file in the page cache (the usual case right after a recording or an
       // export) its copies cost CPU on the two cores this check already keeps busy.
-      const packer = new LinePacker(BATCH_BYTES);
+      const packer = new LinePacker(BATCH_BYTES, ring);
       const reader = new TranscriptLineReader();
       // The common chunk lines are recognised without parsing (wire/chunk-line.ts); the rest is read.
       const m = newChunkMatch();
@@ -129,7 +141,7 @@ export class ParallelCheck {
         const { batch, transfer } = packer.take();
         yield { msg: { batch }, transfer };
       }
-    })(this.file));
+    })(this.file, this.ring));
   }
 
   /** Feeds rows of the items table (columns ROW_COLUMNS, in seq order) to the worker; returns its findings. */

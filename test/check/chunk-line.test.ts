@@ -13,7 +13,7 @@ import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHUNK_UPDATES, chunkFrame, matchChunkLine, newChunkMatch } from '../../src/wire/chunk-line.js';
 import { itemFromLine, TranscriptLineReader, type TranscriptLine } from '../../src/transcript/format.js';
-import { LinePacker, unpackLines } from '../../src/check-run/batch.js';
+import { type LineBatch, LinePacker, LineRing, unpackLines } from '../../src/check-run/batch.js';
 import { CheckFold } from '../../src/check/fold.js';
 import { Correlator } from '../../src/wire/correlate.js';
 import { isFrame, type Item } from '../../src/wire/frame.js';
@@ -77,24 +77,17 @@ function agree(line: string): boolean {
 }
 
 /** Items and findings of a transcript's lines through the check's batches, with or without recognition. */
-function viaBatches(lines: string[], recognise: boolean, batchBytes: number): { items: string[]; findings: string } {
+function viaBatches(lines: string[], recognise: boolean, batchBytes: number, ringed = false): { items: string[]; findings: string } {
   const reader = new TranscriptLineReader();
-  const packer = new LinePacker(batchBytes);
-  const batches = [];
+  // With a ring of 2 slots, each batch is unpacked before the next is packed (as the reader waits for the worker).
+  const ring = ringed ? new LineRing(2, LineRing.slotBytesFor(batchBytes)) : undefined;
+  const packer = new LinePacker(batchBytes, ring);
   const mm = newChunkMatch();
-  lines.forEach((text, i) => {
-    if (recognise && matchChunkLine(text, mm) >= 0) packer.chunk(text, mm, reader.countRecognised(mm.t));
-    else {
-      const l: TranscriptLine | undefined = reader.read(text, i + 1);
-      if (l !== undefined) packer.line(l);
-    }
-    if (packer.full) batches.push(packer.take().batch);
-  });
-  if (!packer.empty) batches.push(packer.take().batch);
   const fold = new CheckFold([]);
   const correlator = new Correlator();
   const items: string[] = [];
-  for (const b of batches) {
+  const unpack = (b: LineBatch): void => {
+    if (ring) expect(b.buffer === undefined).toBe(b.slot !== undefined);
     unpackLines(b, (item, chunk) => {
       if (chunk >= 0) fold.step(item, chunk);
       else {
@@ -102,14 +95,33 @@ function viaBatches(lines: string[], recognise: boolean, batchBytes: number): { 
         fold.step(item);
       }
       items.push(show(item));
-    });
-  }
+    }, ring);
+  };
+  const batches: LineBatch[] = [];
+  const take = (): void => {
+    const b = packer.take().batch;
+    if (ring) unpack(b);
+    else batches.push(b);
+  };
+  lines.forEach((text, i) => {
+    if (recognise && matchChunkLine(text, mm) >= 0) packer.chunk(text, mm, reader.countRecognised(mm.t));
+    else {
+      const l: TranscriptLine | undefined = reader.read(text, i + 1);
+      if (l !== undefined) packer.line(l);
+    }
+    if (packer.full) take();
+  });
+  if (!packer.empty) take();
+  for (const b of batches) unpack(b);
   return { items, findings: show(fold.finish()) };
 }
 
 function expectSameBatches(lines: string[]): void {
   for (const bytes of [256 * 1024, 700]) {
     const a = viaBatches(lines, false, bytes);
+    const r = viaBatches(lines, true, bytes, true);
+    expect(r.items).toEqual(a.items);
+    expect(r.findings).toBe(a.findings);
     const b = viaBatches(lines, true, bytes);
     expect(b.items.length).toBe(a.items.length);
     for (let i = 0; i < a.items.length; i++) expect(b.items[i]).toBe(a.items[i]);
