@@ -10,15 +10,14 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { bodyLimit } from 'hono/body-limit';
 import { timingSafeEqual } from 'node:crypto';
-import { Store, rowToItem, type ItemRow } from '../store/store.js';
+import { Store } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { parseTranscript, serializeTranscript, TranscriptError } from '../transcript/format.js';
 import { redactRecording } from '../redact.js';
 import { checkStoredRecording } from '../check-run/stored.js';
 import { RULES, summarizeState } from '../check/index.js';
-import type { Frame } from '../wire/frame.js';
 import { FilterError } from './filter.js';
-import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, readItem, timelineGroups, turnItems } from './queries.js';
+import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, patchOf, readItem, timelineGroups, turnItems } from './queries.js';
 import { MatchCache } from './matches.js';
 import { summarizeTurnAt } from '../view/turn-summary.js';
 import { buildWaterfall } from '../view/waterfall.js';
@@ -26,7 +25,6 @@ import { computeInsights } from '../view/insights.js';
 import { agentComparison } from './agents.js';
 import { Comparison, compareFrames } from './compare.js';
 import { iterateFrames, readFrames } from '../store/frames.js';
-import { entityPatch, patchTarget } from '../view/patch.js';
 import { withRuleInfo as ruleInfo } from '../view/summary.js';
 import { LiveBus } from './live.js';
 import { ModelCache } from './model-cache.js';
@@ -324,15 +322,8 @@ export function createApp(opts: AppOptions): InspectorApp {
     const item = itemOr404(id, seq);
     const st = c.req.query('state') !== '0' ? await itemState(id, seq) : undefined;
     const detail: ItemDetail = { item, pair: pairOf(store, id, item), findings: findingsAt(store, id, seq).map(withRuleInfo), ...st };
-    if (item.dir === 'c2a' || item.dir === 'a2c') {
-      const target = patchTarget(item as Frame);
-      if (target) {
-        const earlier = (store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq < ? AND method = 'session/update'
-            AND session_id IS ? AND raw LIKE ? ESCAPE '\\' ORDER BY seq`)
-          .all(id, seq, (item as Frame).sessionId ?? null, target.like.replace(/[_]/g, '\\_')) as ItemRow[]).map((r) => rowToItem(r) as Frame);
-        detail.patch = entityPatch(target, earlier, item as Frame);
-      }
-    }
+    const patch = patchOf(store, id, item);
+    if (patch) detail.patch = patch;
     return c.json(detail);
   });
   app.get('/api/recordings/:id/findings', (c) => c.json(store.readFindings(recId(c)).map(withRuleInfo)));
