@@ -93,7 +93,7 @@ const withRuleInfo = (f: StoredFinding): FindingView => ruleInfo(f, RULE_INFO);
 export function createApp(opts: AppOptions): InspectorApp {
   const store = Store.open(opts.dbPath);
   try { store.markInterrupted(); } catch { /* locked: the poller retries */ }
-  const models = new ModelCache(store, (id) => live.broadcastTo(id, { type: 'states', recordingId: id }));
+  const models = new ModelCache(store, (id) => live.broadcastTo(id, { type: 'states', recordingId: id }), (id): boolean => live.watching(id));
   const live = new LiveBus(store, models, opts.pollMs ?? 250);
   // The filtered lists of matching seqs (pages and positions without COUNT(*) or OFFSET).
   const matches = new MatchCache(store);
@@ -295,9 +295,9 @@ export function createApp(opts: AppOptions): InspectorApp {
     return c.json(listPosition(store, matches, id, c.req.query('q') ?? '', intParam(c.req.query('seq'), 1)));
   });
   /** The model state after item `seq` as the detail carries it, or the error object in its place. */
-  const itemState = async (id: number, seq: number): Promise<ItemState> => {
+  const itemState = async (id: number, seq: number, signal?: AbortSignal): Promise<ItemState> => {
     try {
-      const s = await models.stateAt(id, seq);
+      const s = await models.stateAt(id, seq, signal);
       return { state: s, stateSummary: summarizeState(s) };
     } catch (e) {
       return { state: { error: `the checker could not fold this recording: ${(e as Error).message}` } };
@@ -314,13 +314,13 @@ export function createApp(opts: AppOptions): InspectorApp {
     const id = recId(c);
     const seq = intParam(c.req.param('seq'), 0);
     itemOr404(id, seq);
-    return c.json(await itemState(id, seq));
+    return c.json(await itemState(id, seq, c.req.raw.signal));
   });
   app.get('/api/recordings/:id/items/:seq', async (c) => {
     const id = recId(c);
     const seq = intParam(c.req.param('seq'), 0);
     const item = itemOr404(id, seq);
-    const st = c.req.query('state') !== '0' ? await itemState(id, seq) : undefined;
+    const st = c.req.query('state') !== '0' ? await itemState(id, seq, c.req.raw.signal) : undefined;
     const detail: ItemDetail = { item, pair: pairOf(store, id, item), findings: findingsAt(store, id, seq).map(withRuleInfo), ...st };
     const patch = patchOf(store, id, item);
     if (patch) detail.patch = patch;
