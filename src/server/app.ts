@@ -10,15 +10,14 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { bodyLimit } from 'hono/body-limit';
 import { timingSafeEqual } from 'node:crypto';
-import { Store, rowToItem, type ItemRow } from '../store/store.js';
+import { Store } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { parseTranscript, serializeTranscript, TranscriptError } from '../transcript/format.js';
 import { redactRecording } from '../redact.js';
 import { checkStoredRecording } from '../check-run/stored.js';
 import { RULES, summarizeState } from '../check/index.js';
-import type { Frame } from '../wire/frame.js';
 import { FilterError } from './filter.js';
-import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, readItem, timelineGroups, turnItems } from './queries.js';
+import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, patchOf, readItem, timelineGroups, turnItems } from './queries.js';
 import { MatchCache } from './matches.js';
 import { summarizeTurnAt } from '../view/turn-summary.js';
 import { buildWaterfall } from '../view/waterfall.js';
@@ -26,7 +25,6 @@ import { computeInsights } from '../view/insights.js';
 import { agentComparison } from './agents.js';
 import { Comparison, compareFrames } from './compare.js';
 import { iterateFrames, readFrames } from '../store/frames.js';
-import { entityPatch, patchTarget } from '../view/patch.js';
 import { withRuleInfo as ruleInfo } from '../view/summary.js';
 import { LiveBus } from './live.js';
 import { ModelCache } from './model-cache.js';
@@ -95,7 +93,7 @@ const withRuleInfo = (f: StoredFinding): FindingView => ruleInfo(f, RULE_INFO);
 export function createApp(opts: AppOptions): InspectorApp {
   const store = Store.open(opts.dbPath);
   try { store.markInterrupted(); } catch { /* locked: the poller retries */ }
-  const models = new ModelCache(store, (id) => live.broadcastTo(id, { type: 'states', recordingId: id }));
+  const models = new ModelCache(store, (id) => live.broadcastTo(id, { type: 'states', recordingId: id }), (id): boolean => live.watching(id));
   const live = new LiveBus(store, models, opts.pollMs ?? 250);
   // The filtered lists of matching seqs (pages and positions without COUNT(*) or OFFSET).
   const matches = new MatchCache(store);
@@ -297,9 +295,9 @@ export function createApp(opts: AppOptions): InspectorApp {
     return c.json(listPosition(store, matches, id, c.req.query('q') ?? '', intParam(c.req.query('seq'), 1)));
   });
   /** The model state after item `seq` as the detail carries it, or the error object in its place. */
-  const itemState = async (id: number, seq: number): Promise<ItemState> => {
+  const itemState = async (id: number, seq: number, signal?: AbortSignal): Promise<ItemState> => {
     try {
-      const s = await models.stateAt(id, seq);
+      const s = await models.stateAt(id, seq, signal);
       return { state: s, stateSummary: summarizeState(s) };
     } catch (e) {
       return { state: { error: `the checker could not fold this recording: ${(e as Error).message}` } };
@@ -316,23 +314,16 @@ export function createApp(opts: AppOptions): InspectorApp {
     const id = recId(c);
     const seq = intParam(c.req.param('seq'), 0);
     itemOr404(id, seq);
-    return c.json(await itemState(id, seq));
+    return c.json(await itemState(id, seq, c.req.raw.signal));
   });
   app.get('/api/recordings/:id/items/:seq', async (c) => {
     const id = recId(c);
     const seq = intParam(c.req.param('seq'), 0);
     const item = itemOr404(id, seq);
-    const st = c.req.query('state') !== '0' ? await itemState(id, seq) : undefined;
+    const st = c.req.query('state') !== '0' ? await itemState(id, seq, c.req.raw.signal) : undefined;
     const detail: ItemDetail = { item, pair: pairOf(store, id, item), findings: findingsAt(store, id, seq).map(withRuleInfo), ...st };
-    if (item.dir === 'c2a' || item.dir === 'a2c') {
-      const target = patchTarget(item as Frame);
-      if (target) {
-        const earlier = (store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq < ? AND method = 'session/update'
-            AND session_id IS ? AND raw LIKE ? ESCAPE '\\' ORDER BY seq`)
-          .all(id, seq, (item as Frame).sessionId ?? null, target.like.replace(/[_]/g, '\\_')) as ItemRow[]).map((r) => rowToItem(r) as Frame);
-        detail.patch = entityPatch(target, earlier, item as Frame);
-      }
-    }
+    const patch = patchOf(store, id, item);
+    if (patch) detail.patch = patch;
     return c.json(detail);
   });
   app.get('/api/recordings/:id/findings', (c) => c.json(store.readFindings(recId(c)).map(withRuleInfo)));

@@ -105,6 +105,12 @@ export class LiveBus {
     } catch { /* next tick */ }
   }
 
+  /** Whether a subscriber (a page) follows this recording. */
+  watching(recordingId: number): boolean {
+    for (const s of this.subs) if (s.recordingId === recordingId) return true;
+    return false;
+  }
+
   /** Sends an event to the subscribers of one recording. */
   broadcastTo(recordingId: number, ev: LiveEvent): void {
     this.broadcast(ev, recordingId);

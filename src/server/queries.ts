@@ -11,6 +11,7 @@ import type { Position } from '../view/source.js';
 import type { TimelinePage, TimelineRow, MethodStats, TurnInfo, StoredFinding, TimelineGroups } from './types.js';
 import { layTurns, turnInfoOf } from '../view/turns.js';
 import { quantile } from '../view/insights.js';
+import { entityPatch, patchTarget, startsEntity } from '../view/patch.js';
 import { SCAN_BUDGET_MS, type MatchCache } from './matches.js';
 
 /** Columns a timeline row needs: no full raw text for big frames (only a prefix is previewed). */
@@ -204,4 +205,35 @@ export function timelineGroups(store: Store, recordingId: number, q: string, tur
       WHERE i.recording_id = ? AND i.session_id IS NOT NULL AND ${f.where} GROUP BY i.session_id ORDER BY seq`)
     .all(recordingId, ...f.params) as { sessionId: string; seq: number }[];
   return layTurns(seqs, turns, firsts);
+}
+
+/** Seqs a patch's earlier frames are first looked for in, going back from the item. */
+export const PATCH_WINDOW = 4096;
+
+/**
+ * The patch (entity before and after) a session update makes, if it patches one. The earlier frames
+ * that touch the entity are read backwards from the item through the seq index, stopping at the
+ * frame that starts the entity (usually a few items back); only when none is found within
+ * PATCH_WINDOW seqs are all earlier frames of the session read, as before.
+ */
+export function patchOf(store: Store, id: number, item: Item): ReturnType<typeof entityPatch> | undefined {
+  if (item.dir !== 'c2a' && item.dir !== 'a2c') return undefined;
+  const f = item as Frame;
+  const target = patchTarget(f);
+  if (!target) return undefined;
+  const like = target.like.replace(/[_]/g, '\\_');
+  const sid = f.sessionId ?? null;
+  // `+` keeps SQLite off the method and session indexes, so it walks the seq index backwards and stops early.
+  const near = store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq < ? AND seq >= ? AND +method = 'session/update'
+      AND +session_id IS ? AND raw LIKE ? ESCAPE '\\' ORDER BY seq DESC`);
+  const back: Frame[] = [];
+  for (const r of near.iterate(id, f.seq, f.seq - PATCH_WINDOW, sid, like) as IterableIterator<ItemRow>) {
+    const e = rowToItem(r) as Frame;
+    back.push(e);
+    if (startsEntity(target, e)) return entityPatch(target, back.reverse(), f);
+  }
+  const earlier = (store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq < ? AND method = 'session/update'
+      AND session_id IS ? AND raw LIKE ? ESCAPE '\\' ORDER BY seq`)
+    .all(id, f.seq, sid, like) as ItemRow[]).map((r) => rowToItem(r) as Frame);
+  return entityPatch(target, earlier, f);
 }

@@ -78,6 +78,23 @@ function apply(target: PatchTarget, value: unknown, f: Frame): { value: unknown;
   }
 }
 
+/**
+ * True when `f` sets the entity whatever it was before (a `tool_call` announcing it, a plan, the
+ * config options, the mode): the frames before it then cannot change the patch, so a reader going
+ * backwards may stop there. A compaction is built up from all its frames and never starts over.
+ */
+export function startsEntity(target: PatchTarget, f: Frame): boolean {
+  const u = updateOf(f);
+  if (!u) return false;
+  switch (target.entity) {
+    case 'toolCall': return u.sessionUpdate === 'tool_call' && u.toolCallId === target.key;
+    case 'plan': return u.sessionUpdate === 'plan' || u.sessionUpdate === 'plan_update' || u.sessionUpdate === 'plan_removed';
+    case 'configOptions': return u.sessionUpdate === 'config_option_update';
+    case 'mode': return u.sessionUpdate === 'current_mode_update';
+    case 'compaction': return false;
+  }
+}
+
 /** Entity before and after `current`, folding the earlier frames (oldest first) that touch it. */
 export function entityPatch(target: PatchTarget, earlier: Frame[], current: Frame):
   { entity: string; key: string; before: unknown; after: unknown; previousSeq: number | null } {

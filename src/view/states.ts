@@ -31,8 +31,11 @@ export function nextCheckpoint(seq: number, json: string): number {
   return seq + Math.max(CHECKPOINT, Math.ceil(json.length / CHECKPOINT_BYTES_PER_ITEM));
 }
 
-/** The state after `seq` from the nearest checkpoint at or before it (or the initial state), and the seq it is at. */
-export function stateFromCheckpoints(cps: readonly [number, string][], seq: number): { state: ModelState; from: number } {
+/**
+ * The state after `seq` from the nearest checkpoint at or before it (or the initial state), and the
+ * seq it is at. `json` reads a checkpoint's JSON (when it is kept in another form, e.g. deflated).
+ */
+export function stateFromCheckpoints<T = string>(cps: readonly [number, T][], seq: number, json: (cp: T) => string = (cp) => cp as string): { state: ModelState; from: number } {
   let lo = 0;
   let hi = cps.length - 1;
   let best = -1;
@@ -40,7 +43,7 @@ export function stateFromCheckpoints(cps: readonly [number, string][], seq: numb
     const mid = (lo + hi) >> 1;
     if (cps[mid]![0] <= seq) { best = mid; lo = mid + 1; } else hi = mid - 1;
   }
-  return best >= 0 ? { state: restoreState(cps[best]![1]), from: cps[best]![0] } : { state: initialState(), from: 0 };
+  return best >= 0 ? { state: restoreState(json(cps[best]![1])), from: cps[best]![0] } : { state: initialState(), from: 0 };
 }
 
 /** Folds the model over `items`, recording summaries (via `summarize`) and checkpoints. */
