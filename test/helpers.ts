@@ -12,6 +12,18 @@ export const EXAMPLE_AGENT = join(EXAMPLES, 'agent.js');
 export const EXAMPLE_CLIENT = join(EXAMPLES, 'client.js');
 export const PEERS = join(ROOT, 'test', 'peers');
 
+/** A seeded PRNG (mulberry32) giving numbers in [0, 1), so a failing generated case can be replayed. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
 /** A fresh temp folder, removed by the returned cleanup. */
 export function tempDir(prefix = 'acp-inspect-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));

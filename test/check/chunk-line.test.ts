@@ -18,6 +18,7 @@ import { CheckFold } from '../../src/check/fold.js';
 import { Correlator } from '../../src/wire/correlate.js';
 import { isFrame, type Item } from '../../src/wire/frame.js';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from '../../src/spec/schema-data.js';
+import { seededRandom } from '../helpers.js';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -131,16 +132,6 @@ function expectSameBatches(lines: string[]): void {
 
 // ---- generated and mutated chunk lines ------------------------------------------------------------
 
-function rng(seed: number): () => number {
-  let s = seed >>> 0;
-  return () => {
-    s = (s + 0x6d2b79f5) >>> 0;
-    let t = s;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const TEXTS = ['', 'Hello', 'line\nbreak', 'tab\there', 'quote " and \\ backslash', 'slash / and \u007f', 'é unicode ✓', '\u0001 control', '\ud83d\ude00 emoji', 'lone \ud800 surrogate', '\\n literal', '</script>'];
 const SIDS = ['sess-1', 'a5dc82dc94cee8d0260add0a9ddd342a', '01a200f0-c663-71f3-8fbe-dce6bf30f7f6', '', 'has space', 's"q', 's\\b', 'é'];
@@ -238,7 +229,7 @@ describe('chunk-line recogniser', () => {
   });
 
   it('agrees on seeded mutations of chunk lines (refused, or the same item)', () => {
-    const r = rng(20);
+    const r = seededRandom(20);
     const bases: string[] = [];
     for (const file of recordings()) for (const l of readFileSync(file, 'utf8').split('\n')) if (recognised(l)) bases.push(l);
     for (const sid of SIDS.slice(0, 3)) for (const text of TEXTS) bases.push(lineOf('12.5', 'a2c', frameOf(sid, 'agent_message_chunk', text)));

@@ -17,6 +17,7 @@ import { pointerToPath } from '../../src/spec/schema-path.js';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from '../../src/spec/schema-data.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import { isFrame } from '../../src/wire/frame.js';
+import { seededRandom } from '../helpers.js';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -127,15 +128,6 @@ function recordedCases(): Case[] {
   return cases;
 }
 
-/** A small seeded PRNG (mulberry32), so a failure can be replayed. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const ODD = ['', '_ext', 'unknown_kind', 'text', 'image', 'agent_message_chunk', 'tool_call', 'plan', 'pending', 'completed', 'end_turn', 'x:/not a url', 'https://example.com/a', 'assistant'];
 
@@ -182,7 +174,7 @@ const recorded = recordedCases();
 const methods = [...new Set([...methodDefs(UNSTABLE_SCHEMA).keys()])].map((k) => k.split(' ') as [string, SchemaRole]);
 
 function casesFor(seed: number): Case[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const cases: Case[] = [...recorded];
   // Each recorded value against a few other methods' schemas: mostly failures, so error paths and messages are compared.
   for (const [, , data] of recorded) {

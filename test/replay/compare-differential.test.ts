@@ -25,7 +25,8 @@ import { Comparison, compareFrames, type CompareOptions } from '../../src/server
 import { diffFramesReport, differenceJson } from '../../src/cli/diff-run.js';
 import { renderDivergences } from '../../src/replay/report.js';
 import { parseOrUndefined, recognisedUpdateKind, updateKindOf } from '../../src/replay/lazy-frame.js';
-import { mutate, rng, scenario, storeLines } from './compare-fuzz.js';
+import { mutate, scenario, storeLines } from './compare-fuzz.js';
+import { seededRandom } from '../helpers.js';
 
 const GOLDEN = join(import.meta.dirname, 'fixtures', 'compare-golden.json');
 const write = process.env.ACP_INSPECT_WRITE_GOLDEN === '1';
@@ -119,7 +120,7 @@ describe('comparing two recordings', () => {
 
 describe('the update kind read off the text', () => {
   it('is what JSON.parse reads, or it declines, on seeded mutations of every kind of line', () => {
-    const r = rng(7);
+    const r = seededRandom(7);
     const lines = scenario(3, 'a').map(([, raw]) => raw);
     let recognised = 0;
     let declined = 0;

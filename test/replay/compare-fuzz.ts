@@ -10,18 +10,8 @@ import { Store } from '../../src/store/store.js';
 import { frameFromText } from '../../src/wire/make-frame.js';
 import { Correlator } from '../../src/wire/correlate.js';
 import type { Frame } from '../../src/wire/frame.js';
+import { seededRandom } from '../helpers.js';
 
-/** A small deterministic PRNG (mulberry32). */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export type Line = ['c2a' | 'a2c', string];
 
@@ -97,7 +87,7 @@ const MUTATIONS: Array<(raw: string, r: () => number) => string> = [
 
 /** Lines of run b with a seeded share mutated, dropped, repeated or moved. */
 export function mutate(lines: readonly Line[], seed: number, rate: number): Line[] {
-  const r = rng(seed);
+  const r = seededRandom(seed);
   const out: Line[] = [];
   for (const [dir, raw] of lines) {
     const x = r();

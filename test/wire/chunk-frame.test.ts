@@ -20,23 +20,13 @@ import { createChecker } from '../../src/check/index.js';
 import { Store } from '../../src/store/store.js';
 import type { Item } from '../../src/wire/frame.js';
 import type { RecorderConfig } from '../../src/tap/messages.js';
+import { seededRandom } from '../helpers.js';
 
 const ROOT = resolve(__dirname, '../..');
 
 /** Every own field, in order, with nested values (what a consumer can see of an item). */
 const show = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'number' && Object.is(x, -0) ? '-0' : x));
 
-/** A seeded PRNG (mulberry32), so a failure can be replayed. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** [dir, bytes] of every frame of every recording. */
 function recordedFrames(): [string, Buffer][] {
@@ -83,7 +73,7 @@ function randomText(rnd: () => number): string {
 
 /** Seeded mutations of the recognised shape, as raw bytes. */
 function mutations(count: number, seed: number): Buffer[] {
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)]!;
   const out: Buffer[] = [];
   for (let i = 0; i < count; i++) {
@@ -206,7 +196,7 @@ async function throughRecorder(frames: [string, Buffer][], generic: boolean, see
     onPeer() {},
     onIncomplete() {},
   });
-  const rnd = prng(seed);
+  const rnd = seededRandom(seed);
   let t = 1;
   // Interleaved by frame, each frame's bytes (with its `\n`) handed over in up to three pieces.
   for (const [dir, bytes] of frames) {
