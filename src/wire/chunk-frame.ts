@@ -18,12 +18,7 @@
  * character) is refused: the caller takes its generic path. Pure: no Node built-ins.
  */
 import type { Direction, Frame } from './frame.js';
-import { CHUNK_UPDATES } from './chunk-line.js';
-
-const F_HEAD = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"';
-const F_KIND = '","update":{"sessionUpdate":"';
-const F_TEXT = '","content":{"type":"text","text":"';
-const F_TAIL = '"}}}}';
+import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, textChunkFrame } from './chunk-line.js';
 
 const reEsc = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 /** A character a JSON string may hold as is: anything but `"`, `\` and the control characters U+0000–U+001F. */
@@ -60,15 +55,5 @@ export function chunkFrameOf(seq: number, t: number, dir: Direction, raw: string
   const sessionId = r[1]!;
   const kind = r[2]!;
   out.update = CHUNK_UPDATES.indexOf(kind as (typeof CHUNK_UPDATES)[number]);
-  return {
-    seq,
-    t,
-    dir,
-    raw,
-    size,
-    kind: 'notification',
-    method: 'session/update',
-    json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: kind, content: { type: 'text', text } } } },
-    sessionId,
-  };
+  return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text);
 }

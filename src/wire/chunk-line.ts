@@ -14,7 +14,7 @@
  * an escape, a text whose escapes it cannot prove, non-ASCII characters) is refused, and the caller
  * takes its generic path. Pure: no Node built-ins (it runs in the browser too).
  */
-import type { Frame } from './frame.js';
+import type { Direction, Frame } from './frame.js';
 
 /** The `sessionUpdate` kinds recognised (a match's `update` is an index into this list). */
 export const CHUNK_UPDATES = ['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk'] as const;
@@ -41,10 +41,10 @@ export function newChunkMatch(): ChunkMatch {
 }
 
 // The frame, as the SDK writes it (JSON.stringify of its object literal), around the session id, the kind and the text.
-const F_HEAD = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"';
-const F_KIND = '","update":{"sessionUpdate":"';
-const F_TEXT = '","content":{"type":"text","text":"';
-const F_TAIL = '"}}}}';
+export const F_HEAD = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"';
+export const F_KIND = '","update":{"sessionUpdate":"';
+export const F_TEXT = '","content":{"type":"text","text":"';
+export const F_TAIL = '"}}}}';
 /** The same pieces as they appear inside a transcript line's `raw` string (each `"` escaped). */
 const esc = (s: string): string => s.replace(/"/g, '\\"');
 const L_T = '{"t":';
@@ -209,12 +209,20 @@ function matchEscaped(line: string, m: ChunkMatch): boolean {
  */
 export function chunkFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessionId: string, update: number, body: string, text: string): Frame {
   const kind = CHUNK_UPDATES[update]!;
+  return textChunkFrame(seq, t, dir, F_HEAD + sessionId + F_KIND + kind + F_TEXT + body + F_TAIL, F_FIXED + sessionId.length + kind.length + body.length, sessionId, kind, text);
+}
+
+/**
+ * The Frame of a text chunk frame whose `raw` line (`size` bytes) holds `sessionId`, the update
+ * `kind` and the decoded `text`: what frameFromText makes of it (same fields in the same order).
+ */
+export function textChunkFrame(seq: number, t: number, dir: Direction, raw: string, size: number, sessionId: string, kind: string, text: string): Frame {
   return {
     seq,
     t,
     dir,
-    raw: F_HEAD + sessionId + F_KIND + kind + F_TEXT + body + F_TAIL,
-    size: F_FIXED + sessionId.length + kind.length + body.length,
+    raw,
+    size,
     kind: 'notification',
     method: 'session/update',
     json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: kind, content: { type: 'text', text } } } },
