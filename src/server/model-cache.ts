@@ -9,7 +9,7 @@
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { initialState, stepModel, summarizeState, type ModelState } from '../check/index.js';
-import { CHECKPOINT, CHECKPOINT_BYTES_PER_ITEM, stateFromCheckpoints } from '../view/states.js';
+import { CHECKPOINT, nextCheckpoint, stateFromCheckpoints } from '../view/states.js';
 import type { Store } from '../store/store.js';
 
 /** Items folded per slice of a background fold: small, so that a request waits at most a few ms (about 20 µs an item). */
@@ -99,7 +99,7 @@ export class ModelCache {
         c.checkpoints.push([item.seq, z]);
         // Spaced by the state's size (1M items of tool-calling turns took 3.4 GB and 40 s with one every 1000):
         // the memory they hold, and the time making them takes from the fold.
-        c.nextCheckpoint = item.seq + Math.max(CHECKPOINT, Math.ceil(z.length / CHECKPOINT_BYTES_PER_ITEM), Math.ceil(json.length / JSON_BYTES_PER_ITEM));
+        c.nextCheckpoint = nextCheckpoint(item.seq, z.length, json.length, JSON_BYTES_PER_ITEM);
       }
       if (++n >= limit) break;
     }

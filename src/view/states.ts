@@ -26,9 +26,13 @@ export const CHECKPOINT = 1000;
  */
 export const CHECKPOINT_BYTES_PER_ITEM = 64;
 
-/** Where the checkpoint after `seq` (whose state is `json`) puts the next one. */
-export function nextCheckpoint(seq: number, json: string): number {
-  return seq + Math.max(CHECKPOINT, Math.ceil(json.length / CHECKPOINT_BYTES_PER_ITEM));
+/**
+ * Where the checkpoint after `seq` puts the next one: `held` is the bytes the checkpoint holds; with
+ * `jsonBytesPerItem`, checkpoints are also spaced by the length of the state's JSON (`jsonLength`),
+ * for a checkpoint held in another form (deflated) that costs its making more than its memory.
+ */
+export function nextCheckpoint(seq: number, held: number, jsonLength = 0, jsonBytesPerItem = Infinity): number {
+  return seq + Math.max(CHECKPOINT, Math.ceil(held / CHECKPOINT_BYTES_PER_ITEM), Math.ceil(jsonLength / jsonBytesPerItem));
 }
 
 /**
@@ -67,7 +71,7 @@ export function foldStates(items: Iterable<Item>, summarize: (s: ModelState) => 
     if (item.seq >= next) {
       const json = JSON.stringify(state);
       checkpoints.push([item.seq, json]);
-      next = nextCheckpoint(item.seq, json);
+      next = nextCheckpoint(item.seq, json.length);
     }
   }
   return { table, idx, checkpoints };
@@ -103,7 +107,7 @@ export class StateIndex {
         // Folding past the last checkpoint: leave one here for the next call.
         const json = JSON.stringify(state);
         cps.push([item.seq, json]);
-        this.next = nextCheckpoint(item.seq, json);
+        this.next = nextCheckpoint(item.seq, json.length);
       }
     }
     return state;
