@@ -4,7 +4,8 @@
  * editor configuration (JSON) through the real tap with the SDK's example client, every
  * `acp-inspect` command line of the shell examples through the real binary, and every transcript
  * example (JSONL) through `check` and `import`. A block of another kind must be an illustration
- * (`text`); a shell block marked `requires=COMMAND` runs once this build has that command.
+ * (`text`, or no language: a usage line, sample output); a shell block marked `requires=COMMAND`
+ * runs once this build has that command.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
@@ -28,9 +29,9 @@ const waitsFor = (info: string) => {
 const codeBlocks = (lang: string) => BLOCKS.filter((b) => b.lang === lang && waitsFor(b.info) === undefined).map((b) => b.body);
 
 describe('the code blocks of the README and docs/', () => {
-  it('are each of a kind the tests run (sh, json, ts, jsonl) or an illustration (text, the Neovim lua)', () => {
+  it('are each of a kind the tests run (sh, json, ts, jsonl) or an illustration (text or unlabelled, the Neovim lua)', () => {
     expect(BLOCKS.length).toBeGreaterThan(20);
-    for (const b of BLOCKS) expect(['sh', 'json', 'ts', 'jsonl', 'text', 'lua'], `${b.file}: a \`\`\`${b.lang} block`).toContain(b.lang);
+    for (const b of BLOCKS) expect(['sh', 'json', 'ts', 'jsonl', 'text', '', 'lua'], `${b.file}: a \`\`\`${b.lang} block`).toContain(b.lang);
     for (const b of BLOCKS.filter((x) => x.lang === 'lua')) expect(b.body, b.file).toMatch(/"acp-inspect",.*"--",/);
     // Every ts block is a complete test file that the fixture test runs.
     expect(BLOCKS.filter((b) => b.lang === 'ts').map((b) => b.body.split('\n')[0])).toEqual(['// test/session.test.ts']);
@@ -111,12 +112,14 @@ describe('the editor configurations', () => {
   const configs = [...new Set(codeBlocks('json'))].map((b) => JSON.parse(b) as Record<string, Record<string, { command: string; args: string[] }>>);
 
   it('are valid JSON, and each tap configuration records a real session', async () => {
-    const taps = configs.flatMap((c) => Object.values(c.agent_servers ?? {}));
+    const servers = configs.flatMap((c) => Object.values(c.agent_servers ?? {}));
+    for (const server of servers) expect(server.command).toBe('acp-inspect');
+    // An agent server without `--` is not a tap but a command of ours an editor starts (probe client).
+    for (const server of servers.filter((x) => !x.args.includes('--'))) expect(hasCommand(server.args[0]!), server.args.join(' ')).toBe(true);
+    const taps = servers.filter((x) => x.args.includes('--'));
     expect(taps.length).toBeGreaterThanOrEqual(2);
     for (const server of taps) {
-      expect(server.command).toBe('acp-inspect');
       const sep = server.args.indexOf('--');
-      expect(sep).toBeGreaterThanOrEqual(0);
       const t = tempDir();
       try {
         const db = join(t.dir, 'r.sqlite');
@@ -165,6 +168,8 @@ describe('the shell examples', () => {
     writeFileSync(join(bin, 'acp-inspect'), `#!/bin/sh\nexec ${sh(process.execPath)} ${sh(BIN)} "$@"\n`);
     chmodSync(join(bin, 'acp-inspect'), 0o755);
     copyFileSync(SAMPLE, join(t.dir, 'session.jsonl'));
+    // Examples that name files of this repository (recordings/...) find them as in a clone.
+    symlinkSync(join(ROOT, 'recordings'), join(t.dir, 'recordings'));
     writeFileSync(join(t.dir, 'my-agent.js'), `import ${JSON.stringify(EXAMPLE_AGENT)};\n`);
     for (const name of ['yesterday', 'today']) {
       const r = await cli(['import', SAMPLE, '--name', name, '--db', db]);
