@@ -10,7 +10,7 @@ import { acpDevtoolsToLines, looksLikeAcpDevtools } from './acp-devtools.js';
 import { looksLikeZedAcpLog, zedAcpLogToLines } from './zed-acp-log.js';
 import { looksLikeRawJsonRpc } from './tee-pair.js';
 
-export type CaptureFormat = 'transcript' | 'acp-devtools' | 'zed-acp-log' | 'raw-jsonrpc';
+export type CaptureFormat = 'transcript' | 'acp-devtools' | 'zed-acp-log' | 'raw-jsonrpc' | 'json-document';
 
 /** Bytes of a file's start that are enough to tell its format. */
 export const SNIFF_BYTES = 64 * 1024;
@@ -20,6 +20,8 @@ export function sniffCapture(head: string): CaptureFormat {
   if (looksLikeAcpDevtools(head)) return 'acp-devtools';
   if (looksLikeZedAcpLog(head)) return 'zed-acp-log';
   if (looksLikeRawJsonRpc(head)) return 'raw-jsonrpc';
+  // An indented JSON document (a transcript line is never a bare brace or bracket).
+  if (/^\uFEFF?\s*[[{]\s*\n/.test(head)) return 'json-document';
   return 'transcript';
 }
 
@@ -27,6 +29,7 @@ const NAMES: Record<Exclude<CaptureFormat, 'transcript'>, string> = {
   'acp-devtools': 'an acp-devtools export',
   'zed-acp-log': "a copy of Zed's ACP log",
   'raw-jsonrpc': 'a raw JSON-RPC log',
+  'json-document': 'a JSON document',
 };
 
 /** How a user would call a file of this format, for messages ("an acp-devtools export"). */
@@ -39,6 +42,11 @@ export function oneSideError(): TranscriptError {
   return new TranscriptError('a raw JSON-RPC log (one side of the wire, as tee writes it) does not say which way its lines went; give the agent\'s stdin log and its stdout log together as STDIN.log+STDOUT.log');
 }
 
+/** The refusal for a JSON document of no format acp-inspect reads. */
+function unknownDocumentError(): TranscriptError {
+  return new TranscriptError('one JSON document, which is neither a transcript (one JSON object per line) nor a capture acp-inspect reads (an acp-devtools export, a copy of Zed\'s ACP log)');
+}
+
 /**
  * The transcript text of a whole capture of a `format` other than a transcript (a transcript is
  * returned as it is). Throws TranscriptError when the document is not JSON or not of its format.
@@ -46,6 +54,7 @@ export function oneSideError(): TranscriptError {
 export function captureToTranscript(text: string, format: CaptureFormat = sniffCapture(text.slice(0, SNIFF_BYTES))): string {
   if (format === 'transcript') return text;
   if (format === 'raw-jsonrpc') throw oneSideError();
+  if (format === 'json-document') throw unknownDocumentError();
   let doc: unknown;
   try {
     doc = JSON.parse(text.replace(/^\uFEFF/, ''));

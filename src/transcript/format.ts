@@ -77,6 +77,13 @@ export class TranscriptError extends Error {
     this.detail = message;
   }
 
+  /** An error about `file` as a whole, whose `message` names the file already. */
+  static ofFile(file: string, message: string): TranscriptError {
+    const e = new TranscriptError(message);
+    Object.defineProperty(e, 'file', { value: file });
+    return e;
+  }
+
   /** The same error as read from `file`, with the pointer to the format; an error that names its file already stays as it is. */
   inFile(file: string): TranscriptError {
     if (this.file !== undefined) return this;

@@ -7,7 +7,7 @@
  */
 import { closeSync, existsSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
 import { TranscriptError } from './format.js';
-import { captureToTranscript, formatName, oneSideError, sniffCapture, SNIFF_BYTES, type CaptureFormat } from './foreign.js';
+import { captureToTranscript, formatName, sniffCapture, SNIFF_BYTES, type CaptureFormat } from './foreign.js';
 import { teePairToLines } from './tee-pair.js';
 
 /** The largest capture of another tool's format read (whole, being one JSON document). */
@@ -35,6 +35,10 @@ function isFile(f: string): boolean {
   }
 }
 
+function mib(bytes: number): string {
+  return (bytes / 2 ** 20).toFixed(bytes < 2 ** 20 ? 3 : 0);
+}
+
 function readHead(file: string): string {
   const fd = openSync(file, 'r');
   try {
@@ -46,10 +50,10 @@ function readHead(file: string): string {
   }
 }
 
-function readWhole(file: string, what: string): string {
+function readWhole(file: string, what: string, limit: number): string {
   const size = statSync(file).size;
-  if (size > WHOLE_CAPTURE_LIMIT) {
-    throw new TranscriptError(`${what} is one JSON document, read whole, and this one is ${Math.round(size / 2 ** 20)} MiB, over the ${WHOLE_CAPTURE_LIMIT / 2 ** 20} MiB limit for such files; docs/formats.md shows how to convert a larger one`, undefined, file);
+  if (size > limit) {
+    throw new TranscriptError(`${what} is read whole, and this one is ${mib(size)} MiB, over the ${mib(limit)} MiB limit for such files; docs/formats.md shows how to convert a larger one`, undefined, file);
   }
   return readFileSync(file, 'utf8');
 }
@@ -58,24 +62,24 @@ function readWhole(file: string, what: string): string {
  * Opens `ref` (a file, or `STDIN+STDOUT`) as a capture. Throws TranscriptError naming the file when
  * it is missing, a folder, too large to read whole, or not of the format it starts as.
  */
-export function openCapture(ref: string): OpenedCapture {
+export function openCapture(ref: string, limit = WHOLE_CAPTURE_LIMIT): OpenedCapture {
   const pair = pairFiles(ref);
   if (pair) {
     const [c2a, a2c] = pair;
     try {
-      const lines = teePairToLines(readWhole(c2a, 'a raw JSON-RPC log of a pair'), readWhole(a2c, 'a raw JSON-RPC log of a pair'), { c2a, a2c });
+      const lines = teePairToLines(readWhole(c2a, 'a raw JSON-RPC log of a pair', limit), readWhole(a2c, 'a raw JSON-RPC log of a pair', limit), { c2a, a2c });
       return { kind: 'converted', format: 'tee-pair', text: lines.join('\n') + '\n' };
     } catch (e) {
       throw e instanceof TranscriptError ? e.inFile(ref) : e;
     }
   }
-  if (!existsSync(ref)) throw new TranscriptError('does not exist; check the path', undefined, ref);
-  if (statSync(ref).isDirectory()) throw new TranscriptError('is a folder, not a transcript (.jsonl) file', undefined, ref);
+  if (!existsSync(ref)) throw TranscriptError.ofFile(ref, `file ${ref} does not exist; check the path`);
+  if (statSync(ref).isDirectory()) throw TranscriptError.ofFile(ref, `${ref} is a folder, not a transcript (.jsonl) file`);
   const format = sniffCapture(readHead(ref));
   if (format === 'transcript') return { kind: 'transcript', file: ref };
   try {
-    if (format === 'raw-jsonrpc') throw oneSideError();
-    return { kind: 'converted', format, text: captureToTranscript(readWhole(ref, formatName(format)), format) };
+    if (format === 'raw-jsonrpc' || format === 'json-document') return { kind: 'converted', format, text: captureToTranscript('', format) }; // throws
+    return { kind: 'converted', format, text: captureToTranscript(readWhole(ref, formatName(format), limit), format) };
   } catch (e) {
     throw e instanceof TranscriptError ? e.inFile(ref) : e;
   }
