@@ -241,6 +241,23 @@ describeBrowser('the static viewer', () => {
     expect(true).toBe(true);
   });
 
+  it('opens an acp-devtools export from the picker and from ?url=, and finds what `check --json` finds', async () => {
+    const file = join(ROOT, 'recordings/foreign/wire-problems.acp-devtools.json');
+    const out = (await cli(['check', file, '--json'])).stdout.toString().trim();
+    const expected = out.split('\n').map((l) => { const f = JSON.parse(l) as { seq: number; rule: string; severity: string }; return { seq: f.seq, rule: f.rule, severity: f.severity }; });
+    const { ctx, page, requests, errors } = await watchedPage();
+    expect(await openInViewer(page, staticUrl, file)).toEqual(expected);
+    await page.locator('.single-note').getByText('wire-problems.acp-devtools.json').waitFor();
+    const capture = `${staticUrl}capture.json`;
+    await ctx.route(capture, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: readFileSync(join(ROOT, 'recordings/foreign/sdk-example.acp-devtools.json'), 'utf8') }));
+    await page.goto(`${staticUrl}?url=${encodeURIComponent(capture)}`);
+    await page.locator('.row[class*="dir-"]').first().waitFor();
+    expect(await page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
+    expect(requests.filter((u) => !u.startsWith(staticUrl))).toEqual([]);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+
   it('shows hostile content as text, fetches nothing, and says so', async () => {
     const src = join(tmp.dir, 'hostile-viewer.jsonl');
     writeFileSync(src, hostileTranscript());
