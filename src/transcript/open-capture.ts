@@ -75,7 +75,11 @@ export function openCapture(ref: string, limit = WHOLE_CAPTURE_LIMIT): OpenedCap
   }
   if (!existsSync(ref)) throw TranscriptError.ofFile(ref, `file ${ref} does not exist; check the path`);
   if (statSync(ref).isDirectory()) throw TranscriptError.ofFile(ref, `${ref} is a folder, not a transcript (.jsonl) file`);
-  const format = sniffCapture(readHead(ref));
+  const head = readHead(ref);
+  if (head.startsWith('SQLite format 3\0')) {
+    throw TranscriptError.ofFile(ref, `${ref} is a SQLite database, not a transcript: give acp-inspect's own as --db ${ref} with a recording id; acp-devtools' captures database is read by acp-inspect import ${ref}`);
+  }
+  const format = sniffCapture(head);
   if (format === 'transcript') return { kind: 'transcript', file: ref };
   try {
     if (format === 'raw-jsonrpc' || format === 'json-document') return { kind: 'converted', format, text: captureToTranscript('', format) }; // throws

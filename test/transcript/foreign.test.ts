@@ -6,6 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { ROOT, cli, tempDir } from '../helpers.js';
 import { parseTranscript, TranscriptError } from '../../src/transcript/format.js';
 import { captureToTranscript, sniffCapture } from '../../src/transcript/foreign.js';
@@ -73,8 +74,8 @@ describe('acp-devtools exports', () => {
   });
 
   it('import keeps every frame byte-exact, with the session\'s name and command', async () => {
-    const db = join(tmp.dir, 'import.sqlite');
-    for (const name of EXPORTS) {
+    await Promise.all(EXPORTS.map(async (name) => {
+      const db = join(tmp.dir, `${name}.sqlite`);
       const exp = exportOf(name);
       const imp = await cli(['import', join(FOREIGN, name), '--db', db]);
       expect(imp.code, imp.stderr).toBe(0);
@@ -84,7 +85,7 @@ describe('acp-devtools exports', () => {
       expect(rec.items.filter(isFrame).map((f: Frame) => [f.raw, f.dir])).toEqual(exp.messages.map((m) => [m.raw, dirOf(m)]));
       expect(rec.header.command).toEqual(exp.session.agentCommand!.split(' '));
       expect(rec.header.name).toBe(exp.session.name ?? name);
-    }
+    }));
   });
 
   it('refuse a broken export naming the file and the field, and one over the size limit in one line', () => {
@@ -95,6 +96,40 @@ describe('acp-devtools exports', () => {
     writeFileSync(bad, JSON.stringify(exp, null, 4).slice(0, 2000));
     expect(() => openCapture(bad)).toThrow(/^.*bad\.json: an acp-devtools export must be one JSON document, and this one is not JSON \(/);
     expect(() => openCapture(join(FOREIGN, EXPORTS[0]!), 1000)).toThrow(/sdk-example\.acp-devtools\.json: an acp-devtools export is read whole, and this one is 0\.0\d\d MiB, over the 0\.001 MiB limit for such files; docs\/formats\.md shows how to convert a larger one$/);
+  });
+});
+
+describe("acp-devtools' captures database", () => {
+  it('imports every session as a recording, frames byte-exact, and leaves the database as it was', async () => {
+    // Its tables as acp-devtools creates them (storage/sqlite.ts, schema 4), and its sessions as its proxy saves them.
+    const file = join(tmp.dir, 'captures.db');
+    const db = new Database(file);
+    db.exec(`CREATE TABLE sessions (id INTEGER PRIMARY KEY AUTOINCREMENT, name TEXT, agent_command TEXT, started_at INTEGER NOT NULL, ended_at INTEGER,
+      client_name TEXT, imported_at INTEGER, client_version TEXT, client_platform TEXT, agent_name TEXT, agent_version TEXT, protocol_version INTEGER,
+      current_mode TEXT, current_model TEXT, agent_capabilities_json TEXT);
+      CREATE TABLE messages (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id INTEGER NOT NULL REFERENCES sessions(id) ON DELETE CASCADE, seq INTEGER NOT NULL,
+      timestamp INTEGER NOT NULL, direction TEXT NOT NULL, kind TEXT NOT NULL, method TEXT, rpc_id TEXT, raw TEXT NOT NULL, payload_json TEXT, parse_error TEXT);`);
+    for (const name of EXPORTS) {
+      const exp = exportOf(name);
+      const id = db.prepare('INSERT INTO sessions (name, agent_command, started_at, ended_at) VALUES (?, ?, ?, ?)').run(exp.session.name, exp.session.agentCommand, exp.session.startedAt, null).lastInsertRowid;
+      const add = db.prepare('INSERT INTO messages (session_id, seq, timestamp, direction, kind, raw) VALUES (?, ?, ?, ?, ?, ?)');
+      // Stored out of seq order: read back by seq.
+      for (const m of [...exp.messages].reverse()) add.run(id, m.seq, m.timestamp, m.direction, 'unknown', m.raw);
+    }
+    db.close();
+    const before = readFileSync(file);
+    const into = join(tmp.dir, 'from-captures.sqlite');
+    const [imp, check] = await Promise.all([cli(['import', file, '--db', into]), cli(['check', file])]);
+    expect(imp.code, imp.stderr).toBe(0);
+    expect(imp.stdout.toString()).toBe('1\n2\n');
+    expect(readFileSync(file).equals(before)).toBe(true);
+    const out = join(tmp.dir, 'from-captures.jsonl');
+    expect((await cli(['export', '2', '--db', into, '--no-redact', '-o', out])).code).toBe(0);
+    const rec = readTranscriptFile(out);
+    expect(rec.items.filter(isFrame).map((f) => [f.raw, f.dir])).toEqual(exportOf(EXPORTS[1]!).messages.map((m) => [m.raw, dirOf(m)]));
+    expect(rec.header).toMatchObject({ name: 'wire problems', source: { format: 'acp-devtools-db', sessionId: 2 } });
+    // Other commands say how to read it.
+    expect(check.stderr).toMatch(/captures\.db is a SQLite database, not a transcript: .*acp-inspect import .*captures\.db\n$/);
   });
 });
 
