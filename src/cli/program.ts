@@ -1,12 +1,11 @@
 /**
  * The commander program: one file per command under commands/, each a thin layer that parses flags
- * and calls into the engine. Tool errors (StoreError, TranscriptError, CliError) become one line on
+ * and calls into the engine; the options several commands share are in options.ts, a leaf they import. Tool errors (StoreError, TranscriptError, CliError) become one line on
  * stderr and a non-zero exit in `reportFatal`.
  */
 import { Command, CommanderError } from 'commander';
-import { reportFatal } from './main.js';
-import { CliError } from './errors.js';
-import { endQuietlyWhenStdoutCloses } from './format.js';
+import { reportFatal } from './fatal.js';
+import { endQuietlyWhenStdoutCloses } from './stdout.js';
 import { hoistGlobalOptions } from './global-options.js';
 import { registerTap } from './commands/tap.js';
 import { registerList } from './commands/list.js';
@@ -74,15 +73,4 @@ export async function runProgram(argv: string[]): Promise<void> {
     }
     reportFatal(e);
   }
-}
-
-/** Common option: the database path. */
-export const DB_OPTION = ['--db <file>', 'SQLite database (default: $ACP_INSPECT_DB or ~/.local/share/acp-inspect/recordings.sqlite)'] as const;
-
-/** Parses a non-negative integer flag or throws a one-line error. */
-export function parseCount(name: string) {
-  return (v: string): number => {
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new CliError(`${name} must be a whole number ≥ 0, got "${v}"`);
-    return Number(v);
-  };
 }

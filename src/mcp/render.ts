@@ -4,8 +4,8 @@
  */
 import { createTwoFilesPatch } from 'diff';
 import type { ModelState } from '../check/index.js';
-import type { TurnDetail } from '../server/types.js';
-import { formatDuration } from '../cli/format.js';
+import type { TurnDetail } from '../view/contract.js';
+import { formatDuration } from '../text/format.js';
 
 /** Largest text of one answer, in characters (the issue: under ~20 KB). */
 export const TEXT_BUDGET = 18_000;

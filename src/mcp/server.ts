@@ -10,7 +10,7 @@ import { StoreError } from '../store/errors.js';
 import { TranscriptError } from '../transcript/format.js';
 import { FilterError } from '../server/filter.js';
 import { packageVersion } from '../version.js';
-import { CliError } from '../cli/errors.js';
+import { CliError } from '../errors.js';
 import { McpContext, ToolError, type McpOptions } from './context.js';
 import { TOOLS } from './tools.js';
 

@@ -33,7 +33,7 @@ import { findViewerDir, loadStatic, type StaticFile } from './static.js';
 import { NotesHttpError, registerNoteRoutes } from './notes.js';
 import { registerSliceRoute } from './slice-route.js';
 import { SliceError } from '../transcript/slice.js';
-import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from './types.js';
+import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from '../view/contract.js';
 
 export interface AppOptions {
   dbPath: string;

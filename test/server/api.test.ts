@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ROOT } from '../helpers.js';
 import { createApp, type InspectorApp } from '../../src/server/index.js';
-import type { TimelinePage, ItemDetail, MethodStats, TurnDetail, TurnInfo, LiveEvent, RecordingSummary, TimelineGroups } from '../../src/server/types.js';
+import type { TimelinePage, ItemDetail, MethodStats, TurnDetail, TurnInfo, LiveEvent, RecordingSummary, TimelineGroups } from '../../src/view/contract.js';
 import { Store } from '../../src/store/store.js';
 import { serializeTranscript } from '../../src/transcript/format.js';
 import { addBigRecording, ItemBuilder, handshake, makeDb, promptTurn } from './fixture.js';

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { DB_OPTION } from '../program.js';
-import { CliError } from '../errors.js';
+import { DB_OPTION } from '../options.js';
+import { CliError } from '../../errors.js';
 
 /** The check's reading side and its report as bundled files where the build made them (scripts/bundle-check.js), in variables: tsc does not know them. */
 const PARALLEL_BUNDLE = '../../check-run/parallel.bundle.js';
