@@ -13,6 +13,7 @@ import { captureToTranscript, sniffCapture } from '../../src/transcript/foreign.
 import { openCapture } from '../../src/transcript/open-capture.js';
 import { readTranscriptFile } from '../../src/source.js';
 import { isFrame, type Frame } from '../../src/wire/frame.js';
+import { zedCopy } from './zed-copy.js';
 
 const FOREIGN = join(ROOT, 'recordings', 'foreign');
 const EXPORTS = ['sdk-example.acp-devtools.json', 'wire-problems.acp-devtools.json'];
@@ -132,26 +133,6 @@ describe("acp-devtools' captures database", () => {
     expect(check.stderr).toMatch(/captures\.db is a SQLite database, not a transcript: .*acp-inspect import .*captures\.db\n$/);
   });
 });
-
-/**
- * What Zed's "Copy All Messages" (dev: open acp logs) puts on the clipboard for these frames: its
- * serialize_observed_messages, reproduced — serde_json's pretty printer (two spaces, keys in
- * alphabetical order), a response carrying its request's method, an error response's error as params.
- */
-function zedCopy(frames: readonly Frame[]): string {
-  const methods = new Map<string, string>();
-  return JSON.stringify(frames.map((f) => {
-    const j = f.json as { id?: unknown; method?: string; params?: unknown; result?: unknown; error?: unknown };
-    const _direction = f.dir === 'c2a' ? 'outgoing' : 'incoming';
-    if (j.method !== undefined && 'id' in j) {
-      methods.set(`${f.dir}:${JSON.stringify(j.id)}`, j.method);
-      return { _direction, _type: 'request', id: j.id, method: j.method, params: j.params ?? null };
-    }
-    if (j.method !== undefined) return { _direction, _type: 'notification', id: null, method: j.method, params: j.params ?? null };
-    const method = methods.get(`${f.dir === 'c2a' ? 'a2c' : 'c2a'}:${JSON.stringify(j.id)}`) ?? '[unrecognized response]';
-    return { _direction, _type: 'response', id: j.id, method, params: 'error' in j ? j.error : j.result ?? null };
-  }), null, 2);
-}
 
 describe("a copy of Zed's ACP log", () => {
   const sample = readTranscriptFile(join(ROOT, 'recordings', 'sdk-example.jsonl')).items.filter(isFrame);
