@@ -171,6 +171,9 @@ describe('the shell examples', () => {
     // Examples that name files of this repository (recordings/...) find them as in a clone.
     symlinkSync(join(ROOT, 'recordings'), join(t.dir, 'recordings'));
     writeFileSync(join(t.dir, 'my-agent.js'), `import ${JSON.stringify(EXAMPLE_AGENT)};\n`);
+    // `my-agent` on PATH, as an installed agent would be: the SDK's example agent (it ignores --acp).
+    writeFileSync(join(bin, 'my-agent'), `#!/bin/sh\nexec ${sh(process.execPath)} ${sh(EXAMPLE_AGENT)} "$@"\n`);
+    chmodSync(join(bin, 'my-agent'), 0o755);
     for (const name of ['yesterday', 'today']) {
       const r = await cli(['import', SAMPLE, '--name', name, '--db', db]);
       expect(r.code, r.stderr).toBe(0);
