@@ -25,14 +25,14 @@ const EXPORT_VERSION = 1;
 
 /**
  * True when a file starting with `head` (its first bytes as text) is an acp-devtools export: one JSON
- * object whose `tool` names acp-devtools before its `messages` start (the export writes `version`,
- * `exportedAt`, `tool`, `session`, `messages` in that order, indented or on one line).
+ * object with `"version":1` whose `tool` names acp-devtools before its `messages` start (the export
+ * writes `version`, `exportedAt`, `tool`, `session`, `messages` in that order, indented or on one line).
  */
 export function looksLikeAcpDevtools(head: string): boolean {
   const text = head.replace(/^\uFEFF/, '');
   if (!/^\s*\{/.test(text)) return false;
-  const tool = /"tool"\s*:\s*\{\s*"name"\s*:\s*"acp-devtools"/.exec(text);
-  if (!tool) return false;
+  const tool = /"tool"\s*:\s*\{[^{}]*"name"\s*:\s*"acp-devtools"/.exec(text);
+  if (!tool || !/"version"\s*:\s*1\b/.test(text)) return false;
   const messages = text.indexOf('"messages"');
   return messages < 0 || tool.index < messages;
 }

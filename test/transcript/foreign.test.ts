@@ -45,6 +45,14 @@ async function findings(file: string): Promise<unknown[]> {
 describe('acp-devtools exports', () => {
   it('are told from transcripts by their first bytes, indented or on one line', () => {
     for (const name of EXPORTS) expect(sniffCapture(readFileSync(join(FOREIGN, name), 'utf8').slice(0, 65536))).toBe('acp-devtools');
+    const compact = readFileSync(join(FOREIGN, EXPORTS[1]!), 'utf8');
+    expect(sniffCapture(`\uFEFF${compact.slice(0, 300)}`)).toBe('acp-devtools'); // a BOM, the head of a long line
+    expect(sniffCapture(JSON.stringify(exportOf(EXPORTS[0]!), null, 2).replace(/\n/g, '\r\n').slice(0, 4000))).toBe('acp-devtools');
+    // A frame that mentions acp-devtools is still what it is.
+    expect(sniffCapture('{"jsonrpc":"2.0","id":1,"method":"x","params":{"version":1,"tool":{"name":"acp-devtools"}}}\n')).toBe('raw-jsonrpc');
+    expect(sniffCapture('{"t":0,"dir":"c2a","raw":"{\\"version\\":1,\\"tool\\":{\\"name\\":\\"acp-devtools\\"}}"}\n')).toBe('transcript');
+    expect(sniffCapture('[\r\n  {\r\n    "_direction": "outgoing",')).toBe('zed-acp-log');
+    expect(sniffCapture('{\n  "name": "x"\n}\n')).toBe('json-document');
     // Every transcript in the repository stays a transcript.
     const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') ? [join(d, e.name)] : []));
     for (const f of walk(join(ROOT, 'recordings'))) expect(sniffCapture(readFileSync(f, 'utf8').slice(0, 65536)), f).toBe('transcript');
