@@ -156,6 +156,18 @@ describe("a copy of Zed's ACP log", () => {
     expect(new Set(rec.items.map((i) => i.t))).toEqual(new Set([0]));
   });
 
+  it('keeps the agent\'s stderr lines newer Zeds log, and says when the copy may lack its start', () => {
+    const text = JSON.stringify([
+      { _direction: 'stderr', _type: 'stderr', id: null, method: 'stderr', params: 'agent: starting' },
+      { _direction: 'outgoing', _type: 'notification', id: null, method: 'session/cancel', params: { sessionId: 's' } },
+    ], null, 2);
+    const rec = parseTranscript(captureToTranscript(text));
+    expect(rec.items.map((i) => i.dir)).toEqual(['event', 'stderr', 'c2a']);
+    expect(rec.items[1]).toMatchObject({ raw: 'agent: starting' });
+    const full = Array.from({ length: 2000 }, () => ({ _direction: 'incoming', _type: 'notification', id: null, method: 'session/update', params: {} }));
+    expect(parseTranscript(captureToTranscript(JSON.stringify(full))).items[0]).toMatchObject({ data: { message: expect.stringMatching(/keeps the last 2000 messages and this copy has 2000, so earlier ones may be missing$/) } });
+  });
+
   it('rebuilds an error response as an error', () => {
     const text = JSON.stringify([
       { _direction: 'outgoing', _type: 'request', id: 1, method: 'session/new', params: { cwd: '/w', mcpServers: [] } },
