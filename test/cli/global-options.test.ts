@@ -142,7 +142,9 @@ describe('global options before and after the command name, through the binary',
     const r = await cli(['--json', 'serve']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("acp-inspect: unknown option '--json'; see acp-inspect serve --help\n");
-    const [m, n] = await Promise.all([cli(['--db', 'x.sqlite']), cli(['note', 'list', '--bogus'])]);
+    const [m, n, c] = await Promise.all([cli(['--db', 'x.sqlite']), cli(['note', 'list', '--bogus']), cli(['check', '--ignore', 'missing-client-info', SAMPLE])]);
+    // A variadic option that took the recording says so.
+    expect(c.stderr).toBe('acp-inspect: check needs a recording: an id, latest, or a .jsonl file; --ignore takes every word after it, so name the recording before it (check FILE --ignore RULE); see acp-inspect check --help\n');
     expect(m.stderr).toBe('acp-inspect: --db x.sqlite goes with a command, e.g. acp-inspect --db FILE list, or the tap: acp-inspect --db FILE -- <agent command>; see acp-inspect --help\n');
     expect(n.stderr).toBe("acp-inspect: unknown option '--bogus'; see acp-inspect note list --help\n");
   });
