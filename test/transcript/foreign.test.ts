@@ -8,7 +8,9 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ROOT, cli, tempDir } from '../helpers.js';
-import { parseTranscript, TranscriptError } from '../../src/transcript/format.js';
+import { parseTranscript, TranscriptError, type Recording } from '../../src/transcript/format.js';
+import { teePairToLines } from '../../src/transcript/tee-pair.js';
+import { checkRecording } from '../../src/check/index.js';
 import { captureToTranscript, sniffCapture } from '../../src/transcript/foreign.js';
 import { openCapture } from '../../src/transcript/open-capture.js';
 import { readTranscriptFile } from '../../src/source.js';
@@ -194,6 +196,20 @@ describe('two tee logs of an agent\'s stdin and stdout', () => {
     // This session's turn-taking is simple enough that the merge finds the wire's own order.
     expect(frames.map((f) => [f.dir, f.raw])).toEqual(sample.map((f) => [f.dir, f.raw]));
     expect(new Set(rec.items.map((i) => i.t))).toEqual(new Set([0]));
+  });
+
+  it('give the findings of the recording itself, for every recording in the repository split into its two logs', () => {
+    const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') ? [join(d, e.name)] : []));
+    const files = walk(join(ROOT, 'recordings'));
+    expect(files.length).toBeGreaterThan(20);
+    const rules = (rec: Recording) => checkRecording(rec).map((f) => f.rule).sort();
+    for (const file of files) {
+      const frames = parseTranscript(readFileSync(file, 'utf8')).items.filter(isFrame);
+      const side = (dir: string) => frames.filter((f) => f.dir === dir).map((f) => `${f.raw}\n`).join('');
+      const merged = parseTranscript(teePairToLines(side('c2a'), side('a2c')).join('\n'));
+      const plain = parseTranscript(frames.map((f) => JSON.stringify({ t: 0, dir: f.dir, raw: f.raw })).join('\n'));
+      expect(rules(merged), file).toEqual(rules(plain));
+    }
   });
 
   it('refuses one log alone and a pair given the other way round, saying what to do', () => {
