@@ -50,6 +50,11 @@ describe('acp-devtools exports', () => {
     const compact = readFileSync(join(FOREIGN, EXPORTS[1]!), 'utf8');
     expect(sniffCapture(`\uFEFF${compact.slice(0, 300)}`)).toBe('acp-devtools'); // a BOM, the head of a long line
     expect(sniffCapture(JSON.stringify(exportOf(EXPORTS[0]!), null, 2).replace(/\n/g, '\r\n').slice(0, 4000))).toBe('acp-devtools');
+    // Its UI's download names itself acp-devtools-ui; other writers keep its keys' order.
+    const ui = JSON.stringify({ ...exportOf(EXPORTS[0]!), tool: { name: 'acp-devtools-ui', version: '0.4.0' } }, null, 4);
+    expect(sniffCapture(ui)).toBe('acp-devtools');
+    expect(parseTranscript(captureToTranscript(ui)).header.source).toMatchObject({ format: 'acp-devtools', tool: 'acp-devtools-ui' });
+    expect(sniffCapture('{"version":1,"exportedAt":1781278341787,"tool":{"name":"my-script","version":"1"},"session":{')).toBe('acp-devtools');
     // A frame that mentions acp-devtools is still what it is.
     expect(sniffCapture('{"jsonrpc":"2.0","id":1,"method":"x","params":{"version":1,"tool":{"name":"acp-devtools"}}}\n')).toBe('raw-jsonrpc');
     expect(sniffCapture('{"t":0,"dir":"c2a","raw":"{\\"version\\":1,\\"tool\\":{\\"name\\":\\"acp-devtools\\"}}"}\n')).toBe('transcript');
