@@ -6,7 +6,8 @@
 import { Command, CommanderError } from 'commander';
 import { reportFatal } from './fatal.js';
 import { endQuietlyWhenStdoutCloses } from './stdout.js';
-import { hoistGlobalOptions } from './global-options.js';
+import { hoistGlobalOptions, missingCommand } from './global-options.js';
+import { CliError } from '../errors.js';
 import { registerTap } from './commands/tap.js';
 import { registerList } from './commands/list.js';
 import { registerShow } from './commands/show.js';
@@ -57,6 +58,7 @@ export async function runProgram(argv: string[]): Promise<void> {
   const program = buildProgram();
   // Options every command has may come before the command (`acp-inspect --db FILE list`).
   const args = hoistGlobalOptions(argv, program);
+  const missing = missingCommand(argv, program);
   // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
   if (args[0] !== 'tap') endQuietlyWhenStdoutCloses();
   if (argv.length === 0) {
@@ -65,6 +67,7 @@ export async function runProgram(argv: string[]): Promise<void> {
     return;
   }
   try {
+    if (missing) throw new CliError(`${missing}; see acp-inspect --help`, 2);
     await program.parseAsync(args, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
