@@ -13,7 +13,7 @@ import { ProbeRun, type ProbeOutputs } from '../probe-run.js';
 import type { ProbeReport, ScenarioResult } from '../report.js';
 import { startAgent } from './agent-process.js';
 import { installClientSide } from './client-side.js';
-import { Driver, ScenarioStop, fail, isObj, type AgentFacts, type AgentProbeSettings, type Outcome } from './driver.js';
+import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Outcome } from './driver.js';
 import { AGENT_SCENARIOS, AGENT_SCENARIO_IDS, type AgentScenario } from './scenarios.js';
 
 export { AGENT_SCENARIOS };
@@ -67,7 +67,8 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     }
     const wanted = AGENT_SCENARIOS.filter((s) => s.id !== 'initialize' && (!opts.only || opts.only.includes(s.id)));
     const results = new Map<string, ScenarioResult>();
-    if (!opts.only || opts.only.includes('initialize')) results.set('initialize', first.result);
+    // initialize is reported when asked for, and always when it failed (nothing else could run then).
+    if (!opts.only || opts.only.includes('initialize') || first.result.status !== 'pass') results.set('initialize', first.result);
     const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
     const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? 4, queue.length)) }, async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
@@ -113,17 +114,11 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   const d = new Driver(proc, settings, facts, client, { fs: !!s.client?.fs, terminal: !!s.client?.terminal });
   // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
   const limitMs = d.turnTimeout() * 3;
-  let limitTimer: NodeJS.Timeout | undefined;
   let outcome: Outcome;
   try {
-    outcome = await Promise.race([
-      s.run(d),
-      new Promise<Outcome>((res) => { limitTimer = setTimeout(() => res(fail(`the scenario did not finish in ${limitMs} ms`)), limitMs); }),
-    ]);
+    outcome = await within(s.run(d), limitMs, fail(`the scenario did not finish in ${limitMs} ms`));
   } catch (e) {
     outcome = e instanceof ScenarioStop ? e.outcome : fail(`the probe failed: ${(e as Error).message}`);
-  } finally {
-    clearTimeout(limitTimer);
   }
   const crashed = proc.exit && !proc.exit.stoppedByProbe ? proc.exit : undefined;
   client.cancelHeld();
