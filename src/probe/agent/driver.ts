@@ -121,9 +121,12 @@ export class Driver {
     return this.settings.timeoutMs * 4;
   }
 
-  /** The next `session/update` of `sessionId`, or undefined. */
-  nextUpdate(sessionId: string, timeoutMs = this.settings.timeoutMs): Promise<Frame | undefined> {
-    return this.conn.waitFor((f) => f.method === 'session/update' && f.kind === 'notification' && f.sessionId === sessionId, timeoutMs);
+  /**
+   * The first sign that a turn of `sessionId` runs: one of its updates, or a request to the client
+   * (a permission asked before any update); undefined after a turn's time or when the agent is gone.
+   */
+  turnRunning(sessionId: string): Promise<Frame | undefined> {
+    return this.conn.waitFor((f) => (f.kind === 'notification' && f.method === 'session/update' && f.sessionId === sessionId) || f.kind === 'request', this.turnTimeout());
   }
 
   /** The next request from the agent with this method, or undefined. */

@@ -10,6 +10,8 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError } from '../../cli/errors.js';
 import { ProbeRun, type ProbeOutputs } from '../probe-run.js';
+import { defaultDbPath } from '../../store/paths.js';
+import type { Frame } from '../../wire/frame.js';
 import type { ProbeReport, ScenarioResult } from '../report.js';
 import { startAgent } from './agent-process.js';
 import { installClientSide } from './client-side.js';
@@ -151,12 +153,22 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
       ? fail(`the checker found ${e.rule} at #${e.seq} (spec ${e.spec}): ${e.message}${more}`)
       : { status: 'info', why: `${outcome.why}; the checker found ${e.rule} at #${e.seq}: ${e.message}${more}` };
   }
+  const reproduce = outcome.status === 'fail' ? fixtureCommand(run, recorded.recordingId, proc.conn.frames()) : undefined;
   return {
-    result: { ...blank(s, outcome.status, outcome.why), recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },
+    result: { ...blank(s, outcome.status, outcome.why), ...(reproduce ? { reproduce } : {}), recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },
     facts: newFacts,
     couldNotRun,
   };
 }
+
+/** `acp-inspect export` of a failed scenario's last prompt turn (or its whole exchange) as a fixture. */
+function fixtureCommand(run: ProbeRun, recording: number, frames: Frame[]): string {
+  const prompt = frames.filter((f) => f.dir === 'c2a' && f.kind === 'request' && f.method === 'session/prompt').pop();
+  const db = resolve(run.store.path) === resolve(defaultDbPath()) ? '' : ` --db ${shellQuote(run.store.path)}`;
+  return `acp-inspect export ${recording}${prompt ? ` --turn ${prompt.seq}` : ''}${db} -o probe-${recording}.jsonl`;
+}
+
+const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function blank(s: AgentScenario, status: ScenarioResult['status'], why: string): ScenarioResult {
   return { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status, why, recording: null, findings: [] };

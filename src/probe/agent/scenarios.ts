@@ -42,12 +42,14 @@ const stopReasonOf = (r: Reply): string | undefined => (isObj(r.result) && typeo
 const updatesOf = (d: Driver, sessionId: string, from: number, to = Infinity): Frame[] =>
   d.conn.received().filter((f) => f.seq > from && f.seq < to && f.method === 'session/update' && f.kind === 'notification' && f.sessionId === sessionId);
 
-/** Prompts and waits for the first update or the answer, whichever comes first. */
+/**
+ * Prompts and waits for the turn to show it runs (its first update, or a request to the client such
+ * as a permission asked before any update) or for the answer, whichever comes first.
+ */
 async function promptUntilFirstUpdate(d: Driver, sessionId: string, prompt: unknown[], opts: { provoke?: boolean } = {}) {
-  const start = d.conn.items.length;
   const reply = d.prompt(sessionId, prompt, opts);
-  const got = await first(reply, d.nextUpdate(sessionId, d.turnTimeout()));
-  return { reply, start, got };
+  const got = await first(reply, d.turnRunning(sessionId));
+  return { reply, got };
 }
 
 /** Cancels a turn that is still running and waits for its answer (to end a scenario cleanly). */
@@ -61,7 +63,7 @@ async function endTurn(d: Driver, sessionId: string, reply: Promise<Reply>): Pro
 function contentScenario(id: string, capability: 'image' | 'audio' | 'embeddedContext', block: Record<string, unknown>, what: string): AgentScenario {
   return {
     id, tier: 'advisory', spec: '4.4 rule 3',
-    title: `A prompt with ${what} is refused unless promptCapabilities.${capability} is advertised`,
+    title: `a prompt with ${what} is refused unless promptCapabilities.${capability} is advertised`,
     async run(d) {
       const advertised = cap(d.facts!, 'promptCapabilities', capability) === true;
       const { sessionId } = await d.ready();
@@ -255,7 +257,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     async run(d) {
       const { sessionId } = await d.ready();
       const reply = d.conn.request('session/prompt', { sessionId, prompt: text(PROMPTS.long) }, { timeoutMs: d.turnTimeout() });
-      const got = await first(reply, d.nextUpdate(sessionId, d.turnTimeout()));
+      const got = await first(reply, d.turnRunning(sessionId));
       if ('a' in got) return skip(`the turn ended (${describeReply(got.a)}) before any update, so there was no moment to cancel the request`);
       if (!got.b) return fail(`no update and no answer in ${d.turnTimeout()} ms${d.exitNote()}`);
       d.conn.notify('$/cancel_request', { requestId: reply.id });
