@@ -113,7 +113,9 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   Promise<{ result: ScenarioResult; facts?: AgentFacts; couldNotRun?: string }> {
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const proc = startAgent(settings.command, { cwd: settings.cwd, env, timeoutMs: settings.timeoutMs });
+  // The process starts where the probe was started, as an editor starts it in the project, so a
+  // relative command (`node my-agent.js`) works; the session folder is what session/new names.
+  const proc = startAgent(settings.command, { cwd: process.cwd(), env, timeoutMs: settings.timeoutMs });
   const client = installClientSide(proc.conn, { fs: !!s.client?.fs, terminal: !!s.client?.terminal, cwd: settings.cwd, permission: s.client?.permission });
   const d = new Driver(proc, settings, facts, client, { fs: !!s.client?.fs, terminal: !!s.client?.terminal });
   // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
@@ -136,12 +138,12 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
     const initReply = proc.conn.received().find((f) => f.kind === 'result' && f.method === 'initialize');
     if (initReply && isObj(initReply.json) && isObj(initReply.json.result)) newFacts = factsOf(initReply.json.result);
     else if (crashed && !proc.conn.received().length) {
-      const tail = proc.stderrTail().slice(-1)[0];
+      const tail = proc.stderrReason();
       couldNotRun = `the agent exited (${crashed.signal ?? `code ${crashed.code}`}) before answering initialize${tail ? `: ${tail.slice(0, 200)}` : ''}`;
     }
   }
   if (crashed && outcome.status !== 'fail') {
-    outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrTail().length ? `: ${proc.stderrTail().slice(-1)[0]!.slice(0, 120)}` : ''}`);
+    outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrReason() ? `: ${proc.stderrReason()!.slice(0, 120)}` : ''}`);
   }
   const recorded = run.record(s.id, {
     items: proc.conn.items, provoked: proc.conn.provoked, provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
