@@ -22,6 +22,7 @@ import { registerPrune } from './commands/prune.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerNote } from './commands/note.js';
+import { registerProbe } from './commands/probe.js';
 
 export function buildProgram(): Command {
   const program = new Command('acp-inspect')
@@ -32,7 +33,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput(usageErrors('acp-inspect'));
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote]) {
+    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe]) {
     register(program);
   }
   // A usage error points at the help of the command it is about (`see acp-inspect note list --help`).
