@@ -1,0 +1,323 @@
+/**
+ * The agent an editor launches in place of a real one (`acp-inspect probe client`). It answers
+ * `initialize` and `session/new`; on the first `session/prompt` it runs the client battery inside
+ * that turn, hands the results to `onRunEnd` (which records and reports them), tells the person the
+ * verdict in a final agent message and ends the turn with `end_turn`. A later prompt `/probe fs`
+ * runs part of the battery again. If the client hangs up or dies mid-battery, the scenario running
+ * then fails, the rest are listed as not run, and `onRunEnd` still gets the run.
+ * No store, no files, no process handling here: the command (and the tests) supply the streams.
+ */
+import { randomBytes } from 'node:crypto';
+import { isAbsolute } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
+import { M } from '../../spec/methods.js';
+import { type Incoming, ProbeConnection, type Reply, type WireLine } from './connection.js';
+import { type Selection, probeCommandWords, probeHelp, selectScenarios } from './battery.js';
+import { PROBE_CONFIG, PROBE_MODES } from './scenarios-updates.js';
+import { type ClientFacts, type ClientScenario, type Outcome, type ScenarioContext, type Status, type Tier, isObject } from './scenario.js';
+
+/** The probe's protocol version (spec 9). */
+const PROTOCOL_VERSION = 1;
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  tier: Tier;
+  spec: string;
+  status: Status;
+  why: string;
+  /** Index range [from, to) of this scenario's lines in `ClientProbeRun.lines`; empty when it did not run. */
+  from: number;
+  to: number;
+  /** False for scenarios that never ran (gated off, not asked for, or after a disconnect). */
+  ran: boolean;
+}
+
+export interface ClientProbeRun {
+  /** The client as it named itself in `initialize`. */
+  target: { name: string; version: string };
+  client: ClientFacts;
+  startedAt: string;
+  /** How the run ended. */
+  ended: 'turn-end' | 'cancelled' | 'disconnected' | 'aborted';
+  scenarios: ScenarioResult[];
+  /** Every line of the connection so far, both ways. */
+  lines: WireLine[];
+  /** Lines [0, prefix) are the handshake the scenarios build on (initialize, session/new, the prompt). */
+  prefix: number;
+}
+
+export interface ClientProbeOptions {
+  input: Readable;
+  output: Writable;
+  /** Per-request timeout in ms (default 10 000). */
+  timeoutMs?: number;
+  /** Scenario ids or groups to run (from --only); empty: the whole battery. */
+  only?: string[];
+  /** Diagnostics (stderr). */
+  log?: (text: string) => void;
+  /**
+   * Called once per battery run when it ends (turn end, cancel, disconnect, abort): records the
+   * scenarios and writes the report. Returns the lines of the final message that say where they are.
+   */
+  onRunEnd: (run: ClientProbeRun) => Promise<string[]>;
+}
+
+export interface ClientProbe {
+  /** Resolves when the client has disconnected and any run in progress has been handed to `onRunEnd`. */
+  done: Promise<void>;
+  /** Ends a battery in progress now (the probe is being terminated): it is reported with `reason`. */
+  abort(reason: string): Promise<void>;
+}
+
+interface Session { id: string; cwd: string; cancelled: boolean; onCancel: Array<() => void> }
+
+interface ActiveRun { finish: (ended: ClientProbeRun['ended'], reason: string) => Promise<void>; finished: Promise<void> }
+
+/** Starts the probe on the given streams. */
+export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const log = opts.log ?? (() => {});
+  const runTag = randomBytes(3).toString('hex');
+  const sessions = new Map<string, Session>();
+  let client: ClientFacts = { caps: { readTextFile: false, writeTextFile: false, terminal: false, plan: false } };
+  let prefix = 0;
+  let prompted = false;
+  let active: ActiveRun | undefined;
+  let scratchCount = 0;
+
+  const conn: ProbeConnection = new ProbeConnection({ input: opts.input, output: opts.output, onIncoming: (m) => onIncoming(m) });
+
+  function onIncoming(msg: Incoming): void {
+    const { method, params, respond } = msg;
+    const p = isObject(params) ? params : {};
+    const session = typeof p.sessionId === 'string' ? sessions.get(p.sessionId) : undefined;
+    const noSession = (): void => respond?.({ error: { code: -32602, message: `unknown session ${JSON.stringify(p.sessionId)}` } });
+    switch (method) {
+      case M.initialize: {
+        client = clientFactsOf(p);
+        respond?.({ result: {
+          protocolVersion: PROTOCOL_VERSION,
+          agentCapabilities: { loadSession: false, promptCapabilities: { image: true, audio: true, embeddedContext: true }, mcpCapabilities: { http: false, sse: false } },
+          agentInfo: { name: 'acp-inspect-probe', title: 'ACP client probe (acp-inspect)', version: PROBE_VERSION },
+          authMethods: [],
+        } });
+        return;
+      }
+      case M.sessionNew: {
+        if (typeof p.cwd !== 'string' || !isAbsolute(p.cwd) || !Array.isArray(p.mcpServers)) {
+          respond?.({ error: { code: -32602, message: 'session/new needs an absolute cwd and an mcpServers array' } });
+          return;
+        }
+        const id = `probe-${runTag}-${sessions.size + 1}`;
+        sessions.set(id, { id, cwd: p.cwd, cancelled: false, onCancel: [] });
+        respond?.({ result: {
+          sessionId: id,
+          modes: { currentModeId: PROBE_MODES[0]!.id, availableModes: PROBE_MODES },
+          configOptions: PROBE_CONFIG('quick'),
+        } });
+        return;
+      }
+      case M.setMode:
+        if (!session) return noSession();
+        if (PROBE_MODES.some((m) => m.id === p.modeId)) respond?.({ result: {} });
+        else respond?.({ error: { code: -32602, message: `unknown mode ${JSON.stringify(p.modeId)}` } });
+        return;
+      case M.setConfigOption:
+        if (!session) return noSession();
+        if (p.configId === 'probe-depth' && (p.value === 'quick' || p.value === 'thorough')) respond?.({ result: { configOptions: PROBE_CONFIG(p.value) } });
+        else respond?.({ error: { code: -32602, message: `unknown config option or value ${JSON.stringify(p.configId)}=${JSON.stringify(p.value)}` } });
+        return;
+      case M.cancel:
+        if (session) {
+          session.cancelled = true;
+          for (const f of session.onCancel.splice(0)) f();
+        }
+        return;
+      case M.prompt:
+        if (!session) return noSession();
+        if (!respond) return;
+        if (active) {
+          respond({ error: { code: -32603, message: 'a probe turn is already running in this connection' } });
+          return;
+        }
+        onPrompt(session, promptText(p.prompt), respond);
+        return;
+      default:
+        respond?.({ error: { code: -32601, message: `method not found: ${method}` } });
+    }
+  }
+
+  function onPrompt(session: Session, text: string, respond: NonNullable<Incoming['respond']>): void {
+    const words = probeCommandWords(text);
+    if (words === null && prompted) {
+      say(session, `This is the ACP client probe: it has no model. ${probeHelp()}`);
+      respond({ result: { stopReason: 'end_turn' } });
+      return;
+    }
+    if (!prompted) prefix = conn.lines.length;
+    prompted = true;
+    session.cancelled = false;
+    const selection = selectScenarios(words ?? opts.only ?? []);
+    if (words?.length === 1 && words[0] === 'help') {
+      say(session, probeHelp());
+      respond({ result: { stopReason: 'end_turn' } });
+      return;
+    }
+    active = runBattery(session, selection, respond);
+    void active.finished.then(() => { active = undefined; });
+  }
+
+  function say(session: Session, text: string): void {
+    conn.notify(M.update, { sessionId: session.id, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
+  }
+
+  function runBattery(session: Session, selection: Selection, respond: NonNullable<Incoming['respond']>): ActiveRun {
+    const startedAt = new Date().toISOString();
+    const results: ScenarioResult[] = [];
+    const cleanups: Array<() => Promise<void> | void> = [];
+    let answersExtensions = true;
+    let current: { s: ClientScenario; from: number } | undefined;
+    let finishing: Promise<void> | undefined;
+    let resolveFinished: () => void = () => {};
+    const finished = new Promise<void>((r) => { resolveFinished = r; });
+
+    const ctx: ScenarioContext = {
+      sessionId: session.id, cwd: session.cwd, client, timeoutMs,
+      request: (method, params) => conn.request(method, params, timeoutMs).reply,
+      send: (method, params, ms) => conn.request(method, params, ms ?? timeoutMs),
+      notify: (method, params) => conn.notify(method, params),
+      update: (update) => conn.notify(M.update, { sessionId: session.id, update }),
+      say: (text) => say(session, text),
+      waitForCancel: (ms) => new Promise((resolve) => {
+        if (session.cancelled) return resolve(true);
+        if (ms <= 0) return resolve(false);
+        const timer = setTimeout(() => resolve(session.cancelled), ms);
+        session.onCancel.push(() => { clearTimeout(timer); resolve(true); });
+      }),
+      alive: async () => {
+        if (!conn.isOpen) return { ok: false, why: 'the client disconnected' };
+        if (!answersExtensions) return { ok: true, why: 'the client is still connected' };
+        const r: Reply = await conn.request('_acp-inspect/alive', { sessionId: session.id }, timeoutMs).reply;
+        if (r.kind === 'result' || r.kind === 'error') return { ok: true, why: 'the client still answers requests' };
+        return { ok: false, why: r.kind === 'closed' ? 'the client disconnected' : `the client stopped answering (a request went unanswered for ${Math.round(r.ms)} ms)` };
+      },
+      scratchName: () => `.acp-inspect-probe-${runTag}-${++scratchCount}.txt`,
+      atEnd: (fn) => { cleanups.push(fn); },
+      sleep: (ms) => new Promise((r) => setTimeout(r, ms)),
+    };
+
+    const record = (s: ClientScenario, o: Outcome, from: number, ran: boolean): void => {
+      results.push({ id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: o.status, why: o.why, from, to: ran ? conn.lines.length : from, ran });
+    };
+
+    const finish = (ended: ClientProbeRun['ended'], reason: string): Promise<void> => finishing ??= (async () => {
+      if (current) {
+        record(current.s, { status: 'fail', why: reason }, current.from, true);
+        current = undefined;
+      }
+      for (const s of selection.scenarios) {
+        if (!results.some((r) => r.id === s.id)) record(s, { status: 'skip', why: `not run: ${ended === 'cancelled' ? 'the turn was cancelled' : reason}` }, conn.lines.length, false);
+      }
+      for (const f of cleanups.splice(0)) {
+        try { await f(); } catch (e) { log(`probe: cleanup failed: ${(e as Error).message}`); }
+      }
+      const ordered = selection.scenarios.map((s) => results.find((r) => r.id === s.id)!);
+      let where: string[] = [];
+      try {
+        where = await opts.onRunEnd({ target: { name: client.name ?? 'unknown client', version: client.version ?? '' }, client, startedAt, ended, scenarios: ordered, lines: conn.lines, prefix });
+      } catch (e) {
+        log(`probe: could not record or report the run: ${(e as Error).message}`);
+        where = [`The report could not be written: ${(e as Error).message}`];
+      }
+      if (conn.isOpen) {
+        say(session, `\n\n${summaryText(ordered, where)}`);
+        respond({ result: { stopReason: ended === 'cancelled' ? 'cancelled' : 'end_turn' } });
+        await conn.flush();
+      }
+      resolveFinished();
+    })();
+
+    void (async () => {
+      say(session, `ACP client probe: running ${selection.scenarios.length} scenarios against ${client.name ?? 'this client'}.`
+        + (selection.unknown.length ? ` (Not a group or scenario: ${selection.unknown.join(', ')}.)` : '') + '\n');
+      for (const s of selection.scenarios) {
+        if (finishing) return;
+        if (session.cancelled) return void finish('cancelled', 'the turn was cancelled');
+        const gated = s.gate?.(client);
+        if (gated) { record(s, { status: 'skip', why: gated }, conn.lines.length, false); continue; }
+        if (s.person && !selection.asked.has(s.id)) {
+          record(s, { status: 'skip', why: `needs a person: send "/probe ${s.id}" and ${s.person}` }, conn.lines.length, false);
+          continue;
+        }
+        const from = conn.lines.length;
+        current = { s, from };
+        let o: Outcome;
+        try {
+          o = await s.run(ctx);
+        } catch (e) {
+          o = { status: 'skip', why: `the probe itself failed: ${(e as Error).message}` };
+        }
+        if (finishing) return;
+        current = undefined;
+        if (!conn.isOpen) {
+          record(s, { status: 'fail', why: `the client disconnected during this scenario${o.status === 'fail' ? ` (${o.why})` : ''}` }, from, true);
+          return void finish('disconnected', `the client disconnected during ${s.id}`);
+        }
+        if (s.id === 'extension-request' && o.status === 'fail') answersExtensions = false;
+        record(s, o, from, true);
+      }
+      await finish(session.cancelled ? 'cancelled' : 'turn-end', '');
+    })();
+
+    void conn.closed.then(() => finish('disconnected', 'the client disconnected during this scenario'));
+    return { finish, finished };
+  }
+
+  const done = (async () => {
+    await conn.closed;
+    if (active) await active.finished;
+  })();
+
+  return {
+    done,
+    async abort(reason: string) {
+      if (active) await active.finish('aborted', reason);
+    },
+  };
+}
+
+/** The version the probe names in agentInfo. */
+const PROBE_VERSION = process.env.npm_package_version ?? '0.1.0';
+
+function clientFactsOf(p: Record<string, unknown>): ClientFacts {
+  const caps = isObject(p.clientCapabilities) ? p.clientCapabilities : {};
+  const fs = isObject(caps.fs) ? caps.fs : {};
+  const info = isObject(p.clientInfo) ? p.clientInfo : {};
+  return {
+    caps: { readTextFile: fs.readTextFile === true, writeTextFile: fs.writeTextFile === true, terminal: caps.terminal === true, plan: isObject(caps.plan) },
+    ...(typeof info.name === 'string' ? { name: info.name } : {}),
+    ...(typeof info.version === 'string' ? { version: info.version } : {}),
+  };
+}
+
+/** The text blocks of a prompt, joined. */
+function promptText(prompt: unknown): string {
+  if (!Array.isArray(prompt)) return '';
+  return prompt.map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('\n');
+}
+
+/** The final agent message: the verdict, every failure with its spec section, and where the report is. */
+export function summaryText(results: ScenarioResult[], where: string[]): string {
+  const failed = results.filter((r) => r.status === 'fail');
+  const blocking = failed.filter((r) => r.tier === 'required' || r.tier === 'capability');
+  const count = (st: Status): number => results.filter((r) => r.status === st).length;
+  const verdict = blocking.length ? 'NOT CONFORMANT' : 'CONFORMANT';
+  const lines = [
+    `ACP client probe verdict: ${verdict}. ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped, ${count('info')} info, of ${results.length} scenarios.`,
+    ...failed.map((r) => `✗ ${r.id} [${r.tier}, spec ${r.spec}]: ${r.why}`),
+    ...where,
+    probeHelp(),
+  ];
+  return lines.join('\n');
+}
