@@ -11,10 +11,12 @@ import { randomBytes } from 'node:crypto';
 import { isAbsolute } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
 import { M } from '../../spec/methods.js';
-import { type Incoming, ProbeConnection, type Reply, type WireLine } from './connection.js';
+import type { Frame, Item } from '../../wire/frame.js';
+import type { IncomingRequest, Reply } from '../connection.js';
+import { connectStdio } from './stdio.js';
 import { type Selection, probeCommandWords, probeHelp, selectScenarios } from './battery.js';
 import { PROBE_CONFIG, PROBE_MODES } from './scenarios-updates.js';
-import { type ClientFacts, type ClientScenario, type Outcome, type ScenarioContext, type Status, type Tier, isObject } from './scenario.js';
+import { type Answer, type ClientFacts, type ClientScenario, type Outcome, type ScenarioContext, type SendOpts, type Status, type Tier, isObject } from './scenario.js';
 
 /** The probe's protocol version (spec 9). */
 const PROTOCOL_VERSION = 1;
@@ -26,9 +28,11 @@ export interface ScenarioResult {
   spec: string;
   status: Status;
   why: string;
-  /** Index range [from, to) of this scenario's lines in `ClientProbeRun.lines`; empty when it did not run. */
+  /** Index range [from, to) of this scenario's items in `ClientProbeRun.items`; empty when it did not run. */
   from: number;
   to: number;
+  /** Rules the scenario provokes on purpose (their findings are the probe's). */
+  provokes?: readonly string[];
   /** False for scenarios that never ran (gated off, not asked for, or after a disconnect). */
   ran: boolean;
 }
@@ -41,10 +45,14 @@ export interface ClientProbeRun {
   /** How the run ended. */
   ended: 'turn-end' | 'cancelled' | 'disconnected' | 'aborted';
   scenarios: ScenarioResult[];
-  /** Every line of the connection so far, both ways. */
-  lines: WireLine[];
-  /** Lines [0, prefix) are the handshake the scenarios build on (initialize, session/new, the prompt). */
+  /** Every frame of the connection so far, both ways, as recording items. */
+  items: Item[];
+  /** Seqs (in `items`) of the frames the probe sent as provocations. */
+  provoked: ReadonlySet<number>;
+  /** Items [0, prefix) are the handshake the scenarios build on (initialize, session/new, the prompt). */
   prefix: number;
+  /** The session's cwd. */
+  cwd: string;
 }
 
 export interface ClientProbeOptions {
@@ -70,6 +78,16 @@ export interface ClientProbe {
   abort(reason: string): Promise<void>;
 }
 
+type Respond = (answer: { result: unknown } | { error: { code: number; message: string } }) => void;
+
+/** The shared connection's reply as a scenario's Answer, with the time it took. */
+function toAnswer(r: Reply, ms: number): Answer {
+  if (r.timeout) return { kind: 'timeout', ms };
+  if (r.closed) return { kind: 'closed', ms };
+  if (r.error) return { kind: 'error', error: r.error, ms };
+  return { kind: 'result', result: r.result, ms };
+}
+
 interface Session { id: string; cwd: string; cancelled: boolean; onCancel: Array<() => void> }
 
 interface ActiveRun { finish: (ended: ClientProbeRun['ended'], reason: string) => Promise<void>; finished: Promise<void> }
@@ -86,17 +104,36 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
   let active: ActiveRun | undefined;
   let scratchCount = 0;
 
-  const conn: ProbeConnection = new ProbeConnection({ input: opts.input, output: opts.output, onIncoming: (m) => onIncoming(m) });
+  const io = connectStdio(opts.input, opts.output, timeoutMs, (f) => { if (f.kind === 'notification') onNotification(f); });
+  const { conn } = io;
+  conn.onRequest = (req) => onRequest(req.method, req.params, (answer) => {
+    if ('error' in answer) conn.respondError(req.id, answer.error.code, answer.error.message);
+    else conn.respond(req.id, answer.result);
+  });
 
-  function onIncoming(msg: Incoming): void {
-    const { method, params, respond } = msg;
-    const p = isObject(params) ? params : {};
+  /** Sends a request; `reply` settles with the client's answer, a timeout or the client's end. */
+  function ask(method: string, params: Record<string, unknown>, o: SendOpts = {}): { id: number; reply: Promise<Answer> } {
+    const start = conn.now();
+    const p = conn.request(method, params, { provoke: o.provoke, timeoutMs: o.timeoutMs ?? timeoutMs });
+    return { id: p.id, reply: p.then((r) => toAnswer(r, conn.now() - start)) };
+  }
+
+  function onNotification(f: Frame): void {
+    const p = isObject(f.json) && isObject(f.json.params) ? f.json.params : {};
     const session = typeof p.sessionId === 'string' ? sessions.get(p.sessionId) : undefined;
-    const noSession = (): void => respond?.({ error: { code: -32602, message: `unknown session ${JSON.stringify(p.sessionId)}` } });
+    if (f.method === M.cancel && session) {
+      session.cancelled = true;
+      for (const fn of session.onCancel.splice(0)) fn();
+    }
+  }
+
+  function onRequest(method: string, p: IncomingRequest['params'], respond: Respond): void {
+    const session = typeof p.sessionId === 'string' ? sessions.get(p.sessionId) : undefined;
+    const noSession = (): void => respond({ error: { code: -32602, message: `unknown session ${JSON.stringify(p.sessionId)}` } });
     switch (method) {
       case M.initialize: {
         client = clientFactsOf(p);
-        respond?.({ result: {
+        respond({ result: {
           protocolVersion: PROTOCOL_VERSION,
           agentCapabilities: { loadSession: false, promptCapabilities: { image: true, audio: true, embeddedContext: true }, mcpCapabilities: { http: false, sse: false } },
           agentInfo: { name: 'acp-inspect-probe', title: 'ACP client probe (acp-inspect)', version: PROBE_VERSION },
@@ -106,12 +143,12 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       }
       case M.sessionNew: {
         if (typeof p.cwd !== 'string' || !isAbsolute(p.cwd) || !Array.isArray(p.mcpServers)) {
-          respond?.({ error: { code: -32602, message: 'session/new needs an absolute cwd and an mcpServers array' } });
+          respond({ error: { code: -32602, message: 'session/new needs an absolute cwd and an mcpServers array' } });
           return;
         }
         const id = `probe-${runTag}-${sessions.size + 1}`;
         sessions.set(id, { id, cwd: p.cwd, cancelled: false, onCancel: [] });
-        respond?.({ result: {
+        respond({ result: {
           sessionId: id,
           modes: { currentModeId: PROBE_MODES[0]!.id, availableModes: PROBE_MODES },
           configOptions: PROBE_CONFIG('quick'),
@@ -120,23 +157,16 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       }
       case M.setMode:
         if (!session) return noSession();
-        if (PROBE_MODES.some((m) => m.id === p.modeId)) respond?.({ result: {} });
-        else respond?.({ error: { code: -32602, message: `unknown mode ${JSON.stringify(p.modeId)}` } });
+        if (PROBE_MODES.some((m) => m.id === p.modeId)) respond({ result: {} });
+        else respond({ error: { code: -32602, message: `unknown mode ${JSON.stringify(p.modeId)}` } });
         return;
       case M.setConfigOption:
         if (!session) return noSession();
-        if (p.configId === 'probe-depth' && (p.value === 'quick' || p.value === 'thorough')) respond?.({ result: { configOptions: PROBE_CONFIG(p.value) } });
-        else respond?.({ error: { code: -32602, message: `unknown config option or value ${JSON.stringify(p.configId)}=${JSON.stringify(p.value)}` } });
-        return;
-      case M.cancel:
-        if (session) {
-          session.cancelled = true;
-          for (const f of session.onCancel.splice(0)) f();
-        }
+        if (p.configId === 'probe-depth' && (p.value === 'quick' || p.value === 'thorough')) respond({ result: { configOptions: PROBE_CONFIG(p.value) } });
+        else respond({ error: { code: -32602, message: `unknown config option or value ${JSON.stringify(p.configId)}=${JSON.stringify(p.value)}` } });
         return;
       case M.prompt:
         if (!session) return noSession();
-        if (!respond) return;
         if (active) {
           respond({ error: { code: -32603, message: 'a probe turn is already running in this connection' } });
           return;
@@ -144,18 +174,18 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         onPrompt(session, promptText(p.prompt), respond);
         return;
       default:
-        respond?.({ error: { code: -32601, message: `method not found: ${method}` } });
+        respond({ error: { code: -32601, message: `method not found: ${method}` } });
     }
   }
 
-  function onPrompt(session: Session, text: string, respond: NonNullable<Incoming['respond']>): void {
+  function onPrompt(session: Session, text: string, respond: Respond): void {
     const words = probeCommandWords(text);
     if (words === null && prompted) {
       say(session, `This is the ACP client probe: it has no model. ${probeHelp()}`);
       respond({ result: { stopReason: 'end_turn' } });
       return;
     }
-    if (!prompted) prefix = conn.lines.length;
+    if (!prompted) prefix = conn.items.length;
     prompted = true;
     session.cancelled = false;
     const selection = selectScenarios(words ?? opts.only ?? []);
@@ -172,7 +202,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
     conn.notify(M.update, { sessionId: session.id, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
   }
 
-  function runBattery(session: Session, selection: Selection, respond: NonNullable<Incoming['respond']>): ActiveRun {
+  function runBattery(session: Session, selection: Selection, respond: Respond): ActiveRun {
     const startedAt = new Date().toISOString();
     const results: ScenarioResult[] = [];
     const cleanups: Array<() => Promise<void> | void> = [];
@@ -184,10 +214,10 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
 
     const ctx: ScenarioContext = {
       sessionId: session.id, cwd: session.cwd, client, timeoutMs,
-      request: (method, params) => conn.request(method, params, timeoutMs).reply,
-      send: (method, params, ms) => conn.request(method, params, ms ?? timeoutMs),
-      notify: (method, params) => conn.notify(method, params),
-      update: (update) => conn.notify(M.update, { sessionId: session.id, update }),
+      request: (method, params, o) => ask(method, params, o).reply,
+      send: ask,
+      notify: (method, params, o) => { conn.notify(method, params, o); },
+      update: (update, o) => { conn.notify(M.update, { sessionId: session.id, update }, o); },
       say: (text) => say(session, text),
       waitForCancel: (ms) => new Promise((resolve) => {
         if (session.cancelled) return resolve(true);
@@ -196,9 +226,9 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         session.onCancel.push(() => { clearTimeout(timer); resolve(true); });
       }),
       alive: async () => {
-        if (!conn.isOpen) return { ok: false, why: 'the client disconnected' };
+        if (conn.isClosed) return { ok: false, why: 'the client disconnected' };
         if (!answersExtensions) return { ok: true, why: 'the client is still connected' };
-        const r: Reply = await conn.request('_acp-inspect/alive', { sessionId: session.id }, timeoutMs).reply;
+        const r = await ask('_acp-inspect/alive', { sessionId: session.id }).reply;
         if (r.kind === 'result' || r.kind === 'error') return { ok: true, why: 'the client still answers requests' };
         return { ok: false, why: r.kind === 'closed' ? 'the client disconnected' : `the client stopped answering (a request went unanswered for ${Math.round(r.ms)} ms)` };
       },
@@ -208,7 +238,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
     };
 
     const record = (s: ClientScenario, o: Outcome, from: number, ran: boolean): void => {
-      results.push({ id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: o.status, why: o.why, from, to: ran ? conn.lines.length : from, ran });
+      results.push({ id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: o.status, why: o.why, from, to: ran ? conn.items.length : from, ran, ...(s.provokes ? { provokes: s.provokes } : {}) });
     };
 
     const finish = (ended: ClientProbeRun['ended'], reason: string): Promise<void> => finishing ??= (async () => {
@@ -217,7 +247,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         current = undefined;
       }
       for (const s of selection.scenarios) {
-        if (!results.some((r) => r.id === s.id)) record(s, { status: 'skip', why: `not run: ${ended === 'cancelled' ? 'the turn was cancelled' : reason}` }, conn.lines.length, false);
+        if (!results.some((r) => r.id === s.id)) record(s, { status: 'skip', why: `not run: ${ended === 'cancelled' ? 'the turn was cancelled' : reason}` }, conn.items.length, false);
       }
       for (const f of cleanups.splice(0)) {
         try { await f(); } catch (e) { log(`probe: cleanup failed: ${(e as Error).message}`); }
@@ -225,15 +255,15 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       const ordered = selection.scenarios.map((s) => results.find((r) => r.id === s.id)!);
       let where: string[] = [];
       try {
-        where = await opts.onRunEnd({ target: { name: client.name ?? 'unknown client', version: client.version ?? '' }, client, startedAt, ended, scenarios: ordered, lines: conn.lines, prefix });
+        where = await opts.onRunEnd({ target: { name: client.name ?? 'unknown client', version: client.version ?? '' }, client, startedAt, ended, scenarios: ordered, items: conn.items, provoked: conn.provoked, prefix, cwd: session.cwd });
       } catch (e) {
         log(`probe: could not record or report the run: ${(e as Error).message}`);
         where = [`The report could not be written: ${(e as Error).message}`];
       }
-      if (conn.isOpen) {
+      if (!conn.isClosed) {
         say(session, `\n\n${summaryText(ordered, where)}`);
         respond({ result: { stopReason: ended === 'cancelled' ? 'cancelled' : 'end_turn' } });
-        await conn.flush();
+        await io.flush();
       }
       resolveFinished();
     })();
@@ -245,12 +275,12 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         if (finishing) return;
         if (session.cancelled) return void finish('cancelled', 'the turn was cancelled');
         const gated = s.gate?.(client);
-        if (gated) { record(s, { status: 'skip', why: gated }, conn.lines.length, false); continue; }
+        if (gated) { record(s, { status: 'skip', why: gated }, conn.items.length, false); continue; }
         if (s.person && !selection.asked.has(s.id)) {
-          record(s, { status: 'skip', why: `needs a person: send "/probe ${s.id}" and ${s.person}` }, conn.lines.length, false);
+          record(s, { status: 'skip', why: `needs a person: send "/probe ${s.id}" and ${s.person}` }, conn.items.length, false);
           continue;
         }
-        const from = conn.lines.length;
+        const from = conn.items.length;
         current = { s, from };
         let o: Outcome;
         try {
@@ -260,7 +290,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         }
         if (finishing) return;
         current = undefined;
-        if (!conn.isOpen) {
+        if (conn.isClosed) {
           record(s, { status: 'fail', why: `the client disconnected during this scenario${o.status === 'fail' ? ` (${o.why})` : ''}` }, from, true);
           return void finish('disconnected', `the client disconnected during ${s.id}`);
         }
@@ -270,12 +300,12 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       await finish(session.cancelled ? 'cancelled' : 'turn-end', '');
     })();
 
-    void conn.closed.then(() => finish('disconnected', 'the client disconnected during this scenario'));
+    void io.closed.then(() => finish('disconnected', 'the client disconnected during this scenario'));
     return { finish, finished };
   }
 
   const done = (async () => {
-    await conn.closed;
+    await io.closed;
     if (active) await active.finished;
   })();
 

@@ -3,7 +3,6 @@
  * for, the capability it needs) plus the steps it takes inside the prompt turn and the expectation
  * that grades them. Steps talk to the client only through `ScenarioContext`.
  */
-import type { Reply } from './connection.js';
 
 export type Tier = 'required' | 'capability' | 'advisory' | 'info';
 export type Status = 'pass' | 'fail' | 'skip' | 'info';
@@ -26,6 +25,20 @@ export interface ClientFacts {
   version?: string;
 }
 
+/** What became of a request the probe sent. `ms`: from sending it to its answer (or to giving up). */
+export type Answer =
+  | { kind: 'result'; result: unknown; ms: number }
+  | { kind: 'error'; error: { code?: unknown; message?: unknown; data?: unknown }; ms: number }
+  | { kind: 'timeout'; ms: number }
+  | { kind: 'closed'; ms: number };
+
+/** How a frame is sent: `provoke` marks a deliberate provocation (the findings at it are the probe's). */
+export interface SendOpts {
+  provoke?: boolean;
+  /** ms to wait for the answer (default: the per-request timeout). */
+  timeoutMs?: number;
+}
+
 export interface Outcome {
   status: Status;
   why: string;
@@ -39,12 +52,12 @@ export interface ScenarioContext {
   /** Per-request timeout (ms). */
   timeoutMs: number;
   /** Sends a request to the client and waits for its answer (or the timeout). */
-  request(method: string, params: Record<string, unknown>): Promise<Reply>;
+  request(method: string, params: Record<string, unknown>, opts?: SendOpts): Promise<Answer>;
   /** Sends a request without waiting; `reply` settles like `request`'s. */
-  send(method: string, params: Record<string, unknown>, timeoutMs?: number): { id: number; reply: Promise<Reply> };
-  notify(method: string, params: unknown): void;
+  send(method: string, params: Record<string, unknown>, opts?: SendOpts): { id: number; reply: Promise<Answer> };
+  notify(method: string, params: unknown, opts?: SendOpts): void;
   /** Sends one `session/update` in this session. */
-  update(update: Record<string, unknown>): void;
+  update(update: Record<string, unknown>, opts?: SendOpts): void;
   /** Tells the person at the editor something, as an agent message. */
   say(text: string): void;
   /** True once the client has sent `session/cancel` for this session; waits up to `ms` for it. */
@@ -67,6 +80,8 @@ export interface ClientScenario {
   /** Section of the spec the expectation enforces, e.g. "4.4 rule 5". */
   spec: string;
   group: Group;
+  /** Checker rules the scenario's provocations are expected to trigger: findings of these rules are the probe's. */
+  provokes?: readonly string[];
   /** Why the scenario cannot run against this client (a capability it did not advertise). */
   gate?: (client: ClientFacts) => string | undefined;
   /** Set when the scenario needs a person at the editor: what they must do. It runs only when a prompt asks for it. */
@@ -80,7 +95,7 @@ export const info = (why: string): Outcome => ({ status: 'info', why });
 export const skip = (why: string): Outcome => ({ status: 'skip', why });
 
 /** One line describing a reply that was not the expected kind, for a scenario's `why`. */
-export function describeReply(method: string, r: Reply): string {
+export function describeReply(method: string, r: Answer): string {
   switch (r.kind) {
     case 'timeout': return `${method} was not answered within ${Math.round(r.ms)} ms`;
     case 'closed': return `the client disconnected before answering ${method}`;

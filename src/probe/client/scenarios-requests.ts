@@ -3,8 +3,7 @@
  * requests (answered, cancelled by `$/cancel_request`, and cancelled from the UI by a person).
  */
 import { M } from '../../spec/methods.js';
-import type { Reply } from './connection.js';
-import { type ClientScenario, type ScenarioContext, describeReply, errorText, fail, info, isObject, pass } from './scenario.js';
+import { type Answer, type ClientScenario, type ScenarioContext, describeReply, errorText, fail, info, isObject, pass } from './scenario.js';
 
 export const PERMISSION_OPTIONS = [
   { optionId: 'probe-allow-once', name: 'Allow once', kind: 'allow_once' },
@@ -14,14 +13,14 @@ export const PERMISSION_OPTIONS = [
 ];
 
 /** Sends a tool call and a permission request for it; returns the pending request. */
-function askPermission(ctx: ScenarioContext, toolCallId: string, title: string, timeoutMs?: number): { id: number; reply: Promise<Reply> } {
+function askPermission(ctx: ScenarioContext, toolCallId: string, title: string, timeoutMs?: number): { id: number; reply: Promise<Answer> } {
   const toolCall = { toolCallId, title, kind: 'execute', status: 'pending' };
   ctx.update({ sessionUpdate: 'tool_call', ...toolCall, rawInput: { command: 'echo hello' } });
-  return ctx.send(M.requestPermission, { sessionId: ctx.sessionId, toolCall, options: PERMISSION_OPTIONS }, timeoutMs);
+  return ctx.send(M.requestPermission, { sessionId: ctx.sessionId, toolCall, options: PERMISSION_OPTIONS }, { timeoutMs });
 }
 
 /** The outcome of a permission answer: selected (an offered option), cancelled, or what is wrong with it. */
-function readOutcome(r: Reply): { ok: true; outcome: 'selected' | 'cancelled'; optionId?: string } | { ok: false; why: string } {
+function readOutcome(r: Answer): { ok: true; outcome: 'selected' | 'cancelled'; optionId?: string } | { ok: false; why: string } {
   if (r.kind !== 'result') return { ok: false, why: describeReply(M.requestPermission, r) };
   const o = isObject(r.result) ? r.result.outcome : undefined;
   if (!isObject(o)) return { ok: false, why: `the answer has no outcome object: ${describeReply(M.requestPermission, r)}` };
@@ -68,7 +67,7 @@ export const REQUEST_SCENARIOS: ClientScenario[] = [
     title: 'An unknown agent→client method gets -32601',
     tier: 'required', spec: '7', group: 'requests',
     async run(ctx) {
-      const r = await ctx.request('acp-inspect/no_such_method', { sessionId: ctx.sessionId });
+      const r = await ctx.request('acp-inspect/no_such_method', { sessionId: ctx.sessionId }, { provoke: true });
       if (r.kind === 'error' && r.error.code === -32601) return pass('answered -32601 (method not found)');
       if (r.kind === 'error') return fail(`answered ${errorText(r.error)}, not -32601 (method not found)`);
       return fail(r.kind === 'result' ? `answered with a result (${describeReply('it', r).replace(/^it answered /, '')}), not the error -32601` : describeReply('acp-inspect/no_such_method', r));
@@ -130,7 +129,7 @@ export const PERMISSION_SCENARIOS: ClientScenario[] = [
       const pending = askPermission(ctx, 'probe-perm-3', 'Press Stop instead of answering', waitMs + ctx.timeoutMs);
       await Promise.race([pending.reply, ctx.waitForCancel(waitMs)]);
       if (!(await ctx.waitForCancel(0))) {
-        const o = readOutcome(await Promise.race([pending.reply, Promise.resolve<Reply>({ kind: 'timeout', ms: waitMs })]));
+        const o = readOutcome(await Promise.race([pending.reply, Promise.resolve<Answer>({ kind: 'timeout', ms: waitMs })]));
         return info(o.ok ? `the request was answered ${o.outcome} before any session/cancel; nothing to grade`
           : `no session/cancel came within ${waitMs / 1000} s; nothing to grade`);
       }

@@ -6,8 +6,7 @@
  * Every terminal a scenario creates is released at the end of the battery.
  */
 import { M } from '../../spec/methods.js';
-import type { Reply } from './connection.js';
-import { type ClientFacts, type ClientScenario, type Outcome, type ScenarioContext, clip, describeReply, fail, isObject, pass } from './scenario.js';
+import { type Answer, type ClientFacts, type ClientScenario, type Outcome, type ScenarioContext, clip, describeReply, fail, isObject, pass } from './scenario.js';
 
 const needTerminal = (c: ClientFacts): string | undefined => c.caps.terminal ? undefined : 'the client did not advertise terminal: the probe sent no terminal/*';
 
@@ -35,12 +34,12 @@ async function create(ctx: ScenarioContext, script: string, extra: Record<string
 
 const isCreated = (c: Created | Outcome): c is Created => 'id' in c;
 
-const term = (ctx: ScenarioContext, method: string, id: string): Promise<Reply> =>
-  ctx.request(method, { sessionId: ctx.sessionId, terminalId: id });
+const term = (ctx: ScenarioContext, method: string, id: string, provoke = false): Promise<Answer> =>
+  ctx.request(method, { sessionId: ctx.sessionId, terminalId: id }, { provoke });
 
 interface OutputResult { output: string; truncated: boolean; exitStatus: unknown }
 
-function outputOf(r: Reply): OutputResult | string {
+function outputOf(r: Answer): OutputResult | string {
   if (r.kind !== 'result') return describeReply(M.terminalOutput, r);
   const x = r.result;
   if (!isObject(x) || typeof x.output !== 'string' || typeof x.truncated !== 'boolean') {
@@ -59,7 +58,7 @@ async function outputUntil(ctx: ScenarioContext, id: string, done: (o: OutputRes
   }
 }
 
-const release = async (ctx: ScenarioContext, t: Created): Promise<Reply> => {
+const release = async (ctx: ScenarioContext, t: Created): Promise<Answer> => {
   t.released = true;
   return term(ctx, M.terminalRelease, t.id);
 };
@@ -147,7 +146,7 @@ export const TERMINAL_SCENARIOS: ClientScenario[] = [
   {
     id: 'terminal-release',
     title: 'terminal/release ends a running command and the id becomes invalid',
-    tier: 'capability', spec: '3', group: 'terminal', gate: needTerminal,
+    tier: 'capability', spec: '3', group: 'terminal', gate: needTerminal, provokes: ['terminal-released'],
     async run(ctx) {
       const t = await create(ctx, RUNS_UNTIL_KILLED);
       if (!isCreated(t)) return t;
@@ -155,7 +154,7 @@ export const TERMINAL_SCENARIOS: ClientScenario[] = [
       const pid = typeof before === 'string' ? undefined : Number(/pid (\d+)/.exec(before.output)?.[1]);
       const r = await release(ctx, t);
       if (r.kind !== 'result') return fail(describeReply(M.terminalRelease, r));
-      const after = await term(ctx, M.terminalOutput, t.id);
+      const after = await term(ctx, M.terminalOutput, t.id, true);
       if (after.kind === 'result') return fail('after release, terminal/output still answered for the released id: it must be invalid');
       if (after.kind !== 'error') return fail(`after release, ${describeReply(M.terminalOutput, after)}`);
       if (pid) {

@@ -18,6 +18,7 @@ export const PROBE_CONFIG = (current: string): Record<string, unknown>[] => [{
   options: [{ value: 'quick', name: 'Quick' }, { value: 'thorough', name: 'Thorough' }],
 }];
 
+const provoke = { provoke: true };
 const text = (t: string): Record<string, unknown> => ({ type: 'text', text: t });
 
 /** Ends a scenario whose only observable failure is the client going away or going silent. */
@@ -84,13 +85,13 @@ export const UPDATE_SCENARIOS: ClientScenario[] = [
     title: 'Unknown update kinds, `_` variants and unknown notifications are tolerated',
     tier: 'required', spec: '2.1', group: 'updates',
     async run(ctx) {
-      ctx.update({ sessionUpdate: 'acp_inspect_future_update', note: 'an update kind from a future version' });
-      ctx.update({ sessionUpdate: '_acp-inspect/probe_update', note: 'an implementation-specific update kind' });
-      ctx.update({ sessionUpdate: 'agent_message_chunk', content: { type: '_acp-inspect/content', value: 42 }, messageId: 'probe-msg-4' });
-      ctx.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'acp_inspect_future_block', value: 'x' }, messageId: 'probe-msg-4' });
+      ctx.update({ sessionUpdate: 'acp_inspect_future_update', note: 'an update kind from a future version' }, provoke);
+      ctx.update({ sessionUpdate: '_acp-inspect/probe_update', note: 'an implementation-specific update kind' }, provoke);
+      ctx.update({ sessionUpdate: 'agent_message_chunk', content: { type: '_acp-inspect/content', value: 42 }, messageId: 'probe-msg-4' }, provoke);
+      ctx.update({ sessionUpdate: 'agent_message_chunk', content: { type: 'acp_inspect_future_block', value: 'x' }, messageId: 'probe-msg-4' }, provoke);
       ctx.update({ sessionUpdate: 'agent_message_chunk', content: text('(after 4 unknown updates)'), messageId: 'probe-msg-5', _meta: { 'acp-inspect': { probe: true } } });
-      ctx.notify('_acp-inspect/notice', { sessionId: ctx.sessionId, note: 'an extension notification' });
-      ctx.notify('$/acp-inspect_notice', { note: 'a $/ notification the client may ignore' });
+      ctx.notify('_acp-inspect/notice', { sessionId: ctx.sessionId, note: 'an extension notification' }, provoke);
+      ctx.notify('$/acp-inspect_notice', { note: 'a $/ notification the client may ignore' }, provoke);
       return survived(ctx, 'two unknown update kinds, two unknown content blocks and two unknown notifications');
     },
   },
