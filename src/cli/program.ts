@@ -21,6 +21,7 @@ import { registerPrune } from './commands/prune.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerNote } from './commands/note.js';
+import { registerProbe } from './commands/probe.js';
 
 export function buildProgram(): Command {
   const program = new Command('acp-inspect')
@@ -34,7 +35,7 @@ export function buildProgram(): Command {
       outputError: (s, write) => write(`acp-inspect: ${s.replace(/^error: /, '').trim()}; see acp-inspect --help\n`),
     });
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote]) {
+    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe]) {
     register(program);
   }
   return program;
