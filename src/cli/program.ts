@@ -42,8 +42,9 @@ export function buildProgram(): Command {
 }
 
 export async function runProgram(argv: string[]): Promise<void> {
-  // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
-  if (argv[0] !== 'tap') endQuietlyWhenStdoutCloses();
+  // Not for the tap or the client probe, whose stdout is the client's: when the client stops reading
+  // the tap keeps recording and the probe still writes its report.
+  if (argv[0] !== 'tap' && !(argv[0] === 'probe' && argv[1] === 'client')) endQuietlyWhenStdoutCloses();
   const program = buildProgram();
   if (argv.length === 0) {
     program.outputHelp();

@@ -38,8 +38,8 @@ export interface ScenarioResult {
 }
 
 export interface ClientProbeRun {
-  /** The client as it named itself in `initialize`. */
-  target: { name: string; version: string };
+  /** The client as it named itself in `initialize` (null: it did not). */
+  target: { name: string | null; version: string | null };
   client: ClientFacts;
   startedAt: string;
   /** How the run ended. */
@@ -53,6 +53,8 @@ export interface ClientProbeRun {
   prefix: number;
   /** The session's cwd. */
   cwd: string;
+  /** Items [from, to) end the turn (the final message and the prompt's answer); empty until `endTurn` ran, or when the client was gone. */
+  tail: { from: number; to: number };
 }
 
 export interface ClientProbeOptions {
@@ -65,10 +67,15 @@ export interface ClientProbeOptions {
   /** Diagnostics (stderr). */
   log?: (text: string) => void;
   /**
-   * Called once per battery run when it ends (turn end, cancel, disconnect, abort): records the
-   * scenarios and writes the report. Returns the lines of the final message that say where they are.
+   * Called once per battery run when it ends (turn end, cancel, disconnect, abort). It calls
+   * `endTurn` with the lines saying where the report and the recordings are (the final message and
+   * the prompt's answer go out then, and are added to `run.tail`), then records the scenarios and
+   * writes the report, before yielding: a client that kills the probe once the turn ended finds the
+   * report already written. If it never calls `endTurn`, the turn ends after it returns.
    */
-  onRunEnd: (run: ClientProbeRun) => Promise<string[]>;
+  onRunEnd: (run: ClientProbeRun, endTurn: (where: string[]) => void) => Promise<void> | void;
+  /** Called as each scenario ends, with its item range (the command checks it then, so the checker's start-up costs fall inside the battery). */
+  onScenarioEnd?: (slice: { items: readonly Item[]; prefix: number; from: number; to: number }) => void;
 }
 
 export interface ClientProbe {
@@ -253,18 +260,27 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         try { await f(); } catch (e) { log(`probe: cleanup failed: ${(e as Error).message}`); }
       }
       const ordered = selection.scenarios.map((s) => results.find((r) => r.id === s.id)!);
-      let where: string[] = [];
-      try {
-        where = await opts.onRunEnd({ target: { name: client.name ?? 'unknown client', version: client.version ?? '' }, client, startedAt, ended, scenarios: ordered, items: conn.items, provoked: conn.provoked, prefix, cwd: session.cwd });
-      } catch (e) {
-        log(`probe: could not record or report the run: ${(e as Error).message}`);
-        where = [`The report could not be written: ${(e as Error).message}`];
-      }
-      if (!conn.isClosed) {
+      const run: ClientProbeRun = {
+        target: { name: client.name ?? null, version: client.version ?? null }, client, startedAt, ended, scenarios: ordered,
+        items: conn.items, provoked: conn.provoked, prefix, cwd: session.cwd, tail: { from: conn.items.length, to: conn.items.length },
+      };
+      let turnEnded = false;
+      const endTurn = (where: string[]): void => {
+        if (turnEnded || conn.isClosed) return;
+        turnEnded = true;
+        run.tail.from = conn.items.length;
         say(session, `\n\n${summaryText(ordered, where)}`);
         respond({ result: { stopReason: ended === 'cancelled' ? 'cancelled' : 'end_turn' } });
-        await io.flush();
+        run.tail.to = conn.items.length;
+      };
+      try {
+        await opts.onRunEnd(run, endTurn);
+      } catch (e) {
+        log(`probe: could not record or report the run: ${(e as Error).message}`);
+        endTurn([`The report could not be written: ${(e as Error).message}`]);
       }
+      endTurn([]);
+      await io.flush();
       resolveFinished();
     })();
 
@@ -296,6 +312,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         }
         if (s.id === 'extension-request' && o.status === 'fail') answersExtensions = false;
         record(s, o, from, true);
+        opts.onScenarioEnd?.({ items: conn.items, prefix, from, to: conn.items.length });
       }
       await finish(session.cancelled ? 'cancelled' : 'turn-end', '');
     })();

@@ -6,13 +6,15 @@
  * the client's. Ends when the client hangs up; a SIGTERM/SIGINT/SIGHUP mid-battery reports first.
  */
 import { resolve } from 'node:path';
+import { checkItems } from '../../check/checker.js';
 import { Correlator } from '../../wire/correlate.js';
 import type { Item } from '../../wire/frame.js';
 import { frameFromText } from '../../wire/make-frame.js';
 import { Store } from '../../store/store.js';
 import { defaultDbPath } from '../../store/paths.js';
 import { ProbeRun } from '../probe-run.js';
-import type { ScenarioResult } from '../report.js';
+import type { ProbeFinding, ScenarioResult } from '../report.js';
+import { HANDSHAKE_ID } from './scenarios-requests.js';
 import { type ClientProbeRun, startClientProbe } from './agent.js';
 
 export interface ProbeClientOptions {
@@ -30,7 +32,10 @@ export async function runProbeClient(opts: ProbeClientOptions): Promise<void> {
   const log = (text: string): void => { process.stderr.write(`${text}\n`); };
   const probe = startClientProbe({
     input: process.stdin, output: process.stdout, timeoutMs: opts.timeoutMs, only: opts.only, log,
-    onRunEnd: async (r) => reportRun(r, db, opts, log),
+    onRunEnd: (r, endTurn) => reportRun(r, endTurn, db, opts, log),
+    // Checked once as each scenario ends: the checker's lazy start-up (validators, the unknown-variant
+    // tables) then costs nothing between the end of the turn and the report on disk.
+    onScenarioEnd: (x) => { checkItems(x.items.slice(x.from, x.to)); },
   });
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.once(sig, () => {
@@ -40,37 +45,55 @@ export async function runProbeClient(opts: ProbeClientOptions): Promise<void> {
   await probe.done;
 }
 
-/** Records every scenario that ran, finishes the probe run and writes the reports; returns what the final message says about them. */
-function reportRun(r: ClientProbeRun, db: string, opts: ProbeClientOptions, log: (t: string) => void): string[] {
+/**
+ * Ends the turn with the verdict and where to look, then records every scenario that ran, finishes
+ * the probe run and writes the reports, all without yielding to the event loop.
+ */
+function reportRun(r: ClientProbeRun, endTurn: (where: string[]) => void, db: string, opts: ProbeClientOptions, log: (t: string) => void): void {
   const run = ProbeRun.open('client', db);
   try {
-    const results: ScenarioResult[] = r.scenarios.map((s) => {
+    const where = [
+      ...(opts.report ? [`Report: ${resolve(opts.report)}`] : []),
+      ...(opts.html ? [`HTML report: ${resolve(opts.html)}`] : []),
+      `Probe run ${run.id} in ${resolve(db)}: \`acp-inspect serve\` shows its scorecard, and each scenario is a recording named "${run.recordingName('<scenario>')}".`,
+    ];
+    endTurn(where);
+    // One transaction for all the recordings: the client may end the probe soon after the turn ends.
+    const results: ScenarioResult[] = run.store.db.transaction(() => r.scenarios.map((s) => {
       const base = { id: s.id, title: s.title, tier: s.tier, status: s.status, spec: s.spec, why: s.why, recording: null, findings: [] };
       if (!s.ran) return base;
       const { items, provoked } = scenarioItems(r, s.from, s.to);
       const rec = run.record(s.id, { items, provoked, provokes: s.provokes, command: null, cwd: r.cwd, startedAt: r.startedAt });
-      return { ...base, recording: rec.recordingId, findings: rec.findings, probeFindings: rec.probeFindings };
-    });
+      // The handshake every recording starts with is graded once, by its own scenario.
+      const own = (f: ProbeFinding): boolean => s.id === HANDSHAKE_ID || f.seq > r.prefix;
+      const findings = rec.findings.filter(own);
+      const durationMs = Math.round((r.items[s.to - 1]?.t ?? 0) - (r.items[s.from]?.t ?? 0));
+      return { ...base, ...gradeByChecker(s, findings), recording: rec.recordingId, findings, probeFindings: rec.probeFindings.filter(own), ...(s.to > s.from ? { durationMs } : {}) };
+    }))();
     const report = run.finish({ name: r.target.name, version: r.target.version, command: null }, results);
     run.write(report, { report: opts.report, html: opts.html });
-    const where = [
-      ...(opts.report ? [`Report: ${resolve(opts.report)}`] : []),
-      ...(opts.html ? [`HTML report: ${resolve(opts.html)}`] : []),
-      `Probe run ${run.id} in ${resolve(db)}: \`acp-inspect serve\` shows its scorecard; each scenario is a recording (\`acp-inspect show ID\`, the ids are in the report).`,
-    ];
     log(`acp-inspect probe client: ${report.verdict} (${report.counts.pass} passed, ${report.counts.fail} failed); ${where.join(' ')}`);
-    return where;
   } finally {
     run.close();
   }
 }
 
+/** A scenario that passed fails when the checker found an error of the client's in its exchange; an info notes it. */
+function gradeByChecker(s: { status: ScenarioResult['status']; why: string }, findings: ProbeFinding[]): Pick<ScenarioResult, 'status' | 'why'> {
+  const errors = findings.filter((f) => f.severity === 'error');
+  if (!errors.length || (s.status !== 'pass' && s.status !== 'info')) return { status: s.status, why: s.why };
+  const e = errors[0]!;
+  const found = `the checker found ${e.rule} at #${e.seq} (spec ${e.spec}): ${e.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
+  return s.status === 'pass' ? { status: 'fail', why: found } : { status: 'info', why: `${s.why}; ${found}` };
+}
+
 /**
- * The items of one scenario's recording: the handshake (initialize, session/new, the prompt) and
- * the scenario's own lines, numbered from 1 and correlated afresh; `provoked` renumbered with them.
+ * The items of one scenario's recording: the handshake (initialize, session/new, the prompt), the
+ * scenario's own lines and the end of the turn, numbered from 1 and correlated afresh; `provoked`
+ * renumbered with them.
  */
 export function scenarioItems(r: ClientProbeRun, from: number, to: number): { items: Item[]; provoked: Set<number> } {
-  const picked = [...r.items.slice(0, r.prefix), ...r.items.slice(from, to)];
+  const picked = [...r.items.slice(0, r.prefix), ...r.items.slice(from, to), ...r.items.slice(r.tail.from, r.tail.to)];
   const correlator = new Correlator();
   const provoked = new Set<number>();
   const items: Item[] = picked.map((it, i) => {

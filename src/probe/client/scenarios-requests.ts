@@ -37,7 +37,18 @@ function finishTool(ctx: ScenarioContext, toolCallId: string, outcome: string): 
     content: [{ type: 'content', content: { type: 'text', text: `The probe ran nothing (answer: ${outcome}).` } }] });
 }
 
+/** The scenario that answers for the handshake: the checker's findings on it are graded here, not in every scenario that replays it. */
+export const HANDSHAKE_ID = 'handshake';
+
 export const HANDSHAKE_SCENARIOS: ClientScenario[] = [
+  {
+    id: HANDSHAKE_ID,
+    title: 'initialize, session/new and session/prompt as the spec says (graded by the checker)',
+    tier: 'required', spec: '4.1', group: 'requests',
+    async run(ctx) {
+      return pass(`initialize, session/new (cwd ${ctx.cwd}) and the prompt`);
+    },
+  },
   {
     id: 'client-info',
     title: 'initialize names the client (clientInfo with name and version)',
