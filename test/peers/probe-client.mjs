@@ -11,7 +11,11 @@ const DEFECTS = new Set([
   'read-ignores-line-limit', 'missing-file-empty', 'write-ignored', 'output-waits-for-exit', 'truncate-keeps-start',
   'truncate-splits-char', 'truncated-flag-false', 'kill-invalidates-id', 'release-keeps-id', 'release-leaves-running',
   'permission-unoffered-option', 'unknown-method-wrong-code', 'crash-on-unknown-update', 'cancel-request-drops',
+  'stop-answers-selected',
 ]);
+// PROBE_PRESS_STOP=1: like a person pressing Stop while a permission request is shown (session/cancel,
+// then the pending request answered cancelled; with stop-answers-selected, answered with an option).
+const pressStop = process.env.PROBE_PRESS_STOP === '1';
 const defect = process.env.PROBE_DEFECT ?? '';
 if (defect && !DEFECTS.has(defect)) { process.stderr.write(`probe-client: unknown defect ${defect}\n`); process.exit(2); }
 
@@ -51,6 +55,12 @@ function exitStatus(t) {
 
 const handlers = {
   'session/request_permission'(p, id) {
+    if (pressStop) {
+      send({ method: 'session/cancel', params: { sessionId: p.sessionId } });
+      const outcome = defect === 'stop-answers-selected' ? { outcome: 'selected', optionId: p.options[0].optionId } : { outcome: 'cancelled' };
+      setTimeout(() => send({ id, result: { outcome } }), 20);
+      return undefined;
+    }
     const optionId = defect === 'permission-unoffered-option' ? 'always-yes' : p.options[0].optionId;
     // Answered a moment later, so a $/cancel_request can find it pending.
     permissionTimers.set(id, setTimeout(() => { permissionTimers.delete(id); send({ id, result: { outcome: { outcome: 'selected', optionId } } }); }, 30));

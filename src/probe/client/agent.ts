@@ -81,8 +81,8 @@ export interface ClientProbeOptions {
 export interface ClientProbe {
   /** Resolves when the client has disconnected and any run in progress has been handed to `onRunEnd`. */
   done: Promise<void>;
-  /** Ends a battery in progress now (the probe is being terminated): it is reported with `reason`. */
-  abort(reason: string): Promise<void>;
+  /** Ends a battery in progress now (the probe is being terminated); `cause` says why, e.g. "the probe was ended by SIGTERM". */
+  abort(cause: string): Promise<void>;
 }
 
 type Respond = (answer: { result: unknown } | { error: { code: number; message: string } }) => void;
@@ -248,13 +248,15 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       results.push({ id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: o.status, why: o.why, from, to: ran ? conn.items.length : from, ran, ...(s.provokes ? { provokes: s.provokes } : {}) });
     };
 
-    const finish = (ended: ClientProbeRun['ended'], reason: string): Promise<void> => finishing ??= (async () => {
+    /** Ends the run; `cause` ("the client disconnected") explains the scenario cut short and those not run. */
+    const finish = (ended: ClientProbeRun['ended'], cause: string): Promise<void> => finishing ??= (async () => {
+      const during = current ? ` during ${current.s.id}` : '';
       if (current) {
-        record(current.s, { status: 'fail', why: reason }, current.from, true);
+        record(current.s, { status: 'fail', why: `${cause} during this scenario` }, current.from, true);
         current = undefined;
       }
       for (const s of selection.scenarios) {
-        if (!results.some((r) => r.id === s.id)) record(s, { status: 'skip', why: `not run: ${ended === 'cancelled' ? 'the turn was cancelled' : reason}` }, conn.items.length, false);
+        if (!results.some((r) => r.id === s.id)) record(s, { status: 'skip', why: `not run: ${cause}${during}` }, conn.items.length, false);
       }
       for (const f of cleanups.splice(0)) {
         try { await f(); } catch (e) { log(`probe: cleanup failed: ${(e as Error).message}`); }
@@ -305,11 +307,8 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
           o = { status: 'skip', why: `the probe itself failed: ${(e as Error).message}` };
         }
         if (finishing) return;
+        if (conn.isClosed) return void finish('disconnected', 'the client disconnected');
         current = undefined;
-        if (conn.isClosed) {
-          record(s, { status: 'fail', why: `the client disconnected during this scenario${o.status === 'fail' ? ` (${o.why})` : ''}` }, from, true);
-          return void finish('disconnected', `the client disconnected during ${s.id}`);
-        }
         if (s.id === 'extension-request' && o.status === 'fail') answersExtensions = false;
         record(s, o, from, true);
         opts.onScenarioEnd?.({ items: conn.items, prefix, from, to: conn.items.length });
@@ -317,7 +316,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       await finish(session.cancelled ? 'cancelled' : 'turn-end', '');
     })();
 
-    void io.closed.then(() => finish('disconnected', 'the client disconnected during this scenario'));
+    void io.closed.then(() => finish('disconnected', 'the client disconnected'));
     return { finish, finished };
   }
 
@@ -328,8 +327,8 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
 
   return {
     done,
-    async abort(reason: string) {
-      if (active) await active.finish('aborted', reason);
+    async abort(cause: string) {
+      if (active) await active.finish('aborted', cause);
     },
   };
 }

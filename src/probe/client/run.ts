@@ -39,7 +39,7 @@ export async function runProbeClient(opts: ProbeClientOptions): Promise<void> {
   });
   for (const sig of ['SIGTERM', 'SIGINT', 'SIGHUP'] as const) {
     process.once(sig, () => {
-      void probe.abort(`the probe was ended by ${sig} during this scenario`).finally(() => process.exit(0));
+      void probe.abort(`the probe was ended by ${sig}`).finally(() => process.exit(0));
     });
   }
   await probe.done;
@@ -63,7 +63,7 @@ function reportRun(r: ClientProbeRun, endTurn: (where: string[]) => void, db: st
       const base = { id: s.id, title: s.title, tier: s.tier, status: s.status, spec: s.spec, why: s.why, recording: null, findings: [] };
       if (!s.ran) return base;
       const { items, provoked } = scenarioItems(r, s.from, s.to);
-      const rec = run.record(s.id, { items, provoked, provokes: s.provokes, command: null, cwd: r.cwd, startedAt: r.startedAt });
+      const rec = run.record(s.id, { items, provoked, provokes: [...(s.provokes ?? []), ...PROBE_RULES], command: null, cwd: r.cwd, startedAt: r.startedAt });
       // The handshake every recording starts with is graded once, by its own scenario.
       const own = (f: ProbeFinding): boolean => s.id === HANDSHAKE_ID || f.seq > r.prefix;
       const findings = rec.findings.filter(own);
@@ -77,6 +77,13 @@ function reportRun(r: ClientProbeRun, endTurn: (where: string[]) => void, db: st
     run.close();
   }
 }
+
+/**
+ * Rules about the agent's side that only the probe can break, and only when the client made it: a
+ * turn it ends while a request to the client is still unanswered (the client did not answer in time,
+ * which its scenario already fails).
+ */
+const PROBE_RULES = ['turn-ended-with-pending-requests'];
 
 /** A scenario that passed fails when the checker found an error of the client's in its exchange; an info notes it. */
 function gradeByChecker(s: { status: ScenarioResult['status']; why: string }, findings: ProbeFinding[]): Pick<ScenarioResult, 'status' | 'why'> {
@@ -104,5 +111,7 @@ export function scenarioItems(r: ClientProbeRun, from: number, to: number): { it
     if (r.provoked.has(it.seq)) provoked.add(seq);
     return f;
   });
+  // A turn the client left before it ended: the prompt it never got an answer to is not its fault.
+  if (r.tail.to === r.tail.from && r.prefix > 0) provoked.add(r.prefix);
   return { items, provoked };
 }
