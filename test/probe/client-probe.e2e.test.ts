@@ -26,13 +26,22 @@ describe('probe client, launched by a client as its agent', () => {
       const report = join(t.dir, 'probe.json');
       const html = join(t.dir, 'probe.html');
       const r = await run(process.execPath, [join(PEERS, 'probe-client.mjs'), '--', process.execPath, BIN, 'probe', 'client', '--db', db, '--report', report, '--html', html],
-        { cwd: t.dir, env: { PROBE_OUT: join(t.dir, 'seen.json') } });
+        { cwd: t.dir, env: { PROBE_OUT: join(t.dir, 'seen.json'), PROBE_PROMPT: 'Hello\n---\n/probe fs' } });
       expect(r.code, r.stderr).toBe(0);
       const seen = JSON.parse(readFileSync(join(t.dir, 'seen.json'), 'utf8')) as { stopReasons: string[]; text: string };
-      expect(seen.stopReasons).toEqual(['end_turn']);
+      expect(seen.stopReasons).toEqual(['end_turn', 'end_turn']);
       expect(seen.text).toContain('ACP client probe verdict: CONFORMANT');
       expect(seen.text).toContain(`Report: ${report}`);
-      const rep = await reportAt(report);
+      // The second prompt (/probe fs) was a second run; the report file holds the last one, and the
+      // database both. Every recording of the second run is a whole exchange: nothing to find in it.
+      const second = await reportAt(report);
+      expect(second.scenarios.map((s) => s.id)).toEqual(['fs-write', 'fs-read', 'fs-read-line-limit', 'fs-read-missing']);
+      for (const s of second.scenarios) expect({ id: s.id, status: s.status, findings: s.findings }).toEqual({ id: s.id, status: 'pass', findings: [] });
+      const { getProbeRun } = await import('../../src/store/probe-runs.js');
+      const { Store } = await import('../../src/store/store.js');
+      const store = Store.open(db, { readonly: true });
+      const rep = getProbeRun(store, second.run! - 1).report as ProbeReport;
+      store.close();
       expect(rep).toMatchObject({ probe: 'client', target: { name: 'probe-test-client', version: '1.0.0' }, verdict: 'conformant' });
       expect(rep.counts.fail).toBe(0);
       const ran = rep.scenarios.filter((s) => s.status !== 'skip');

@@ -49,8 +49,10 @@ export interface ClientProbeRun {
   items: Item[];
   /** Seqs (in `items`) of the frames the probe sent as provocations. */
   provoked: ReadonlySet<number>;
-  /** Items [0, prefix) are the handshake the scenarios build on (initialize, session/new, the prompt). */
-  prefix: number;
+  /** Items [0, handshake) came before the first prompt (initialize, session/new): every scenario builds on them. */
+  handshake: number;
+  /** Index in `items` of the prompt request whose turn this run is. */
+  prompt: number;
   /** The session's cwd. */
   cwd: string;
   /** Items [from, to) end the turn (the final message and the prompt's answer); empty until `endTurn` ran, or when the client was gone. */
@@ -75,7 +77,7 @@ export interface ClientProbeOptions {
    */
   onRunEnd: (run: ClientProbeRun, endTurn: (where: string[]) => void) => Promise<void> | void;
   /** Called as each scenario ends, with its item range (the command checks it then, so the checker's start-up costs fall inside the battery). */
-  onScenarioEnd?: (slice: { items: readonly Item[]; prefix: number; from: number; to: number }) => void;
+  onScenarioEnd?: (slice: { items: readonly Item[]; from: number; to: number }) => void;
 }
 
 export interface ClientProbe {
@@ -106,7 +108,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
   const runTag = randomBytes(3).toString('hex');
   const sessions = new Map<string, Session>();
   let client: ClientFacts = { caps: { readTextFile: false, writeTextFile: false, terminal: false, plan: false } };
-  let prefix = 0;
+  let handshake = 0;
   let prompted = false;
   let active: ActiveRun | undefined;
   let scratchCount = 0;
@@ -192,7 +194,8 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       respond({ result: { stopReason: 'end_turn' } });
       return;
     }
-    if (!prompted) prefix = conn.items.length;
+    if (!prompted) handshake = conn.items.length - 1;
+    const prompt = conn.items.length - 1;
     prompted = true;
     session.cancelled = false;
     const selection = selectScenarios(words ?? opts.only ?? []);
@@ -201,7 +204,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       respond({ result: { stopReason: 'end_turn' } });
       return;
     }
-    active = runBattery(session, selection, respond);
+    active = runBattery(session, selection, prompt, respond);
     void active.finished.then(() => { active = undefined; });
   }
 
@@ -209,7 +212,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
     conn.notify(M.update, { sessionId: session.id, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } });
   }
 
-  function runBattery(session: Session, selection: Selection, respond: Respond): ActiveRun {
+  function runBattery(session: Session, selection: Selection, prompt: number, respond: Respond): ActiveRun {
     const startedAt = new Date().toISOString();
     const results: ScenarioResult[] = [];
     const cleanups: Array<() => Promise<void> | void> = [];
@@ -264,7 +267,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       const ordered = selection.scenarios.map((s) => results.find((r) => r.id === s.id)!);
       const run: ClientProbeRun = {
         target: { name: client.name ?? null, version: client.version ?? null }, client, startedAt, ended, scenarios: ordered,
-        items: conn.items, provoked: conn.provoked, prefix, cwd: session.cwd, tail: { from: conn.items.length, to: conn.items.length },
+        items: conn.items, provoked: conn.provoked, handshake, prompt, cwd: session.cwd, tail: { from: conn.items.length, to: conn.items.length },
       };
       let turnEnded = false;
       const endTurn = (where: string[]): void => {
@@ -311,7 +314,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         current = undefined;
         if (s.id === 'extension-request' && o.status === 'fail') answersExtensions = false;
         record(s, o, from, true);
-        opts.onScenarioEnd?.({ items: conn.items, prefix, from, to: conn.items.length });
+        opts.onScenarioEnd?.({ items: conn.items, from, to: conn.items.length });
       }
       await finish(session.cancelled ? 'cancelled' : 'turn-end', '');
     })();

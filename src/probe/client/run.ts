@@ -65,7 +65,7 @@ function reportRun(r: ClientProbeRun, endTurn: (where: string[]) => void, db: st
       const { items, provoked } = scenarioItems(r, s.from, s.to);
       const rec = run.record(s.id, { items, provoked, provokes: [...(s.provokes ?? []), ...PROBE_RULES], command: null, cwd: r.cwd, startedAt: r.startedAt });
       // The handshake every recording starts with is graded once, by its own scenario.
-      const own = (f: ProbeFinding): boolean => s.id === HANDSHAKE_ID || f.seq > r.prefix;
+      const own = (f: ProbeFinding): boolean => s.id === HANDSHAKE_ID || f.seq > r.handshake + 1;
       const findings = rec.findings.filter(own);
       const durationMs = Math.round((r.items[s.to - 1]?.t ?? 0) - (r.items[s.from]?.t ?? 0));
       return { ...base, ...gradeByChecker(s, findings), recording: rec.recordingId, findings, probeFindings: rec.probeFindings.filter(own), ...(s.to > s.from ? { durationMs } : {}) };
@@ -95,12 +95,12 @@ function gradeByChecker(s: { status: ScenarioResult['status']; why: string }, fi
 }
 
 /**
- * The items of one scenario's recording: the handshake (initialize, session/new, the prompt), the
- * scenario's own lines and the end of the turn, numbered from 1 and correlated afresh; `provoked`
+ * The items of one scenario's recording: the handshake (initialize, session/new), the prompt of its
+ * turn, the scenario's own lines and the end of the turn, numbered from 1 and correlated afresh; `provoked`
  * renumbered with them.
  */
 export function scenarioItems(r: ClientProbeRun, from: number, to: number): { items: Item[]; provoked: Set<number> } {
-  const picked = [...r.items.slice(0, r.prefix), ...r.items.slice(from, to), ...r.items.slice(r.tail.from, r.tail.to)];
+  const picked = [...r.items.slice(0, r.handshake), r.items[r.prompt]!, ...r.items.slice(from, to), ...r.items.slice(r.tail.from, r.tail.to)];
   const correlator = new Correlator();
   const provoked = new Set<number>();
   const items: Item[] = picked.map((it, i) => {
@@ -112,6 +112,6 @@ export function scenarioItems(r: ClientProbeRun, from: number, to: number): { it
     return f;
   });
   // A turn the client left before it ended: the prompt it never got an answer to is not its fault.
-  if (r.tail.to === r.tail.from && r.prefix > 0) provoked.add(r.prefix);
+  if (r.tail.to === r.tail.from) provoked.add(r.handshake + 1);
   return { items, provoked };
 }
