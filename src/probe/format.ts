@@ -36,6 +36,7 @@ export function formatProbeReport(report: ProbeReport, opts: { width?: number } 
       for (const f of s.findings.filter((f) => f.severity === 'error').slice(0, 3)) {
         lines.push(`        ${clip(`checker #${f.seq} ${f.rule} (${f.spec}): ${f.message}`, width - 8)}`);
       }
+      if (s.reproduce) lines.push(`        as a fixture: ${s.reproduce}`);
     }
   }
   const c = report.counts;

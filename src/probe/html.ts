@@ -26,7 +26,7 @@ table{border-collapse:collapse;width:100%}td,th{border-bottom:1px solid var(--li
 .muted{color:var(--muted)}code,pre{font:12px/1.4 ui-monospace,monospace}
 details{border:1px solid var(--line);border-radius:6px;margin:.6rem 0;padding:.4rem .7rem}summary{cursor:pointer}
 pre{white-space:pre-wrap;word-break:break-all;margin:0}.line{display:grid;grid-template-columns:3.5rem 8.5rem 1fr;gap:.5rem;border-top:1px solid var(--line);padding:.15rem 0}
-.line.c2a .dir{color:var(--info)}.line.a2c .dir{color:var(--pass)}.finding{color:var(--fail)}.finding.warning{color:var(--skip)}.finding.info,.finding.probe{color:var(--muted)}
+td:nth-child(3){white-space:nowrap}.line.c2a .dir{color:var(--info)}.line.a2c .dir{color:var(--pass)}.finding{color:var(--fail)}.finding.warning{color:var(--skip)}.finding.info,.finding.probe{color:var(--muted)}
 `;
 
 function itemLine(it: Item): string {

@@ -35,6 +35,8 @@ export interface ScenarioResult {
   probeFindings?: ProbeFinding[];
   /** Wall time of the scenario (ms). */
   durationMs?: number;
+  /** For a failure: the command that exports it as a fixture reproducing it (its last prompt turn, or the whole exchange). */
+  reproduce?: string;
 }
 
 export interface ProbeTarget {

@@ -15,6 +15,7 @@ import { StoreError } from '../store/errors.js';
 import { parseTranscript, serializeTranscript, TranscriptError } from '../transcript/format.js';
 import { redactRecording } from '../redact.js';
 import { checkStoredRecording } from '../check-run/stored.js';
+import { listProbeRuns, getProbeRun } from '../store/probe-runs.js';
 import { RULES, summarizeState } from '../check/index.js';
 import { FilterError } from './filter.js';
 import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, patchOf, readItem, timelineGroups, turnItems } from './queries.js';
@@ -354,6 +355,13 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.get('/api/recordings/:id/waterfall', (c) => c.body(timeModel(recId(c)).waterfall, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/recordings/:id/insights', (c) => c.body(timeModel(recId(c)).insights, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/agents', (c) => c.json(agentComparison(store)));
+  // Probe runs (acp-inspect probe agent|client): the UI's scorecards, each scenario linking its recording.
+  app.get('/api/probes', (c) => c.json(listProbeRuns(store)));
+  app.get('/api/probes/:id', (c) => {
+    const id = c.req.param('id');
+    if (!/^\d+$/.test(id)) throw new HttpError(404, `no probe run with id ${id}`);
+    return c.json(getProbeRun(store, Number(id)));
+  });
   app.get('/api/rules', (c) => c.json(RULES));
   // The last comparisons asked for page by page (`?paged=1`), by id: their rows are built when asked.
   const comparisons = new Map<string, Comparison>();

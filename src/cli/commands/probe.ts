@@ -21,7 +21,7 @@ export function registerProbe(program: Command): void {
   probe
     .command('agent')
     .description('probe an agent: one agent process per scenario, each scenario kept as a recording and checked')
-    .argument('<command...>', 'the agent command and its arguments (after --)')
+    .argument('[command...]', 'the agent command and its arguments (after --)')
     .option(...DB_OPTION)
     .option('--json', 'print the report as JSON on stdout')
     .option('--report <file>', 'write the JSON report to a file')

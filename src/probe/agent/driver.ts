@@ -46,6 +46,9 @@ export const info = (why: string): Outcome => ({ status: 'info', why });
 
 export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Extra ms the first answer of an agent process may take, for the process to start. */
+export const START_ALLOWANCE_MS = 10_000;
+
 /** The probe's own clientInfo. */
 export const PROBE_CLIENT_INFO = { name: 'acp-inspect-probe', title: 'acp-inspect probe', version: '1' };
 
@@ -73,7 +76,7 @@ export class Driver {
 
   /** `initialize` with protocol version 1 (or `version`); stops the scenario when it gets no result. */
   async initialize(version = 1, opts: SendOptions = {}): Promise<Record<string, unknown>> {
-    const r = await this.request('initialize', { protocolVersion: version, clientCapabilities: this.clientCapabilities(), clientInfo: PROBE_CLIENT_INFO }, opts);
+    const r = await this.request('initialize', { protocolVersion: version, clientCapabilities: this.clientCapabilities(), clientInfo: PROBE_CLIENT_INFO }, { timeoutMs: this.startTimeout(), ...opts });
     if (!isObj(r.result)) throw new ScenarioStop(fail(`initialize got ${describeReply(r)}${this.exitNote()}`));
     return r.result;
   }
@@ -108,14 +111,22 @@ export class Driver {
     return this.request('session/prompt', { sessionId, prompt }, { timeoutMs: this.turnTimeout(), ...opts });
   }
 
+  /** The first answer of a new process also waits for the process to start (npx, a cold cache, a loaded machine). */
+  startTimeout(): number {
+    return this.settings.timeoutMs + START_ALLOWANCE_MS;
+  }
+
   /** How long a whole turn may take: a model may think; several answers' worth. */
   turnTimeout(): number {
     return this.settings.timeoutMs * 4;
   }
 
-  /** The next `session/update` of `sessionId`, or undefined. */
-  nextUpdate(sessionId: string, timeoutMs = this.settings.timeoutMs): Promise<Frame | undefined> {
-    return this.conn.waitFor((f) => f.method === 'session/update' && f.kind === 'notification' && f.sessionId === sessionId, timeoutMs);
+  /**
+   * The first sign that a turn of `sessionId` runs: one of its updates, or a request to the client
+   * (a permission asked before any update); undefined after a turn's time or when the agent is gone.
+   */
+  turnRunning(sessionId: string): Promise<Frame | undefined> {
+    return this.conn.waitFor((f) => (f.kind === 'notification' && f.method === 'session/update' && f.sessionId === sessionId) || f.kind === 'request', this.turnTimeout());
   }
 
   /** The next request from the agent with this method, or undefined. */
@@ -134,6 +145,12 @@ export class Driver {
 
 /** A plain prompt as content blocks. */
 export const text = (t: string): Array<Record<string, unknown>> => [{ type: 'text', text: t }];
+
+/** `p`, or `fallback` after `ms` (the timer is cleared either way, so nothing keeps the process alive). */
+export function within<T, F>(p: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<F>((res) => { timer = setTimeout(() => res(fallback), ms); })]).finally(() => clearTimeout(timer));
+}
 
 /** Races a promise against a settle signal: which of the two came first. */
 export async function first<A, B>(a: Promise<A>, b: Promise<B>): Promise<{ a: A } | { b: B }> {

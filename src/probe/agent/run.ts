@@ -10,10 +10,12 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError } from '../../cli/errors.js';
 import { ProbeRun, type ProbeOutputs } from '../probe-run.js';
+import { defaultDbPath } from '../../store/paths.js';
+import type { Frame } from '../../wire/frame.js';
 import type { ProbeReport, ScenarioResult } from '../report.js';
 import { startAgent } from './agent-process.js';
 import { installClientSide } from './client-side.js';
-import { Driver, ScenarioStop, fail, isObj, type AgentFacts, type AgentProbeSettings, type Outcome } from './driver.js';
+import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Outcome } from './driver.js';
 import { AGENT_SCENARIOS, AGENT_SCENARIO_IDS, type AgentScenario } from './scenarios.js';
 
 export { AGENT_SCENARIOS };
@@ -67,7 +69,8 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     }
     const wanted = AGENT_SCENARIOS.filter((s) => s.id !== 'initialize' && (!opts.only || opts.only.includes(s.id)));
     const results = new Map<string, ScenarioResult>();
-    if (!opts.only || opts.only.includes('initialize')) results.set('initialize', first.result);
+    // initialize is reported when asked for, and always when it failed (nothing else could run then).
+    if (!opts.only || opts.only.includes('initialize') || first.result.status !== 'pass') results.set('initialize', first.result);
     const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
     const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? 4, queue.length)) }, async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
@@ -113,17 +116,11 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   const d = new Driver(proc, settings, facts, client, { fs: !!s.client?.fs, terminal: !!s.client?.terminal });
   // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
   const limitMs = d.turnTimeout() * 3;
-  let limitTimer: NodeJS.Timeout | undefined;
   let outcome: Outcome;
   try {
-    outcome = await Promise.race([
-      s.run(d),
-      new Promise<Outcome>((res) => { limitTimer = setTimeout(() => res(fail(`the scenario did not finish in ${limitMs} ms`)), limitMs); }),
-    ]);
+    outcome = await within(s.run(d), limitMs, fail(`the scenario did not finish in ${limitMs} ms`));
   } catch (e) {
     outcome = e instanceof ScenarioStop ? e.outcome : fail(`the probe failed: ${(e as Error).message}`);
-  } finally {
-    clearTimeout(limitTimer);
   }
   const crashed = proc.exit && !proc.exit.stoppedByProbe ? proc.exit : undefined;
   client.cancelHeld();
@@ -156,12 +153,22 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
       ? fail(`the checker found ${e.rule} at #${e.seq} (spec ${e.spec}): ${e.message}${more}`)
       : { status: 'info', why: `${outcome.why}; the checker found ${e.rule} at #${e.seq}: ${e.message}${more}` };
   }
+  const reproduce = outcome.status === 'fail' ? fixtureCommand(run, recorded.recordingId, proc.conn.frames()) : undefined;
   return {
-    result: { ...blank(s, outcome.status, outcome.why), recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },
+    result: { ...blank(s, outcome.status, outcome.why), ...(reproduce ? { reproduce } : {}), recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },
     facts: newFacts,
     couldNotRun,
   };
 }
+
+/** `acp-inspect export` of a failed scenario's last prompt turn (or its whole exchange) as a fixture. */
+function fixtureCommand(run: ProbeRun, recording: number, frames: Frame[]): string {
+  const prompt = frames.filter((f) => f.dir === 'c2a' && f.kind === 'request' && f.method === 'session/prompt').pop();
+  const db = resolve(run.store.path) === resolve(defaultDbPath()) ? '' : ` --db ${shellQuote(run.store.path)}`;
+  return `acp-inspect export ${recording}${prompt ? ` --turn ${prompt.seq}` : ''}${db} -o probe-${recording}.jsonl`;
+}
+
+const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function blank(s: AgentScenario, status: ScenarioResult['status'], why: string): ScenarioResult {
   return { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status, why, recording: null, findings: [] };
