@@ -4,11 +4,11 @@
  * client that hangs up or a probe that is terminated mid-battery.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProbeReport } from '../../src/probe/report.js';
-import { BIN, EXAMPLE_CLIENT, PEERS, cli, run, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_CLIENT, PEERS, ROOT, cli, run, sh, tempDir } from '../helpers.js';
 
 /** The report file, once the probe has written it (it may finish after the client that ended it). */
 async function reportAt(path: string): Promise<ProbeReport> {
@@ -18,7 +18,7 @@ async function reportAt(path: string): Promise<ProbeReport> {
 
 const statusOf = (r: ProbeReport): Record<string, string> => Object.fromEntries(r.scenarios.map((s) => [s.id, s.status]));
 
-describe('probe client, launched by a client as its agent', () => {
+describe.concurrent('probe client, launched by a client as its agent', () => {
   it('gives the test client a verdict, a report and a checked recording per scenario', async () => {
     const t = tempDir('acp-probe-e2e-');
     try {
@@ -64,7 +64,7 @@ describe('probe client, launched by a client as its agent', () => {
     const t = tempDir('acp-probe-e2e-');
     try {
       const report = join(t.dir, 'probe.json');
-      const agent = [process.execPath, BIN, 'probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', report, '--timeout', '2000'].map(sh).join(' ');
+      const agent = [process.execPath, BIN, 'probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', report, '--timeout', '1000'].map(sh).join(' ');
       // The example client asks on stdin which option to choose; its first question reads all of stdin,
       // so the second permission request is never answered (and its SDK ignores $/cancel_request).
       const r = await run(process.execPath, [EXAMPLE_CLIENT], { input: '1\n1\n', cwd: t.dir, env: { PATH: `${join(PEERS, 'bin')}:${process.env.PATH}`, ACP_TEST_AGENT: agent } });
@@ -78,6 +78,27 @@ describe('probe client, launched by a client as its agent', () => {
       expect(st['update-unknown-kinds']).toBe('pass');
       expect(st['terminal-kill']).toBe('skip');
       expect(rep.scenarios.find((s) => s.id === 'fs-read-missing')!.why).toMatch(/answered as content "Mock file content": it must be the error -32002/);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('grades acpx, a headless client from the npm registry: all but the error code of a missing file', async () => {
+    const t = tempDir('acp-probe-e2e-');
+    try {
+      const report = join(t.dir, 'probe.json');
+      mkdirSync(join(t.dir, 'home'));
+      const agent = [process.execPath, BIN, 'probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', report].map(sh).join(' ');
+      const r = await run(join(ROOT, 'node_modules', '.bin', 'acpx'), ['--agent', agent, '--approve-all', '--format', 'quiet', 'exec', 'hello'],
+        { cwd: t.dir, env: { HOME: join(t.dir, 'home') } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout.toString()).toContain('ACP client probe verdict: NOT CONFORMANT');
+      const rep = await reportAt(report);
+      expect(rep.target.name).toBe('acpx');
+      const st = statusOf(rep);
+      expect(Object.keys(st).filter((id) => st[id] === 'fail')).toEqual(['fs-read-missing']);
+      expect(rep.scenarios.find((s) => s.id === 'fs-read-missing')!.why).toMatch(/failed with error -32603 .*not -32002/);
+      expect(st['terminal-output-limit']).toBe('pass');
     } finally {
       t.cleanup();
     }
