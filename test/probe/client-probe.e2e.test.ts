@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { ProbeReport } from '../../src/probe/report.js';
-import { BIN, EXAMPLE_CLIENT, PEERS, ROOT, cli, run, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_CLIENT, PEERS, ROOT, cli, readmeCodeBlocks, run, sh, tempDir } from '../helpers.js';
 
 /** The report file, once the probe has written it (it may finish after the client that ended it). */
 async function reportAt(path: string): Promise<ProbeReport> {
@@ -19,13 +19,18 @@ async function reportAt(path: string): Promise<ProbeReport> {
 const statusOf = (r: ProbeReport): Record<string, string> => Object.fromEntries(r.scenarios.map((s) => [s.id, s.status]));
 
 describe.concurrent('probe client, launched by a client as its agent', () => {
-  it('gives the test client a verdict, a report and a checked recording per scenario', async () => {
+  it('gives the test client, configured as the docs say, a verdict, a report and a checked recording per scenario', async () => {
     const t = tempDir('acp-probe-e2e-');
     try {
       const db = join(t.dir, 'db.sqlite');
       const report = join(t.dir, 'probe.json');
       const html = join(t.dir, 'probe.html');
-      const r = await run(process.execPath, [join(PEERS, 'probe-client.mjs'), '--', process.execPath, BIN, 'probe', 'client', '--db', db, '--report', report, '--html', html],
+      // The editor configuration of docs/probe-client.md, with this test's files.
+      const config = JSON.parse(readmeCodeBlocks(readFileSync(join(ROOT, 'docs', 'probe-client.md'), 'utf8'), 'json')[0]!) as { agent_servers: Record<string, { command: string; args: string[] }> };
+      const server = Object.values(config.agent_servers)[0]!;
+      expect(server.command).toBe('acp-inspect');
+      const args = server.args.map((a) => (a === '/tmp/probe.json' ? report : a));
+      const r = await run(process.execPath, [join(PEERS, 'probe-client.mjs'), '--', process.execPath, BIN, ...args, '--db', db, '--html', html],
         { cwd: t.dir, env: { PROBE_OUT: join(t.dir, 'seen.json'), PROBE_PROMPT: 'Hello\n---\n/probe fs' } });
       expect(r.code, r.stderr).toBe(0);
       const seen = JSON.parse(readFileSync(join(t.dir, 'seen.json'), 'utf8')) as { stopReasons: string[]; text: string };
