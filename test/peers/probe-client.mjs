@@ -11,7 +11,7 @@ const DEFECTS = new Set([
   'read-ignores-line-limit', 'missing-file-empty', 'write-ignored', 'output-waits-for-exit', 'truncate-keeps-start',
   'truncate-splits-char', 'truncated-flag-false', 'kill-invalidates-id', 'release-keeps-id', 'release-leaves-running',
   'permission-unoffered-option', 'unknown-method-wrong-code', 'crash-on-unknown-update', 'cancel-request-drops',
-  'stop-answers-selected',
+  'stop-answers-selected', 'truncated-always-true', 'cancel-on-unknown-update',
 ]);
 // PROBE_PRESS_STOP=1: like a person pressing Stop while a permission request is shown (session/cancel,
 // then the pending request answered cancelled; with stop-answers-selected, answered with an option).
@@ -36,6 +36,7 @@ const send = (msg) => output.write(`${JSON.stringify({ jsonrpc: '2.0', ...msg })
 const request = (method, params) => new Promise((resolve) => { const id = nextId++; pending.set(id, resolve); send({ id, method, params }); });
 
 const updates = [];
+let cancelled = false;
 let text = '';
 const terminals = new Map();
 const children = [];
@@ -99,7 +100,7 @@ const handlers = {
     const t = live(p.terminalId);
     if (defect === 'output-waits-for-exit' && !t.exit) await new Promise((r) => t.waiters.push(r));
     const { bytes, truncated } = truncate(t.out, t.limit);
-    return { output: bytes.toString('utf8'), truncated: defect === 'truncated-flag-false' ? false : truncated, exitStatus: exitStatus(t) };
+    return { output: bytes.toString('utf8'), truncated: defect === 'truncated-flag-false' ? false : defect === 'truncated-always-true' || truncated, exitStatus: exitStatus(t) };
   },
   async 'terminal/wait_for_exit'(p) {
     const t = live(p.terminalId);
@@ -131,6 +132,10 @@ function onNotification(msg) {
     const u = msg.params.update;
     updates.push(u.sessionUpdate);
     if (defect === 'crash-on-unknown-update' && !KNOWN.has(u.sessionUpdate)) throw new Error(`unknown update ${u.sessionUpdate}`);
+    if (defect === 'cancel-on-unknown-update' && !KNOWN.has(u.sessionUpdate) && !cancelled) {
+      cancelled = true;
+      send({ method: 'session/cancel', params: { sessionId: msg.params.sessionId } });
+    }
     if (u.sessionUpdate === 'agent_message_chunk' && u.content?.type === 'text') text += u.content.text;
   } else if (msg.method === '$/cancel_request') {
     const id = msg.params.requestId;

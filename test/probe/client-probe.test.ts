@@ -92,6 +92,8 @@ describe('probe client against the test client', () => {
     'permission-unoffered-option': { groups: ['permission', 'requests'], failed: ['permission-answer'] },
     'unknown-method-wrong-code': { groups: ['requests', 'updates'], failed: ['unknown-method'] },
     'crash-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
+    'truncated-always-true': { groups: ['terminal'], failed: ['terminal-wait-for-exit'] },
+    'cancel-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
     'cancel-request-drops': { groups: ['permission'], failed: ['cancel-request'], timeoutMs: 1500 },
   };
 

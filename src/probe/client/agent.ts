@@ -312,6 +312,8 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         if (finishing) return;
         if (conn.isClosed) return void finish('disconnected', 'the client disconnected');
         current = undefined;
+        // A client must not end the turn because of what it was sent; a person pressing Stop reads this too.
+        if (session.cancelled && !s.person) o = { status: 'fail', why: 'the client cancelled the turn (session/cancel) during this scenario; if that was you pressing Stop, run the probe again' };
         if (s.id === 'extension-request' && o.status === 'fail') answersExtensions = false;
         record(s, o, from, true);
         opts.onScenarioEnd?.({ items: conn.items, from, to: conn.items.length });

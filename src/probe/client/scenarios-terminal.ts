@@ -145,7 +145,8 @@ export const TERMINAL_SCENARIOS: ClientScenario[] = [
         if (typeof o === 'string') return fail(`after the exit, ${o}`);
         const st = o.exitStatus;
         if (!isObject(st) || st.exitCode !== 3) return fail(`after the exit, terminal/output's exitStatus is ${JSON.stringify(st)}, not {"exitCode":3}`);
-        return pass('exitCode 3, signal null; terminal/output then reports exitStatus {exitCode: 3}');
+        if (o.truncated) return fail(`terminal/output says truncated true for ${Buffer.byteLength(o.output)} bytes of output and no outputByteLimit`);
+        return pass('exitCode 3, signal null; terminal/output then reports exitStatus {exitCode: 3}, not truncated');
       });
     },
   },
