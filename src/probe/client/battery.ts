@@ -17,7 +17,7 @@ export const CLIENT_BATTERY: readonly ClientScenario[] = [
 export interface Selection {
   /** The scenarios picked, in battery order. */
   scenarios: ClientScenario[];
-  /** Scenarios a person must take part in that were asked for by name (they run; others are skipped). */
+  /** Scenario ids named one by one: a scenario that needs a person runs only then (not for its group). */
   asked: Set<string>;
   /** Words that name neither a group nor a scenario. */
   unknown: string[];
@@ -25,20 +25,21 @@ export interface Selection {
 
 /**
  * Picks scenarios by group names and scenario ids (`fs`, `terminal-kill`, ...); no words picks the
- * whole battery. A scenario needing a person runs only when named itself (or by its group).
+ * whole battery. A scenario needing a person runs only when named by its own id.
  */
 export function selectScenarios(words: readonly string[]): Selection {
   const wanted = new Set<string>();
+  const asked = new Set<string>();
   const unknown: string[] = [];
   for (const w of words) {
     const word = w.trim();
     if (!word) continue;
     if (GROUPS.includes(word as Group)) for (const s of CLIENT_BATTERY) { if (s.group === word) wanted.add(s.id); }
-    else if (CLIENT_BATTERY.some((s) => s.id === word)) wanted.add(word);
+    else if (CLIENT_BATTERY.some((s) => s.id === word)) { wanted.add(word); asked.add(word); }
     else unknown.push(word);
   }
-  if (words.every((w) => !w.trim())) return { scenarios: [...CLIENT_BATTERY], asked: new Set(), unknown };
-  return { scenarios: CLIENT_BATTERY.filter((s) => wanted.has(s.id)), asked: wanted, unknown };
+  if (words.every((w) => !w.trim())) return { scenarios: [...CLIENT_BATTERY], asked, unknown };
+  return { scenarios: CLIENT_BATTERY.filter((s) => wanted.has(s.id)), asked, unknown };
 }
 
 /** The words after `/probe` in a prompt ("/probe fs, terminal" → ["fs", "terminal"]); null when the prompt is not a /probe command. */
