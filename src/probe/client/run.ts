@@ -51,11 +51,13 @@ export async function runProbeClient(opts: ProbeClientOptions): Promise<void> {
  */
 function reportRun(r: ClientProbeRun, endTurn: (where: string[]) => void, db: string, opts: ProbeClientOptions, log: (t: string) => void): void {
   const run = ProbeRun.open('client', db);
+  const dbArg = opts.db ? ` --db ${JSON.stringify(resolve(opts.db))}` : '';
   try {
     const where = [
       ...(opts.report ? [`Report: ${resolve(opts.report)}`] : []),
       ...(opts.html ? [`HTML report: ${resolve(opts.html)}`] : []),
-      `Probe run ${run.id} in ${resolve(db)}: \`acp-inspect serve\` shows its scorecard, and each scenario is a recording named "${run.recordingName('<scenario>')}".`,
+      `Probe run ${run.id}, one recording per scenario named "${run.recordingName('<scenario>')}" in ${resolve(db)}: `
+        + `list them with \`acp-inspect list${dbArg} --search "${run.recordingName('')}"\`; \`acp-inspect serve${dbArg}\` shows the run's scorecard (?probe=${run.id}).`,
     ];
     endTurn(where);
     // One transaction for all the recordings: the client may end the probe soon after the turn ends.
