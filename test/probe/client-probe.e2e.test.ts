@@ -160,6 +160,24 @@ describe('probe client when the run is cut short', () => {
     }
   });
 
+  it('reports a client that hangs up after session/new without a prompt', async () => {
+    const t = tempDir('acp-probe-e2e-');
+    try {
+      const lines = [
+        { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'quitter', version: '1' } } },
+        { jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: t.dir, mcpServers: [] } },
+      ].map((m) => JSON.stringify(m)).join('\n');
+      const r = await cli(['probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', join(t.dir, 'probe.json')], { input: `${lines}\n` });
+      expect(r.code, r.stderr).toBe(0);
+      const rep = await reportAt(join(t.dir, 'probe.json'));
+      expect(rep).toMatchObject({ verdict: 'not conformant', target: { name: 'quitter' } });
+      expect(rep.scenarios[0]).toMatchObject({ id: 'handshake', status: 'fail', recording: expect.any(Number) });
+      expect(rep.scenarios[1]).toMatchObject({ status: 'skip', why: 'not run: the client disconnected before sending a prompt' });
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('refuses an --only naming no scenario, in one line', async () => {
     const r = await cli(['probe', 'client', '--only', 'fs,nonsense']);
     expect(r.code).toBe(2);

@@ -15,6 +15,7 @@ import type { Frame, Item } from '../../wire/frame.js';
 import type { IncomingRequest, Reply } from '../connection.js';
 import { connectStdio } from './stdio.js';
 import { type Selection, probeCommandWords, probeHelp, selectScenarios } from './battery.js';
+import { HANDSHAKE_ID } from './scenarios-requests.js';
 import { PROBE_CONFIG, PROBE_MODES } from './scenarios-updates.js';
 import { type Answer, type ClientFacts, type ClientScenario, type Outcome, type ScenarioContext, type SendOpts, type Status, type Tier, isObject } from './scenario.js';
 
@@ -51,7 +52,7 @@ export interface ClientProbeRun {
   provoked: ReadonlySet<number>;
   /** Items [0, handshake) came before the first prompt (initialize, session/new): every scenario builds on them. */
   handshake: number;
-  /** Index in `items` of the prompt request whose turn this run is. */
+  /** Index in `items` of the prompt request whose turn this run is (-1: the client never sent one). */
   prompt: number;
   /** The session's cwd. */
   cwd: string;
@@ -110,6 +111,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
   let client: ClientFacts = { caps: { readTextFile: false, writeTextFile: false, terminal: false, plan: false } };
   let handshake = 0;
   let prompted = false;
+  let initialized = false;
   let active: ActiveRun | undefined;
   let scratchCount = 0;
 
@@ -141,6 +143,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
     const noSession = (): void => respond({ error: { code: -32602, message: `unknown session ${JSON.stringify(p.sessionId)}` } });
     switch (method) {
       case M.initialize: {
+        initialized = true;
         client = clientFactsOf(p);
         respond({ result: {
           protocolVersion: PROTOCOL_VERSION,
@@ -328,7 +331,29 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
   const done = (async () => {
     await io.closed;
     if (active) await active.finished;
+    else if (initialized && !prompted) await reportNoPrompt();
   })();
+
+  /**
+   * A client that hung up after initialize without ever sending a prompt (it crashed on the probe's
+   * answers, or someone closed it): reported too, with the handshake failed and the rest not run.
+   */
+  async function reportNoPrompt(): Promise<void> {
+    const why = 'the client disconnected before sending a prompt, so nothing else ran (if it was closed on purpose, ignore this run)';
+    const scenarios: ScenarioResult[] = selectScenarios(opts.only ?? []).scenarios.map((s) => ({
+      id: s.id, title: s.title, tier: s.tier, spec: s.spec, ran: s.id === HANDSHAKE_ID, from: 0, to: s.id === HANDSHAKE_ID ? conn.items.length : 0,
+      status: s.id === HANDSHAKE_ID ? 'fail' : 'skip', why: s.id === HANDSHAKE_ID ? why : 'not run: the client disconnected before sending a prompt',
+    }));
+    const run: ClientProbeRun = {
+      target: { name: client.name ?? null, version: client.version ?? null }, client, startedAt: new Date().toISOString(), ended: 'disconnected',
+      scenarios, items: conn.items, provoked: conn.provoked, handshake: 0, prompt: -1, cwd: [...sessions.values()][0]?.cwd ?? '', tail: { from: 0, to: 0 },
+    };
+    try {
+      await opts.onRunEnd(run, () => {});
+    } catch (e) {
+      log(`probe: could not record or report the run: ${(e as Error).message}`);
+    }
+  }
 
   return {
     done,

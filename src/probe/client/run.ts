@@ -65,7 +65,7 @@ function reportRun(r: ClientProbeRun, endTurn: (where: string[]) => void, db: st
       const base = { id: s.id, title: s.title, tier: s.tier, status: s.status, spec: s.spec, why: s.why, recording: null, findings: [] };
       if (!s.ran) return base;
       const { items, provoked } = scenarioItems(r, s.from, s.to);
-      const rec = run.record(s.id, { items, provoked, provokes: [...(s.provokes ?? []), ...PROBE_RULES], command: null, cwd: r.cwd, startedAt: r.startedAt });
+      const rec = run.record(s.id, { items, provoked, provokes: [...(s.provokes ?? []), ...PROBE_RULES], command: null, cwd: r.cwd || null, startedAt: r.startedAt });
       // The handshake every recording starts with is graded once, by its own scenario.
       const own = (f: ProbeFinding): boolean => s.id === HANDSHAKE_ID || f.seq > r.handshake + 1;
       const findings = rec.findings.filter(own);
@@ -102,7 +102,8 @@ function gradeByChecker(s: { status: ScenarioResult['status']; why: string }, fi
  * renumbered with them.
  */
 export function scenarioItems(r: ClientProbeRun, from: number, to: number): { items: Item[]; provoked: Set<number> } {
-  const picked = [...r.items.slice(0, r.handshake), r.items[r.prompt]!, ...r.items.slice(from, to), ...r.items.slice(r.tail.from, r.tail.to)];
+  const prompt = r.prompt >= 0 ? [r.items[r.prompt]!] : [];
+  const picked = [...r.items.slice(0, r.handshake), ...prompt, ...r.items.slice(from, to), ...r.items.slice(r.tail.from, r.tail.to)];
   const correlator = new Correlator();
   const provoked = new Set<number>();
   const items: Item[] = picked.map((it, i) => {
@@ -114,6 +115,6 @@ export function scenarioItems(r: ClientProbeRun, from: number, to: number): { it
     return f;
   });
   // A turn the client left before it ended: the prompt it never got an answer to is not its fault.
-  if (r.tail.to === r.tail.from) provoked.add(r.handshake + 1);
+  if (r.prompt >= 0 && r.tail.to === r.tail.from) provoked.add(r.handshake + 1);
   return { items, provoked };
 }
