@@ -8,7 +8,7 @@
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { CliError } from '../../cli/errors.js';
+import { CliError } from '../../errors.js';
 import { ProbeRun, type ProbeOutputs } from '../probe-run.js';
 import { defaultDbPath } from '../../store/paths.js';
 import type { Frame } from '../../wire/frame.js';
