@@ -30,7 +30,7 @@ export function registerProbe(program: Command): void {
     .option('--timeout <ms>', 'how long to wait for each answer of the agent (default 15000)', parseCount('--timeout'))
     .option('--cwd <dir>', 'the session folder given to the agent (default: a new empty temporary folder)')
     .option('--auth <methodId>', 'authenticate with this advertised method before sessions')
-    .option('--parallel <n>', 'scenarios run at once, each with its own agent process (default 4; 1 for agents that share state on disk)', parseCount('--parallel'))
+    .option('--parallel <n>', 'scenarios run at once, each with its own agent process (default 6; 1 for agents that share state on disk)', parseCount('--parallel'))
     .option('--list', 'list the scenarios (id, tier, spec section, title) and exit')
     .addHelpText('after', '\nExample:  acp-inspect probe agent --html probe.html -- npx my-agent --acp\n' +
       'Exit status: 0 conformant, 1 not conformant (a required or capability scenario failed), 2 could not run.')

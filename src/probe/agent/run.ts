@@ -33,6 +33,8 @@ export interface ProbeAgentOptions {
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
+/** Scenarios at once: most of a scenario is waiting for the agent, so more than the cores. */
+export const DEFAULT_PARALLEL = 6;
 
 /** Runs the probe; throws CliError (exit 2) when it could not run at all. */
 export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: ProbeReport; text?: string }> {
@@ -72,7 +74,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     // initialize is reported when asked for, and always when it failed (nothing else could run then).
     if (!opts.only || opts.only.includes('initialize') || first.result.status !== 'pass') results.set('initialize', first.result);
     const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
-    const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? 4, queue.length)) }, async () => {
+    const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length)) }, async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
         if (!facts) {
           results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: 'initialize failed, so nothing else can run', recording: null, findings: [] });

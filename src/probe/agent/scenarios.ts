@@ -6,7 +6,7 @@
  */
 import type { Frame } from '../../wire/frame.js';
 import type { Tier } from '../report.js';
-import { describeReply, errorCode, type Reply } from '../connection.js';
+import { describeReply, errorCode, updateKind, type Reply } from '../connection.js';
 import type { PermissionPolicy } from './client-side.js';
 import { type AgentFacts, type AgentProbeSettings, type Driver, type Outcome, fail, first, info, isObj, pass, skip, text, within } from './driver.js';
 
@@ -41,6 +41,14 @@ const present = (v: unknown): boolean => v !== undefined && v !== null && v !== 
 const stopReasonOf = (r: Reply): string | undefined => (isObj(r.result) && typeof r.result.stopReason === 'string' ? r.result.stopReason : undefined);
 const updatesOf = (d: Driver, sessionId: string, from: number, to = Infinity): Frame[] =>
   d.conn.received().filter((f) => f.seq > from && f.seq < to && f.method === 'session/update' && f.kind === 'notification' && f.sessionId === sessionId);
+/**
+ * Updates that belong to a turn or to the conversation's history: messages, thoughts, tool calls,
+ * plans. Session-level ones (available commands, mode, config, session info, usage) may come at any
+ * time, so they neither break "no update after the cancelled answer" nor count as replayed history.
+ */
+const CONVERSATION_UPDATES = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan', 'plan_update', 'plan_removed']);
+const conversationUpdatesOf = (d: Driver, sessionId: string, from: number, to = Infinity): Frame[] =>
+  updatesOf(d, sessionId, from, to).filter((f) => CONVERSATION_UPDATES.has(updateKind(f) ?? ''));
 
 /**
  * Prompts and waits for the turn to show it runs (its first update, or a request to the client such
@@ -215,8 +223,8 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       if (!reason) return fail(`after session/cancel the prompt got ${describeReply(r)}${d.exitNote()}; it must end with stopReason "cancelled"`);
       if (reason !== 'cancelled') return fail(`after session/cancel the turn ended "${reason}"; it must be "cancelled"`);
       await d.conn.settle(300);
-      const late = updatesOf(d, sessionId, r.frame!.seq);
-      if (late.length) return fail(`${late.length} session/update after the cancelled answer (first #${late[0]!.seq}); updates of a turn come before its answer`);
+      const late = conversationUpdatesOf(d, sessionId, r.frame!.seq);
+      if (late.length) return fail(`${late.length} session/update of the turn (${updateKind(late[0]!)}) after the cancelled answer (first #${late[0]!.seq}); updates of a turn come before its answer`);
       const held = d.client.held.length;
       if (held) return fail(`${held} permission request(s) arrived after the cancel and stayed pending`);
       return pass('answered cancelled; no update after the answer');
@@ -334,22 +342,26 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const r = await d.request('session/load', { sessionId, cwd: d.settings.cwd, mcpServers: [] });
       if (r.result === undefined) return fail(`session/load got ${describeReply(r)}${d.exitNote()}`);
       await d.conn.settle(300);
-      const before = updatesOf(d, sessionId, from, r.frame!.seq);
-      const after = updatesOf(d, sessionId, r.frame!.seq);
-      if (after.length) return fail(`${after.length} history update(s) after the load's answer (first #${after[0]!.seq}); history comes before it`);
+      const before = conversationUpdatesOf(d, sessionId, from, r.frame!.seq);
+      const after = conversationUpdatesOf(d, sessionId, r.frame!.seq);
+      if (after.length) return fail(`${after.length} history update(s) after the load's answer (first #${after[0]!.seq}, ${updateKind(after[0]!)}); history comes before it`);
       if (!before.length) return fail('session/load answered without replaying any history (the session had a turn)');
       return pass(`replayed ${before.length} updates, then answered`);
     },
   },
   {
-    id: 'session-resume', tier: 'capability', spec: '3', title: 'session/resume reopens a session without replaying its history',
+    id: 'session-resume', long: true, tier: 'capability', spec: '3', title: 'session/resume reopens a session (after a turn) without replaying its history',
     skipUnless: SESSION_CAP('resume'),
     async run(d) {
       const { sessionId } = await d.ready();
+      // A session is stored once it has a turn.
+      const turn = await d.prompt(sessionId, text(PROMPTS.pong));
+      if (!stopReasonOf(turn)) return fail(`the turn before the resume got ${describeReply(turn)}`);
+      await d.conn.settle(200);
       const from = d.conn.items.length;
       const r = await d.request('session/resume', { sessionId, cwd: d.settings.cwd, mcpServers: [] });
-      if (r.result === undefined) return fail(`session/resume got ${describeReply(r)}${d.exitNote()}`);
-      const replayed = updatesOf(d, sessionId, from, r.frame!.seq);
+      if (r.result === undefined) return fail(`session/resume of a session with one turn got ${describeReply(r)}${d.exitNote()}`);
+      const replayed = conversationUpdatesOf(d, sessionId, from, r.frame!.seq);
       if (replayed.length) return fail(`session/resume sent ${replayed.length} update(s) before answering; resume does not replay history`);
       return pass('resumed');
     },
@@ -370,6 +382,9 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     skipUnless: SESSION_CAP('close'),
     async run(d) {
       const { sessionId } = await d.ready();
+      // What an agent sends on its own after session/new (available commands...) comes first, as in an
+      // editor, where a session is not closed within a millisecond of its creation.
+      await d.conn.settle(500);
       const r = await d.request('session/close', { sessionId });
       if (r.result === undefined) return fail(`session/close got ${describeReply(r)}${d.exitNote()}`);
       const after = await d.request('session/prompt', { sessionId, prompt: text(PROMPTS.pong) }, { provoke: true, timeoutMs: d.settings.timeoutMs });
