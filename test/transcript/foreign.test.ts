@@ -14,6 +14,7 @@ import { checkRecording } from '../../src/check/index.js';
 import { captureToTranscript, sniffCapture } from '../../src/transcript/foreign.js';
 import { openCapture } from '../../src/transcript/open-capture.js';
 import { readTranscriptFile } from '../../src/source.js';
+import { Store } from '../../src/store/store.js';
 import { isFrame, type Frame } from '../../src/wire/frame.js';
 import { zedCopy } from './zed-copy.js';
 
@@ -135,10 +136,18 @@ describe("acp-devtools' captures database", () => {
     db.close();
     const before = readFileSync(file);
     const into = join(tmp.dir, 'from-captures.sqlite');
-    const [imp, check] = await Promise.all([cli(['import', file, '--db', into]), cli(['check', file])]);
+    const [imp, check, asDb] = await Promise.all([cli(['import', file, '--db', into]), cli(['check', file]), cli(['list', '--db', file])]);
     expect(imp.code, imp.stderr).toBe(0);
     expect(imp.stdout.toString()).toBe('1\n2\n');
     expect(readFileSync(file).equals(before)).toBe(true);
+    // Given as the database, it is named for what it is, and nothing is written into it.
+    expect(asDb.stderr).toBe(`acp-inspect: database ${file} is acp-devtools' captures database, not acp-inspect's; import its sessions with acp-inspect import ${file}, or pass another --db FILE\n`);
+    const other = join(tmp.dir, 'other.db');
+    new Database(other).exec('CREATE TABLE t (x)');
+    expect(() => Store.open(other)).toThrow(`database ${other} is not an acp-inspect database (its tables: t); pass another --db FILE`);
+    const check2 = new Database(other, { readonly: true });
+    expect(check2.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all()).toEqual([{ name: 't' }]);
+    check2.close();
     const out = join(tmp.dir, 'from-captures.jsonl');
     expect((await cli(['export', '2', '--db', into, '--no-redact', '-o', out])).code).toBe(0);
     const rec = readTranscriptFile(out);
