@@ -22,6 +22,7 @@ import { registerPrune } from './commands/prune.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerNote } from './commands/note.js';
+import { registerProbe } from './commands/probe.js';
 
 export function buildProgram(): Command {
   const program = new Command('acp-inspect')
@@ -32,7 +33,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput(usageErrors('acp-inspect'));
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote]) {
+    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe]) {
     register(program);
   }
   // A usage error points at the help of the command it is about (`see acp-inspect note list --help`).
@@ -59,8 +60,9 @@ export async function runProgram(argv: string[]): Promise<void> {
   // Options every command has may come before the command (`acp-inspect --db FILE list`).
   const args = hoistGlobalOptions(argv, program);
   const missing = missingCommand(argv, program);
-  // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
-  if (args[0] !== 'tap') endQuietlyWhenStdoutCloses();
+  // Not for the tap or the client probe, whose stdout is the client's: when the client stops reading
+  // the tap keeps recording and the probe still writes its report.
+  if (args[0] !== 'tap' && !(args[0] === 'probe' && args[1] === 'client')) endQuietlyWhenStdoutCloses();
   if (argv.length === 0) {
     program.outputHelp();
     process.exitCode = 0;
