@@ -116,6 +116,22 @@ describe('acp-devtools exports', () => {
   });
 });
 
+describe("acp-devtools' JSON log (proxy --log json)", () => {
+  it('reads its message lines as frames byte-exact with their times, its own lines as events and the rest as the agent\'s stderr', () => {
+    const exp = exportOf(EXPORTS[0]!);
+    // As its proxy writes them to stderr: JSON.stringify of each captured message, one a line, with the agent's stderr and its status lines between.
+    const file = join(tmp.dir, 'proxy-stderr.log');
+    const lines = ['acp-devtools: spawned node (pid 4242)', ...exp.messages.map((m) => JSON.stringify({ seq: m.seq, timestamp: m.timestamp, direction: m.direction, kind: 'request', raw: m.raw, payload: null }))];
+    lines.splice(4, 0, 'agent: thinking');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const rec = readTranscriptFile(file);
+    expect(rec.header).toMatchObject({ source: { format: 'acp-devtools-log' }, startedAt: new Date(exp.messages[0]!.timestamp).toISOString() });
+    expect(rec.items.filter(isFrame).map((f) => [f.raw, f.dir, f.t])).toEqual(exp.messages.map((m) => [m.raw, dirOf(m), m.timestamp - exp.messages[0]!.timestamp]));
+    expect(rec.items[0]).toMatchObject({ dir: 'event', type: 'acp-devtools', data: { message: 'spawned node (pid 4242)' } });
+    expect(rec.items[4]).toMatchObject({ dir: 'stderr', raw: 'agent: thinking', t: rec.items[3]!.t });
+  });
+});
+
 describe("acp-devtools' captures database", () => {
   it('imports every session as a recording, frames byte-exact, and leaves the database as it was', async () => {
     // Its tables as acp-devtools creates them (storage/sqlite.ts, schema 4), and its sessions as its proxy saves them.
