@@ -179,6 +179,7 @@ export class Store {
     const store = new Store(db, path);
     try {
       db.pragma(`busy_timeout = ${opts.busyTimeout ?? 5000}`);
+      if (exists) store.refuseForeign(); // before a pragma or a migration writes into it
       if (!opts.readonly) {
         // A new file gets 16 KiB pages (set before anything is written; an existing file keeps its
         // own): an item of a burst is about 1 KiB, and with 4 KiB pages the recorder spent about a
@@ -227,6 +228,19 @@ export class Store {
       this.db.pragma(`user_version = ${MIGRATIONS.length}`);
     });
     run.immediate();
+  }
+
+  /**
+   * Refuses another program's SQLite database (tables, none of them ours) before its user_version
+   * is read as our schema's or a migration writes into it.
+   */
+  private refuseForeign(): void {
+    const tables = (this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((t) => t.name);
+    if (tables.length === 0 || tables.includes('recordings')) return;
+    const devtools = tables.includes('sessions') && tables.includes('messages');
+    throw new StoreError('E_DB_CORRUPT', devtools
+      ? `database ${this.path} is acp-devtools' captures database, not acp-inspect's; import its sessions with acp-inspect import ${this.path}, or pass another --db FILE`
+      : `database ${this.path} is not an acp-inspect database (its tables: ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', ...' : ''}); pass another --db FILE`);
   }
 
   close(): void {
