@@ -28,7 +28,7 @@ beforeAll(async () => {
   html = join(t.dir, 'probe.html');
   // The test agent with one defect: unknown methods get a result instead of -32601.
   ({ report } = await probeAgent({
-    command: [process.execPath, join(PEERS, 'probe-agent.mjs')], db, timeoutMs: 3000, only: ['unknown-method', 'not-json', 'session-fork', 'prompt-image'],
+    command: [process.execPath, join(PEERS, 'probe-agent.mjs')], db, timeoutMs: 10_000, only: ['unknown-method', 'not-json', 'session-fork', 'prompt-image'],
     env: { ...process.env, PROBE_AGENT_DEFECT: 'unknown-method-result' }, outputs: { html },
   }));
   srv = await startServer({ dbPath: db, port: 0 });

@@ -187,8 +187,13 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       if (d.proc.exit) return fail(`the connection did not survive a line that was not JSON${d.exitNote()}`);
       const answers = d.conn.received().filter((f) => f.seq > from && (f.kind === 'result' || f.kind === 'error'));
       const bad = answers.find((f) => !(f.kind === 'error' && isObj(f.json) && isObj(f.json.error) && f.json.error.code === -32700));
-      await d.authenticate();
-      await d.newSession();
+      try {
+        await d.authenticate();
+        await d.newSession();
+      } catch (e) {
+        if (d.conn.isClosed) return fail(`the connection did not survive a line that was not JSON${d.exitNote()}`);
+        throw e;
+      }
       if (bad) return fail(`answered the non-JSON line with #${bad.seq}: ${bad.raw.slice(0, 100)}; only a -32700 parse error (or nothing) fits`);
       return pass(`${answers.length ? 'answered -32700' : 'ignored it'}; session/new still works`);
     },
