@@ -58,6 +58,8 @@ const DEFECTS: Array<[string, string, RegExp]> = [
   ['fork-same-id', 'session-fork', /answered the same session id/],
   ['auth-wrong-code', 'authenticate', /got error -32603 .*authentication required is -32000/],
   ['crash-in-turn', 'prompt-turn', /the agent exited \(code 3\)/],
+  ['initialize-version-2', 'initialize', /asked for version 1, the agent answered 2/],
+  ['stdout-log', 'initialize', /the checker found not-json at #\d+ \(spec 4\): agent wrote a line that is not JSON/],
 ];
 
 // The example agent's scenarios that take no whole turn (its turn sleeps about 5 s): the others
@@ -128,7 +130,7 @@ describe('probe agent', () => {
   it.concurrent.each(DEFECTS)('catches the planted defect %s with the scenario %s, naming its spec section and recording', async (defect, scenario, why) => {
     // A defect seen only by waiting gets a short wait; the others a generous one, so a loaded machine
     // cannot pass a test by a timeout that the planted defect did not cause.
-    const report = await probeDefect(defect, [scenario], /unanswered/.test(defect) ? 1000 : 4000);
+    const report = await probeDefect(defect, defect === 'initialize-version-2' ? ['initialize', 'unknown-method'] : [scenario], /unanswered/.test(defect) ? 1000 : 4000);
     const s = byId(report, scenario);
     expect(s.status, s.why).toBe('fail');
     expect(s.why).toMatch(why);
@@ -136,6 +138,8 @@ describe('probe agent', () => {
     expect(s.spec).toBe(AGENT_SCENARIOS.find((x) => x.id === scenario)!.spec);
     expect(report.verdict).toBe('not conformant');
     expect(report.scenarios.filter((x) => x.status === 'fail').map((x) => x.id)).toEqual([scenario]);
+    // Without version 1 nothing else can run; the others are skipped, saying so.
+    if (defect === 'initialize-version-2') expect(report.scenarios.filter((x) => x.id !== 'initialize').map((x) => x.status)).toEqual(['skip']);
   }, 60_000);
 
   it.concurrent('reports an advisory defect (an image accepted unadvertised) without changing the verdict', async () => {

@@ -97,6 +97,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     async run(d) {
       const r = await d.initialize();
       if (typeof r.protocolVersion !== 'number' || !Number.isInteger(r.protocolVersion)) return fail(`initialize answered protocolVersion ${JSON.stringify(r.protocolVersion)}, not an integer`);
+      if (r.protocolVersion !== 1) return fail(`asked for version 1, the agent answered ${r.protocolVersion}; an agent that supports version 1 answers 1, and this probe tests version 1`);
       return pass(`answered protocol version ${r.protocolVersion}`);
     },
   },
