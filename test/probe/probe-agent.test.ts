@@ -5,14 +5,14 @@
  * runs are independent, so they run concurrently.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_AGENT, PEERS, cli, tempDir } from '../helpers.js';
 import { probeAgent } from '../../src/probe/agent/run.js';
 import { AGENT_SCENARIOS } from '../../src/probe/agent/scenarios.js';
 import type { ProbeReport, ScenarioResult } from '../../src/probe/report.js';
 import { Store } from '../../src/store/store.js';
-import { getProbeRun } from '../../src/store/probe-runs.js';
+import { getProbeRun, listProbeRuns } from '../../src/store/probe-runs.js';
 
 const AGENT = join(PEERS, 'probe-agent.mjs');
 let tmp: ReturnType<typeof tempDir>;
@@ -162,6 +162,14 @@ describe('probe agent', () => {
     const dies = await cli(['probe', 'agent', '--db', db, '--', process.execPath, '-e', 'console.error("no API key set"); process.exit(1)']);
     expect(dies.code).toBe(2);
     expect(dies.stderr).toBe('acp-inspect: the agent exited (code 1) before answering initialize: no API key set\n');
-    expect(existsSync(db)).toBe(true);
+    // The runs that could not run are ended, without a report, so the UI does not show them running.
+    const store = Store.open(db);
+    try {
+      const runs = listProbeRuns(store);
+      expect(runs.length).toBeGreaterThanOrEqual(3);
+      for (const r of runs) expect(r).toMatchObject({ verdict: null, endedAt: expect.any(String) });
+    } finally {
+      store.close();
+    }
   }, 60_000);
 });

@@ -92,6 +92,9 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     const info = facts?.agentInfo;
     const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered);
     return { report, text: run.write(report, opts.outputs ?? {}) };
+  } catch (e) {
+    run.abandon();
+    throw e;
   } finally {
     run.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
