@@ -88,6 +88,23 @@ describe.concurrent('probe client, launched by a client as its agent', () => {
     }
   });
 
+  it('finds a client written on the SDK as editor authors write one conformant', async () => {
+    const t = tempDir('acp-probe-e2e-');
+    try {
+      const report = join(t.dir, 'probe.json');
+      const r = await run(process.execPath, [join(PEERS, 'sdk-probe-client.mjs'), '--', process.execPath, BIN, 'probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', report],
+        { cwd: t.dir, env: { PROBE_OUT: join(t.dir, 'seen.json') } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(join(t.dir, 'seen.json'), 'utf8'))).toMatchObject({ stopReason: 'end_turn', text: expect.stringContaining('verdict: CONFORMANT') });
+      const rep = await reportAt(report);
+      expect(rep).toMatchObject({ verdict: 'conformant', target: { name: 'sdk-probe-client' }, counts: { fail: 0 } });
+      // The SDK turns $/cancel_request into an aborted signal, which this client answers cancelled.
+      expect(rep.scenarios.find((s) => s.id === 'cancel-request')!.why).toBe('answered with the cancelled outcome');
+    } finally {
+      t.cleanup();
+    }
+  });
+
   it('grades acpx, a headless client from the npm registry: all but the error code of a missing file', async () => {
     const t = tempDir('acp-probe-e2e-');
     try {
