@@ -3,8 +3,10 @@
  * into an in-memory Recording. Shared by export, check, replay, diff and the fixtures API.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { parseTranscript, type Recording, TranscriptError } from './transcript/format.js';
-import { Store } from './store/store.js';
+import { checkNotes, parseTranscript, sortNotes, type Recording, type TranscriptHeader, type TranscriptNote, TranscriptError, TranscriptLineReader } from './transcript/format.js';
+import { readTranscriptItems } from './transcript/read-file.js';
+import type { Item } from './wire/frame.js';
+import { Store, toTranscriptNote } from './store/store.js';
 import { StoreError } from './store/errors.js';
 import { iterateFrames, loadFramesOf } from './store/frames.js';
 import { isFrame, type Frame } from './wire/frame.js';
@@ -36,16 +38,28 @@ export function readTranscriptFile(file: string): Recording {
 }
 
 /**
- * Runs `fn` on the database's recording `<id|latest>`, first marking recordings whose tap is gone as
- * interrupted where the database can be written (read-only or locked: reading still works).
+ * Opens the database and resolves `<id|latest>` in it, first marking recordings whose tap is gone as
+ * interrupted where the database can be written (read-only or locked: reading still works). The
+ * caller closes the store.
  */
-function withStoredRef<T>(ref: string, dbPath: string | undefined, fn: (store: Store, id: number) => T): T {
+export function openStoredRef(ref: string, dbPath: string | undefined): { store: Store; id: number } {
   const store = Store.open(dbPath, { mustExist: true });
   try {
     try {
       store.markInterrupted();
     } catch { /* read-only or locked: reading still works */ }
-    return fn(store, store.resolveRef(ref));
+    return { store, id: store.resolveRef(ref) };
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+}
+
+/** Runs `fn` on the database's recording `<id|latest>` (see openStoredRef). */
+function withStoredRef<T>(ref: string, dbPath: string | undefined, fn: (store: Store, id: number) => T): T {
+  const { store, id } = openStoredRef(ref, dbPath);
+  try {
+    return fn(store, id);
   } finally {
     store.close();
   }
@@ -64,6 +78,58 @@ export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnl
 export function withFramesOf<T>(ref: string, dbPath: string | undefined, fn: (frames: Iterable<Frame>) => T): T {
   if (looksLikeFile(ref)) return fn(readTranscriptFile(ref).items.filter(isFrame));
   return withStoredRef(ref, dbPath, (store, id) => fn(iterateFrames(store, id)));
+}
+
+/**
+ * A recording read as it is needed, never whole: its header, its items (once, in seq order), and its
+ * notes (complete once the items were read: a transcript file has them at its end).
+ */
+export interface RecordingStream {
+  header: TranscriptHeader;
+  items: Iterable<Item>;
+  notes: () => TranscriptNote[];
+  /** Set when the recording came from the database (then `store` is open on it while `fn` runs). */
+  id?: number;
+  store?: Store;
+  /** Set when the recording came from a file. */
+  file?: string;
+}
+
+/** The items of a transcript file as a RecordingStream (the header is read before this returns). */
+export function transcriptFileStream(file: string): RecordingStream {
+  const reader = new TranscriptLineReader();
+  const rest = readTranscriptItems(file, reader);
+  const first = rest.next(); // reads up to the first item: the header, when there is one
+  const items = (function* () {
+    if (first.done) return;
+    yield first.value;
+    yield* rest;
+  })();
+  return {
+    header: reader.header,
+    items,
+    notes: () => {
+      checkNotes(reader.notes, reader.seq);
+      return sortNotes(reader.notes);
+    },
+    file,
+  };
+}
+
+/**
+ * Runs `fn` on `<id|latest|FILE.jsonl>` streamed (see RecordingStream): a stored recording's items
+ * are read a page at a time, a file's a read at a time. The database is closed when `fn` is done.
+ */
+export async function withRecordingStream<T>(ref: string, dbPath: string | undefined, fn: (r: RecordingStream) => T | Promise<T>): Promise<T> {
+  if (looksLikeFile(ref)) return fn(transcriptFileStream(ref));
+  const { store, id } = openStoredRef(ref, dbPath);
+  try {
+    const header = store.headerOf(id);
+    const notes = store.readNotes(id).map(toTranscriptNote);
+    return await fn({ header, items: store.pagedItems(id), notes: () => notes, id, store });
+  } finally {
+    store.close();
+  }
 }
 
 export { StoreError, TranscriptError };

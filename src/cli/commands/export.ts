@@ -27,33 +27,13 @@ export function registerExport(program: Command): void {
         return;
       }
       if (opts.otelContent) throw new CliError('--otel-content needs --otlp');
-      const { loadRecordingRef } = await import('../../source.js');
-      const { serializeTranscript } = await import('../../transcript/format.js');
-      const { redactRecording } = await import('../../redact.js');
-      const { mkdirSync, writeFileSync } = await import('node:fs');
-      const { dirname } = await import('node:path');
       let spec: import('../../transcript/slice.js').SliceSpec | undefined;
       if (sliced) {
         if (opts.turn !== undefined && opts.seq !== undefined) throw new CliError('give --turn or --seq, not both');
         const { parseSeqRange } = await import('../../transcript/slice.js');
         spec = opts.turn !== undefined ? { turn: opts.turn } : parseSeqRange(opts.seq!);
       }
-      let { recording } = loadRecordingRef(ref, opts.db);
-      if (spec) {
-        const { sliceRecording } = await import('../../transcript/slice.js');
-        const slice = sliceRecording(recording, spec);
-        for (const w of slice.warnings) process.stderr.write(`acp-inspect: warning: ${w}\n`);
-        recording = slice.recording;
-      }
-      const out = serializeTranscript(opts.redact ? redactRecording(recording) : recording);
-      if (opts.output) {
-        mkdirSync(dirname(opts.output), { recursive: true }); // -o test/fixtures/x.jsonl in a new project
-        writeFileSync(opts.output, out);
-        const notes = recording.notes?.length ?? 0;
-        process.stderr.write(`wrote ${recording.items.length} items${notes ? ` and ${notes} note${notes === 1 ? '' : 's'}` : ''} to ${opts.output}\n`);
-      } else {
-        const { writeStdout } = await import('../format.js');
-        writeStdout(out);
-      }
+      const { exportTranscript } = await import('../export-run.js');
+      await exportTranscript(ref, { db: opts.db, output: opts.output, redact: opts.redact, spec });
     });
 }
