@@ -1,5 +1,5 @@
 /** `acp-inspect diff <a> <b>` behind the commander layer, and the report the MCP server's diff_recordings gives. */
-import { loadRecordingRef, withFramesOf } from '../source.js';
+import { loadRecordingRef, withFramesOf, type MemoryLimit } from '../source.js';
 import { isFrame, type Frame } from '../wire/frame.js';
 import type { Recording } from '../transcript/format.js';
 import { describeFrame, type Divergence } from '../replay/aligner.js';
@@ -43,8 +43,16 @@ export function renderDifference(x: Divergence, r: ReturnType<typeof diffReport>
   return renderDivergence(x, { map: r.diff.map, ignore: r.ignore, recordedLabel: 'a', liveLabel: 'b' });
 }
 
+/** What `diff` holds of its first recording at most (b is streamed). */
+export const DIFF_LIMIT: MemoryLimit = {
+  items: 100_000,
+  bytes: 64 * 1024 * 1024,
+  use: 'the first recording of diff',
+  fix: 'compare parts: export each with --turn SEQ or --seq A-B (-o a.jsonl, -o b.jsonl) and diff the two files, or give the smaller recording first',
+};
+
 export function runDiffCli(a: string, b: string, opts: { db?: string; ignore?: string[]; json?: boolean; color?: boolean; mergeChunks?: boolean }): void {
-  const ra = loadRecordingRef(a, opts.db, { framesOnly: true });
+  const ra = loadRecordingRef(a, opts.db, { framesOnly: true, limit: DIFF_LIMIT });
   // b is streamed: only the frames a difference names stay in memory.
   const r = withFramesOf(b, opts.db, (framesB) => diffFramesReport(ra.recording.items.filter(isFrame), framesB, opts));
   const { diff: d, summary: s } = r;

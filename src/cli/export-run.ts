@@ -11,7 +11,7 @@ import { transcriptLines, type TranscriptHeader, type TranscriptNote } from '../
 import { sliceItems, type SlicePlan, type SliceSpec } from '../transcript/slice.js';
 import { sliceTranscriptFile } from '../transcript/slice-file.js';
 import { readStoredSlice } from '../store/slice-source.js';
-import { redactItem } from '../redact.js';
+import { redactItems } from '../redact.js';
 import { writeLinesToFile, writeLinesToStdout } from '../transcript/write-file.js';
 import { endQuietlyWhenStdoutCloses } from './format.js';
 
@@ -32,7 +32,7 @@ export async function exportTranscript(ref: string, opts: ExportTranscriptOption
     if (!spec) return write(src.header, src.items, src.notes, opts);
     const cut = readStoredSlice(src.store!, src.id!, spec);
     return writeSlice(cut.plan, cut.items, opts);
-  });
+  }, { json: false }); // only the raw lines are written; redaction parses the lines that may hold a secret
 }
 
 /** Writes a transcript to the output as its items are read, redacted unless asked not to. */
@@ -42,10 +42,10 @@ async function write(header: TranscriptHeader, items: Iterable<Item>, notes: () 
   const counted = (function* () {
     for (const it of items) {
       count++;
-      yield opts.redact ? redactItem(it) : it;
+      yield it;
     }
   })();
-  const lines = transcriptLines(header, counted, () => {
+  const lines = transcriptLines(header, opts.redact ? redactItems(counted) : counted, () => {
     const n = notes();
     noteCount = n.length;
     return n;
