@@ -6,6 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { checkNotes, sortNotes, type Recording, type TranscriptHeader, type TranscriptNote, TranscriptError, TranscriptLineReader } from './transcript/format.js';
 import { readTranscriptItems } from './transcript/read-file.js';
 import type { Item } from './wire/frame.js';
+import { openCapture, pairFiles } from './transcript/open-capture.js';
 import { Store, toTranscriptNote } from './store/store.js';
 import { StoreError } from './store/errors.js';
 import { iterateFrames, loadFramesOf } from './store/frames.js';
@@ -21,11 +22,12 @@ export interface LoadedRecording {
 
 /** True when `ref` names a file rather than an id or `latest`. */
 export function looksLikeFile(ref: string): boolean {
-  return /\.(jsonl|json|ndjson)$/i.test(ref) || ref.includes('/') || (!/^\d+$/.test(ref) && ref !== 'latest' && existsSync(ref));
+  return /\.(jsonl|json|ndjson)$/i.test(ref) || ref.includes('/') || (!/^\d+$/.test(ref) && ref !== 'latest' && (existsSync(ref) || pairFiles(ref) !== undefined));
 }
 
 /**
- * Reads and parses a transcript file into memory; errors name the file. Read a piece at a time
+ * Reads and parses a transcript file (or a capture of another tool's format: openCapture) into
+ * memory; errors name the file. Read a piece at a time
  * (transcript/read-file.ts), so a file larger than the longest string V8 makes still loads when its
  * items fit in memory; readers that need not hold it use transcriptFileStream.
  */

@@ -13,7 +13,7 @@ import { sliceTranscriptFile } from '../transcript/slice-file.js';
 import { readStoredSlice } from '../store/slice-source.js';
 import { redactItems } from '../redact.js';
 import { writeLinesToFile, writeLinesToStdout } from '../transcript/write-file.js';
-import { endQuietlyWhenStdoutCloses } from './format.js';
+import { endQuietlyWhenStdoutCloses } from './stdout.js';
 
 export interface ExportTranscriptOptions {
   db?: string;

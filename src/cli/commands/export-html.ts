@@ -2,8 +2,8 @@
 import { writeFileSync } from 'node:fs';
 import { buildReport, ReportNotBuilt, ReportTooBig } from '../../report/html.js';
 import type { SliceSpec } from '../../transcript/slice.js';
-import { CliError } from '../errors.js';
-import { writeStdout } from '../format.js';
+import { CliError } from '../../errors.js';
+import { writeStdout } from '../stdout.js';
 
 export function exportHtml(ref: string, opts: { db?: string; output?: string; redact: boolean; spec?: SliceSpec }): void {
   let report;
