@@ -891,6 +891,47 @@ static char *get_string(napi_env env, napi_value v) {
 }
 
 /*
+ * glibc keeps signals 32 and 33 (SIGCANCEL, SIGSETXID) for itself: sigfillset() leaves them out, and
+ * posix_spawn() sets a signal that is in no set and has a handler in the parent to SIG_IGN in the
+ * child when it is one of these. So the agent would start with them ignored (SigIgn 0x180000000),
+ * which a direct spawn (Node's, which resets 1-31, or a shell's) never does. Put them in the
+ * "default" set by their bits: posix_spawn() then gives them SIG_DFL like every other signal.
+ */
+static void add_internal_signals(sigset_t *set) {
+#ifdef __GLIBC__
+  unsigned long *w = (unsigned long *)(void *)set;
+  const int bits = 8 * (int)sizeof(unsigned long);
+  for (int sig = 32; sig < SIGRTMIN; sig++) w[(sig - 1) / bits] |= 1UL << ((sig - 1) % bits);
+#else
+  (void)set;
+#endif
+}
+
+/*
+ * raiseDefault(signo): ends this process by the signal `signo`, as the agent ended: its default
+ * disposition back, unblocked on this thread, then raise() (delivered to this thread before it
+ * returns). Returns only when the signal does not end a process (its default is to ignore it).
+ */
+static napi_value js_raise_default(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t sig = 0;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || !get_int(env, argv[0], &sig) || sig <= 0 || sig >= NSIG) return NULL;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+  raise(sig);
+  return NULL;
+}
+
+/*
  * spawn(file, args, stdinFd, stdoutFd): starts the agent with posix_spawnp(), in a session of its
  * own (as Node's spawn with detached: true), with default signal handling, an empty signal mask and
  * our environment; its stdin and stdout the given descriptors, its stderr a new pipe. Returns
@@ -926,6 +967,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
     posix_spawnattr_t attr;
     sigset_t all, none;
     sigfillset(&all);
+    add_internal_signals(&all);
     sigemptyset(&none);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
@@ -999,6 +1041,7 @@ NAPI_MODULE_INIT() {
     { "errnoCode", NULL, js_errno_code, NULL, NULL, NULL, napi_enumerable, NULL },
     { "spawn", NULL, js_spawn, NULL, NULL, NULL, napi_enumerable, NULL },
     { "exitStatus", NULL, js_exit_status, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "raiseDefault", NULL, js_raise_default, NULL, NULL, NULL, napi_enumerable, NULL },
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;

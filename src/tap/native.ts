@@ -36,6 +36,8 @@ export interface NativeForwarder {
   spawn(file: string, args: string[], stdinFd: number, stdoutFd: number): [pid: number, stderrFd: number];
   /** Null while the agent started by spawn() runs; then [exit code, signal number], one of them null. */
   exitStatus(): [code: number | null, signal: number | null] | null;
+  /** Ends this process by signal `signo` (default disposition, unblocked, raised); returns only if it does not end it. */
+  raiseDefault?(signo: number): void;
 }
 
 /**

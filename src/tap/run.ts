@@ -1,5 +1,5 @@
 /**
- * The tap: spawns the agent in its own process group and forwards bytes in both directions unchanged
+ * The tap: spawns the agent in a session (and so a process group) of its own (see spawnAgent) and forwards bytes in both directions unchanged
  * and at once, handing a copy of each chunk to the recorder (see recorder/index.ts); forwarding never parses, never
  * touches SQLite and never waits for the recorder.
  *
@@ -361,7 +361,7 @@ export function runTap(opts: TapOptions): void {
     // An agent that ignores the signal gets SIGKILL after a grace period.
     setTimeout(() => killGroup(child, 'SIGKILL'), 3000).unref();
   };
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) process.on(sig, onSignal);
+  for (const sig of TAP_SIGNALS) process.on(sig, onSignal);
 
   child.on('exit', (code, signal) => {
     const t = now();
@@ -424,7 +424,7 @@ export function runTap(opts: TapOptions): void {
         const [spilled, rewinds, overflowBytes] = native.fwd.stats();
         process.stderr.write(`acp-inspect: debug: native forwarder: ${spilled} chunks spilled straight into the overflow file, written over from the start ${rewinds} times, ${overflowBytes} bytes in it at exit\n`);
       }
-      process.exit(exitCode);
+      exitAs(exitCode, signal, native?.fwd ?? null);
     };
     // Exit once everything is handed to the client (or it hung up): exiting earlier would drop the
     // agent's last output while a slow client has not read it yet. Only after a signal is that cut short.
@@ -490,6 +490,30 @@ function forwardInJs(child: ChildProcess, out: Writable, rec: RecorderClient, to
     toClient.dstBroken = true;
     child.stdout!.resume();
   });
+}
+
+/** The signals the tap takes and passes on to the agent. */
+const TAP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Exits as the agent did: an agent ended by a signal ends the tap by the same signal (its default
+ * disposition back first), so the editor sees `{code: null, signal}` as it would without the tap;
+ * else, or when that signal does not end a process (Node ignores SIGPIPE), with `code`.
+ */
+function exitAs(code: number, signal: string | null, native: NativeForwarder | null): never {
+  const signo = signalNumber(signal as NodeJS.Signals | null);
+  if (signo > 0) {
+    for (const s of TAP_SIGNALS) process.removeAllListeners(s);
+    if (native?.raiseDefault) native.raiseDefault(signo);
+    else {
+      try {
+        process.kill(process.pid, signal as NodeJS.Signals);
+        // Delivered to whichever thread does not block it: give it a moment to arrive.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+      } catch { /* cannot be raised: the exit code says it */ }
+    }
+  }
+  process.exit(code);
 }
 
 function killGroup(child: AgentProcess, sig: NodeJS.Signals): void {
