@@ -45,7 +45,7 @@ function withStoredRef<T>(ref: string, dbPath: string | undefined, fn: (store: S
     try {
       store.markInterrupted();
     } catch { /* read-only or locked: reading still works */ }
-    return fn(store, store.resolveRef(ref));
+    return fn(store, store.resolveIndexedRef(ref));
   } finally {
     store.close();
   }

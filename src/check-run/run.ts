@@ -52,7 +52,7 @@ function openStored(ref: string, dbPath?: string): { store: Store; id: number } 
     try {
       store.markInterrupted();
     } catch { /* read-only or locked */ }
-    return { store, id: store.resolveRef(ref) };
+    return { store, id: store.resolveIndexedRef(ref) };
   } catch (e) {
     store.close();
     throw e;

@@ -21,6 +21,9 @@ import { registerPrune } from './commands/prune.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerNote } from './commands/note.js';
+import { registerIndex } from './commands/index-captures.js';
+import { onOrphanedCaptures } from '../store/orphans.js';
+import { startDetachedIndexer } from '../tap/detached-indexer.js';
 
 export function buildProgram(): Command {
   const program = new Command('acp-inspect')
@@ -34,7 +37,7 @@ export function buildProgram(): Command {
       outputError: (s, write) => write(`acp-inspect: ${s.replace(/^error: /, '').trim()}; see acp-inspect --help\n`),
     });
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote]) {
+    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerIndex]) {
     register(program);
   }
   return program;
@@ -43,6 +46,8 @@ export function buildProgram(): Command {
 export async function runProgram(argv: string[]): Promise<void> {
   // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
   if (argv[0] !== 'tap') endQuietlyWhenStdoutCloses();
+  // A command that opens a database with capture logs nobody indexes starts an indexer for them.
+  if (argv[0] !== 'index') onOrphanedCaptures(startDetachedIndexer);
   const program = buildProgram();
   if (argv.length === 0) {
     program.outputHelp();
