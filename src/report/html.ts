@@ -17,7 +17,7 @@ import { RULES, summarizeState } from '../check/index.js';
 import { checkStream } from '../check-run/run.js';
 import { encodeReport, reportData, type ReportData } from '../view/report-data.js';
 import { packageVersion } from '../version.js';
-import type { RecordingSummary, StoredFinding } from '../server/types.js';
+import type { RecordingSummary, StoredFinding } from '../view/contract.js';
 
 /** Where the report build of the UI lives (dist/report next to the compiled code). */
 export function findReportAssets(): { js: string; css: string } | undefined {

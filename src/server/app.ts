@@ -13,6 +13,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Store } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { parseTranscript, serializeTranscript, TranscriptError } from '../transcript/format.js';
+import { captureToTranscript } from '../transcript/foreign.js';
 import { redactRecording } from '../redact.js';
 import { checkStoredRecording } from '../check-run/stored.js';
 import { RULES, summarizeState } from '../check/index.js';
@@ -32,7 +33,7 @@ import { findViewerDir, loadStatic, type StaticFile } from './static.js';
 import { NotesHttpError, registerNoteRoutes } from './notes.js';
 import { registerSliceRoute } from './slice-route.js';
 import { SliceError } from '../transcript/slice.js';
-import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from './types.js';
+import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from '../view/contract.js';
 
 export interface AppOptions {
   dbPath: string;
@@ -241,7 +242,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     onError: (c) => c.json({ error: `upload too large (limit ${maxUpload} bytes); import it with \`acp-inspect import FILE\`` }, 413),
   }), async (c) => {
     const text = await c.req.text();
-    const rec = parseTranscript(text);
+    const rec = parseTranscript(captureToTranscript(text));
     const name = c.req.query('name') || rec.header.name || 'imported';
     const id = store.importRecording(rec, name);
     try { checkStoredRecording(store, id); } catch { /* findings are best effort; the recording is in */ }

@@ -5,18 +5,18 @@
  */
 import type {
   RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage,
-} from '../../src/server/types.js';
+} from '../../src/view/contract.js';
 import type { DataSource, FixtureFile, NoteView, Position } from '../../src/view/source.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
-import type { AgentRow } from '../../src/server/types.js';
+import type { AgentRow } from '../../src/view/contract.js';
 
 export type { RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage };
-export type { TimelineRow } from '../../src/server/types.js';
+export type { TimelineRow } from '../../src/view/contract.js';
 export type { DataSource, NoteView } from '../../src/view/source.js';
 export type { Waterfall, WaterfallSpan } from '../../src/view/waterfall.js';
 export type { Insights, Insight } from '../../src/view/insights.js';
-export type { AgentRow } from '../../src/server/types.js';
+export type { AgentRow } from '../../src/view/contract.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
