@@ -55,7 +55,7 @@ const now = () => hrMs() - t0;
  * sets it): what is left then is indexed by a detached indexer, so the tap exits within about this
  * long of its agent, however much is left.
  */
-const FINISH_WAIT_MS = 120;
+const FINISH_WAIT_MS = 50;
 
 /** node:net, required when first needed (see lazyRequire). */
 const net = () => lazyRequire('node:net') as typeof import('node:net');
