@@ -46,9 +46,9 @@ export interface RecordingSummary {
   infos: number;
   durationMs: number | null;
   /**
-   * While the recording's capture log is not fully indexed (its tap is still catching up, or died
-   * and another process finishes it): bytes of the log indexed and its size. Null once it is all
-   * in the database.
+   * While the recording's capture log is not fully indexed after its tap exited or died (another
+   * process finishes it): bytes of the log indexed and its size. Null once it is all in the
+   * database, and while its tap runs.
    */
   indexing?: { indexedBytes: number; totalBytes: number } | null;
 }
@@ -685,7 +685,8 @@ function toSummary(r: RecordingRow, dbPath: string): RecordingSummary {
     agent: { name: r.agent_name, version: r.agent_version },
     protocolVersion: r.protocol_version, items: r.item_count, frames: r.frame_count,
     errors: r.error_count, warnings: r.warning_count, infos: r.info_count, durationMs: r.duration_ms,
-    indexing: r.capture ? indexingOf(dbPath, r.capture, r.capture_indexed ?? 0) : null,
+    // Said only once its tap is done with it (exited, or dead): a live tap's own indexing is just "running".
+    indexing: r.capture && (r.status !== 'running' || r.ended_at !== null || !writerAlive(r)) ? indexingOf(dbPath, r.capture, r.capture_indexed ?? 0) : null,
   };
 }
 
