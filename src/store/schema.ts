@@ -84,7 +84,20 @@ export const MIGRATIONS: string[] = [
   DROP INDEX items_rec_reply;
   CREATE INDEX items_rec_reply ON items(recording_id, reply_to) WHERE reply_to IS NOT NULL;
 `,
-  // 4: the capture log a recording is indexed from (see src/tap/capture-log.ts): its file name in the
+  // 4: probe runs (acp-inspect probe agent|client): the JSON report of each run, whose scenarios
+  // name their recordings, for the UI's scorecard. A scenario's recording is an ordinary recording.
+  `
+  CREATE TABLE probe_runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    probe TEXT NOT NULL,             -- agent | client
+    started_at TEXT NOT NULL,        -- ISO 8601
+    ended_at TEXT,                   -- ISO 8601; null while it runs
+    target TEXT,                     -- the target's name, for lists
+    verdict TEXT,                    -- conformant | not conformant; null while it runs
+    report TEXT                      -- the JSON report (see src/probe/report.ts)
+  );
+`,
+  // 5: the capture log a recording is indexed from (see src/tap/capture-log.ts): its file name in the
   // database's "-captures" folder while it is not fully indexed, how many of its bytes are, the
   // indexer's state at that point (to resume), and which process indexes it now (pid and start).
   `

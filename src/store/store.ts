@@ -322,7 +322,7 @@ export class Store {
    * process indexes (its tap died or exited before it caught up, or a recovery stopped halfway).
    */
   capturesOrphaned(): boolean {
-    if (this.path === ':memory:' || this.schemaVersion < 4) return false;
+    if (this.path === ':memory:' || this.schemaVersion < 5) return false;
     const names = listCaptureLogs(this.path);
     if (names.length === 0) return false;
     const owned = new Map<string, string | null>();
@@ -340,7 +340,7 @@ export class Store {
    * runs (it is read as far as it got, as always). False when indexing stalled for `stallMs`.
    */
   waitIndexed(id: number, onProgress?: (indexing: { indexedBytes: number; totalBytes: number }) => void, stallMs = 15_000): boolean {
-    if (this.schemaVersion < 4) return true;
+    if (this.schemaVersion < 5) return true;
     const nap = new Int32Array(new SharedArrayBuffer(4));
     let last = -1;
     let since = Date.now();
@@ -458,7 +458,7 @@ export class Store {
 
   deleteRecording(id: number): void {
     this.requireRecording(id);
-    const capture = this.schemaVersion >= 4 ? (this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null }).capture : null;
+    const capture = this.schemaVersion >= 5 ? (this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null }).capture : null;
     if (capture) rmSync(join(capturesDir(this.path), capture), { force: true });
     this.db.transaction(() => {
       this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(id);

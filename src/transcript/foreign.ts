@@ -17,12 +17,25 @@ export const SNIFF_BYTES = 64 * 1024;
 
 /** The format of a capture whose first bytes (up to SNIFF_BYTES, as text) are `head`. */
 export function sniffCapture(head: string): CaptureFormat {
+  if (firstLineIsTranscript(head)) return 'transcript';
+  if (looksLikeRawJsonRpc(head)) return 'raw-jsonrpc';
   if (looksLikeAcpDevtools(head)) return 'acp-devtools';
   if (looksLikeZedAcpLog(head)) return 'zed-acp-log';
-  if (looksLikeRawJsonRpc(head)) return 'raw-jsonrpc';
   // An indented JSON document (a transcript line is never a bare brace or bracket).
   if (/^\uFEFF?\s*[[{]\s*\n/.test(head)) return 'json-document';
   return 'transcript';
+}
+
+/** The first line is whole in `head` and is a transcript's header or item line. */
+function firstLineIsTranscript(head: string): boolean {
+  const nl = head.indexOf('\n');
+  if (nl < 0) return false;
+  try {
+    const o = JSON.parse(head.slice(0, nl).replace(/^\uFEFF/, '')) as Record<string, unknown>;
+    return o !== null && typeof o === 'object' && (o.acpInspect === 'recording' || typeof o.dir === 'string');
+  } catch {
+    return false;
+  }
 }
 
 const NAMES: Record<Exclude<CaptureFormat, 'transcript'>, string> = {

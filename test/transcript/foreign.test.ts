@@ -8,7 +8,9 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ROOT, cli, tempDir } from '../helpers.js';
-import { parseTranscript, TranscriptError } from '../../src/transcript/format.js';
+import { parseTranscript, TranscriptError, type Recording } from '../../src/transcript/format.js';
+import { teePairToLines } from '../../src/transcript/tee-pair.js';
+import { checkRecording } from '../../src/check/index.js';
 import { captureToTranscript, sniffCapture } from '../../src/transcript/foreign.js';
 import { openCapture } from '../../src/transcript/open-capture.js';
 import { readTranscriptFile } from '../../src/source.js';
@@ -45,6 +47,19 @@ async function findings(file: string): Promise<unknown[]> {
 describe('acp-devtools exports', () => {
   it('are told from transcripts by their first bytes, indented or on one line', () => {
     for (const name of EXPORTS) expect(sniffCapture(readFileSync(join(FOREIGN, name), 'utf8').slice(0, 65536))).toBe('acp-devtools');
+    const compact = readFileSync(join(FOREIGN, EXPORTS[1]!), 'utf8');
+    expect(sniffCapture(`\uFEFF${compact.slice(0, 300)}`)).toBe('acp-devtools'); // a BOM, the head of a long line
+    expect(sniffCapture(JSON.stringify(exportOf(EXPORTS[0]!), null, 2).replace(/\n/g, '\r\n').slice(0, 4000))).toBe('acp-devtools');
+    // Its UI's download names itself acp-devtools-ui; other writers keep its keys' order.
+    const ui = JSON.stringify({ ...exportOf(EXPORTS[0]!), tool: { name: 'acp-devtools-ui', version: '0.4.0' } }, null, 4);
+    expect(sniffCapture(ui)).toBe('acp-devtools');
+    expect(parseTranscript(captureToTranscript(ui)).header.source).toMatchObject({ format: 'acp-devtools', tool: 'acp-devtools-ui' });
+    expect(sniffCapture('{"version":1,"exportedAt":1781278341787,"tool":{"name":"my-script","version":"1"},"session":{')).toBe('acp-devtools');
+    // A frame that mentions acp-devtools is still what it is.
+    expect(sniffCapture('{"jsonrpc":"2.0","id":1,"method":"x","params":{"version":1,"tool":{"name":"acp-devtools"}}}\n')).toBe('raw-jsonrpc');
+    expect(sniffCapture('{"t":0,"dir":"c2a","raw":"{\\"version\\":1,\\"tool\\":{\\"name\\":\\"acp-devtools\\"}}"}\n')).toBe('transcript');
+    expect(sniffCapture('[\r\n  {\r\n    "_direction": "outgoing",')).toBe('zed-acp-log');
+    expect(sniffCapture('{\n  "name": "x"\n}\n')).toBe('json-document');
     // Every transcript in the repository stays a transcript.
     const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') ? [join(d, e.name)] : []));
     for (const f of walk(join(ROOT, 'recordings'))) expect(sniffCapture(readFileSync(f, 'utf8').slice(0, 65536)), f).toBe('transcript');
@@ -148,6 +163,18 @@ describe("a copy of Zed's ACP log", () => {
     expect(new Set(rec.items.map((i) => i.t))).toEqual(new Set([0]));
   });
 
+  it('keeps the agent\'s stderr lines newer Zeds log, and says when the copy may lack its start', () => {
+    const text = JSON.stringify([
+      { _direction: 'stderr', _type: 'stderr', id: null, method: 'stderr', params: 'agent: starting' },
+      { _direction: 'outgoing', _type: 'notification', id: null, method: 'session/cancel', params: { sessionId: 's' } },
+    ], null, 2);
+    const rec = parseTranscript(captureToTranscript(text));
+    expect(rec.items.map((i) => i.dir)).toEqual(['event', 'stderr', 'c2a']);
+    expect(rec.items[1]).toMatchObject({ raw: 'agent: starting' });
+    const full = Array.from({ length: 2000 }, () => ({ _direction: 'incoming', _type: 'notification', id: null, method: 'session/update', params: {} }));
+    expect(parseTranscript(captureToTranscript(JSON.stringify(full))).items[0]).toMatchObject({ data: { message: expect.stringMatching(/keeps the last 2000 messages and this copy has 2000, so earlier ones may be missing$/) } });
+  });
+
   it('rebuilds an error response as an error', () => {
     const text = JSON.stringify([
       { _direction: 'outgoing', _type: 'request', id: 1, method: 'session/new', params: { cwd: '/w', mcpServers: [] } },
@@ -174,6 +201,20 @@ describe('two tee logs of an agent\'s stdin and stdout', () => {
     // This session's turn-taking is simple enough that the merge finds the wire's own order.
     expect(frames.map((f) => [f.dir, f.raw])).toEqual(sample.map((f) => [f.dir, f.raw]));
     expect(new Set(rec.items.map((i) => i.t))).toEqual(new Set([0]));
+  });
+
+  it('give the findings of the recording itself, for every recording in the repository split into its two logs', () => {
+    const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') ? [join(d, e.name)] : []));
+    const files = walk(join(ROOT, 'recordings'));
+    expect(files.length).toBeGreaterThan(20);
+    const rules = (rec: Recording) => checkRecording(rec).map((f) => f.rule).sort();
+    for (const file of files) {
+      const frames = parseTranscript(readFileSync(file, 'utf8')).items.filter(isFrame);
+      const side = (dir: string) => frames.filter((f) => f.dir === dir).map((f) => `${f.raw}\n`).join('');
+      const merged = parseTranscript(teePairToLines(side('c2a'), side('a2c')).join('\n'));
+      const plain = parseTranscript(frames.map((f) => JSON.stringify({ t: 0, dir: f.dir, raw: f.raw })).join('\n'));
+      expect(rules(merged), file).toEqual(rules(plain));
+    }
   });
 
   it('refuses one log alone and a pair given the other way round, saying what to do', () => {
