@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { checkNotes, sortNotes, type Recording, type TranscriptHeader, type TranscriptNote, TranscriptError, TranscriptLineReader } from './transcript/format.js';
 import { readTranscriptItems } from './transcript/read-file.js';
 import type { Item } from './wire/frame.js';
-import { openCapture, pairFiles } from './transcript/open-capture.js';
+import { pairFiles } from './transcript/open-capture.js';
 import { Store, toTranscriptNote } from './store/store.js';
 import { StoreError } from './store/errors.js';
 import { iterateFrames, loadFramesOf } from './store/frames.js';
