@@ -3,7 +3,7 @@
 // fork, modes, config options, embedded context and (with PROBE_AGENT_AUTH=1) an auth method, and
 // runs a scripted turn: a few message chunks, a permission request, then end_turn. It honours
 // session/cancel and $/cancel_request. PROBE_AGENT_DEFECT=<name> plants one defect (see DEFECTS);
-// each is meant to be caught by one probe scenario.
+// each is meant to be caught by one probe scenario. PROBE_AGENT_SHORT_TURN=1 makes a turn end almost at once.
 import { createInterface } from 'node:readline';
 
 const DEFECT = process.env.PROBE_AGENT_DEFECT ?? '';
@@ -56,6 +56,13 @@ async function turn(id, sessionId, prompt) {
     s.turn = undefined;
     reply(id, { stopReason });
   };
+  if (process.env.PROBE_AGENT_SHORT_TURN === '1') {
+    // A turn over at once: one chunk, one turn of the event loop, the answer (cancelled if the cancel was
+    // already read by then, as when it came right behind the prompt).
+    update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'pong' } });
+    await new Promise((r) => setImmediate(r));
+    return end(t.cancelled ? 'cancelled' : 'end_turn');
+  }
   if (DEFECT === 'fs-without-capability') {
     await request('fs/read_text_file', { sessionId, path: `${s.cwd}/probe-readme.txt` });
   }

@@ -44,7 +44,7 @@ const DEFECTS: Array<[string, string, RegExp]> = [
   ['unknown-session-ok', 'unknown-session', /got result \{"stopReason":"end_turn"\}; it must be an error/],
   ['not-json-exit', 'not-json', /did not survive a line that was not JSON; the agent exited \(code 4\)/],
   ['resource-link-refused', 'prompt-resource-link', /resource_link got error -32602/],
-  ['cancel-end-turn', 'cancel-mid-turn', /the turn ended "end_turn"; it must be "cancelled"/],
+  ['cancel-end-turn', 'cancel-mid-turn', /the turn ended "end_turn", and a second turn cancelled right after its prompt ended "end_turn"; it must be "cancelled"/],
   ['update-after-cancel', 'cancel-mid-turn', /session\/update of the turn \(agent_message_chunk\) after the cancelled answer/],
   ['permission-cancel-end-turn', 'cancel-pending-permission', /stopReason "end_turn"; it must be "cancelled"/],
   ['fs-without-capability', 'capabilities-off', /called fs\/read_text_file although/],
@@ -140,6 +140,16 @@ describe('probe agent', () => {
     expect(report.scenarios.filter((x) => x.status === 'fail').map((x) => x.id)).toEqual([scenario]);
     // Without version 1 nothing else can run; the others are skipped, saying so.
     if (defect === 'initialize-version-2') expect(report.scenarios.filter((x) => x.id !== 'initialize').map((x) => x.status)).toEqual(['skip']);
+  }, 60_000);
+
+  it.concurrent('does not fail a conformant agent whose short turn ends as the cancel arrives', async () => {
+    const { report } = await probeAgent({
+      command: [process.execPath, AGENT], db: join(tmp.dir, 'short.sqlite'), only: ['cancel-mid-turn', 'cancel-request'], timeoutMs: 4000,
+      env: { ...process.env, PROBE_AGENT_SHORT_TURN: '1' },
+    });
+    expect(byId(report, 'cancel-mid-turn').status, byId(report, 'cancel-mid-turn').why).toBe('pass');
+    expect(byId(report, 'cancel-request').status, byId(report, 'cancel-request').why).not.toBe('fail');
+    expect(report.verdict).toBe('conformant');
   }, 60_000);
 
   it.concurrent('reports an advisory defect (an image accepted unadvertised) without changing the verdict', async () => {
