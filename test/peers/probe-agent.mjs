@@ -3,7 +3,7 @@
 // fork, modes, config options, embedded context and (with PROBE_AGENT_AUTH=1) an auth method, and
 // runs a scripted turn: a few message chunks, a permission request, then end_turn. It honours
 // session/cancel and $/cancel_request. PROBE_AGENT_DEFECT=<name> plants one defect (see DEFECTS);
-// each is meant to be caught by one probe scenario.
+// each is meant to be caught by one probe scenario. PROBE_AGENT_SHORT_TURN=1 makes a turn end almost at once.
 import { createInterface } from 'node:readline';
 
 const DEFECT = process.env.PROBE_AGENT_DEFECT ?? '';
@@ -13,7 +13,7 @@ const DEFECTS = [
   'unknown-session-ok', 'not-json-exit', 'resource-link-refused', 'cancel-end-turn', 'update-after-cancel',
   'permission-cancel-end-turn', 'fs-without-capability', 'cancel-request-unanswered', 'bogus-mode-ok', 'bogus-config-ok',
   'load-history-after-answer', 'resume-replays-history', 'list-without-array', 'closed-session-prompt-ok', 'fork-same-id',
-  'auth-wrong-code', 'crash-in-turn', 'image-accepted',
+  'auth-wrong-code', 'crash-in-turn', 'image-accepted', 'initialize-version-2', 'stdout-log',
 ];
 if (DEFECT && !DEFECTS.includes(DEFECT)) {
   process.stderr.write(`probe-agent: no defect ${DEFECT}\n`);
@@ -56,6 +56,13 @@ async function turn(id, sessionId, prompt) {
     s.turn = undefined;
     reply(id, { stopReason });
   };
+  if (process.env.PROBE_AGENT_SHORT_TURN === '1') {
+    // A turn over at once: one chunk, one turn of the event loop, the answer (cancelled if the cancel was
+    // already read by then, as when it came right behind the prompt).
+    update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'pong' } });
+    await new Promise((r) => setImmediate(r));
+    return end(t.cancelled ? 'cancelled' : 'end_turn');
+  }
   if (DEFECT === 'fs-without-capability') {
     await request('fs/read_text_file', { sessionId, path: `${s.cwd}/probe-readme.txt` });
   }
@@ -94,7 +101,7 @@ function handle(msg) {
   switch (method) {
     case 'initialize':
       return reply(id, {
-        protocolVersion: DEFECT === 'version-echo' ? params.protocolVersion : 1,
+        protocolVersion: DEFECT === 'version-echo' ? params.protocolVersion : DEFECT === 'initialize-version-2' ? 2 : 1,
         agentInfo: { name: 'probe-test-agent', version: '1.0.0' },
         agentCapabilities: {
           loadSession: true,
@@ -199,6 +206,7 @@ function handle(msg) {
   }
 }
 
+if (DEFECT === 'stdout-log') process.stdout.write('probe-agent starting\n');
 const rl = createInterface({ input: process.stdin });
 rl.on('line', (line) => {
   if (!line.trim()) return;

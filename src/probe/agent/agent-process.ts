@@ -18,8 +18,8 @@ export interface AgentProcess {
   exit?: { code: number | null; signal: string | null; stoppedByProbe: boolean };
   /** Closes stdin, then SIGTERM after `graceMs`, then SIGKILL; resolves once it has exited. */
   stop(graceMs?: number): Promise<void>;
-  /** The last stderr lines (for a one-line reason). */
-  stderrTail(): string[];
+  /** The most telling of the last stderr lines (an error, else the last one), for a one-line reason. */
+  stderrReason(): string | undefined;
 }
 
 export function startAgent(command: string[], opts: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs: number }): AgentProcess {
@@ -45,7 +45,10 @@ export function startAgent(command: string[], opts: { cwd: string; env?: NodeJS.
       clearTimeout(term);
       clearTimeout(kill);
     },
-    stderrTail: () => tail.slice(),
+    stderrReason: () => {
+      const lines = tail.map((l) => l.trim()).filter(Boolean);
+      return [...lines].reverse().find((l) => /error|cannot|not found|denied|missing|invalid|failed/i.test(l)) ?? lines.at(-1);
+    },
   };
   const tail: string[] = [];
   conn.event('spawn', { command: cmd, args, cwd: opts.cwd, pid: child.pid ?? null });
@@ -65,7 +68,7 @@ export function startAgent(command: string[], opts: { cwd: string; env?: NodeJS.
     const onErr = (l: string): void => {
       conn.stderr(l);
       tail.push(l);
-      if (tail.length > 5) tail.shift();
+      if (tail.length > 20) tail.shift();
     };
     child.stderr!.on('data', (chunk: Buffer) => { for (const l of err.push(chunk)) onErr(l.toString('utf8')); });
     child.stdin!.on('error', () => { /* EPIPE after the agent died: seen as its exit */ });

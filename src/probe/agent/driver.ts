@@ -138,7 +138,7 @@ export class Driver {
   exitNote(): string {
     const x = this.proc.exit;
     if (!x || x.stoppedByProbe) return '';
-    const tail = this.proc.stderrTail().slice(-1)[0];
+    const tail = this.proc.stderrReason();
     return `; the agent exited (${x.signal ?? `code ${x.code}`})${tail ? `: ${tail.slice(0, 120)}` : ''}`;
   }
 }

@@ -60,11 +60,10 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     // initialize first, always: it tells which scenarios apply.
     const init = AGENT_SCENARIOS.find((s) => s.id === 'initialize')!;
     const first = await runScenario(run, init, settings, undefined, opts.env);
-    const facts = first.facts;
-    if (!facts) {
-      if (first.couldNotRun) throw new CliError(first.couldNotRun, 2);
-    } else {
-      if (facts.protocolVersion !== 1) throw new CliError(`the agent answered protocol version ${facts.protocolVersion} to version 1; this probe tests version 1`, 2);
+    if (!first.facts && first.couldNotRun) throw new CliError(first.couldNotRun, 2);
+    // Nothing else runs unless version 1 was negotiated (initialize then fails, saying why).
+    const facts = first.facts?.protocolVersion === 1 ? first.facts : undefined;
+    if (facts) {
       if (opts.auth && !facts.authMethods.some((m) => m.id === opts.auth)) {
         throw new CliError(`--auth ${opts.auth} is not an advertised authentication method (advertised: ${facts.authMethods.map((m) => m.id).join(', ') || 'none'})`, 2);
       }
@@ -77,7 +76,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length)) }, async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
         if (!facts) {
-          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: 'initialize failed, so nothing else can run', recording: null, findings: [] });
+          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
           continue;
         }
         const reason = s.skipUnless?.(facts, settings);
@@ -93,6 +92,9 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     const info = facts?.agentInfo;
     const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered);
     return { report, text: run.write(report, opts.outputs ?? {}) };
+  } catch (e) {
+    run.abandon();
+    throw e;
   } finally {
     run.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
@@ -113,7 +115,9 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   Promise<{ result: ScenarioResult; facts?: AgentFacts; couldNotRun?: string }> {
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
-  const proc = startAgent(settings.command, { cwd: settings.cwd, env, timeoutMs: settings.timeoutMs });
+  // The process starts where the probe was started, as an editor starts it in the project, so a
+  // relative command (`node my-agent.js`) works; the session folder is what session/new names.
+  const proc = startAgent(settings.command, { cwd: process.cwd(), env, timeoutMs: settings.timeoutMs });
   const client = installClientSide(proc.conn, { fs: !!s.client?.fs, terminal: !!s.client?.terminal, cwd: settings.cwd, permission: s.client?.permission });
   const d = new Driver(proc, settings, facts, client, { fs: !!s.client?.fs, terminal: !!s.client?.terminal });
   // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
@@ -136,12 +140,12 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
     const initReply = proc.conn.received().find((f) => f.kind === 'result' && f.method === 'initialize');
     if (initReply && isObj(initReply.json) && isObj(initReply.json.result)) newFacts = factsOf(initReply.json.result);
     else if (crashed && !proc.conn.received().length) {
-      const tail = proc.stderrTail().slice(-1)[0];
+      const tail = proc.stderrReason();
       couldNotRun = `the agent exited (${crashed.signal ?? `code ${crashed.code}`}) before answering initialize${tail ? `: ${tail.slice(0, 200)}` : ''}`;
     }
   }
   if (crashed && outcome.status !== 'fail') {
-    outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrTail().length ? `: ${proc.stderrTail().slice(-1)[0]!.slice(0, 120)}` : ''}`);
+    outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrReason() ? `: ${proc.stderrReason()!.slice(0, 120)}` : ''}`);
   }
   const recorded = run.record(s.id, {
     items: proc.conn.items, provoked: proc.conn.provoked, provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
