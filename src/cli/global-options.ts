@@ -32,20 +32,8 @@ function find(commands: readonly CommandNode[], word: string | undefined): Comma
  * them (then commander reports what is wrong).
  */
 export function hoistGlobalOptions(argv: readonly string[], program: CommandNode): string[] {
-  const moved: string[] = [];
-  let i = 0;
-  for (; i < argv.length; i++) {
-    const a = argv[i]!;
-    const name = a.startsWith('--') ? a.split('=', 1)[0]! : a;
-    if (WITH_VALUE.has(name)) {
-      moved.push(a);
-      if (name === a && i + 1 < argv.length) moved.push(argv[++i]!);
-    } else if (FLAGS.has(a)) {
-      moved.push(a);
-    } else {
-      break;
-    }
-  }
+  const i = leadingGlobalOptions(argv);
+  const moved = argv.slice(0, i);
   let cmd = find(program.commands, argv[i]);
   if (moved.length === 0 || cmd === undefined) return [...argv];
   let end = i + 1;
@@ -54,4 +42,32 @@ export function hoistGlobalOptions(argv: readonly string[], program: CommandNode
     end++;
   }
   return [...argv.slice(i, end), ...moved, ...argv.slice(end)];
+}
+
+/** How many of `argv`'s first words are global options and their values. */
+export function leadingGlobalOptions(argv: readonly string[]): number {
+  let i = 0;
+  for (; i < argv.length; i++) {
+    const a = argv[i]!;
+    const name = a.startsWith('--') ? a.split('=', 1)[0]! : a;
+    if (WITH_VALUE.has(name)) {
+      if (name === a && i + 1 < argv.length) i++;
+    } else if (!FLAGS.has(a)) {
+      break;
+    }
+  }
+  return i;
+}
+
+/**
+ * What is wrong with a command line that starts with global options but names no known command
+ * after them (undefined when it does not start with one): a one-line message for the user.
+ */
+export function missingCommand(argv: readonly string[], program: CommandNode): string | undefined {
+  const i = leadingGlobalOptions(argv);
+  if (i === 0 || argv.includes('--') || argv.slice(0, i).some((a) => a === '--help' || a === '-h')) return undefined;
+  const word = argv[i];
+  if (word === undefined) return `${argv.slice(0, i).join(' ')} goes with a command, e.g. acp-inspect --db FILE list, or the tap: acp-inspect --db FILE -- <agent command>`;
+  if (word.startsWith('-') || find(program.commands, word)) return undefined;
+  return `unknown command "${word}"`;
 }

@@ -25,16 +25,21 @@ const EXPORT_VERSION = 1;
 
 /**
  * True when a file starting with `head` (its first bytes as text) is an acp-devtools export: one JSON
- * object whose `tool` names acp-devtools before its `messages` start (the export writes `version`,
- * `exportedAt`, `tool`, `session`, `messages` in that order, indented or on one line).
+ * object with `"version":1` whose `tool` names acp-devtools (or acp-devtools-ui) before its
+ * `messages` start, or whose keys start `version`, `exportedAt`, `tool` as the export writes them
+ * (then `session`, `messages`; indented or on one line).
  */
 export function looksLikeAcpDevtools(head: string): boolean {
   const text = head.replace(/^\uFEFF/, '');
   if (!/^\s*\{/.test(text)) return false;
-  const tool = /"tool"\s*:\s*\{\s*"name"\s*:\s*"acp-devtools"/.exec(text);
-  if (!tool) return false;
-  const messages = text.indexOf('"messages"');
-  return messages < 0 || tool.index < messages;
+  // Its CLI writes tool.name "acp-devtools", its UI's download "acp-devtools-ui".
+  const tool = /"tool"\s*:\s*\{[^{}]*"name"\s*:\s*"acp-devtools[^"]*"/.exec(text);
+  if (tool && /"version"\s*:\s*1\b/.test(text)) {
+    const messages = text.indexOf('"messages"');
+    return messages < 0 || tool.index < messages;
+  }
+  // Any other writer of the same export (acp-devtools reads those too): its keys in its order.
+  return /^\s*\{\s*"version"\s*:\s*1\s*,\s*"exportedAt"\s*:\s*\d+\s*,\s*"tool"\s*:\s*\{/.test(text);
 }
 
 function fail(what: string): never {
@@ -57,7 +62,7 @@ export function acpDevtoolsToLines(doc: unknown): string[] {
   if (!isObject(doc)) fail('the file must be one JSON object');
   if (doc.version !== EXPORT_VERSION) fail(`export version ${JSON.stringify(doc.version)} is not one this acp-inspect reads (${EXPORT_VERSION})`);
   const tool = doc.tool;
-  if (!isObject(tool) || tool.name !== ACP_DEVTOOLS) fail('"tool.name" must be "acp-devtools"');
+  if (!isObject(tool) || typeof tool.name !== 'string') fail('"tool.name" must be a string');
   const session = doc.session;
   if (!isObject(session)) fail('"session" must be an object');
   if (typeof session.startedAt !== 'number') fail('"session.startedAt" must be a number (ms since 1970)');
@@ -82,6 +87,7 @@ export function acpDevtoolsToLines(doc: unknown): string[] {
   if (ended !== undefined) header.endedAt = ended;
   if (typeof session.agentCommand === 'string' && session.agentCommand.trim() !== '') header.command = session.agentCommand.trim().split(/ +/);
   const source: Record<string, unknown> = { format: ACP_DEVTOOLS, exportVersion: EXPORT_VERSION };
+  if (tool.name !== ACP_DEVTOOLS) source.tool = tool.name;
   if (typeof tool.version === 'string') source.toolVersion = tool.version;
   if (typeof session.id === 'number') source.sessionId = session.id;
   if (typeof session.agentCommand === 'string') source.agentCommand = session.agentCommand;

@@ -3,8 +3,8 @@
  * each one JSON-RPC message per line, as on the wire) as one recording. Each line is a frame with its
  * exact text; the order within each log is the wire's. Neither log says when a line passed, so the
  * order between the two cannot be known: the frames are merged in an order that ACP allows (a
- * response after its request; a side that sent a request waits for its answer while the other side
- * goes on, as peers mostly do), no time is invented (every item is at 0 ms), and the recording says
+ * response after its request, a cancel before the answers it causes; a side that sent a request
+ * waits for its answer while the other side goes on, as peers mostly do), no time is invented (every item is at 0 ms), and the recording says
  * so: the header's `source` has `order: "unknown"` and `times: "unknown"`, and its first item is an
  * event of type `capture-note` with the same words. Findings that depend on the order between the
  * two sides (a cancel before or after the turn's end) are then about this merge, not the wire.
@@ -25,7 +25,11 @@ interface Line {
   request?: string;
   /** The id (as JSON text) the line answers, when it is a response. */
   answers?: string;
+  /** A cancel notification (`session/cancel`, `$/cancel_request`): it comes before the answers it causes. */
+  cancel?: boolean;
 }
+
+const CANCELS = new Set(['session/cancel', '$/cancel_request']);
 
 /** The id of a parsed JSON-RPC message as a key, or undefined. */
 function idKey(o: Record<string, unknown>): string | undefined {
@@ -42,6 +46,7 @@ function readLog(text: string): Line[] {
       if (o && typeof o === 'object' && !Array.isArray(o)) {
         const m = o as Record<string, unknown>;
         if (typeof m.method === 'string' && 'id' in m) line.request = idKey(m);
+        else if (typeof m.method === 'string' && CANCELS.has(m.method)) line.cancel = true;
         else if (!('method' in m) && ('result' in m || 'error' in m)) line.answers = idKey(m);
       }
     } catch { /* not JSON: a frame all the same, recorded as malformed */ }
@@ -102,10 +107,15 @@ export function teePairToLines(c2aText: string, a2cText: string, names: { c2a: s
   /** Requests whose answer the side that sent them waits for, innermost last. */
   const waits: Array<{ dir: Dir; id: string }> = [];
   const asked: Record<Dir, Set<string>> = { c2a: requestIds(sides.c2a), a2c: requestIds(sides.a2c) };
-  /** The side's next line can go now: not an answer to a request the other side has yet to send. */
+  /**
+   * The side's next line can go now: not an answer to a request the other side has yet to send, nor
+   * an answer while the other side's next line is a cancel (a cancel comes before what it causes).
+   */
   const ready = (d: Dir): boolean => {
     const l = sides[d][at[d]];
-    return l !== undefined && (l.answers === undefined || sent[other(d)].has(l.answers) || !asked[other(d)].has(l.answers));
+    if (l === undefined || l.answers === undefined) return l !== undefined;
+    if (sides[other(d)][at[other(d)]]?.cancel) return false;
+    return sent[other(d)].has(l.answers) || !asked[other(d)].has(l.answers);
   };
   const header: TranscriptHeader = {
     acpInspect: 'recording', version: TRANSCRIPT_VERSION,
@@ -128,6 +138,8 @@ export function teePairToLines(c2aText: string, a2cText: string, names: { c2a: s
         waits.splice(w, 1);
         cur = other(cur); // the answer is back with the side that waited
       }
+    } else if (waits.some((x) => x.dir === cur)) {
+      cur = other(cur); // a notification from a side that waits (a cancel): it goes on waiting
     }
   }
   return out;

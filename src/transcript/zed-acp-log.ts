@@ -5,6 +5,9 @@
  *   {"_direction":"outgoing"|"incoming","_type":"request"|"response"|"notification",
  *    "id":<id>|null,"method":"<method; for a response, its request's>","params":<params, result or error>}
  *
+ * (newer Zeds add the agent's stderr lines: `"_direction":"stderr"` with the line as `params`,
+ * which become stderr items.)
+ *
  * `outgoing` is Zed (the client) to the agent: c2a. Zed keeps no bytes and no times, so each frame
  * is rebuilt as JSON-RPC from its fields (a response whose `params` is an error object, a `code`
  * number and a `message` string and nothing but `data` besides, as Zed writes its errors, becomes an
@@ -19,6 +22,9 @@ export const ZED_ACP_LOG = 'zed-acp-log';
 
 /** The words the recording carries about what this format cannot tell. */
 export const ZED_NOTE = 'frames rebuilt from Zed\'s ACP log ("Copy All Messages"): the order is Zed\'s; the exact bytes and the times were not kept (every item is at 0 ms)';
+
+/** How many messages Zed's ACP log keeps of a connection (its MAX_BACKLOG_MESSAGES). */
+const ZED_BACKLOG = 2000;
 
 /** True when a file starting with `head` is a JSON array whose first element has Zed's `_direction`. */
 export function looksLikeZedAcpLog(head: string): boolean {
@@ -45,11 +51,18 @@ export function zedAcpLogToLines(doc: unknown): string[] {
     acpInspect: 'recording', version: TRANSCRIPT_VERSION,
     source: { format: ZED_ACP_LOG, rebuilt: true, times: 'unknown' },
   };
-  const lines = [JSON.stringify(header), JSON.stringify({ t: 0, dir: 'event', type: 'capture-note', data: { format: ZED_ACP_LOG, message: ZED_NOTE } })];
+  // Zed keeps the last ZED_BACKLOG messages of a connection: a copy that long may lack its start.
+  const message = doc.length >= ZED_BACKLOG ? `${ZED_NOTE}; Zed keeps the last ${ZED_BACKLOG} messages and this copy has ${doc.length}, so earlier ones may be missing` : ZED_NOTE;
+  const lines = [JSON.stringify(header), JSON.stringify({ t: 0, dir: 'event', type: 'capture-note', data: { format: ZED_ACP_LOG, message } })];
   for (let i = 0; i < doc.length; i++) {
     const m = doc[i];
     if (!isObject(m)) fail(`element ${i} must be an object`);
-    const dir = m._direction === 'outgoing' ? 'c2a' : m._direction === 'incoming' ? 'a2c' : fail(`element ${i}: "_direction" must be "outgoing" or "incoming"`);
+    if (m._direction === 'stderr') {
+      // Newer Zeds log the agent's stderr lines too, the line as `params`.
+      lines.push(JSON.stringify({ t: 0, dir: 'stderr', raw: typeof m.params === 'string' ? m.params : JSON.stringify(m.params ?? '') }));
+      continue;
+    }
+    const dir = m._direction === 'outgoing' ? 'c2a' : m._direction === 'incoming' ? 'a2c' : fail(`element ${i}: "_direction" must be "outgoing", "incoming" or "stderr"`);
     const frame: Record<string, unknown> = { jsonrpc: '2.0' };
     if (m._type === 'request' || m._type === 'notification') {
       if (typeof m.method !== 'string') fail(`element ${i}: a ${m._type} needs "method"`);

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Command } from 'commander';
 import { BIN, ROOT, cli, tempDir } from '../helpers.js';
 import { buildProgram } from '../../src/cli/program.js';
-import { GLOBAL_OPTIONS, hoistGlobalOptions } from '../../src/cli/global-options.js';
+import { GLOBAL_OPTIONS, hoistGlobalOptions, missingCommand } from '../../src/cli/global-options.js';
 
 const SAMPLE = join(ROOT, 'recordings', 'sdk-example.jsonl');
 const program = buildProgram();
@@ -40,12 +40,20 @@ describe('hoistGlobalOptions', () => {
     expect(hoistGlobalOptions(['--help'], program)).toEqual(['--help']);
   });
 
+  it('says what is missing when global options come with no command, or an unknown one', () => {
+    expect(missingCommand(['--db', 'F.sqlite'], program)).toBe('--db F.sqlite goes with a command, e.g. acp-inspect --db FILE list, or the tap: acp-inspect --db FILE -- <agent command>');
+    expect(missingCommand(['--db'], program)).toMatch(/^--db goes with a command/);
+    expect(missingCommand(['--json', 'lsit'], program)).toBe('unknown command "lsit"');
+    for (const fine of [['--db', 'F', 'list'], ['list'], ['--db', 'F', '--', 'agent'], ['--db', 'F', '--name', 'x', '--', 'a'], ['--help'], []]) expect(missingCommand(fine, program), fine.join(' ')).toBeUndefined();
+  });
+
   it('is offered by every command that reads the database (the tap parses its own --db)', () => {
     expect(GLOBAL_OPTIONS).toContain('--db');
     for (const p of paths(program)) {
       let c: Command = program;
       for (const name of p) c = c.commands.find((x) => x.name() === name)!;
       if (c.name() === 'tap' || c.name() === 'help') continue;
+      if (c.commands.length > 0 && c.options.length === 0) continue; // a group (probe): its subcommands take the options
       expect(c.options.map((o) => o.long), p.join(' ')).toContain('--db');
     }
   });
@@ -137,7 +145,10 @@ describe('global options before and after the command name, through the binary',
     const r = await cli(['--json', 'serve']);
     expect(r.code).toBe(2);
     expect(r.stderr).toBe("acp-inspect: unknown option '--json'; see acp-inspect serve --help\n");
-    const n = await cli(['note', 'list', '--bogus']);
+    const [m, n, c] = await Promise.all([cli(['--db', 'x.sqlite']), cli(['note', 'list', '--bogus']), cli(['check', '--ignore', 'missing-client-info', SAMPLE])]);
+    // A variadic option that took the recording says so.
+    expect(c.stderr).toBe('acp-inspect: check needs a recording: an id, latest, or a .jsonl file; --ignore takes every word after it, so name the recording before it (check FILE --ignore RULE); see acp-inspect check --help\n');
+    expect(m.stderr).toBe('acp-inspect: --db x.sqlite goes with a command, e.g. acp-inspect --db FILE list, or the tap: acp-inspect --db FILE -- <agent command>; see acp-inspect --help\n');
     expect(n.stderr).toBe("acp-inspect: unknown option '--bogus'; see acp-inspect note list --help\n");
   });
 });

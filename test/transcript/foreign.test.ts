@@ -8,10 +8,13 @@ import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { ROOT, cli, tempDir } from '../helpers.js';
-import { parseTranscript, TranscriptError } from '../../src/transcript/format.js';
+import { parseTranscript, TranscriptError, type Recording } from '../../src/transcript/format.js';
+import { teePairToLines } from '../../src/transcript/tee-pair.js';
+import { checkRecording } from '../../src/check/index.js';
 import { captureToTranscript, sniffCapture } from '../../src/transcript/foreign.js';
 import { openCapture } from '../../src/transcript/open-capture.js';
 import { readTranscriptFile } from '../../src/source.js';
+import { Store } from '../../src/store/store.js';
 import { isFrame, type Frame } from '../../src/wire/frame.js';
 import { zedCopy } from './zed-copy.js';
 
@@ -45,6 +48,19 @@ async function findings(file: string): Promise<unknown[]> {
 describe('acp-devtools exports', () => {
   it('are told from transcripts by their first bytes, indented or on one line', () => {
     for (const name of EXPORTS) expect(sniffCapture(readFileSync(join(FOREIGN, name), 'utf8').slice(0, 65536))).toBe('acp-devtools');
+    const compact = readFileSync(join(FOREIGN, EXPORTS[1]!), 'utf8');
+    expect(sniffCapture(`\uFEFF${compact.slice(0, 300)}`)).toBe('acp-devtools'); // a BOM, the head of a long line
+    expect(sniffCapture(JSON.stringify(exportOf(EXPORTS[0]!), null, 2).replace(/\n/g, '\r\n').slice(0, 4000))).toBe('acp-devtools');
+    // Its UI's download names itself acp-devtools-ui; other writers keep its keys' order.
+    const ui = JSON.stringify({ ...exportOf(EXPORTS[0]!), tool: { name: 'acp-devtools-ui', version: '0.4.0' } }, null, 4);
+    expect(sniffCapture(ui)).toBe('acp-devtools');
+    expect(parseTranscript(captureToTranscript(ui)).header.source).toMatchObject({ format: 'acp-devtools', tool: 'acp-devtools-ui' });
+    expect(sniffCapture('{"version":1,"exportedAt":1781278341787,"tool":{"name":"my-script","version":"1"},"session":{')).toBe('acp-devtools');
+    // A frame that mentions acp-devtools is still what it is.
+    expect(sniffCapture('{"jsonrpc":"2.0","id":1,"method":"x","params":{"version":1,"tool":{"name":"acp-devtools"}}}\n')).toBe('raw-jsonrpc');
+    expect(sniffCapture('{"t":0,"dir":"c2a","raw":"{\\"version\\":1,\\"tool\\":{\\"name\\":\\"acp-devtools\\"}}"}\n')).toBe('transcript');
+    expect(sniffCapture('[\r\n  {\r\n    "_direction": "outgoing",')).toBe('zed-acp-log');
+    expect(sniffCapture('{\n  "name": "x"\n}\n')).toBe('json-document');
     // Every transcript in the repository stays a transcript.
     const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') ? [join(d, e.name)] : []));
     for (const f of walk(join(ROOT, 'recordings'))) expect(sniffCapture(readFileSync(f, 'utf8').slice(0, 65536)), f).toBe('transcript');
@@ -100,6 +116,22 @@ describe('acp-devtools exports', () => {
   });
 });
 
+describe("acp-devtools' JSON log (proxy --log json)", () => {
+  it('reads its message lines as frames byte-exact with their times, its own lines as events and the rest as the agent\'s stderr', () => {
+    const exp = exportOf(EXPORTS[0]!);
+    // As its proxy writes them to stderr: JSON.stringify of each captured message, one a line, with the agent's stderr and its status lines between.
+    const file = join(tmp.dir, 'proxy-stderr.log');
+    const lines = ['acp-devtools: spawned node (pid 4242)', ...exp.messages.map((m) => JSON.stringify({ seq: m.seq, timestamp: m.timestamp, direction: m.direction, kind: 'request', raw: m.raw, payload: null }))];
+    lines.splice(4, 0, 'agent: thinking');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const rec = readTranscriptFile(file);
+    expect(rec.header).toMatchObject({ source: { format: 'acp-devtools-log' }, startedAt: new Date(exp.messages[0]!.timestamp).toISOString() });
+    expect(rec.items.filter(isFrame).map((f) => [f.raw, f.dir, f.t])).toEqual(exp.messages.map((m) => [m.raw, dirOf(m), m.timestamp - exp.messages[0]!.timestamp]));
+    expect(rec.items[0]).toMatchObject({ dir: 'event', type: 'acp-devtools', data: { message: 'spawned node (pid 4242)' } });
+    expect(rec.items[4]).toMatchObject({ dir: 'stderr', raw: 'agent: thinking', t: rec.items[3]!.t });
+  });
+});
+
 describe("acp-devtools' captures database", () => {
   it('imports every session as a recording, frames byte-exact, and leaves the database as it was', async () => {
     // Its tables as acp-devtools creates them (storage/sqlite.ts, schema 4), and its sessions as its proxy saves them.
@@ -120,10 +152,18 @@ describe("acp-devtools' captures database", () => {
     db.close();
     const before = readFileSync(file);
     const into = join(tmp.dir, 'from-captures.sqlite');
-    const [imp, check] = await Promise.all([cli(['import', file, '--db', into]), cli(['check', file])]);
+    const [imp, check, asDb] = await Promise.all([cli(['import', file, '--db', into]), cli(['check', file]), cli(['list', '--db', file])]);
     expect(imp.code, imp.stderr).toBe(0);
     expect(imp.stdout.toString()).toBe('1\n2\n');
     expect(readFileSync(file).equals(before)).toBe(true);
+    // Given as the database, it is named for what it is, and nothing is written into it.
+    expect(asDb.stderr).toBe(`acp-inspect: database ${file} is acp-devtools' captures database, not acp-inspect's; import its sessions with acp-inspect import ${file}, or pass another --db FILE\n`);
+    const other = join(tmp.dir, 'other.db');
+    new Database(other).exec('CREATE TABLE t (x)');
+    expect(() => Store.open(other)).toThrow(`database ${other} is not an acp-inspect database (its tables: t); pass another --db FILE`);
+    const check2 = new Database(other, { readonly: true });
+    expect(check2.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all()).toEqual([{ name: 't' }]);
+    check2.close();
     const out = join(tmp.dir, 'from-captures.jsonl');
     expect((await cli(['export', '2', '--db', into, '--no-redact', '-o', out])).code).toBe(0);
     const rec = readTranscriptFile(out);
@@ -146,6 +186,18 @@ describe("a copy of Zed's ACP log", () => {
     const frames = rec.items.filter(isFrame);
     expect(frames.map((f) => [f.dir, f.json])).toEqual(sample.map((f) => [f.dir, f.json]));
     expect(new Set(rec.items.map((i) => i.t))).toEqual(new Set([0]));
+  });
+
+  it('keeps the agent\'s stderr lines newer Zeds log, and says when the copy may lack its start', () => {
+    const text = JSON.stringify([
+      { _direction: 'stderr', _type: 'stderr', id: null, method: 'stderr', params: 'agent: starting' },
+      { _direction: 'outgoing', _type: 'notification', id: null, method: 'session/cancel', params: { sessionId: 's' } },
+    ], null, 2);
+    const rec = parseTranscript(captureToTranscript(text));
+    expect(rec.items.map((i) => i.dir)).toEqual(['event', 'stderr', 'c2a']);
+    expect(rec.items[1]).toMatchObject({ raw: 'agent: starting' });
+    const full = Array.from({ length: 2000 }, () => ({ _direction: 'incoming', _type: 'notification', id: null, method: 'session/update', params: {} }));
+    expect(parseTranscript(captureToTranscript(JSON.stringify(full))).items[0]).toMatchObject({ data: { message: expect.stringMatching(/keeps the last 2000 messages and this copy has 2000, so earlier ones may be missing$/) } });
   });
 
   it('rebuilds an error response as an error', () => {
@@ -174,6 +226,20 @@ describe('two tee logs of an agent\'s stdin and stdout', () => {
     // This session's turn-taking is simple enough that the merge finds the wire's own order.
     expect(frames.map((f) => [f.dir, f.raw])).toEqual(sample.map((f) => [f.dir, f.raw]));
     expect(new Set(rec.items.map((i) => i.t))).toEqual(new Set([0]));
+  });
+
+  it('give the findings of the recording itself, for every recording in the repository split into its two logs', () => {
+    const walk = (d: string): string[] => readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(d, e.name)) : e.name.endsWith('.jsonl') ? [join(d, e.name)] : []));
+    const files = walk(join(ROOT, 'recordings'));
+    expect(files.length).toBeGreaterThan(20);
+    const rules = (rec: Recording) => checkRecording(rec).map((f) => f.rule).sort();
+    for (const file of files) {
+      const frames = parseTranscript(readFileSync(file, 'utf8')).items.filter(isFrame);
+      const side = (dir: string) => frames.filter((f) => f.dir === dir).map((f) => `${f.raw}\n`).join('');
+      const merged = parseTranscript(teePairToLines(side('c2a'), side('a2c')).join('\n'));
+      const plain = parseTranscript(frames.map((f) => JSON.stringify({ t: 0, dir: f.dir, raw: f.raw })).join('\n'));
+      expect(rules(merged), file).toEqual(rules(plain));
+    }
   });
 
   it('refuses one log alone and a pair given the other way round, saying what to do', () => {
