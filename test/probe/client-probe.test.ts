@@ -97,6 +97,7 @@ describe('probe client against the test client', () => {
     'release-keeps-id': { groups: ['terminal'], failed: ['terminal-release'] },
     'release-leaves-running': { groups: ['terminal'], failed: ['terminal-release'] },
     'permission-unoffered-option': { groups: ['permission', 'requests'], failed: ['permission-answer'] },
+    'permission-always-cancelled': { groups: ['permission'], failed: ['permission-answer'] },
     'unknown-method-wrong-code': { groups: ['requests', 'updates'], failed: ['unknown-method'] },
     'crash-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
     'truncated-always-true': { groups: ['terminal'], failed: ['terminal-wait-for-exit'] },
