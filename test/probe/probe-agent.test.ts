@@ -152,6 +152,22 @@ describe('probe agent', () => {
     expect(report.verdict).toBe('conformant');
   }, 60_000);
 
+  it.concurrent('reopens a session in a new process when the agent will not reopen one open on its connection, keeping the first as a setup recording', async () => {
+    const store = tempDir('acp-probe-store-');
+    const db = join(tmp.dir, 'stored.sqlite');
+    try {
+      const { report } = await probeAgent({
+        command: [process.execPath, AGENT], db, only: ['session-load', 'session-resume'], timeoutMs: 4000,
+        env: { ...process.env, PROBE_AGENT_STORE: store.dir },
+      });
+      for (const id of ['session-load', 'session-resume']) expect(byId(report, id), byId(report, id).why).toMatchObject({ status: 'pass', why: expect.stringContaining('in a new process') });
+      const list = JSON.parse((await cli(['list', '--db', db, '--json'])).stdout.toString()) as Array<{ name: string }>;
+      expect(list.map((r) => r.name)).toEqual(expect.arrayContaining([`probe agent #${report.run}: session-load (setup)`, `probe agent #${report.run}: session-load`]));
+    } finally {
+      store.cleanup();
+    }
+  }, 60_000);
+
   it.concurrent('reports an advisory defect (an image accepted unadvertised) without changing the verdict', async () => {
     const report = await probeDefect('image-accepted', ['prompt-image'], 4000);
     expect(byId(report, 'prompt-image')).toMatchObject({ status: 'fail', tier: 'advisory' });

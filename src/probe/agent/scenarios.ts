@@ -67,6 +67,23 @@ async function endTurn(d: Driver, sessionId: string, reply: Promise<Reply>): Pro
   return reply;
 }
 
+/**
+ * `session/load` or `session/resume` of a session that had a turn: on this connection, or, when the
+ * agent will not reopen a session that is open on it ("already loaded"), on a new connection to a
+ * new process, where the session is a stored one, as after an editor restart.
+ */
+async function reopen(d: Driver, method: 'session/load' | 'session/resume', sessionId: string): Promise<{ r: Reply; from: number; note: string }> {
+  const params = { sessionId, cwd: d.settings.cwd, mcpServers: [] };
+  const from = d.conn.items.length;
+  const r = await d.request(method, params);
+  if (!r.error || d.conn.isClosed) return { r, from, note: '' };
+  await d.restart();
+  await d.initialize();
+  await d.authenticate();
+  const again = d.conn.items.length;
+  return { r: await d.request(method, params), from: again, note: ` (in a new process: on the session's own connection it answered ${describeReply(r)})` };
+}
+
 /** A content block the agent may only get when it advertised the prompt capability. */
 function contentScenario(id: string, capability: 'image' | 'audio' | 'embeddedContext', block: Record<string, unknown>, what: string): AgentScenario {
   return {
@@ -359,15 +376,14 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const { sessionId } = await d.ready();
       const turn = await d.prompt(sessionId, text(PROMPTS.pong));
       if (!stopReasonOf(turn)) return fail(`the turn before the load got ${describeReply(turn)}`);
-      const from = d.conn.items.length;
-      const r = await d.request('session/load', { sessionId, cwd: d.settings.cwd, mcpServers: [] });
-      if (r.result === undefined) return fail(`session/load got ${describeReply(r)}${d.exitNote()}`);
+      const { r, from, note } = await reopen(d, 'session/load', sessionId);
+      if (r.result === undefined) return fail(`session/load got ${describeReply(r)}${note}${d.exitNote()}`);
       await d.conn.settle(300);
       const before = conversationUpdatesOf(d, sessionId, from, r.frame!.seq);
       const after = conversationUpdatesOf(d, sessionId, r.frame!.seq);
       if (after.length) return fail(`${after.length} history update(s) after the load's answer (first #${after[0]!.seq}, ${updateKind(after[0]!)}); history comes before it`);
       if (!before.length) return fail('session/load answered without replaying any history (the session had a turn)');
-      return pass(`replayed ${before.length} updates, then answered`);
+      return pass(`replayed ${before.length} updates, then answered${note}`);
     },
   },
   {
@@ -379,12 +395,11 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const turn = await d.prompt(sessionId, text(PROMPTS.pong));
       if (!stopReasonOf(turn)) return fail(`the turn before the resume got ${describeReply(turn)}`);
       await d.conn.settle(200);
-      const from = d.conn.items.length;
-      const r = await d.request('session/resume', { sessionId, cwd: d.settings.cwd, mcpServers: [] });
-      if (r.result === undefined) return fail(`session/resume of a session with one turn got ${describeReply(r)}${d.exitNote()}`);
+      const { r, from, note } = await reopen(d, 'session/resume', sessionId);
+      if (r.result === undefined) return fail(`session/resume of a session with one turn got ${describeReply(r)}${note}${d.exitNote()}`);
       const replayed = conversationUpdatesOf(d, sessionId, from, r.frame!.seq);
-      if (replayed.length) return fail(`session/resume sent ${replayed.length} update(s) before answering; resume does not replay history`);
-      return pass('resumed');
+      if (replayed.length) return fail(`session/resume sent ${replayed.length} update(s) before answering; resume does not replay history${note}`);
+      return pass(`resumed${note}`);
     },
   },
   {
