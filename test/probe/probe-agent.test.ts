@@ -185,6 +185,9 @@ describe('probe agent', () => {
     const auth = await cli(['probe', 'agent', '--db', db, '--auth', 'bogus', '--', process.execPath, AGENT]);
     expect(auth.code).toBe(2);
     expect(auth.stderr).toBe('acp-inspect: --auth bogus is not an advertised authentication method (advertised: none)\n');
+    const html = await cli(['probe', 'agent', '--db', db, '--html', join(tmp.dir, 'no-such-folder', 'r.html'), '--', process.execPath, AGENT]);
+    expect(html.code).toBe(2);
+    expect(html.stderr).toMatch(/^acp-inspect: --html .*r\.html: the folder .*no-such-folder does not exist; create it or write elsewhere\n$/);
     const dies = await cli(['probe', 'agent', '--db', db, '--', process.execPath, '-e', 'console.error("no API key set"); process.exit(1)']);
     expect(dies.code).toBe(2);
     expect(dies.stderr).toBe('acp-inspect: the agent exited (code 1) before answering initialize: no API key set\n');

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError } from '../../errors.js';
-import { ProbeRun, type ProbeOutputs } from '../probe-run.js';
+import { ProbeRun, checkOutputs, type ProbeOutputs } from '../probe-run.js';
 import { defaultDbPath } from '../../store/paths.js';
 import type { Frame } from '../../wire/frame.js';
 import type { ProbeReport, ScenarioResult } from '../report.js';
@@ -42,6 +42,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
   const unknown = (opts.only ?? []).filter((id) => !AGENT_SCENARIO_IDS.includes(id));
   if (unknown.length) throw new CliError(`no scenario ${unknown.map((u) => JSON.stringify(u)).join(', ')}; the scenarios are: ${AGENT_SCENARIO_IDS.join(', ')}`, 2);
   if (opts.timeoutMs !== undefined && opts.timeoutMs < 1) throw new CliError('--timeout must be at least 1 ms', 2);
+  checkOutputs(opts.outputs ?? {});
   let scratch: string | undefined;
   let cwd: string;
   if (opts.cwd !== undefined) {
