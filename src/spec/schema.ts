@@ -13,10 +13,10 @@ import { Ajv2020, _, Name, stringify, type KeywordCxt } from 'ajv/dist/2020.js';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from './schema-data.js';
 import { pointerToPath } from './schema-path.js';
+import { discriminatorOf, methodDefs, type SchemaRole } from './schema-defs.js';
+import type { FieldNote } from './fields.js';
 
-export { pointerToPath };
-
-export type SchemaRole = 'params' | 'result';
+export { pointerToPath, methodDefs, type SchemaRole };
 
 /** An unknown union variant or enum value met while validating. */
 export interface UnknownValue {
@@ -35,6 +35,8 @@ export interface SchemaResult {
   /** The raw ajv errors, when not ok. */
   errors: ErrorObject[];
   unknowns: UnknownValue[];
+  /** Field names the schema does not know or knows as UNSTABLE (set by the checker, see fields.ts). */
+  fields?: FieldNote[];
 }
 
 /** The validating functions of one schema (stable or UNSTABLE), by `$def` name, as ajv's standalone code makes them. */
@@ -118,21 +120,6 @@ export function relaxedSchema(schema: Record<string, unknown>): Record<string, u
   const relaxed = relaxUnions(structuredClone(schema)) as Record<string, unknown>;
   delete relaxed.anyOf;
   return relaxed;
-}
-
-/** `${method} ${role}` → the name of its `$def`, for each method of a schema. */
-export function methodDefs(schema: Record<string, unknown>): Map<string, string> {
-  const defs = new Map<string, string>();
-  const all = (schema.$defs ?? {}) as Record<string, Record<string, unknown>>;
-  for (const [name, def] of Object.entries(all)) {
-    const method = def['x-method'];
-    if (typeof method !== 'string') continue;
-    const role: SchemaRole | undefined = name.endsWith('Response') ? 'result' : name.endsWith('Request') || name.endsWith('Notification') ? 'params' : undefined;
-    if (!role) continue;
-    const key = `${method} ${role}`;
-    if (!defs.has(key)) defs.set(key, name);
-  }
-  return defs;
 }
 
 const stable: Flavor = { schema: STABLE_SCHEMA, defs: methodDefs(STABLE_SCHEMA), compiled: { params: new Map(), result: new Map() } };
@@ -327,19 +314,4 @@ export function relaxUnions(node: unknown): unknown {
     o[UNKNOWN_KEYWORD] = { field, known, kind: 'variant' };
   }
   return o;
-}
-
-function discriminatorOf(branches: Json[]): string | undefined {
-  let field: string | undefined;
-  for (const b of branches) {
-    const props = b.properties as Record<string, Json> | undefined;
-    if (!props) continue;
-    for (const [k, p] of Object.entries(props)) {
-      if (p && typeof p.const === 'string') {
-        if (field !== undefined && field !== k) return undefined;
-        field = k;
-      }
-    }
-  }
-  return field;
 }

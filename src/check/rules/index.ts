@@ -96,6 +96,8 @@ import { terminalExitStatusMissing } from './terminal-exit-status-missing.js';
 import { elicitationPropertyNotPrimitive } from './elicitation-property-not-primitive.js';
 import { promptWhileLoading } from './prompt-while-loading.js';
 import { turnEndedWithPendingRequests } from './turn-ended-with-pending-requests.js';
+import { unknownField } from './unknown-field.js';
+import { unstableField } from './unstable-field.js';
 
 export const ALL_RULES: readonly Rule[] = [
   notJson,
@@ -194,4 +196,6 @@ export const ALL_RULES: readonly Rule[] = [
   elicitationPropertyNotPrimitive,
   terminalExitStatusMissing,
   terminalIdReused,
+  unknownField,
+  unstableField,
 ];
