@@ -97,6 +97,7 @@ import { elicitationPropertyNotPrimitive } from './elicitation-property-not-prim
 import { promptWhileLoading } from './prompt-while-loading.js';
 import { turnEndedWithPendingRequests } from './turn-ended-with-pending-requests.js';
 import { unknownField } from './unknown-field.js';
+import { invalidFormat } from './invalid-format.js';
 import { unstableField } from './unstable-field.js';
 
 export const ALL_RULES: readonly Rule[] = [
@@ -154,6 +155,7 @@ export const ALL_RULES: readonly Rule[] = [
   missingClientInfo,
   modeUpdateUnadvertised,
   negativeValue,
+  invalidFormat,
   permissionAfterCancel,
   permissionNotCancelled,
   permissionOptionUnknown,
