@@ -57,3 +57,12 @@ describe('absolute-path: every field of those names in the schema', () => {
     expect(check(sub('/w/sub')).filter((x) => x.rule === 'absolute-path')).toEqual([]);
   });
 });
+
+describe('UNSTABLE methods without an SDK schema: the types spec.md gives', () => {
+  it('document/* version is a 64-bit integer and uri a string (warnings)', () => {
+    const open = (version: unknown) => [...init(), ...session(S), ['c2a', { jsonrpc: '2.0', method: 'document/didOpen', params: { sessionId: S, uri: 'file:///w/a.ts', languageId: 'typescript', version, text: '' } }]] as Step[];
+    expect(check(open('3')).map((x) => [x.seq, x.rule, x.severity])).toEqual([[5, 'invalid-params', 'warning']]);
+    expect(check(open(1.5)).map((x) => x.rule)).toEqual(['invalid-params']);
+    expect(check(open(3))).toEqual([]);
+  });
+});

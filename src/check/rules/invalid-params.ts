@@ -28,6 +28,12 @@ export const invalidParams = defineRule({
       const p = c.params;
       const missing = req.filter((k) => p === undefined || p[k] === undefined || p[k] === null);
       if (missing.length) c.report(`${c.method} params: missing required ${missing.map((k) => JSON.stringify(k)).join(', ')} (UNSTABLE method: a warning)`, { spec: fallback, severity: 'warning' });
+      const types = c.spec?.required?.types;
+      for (const k in types) {
+        const v = p?.[k];
+        if (v === undefined || v === null || isOfType(v, types[k]!)) continue;
+        c.report(`${c.method} params.${k} is ${JSON.stringify(v)}, not ${types[k] === 'int64' ? 'a 64-bit integer' : 'a string'} (UNSTABLE method: a warning)`, { spec: fallback, severity: 'warning' });
+      }
       return;
     }
     const r = c.schema();
@@ -41,3 +47,9 @@ export const invalidParams = defineRule({
     });
   },
 });
+
+const INT64 = 2 ** 63;
+
+function isOfType(v: unknown, t: 'string' | 'int64'): boolean {
+  return t === 'string' ? typeof v === 'string' : typeof v === 'number' && Number.isInteger(v) && v >= -INT64 && v < INT64;
+}
