@@ -34,3 +34,15 @@ describe('a session named before it exists', () => {
     expect(found(steps)).toEqual([]);
   });
 });
+
+describe('client calls while a session is being loaded', () => {
+  const load = (call: unknown, answer: unknown = {}): Step[] => [...init({ fs: { readTextFile: true, writeTextFile: true } }, { loadSession: true }), ['c2a', req(1, 'session/load', { sessionId: 'old', cwd: '/w', mcpServers: [] })], ['a2c', call], ['c2a', res(0, answer)], ['a2c', res(1, {})]];
+  it('a permission request or a write while session/load restores the session is outside any turn', () => {
+    const perm = req(0, 'session/request_permission', { sessionId: 'old', toolCall: { toolCallId: 't' }, options: [{ optionId: 'a', name: 'Allow', kind: 'allow_once' }] });
+    expect(found(load(perm))).toContainEqual([4, 'client-call-outside-turn', 'warning']);
+    expect(found(load(req(0, 'fs/write_text_file', { sessionId: 'old', path: '/w/a', content: '' })))).toContainEqual([4, 'client-call-outside-turn', 'warning']);
+  });
+  it('reading a file to rebuild the context is not', () => {
+    expect(found(load(req(0, 'fs/read_text_file', { sessionId: 'old', path: '/w/a' }), { content: '' }))).toEqual([]);
+  });
+});
