@@ -2,8 +2,9 @@
  * Resolves what a user names on the command line — a recording id, `latest`, or a transcript file —
  * into an in-memory Recording. Shared by export, check, replay, diff and the fixtures API.
  */
-import { existsSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { parseTranscript, type Recording, TranscriptError } from './transcript/format.js';
+import { openCapture, pairFiles } from './transcript/open-capture.js';
 import { Store } from './store/store.js';
 import { StoreError } from './store/errors.js';
 import { iterateFrames, loadFramesOf } from './store/frames.js';
@@ -19,19 +20,17 @@ export interface LoadedRecording {
 
 /** True when `ref` names a file rather than an id or `latest`. */
 export function looksLikeFile(ref: string): boolean {
-  return /\.(jsonl|json|ndjson)$/i.test(ref) || ref.includes('/') || (!/^\d+$/.test(ref) && ref !== 'latest' && existsSync(ref));
+  return /\.(jsonl|json|ndjson)$/i.test(ref) || ref.includes('/') || (!/^\d+$/.test(ref) && ref !== 'latest' && (existsSync(ref) || pairFiles(ref) !== undefined));
 }
 
-/** Reads and parses a transcript file; errors name the file. */
+/** Reads and parses a transcript file (or a capture of another tool's format: openCapture); errors name the file. */
 export function readTranscriptFile(file: string): Recording {
-  if (!existsSync(file)) throw new TranscriptError(`file ${file} does not exist; check the path`);
-  if (statSync(file).isDirectory()) throw new TranscriptError(`${file} is a folder, not a transcript (.jsonl) file`);
-  const text = readFileSync(file, 'utf8');
+  const opened = openCapture(file);
+  const text = opened.kind === 'transcript' ? readFileSync(file, 'utf8') : opened.text;
   try {
     return parseTranscript(text);
   } catch (e) {
-    if (e instanceof TranscriptError) throw new TranscriptError(`${file}: ${e.message}; see the transcript format in the README`);
-    throw e;
+    throw e instanceof TranscriptError ? e.inFile(file) : e;
   }
 }
 

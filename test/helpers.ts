@@ -1,6 +1,6 @@
 /** Shared test helpers: temp folders, the real binary, the SDK's example peers. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -88,10 +88,33 @@ export function spawnTap(args: string[], env?: NodeJS.ProcessEnv): ChildProcess 
   return spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
 }
 
+/** A fenced code block of a Markdown text: its language, the rest of its info string, its text. */
+export interface CodeBlock {
+  lang: string;
+  /** What follows the language on the opening fence, e.g. `requires=probe`. */
+  info: string;
+  body: string;
+}
+
+/** The fenced code blocks of a Markdown text, indented ones (in a list) included. */
+export function markdownCodeBlocks(markdown: string): CodeBlock[] {
+  const out: CodeBlock[] = [];
+  for (const m of markdown.matchAll(/^( *)```([^`\n]*)\n([\s\S]*?)^\1```[ \t]*$/gm)) {
+    const indent = m[1]!.length;
+    const body = indent ? m[3]!.split('\n').map((l) => l.slice(Math.min(indent, l.length - l.trimStart().length))).join('\n') : m[3]!;
+    const [lang = '', ...rest] = m[2]!.trim().split(/\s+/);
+    out.push({ lang, info: rest.join(' '), body });
+  }
+  return out;
+}
+
 /** The fenced code blocks of a Markdown text (the README) in one language, e.g. 'sh' or 'ts'. */
 export function readmeCodeBlocks(markdown: string, lang: string): string[] {
-  const out: string[] = [];
-  const re = /^```(\w*)\n([\s\S]*?)^```$/gm;
-  for (const m of markdown.matchAll(re)) if (m[1] === lang) out.push(m[2]!);
-  return out;
+  return markdownCodeBlocks(markdown).filter((b) => b.lang === lang && !b.info).map((b) => b.body);
+}
+
+/** The README and every page of docs/, README first: { file, text }. */
+export function docPages(): { file: string; text: string }[] {
+  const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+  return ['README.md', ...docs].map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
 }

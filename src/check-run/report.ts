@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { CliError } from '../cli/errors.js';
+import { CliError } from '../errors.js';
 import type { Finding } from '../check/checker.js';
 import type { CheckRun } from '../check/fold.js';
 import { RULES } from '../check/rule-list.js';

@@ -8,14 +8,14 @@
  * module loader, which costs about 10 ms before the agent could be spawned, and reads one file
  * instead of ten. The rest of the command line stays ES modules, loaded through a variable.
  */
-import { CliError } from './errors.js';
+import { reportFatal } from './fatal.js';
 
 /** Commander and the commands (in a variable: the bundle leaves it out). */
 const PROGRAM = './program.js';
 
 /** Subcommand names; a first argument among these is never the tap. */
 export const SUBCOMMANDS = new Set([
-  'tap', 'list', 'ls', 'show', 'export', 'import', 'rm', 'check', 'serve', 'replay', 'diff', 'prune', 'doctor', 'mcp', 'note', 'help',
+  'tap', 'list', 'ls', 'show', 'export', 'import', 'rm', 'check', 'serve', 'replay', 'diff', 'prune', 'doctor', 'mcp', 'note', 'probe', 'help',
 ]);
 
 export function main(argv: string[]): void {
@@ -30,13 +30,4 @@ export function main(argv: string[]): void {
   (import(PROGRAM) as Promise<typeof import('./program.js')>)
     .then((m) => m.runProgram(argv))
     .catch(reportFatal);
-}
-
-/** Prints a tool error as one line and exits; anything unexpected gets one line too, never a stack. */
-export function reportFatal(e: unknown): never {
-  const err = e as { message?: string; exitCode?: number; code?: string };
-  const msg = err?.message ?? String(e);
-  process.stderr.write(`acp-inspect: ${msg.split('\n')[0]}\n`);
-  if (process.env.ACP_INSPECT_DEBUG && e instanceof Error) process.stderr.write(`${e.stack}\n`);
-  process.exit(e instanceof CliError ? e.exitCode : typeof err?.exitCode === 'number' ? err.exitCode : 2);
 }

@@ -1,5 +1,5 @@
 /** The CLI glue of `export --otlp`: resolves the collector, sends the trace, reports in one line. */
-import { CliError } from './errors.js';
+import { CliError } from '../errors.js';
 import { loadRecordingRef } from '../source.js';
 import { OtlpConfigError, resolveOtlpTarget } from '../otel/endpoint.js';
 

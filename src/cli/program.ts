@@ -1,12 +1,13 @@
 /**
  * The commander program: one file per command under commands/, each a thin layer that parses flags
- * and calls into the engine. Tool errors (StoreError, TranscriptError, CliError) become one line on
+ * and calls into the engine; the options several commands share are in options.ts, a leaf they import. Tool errors (StoreError, TranscriptError, CliError) become one line on
  * stderr and a non-zero exit in `reportFatal`.
  */
 import { Command, CommanderError } from 'commander';
-import { reportFatal } from './main.js';
-import { CliError } from './errors.js';
-import { endQuietlyWhenStdoutCloses } from './format.js';
+import { reportFatal } from './fatal.js';
+import { endQuietlyWhenStdoutCloses } from './stdout.js';
+import { hoistGlobalOptions, missingCommand } from './global-options.js';
+import { CliError } from '../errors.js';
 import { registerTap } from './commands/tap.js';
 import { registerList } from './commands/list.js';
 import { registerShow } from './commands/show.js';
@@ -21,6 +22,7 @@ import { registerPrune } from './commands/prune.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerNote } from './commands/note.js';
+import { registerProbe } from './commands/probe.js';
 
 export function buildProgram(): Command {
   const program = new Command('acp-inspect')
@@ -29,28 +31,45 @@ export function buildProgram(): Command {
     .version(process.env.npm_package_version ?? '0.1.0')
     .showSuggestionAfterError(true)
     .exitOverride()
-    .configureOutput({
-      writeErr: (s) => process.stderr.write(s),
-      outputError: (s, write) => write(`acp-inspect: ${s.replace(/^error: /, '').trim()}; see acp-inspect --help\n`),
-    });
+    .configureOutput(usageErrors('acp-inspect'));
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote]) {
+    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe]) {
     register(program);
   }
+  // A usage error points at the help of the command it is about (`see acp-inspect note list --help`).
+  const point = (cmd: Command, path: string): void => {
+    for (const sub of cmd.commands) {
+      sub.configureOutput(usageErrors(`${path} ${sub.name()}`));
+      point(sub, `${path} ${sub.name()}`);
+    }
+  };
+  point(program, 'acp-inspect');
   return program;
 }
 
+/** Commander's output settings: a usage error as one line naming the help to read. */
+function usageErrors(path: string) {
+  return {
+    writeErr: (s: string) => process.stderr.write(s),
+    outputError: (s: string, write: (s: string) => void) => write(`acp-inspect: ${s.replace(/^error: /, '').trim()}; see ${path} --help\n`),
+  };
+}
+
 export async function runProgram(argv: string[]): Promise<void> {
-  // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
-  if (argv[0] !== 'tap') endQuietlyWhenStdoutCloses();
   const program = buildProgram();
+  // Options every command has may come before the command (`acp-inspect --db FILE list`).
+  const args = hoistGlobalOptions(argv, program);
+  const missing = missingCommand(argv, program);
+  // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
+  if (args[0] !== 'tap') endQuietlyWhenStdoutCloses();
   if (argv.length === 0) {
     program.outputHelp();
     process.exitCode = 0;
     return;
   }
   try {
-    await program.parseAsync(argv, { from: 'user' });
+    if (missing) throw new CliError(`${missing}; see acp-inspect --help`, 2);
+    await program.parseAsync(args, { from: 'user' });
   } catch (e) {
     if (e instanceof CommanderError) {
       // commander already printed its one-line message; help and version exit 0.
@@ -58,15 +77,4 @@ export async function runProgram(argv: string[]): Promise<void> {
     }
     reportFatal(e);
   }
-}
-
-/** Common option: the database path. */
-export const DB_OPTION = ['--db <file>', 'SQLite database (default: $ACP_INSPECT_DB or ~/.local/share/acp-inspect/recordings.sqlite)'] as const;
-
-/** Parses a non-negative integer flag or throws a one-line error. */
-export function parseCount(name: string) {
-  return (v: string): number => {
-    if (!/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) throw new CliError(`${name} must be a whole number ≥ 0, got "${v}"`);
-    return Number(v);
-  };
 }

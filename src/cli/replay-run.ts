@@ -5,14 +5,34 @@
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
 import { loadRecordingRef } from '../source.js';
-import { CliError } from './errors.js';
-import type { ReplayCliOptions } from './commands/replay.js';
+import { CliError } from '../errors.js';
 import { IgnoreSet } from '../replay/json-diff.js';
 import { type FaultPlan, parseDelay } from '../replay/faults.js';
 import { serveMockAgent } from '../replay/agent-stdio.js';
 import { runReplayClient } from '../replay/client-process.js';
 import { recordedCwd } from '../replay/client-replayer.js';
 import { renderDivergences, summarize } from '../replay/report.js';
+
+/** The flags of `acp-inspect replay` as commander hands them over. */
+export interface ReplayCliOptions {
+  as?: string;
+  db?: string;
+  speed?: string;
+  strict?: boolean;
+  cwd?: string;
+  ignore?: string[];
+  record?: boolean;
+  mergeChunks?: boolean;
+  name?: string;
+  timeout?: string;
+  delay?: string[];
+  drop?: string[];
+  duplicate?: string[];
+  errorFor?: string[];
+  injectMalformed?: string;
+  killAfter?: string;
+  color?: boolean;
+}
 
 function count(name: string, v: string | undefined): number | undefined {
   if (v === undefined) return undefined;

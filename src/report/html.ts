@@ -17,7 +17,7 @@ import { RULES, summarizeState } from '../check/index.js';
 import { checkStream } from '../check-run/run.js';
 import { encodeReport, reportData, type ReportData } from '../view/report-data.js';
 import { packageVersion } from '../version.js';
-import type { RecordingSummary, StoredFinding } from '../server/types.js';
+import type { RecordingSummary, StoredFinding } from '../view/contract.js';
 
 /** Where the report build of the UI lives (dist/report next to the compiled code). */
 export function findReportAssets(): { js: string; css: string } | undefined {
@@ -35,14 +35,13 @@ const FAVICON = `data:image/svg+xml,${encodeURIComponent('<svg xmlns="http://www
 const sha256 = (s: string) => `'sha256-${createHash('sha256').update(s, 'utf8').digest('base64')}'`;
 const escapeHtml = (s: string) => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
-/** The page around the data. `js`/`css`: the report build. */
-export function reportHtml(data: ReportData, js: string, css: string, title: string): string {
-  // Inside <script>/<style> only a closing tag can end the element early.
-  const script = js.replace(/<\/(script)/gi, '<\\/$1');
-  const style = css.replace(/<\/(style)/gi, '<\\/$1');
-  const payload = gzipSync(Buffer.from(encodeReport(data), 'utf8'), { level: 9 }).toString('base64');
+/**
+ * A self-contained page's opening up to <body>: a Content-Security-Policy that allows only the given
+ * inline style (and script, if any) by hash and data: images, so the page makes no request.
+ */
+export function pageHead(title: string, style: string, script?: string): string {
   const csp = [
-    "default-src 'none'", `script-src ${sha256(script)}`, `style-src ${sha256(style)}`, 'img-src data:',
+    "default-src 'none'", ...(script !== undefined ? [`script-src ${sha256(script)}`] : []), `style-src ${sha256(style)}`, 'img-src data:',
     "base-uri 'none'", "form-action 'none'",
   ].join('; ');
   return `<!doctype html>
@@ -57,7 +56,16 @@ export function reportHtml(data: ReportData, js: string, css: string, title: str
 <title>${escapeHtml(title)}</title>
 <link rel="icon" href="${FAVICON}">
 <style>${style}</style>
-</head>
+</head>`;
+}
+
+/** The page around the data. `js`/`css`: the report build. */
+export function reportHtml(data: ReportData, js: string, css: string, title: string): string {
+  // Inside <script>/<style> only a closing tag can end the element early.
+  const script = js.replace(/<\/(script)/gi, '<\\/$1');
+  const style = css.replace(/<\/(style)/gi, '<\\/$1');
+  const payload = gzipSync(Buffer.from(encodeReport(data), 'utf8'), { level: 9 }).toString('base64');
+  return `${pageHead(title, style, script)}
 <body>
 <div id="app"><p>${escapeHtml(data.note)}</p><p>Opening the recording… (this page needs JavaScript)</p></div>
 <script type="application/gzip" id="acp-inspect-data">${payload}</script>

@@ -3,7 +3,7 @@
  * durations over every recording of each agent version, so a slower release shows (`GET /api/agents`).
  */
 import type { Store } from '../store/store.js';
-import type { AgentRow } from './types.js';
+import type { AgentRow } from '../view/contract.js';
 import { quantile } from '../view/insights.js';
 
 export function agentComparison(store: Store): AgentRow[] {

@@ -13,8 +13,10 @@ import { timingSafeEqual } from 'node:crypto';
 import { Store } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { parseTranscript, serializeTranscript, TranscriptError } from '../transcript/format.js';
+import { captureToTranscript } from '../transcript/foreign.js';
 import { redactRecording } from '../redact.js';
 import { checkStoredRecording } from '../check-run/stored.js';
+import { listProbeRuns, getProbeRun } from '../store/probe-runs.js';
 import { RULES, summarizeState } from '../check/index.js';
 import { FilterError } from './filter.js';
 import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, patchOf, readItem, timelineGroups, turnItems } from './queries.js';
@@ -32,7 +34,7 @@ import { findViewerDir, loadStatic, type StaticFile } from './static.js';
 import { NotesHttpError, registerNoteRoutes } from './notes.js';
 import { registerSliceRoute } from './slice-route.js';
 import { SliceError } from '../transcript/slice.js';
-import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from './types.js';
+import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from '../view/contract.js';
 
 export interface AppOptions {
   dbPath: string;
@@ -128,7 +130,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (err instanceof FilterError) return c.json({ error: err.message }, 400);
     if (err instanceof TranscriptError || err instanceof SliceError) return c.json({ error: err.message }, 400);
     if (err instanceof StoreError) {
-      const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' ? 404 : err.code === 'E_DB_LOCKED' ? 503
+      const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' || err.code === 'E_NO_PROBE_RUN' ? 404 : err.code === 'E_DB_LOCKED' ? 503
         : err.code === 'E_NO_ITEM' || err.code === 'E_NOTE_TOO_LONG' ? 400 : 500;
       return c.json({ error: err.message }, status);
     }
@@ -241,7 +243,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     onError: (c) => c.json({ error: `upload too large (limit ${maxUpload} bytes); import it with \`acp-inspect import FILE\`` }, 413),
   }), async (c) => {
     const text = await c.req.text();
-    const rec = parseTranscript(text);
+    const rec = parseTranscript(captureToTranscript(text));
     const name = c.req.query('name') || rec.header.name || 'imported';
     const id = store.importRecording(rec, name);
     try { checkStoredRecording(store, id); } catch { /* findings are best effort; the recording is in */ }
@@ -354,6 +356,13 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.get('/api/recordings/:id/waterfall', (c) => c.body(timeModel(recId(c)).waterfall, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/recordings/:id/insights', (c) => c.body(timeModel(recId(c)).insights, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/agents', (c) => c.json(agentComparison(store)));
+  // Probe runs (acp-inspect probe agent|client): the UI's scorecards, each scenario linking its recording.
+  app.get('/api/probes', (c) => c.json(listProbeRuns(store)));
+  app.get('/api/probes/:id', (c) => {
+    const id = c.req.param('id');
+    if (!/^\d+$/.test(id)) throw new HttpError(404, `no probe run with id ${id}`);
+    return c.json(getProbeRun(store, Number(id)));
+  });
   app.get('/api/rules', (c) => c.json(RULES));
   // The last comparisons asked for page by page (`?paged=1`), by id: their rows are built when asked.
   const comparisons = new Map<string, Comparison>();

@@ -14,7 +14,7 @@ import { describeDiffs, IgnoreSet } from '../replay/json-diff.js';
 import { framePatch, summarize } from '../replay/report.js';
 import { previewOf } from '../view/preview.js';
 import { LazyJsonFrame } from '../replay/lazy-frame.js';
-import type { CompareFrame, CompareResult, CompareRow } from './types.js';
+import type { CompareFrame, CompareResult, CompareRow } from '../view/contract.js';
 
 /** Unified diffs are included for at most this many rows (the rest say so). */
 export const MAX_PATCHES = 2000;

@@ -5,4 +5,4 @@
 export { createApp, type AppOptions, type InspectorApp } from './app.js';
 export { startServer, type StartOptions, type RunningServer } from './start.js';
 export { compileFilter, FilterError } from './filter.js';
-export type * from './types.js';
+export type * from '../view/contract.js';

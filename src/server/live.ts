@@ -7,7 +7,7 @@
  * `poke()`, since data_version does not see them.
  */
 import type { Store } from '../store/store.js';
-import type { LiveEvent, StoredFinding } from './types.js';
+import type { LiveEvent, StoredFinding } from '../view/contract.js';
 import { rowsAfter } from './queries.js';
 import type { ModelCache } from './model-cache.js';
 

@@ -8,7 +8,7 @@ import type { Item, Frame } from '../wire/frame.js';
 import { compileFilter } from './filter.js';
 import { previewOf } from '../view/preview.js';
 import type { Position } from '../view/source.js';
-import type { TimelinePage, TimelineRow, MethodStats, TurnInfo, StoredFinding, TimelineGroups } from './types.js';
+import type { TimelinePage, TimelineRow, MethodStats, TurnInfo, StoredFinding, TimelineGroups } from '../view/contract.js';
 import { layTurns, turnInfoOf } from '../view/turns.js';
 import { quantile } from '../view/insights.js';
 import { entityPatch, patchTarget, startsEntity } from '../view/patch.js';

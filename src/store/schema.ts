@@ -84,4 +84,17 @@ export const MIGRATIONS: string[] = [
   DROP INDEX items_rec_reply;
   CREATE INDEX items_rec_reply ON items(recording_id, reply_to) WHERE reply_to IS NOT NULL;
 `,
+  // 4: probe runs (acp-inspect probe agent|client): the JSON report of each run, whose scenarios
+  // name their recordings, for the UI's scorecard. A scenario's recording is an ordinary recording.
+  `
+  CREATE TABLE probe_runs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    probe TEXT NOT NULL,             -- agent | client
+    started_at TEXT NOT NULL,        -- ISO 8601
+    ended_at TEXT,                   -- ISO 8601; null while it runs
+    target TEXT,                     -- the target's name, for lists
+    verdict TEXT,                    -- conformant | not conformant; null while it runs
+    report TEXT                      -- the JSON report (see src/probe/report.ts)
+  );
+`,
 ];

@@ -408,9 +408,14 @@ export class Store {
     return row ? toSummary(row) : undefined;
   }
 
+  /** ` --db PATH` when this is not the default database, for commands a message suggests. */
+  private dbFlag(): string {
+    return this.path === defaultDbPath() ? '' : ` --db ${this.path}`;
+  }
+
   private requireRecording(id: number): RecordingSummary {
     const r = this.getRecording(id);
-    if (!r) throw new StoreError('E_UNKNOWN_RECORDING', `no recording with id ${id} in ${this.path}; run \`acp-inspect list\` to see the ids`);
+    if (!r) throw new StoreError('E_UNKNOWN_RECORDING', `no recording with id ${id} in ${this.path}; run \`acp-inspect list${this.dbFlag()}\` to see the ids`);
     return r;
   }
 
@@ -422,7 +427,7 @@ export class Store {
       return row.id;
     }
     if (!/^\d+$/.test(ref) || !Number.isSafeInteger(Number(ref))) {
-      throw new StoreError('E_UNKNOWN_RECORDING', `"${ref}" is not a recording id; use a number from \`acp-inspect list\`, "latest", or a .jsonl file`);
+      throw new StoreError('E_UNKNOWN_RECORDING', `"${ref}" is not a recording id, nor a file; use a number from \`acp-inspect list${this.dbFlag()}\`, "latest", or a transcript file's path`);
     }
     return this.requireRecording(Number(ref)).id;
   }

@@ -3,7 +3,7 @@
  *   acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N]
  *               [--no-check] [--otlp [URL]] [--otel-content] -- <agent command> [args...]
  */
-import { CliError } from '../cli/errors.js';
+import { CliError } from '../errors.js';
 import { OtlpConfigError, resolveOtlpTarget, type OtlpTarget } from '../otel/endpoint.js';
 
 export interface TapOptions {

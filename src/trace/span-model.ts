@@ -13,6 +13,7 @@
  */
 import type { Frame, Item } from '../wire/frame.js';
 import { idKey } from '../wire/parse.js';
+import { utf8Length } from '../wire/make-frame.js';
 import { M } from '../spec/methods.js';
 import { at, initialState, obj, stepModel, str, type ModelState, type SessionState } from '../check/model.js';
 import type { Finding } from '../check/checker.js';
@@ -127,24 +128,6 @@ interface TerminalOpen { span: SpanNode; sessionId?: string }
 const roundMs = (ms: number): number => Math.round(ms * 1000) / 1000;
 
 const isObj = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
-
-/** UTF-8 length of a string, without an encoder (the fold runs anywhere). */
-export function utf8Length(s: string): number {
-  let n = 0;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
-      const d = s.charCodeAt(i + 1);
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        n += 4;
-        i++;
-      } else n += 3;
-    } else n += 3;
-  }
-  return n;
-}
 
 /** Text of a content block or an array of them (text blocks and resource texts; others named). */
 function textOf(v: unknown): string {

@@ -62,11 +62,32 @@ export interface Recording {
   notes?: TranscriptNote[];
 }
 
-/** Bad transcript input; `line` is 1-based in the file. */
+/** Where a transcript error sends the user to read what a file must look like. */
+export const FORMAT_HINT = 'see docs/formats.md';
+
+/**
+ * Bad transcript input; `line` is 1-based in the file. The message names the file (when known),
+ * then the line, then what is wrong, each once: `detail` is what is wrong alone.
+ */
 export class TranscriptError extends Error {
   readonly code = 'E_TRANSCRIPT';
-  constructor(message: string, readonly line?: number) {
-    super(line !== undefined ? `line ${line}: ${message}` : message);
+  readonly detail: string;
+  constructor(message: string, readonly line?: number, readonly file?: string) {
+    super(`${file !== undefined ? `${file}: ` : ''}${line !== undefined ? `line ${line}: ` : ''}${message}`);
+    this.detail = message;
+  }
+
+  /** An error about `file` as a whole, whose `message` names the file already. */
+  static ofFile(file: string, message: string): TranscriptError {
+    const e = new TranscriptError(message);
+    Object.defineProperty(e, 'file', { value: file });
+    return e;
+  }
+
+  /** The same error as read from `file`, with the pointer to the format; an error that names its file already stays as it is. */
+  inFile(file: string): TranscriptError {
+    if (this.file !== undefined) return this;
+    return new TranscriptError(this.detail.includes(FORMAT_HINT) ? this.detail : `${this.detail}; ${FORMAT_HINT}`, this.line, file);
   }
 }
 

@@ -3,10 +3,12 @@
  * the bytes are cut at the last newline of each read, decoded in pieces of whole lines (as Latin-1
  * when they are all ASCII, which is the same text and cheaper) and split into lines there. Every line goes through
  * the one line reader (TranscriptLineReader), so seq numbers, headers and errors are as parseTranscript's.
+ * The file is opened through openCapture, so a capture of another tool's format reads as its transcript.
  */
-import { closeSync, existsSync, openSync, read, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, read, readSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
 import { TranscriptError, TranscriptLineReader, type TranscriptLine } from './format.js';
+import { openCapture, type OpenedCapture } from './open-capture.js';
 
 const READ_BYTES = 1024 * 1024;
 const PIECE_BYTES = 64 * 1024;
@@ -45,10 +47,8 @@ export interface TranscriptSink {
  * the caller to hand on what it gathered), in order. Errors as readTranscriptFile's.
  */
 export function* scanTranscriptFile(file: string, sink: TranscriptSink, reader = new TranscriptLineReader(), readBytes = READ_BYTES, prefetch = false): Generator<void> {
-  if (!existsSync(file)) throw new TranscriptError(`file ${file} does not exist; check the path`);
-  if (statSync(file).isDirectory()) throw new TranscriptError(`${file} is a folder, not a transcript (.jsonl) file`);
-  const fd = openSync(file, 'r');
-  const ahead = prefetch ? new Prefetcher(file, readBytes) : undefined;
+  const bytes = byteSource(openCapture(file));
+  const ahead = prefetch && bytes.file !== undefined ? new Prefetcher(bytes.file, readBytes) : undefined;
   let offset = 0;
   // One buffer: the unfinished last line of a read stays at its start and the next read goes after it.
   let buf = Buffer.allocUnsafe(readBytes * 2);
@@ -62,7 +62,7 @@ export function* scanTranscriptFile(file: string, sink: TranscriptSink, reader =
         buf = bigger;
       }
       ahead?.at(offset);
-      const n = readSync(fd, buf, have, readBytes, null);
+      const n = bytes.read(buf, have, readBytes);
       offset += n;
       const end = have + n;
       let upto = end;
@@ -110,11 +110,7 @@ export function* scanTranscriptFile(file: string, sink: TranscriptSink, reader =
           }
         }
       } catch (e) {
-        if (e instanceof TranscriptError) {
-          const msg = e.message.replace(/^line \d+: /, '');
-          throw new TranscriptError(`${file}: ${e.line !== undefined ? `line ${e.line}: ` : ''}${msg}; see the transcript format in the README`, e.line);
-        }
-        throw e;
+        throw e instanceof TranscriptError ? e.inFile(file) : e;
       }
       buf.copy(buf, 0, upto, end);
       have = end - upto;
@@ -122,9 +118,35 @@ export function* scanTranscriptFile(file: string, sink: TranscriptSink, reader =
       if (n === 0) break;
     }
   } finally {
-    closeSync(fd);
+    bytes.close();
     ahead?.close();
   }
+}
+
+/** Where scanTranscriptFile's reads come from: the file, or the transcript text a capture of another format stands for. */
+interface ByteSource {
+  /** Set when the bytes are the file's own. */
+  file?: string;
+  /** Reads up to `length` next bytes into `buf` at `offset`: how many (0 at the end). */
+  read(buf: Buffer, offset: number, length: number): number;
+  close(): void;
+}
+
+function byteSource(opened: OpenedCapture): ByteSource {
+  if (opened.kind === 'transcript') {
+    const fd = openSync(opened.file, 'r');
+    return { file: opened.file, read: (buf, offset, length) => readSync(fd, buf, offset, length, null), close: () => closeSync(fd) };
+  }
+  const text = Buffer.from(opened.text, 'utf8');
+  let at = 0;
+  return {
+    read: (buf, offset, length) => {
+      const n = text.copy(buf, offset, at, Math.min(at + length, text.length));
+      at += n;
+      return n;
+    },
+    close: () => undefined,
+  };
 }
 
 const PREFETCH_AHEAD = 8;

@@ -5,7 +5,7 @@
 import type { Frame, Item } from '../wire/frame.js';
 import type {
   FindingView, ItemDetail, MethodStats, RecordingSummary, StoredFinding, TimelineGroups, TimelinePage, TimelineRow, TurnDetail, TurnInfo,
-} from '../server/types.js';
+} from './contract.js';
 import { compileMatcher, FilterError, lowerAscii, parseFilter, type FilterContext, type FilterRow } from './filter.js';
 import { previewOf } from './preview.js';
 import { entityPatch, patchTarget } from './patch.js';

@@ -3,7 +3,7 @@
  * by `acp-inspect export --html` and in the viewer's worker, from the same pure parts. Pure.
  */
 import type { Recording, TranscriptNote } from '../transcript/format.js';
-import type { FindingView, RecordingSummary, StoredFinding } from '../server/types.js';
+import type { FindingView, RecordingSummary, StoredFinding } from './contract.js';
 import type { ModelState } from '../check/model.js';
 import type { RuleInfo } from '../check/rule.js';
 import { foldStates, type StatesData } from './states.js';

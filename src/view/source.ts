@@ -11,7 +11,7 @@
  */
 import type {
   FindingView, ItemDetail, ItemState, MethodStats, RecordingSummary, TimelineGroups, TimelinePage, TurnDetail, TurnInfo,
-} from '../server/types.js';
+} from './contract.js';
 import type { Waterfall } from './waterfall.js';
 import type { Insights } from './insights.js';
 

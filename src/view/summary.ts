@@ -5,7 +5,7 @@
 import type { Item } from '../wire/frame.js';
 import { peerInfoOf } from '../wire/peer-info.js';
 import type { Recording } from '../transcript/format.js';
-import type { FindingView, RecordingSummary, StoredFinding } from '../server/types.js';
+import type { FindingView, RecordingSummary, StoredFinding } from './contract.js';
 import type { RuleInfo } from '../check/rule.js';
 
 /** A finding with its rule's title and spec sentence (the rule's spec section when the finding names none). */

@@ -5,7 +5,7 @@
  * Pure: items in, a TurnDetail out.
  */
 import type { Item, Frame } from '../wire/frame.js';
-import type { TurnDetail, TurnInfo, TurnToolCall, StoredFinding } from '../server/types.js';
+import type { TurnDetail, TurnInfo, TurnToolCall, StoredFinding } from './contract.js';
 import { textOfBlocks } from './preview.js';
 
 type Obj = Record<string, unknown>;

@@ -3,7 +3,7 @@
  * info from its session/prompt request and response, and turns laid over a filtered timeline.
  * Pure.
  */
-import type { TimelineGroups, TurnInfo } from '../server/types.js';
+import type { TimelineGroups, TurnInfo } from './contract.js';
 import { textOfBlocks } from './preview.js';
 
 /** A turn from its prompt request and its response (null while it runs). */

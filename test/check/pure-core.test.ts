@@ -4,10 +4,11 @@
  * import graph from each pure folder and fails on a Node built-in or an edge module.
  */
 import { describe, expect, it } from 'vitest';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { builtinModules } from 'node:module';
-import { dirname, join, relative, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
+import { importsOf, resolveImport, sourceFiles } from '../imports.js';
 
 const ROOT = resolve(__dirname, '../..');
 const PURE = ['src/wire', 'src/spec', 'src/check', 'src/trace', 'src/view'];
@@ -16,28 +17,6 @@ const PURE_FILES = ['src/transcript/format.ts', 'src/transcript/slice.ts'];
 const ALLOWED_PACKAGES = ['ajv'];
 const EDGE = ['src/store', 'src/tap', 'src/cli', 'src/server', 'src/check-run', 'src/replay', 'src/otel'];
 const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
-
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(dir)) {
-    const p = join(dir, name);
-    if (statSync(p).isDirectory()) out.push(...tsFiles(p));
-    else if (p.endsWith('.ts')) out.push(p);
-  }
-  return out;
-}
-
-/** Every module specifier a file imports (static, type-only excluded, and dynamic). */
-function importsOf(source: string): string[] {
-  const specs: string[] = [];
-  const re = /(?:^|\n)\s*(import|export)\s+(type\s+)?[^'";]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
-  for (const m of source.matchAll(re)) {
-    if (m[2]) continue; // `import type`: erased at build time
-    const spec = m[3] ?? m[4] ?? m[5];
-    if (spec) specs.push(spec);
-  }
-  return specs;
-}
 
 function walk(start: string[]): Map<string, string[]> {
   const problems = new Map<string, string[]>();
@@ -48,9 +27,9 @@ function walk(start: string[]): Map<string, string[]> {
     if (seen.has(file)) continue;
     seen.add(file);
     const rel = relative(ROOT, file);
-    for (const spec of importsOf(readFileSync(file, 'utf8'))) {
-      if (spec.startsWith('.')) {
-        const target = resolve(dirname(file), spec).replace(/\.js$/, '.ts');
+    for (const { spec } of importsOf(readFileSync(file, 'utf8')).filter((i) => !i.typeOnly)) {
+      const target = resolveImport(file, spec);
+      if (target) {
         const trel = relative(ROOT, target);
         if (EDGE.some((e) => trel === e || trel.startsWith(e + '/'))) {
           problems.set(rel, [...(problems.get(rel) ?? []), spec]);
@@ -68,13 +47,13 @@ function walk(start: string[]): Map<string, string[]> {
 
 describe('the pure core', () => {
   it('imports no Node built-in, no store and no other edge module, directly or through another file', () => {
-    const start = [...PURE.flatMap((d) => tsFiles(join(ROOT, d))), ...PURE_FILES.map((f) => join(ROOT, f))];
+    const start = [...PURE.flatMap((d) => sourceFiles(join(ROOT, d))), ...PURE_FILES.map((f) => join(ROOT, f))];
     expect(start.length).toBeGreaterThan(20);
     expect(Object.fromEntries(walk(start))).toEqual({});
   });
 
   it('notices an edge import (the walker can fail)', () => {
-    expect(importsOf("import { x } from 'node:fs';\nimport type { Y } from '../store/store.js';\nconst z = await import('./a.js');"))
+    expect(importsOf("import { x } from 'node:fs';\nimport type { Y } from '../store/store.js';\nconst z = await import('./a.js');").filter((i) => !i.typeOnly).map((i) => i.spec))
       .toEqual(['node:fs', './a.js']);
     const dir = mkdtempSync(join(tmpdir(), 'pure-'));
     const bad = join(dir, 'bad.ts');

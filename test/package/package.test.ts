@@ -186,7 +186,7 @@ describe('a devDependency of a new project, installed with npm skipping install 
     expect(r.stderr).not.toMatch(/Tried:|→ \//);
   });
 
-  it('check reads a transcript file, and the README fixture test passes with `import { mockAgent } from \'acp-inspect\'`', async () => {
+  it('check reads a transcript file, and the docs\' fixture test passes with `import { mockAgent } from \'acp-inspect\'`', async () => {
     const check = await acp(['check', SAMPLE]);
     expect([0, 1], text(check)).toContain(check.code);
     expect(check.stdout.toString()).toMatch(/initialize/);
@@ -197,7 +197,7 @@ describe('a devDependency of a new project, installed with npm skipping install 
     symlinkSync(join(ROOT, 'node_modules', 'vitest'), join(project, 'node_modules', 'vitest'));
     mkdirSync(join(project, 'test', 'fixtures'), { recursive: true });
     copyFileSync(SAMPLE, join(project, 'test', 'fixtures', 'session.jsonl'));
-    const block = readmeCodeBlocks(README, 'ts').find((b) => b.startsWith('// test/session.test.ts'));
+    const block = readmeCodeBlocks(readFileSync(join(ROOT, 'docs', 'replay.md'), 'utf8'), 'ts').find((b) => b.startsWith('// test/session.test.ts'));
     expect(block).toBeDefined();
     writeFileSync(join(project, 'test', 'session.test.ts'), block!);
     const r = await run(process.execPath, [join(project, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/session.test.ts'],

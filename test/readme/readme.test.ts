@@ -1,22 +1,75 @@
 /**
- * The README's examples, read from README.md itself and run as a user would paste them, so the docs
- * cannot drift: the fixture test file in a new project, every editor configuration (JSON) through
- * the real tap with the SDK's example client, and every `acp-inspect` command line of the shell
- * examples through the real binary.
+ * The examples of the README and of every page of docs/, read from the Markdown itself and run as a
+ * user would paste them, so the docs cannot drift: the fixture test file in a new project, every
+ * editor configuration (JSON) through the real tap with the SDK's example client, every
+ * `acp-inspect` command line of the shell examples through the real binary, and every transcript
+ * example (JSONL) through `check` and `import`. A block of another kind must be an illustration
+ * (`text`, or no language: a usage line, sample output); a shell block marked `requires=COMMAND`
+ * runs once this build has that command.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { copyFileSync, mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, EXAMPLE_AGENT, ROOT, cli, readmeCodeBlocks, run, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_AGENT, ROOT, cli, docPages, markdownCodeBlocks, run, runExampleClient, sh, tempDir } from '../helpers.js';
 import { startReceiver, type Receiver } from '../otel/receiver.js';
 
-const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const SAMPLE = join(ROOT, 'test', 'replay', 'fixtures', 'sdk-example.jsonl');
 
-const codeBlocks = (lang: string) => readmeCodeBlocks(README, lang);
+/** Every fenced block of the README and docs/*.md, README first, with the page it is on. */
+const BLOCKS = docPages().flatMap(({ file, text }) => markdownCodeBlocks(text).map((b) => ({ ...b, file })));
+/** The commands of this build (`acp-inspect --help`), for blocks marked `requires=COMMAND`. */
+const HELP = execFileSync(process.execPath, [BIN, '--help'], { encoding: 'utf8' });
+const hasCommand = (name: string) => new RegExp(`^\\s+${name}\\b`, 'm').test(HELP);
+/** The command a block waits for, when this build does not have it yet. */
+const waitsFor = (info: string) => {
+  const need = /(?:^|\s)requires=(\S+)/.exec(info)?.[1];
+  return need !== undefined && !hasCommand(need) ? need : undefined;
+};
+const codeBlocks = (lang: string) => BLOCKS.filter((b) => b.lang === lang && waitsFor(b.info) === undefined).map((b) => b.body);
 
-describe('the README fixture example', () => {
+describe('the code blocks of the README and docs/', () => {
+  it('are each of a kind the tests run (sh, json, ts, jsonl) or an illustration (text or unlabelled, the Neovim lua)', () => {
+    expect(BLOCKS.length).toBeGreaterThan(20);
+    for (const b of BLOCKS) expect(['sh', 'json', 'ts', 'jsonl', 'text', '', 'lua'], `${b.file}: a \`\`\`${b.lang} block`).toContain(b.lang);
+    for (const b of BLOCKS.filter((x) => x.lang === 'lua')) expect(b.body, b.file).toMatch(/"acp-inspect",.*"--",/);
+    // Every ts block is a complete test file that the fixture test runs.
+    expect(BLOCKS.filter((b) => b.lang === 'ts').map((b) => b.body.split('\n')[0])).toEqual(['// test/session.test.ts']);
+    // A block that waits for a command says which one, and it is a command being built.
+    for (const b of BLOCKS.filter((x) => x.info)) expect(b.info, b.file).toMatch(/^requires=[a-z-]+$/);
+  });
+
+  it('link to pages and headings that exist (docs/probe.md may wait for the probe command)', () => {
+    const slug = (h: string) => h.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
+    const pages = new Map(docPages().map((p) => [p.file, p.text]));
+    const anchors = (text: string) => new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!)));
+    const broken: string[] = [];
+    for (const [file, text] of pages) {
+      const prose = text.replace(/^( *)```[\s\S]*?^\1```$/gm, '');
+      for (const m of prose.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const target = m[1]!;
+        if (/^[a-z]+:/.test(target)) continue;
+        const [path, hash] = target.split('#') as [string, string | undefined];
+        const page = path === '' ? file : join(file.includes('/') ? 'docs' : '', path).replace(/^docs\/\.\.\//, '');
+        if (path.endsWith('.png')) continue;
+        if (!pages.has(page)) {
+          if (!(page === 'docs/probe.md' && !hasCommand('probe'))) broken.push(`${file}: ${target}`);
+          continue;
+        }
+        if (hash && !anchors(pages.get(page)!).has(hash)) broken.push(`${file}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('hold the probe example back only while this build has no `probe` command', () => {
+    const probe = BLOCKS.find((b) => /^acp-inspect probe agent /m.test(b.body));
+    expect(probe?.info).toBe('requires=probe');
+    expect(codeBlocks('sh').some((b) => b.includes('acp-inspect probe agent'))).toBe(hasCommand('probe'));
+  });
+});
+
+describe('the fixture example', () => {
   const t = tempDir('acp-inspect-readme-');
   afterAll(() => t.cleanup());
   const project = t.dir;
@@ -36,7 +89,7 @@ describe('the README fixture example', () => {
   const vitest = (file: string) => run(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', file], { cwd: project, env: { ...process.env, CI: 'true', ACP_INSPECT_RECORD: '' }, timeoutMs: 60_000 });
 
   it('is a complete test file that passes as written', async () => {
-    expect(block, 'README has a ```ts block starting with // test/session.test.ts').toBeDefined();
+    expect(block, 'the docs have a ```ts block starting with // test/session.test.ts').toBeDefined();
     mkdirSync(join(project, 'test'), { recursive: true });
     writeFileSync(join(project, 'test', 'session.test.ts'), block!);
     const r = await vitest('test/session.test.ts');
@@ -54,16 +107,19 @@ describe('the README fixture example', () => {
   });
 });
 
-describe('the README editor configurations', () => {
-  const configs = codeBlocks('json').map((b) => JSON.parse(b) as Record<string, Record<string, { command: string; args: string[] }>>);
+describe('the editor configurations', () => {
+  // Each configuration once (the README repeats the command line page's Zed example).
+  const configs = [...new Set(codeBlocks('json'))].map((b) => JSON.parse(b) as Record<string, Record<string, { command: string; args: string[] }>>);
 
   it('are valid JSON, and each tap configuration records a real session', async () => {
-    const taps = configs.flatMap((c) => Object.values(c.agent_servers ?? {}));
+    const servers = configs.flatMap((c) => Object.values(c.agent_servers ?? {}));
+    for (const server of servers) expect(server.command).toBe('acp-inspect');
+    // An agent server without `--` is not a tap but a command of ours an editor starts (probe client).
+    for (const server of servers.filter((x) => !x.args.includes('--'))) expect(hasCommand(server.args[0]!), server.args.join(' ')).toBe(true);
+    const taps = servers.filter((x) => x.args.includes('--'));
     expect(taps.length).toBeGreaterThanOrEqual(2);
     for (const server of taps) {
-      expect(server.command).toBe('acp-inspect');
       const sep = server.args.indexOf('--');
-      expect(sep).toBeGreaterThanOrEqual(0);
       const t = tempDir();
       try {
         const db = join(t.dir, 'r.sqlite');
@@ -91,7 +147,7 @@ describe('the README editor configurations', () => {
   });
 });
 
-describe('the README shell examples', () => {
+describe('the shell examples', () => {
   const t = tempDir('acp-inspect-readme-sh-');
   // The collector the OpenTelemetry examples send to (as OTEL_EXPORTER_OTLP_ENDPOINT says).
   let collector: Receiver;
@@ -101,7 +157,8 @@ describe('the README shell examples', () => {
   });
   const db = join(t.dir, 'readme.sqlite');
   const ids: string[] = [];
-  const lines = codeBlocks('sh').flatMap((b) => b.split('\n')).map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l.startsWith('acp-inspect '));
+  // Each line once (the README repeats a few of the pages' examples), in the order of the pages.
+  const lines = [...new Set(codeBlocks('sh').flatMap((b) => b.split('\n')).map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l.startsWith('acp-inspect ')))];
 
   beforeAll(async () => {
     collector = await startReceiver();
@@ -111,6 +168,8 @@ describe('the README shell examples', () => {
     writeFileSync(join(bin, 'acp-inspect'), `#!/bin/sh\nexec ${sh(process.execPath)} ${sh(BIN)} "$@"\n`);
     chmodSync(join(bin, 'acp-inspect'), 0o755);
     copyFileSync(SAMPLE, join(t.dir, 'session.jsonl'));
+    // Examples that name files of this repository (recordings/...) find them as in a clone.
+    symlinkSync(join(ROOT, 'recordings'), join(t.dir, 'recordings'));
     writeFileSync(join(t.dir, 'my-agent.js'), `import ${JSON.stringify(EXAMPLE_AGENT)};\n`);
     for (const name of ['yesterday', 'today']) {
       const r = await cli(['import', SAMPLE, '--name', name, '--db', db]);
@@ -119,9 +178,10 @@ describe('the README shell examples', () => {
     }
   });
 
-  /** Runs a README line in the shell as a user would, with the database set and its ids filled in. */
+  /** Runs a docs line in the shell as a user would, with the database set and its ids filled in. */
   function shell(line: string, input?: string) {
-    const filled = line.replace(/\b12\b/, ids[0]!).replace(/\b13\b/, ids[1]!);
+    // A probe of an agent runs one scenario here (the full battery takes 20 s; the docs' pages show it whole).
+    const filled = line.replace(/\b12\b/, ids[0]!).replace(/\b13\b/, ids[1]!).replace(/ probe agent (?!.*--only)/, ' probe agent --only initialize ');
     return run('/bin/sh', ['-c', filled], {
       cwd: t.dir,
       input,
@@ -167,6 +227,21 @@ describe('the README shell examples', () => {
     const r = await shell('acp-inspect note list 12 --json');
     const notes = JSON.parse(r.stdout.toString()) as { seq: number; text: string }[];
     expect(notes.map((n) => [n.seq, n.text])).toEqual([[11, 'the editor lost focus while asking']]);
+  });
+
+  it('the transcript examples are transcripts: check reads them and import keeps every item', async () => {
+    const blocks = codeBlocks('jsonl');
+    expect(blocks.length).toBeGreaterThanOrEqual(1);
+    for (const [i, body] of blocks.entries()) {
+      const file = join(t.dir, `example-${i}.jsonl`);
+      writeFileSync(file, body);
+      const check = await cli(['check', file, '--json']);
+      expect([0, 1], check.stderr).toContain(check.code);
+      const imp = await cli(['import', file, '--db', join(t.dir, 'examples.sqlite')]);
+      expect(imp.code, imp.stderr).toBe(0);
+      const items = body.trim().split('\n').filter((l) => !/"acpInspect"|"dir":"note"/.test(l)).length;
+      expect(imp.stderr).toContain(`imported ${items} items`);
+    }
   });
 
   it('the long-running ones start and do their job', async () => {

@@ -22,7 +22,7 @@ import { iterateFrames, readFrames } from '../../src/store/frames.js';
 import { readTranscriptFile } from '../../src/source.js';
 import { isFrame, type Frame } from '../../src/wire/frame.js';
 import { Comparison, compareFrames, type CompareOptions } from '../../src/server/compare.js';
-import { diffFramesReport, differenceJson } from '../../src/cli/diff-run.js';
+import { diffFramesReport, differenceJson } from '../../src/replay/diff-report.js';
 import { renderDivergences } from '../../src/replay/report.js';
 import { parseOrUndefined, recognisedUpdateKind, updateKindOf } from '../../src/replay/lazy-frame.js';
 import { mutate, scenario, storeLines } from './compare-fuzz.js';

@@ -236,7 +236,7 @@ describe('export --turn/--seq with bad input', () => {
     const id = (await cli(['import', join(REAL, 'codex-acp-tools.jsonl'), '--db', db])).stdout.toString().trim();
     const out = join(t.dir, 'never.jsonl');
     const cases: [string[], RegExp][] = [
-      [['export', '42', '--turn', '8', '--db', db], /^acp-inspect: no recording with id 42 in .*; run `acp-inspect list` to see the ids\n$/],
+      [['export', '42', '--turn', '8', '--db', db], /^acp-inspect: no recording with id 42 in .*; run `acp-inspect list --db .*` to see the ids\n$/],
       [['export', id, '--turn', '999', '--db', db, '-o', out], /^acp-inspect: item #999 is out of range: the recording has items #1 to #26; its turns start at #8\n$/],
       [['export', id, '--turn', '3', '--db', db, '-o', out], /^acp-inspect: item #3 is not part of a prompt turn; its turns start at #8\n$/],
       [['export', id, '--seq', '30-40', '--db', db, '-o', out], /^acp-inspect: the range 30-40 is out of range: the recording has items #1 to #26\n$/],

@@ -1,6 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT } from '../helpers.js';
 import { createApp, type InspectorApp } from '../../src/server/index.js';
-import type { TimelinePage, ItemDetail, MethodStats, TurnDetail, TurnInfo, LiveEvent, RecordingSummary, TimelineGroups } from '../../src/server/types.js';
+import type { TimelinePage, ItemDetail, MethodStats, TurnDetail, TurnInfo, LiveEvent, RecordingSummary, TimelineGroups } from '../../src/view/contract.js';
 import { Store } from '../../src/store/store.js';
 import { serializeTranscript } from '../../src/transcript/format.js';
 import { addBigRecording, ItemBuilder, handshake, makeDb, promptTurn } from './fixture.js';
@@ -136,6 +139,10 @@ describe('the JSON API', () => {
     expect(imp.status).toBe(201);
     const { id } = (await imp.json()) as { id: number };
     expect((await get<TimelinePage>(`/api/recordings/${id}/items?limit=1`)).body.total).toBe(36);
+    // A capture of another tool (the UI's Import button takes what the CLI's import takes).
+    const foreign = await send('POST', '/api/import', readFileSync(join(ROOT, 'recordings', 'foreign', 'sdk-example.acp-devtools.json'), 'utf8'));
+    expect(foreign.status).toBe(201);
+    expect(((await foreign.json()) as { items: number }).items).toBe(15);
     const bad = await send('POST', '/api/import', 'not a transcript\n');
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { error: string }).error.length).toBeGreaterThan(5);

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type InspectorApp } from '../../src/server/index.js';
-import type { CompareIndex, CompareResult, CompareRowsPage } from '../../src/server/types.js';
+import type { CompareIndex, CompareResult, CompareRowsPage } from '../../src/view/contract.js';
 import { addVariantRecording, makeDb } from './fixture.js';
 
 const TOKEN = 'compare-token';

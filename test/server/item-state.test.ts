@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type InspectorApp } from '../../src/server/index.js';
-import type { ItemDetail, ItemState } from '../../src/server/types.js';
+import type { ItemDetail, ItemState } from '../../src/view/contract.js';
 import { addBigRecording, makeDb } from './fixture.js';
 
 const TOKEN = 'state-token';

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp, type InspectorApp } from '../../src/server/index.js';
 import { PATCH_WINDOW } from '../../src/server/queries.js';
-import type { ItemDetail } from '../../src/server/types.js';
+import type { ItemDetail } from '../../src/view/contract.js';
 import { Store } from '../../src/store/store.js';
 import { entityPatch, patchTarget } from '../../src/view/patch.js';
 import type { Frame } from '../../src/wire/frame.js';

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { ROOT } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import { checkRecording } from '../../src/check/index.js';
-import { buildTrace, flattenSpans, TraceFold, utf8Length, type SpanNode } from '../../src/trace/index.js';
+import { buildTrace, flattenSpans, TraceFold, type SpanNode } from '../../src/trace/index.js';
+import { utf8Length } from '../../src/wire/make-frame.js';
 import { redactFrame } from '../../src/redact.js';
 import { type Step, chunk, endTurn, err, init, note, prompt, req, res, session, transcript, update } from '../check/helpers.js';
 

@@ -14,6 +14,9 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { BIN, EXAMPLE_AGENT, ROOT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
+import { readTranscriptFile } from '../../src/source.js';
+import { isFrame } from '../../src/wire/frame.js';
+import { zedCopy } from '../transcript/zed-copy.js';
 
 const VIEWER = join(ROOT, 'dist', 'viewer');
 let browser: Browser;
@@ -239,6 +242,29 @@ describeBrowser('the static viewer', () => {
       await ctx.close();
     }
     expect(true).toBe(true);
+  });
+
+  it('opens an acp-devtools export from the picker (finding what `check --json` finds) and from ?url=, and a pasted copy of Zed\'s ACP log', async () => {
+    const file = join(ROOT, 'recordings/foreign/wire-problems.acp-devtools.json');
+    const out = (await cli(['check', file, '--json'])).stdout.toString().trim();
+    const expected = out.split('\n').map((l) => { const f = JSON.parse(l) as { seq: number; rule: string; severity: string }; return { seq: f.seq, rule: f.rule, severity: f.severity }; });
+    const { ctx, page, requests, errors } = await watchedPage();
+    expect(await openInViewer(page, staticUrl, file)).toEqual(expected);
+    await page.locator('.single-note').getByText('wire-problems.acp-devtools.json').waitFor();
+    const capture = `${staticUrl}capture.json`;
+    await ctx.route(capture, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: readFileSync(join(ROOT, 'recordings/foreign/sdk-example.acp-devtools.json'), 'utf8') }));
+    await page.goto(`${staticUrl}?url=${encodeURIComponent(capture)}`);
+    await page.locator('.row[class*="dir-"]').first().waitFor();
+    expect(await page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
+    // A copy of Zed's ACP log, pasted.
+    await page.goto(staticUrl);
+    await page.getByLabel('Paste a transcript').fill(zedCopy(readTranscriptFile(join(ROOT, 'recordings/sdk-example.jsonl')).items.filter(isFrame)));
+    await page.getByRole('button', { name: 'Open pasted text' }).click();
+    await page.getByText('capture-note').first().waitFor();
+    expect(await page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
+    expect(requests.filter((u) => !u.startsWith(staticUrl))).toEqual([]);
+    expect(errors).toEqual([]);
+    await ctx.close();
   });
 
   it('shows hostile content as text, fetches nothing, and says so', async () => {

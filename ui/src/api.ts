@@ -5,18 +5,22 @@
  */
 import type {
   RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage,
-} from '../../src/server/types.js';
+} from '../../src/view/contract.js';
 import type { DataSource, FixtureFile, NoteView, Position } from '../../src/view/source.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
-import type { AgentRow } from '../../src/server/types.js';
+import type { AgentRow } from '../../src/view/contract.js';
+import type { ProbeReport } from '../../src/probe/report.js';
+import type { ProbeRunSummary } from '../../src/store/probe-runs.js';
 
 export type { RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage };
-export type { TimelineRow } from '../../src/server/types.js';
+export type { TimelineRow } from '../../src/view/contract.js';
 export type { DataSource, NoteView } from '../../src/view/source.js';
 export type { Waterfall, WaterfallSpan } from '../../src/view/waterfall.js';
 export type { Insights, Insight } from '../../src/view/insights.js';
-export type { AgentRow } from '../../src/server/types.js';
+export type { AgentRow } from '../../src/view/contract.js';
+export type { ProbeReport, ScenarioResult } from '../../src/probe/report.js';
+export type { ProbeRunSummary } from '../../src/store/probe-runs.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -91,6 +95,10 @@ export class HttpSource implements DataSource {
     const w = res.headers.get('X-Acp-Inspect-Warnings');
     return { name, text: await res.text(), warnings: w ? decodeURIComponent(w).split('\n') : [] };
   }
+  /** Probe runs of the store, newest first. */
+  probes() { return this.call<ProbeRunSummary[]>('/api/probes'); }
+  /** One probe run with its report (null while it runs). */
+  probe(id: number) { return this.call<ProbeRunSummary & { report: ProbeReport | null }>(`/api/probes/${id}`); }
   /** Every agent name and version of the store, compared (latency per method, turn durations). */
   agents() { return this.call<AgentRow[]>('/api/agents'); }
   /** Two recordings aligned: the totals and every row's status; the rows come from `compareRows`. */

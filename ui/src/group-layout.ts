@@ -4,7 +4,7 @@
  * fixed height. Everything is measured in rows of the fixed row height, so the virtualized list maps
  * a scroll position to entries (and a list index to a position) by binary search. Pure: no DOM.
  */
-import type { TimelineGroups } from '../../src/server/types.js';
+import type { TimelineGroups } from '../../src/view/contract.js';
 
 export type GroupTurn = TimelineGroups['turns'][number];
 

@@ -15,6 +15,8 @@ export const PAGE = 200;
 
 // ---- route (mirrored in the URL) ---------------------------------------------------------------
 export const recId = signal<number | null>(null);
+/** The probe run whose scorecard is shown (`?probe=ID`), when no recording is open. */
+export const probeId = signal<number | null>(null);
 export const view = signal<View>('timeline');
 export const filter = signal('');
 export const selSeq = signal<number | null>(null);
@@ -213,6 +215,7 @@ export function readUrl(): void {
     cmpA.value = num('a');
     cmpB.value = num('b');
     recId.value = rec && /^\d+$/.test(rec) ? Number(rec) : null;
+    probeId.value = one || recId.value !== null ? null : num('probe');
     const v = p.get('view');
     view.value = v === 'turns' || v === 'findings' || v === 'notes' || v === 'waterfall' || v === 'insights' ? v : v === 'stats' ? 'insights' : 'timeline';
     filter.value = p.get('q') ?? '';
@@ -243,6 +246,8 @@ export function writeUrl(push = false): void {
     if (atSeq.value !== null) p.set('at', String(atSeq.value));
     if (timeMode.value !== 'rel') p.set('time', timeMode.value);
     if (grouped.value) p.set('group', 'turns');
+  } else if (probeId.value !== null && !one) {
+    p.set('probe', String(probeId.value));
   }
   const s = p.toString();
   const url = one ? `${location.pathname}${location.search}${s ? `#${s}` : ''}` : `${location.pathname}${s ? `?${s}` : ''}`;

@@ -4,6 +4,7 @@ import { server as api } from './api.js';
 import { recordings, recordingsError, listSearch, loadRecordings, recId, writeUrl, openRecording, view, filter, selSeq, comparing, openCompare } from './model.js';
 import { fmtDate, fmtMs } from './format.js';
 import { AgentsCompare } from './agents-view.js';
+import { ProbeRuns } from './probe-view.js';
 
 export function open(id: number): void {
   recId.value = id;
@@ -114,6 +115,7 @@ export function RecordingsView() {
         </table>
       )}
       {list.length > 0 && <AgentsCompare />}
+      <ProbeRuns />
     </main>
   );
 }

@@ -5,6 +5,7 @@
  * recording is checked. It makes no request.
  */
 import { parseTranscript } from '../../src/transcript/format.js';
+import { captureToTranscript } from '../../src/transcript/foreign.js';
 import { CheckFold } from '../../src/check/fold.js';
 import { RULES, summarizeState } from '../../src/check/index.js';
 import { recordingData } from '../../src/view/report-data.js';
@@ -22,7 +23,7 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
     try {
       const t0 = performance.now();
       const text = typeof m.data === 'string' ? m.data : await m.data.text();
-      const rec = parseTranscript(text);
+      const rec = parseTranscript(captureToTranscript(text)); // or a capture of another tool's format
       post({ type: 'progress', message: `parsed ${rec.items.length.toLocaleString()} items; folding the protocol states…` });
       // Show the recording first; check it in slices, answering the page's calls in between.
       const data = recordingData(rec, [], RULES, summarizeState, '');

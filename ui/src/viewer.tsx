@@ -88,7 +88,7 @@ function Landing({ url }: { url: string | null }) {
   return (
     <main class={`panel viewer-landing${over ? ' drag-over' : ''}`}>
       <h1>acp-inspect viewer</h1>
-      <p>Open a recording of an Agent Client Protocol session (a <code>.jsonl</code> transcript from <code>acp-inspect export</code>) to see its timeline, prompt turns, states and the protocol checker's findings.</p>
+      <p>Open a recording of an Agent Client Protocol session (a <code>.jsonl</code> transcript from <code>acp-inspect export</code>, an acp-devtools export <code>.json</code>, or a copy of Zed's ACP log) to see its timeline, prompt turns, states and the protocol checker's findings.</p>
       <p class="privacy" role="note"><strong>{PRIVACY}</strong></p>
       {url && <p role="status">Opening <code>{url}</code>: the page fetches this address because the link asked for it (<code>?url=</code>); that is the only request it makes.</p>}
       <p>

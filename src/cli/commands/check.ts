@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { DB_OPTION } from '../program.js';
-import { CliError } from '../errors.js';
+import { DB_OPTION } from '../options.js';
+import { CliError } from '../../errors.js';
 
 /** The check's reading side and its report as bundled files where the build made them (scripts/bundle-check.js), in variables: tsc does not know them. */
 const PARALLEL_BUNDLE = '../../check-run/parallel.bundle.js';
@@ -27,7 +27,11 @@ export function registerCheck(program: Command): void {
           process.stdout.write(run.formatRules());
           return;
         }
-        if (ref === undefined) throw new CliError('check needs a recording: an id, latest, or a .jsonl file (see acp-inspect check --help)', 2);
+        if (ref === undefined) {
+          // `--ignore <rule...>` takes every word after it, the recording too when it comes last.
+          const swallowed = opts.ignore?.length ? '; --ignore takes every word after it, so name the recording before it (check FILE --ignore RULE)' : '';
+          throw new CliError(`check needs a recording: an id, latest, or a .jsonl file${swallowed}; see acp-inspect check --help`, 2);
+        }
         const ignore = opts.ignore ?? [];
         run.validateRuleIds(ignore, '--ignore');
         const config = run.findProjectConfig();

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DB_OPTION } from '../program.js';
+import { DB_OPTION } from '../options.js';
 
 /** One finding of `doctor`: ok, a warning (works, but should be fixed) or a failure. */
 interface Check {

@@ -1,8 +1,8 @@
 /** `acp-inspect export <ref|FILE> --html [-o FILE] [--no-redact]`: the self-contained report. */
 import { writeFileSync } from 'node:fs';
 import { buildReport, ReportNotBuilt } from '../../report/html.js';
-import { CliError } from '../errors.js';
-import { writeStdout } from '../format.js';
+import { CliError } from '../../errors.js';
+import { writeStdout } from '../stdout.js';
 
 export function exportHtml(ref: string, opts: { db?: string; output?: string; redact: boolean }): void {
   let report;

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DB_OPTION, parseCount } from '../program.js';
+import { DB_OPTION, parseCount } from '../options.js';
 
 export function registerExport(program: Command): void {
   program
@@ -15,7 +15,7 @@ export function registerExport(program: Command): void {
     .option('--otlp [url]', 'send the recording as a trace to an OTLP/HTTP collector (default: $OTEL_EXPORTER_OTLP_ENDPOINT or http://localhost:4318)')
     .option('--otel-content', 'with --otlp: include prompts, agent text, tool inputs and outputs (redacted unless --no-redact)')
     .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean; html?: boolean; turn?: number; seq?: string; otlp?: string | true; otelContent?: boolean }) => {
-      const { CliError } = await import('../errors.js');
+      const { CliError } = await import('../../errors.js');
       const sliced = opts.turn !== undefined || opts.seq !== undefined;
       if ([opts.html, opts.otlp !== undefined, sliced].filter(Boolean).length > 1) {
         throw new CliError('give one of --html (a report), --otlp (a trace) and --turn/--seq (a fixture)');
@@ -52,7 +52,7 @@ export function registerExport(program: Command): void {
         const notes = recording.notes?.length ?? 0;
         process.stderr.write(`wrote ${recording.items.length} items${notes ? ` and ${notes} note${notes === 1 ? '' : 's'}` : ''} to ${opts.output}\n`);
       } else {
-        const { writeStdout } = await import('../format.js');
+        const { writeStdout } = await import('../stdout.js');
         writeStdout(out);
       }
     });

@@ -1,10 +1,10 @@
 import type { Command } from 'commander';
-import { DB_OPTION } from '../program.js';
+import { DB_OPTION } from '../options.js';
 
 export function registerImport(program: Command): void {
   program
     .command('import')
-    .description('import a transcript (.jsonl) as a new recording; prints its id')
+    .description('import a transcript (.jsonl), or a capture of another tool (docs/formats.md), as a new recording; prints its id. acp-devtools\' captures database: every session, one id per line')
     .argument('<file>', 'transcript file')
     .option(...DB_OPTION)
     .option('--name <label>', 'name for the recording (default: the header name or the file name)')
@@ -12,6 +12,28 @@ export function registerImport(program: Command): void {
       const { readTranscriptFile } = await import('../../source.js');
       const { Store } = await import('../../store/store.js');
       const { basename } = await import('node:path');
+      const { existsSync, statSync } = await import('node:fs');
+      const devtools = await import('../../transcript/acp-devtools-db.js');
+      if (existsSync(file) && statSync(file).isFile() && devtools.isSqliteFile(file) && devtools.isAcpDevtoolsDb(file)) {
+        // acp-devtools' captures database: every session, each a recording.
+        const store = Store.open(opts.db);
+        try {
+          const { checkStoredRecording } = await import('../../check-run/stored.js');
+          let n = 0;
+          for (const { sessionId, recording } of devtools.acpDevtoolsSessions(file)) {
+            const name = opts.name !== undefined ? `${opts.name} #${sessionId}` : recording.header.name ?? `acp-devtools session ${sessionId}`;
+            const id = store.importRecording(recording, name);
+            checkStoredRecording(store, id);
+            process.stdout.write(`${id}\n`);
+            process.stderr.write(`imported session ${sessionId} (${recording.items.length} items) from ${file} as recording ${id}\n`);
+            n++;
+          }
+          if (n === 0) process.stderr.write(`${file} holds no sessions; nothing imported\n`);
+        } finally {
+          store.close();
+        }
+        return;
+      }
       const rec = readTranscriptFile(file); // parse fully before touching the database
       const store = Store.open(opts.db);
       try {

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DB_OPTION } from '../program.js';
+import { DB_OPTION } from '../options.js';
 
 export function registerList(program: Command): void {
   program
@@ -11,7 +11,7 @@ export function registerList(program: Command): void {
     .option('--search <text>', 'only recordings whose name, agent, client or command contains text')
     .action(async (opts: { db?: string; json?: boolean; search?: string }) => {
       const { Store } = await import('../../store/store.js');
-      const { formatDuration, formatTable } = await import('../format.js');
+      const { formatDuration, formatTable } = await import('../../text/format.js');
       const { existsSync } = await import('node:fs');
       const { defaultDbPath } = await import('../../store/paths.js');
       const path = opts.db ?? defaultDbPath();

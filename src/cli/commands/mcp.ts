@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DB_OPTION } from '../program.js';
+import { DB_OPTION } from '../options.js';
 
 export function registerMcp(program: Command): void {
   program

@@ -9,8 +9,8 @@
  * Writing a note is one short transaction, so it is safe while the tap is still recording.
  */
 import type { Command } from 'commander';
-import { DB_OPTION, parseCount } from '../program.js';
-import { CliError } from '../errors.js';
+import { DB_OPTION, parseCount } from '../options.js';
+import { CliError } from '../../errors.js';
 import type { Store, StoredNote } from '../../store/store.js';
 
 async function openStore(db: string | undefined, ref: string): Promise<{ store: Store; id: number }> {

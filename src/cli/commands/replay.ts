@@ -1,26 +1,7 @@
 import type { Command } from 'commander';
-import { CliError } from '../errors.js';
-import { DB_OPTION } from '../program.js';
-
-export interface ReplayCliOptions {
-  as?: string;
-  db?: string;
-  speed?: string;
-  strict?: boolean;
-  cwd?: string;
-  ignore?: string[];
-  record?: boolean;
-  mergeChunks?: boolean;
-  name?: string;
-  timeout?: string;
-  delay?: string[];
-  drop?: string[];
-  duplicate?: string[];
-  errorFor?: string[];
-  injectMalformed?: string;
-  killAfter?: string;
-  color?: boolean;
-}
+import { CliError } from '../../errors.js';
+import { DB_OPTION } from '../options.js';
+import type { ReplayCliOptions } from '../replay-run.js';
 
 const collect = (v: string, prev: string[] = []): string[] => [...prev, v];
 

@@ -1,5 +1,5 @@
 import type { Command } from 'commander';
-import { DB_OPTION } from '../program.js';
+import { DB_OPTION } from '../options.js';
 
 export function registerRm(program: Command): void {
   program
@@ -15,7 +15,7 @@ export function registerRm(program: Command): void {
         try { store.markInterrupted(); } catch { /* locked: a running one is refused below anyway */ }
         const live = resolved.find((id) => store.getRecording(id)?.status === 'running');
         if (live !== undefined) {
-          const { CliError } = await import('../errors.js');
+          const { CliError } = await import('../../errors.js');
           throw new CliError(`recording ${live} is still being recorded; stop its tap (end the agent session) first, then rm it`);
         }
         for (const id of resolved) store.deleteRecording(id);

@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
-import { DB_OPTION, parseCount } from '../program.js';
-import { CliError } from '../errors.js';
+import { DB_OPTION, parseCount } from '../options.js';
+import { CliError } from '../../errors.js';
 
 export function registerServe(program: Command): void {
   program

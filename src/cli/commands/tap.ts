@@ -13,6 +13,7 @@ export function registerTap(program: Command): void {
       const { runTapCli } = await import('../../tap/run.js');
       const argv = process.argv.slice(2);
       const i = argv.indexOf('tap');
-      await runTapCli(i === -1 ? cmd.args : argv.slice(i + 1));
+      // Before `tap` there can only be global options (`acp-inspect --db FILE tap -- agent`).
+      await runTapCli(i === -1 ? cmd.args : [...argv.slice(0, i), ...argv.slice(i + 1)]);
     });
 }

@@ -1,6 +1,8 @@
 /**
- * The shapes the server's JSON API answers with. The UI imports these (`import type`), so the
- * contract between server and page lives in one place.
+ * The view contract: the shapes a DataSource (source.ts) answers with. Both sources speak it: the
+ * server's JSON API implements it over the store (server/queries.ts, server/app.ts) and MemorySource
+ * implements it over a parsed transcript. The UI and the views import these (`import type`), so the
+ * contract between the data and the page lives in one place, beside the interface that serves it.
  */
 import type { ItemDir, FrameKind, RpcId, Item } from '../wire/frame.js';
 import type { RecordingSummary, StoredFinding, StoredNote } from '../store/store.js';

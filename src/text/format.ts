@@ -1,4 +1,7 @@
-/** Small text formatting helpers for terminal output. */
+/**
+ * text/: the plain-text renderers the command line and the MCP server share (durations, sizes,
+ * tables, one line per item). Pure string work: no terminal, no stream, no store.
+ */
 
 export function formatDuration(ms: number): string {
   if (ms < 1) return `${ms.toFixed(2)}ms`;
@@ -20,22 +23,4 @@ export function formatTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (r: string[]) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
   return [line(head), ...rows.map(line)].join('\n') + '\n';
-}
-
-let quietEpipe = false;
-/**
- * A reader that stops early (`acp-inspect check --json | head`) ends the command quietly, with the
- * exit code the command set so far (`diff` that found differences still exits 1), not with an
- * EPIPE stack trace. Every command but the tap (which keeps recording when its client goes) asks for it.
- */
-export function endQuietlyWhenStdoutCloses(): void {
-  if (quietEpipe) return;
-  quietEpipe = true;
-  process.stdout.on('error', (e: NodeJS.ErrnoException) => { if (e.code === 'EPIPE') process.exit(process.exitCode ?? 0); else throw e; });
-}
-
-/** Writes a command's output to stdout (see endQuietlyWhenStdoutCloses). */
-export function writeStdout(text: string): void {
-  endQuietlyWhenStdoutCloses();
-  process.stdout.write(text);
 }

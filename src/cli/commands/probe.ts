@@ -1,0 +1,52 @@
+import type { Command } from 'commander';
+import { DB_OPTION, parseCount } from '../options.js';
+import { CliError } from '../../errors.js';
+
+/** Options every probe takes. */
+interface ProbeCliOptions { db?: string; json?: boolean; report?: string; html?: string; only?: string; timeout?: number }
+
+/** Splits `--only a,b` into ids. */
+export function onlyIds(only: string | undefined): string[] | undefined {
+  if (only === undefined) return undefined;
+  const ids = only.split(',').map((s) => s.trim()).filter(Boolean);
+  if (!ids.length) throw new CliError('--only needs scenario ids, e.g. --only initialize,cancel-mid-turn', 2);
+  return ids;
+}
+
+export function registerProbe(program: Command): void {
+  const probe = program
+    .command('probe')
+    .description('drive a peer through the protocol\'s risky paths and grade it (exit 0 conformant, 1 not conformant, 2 could not run)');
+
+  probe
+    .command('agent')
+    .description('probe an agent: one agent process per scenario, each scenario kept as a recording and checked')
+    .argument('[command...]', 'the agent command and its arguments (after --)')
+    .option(...DB_OPTION)
+    .option('--json', 'print the report as JSON on stdout')
+    .option('--report <file>', 'write the JSON report to a file')
+    .option('--html <file>', 'write a self-contained HTML report (opens offline)')
+    .option('--only <ids>', 'run only these scenarios (comma-separated ids; see --list)')
+    .option('--timeout <ms>', 'how long to wait for each answer of the agent (default 15000)', parseCount('--timeout'))
+    .option('--cwd <dir>', 'the session folder given to the agent (default: a new empty temporary folder)')
+    .option('--auth <methodId>', 'authenticate with this advertised method before sessions')
+    .option('--parallel <n>', 'scenarios run at once, each with its own agent process (default 6; 1 for agents that share state on disk)', parseCount('--parallel'))
+    .option('--list', 'list the scenarios (id, tier, spec section, title) and exit')
+    .addHelpText('after', '\nExample:  acp-inspect probe agent --html probe.html -- npx my-agent --acp\n' +
+      'Exit status: 0 conformant, 1 not conformant (a required or capability scenario failed), 2 could not run.')
+    .action(async (command: string[], opts: ProbeCliOptions & { cwd?: string; auth?: string; parallel?: number; list?: boolean }) => {
+      const { AGENT_SCENARIOS, probeAgent } = await import('../../probe/agent/run.js');
+      if (opts.list) {
+        for (const s of AGENT_SCENARIOS) process.stdout.write(`${s.id.padEnd(28)} ${s.tier.padEnd(10)} ${s.spec.padEnd(14)} ${s.title}\n`);
+        return;
+      }
+      const { formatProbeReport } = await import('../../probe/format.js');
+      const only = onlyIds(opts.only);
+      const { report, text } = await probeAgent({
+        command, db: opts.db, only, timeoutMs: opts.timeout, cwd: opts.cwd, auth: opts.auth, parallel: opts.parallel,
+        outputs: { json: opts.json, report: opts.report, html: opts.html },
+      });
+      process.exitCode = report.verdict === 'conformant' ? 0 : 1;
+      process.stdout.write(text ?? formatProbeReport(report, { width: process.stdout.columns }));
+    });
+}

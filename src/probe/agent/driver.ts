@@ -1,0 +1,158 @@
+/**
+ * What a scenario drives: one agent process behind a ProbeConnection (the probe as the client),
+ * with the usual steps (initialize, authenticate, session/new, a prompt) as helpers that stop the
+ * scenario with a clear `fail` or `skip` when a step it depends on does not work.
+ */
+import type { Frame } from '../../wire/frame.js';
+import { describeReply, errorCode, type ProbeConnection, type Reply, type SendOptions } from '../connection.js';
+import type { AgentProcess } from './agent-process.js';
+import type { ClientSide } from './client-side.js';
+
+/** What the agent said about itself in the first `initialize` (the `initialize` scenario). */
+export interface AgentFacts {
+  protocolVersion: number;
+  agentCapabilities: Record<string, unknown>;
+  authMethods: Array<{ id: string; name?: string }>;
+  agentInfo?: { name?: string; version?: string };
+}
+
+export interface AgentProbeSettings {
+  command: string[];
+  /** The session folder (absolute). */
+  cwd: string;
+  /** ms to wait for each answer. */
+  timeoutMs: number;
+  /** Advertised authentication method to use. */
+  auth?: string;
+}
+
+/** A scenario's result before the checker's say. */
+export interface Outcome {
+  status: 'pass' | 'fail' | 'skip' | 'info';
+  why: string;
+}
+
+/** Thrown by a helper to end the scenario with this outcome. */
+export class ScenarioStop extends Error {
+  constructor(readonly outcome: Outcome) {
+    super(outcome.why);
+  }
+}
+
+export const pass = (why: string): Outcome => ({ status: 'pass', why });
+export const fail = (why: string): Outcome => ({ status: 'fail', why });
+export const skip = (why: string): Outcome => ({ status: 'skip', why });
+export const info = (why: string): Outcome => ({ status: 'info', why });
+
+export const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Extra ms the first answer of an agent process may take, for the process to start. */
+export const START_ALLOWANCE_MS = 10_000;
+
+/** The probe's own clientInfo. */
+export const PROBE_CLIENT_INFO = { name: 'acp-inspect-probe', title: 'acp-inspect probe', version: '1' };
+
+export interface SessionInfo {
+  sessionId: string;
+  result: Record<string, unknown>;
+}
+
+export class Driver {
+  readonly conn: ProbeConnection;
+
+  constructor(readonly proc: AgentProcess, readonly settings: AgentProbeSettings, readonly facts: AgentFacts | undefined, readonly client: ClientSide,
+    private readonly caps: { fs: boolean; terminal: boolean }) {
+    this.conn = proc.conn;
+  }
+
+  request(method: string, params: unknown, opts?: SendOptions): Promise<Reply> {
+    return this.conn.request(method, params, opts);
+  }
+
+  /** The client capabilities this scenario advertises. */
+  clientCapabilities(): Record<string, unknown> {
+    return { fs: { readTextFile: this.caps.fs, writeTextFile: this.caps.fs }, terminal: this.caps.terminal };
+  }
+
+  /** `initialize` with protocol version 1 (or `version`); stops the scenario when it gets no result. */
+  async initialize(version = 1, opts: SendOptions = {}): Promise<Record<string, unknown>> {
+    const r = await this.request('initialize', { protocolVersion: version, clientCapabilities: this.clientCapabilities(), clientInfo: PROBE_CLIENT_INFO }, { timeoutMs: this.startTimeout(), ...opts });
+    if (!isObj(r.result)) throw new ScenarioStop(fail(`initialize got ${describeReply(r)}${this.exitNote()}`));
+    return r.result;
+  }
+
+  /** `authenticate` with the `--auth` method, when one was given. */
+  async authenticate(): Promise<void> {
+    if (!this.settings.auth) return;
+    const r = await this.request('authenticate', { methodId: this.settings.auth });
+    if (r.result === undefined) throw new ScenarioStop(fail(`authenticate with ${this.settings.auth} got ${describeReply(r)}`));
+  }
+
+  /** `session/new` in the session folder; stops with skip when authentication is needed and no --auth was given. */
+  async newSession(opts: SendOptions = {}): Promise<SessionInfo> {
+    const r = await this.request('session/new', { cwd: this.settings.cwd, mcpServers: [] }, opts);
+    if (errorCode(r) === -32000 && !this.settings.auth) {
+      const ids = this.facts?.authMethods.map((m) => m.id).join(', ') || 'none advertised';
+      throw new ScenarioStop(skip(`session/new needs authentication (-32000); pass --auth METHOD_ID (advertised: ${ids})`));
+    }
+    if (!isObj(r.result) || typeof r.result.sessionId !== 'string') throw new ScenarioStop(fail(`session/new got ${describeReply(r)}${this.exitNote()}`));
+    return { sessionId: r.result.sessionId, result: r.result };
+  }
+
+  /** initialize, authenticate (with --auth), session/new. */
+  async ready(): Promise<SessionInfo> {
+    await this.initialize();
+    await this.authenticate();
+    return this.newSession();
+  }
+
+  /** Sends `session/prompt`; the promise resolves with its answer. */
+  prompt(sessionId: string, prompt: unknown[], opts: SendOptions = {}): Promise<Reply> {
+    return this.request('session/prompt', { sessionId, prompt }, { timeoutMs: this.turnTimeout(), ...opts });
+  }
+
+  /** The first answer of a new process also waits for the process to start (npx, a cold cache, a loaded machine). */
+  startTimeout(): number {
+    return this.settings.timeoutMs + START_ALLOWANCE_MS;
+  }
+
+  /** How long a whole turn may take: a model may think; several answers' worth. */
+  turnTimeout(): number {
+    return this.settings.timeoutMs * 4;
+  }
+
+  /**
+   * The first sign that a turn of `sessionId` runs: one of its updates, or a request to the client
+   * (a permission asked before any update); undefined after a turn's time or when the agent is gone.
+   */
+  turnRunning(sessionId: string): Promise<Frame | undefined> {
+    return this.conn.waitFor((f) => (f.kind === 'notification' && f.method === 'session/update' && f.sessionId === sessionId) || f.kind === 'request', this.turnTimeout());
+  }
+
+  /** The next request from the agent with this method, or undefined. */
+  nextRequest(method: string, timeoutMs = this.settings.timeoutMs): Promise<Frame | undefined> {
+    return this.conn.waitFor((f) => f.kind === 'request' && f.method === method, timeoutMs);
+  }
+
+  /** ", and the agent exited (code 1): <stderr>" when it did. */
+  exitNote(): string {
+    const x = this.proc.exit;
+    if (!x || x.stoppedByProbe) return '';
+    const tail = this.proc.stderrReason();
+    return `; the agent exited (${x.signal ?? `code ${x.code}`})${tail ? `: ${tail.slice(0, 120)}` : ''}`;
+  }
+}
+
+/** A plain prompt as content blocks. */
+export const text = (t: string): Array<Record<string, unknown>> => [{ type: 'text', text: t }];
+
+/** `p`, or `fallback` after `ms` (the timer is cleared either way, so nothing keeps the process alive). */
+export function within<T, F>(p: Promise<T>, ms: number, fallback: F): Promise<T | F> {
+  let timer: NodeJS.Timeout | undefined;
+  return Promise.race([p, new Promise<F>((res) => { timer = setTimeout(() => res(fallback), ms); })]).finally(() => clearTimeout(timer));
+}
+
+/** Races a promise against a settle signal: which of the two came first. */
+export async function first<A, B>(a: Promise<A>, b: Promise<B>): Promise<{ a: A } | { b: B }> {
+  return Promise.race([a.then((v) => ({ a: v })), b.then((v) => ({ b: v }))]);
+}

@@ -1,0 +1,179 @@
+/**
+ * `probe agent`: runs the scenarios against an agent command, one agent process per scenario (a
+ * crash stays that scenario's failure), a few at once. The `initialize` scenario runs first: what
+ * the agent advertises there decides which capability scenarios apply. Each exchange becomes a
+ * recording of the probe run, checked; a scenario passes when its own expectation holds and the
+ * checker finds no error of the agent's in it.
+ */
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { CliError } from '../../errors.js';
+import { ProbeRun, type ProbeOutputs } from '../probe-run.js';
+import { defaultDbPath } from '../../store/paths.js';
+import type { Frame } from '../../wire/frame.js';
+import type { ProbeReport, ScenarioResult } from '../report.js';
+import { startAgent } from './agent-process.js';
+import { installClientSide } from './client-side.js';
+import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Outcome } from './driver.js';
+import { AGENT_SCENARIOS, AGENT_SCENARIO_IDS, type AgentScenario } from './scenarios.js';
+
+export { AGENT_SCENARIOS };
+
+export interface ProbeAgentOptions {
+  command: string[];
+  db?: string;
+  only?: string[];
+  timeoutMs?: number;
+  cwd?: string;
+  auth?: string;
+  parallel?: number;
+  outputs?: ProbeOutputs;
+  env?: NodeJS.ProcessEnv;
+}
+
+export const DEFAULT_TIMEOUT_MS = 15_000;
+/** Scenarios at once: most of a scenario is waiting for the agent, so more than the cores. */
+export const DEFAULT_PARALLEL = 6;
+
+/** Runs the probe; throws CliError (exit 2) when it could not run at all. */
+export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: ProbeReport; text?: string }> {
+  if (!opts.command.length) throw new CliError('probe agent needs the agent command after --, e.g. acp-inspect probe agent -- npx my-agent', 2);
+  const unknown = (opts.only ?? []).filter((id) => !AGENT_SCENARIO_IDS.includes(id));
+  if (unknown.length) throw new CliError(`no scenario ${unknown.map((u) => JSON.stringify(u)).join(', ')}; the scenarios are: ${AGENT_SCENARIO_IDS.join(', ')}`, 2);
+  if (opts.timeoutMs !== undefined && opts.timeoutMs < 1) throw new CliError('--timeout must be at least 1 ms', 2);
+  let scratch: string | undefined;
+  let cwd: string;
+  if (opts.cwd !== undefined) {
+    cwd = resolve(opts.cwd);
+    let isDir = false;
+    try { isDir = statSync(cwd).isDirectory(); } catch { /* reported below */ }
+    if (!isDir) throw new CliError(`--cwd ${opts.cwd} is not a folder; pass an existing folder`, 2);
+  } else {
+    scratch = mkdtempSync(join(tmpdir(), 'acp-inspect-probe-'));
+    cwd = scratch;
+    writeFileSync(join(cwd, 'probe-readme.txt'), 'pong\n');
+  }
+  const settings: AgentProbeSettings = { command: opts.command, cwd, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, auth: opts.auth };
+  const run = ProbeRun.open('agent', opts.db);
+  try {
+    // initialize first, always: it tells which scenarios apply.
+    const init = AGENT_SCENARIOS.find((s) => s.id === 'initialize')!;
+    const first = await runScenario(run, init, settings, undefined, opts.env);
+    const facts = first.facts;
+    if (!facts) {
+      if (first.couldNotRun) throw new CliError(first.couldNotRun, 2);
+    } else {
+      if (facts.protocolVersion !== 1) throw new CliError(`the agent answered protocol version ${facts.protocolVersion} to version 1; this probe tests version 1`, 2);
+      if (opts.auth && !facts.authMethods.some((m) => m.id === opts.auth)) {
+        throw new CliError(`--auth ${opts.auth} is not an advertised authentication method (advertised: ${facts.authMethods.map((m) => m.id).join(', ') || 'none'})`, 2);
+      }
+    }
+    const wanted = AGENT_SCENARIOS.filter((s) => s.id !== 'initialize' && (!opts.only || opts.only.includes(s.id)));
+    const results = new Map<string, ScenarioResult>();
+    // initialize is reported when asked for, and always when it failed (nothing else could run then).
+    if (!opts.only || opts.only.includes('initialize') || first.result.status !== 'pass') results.set('initialize', first.result);
+    const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
+    const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length)) }, async () => {
+      for (let s = queue.shift(); s; s = queue.shift()) {
+        if (!facts) {
+          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: 'initialize failed, so nothing else can run', recording: null, findings: [] });
+          continue;
+        }
+        const reason = s.skipUnless?.(facts, settings);
+        if (reason !== undefined) {
+          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: reason, recording: null, findings: [] });
+          continue;
+        }
+        results.set(s.id, (await runScenario(run, s, settings, facts, opts.env)).result);
+      }
+    });
+    await Promise.all(workers);
+    const ordered = AGENT_SCENARIOS.map((s) => results.get(s.id)).filter((r): r is ScenarioResult => r !== undefined);
+    const info = facts?.agentInfo;
+    const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered);
+    return { report, text: run.write(report, opts.outputs ?? {}) };
+  } finally {
+    run.close();
+    if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+function factsOf(result: Record<string, unknown>): AgentFacts {
+  return {
+    protocolVersion: typeof result.protocolVersion === 'number' ? result.protocolVersion : NaN,
+    agentCapabilities: isObj(result.agentCapabilities) ? result.agentCapabilities : {},
+    authMethods: Array.isArray(result.authMethods) ? result.authMethods.filter(isObj).filter((m) => typeof m.id === 'string').map((m) => ({ id: m.id as string, name: typeof m.name === 'string' ? m.name : undefined })) : [],
+    agentInfo: isObj(result.agentInfo) ? { name: typeof result.agentInfo.name === 'string' ? result.agentInfo.name : undefined, version: typeof result.agentInfo.version === 'string' ? result.agentInfo.version : undefined } : undefined,
+  };
+}
+
+/** Runs one scenario in its own agent process, records it and grades it. */
+async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv):
+  Promise<{ result: ScenarioResult; facts?: AgentFacts; couldNotRun?: string }> {
+  const startedAt = new Date().toISOString();
+  const t0 = performance.now();
+  // The process starts where the probe was started, as an editor starts it in the project, so a
+  // relative command (`node my-agent.js`) works; the session folder is what session/new names.
+  const proc = startAgent(settings.command, { cwd: process.cwd(), env, timeoutMs: settings.timeoutMs });
+  const client = installClientSide(proc.conn, { fs: !!s.client?.fs, terminal: !!s.client?.terminal, cwd: settings.cwd, permission: s.client?.permission });
+  const d = new Driver(proc, settings, facts, client, { fs: !!s.client?.fs, terminal: !!s.client?.terminal });
+  // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
+  const limitMs = d.turnTimeout() * 3;
+  let outcome: Outcome;
+  try {
+    outcome = await within(s.run(d), limitMs, fail(`the scenario did not finish in ${limitMs} ms`));
+  } catch (e) {
+    outcome = e instanceof ScenarioStop ? e.outcome : fail(`the probe failed: ${(e as Error).message}`);
+  }
+  const crashed = proc.exit && !proc.exit.stoppedByProbe ? proc.exit : undefined;
+  client.cancelHeld();
+  await proc.stop();
+  client.dispose();
+  if (proc.spawnError) return { result: blank(s, 'fail', proc.spawnError), couldNotRun: proc.spawnError };
+
+  let newFacts: AgentFacts | undefined;
+  let couldNotRun: string | undefined;
+  if (s.id === 'initialize') {
+    const initReply = proc.conn.received().find((f) => f.kind === 'result' && f.method === 'initialize');
+    if (initReply && isObj(initReply.json) && isObj(initReply.json.result)) newFacts = factsOf(initReply.json.result);
+    else if (crashed && !proc.conn.received().length) {
+      const tail = proc.stderrReason();
+      couldNotRun = `the agent exited (${crashed.signal ?? `code ${crashed.code}`}) before answering initialize${tail ? `: ${tail.slice(0, 200)}` : ''}`;
+    }
+  }
+  if (crashed && outcome.status !== 'fail') {
+    outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrReason() ? `: ${proc.stderrReason()!.slice(0, 120)}` : ''}`);
+  }
+  const recorded = run.record(s.id, {
+    items: proc.conn.items, provoked: proc.conn.provoked, provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
+    pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
+  });
+  const errors = recorded.findings.filter((f) => f.severity === 'error');
+  if (errors.length && (outcome.status === 'pass' || outcome.status === 'info')) {
+    const e = errors[0]!;
+    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
+    outcome = outcome.status === 'pass'
+      ? fail(`the checker found ${e.rule} at #${e.seq} (spec ${e.spec}): ${e.message}${more}`)
+      : { status: 'info', why: `${outcome.why}; the checker found ${e.rule} at #${e.seq}: ${e.message}${more}` };
+  }
+  const reproduce = outcome.status === 'fail' ? fixtureCommand(run, recorded.recordingId, proc.conn.frames()) : undefined;
+  return {
+    result: { ...blank(s, outcome.status, outcome.why), ...(reproduce ? { reproduce } : {}), recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },
+    facts: newFacts,
+    couldNotRun,
+  };
+}
+
+/** `acp-inspect export` of a failed scenario's last prompt turn (or its whole exchange) as a fixture. */
+function fixtureCommand(run: ProbeRun, recording: number, frames: Frame[]): string {
+  const prompt = frames.filter((f) => f.dir === 'c2a' && f.kind === 'request' && f.method === 'session/prompt').pop();
+  const db = resolve(run.store.path) === resolve(defaultDbPath()) ? '' : ` --db ${shellQuote(run.store.path)}`;
+  return `acp-inspect export ${recording}${prompt ? ` --turn ${prompt.seq}` : ''}${db} -o probe-${recording}.jsonl`;
+}
+
+const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
+
+function blank(s: AgentScenario, status: ScenarioResult['status'], why: string): ScenarioResult {
+  return { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status, why, recording: null, findings: [] };
+}

@@ -1,0 +1,46 @@
+/** The terminal table of a probe report, by tier: status, scenario, spec section, why, recording id. Pure. */
+import { TIERS, type ProbeReport, type ScenarioResult, type Tier } from './report.js';
+
+const TIER_TITLE: Record<Tier, string> = {
+  required: 'Required (a failure makes the target not conformant)',
+  capability: 'Capability (run when advertised; a failure makes the target not conformant)',
+  advisory: 'Advisory (reported, does not change the verdict)',
+  info: 'Info (what the target does; not graded)',
+};
+
+const MARK: Record<ScenarioResult['status'], string> = { pass: 'pass', fail: 'FAIL', skip: 'skip', info: 'info' };
+
+function clip(s: string, n: number): string {
+  const one = s.replace(/\s+/g, ' ').trim();
+  return one.length > n ? `${one.slice(0, n - 1)}…` : one;
+}
+
+/** The report as text: one section per tier, one line per scenario, then the verdict. */
+export function formatProbeReport(report: ProbeReport, opts: { width?: number } = {}): string {
+  const width = Math.max(80, opts.width ?? 120);
+  const idW = Math.max(8, ...report.scenarios.map((s) => s.id.length));
+  const specW = Math.max(4, ...report.scenarios.map((s) => s.spec.length));
+  const lines: string[] = [];
+  const t = report.target;
+  lines.push(`probe ${report.probe}: ${[t.name ?? '(no name given)', t.version].filter(Boolean).join(' ')}${t.command ? `  (${t.command.join(' ')})` : ''}`);
+  for (const tier of TIERS) {
+    const rows = report.scenarios.filter((s) => s.tier === tier);
+    if (!rows.length) continue;
+    lines.push('', TIER_TITLE[tier]);
+    for (const s of rows) {
+      const rec = s.recording === null ? '' : `#${s.recording}`;
+      const head = `  ${MARK[s.status]}  ${s.id.padEnd(idW)}  ${s.spec.padEnd(specW)}  `;
+      const whyW = Math.max(20, width - head.length - rec.length - 2);
+      const why = clip(s.why, whyW);
+      lines.push(`${head}${why.padEnd(whyW)}  ${rec}`.trimEnd());
+      for (const f of s.findings.filter((f) => f.severity === 'error').slice(0, 3)) {
+        lines.push(`        ${clip(`checker #${f.seq} ${f.rule} (${f.spec}): ${f.message}`, width - 8)}`);
+      }
+      if (s.reproduce) lines.push(`        as a fixture: ${s.reproduce}`);
+    }
+  }
+  const c = report.counts;
+  lines.push('', `${report.verdict.toUpperCase()}: ${c.pass} passed, ${c.fail} failed, ${c.skip} skipped, ${c.info} info` +
+    (report.run !== undefined ? `; probe run ${report.run} (open it with: acp-inspect serve, or show a scenario with: acp-inspect show ID)` : ''));
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,80 @@
+/**
+ * Keeps a scenario's exchange as an ordinary recording in the store (named after the probe run and
+ * the scenario, so it lists, shows and exports like any other), checks it with the full checker,
+ * stores every finding with it, and splits them: the findings the probe's deliberate provocations
+ * caused are the probe's, the rest are the target's.
+ */
+import type { Item } from '../wire/frame.js';
+import { peerInfoOf } from '../wire/peer-info.js';
+import type { Store } from '../store/store.js';
+import { checkItems } from '../check/checker.js';
+import type { ProbeFinding, ProbeKind } from './report.js';
+
+export interface ScenarioExchange {
+  /** Recording name, e.g. "probe agent #3: cancel-mid-turn". */
+  name: string;
+  items: Item[];
+  /** Seqs of the frames the probe sent as provocations. */
+  provoked: ReadonlySet<number>;
+  /** Rule ids the scenario's provocations are expected to trigger (the probe's wherever they are). */
+  provokes?: readonly string[];
+  command: string[] | null;
+  cwd: string | null;
+  startedAt: string;
+  pid?: number | null;
+  exitCode?: number | null;
+  exitSignal?: string | null;
+  /** Header fields naming the probe run (kept in the transcript header). */
+  probe: { kind: ProbeKind; run: number; scenario: string };
+}
+
+export interface RecordedScenario {
+  recordingId: number;
+  /** The target's findings. */
+  findings: ProbeFinding[];
+  /** The probe's (caused by its provocations). */
+  probeFindings: ProbeFinding[];
+}
+
+/** Splits checker findings into the target's and the probe's. Pure. */
+export function attributeFindings(findings: readonly ProbeFinding[], provoked: ReadonlySet<number>, provokes: readonly string[] = []): { target: ProbeFinding[]; probe: ProbeFinding[] } {
+  const target: ProbeFinding[] = [];
+  const probe: ProbeFinding[] = [];
+  for (const f of findings) (provoked.has(f.seq) || provokes.includes(f.rule) ? probe : target).push(f);
+  return { target, probe };
+}
+
+/** Stores the exchange as a recording, checks it and stores its findings. */
+export function recordScenario(store: Store, x: ScenarioExchange): RecordedScenario {
+  const id = store.createRecording({
+    name: x.name,
+    startedAt: x.startedAt,
+    status: 'running',
+    command: x.command,
+    cwd: x.cwd,
+    header: { acpInspect: 'recording', version: 1, probe: x.probe },
+  });
+  store.appendItems(id, x.items);
+  const all = checkItems(x.items).map((f): ProbeFinding => ({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }));
+  store.replaceFindings(id, all);
+  const info = peerInfoOf(x.items);
+  store.updateRecording(id, {
+    status: 'complete',
+    ended_at: new Date().toISOString(),
+    exit_code: x.exitCode ?? null,
+    exit_signal: x.exitSignal ?? null,
+    pid: x.pid ?? null,
+    client_name: info.clientName ?? null,
+    client_version: info.clientVersion ?? null,
+    agent_name: info.agentName ?? null,
+    agent_version: info.agentVersion ?? null,
+    protocol_version: info.protocolVersion ?? null,
+  });
+  const { target, probe } = attributeFindings(all, x.provoked, x.provokes);
+  return { recordingId: id, findings: target, probeFindings: probe };
+}
+
+/** The recording name of a scenario: "probe agent #RUN: SCENARIO". */
+export function scenarioRecordingName(kind: ProbeKind, run: number, scenario: string): string {
+  return `probe ${kind} #${run}: ${scenario}`;
+}

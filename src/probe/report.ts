@@ -1,0 +1,103 @@
+/**
+ * The probe report: the contract both probes (agent and client) print with `--json`, write with
+ * `--report FILE`, keep in the store for the UI's scorecard and render as HTML. Pure: no IO.
+ */
+
+/** How much a scenario's result weighs: required and capability failures make a target not conformant. */
+export type Tier = 'required' | 'capability' | 'advisory' | 'info';
+export type ScenarioStatus = 'pass' | 'fail' | 'skip' | 'info';
+export type Verdict = 'conformant' | 'not conformant';
+export type ProbeKind = 'agent' | 'client';
+
+/** A checker finding, as `check --json` prints it. */
+export interface ProbeFinding {
+  seq: number;
+  severity: 'error' | 'warning' | 'info';
+  rule: string;
+  message: string;
+  spec: string;
+}
+
+export interface ScenarioResult {
+  id: string;
+  title: string;
+  tier: Tier;
+  status: ScenarioStatus;
+  /** Section of the spec the scenario tests, e.g. "9 rule 2". */
+  spec: string;
+  /** One line: why it passed, failed or was skipped, or what was seen (info). */
+  why: string;
+  /** Id of the scenario's recording in the store (null when it did not run). */
+  recording: number | null;
+  /** The checker's findings over the exchange that are the target's (as `check --json`). */
+  findings: ProbeFinding[];
+  /** Findings the probe's deliberate provocations caused: the probe's, not the target's. */
+  probeFindings?: ProbeFinding[];
+  /** Wall time of the scenario (ms). */
+  durationMs?: number;
+  /** For a failure: the command that exports it as a fixture reproducing it (its last prompt turn, or the whole exchange). */
+  reproduce?: string;
+}
+
+export interface ProbeTarget {
+  name: string | null;
+  version: string | null;
+  command: string[] | null;
+}
+
+export interface ScenarioCounts {
+  pass: number;
+  fail: number;
+  skip: number;
+  info: number;
+  total: number;
+}
+
+export interface ProbeReport {
+  probe: ProbeKind;
+  target: ProbeTarget;
+  verdict: Verdict;
+  counts: ScenarioCounts;
+  scenarios: ScenarioResult[];
+  /** Id of the probe run in the store (the UI's scorecard: `?probe=ID`). */
+  run?: number;
+  /** The database the recordings are in. */
+  db?: string;
+  startedAt?: string;
+  durationMs?: number;
+  /** acp-inspect's version. */
+  tool?: string;
+}
+
+export const TIERS: readonly Tier[] = ['required', 'capability', 'advisory', 'info'];
+
+/** "not conformant" exactly when a required or capability scenario failed. */
+export function verdictOf(scenarios: readonly ScenarioResult[]): Verdict {
+  return scenarios.some((s) => s.status === 'fail' && (s.tier === 'required' || s.tier === 'capability')) ? 'not conformant' : 'conformant';
+}
+
+export function countScenarios(scenarios: readonly ScenarioResult[]): ScenarioCounts {
+  const c: ScenarioCounts = { pass: 0, fail: 0, skip: 0, info: 0, total: scenarios.length };
+  for (const s of scenarios) c[s.status]++;
+  return c;
+}
+
+/** Builds the report from the scenario results (verdict and counts derived, never passed in). */
+export function buildReport(probe: ProbeKind, target: ProbeTarget, scenarios: ScenarioResult[], extra: Pick<ProbeReport, 'run' | 'db' | 'startedAt' | 'durationMs' | 'tool'> = {}): ProbeReport {
+  return { probe, target, verdict: verdictOf(scenarios), counts: countScenarios(scenarios), scenarios, ...extra };
+}
+
+/** The exit code of a probe command: 0 conformant, 1 not conformant (2, could not run, is the CLI's). */
+export function exitCodeOf(report: ProbeReport): 0 | 1 {
+  return report.verdict === 'conformant' ? 0 : 1;
+}
+
+/** Checks the shape of a report read back (from the store or a file); returns why it is not one. */
+export function reportProblem(v: unknown): string | undefined {
+  const r = v as Partial<ProbeReport> | null;
+  if (!r || typeof r !== 'object') return 'not an object';
+  if (r.probe !== 'agent' && r.probe !== 'client') return 'no "probe" of agent or client';
+  if (!Array.isArray(r.scenarios)) return 'no "scenarios" array';
+  if (r.verdict !== 'conformant' && r.verdict !== 'not conformant') return 'no "verdict"';
+  return undefined;
+}

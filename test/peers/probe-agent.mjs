@@ -1,0 +1,214 @@
+#!/usr/bin/env node
+// A small, fast, complete ACP agent for the probe's tests: it advertises load, list, close, resume,
+// fork, modes, config options, embedded context and (with PROBE_AGENT_AUTH=1) an auth method, and
+// runs a scripted turn: a few message chunks, a permission request, then end_turn. It honours
+// session/cancel and $/cancel_request. PROBE_AGENT_DEFECT=<name> plants one defect (see DEFECTS);
+// each is meant to be caught by one probe scenario.
+import { createInterface } from 'node:readline';
+
+const DEFECT = process.env.PROBE_AGENT_DEFECT ?? '';
+const AUTH = process.env.PROBE_AGENT_AUTH === '1';
+const DEFECTS = [
+  'version-echo', 'invalid-params-code', 'unknown-method-result', 'extension-unanswered', 'answers-notifications',
+  'unknown-session-ok', 'not-json-exit', 'resource-link-refused', 'cancel-end-turn', 'update-after-cancel',
+  'permission-cancel-end-turn', 'fs-without-capability', 'cancel-request-unanswered', 'bogus-mode-ok', 'bogus-config-ok',
+  'load-history-after-answer', 'resume-replays-history', 'list-without-array', 'closed-session-prompt-ok', 'fork-same-id',
+  'auth-wrong-code', 'crash-in-turn', 'image-accepted',
+];
+if (DEFECT && !DEFECTS.includes(DEFECT)) {
+  process.stderr.write(`probe-agent: no defect ${DEFECT}\n`);
+  process.exit(2);
+}
+
+const send = (m) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+const reply = (id, result) => send({ id, result });
+const error = (id, code, message) => send({ id, error: { code, message } });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+const sessions = new Map(); // id -> { history: update[], mode, config, turn?: { id, cancelled, permissionId? } }
+let nextSession = 1;
+let nextRequest = 1;
+let authenticated = !AUTH;
+const waiting = new Map(); // our request id -> resolve
+
+const MODES = [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }];
+const configOptions = (s) => [{ id: 'model', name: 'Model', type: 'select', currentValue: s.model, options: [{ value: 'small', name: 'Small' }, { value: 'large', name: 'Large' }] }];
+
+function update(sessionId, u) {
+  const s = sessions.get(sessionId);
+  s?.history.push(u);
+  send({ method: 'session/update', params: { sessionId, update: u } });
+}
+
+function request(method, params) {
+  const id = nextRequest++;
+  send({ id, method, params });
+  return new Promise((resolve) => waiting.set(id, resolve));
+}
+
+async function turn(id, sessionId, prompt) {
+  const s = sessions.get(sessionId);
+  const t = { id, cancelled: false, dropped: false };
+  s.turn = t;
+  for (const block of prompt) update(sessionId, { sessionUpdate: 'user_message_chunk', content: block });
+  const end = (stopReason) => {
+    if (t.dropped) return;
+    s.turn = undefined;
+    reply(id, { stopReason });
+  };
+  if (DEFECT === 'fs-without-capability') {
+    await request('fs/read_text_file', { sessionId, path: `${s.cwd}/probe-readme.txt` });
+  }
+  for (let i = 1; i <= 4; i++) {
+    if (t.cancelled) return end(DEFECT === 'cancel-end-turn' ? 'end_turn' : 'cancelled');
+    update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `part ${i} ` } });
+    if (DEFECT === 'crash-in-turn' && i === 2) process.exit(3);
+    await sleep(40);
+  }
+  if (t.cancelled) return end(DEFECT === 'cancel-end-turn' ? 'end_turn' : 'cancelled');
+  update(sessionId, { sessionUpdate: 'tool_call', toolCallId: `call-${id}`, title: 'Write a file', kind: 'edit', status: 'pending' });
+  const answer = await request('session/request_permission', {
+    sessionId,
+    toolCall: { toolCallId: `call-${id}`, title: 'Write a file', kind: 'edit', status: 'pending' },
+    options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }, { optionId: 'reject', name: 'Reject', kind: 'reject_once' }],
+  });
+  const outcome = answer?.result?.outcome;
+  if (t.cancelled || outcome?.outcome === 'cancelled') {
+    update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId: `call-${id}`, status: 'failed' });
+    return end(DEFECT === 'permission-cancel-end-turn' || DEFECT === 'cancel-end-turn' ? 'end_turn' : 'cancelled');
+  }
+  update(sessionId, { sessionUpdate: 'tool_call_update', toolCallId: `call-${id}`, status: outcome?.optionId === 'allow' ? 'completed' : 'failed' });
+  update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'pong' } });
+  end('end_turn');
+}
+
+function handle(msg) {
+  const { id, method, params = {} } = msg;
+  if (method === undefined) { // a response to one of our requests
+    waiting.get(id)?.(msg);
+    waiting.delete(id);
+    return;
+  }
+  const isRequest = id !== undefined;
+  const s = sessions.get(params.sessionId);
+  switch (method) {
+    case 'initialize':
+      return reply(id, {
+        protocolVersion: DEFECT === 'version-echo' ? params.protocolVersion : 1,
+        agentInfo: { name: 'probe-test-agent', version: '1.0.0' },
+        agentCapabilities: {
+          loadSession: true,
+          promptCapabilities: { image: false, audio: false, embeddedContext: true },
+          sessionCapabilities: { list: {}, close: {}, resume: {}, fork: {} },
+        },
+        authMethods: AUTH ? [{ id: 'token', name: 'Token' }] : [],
+      });
+    case 'authenticate':
+      if (params.methodId !== 'token') return error(id, -32602, 'unknown auth method');
+      authenticated = true;
+      return reply(id, {});
+    case 'session/new': {
+      if (typeof params.cwd !== 'string' || !Array.isArray(params.mcpServers)) return error(id, DEFECT === 'invalid-params-code' ? -32603 : -32602, 'cwd and mcpServers are required');
+      if (!params.cwd.startsWith('/')) return error(id, -32602, 'cwd must be absolute');
+      if (!authenticated) return error(id, DEFECT === 'auth-wrong-code' ? -32603 : -32000, 'Authentication required');
+      const sessionId = `sess-${nextSession++}`;
+      const sess = { history: [], mode: 'ask', model: 'small', cwd: params.cwd, closed: false };
+      sessions.set(sessionId, sess);
+      return reply(id, { sessionId, modes: { currentModeId: 'ask', availableModes: MODES }, configOptions: configOptions(sess) });
+    }
+    case 'session/prompt': {
+      if (!s || (s.closed && DEFECT !== 'closed-session-prompt-ok')) {
+        if (DEFECT === 'unknown-session-ok' || (s?.closed && DEFECT === 'closed-session-prompt-ok')) return reply(id, { stopReason: 'end_turn' });
+        return error(id, -32602, `unknown session ${params.sessionId}`);
+      }
+      if (s.closed) return reply(id, { stopReason: 'end_turn' });
+      const prompt = Array.isArray(params.prompt) ? params.prompt : [];
+      for (const b of prompt) {
+        if (b.type === 'resource_link' && DEFECT === 'resource-link-refused') return error(id, -32602, 'resource_link is not supported');
+        if ((b.type === 'image' && DEFECT !== 'image-accepted') || b.type === 'audio') return error(id, -32602, `${b.type} content is not supported`);
+      }
+      if (s.turn) return error(id, -32602, 'a turn is already running on this session');
+      void turn(id, params.sessionId, prompt);
+      return;
+    }
+    case 'session/cancel':
+      if (s?.turn) {
+        s.turn.cancelled = true;
+        if (DEFECT === 'update-after-cancel') {
+          const t = s.turn;
+          setTimeout(() => { if (t.dropped) return; update(params.sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'late' } }); }, 80);
+        }
+      }
+      return;
+    case '$/cancel_request':
+      for (const sess of sessions.values()) {
+        if (sess.turn && sess.turn.id === params.requestId) {
+          if (DEFECT === 'cancel-request-unanswered') { sess.turn.dropped = true; sess.turn.cancelled = true; return; }
+          sess.turn.cancelled = true;
+        }
+      }
+      return;
+    case 'session/set_mode':
+      if (!s) return error(id, -32602, 'unknown session');
+      if (!MODES.some((m) => m.id === params.modeId) && DEFECT !== 'bogus-mode-ok') return error(id, -32602, `unknown mode ${params.modeId}`);
+      s.mode = params.modeId;
+      return reply(id, {});
+    case 'session/set_config_option':
+      if (!s) return error(id, -32602, 'unknown session');
+      if (params.configId !== 'model' || (!['small', 'large'].includes(params.value) && DEFECT !== 'bogus-config-ok')) return error(id, -32602, 'no such config value');
+      s.model = params.value;
+      return reply(id, { configOptions: configOptions(s) });
+    case 'session/load': {
+      if (!s) return error(id, -32602, 'unknown session');
+      const history = [...s.history];
+      if (DEFECT === 'load-history-after-answer') {
+        reply(id, {});
+        for (const u of history) send({ method: 'session/update', params: { sessionId: params.sessionId, update: u } });
+        return;
+      }
+      for (const u of history) send({ method: 'session/update', params: { sessionId: params.sessionId, update: u } });
+      return reply(id, { modes: { currentModeId: s.mode, availableModes: MODES } });
+    }
+    case 'session/resume':
+      if (!s) return error(id, -32602, 'unknown session');
+      if (DEFECT === 'resume-replays-history') update(params.sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'replayed' } });
+      return reply(id, {});
+    case 'session/list':
+      if (DEFECT === 'list-without-array') return reply(id, {});
+      return reply(id, { sessions: [...sessions.entries()].filter(([, v]) => !v.closed).map(([sessionId, v]) => ({ sessionId, cwd: v.cwd })) });
+    case 'session/close':
+      if (!s) return error(id, -32602, 'unknown session');
+      s.closed = true;
+      if (s.turn) s.turn.cancelled = true;
+      return reply(id, {});
+    case 'session/fork': {
+      if (!s) return error(id, -32602, 'unknown session');
+      if (DEFECT === 'fork-same-id') return reply(id, { sessionId: params.sessionId });
+      const sessionId = `sess-${nextSession++}`;
+      sessions.set(sessionId, { ...s, history: [...s.history], turn: undefined });
+      return reply(id, { sessionId });
+    }
+    default:
+      if (!isRequest) {
+        if (DEFECT === 'answers-notifications') error(null, -32601, `Method not found: ${method}`);
+        return;
+      }
+      if (method.startsWith('_')) return DEFECT === 'extension-unanswered' ? undefined : reply(id, {});
+      if (DEFECT === 'unknown-method-result') return reply(id, {});
+      return error(id, -32601, `Method not found: ${method}`);
+  }
+}
+
+const rl = createInterface({ input: process.stdin });
+rl.on('line', (line) => {
+  if (!line.trim()) return;
+  let msg;
+  try {
+    msg = JSON.parse(line);
+  } catch {
+    if (DEFECT === 'not-json-exit') process.exit(4);
+    return send({ id: null, error: { code: -32700, message: 'Parse error' } });
+  }
+  handle(msg);
+});
+rl.on('close', () => process.exit(0));

@@ -1,0 +1,91 @@
+/**
+ * A probe run in a real browser: the served UI lists it and shows it as a scorecard by tier whose
+ * scenarios link to their recordings, and the probe's HTML report opens from file:// with its
+ * scorecard and exchanges, making no request at all.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
+import { PEERS, tempDir } from '../helpers.js';
+import { startServer, type RunningServer } from '../../src/server/index.js';
+import { findUiDir } from '../../src/server/static.js';
+import { probeAgent } from '../../src/probe/agent/run.js';
+import type { ProbeReport } from '../../src/probe/report.js';
+
+let t: ReturnType<typeof tempDir>;
+let srv: RunningServer;
+let browser: Browser;
+let report: ProbeReport;
+let html: string;
+
+beforeAll(async () => {
+  if (!BROWSER_AVAILABLE) return;
+  if (!findUiDir()) throw new Error('the UI is not built (dist/ui): run `npm run build` first');
+  t = tempDir('acp-inspect-probe-ui-');
+  const db = join(t.dir, 'r.sqlite');
+  html = join(t.dir, 'probe.html');
+  // The test agent with one defect: unknown methods get a result instead of -32601.
+  ({ report } = await probeAgent({
+    command: [process.execPath, join(PEERS, 'probe-agent.mjs')], db, timeoutMs: 3000, only: ['unknown-method', 'not-json', 'session-fork', 'prompt-image'],
+    env: { ...process.env, PROBE_AGENT_DEFECT: 'unknown-method-result' }, outputs: { html },
+  }));
+  srv = await startServer({ dbPath: db, port: 0 });
+  browser = await launchBrowser();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await srv?.close();
+  t?.cleanup();
+});
+
+describeBrowser('probe runs in the UI', () => {
+  it('lists the run, shows its scorecard by tier, and opens a scenario\'s recording from it', async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await page.goto(srv.url);
+    const runs = page.getByRole('region', { name: 'Probe runs' });
+    await runs.getByRole('link', { name: `probe agent #${report.run}` }).click();
+    const card = page.getByRole('main', { name: `Probe run ${report.run}` });
+    await card.locator('[data-verdict]').waitFor();
+    expect(await card.locator('[data-verdict]').innerText()).toBe('not conformant');
+    expect(new URL(page.url()).searchParams.get('probe')).toBe(String(report.run));
+    const required = card.getByRole('region', { name: 'Required' });
+    const failed = required.locator('tr[data-scenario="unknown-method"]');
+    expect(await failed.locator('.probe-st').innerText()).toBe('fail');
+    expect(await failed.innerText()).toContain('7 rule 3');
+    expect(await failed.innerText()).toContain('it must be -32601');
+    expect(await required.locator('tr[data-scenario="not-json"] .probe-st').innerText()).toBe('pass');
+    expect(await card.getByRole('region', { name: 'Capability (when advertised)' }).locator('tr[data-scenario="session-fork"] .probe-st').innerText()).toBe('pass');
+    expect(await card.getByRole('region', { name: /^Advisory/ }).locator('tr[data-scenario="prompt-image"] .probe-st').innerText()).toBe('pass');
+    // The scenario's recording: an ordinary recording, named after the run and the scenario.
+    const rec = report.scenarios.find((s) => s.id === 'unknown-method')!.recording!;
+    await failed.getByRole('link', { name: `#${rec}` }).click();
+    await page.getByRole('heading', { name: `probe agent #${report.run}: unknown-method` }).waitFor();
+    await page.locator('.row', { hasText: 'acp_inspect_probe/no_such_method' }).first().waitFor();
+    // Back returns to the scorecard.
+    await page.goBack();
+    await card.locator('[data-verdict]').waitFor();
+    await page.close();
+  });
+
+  it('the HTML report opens offline: the scorecard and each exchange, with no request', async () => {
+    const ctx = await browser.newContext();
+    const requests: string[] = [];
+    const errors: string[] = [];
+    ctx.on('request', (r) => requests.push(r.url()));
+    const page = await ctx.newPage();
+    page.on('console', (m) => { if (m.type() === 'error') errors.push(m.text()); });
+    await page.goto(pathToFileURL(html).href);
+    expect(await page.locator('.verdict').innerText()).toBe('not conformant');
+    expect(await page.locator('td.st.fail').count()).toBe(1);
+    await page.getByRole('link', { name: 'unknown-method' }).first().click();
+    const section = page.locator('details#unknown-method');
+    expect(await section.getAttribute('open')).not.toBeNull();
+    expect(await section.innerText()).toContain('acp_inspect_probe/no_such_method');
+    expect(requests.filter((u) => !u.startsWith('file:'))).toEqual([]);
+    expect(errors).toEqual([]);
+    await ctx.close();
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Probe runs (acp-inspect probe agent|client): the list on the home page, and a run's scorecard by
+ * tier, each scenario linking to its recording (an ordinary recording: timeline, findings, export).
+ */
+import { useEffect, useState } from 'preact/hooks';
+import { server, type ProbeReport, type ProbeRunSummary, type ScenarioResult } from './api.js';
+import { probeId, recId, writeUrl, openRecording, recordings } from './model.js';
+import { fmtDate, fmtMs } from './format.js';
+
+const TIERS: Array<[ScenarioResult['tier'], string]> = [
+  ['required', 'Required'], ['capability', 'Capability (when advertised)'], ['advisory', 'Advisory (does not change the verdict)'], ['info', 'Info (not graded)'],
+];
+
+/** Opens a probe run's scorecard (null: back to the list). */
+export function openProbe(id: number | null): void {
+  probeId.value = id;
+  recId.value = null;
+  writeUrl(true);
+  if (id === null) void openRecording(null);
+}
+
+function openScenarioRecording(id: number): void {
+  probeId.value = null;
+  recId.value = id;
+  writeUrl(true);
+  void openRecording(id);
+}
+
+const verdictClass = (v: string | null) => (v === 'conformant' ? 'ok' : v === 'not conformant' ? 'live' : '');
+
+/** The probe runs of the store, on the home page (nothing when there are none). */
+export function ProbeRuns() {
+  const [runs, setRuns] = useState<ProbeRunSummary[] | null>(null);
+  const n = recordings.value.length;
+  useEffect(() => { server.probes().then(setRuns).catch(() => setRuns([])); }, [n]);
+  if (!runs?.length) return null;
+  return (
+    <section class="probe-runs" aria-label="Probe runs">
+      <h2>Probe runs</h2>
+      <table class="rec-table">
+        <thead><tr><th scope="col">#</th><th scope="col">probe</th><th scope="col">target</th><th scope="col">started</th><th scope="col">verdict</th></tr></thead>
+        <tbody>
+          {runs.map((r) => (
+            <tr key={r.id}>
+              <td class="num">{r.id}</td>
+              <td><a href={`?probe=${r.id}`} onClick={(e) => { e.preventDefault(); openProbe(r.id); }}>probe {r.probe} #{r.id}</a></td>
+              <td>{r.target ?? ''}</td>
+              <td>{fmtDate(r.startedAt)}</td>
+              <td>{r.verdict ? <span class={`pill ${verdictClass(r.verdict)}`}>{r.verdict}</span> : <span class="pill">{r.endedAt ? 'could not run' : 'running'}</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+/** One probe run as a scorecard. */
+export function ProbeScorecard({ id }: { id: number }) {
+  const [run, setRun] = useState<(ProbeRunSummary & { report: ProbeReport | null }) | null>(null);
+  const [err, setErr] = useState<string | null>(null);
+  useEffect(() => { setRun(null); setErr(null); server.probe(id).then(setRun).catch((e: Error) => setErr(e.message)); }, [id]);
+  if (err) return <main class="panel"><p class="bad" role="alert">{err}</p></main>;
+  if (!run) return <main class="panel"><p class="muted">Loading…</p></main>;
+  const r = run.report;
+  if (!r) return <main class="panel"><h1>probe {run.probe} #{run.id}</h1><p class="muted">{run.endedAt ? 'This run could not run its scenarios.' : 'This run has not finished yet.'}</p></main>;
+  const t = r.target;
+  return (
+    <main class="probe-card" aria-label={`Probe run ${run.id}`}>
+      <div class="rec-title">
+        <h1>probe {r.probe}: {[t.name ?? '(no name given)', t.version].filter(Boolean).join(' ')}</h1>
+        <span class={`pill verdict ${verdictClass(r.verdict)}`} data-verdict={r.verdict}>{r.verdict}</span>
+        <span class="muted">{[t.command?.join(' '), fmtDate(r.startedAt ?? run.startedAt), r.durationMs !== undefined && fmtMs(r.durationMs),
+          `${r.counts.pass} passed · ${r.counts.fail} failed · ${r.counts.skip} skipped · ${r.counts.info} info`].filter(Boolean).join(' · ')}</span>
+      </div>
+      {TIERS.map(([tier, title]) => {
+        const rows = r.scenarios.filter((s) => s.tier === tier);
+        if (!rows.length) return null;
+        return (
+          <section key={tier} aria-label={title}>
+            <h2>{title}</h2>
+            <table class="rec-table probe-table">
+              <thead><tr><th scope="col">status</th><th scope="col">scenario</th><th scope="col">spec</th><th scope="col">why</th><th scope="col">recording</th></tr></thead>
+              <tbody>
+                {rows.map((s) => (
+                  <tr key={s.id} data-scenario={s.id} class={`st-${s.status}`}>
+                    <td><span class={`pill probe-st ${s.status}`}>{s.status}</span></td>
+                    <td><b>{s.id}</b><div class="muted">{s.title}</div></td>
+                    <td>{s.spec}</td>
+                    <td>{s.why}{s.findings.filter((f) => f.severity === 'error').map((f) => <div key={`${f.seq}-${f.rule}`} class="bad">#{f.seq} {f.rule} ({f.spec}): {f.message}</div>)}</td>
+                    <td>{s.recording !== null && <a href={`?rec=${s.recording}`} onClick={(e) => { e.preventDefault(); openScenarioRecording(s.recording!); }}>#{s.recording}</a>}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          </section>
+        );
+      })}
+    </main>
+  );
+}
