@@ -69,3 +69,18 @@ describe('unknown-field and unstable-field', () => {
     expect(f.filter((x) => x.rule === 'unknown-field')).toEqual([]);
   });
 });
+
+describe('unknown-field: the message and the error object', () => {
+  it('reports members beyond JSON-RPC\'s and error fields beyond code, message and data, once per path', () => {
+    const f = check([
+      ...init(),
+      ['c2a', { ...req(1, 'session/new', { cwd: '/w', mcpServers: [] }), trace: 'abc' }],
+      ['a2c', { jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'boom', stack: 'at x', _vendor: 1 } }],
+      ['c2a', { ...req(2, 'session/new', { cwd: '/w', mcpServers: [] }), trace: 'def', _ext: 1 }],
+      ['a2c', res(2, { sessionId: S })],
+    ]).filter((x) => x.rule === 'unknown-field');
+    expect(f.map((x) => x.seq)).toEqual([3, 4]);
+    expect(f[0]!.message).toMatch(/session\/new message member "trace" is not one of JSON-RPC's.*\(2 frames, first at #3\)/);
+    expect(f[1]!.message).toContain('session/new error.stack');
+  });
+});

@@ -20,16 +20,35 @@ export function tallyFields(c: FrameContext, unstable: boolean): void {
   const fields = c.schema()?.fields;
   // Where spec.md and the SDK's schema disagree on a method's fields, the schema's names are no guide.
   if (fields === undefined || c.method === undefined || SHAPE_DISPUTED.has(c.method)) return;
-  let memory: Map<string, Seen> | undefined;
-  for (const f of fields) {
-    if (f.unstable !== unstable) continue;
-    memory ??= c.memory<Seen>();
-    const key = `${c.method} ${f.path}`;
-    const seen = memory.get(key);
-    if (seen) seen.count++;
-    else memory.set(key, { seq: c.frame.seq, count: 1, method: c.method, path: f.path });
-  }
+  for (const f of fields) if (f.unstable === unstable) tally(c, c.method, f.path);
 }
+
+function tally(c: FrameContext, method: string, path: string): void {
+  const memory = c.memory<Seen>();
+  const key = `${method} ${path}`;
+  const seen = memory.get(key);
+  if (seen) seen.count++;
+  else memory.set(key, { seq: c.frame.seq, count: 1, method, path });
+}
+
+/**
+ * Members of the message itself beyond JSON-RPC's (`jsonrpc`, `id`, `method`, `params`, `result`,
+ * `error`; part 4) and of an error object beyond `code`, `message`, `data` (part 7). Whatever the
+ * protocol version: these are the wire's names.
+ */
+export function tallyEnvelope(c: FrameContext): void {
+  const m = c.msg;
+  if (m === undefined) return;
+  const method = c.method ?? `(${c.frame.kind})`;
+  for (const k in m) {
+    if (k !== 'jsonrpc' && k !== 'id' && k !== 'method' && k !== 'params' && k !== 'result' && k !== 'error' && k.charCodeAt(0) !== UNDERSCORE) tally(c, method, `message.${k}`);
+  }
+  if (c.frame.kind !== 'error') return;
+  const e = obj(m.error);
+  if (e) for (const k in e) if (k !== 'code' && k !== 'message' && k !== 'data' && k.charCodeAt(0) !== UNDERSCORE) tally(c, method, `error.${k}`);
+}
+
+const UNDERSCORE = 95;
 
 export function reportFields(c: EndContext, say: (method: string, path: string) => string): void {
   for (const s of c.memory<Seen>().values()) {
