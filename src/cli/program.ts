@@ -60,8 +60,9 @@ export async function runProgram(argv: string[]): Promise<void> {
   // Options every command has may come before the command (`acp-inspect --db FILE list`).
   const args = hoistGlobalOptions(argv, program);
   const missing = missingCommand(argv, program);
-  // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
-  if (args[0] !== 'tap') endQuietlyWhenStdoutCloses();
+  // Not for the tap or the client probe, whose stdout is the client's: when the client stops reading
+  // the tap keeps recording and the probe still writes its report.
+  if (args[0] !== 'tap' && !(args[0] === 'probe' && args[1] === 'client')) endQuietlyWhenStdoutCloses();
   if (argv.length === 0) {
     program.outputHelp();
     process.exitCode = 0;

@@ -49,4 +49,29 @@ export function registerProbe(program: Command): void {
       process.exitCode = report.verdict === 'conformant' ? 0 : 1;
       process.stdout.write(text ?? formatProbeReport(report, { width: process.stdout.columns }));
     });
+
+  probe
+    .command('client')
+    .description('probe an editor: run this as the agent your client launches, send one message, get a verdict')
+    .option(...DB_OPTION)
+    .option('--report <file>', 'write the JSON report to a file when a battery run ends')
+    .option('--html <file>', 'write a self-contained HTML report (opens offline)')
+    .option('--only <ids>', 'run only these scenarios or groups (comma-separated; see --list)')
+    .option('--timeout <ms>', 'how long to wait for each answer of the client (default 10000)', parseCount('--timeout'))
+    .option('--list', 'list the scenarios (id, tier, spec section, title) and exit')
+    .addHelpText('after', '\nAn editor launches it in place of an agent; stdin and stdout are the ACP connection. Zed:\n' +
+      '  { "agent_servers": { "ACP probe": { "command": "acp-inspect", "args": ["probe", "client", "--report", "/tmp/probe.json"] } } }\n' +
+      'In the chat: any message runs the battery; "/probe fs" (a group or scenario ids) runs part of it; "/probe help" lists them.')
+    .action(async (opts: Omit<ProbeCliOptions, 'json'> & { list?: boolean }) => {
+      const { CLIENT_BATTERY, selectScenarios } = await import('../../probe/client/battery.js');
+      if (opts.list) {
+        for (const s of CLIENT_BATTERY) process.stdout.write(`${s.id.padEnd(28)} ${s.tier.padEnd(10)} ${s.spec.padEnd(11)} ${s.group.padEnd(10)} ${s.title}\n`);
+        return;
+      }
+      const only = onlyIds(opts.only);
+      const unknown = only ? selectScenarios(only).unknown : [];
+      if (unknown.length) throw new CliError(`--only: no scenario or group ${unknown.map((u) => `"${u}"`).join(', ')}; see acp-inspect probe client --list`, 2);
+      const { runProbeClient } = await import('../../probe/client/run.js');
+      await runProbeClient({ db: opts.db, report: opts.report, html: opts.html, only, timeoutMs: opts.timeout });
+    });
 }

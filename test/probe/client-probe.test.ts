@@ -1,0 +1,115 @@
+/**
+ * The client probe against real client processes over real pipes: the probe runs in-process on the
+ * stdio of test/peers/probe-client.mjs (a complete client), clean and with one defect planted each.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { startClientProbe, type ClientProbeRun } from '../../src/probe/client/agent.js';
+import { PEERS, tempDir } from '../helpers.js';
+
+interface Outcome {
+  /** The last battery run. */
+  run: ClientProbeRun;
+  runs: ClientProbeRun[];
+  /** What the test client saw: its stop reasons and the text of the agent messages. */
+  seen: { stopReasons: unknown[]; text: string };
+  stderr: string;
+  code: number | null;
+}
+
+/** Runs the probe in-process against the test client with `defect` planted. */
+function probeTestClient(defect: string, opts: { env?: Record<string, string>; only?: string[]; timeoutMs?: number } = {}): Promise<Outcome> {
+  const { dir, cleanup } = tempDir('acp-probe-client-');
+  const child = spawn(process.execPath, [join(PEERS, 'probe-client.mjs')], {
+    cwd: dir, env: { ...process.env, PROBE_DEFECT: defect, PROBE_OUT: join(dir, 'client-out.json'), ...opts.env }, stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+  const runs: ClientProbeRun[] = [];
+  const probe = startClientProbe({ input: child.stdout, output: child.stdin, timeoutMs: opts.timeoutMs ?? 5000, only: opts.only, onRunEnd: (r, endTurn) => { runs.push(r); endTurn(['(where the report is)']); } });
+  return new Promise((resolve, reject) => {
+    child.on('close', async (code) => {
+      await probe.done;
+      const out = join(dir, 'client-out.json');
+      const seen = existsSync(out) ? JSON.parse(readFileSync(out, 'utf8')) as Outcome['seen'] : { stopReasons: [], text: '' };
+      cleanup();
+      if (!runs.length) reject(new Error(`no run reported; stderr: ${stderr}`));
+      else resolve({ run: runs[runs.length - 1]!, runs, seen, stderr, code });
+    });
+  });
+}
+
+const failed = (run: ClientProbeRun): string[] => run.scenarios.filter((s) => s.status === 'fail').map((s) => s.id);
+
+describe('probe client against the test client', () => {
+  it('finds nothing wrong with the clean client', async () => {
+    const { run, seen } = await probeTestClient('');
+    expect(failed(run)).toEqual([]);
+    expect(run.ended).toBe('turn-end');
+    expect(seen.stopReasons).toEqual(['end_turn']);
+    expect(seen.text).toContain('ACP client probe verdict: CONFORMANT');
+    expect(seen.text).toContain('(where the report is)');
+    expect(run.scenarios.find((s) => s.id === 'permission-cancel-turn')).toMatchObject({ status: 'skip', ran: false });
+    expect(run.scenarios.find((s) => s.id === 'permission-cancel-turn')!.why).toMatch(/needs a person: send "\/probe permission-cancel-turn"/);
+  });
+
+  it('runs the groups a /probe prompt names, and answers other prompts with help', async () => {
+    const { runs, seen } = await probeTestClient('', { env: { PROBE_PROMPT: '/probe fs, unknown-method\n---\nwhat are you?' } });
+    expect(runs).toHaveLength(1);
+    expect(runs[0]!.scenarios.map((s) => s.id)).toEqual(['unknown-method', 'fs-write', 'fs-read', 'fs-read-line-limit', 'fs-read-missing']);
+    expect(failed(runs[0]!)).toEqual([]);
+    expect(seen.stopReasons).toEqual(['end_turn', 'end_turn']);
+    expect(seen.text).toContain('it has no model');
+  });
+
+  it('grades the person scenario when asked for: Stop while a permission request is shown', async () => {
+    const ok = await probeTestClient('', { env: { PROBE_PROMPT: '/probe permission-cancel-turn', PROBE_PRESS_STOP: '1' } });
+    expect(ok.run.scenarios).toMatchObject([{ id: 'permission-cancel-turn', status: 'pass' }]);
+    expect(ok.run.ended).toBe('cancelled');
+    expect(ok.seen.stopReasons).toEqual(['cancelled']);
+    const bad = await probeTestClient('stop-answers-selected', { env: { PROBE_PROMPT: '/probe permission-cancel-turn', PROBE_PRESS_STOP: '1' } });
+    expect(bad.run.scenarios).toMatchObject([{ id: 'permission-cancel-turn', status: 'fail' }]);
+    expect(bad.run.scenarios[0]!.why).toMatch(/answered "probe-allow-once", not cancelled/);
+  });
+
+  // Each defect runs against the groups it could break (the whole battery runs for the clean client
+  // above): every scenario of those but the defect's own must still pass.
+  const DEFECTS: Record<string, { groups: string[]; failed: string[]; timeoutMs?: number }> = {
+    'read-ignores-line-limit': { groups: ['fs'], failed: ['fs-read-line-limit'] },
+    'missing-file-empty': { groups: ['fs'], failed: ['fs-read-missing'] },
+    'write-ignored': { groups: ['fs'], failed: ['fs-write'] },
+    // Its output requests wait the whole timeout while a command runs, so it leaves out terminal-release
+    // (which reads a running command's pid through terminal/output) to keep the test short.
+    'output-waits-for-exit': { groups: ['terminal-output-limit', 'terminal-output-running', 'terminal-wait-for-exit', 'terminal-kill'], failed: ['terminal-output-running'], timeoutMs: 2000 },
+    'truncate-keeps-start': { groups: ['terminal'], failed: ['terminal-output-limit'] },
+    'truncate-splits-char': { groups: ['terminal'], failed: ['terminal-output-limit'] },
+    'truncated-flag-false': { groups: ['terminal'], failed: ['terminal-output-limit'] },
+    'kill-invalidates-id': { groups: ['terminal'], failed: ['terminal-kill'] },
+    'release-keeps-id': { groups: ['terminal'], failed: ['terminal-release'] },
+    'release-leaves-running': { groups: ['terminal'], failed: ['terminal-release'] },
+    'permission-unoffered-option': { groups: ['permission', 'requests'], failed: ['permission-answer'] },
+    'unknown-method-wrong-code': { groups: ['requests', 'updates'], failed: ['unknown-method'] },
+    'crash-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
+    'truncated-always-true': { groups: ['terminal'], failed: ['terminal-wait-for-exit'] },
+    'cancel-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
+    'cancel-request-drops': { groups: ['permission'], failed: ['cancel-request'], timeoutMs: 2000 },
+  };
+
+  it('catches each planted defect, and only that one', async () => {
+    const outcomes = await Promise.all(Object.entries(DEFECTS).map(async ([d, x]) =>
+      [d, await probeTestClient(d, { only: x.groups, timeoutMs: x.timeoutMs })] as const));
+    for (const [d, { run }] of outcomes) {
+      const why = run.scenarios.filter((s) => s.status === 'fail').map((s) => `${s.id}: ${s.why}`);
+      expect({ defect: d, failed: failed(run) }, why.join('\n')).toEqual({ defect: d, failed: DEFECTS[d]!.failed });
+      expect(run.scenarios.filter((s) => s.status === 'pass').length).toBeGreaterThan(0);
+    }
+    // A crash fails the scenario running then; the rest are listed as not run.
+    const crashed = outcomes.find(([d]) => d === 'crash-on-unknown-update')![1].run;
+    expect(crashed.ended).toBe('disconnected');
+    const after = crashed.scenarios.slice(crashed.scenarios.findIndex((s) => s.id === 'update-unknown-kinds') + 1);
+    expect(after.length).toBeGreaterThan(0);
+    for (const s of after) expect(s).toMatchObject({ status: 'skip', ran: false, why: expect.stringMatching(/^not run: the client disconnected during update-unknown-kinds/) });
+  });
+});
