@@ -49,7 +49,7 @@ export function openStoredRef(ref: string, dbPath: string | undefined): { store:
     try {
       store.markInterrupted();
     } catch { /* read-only or locked: reading still works */ }
-    return { store, id: store.resolveRef(ref) };
+    return { store, id: store.resolveIndexedRef(ref) };
   } catch (e) {
     store.close();
     throw e;

@@ -102,7 +102,8 @@ export function RecordingsView() {
                 <td class="num">{r.frames}</td>
                 <td class={`num${r.errors ? ' bad' : ''}`}>{r.errors || ''}</td>
                 <td class={`num${r.warnings ? ' warn' : ''}`}>{r.warnings || ''}</td>
-                <td>{r.status === 'running' ? <span class="pill live"><span class="dot" aria-hidden="true" />live</span> : <span class={`pill ${r.incomplete ? 'warn' : ''}`}>{r.status}</span>}</td>
+                <td>{r.indexing ? <span class="pill" title={`its tap has ended; the rest of its capture log is being indexed (${r.status})`}>indexing {Math.floor((100 * r.indexing.indexedBytes) / Math.max(1, r.indexing.totalBytes))}%</span>
+                  : r.status === 'running' ? <span class="pill live"><span class="dot" aria-hidden="true" />live</span> : <span class={`pill ${r.incomplete ? 'warn' : ''}`}>{r.status}</span>}</td>
                 <td class="actions">
                   <button type="button" class="link" onClick={() => openCompare(r.id, null)} aria-label={`Compare recording ${r.id} with another`}>compare</button>
                   <a href={api.exportUrl(r.id)} download={`acp-recording-${r.id}.jsonl`} title="Download as .jsonl (secrets redacted)">export</a>{' '}
