@@ -37,6 +37,7 @@ import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expectedFlood, floodChunks, initializeRequest, initializeResult, newSessionRequest, newSessionResult, promptRequest, promptResult } from '../bench/frames.js';
+import { benchBigRecording, writeFloodTranscript } from '../bench/big-recording.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'acp-inspect.js');
@@ -70,6 +71,7 @@ function parseArgs(argv) {
     uiFrames: quick ? 5_000 : 1_000_000,
     compareFrames: quick ? 3_000 : 100_000,
     compareRuns: quick ? 1 : 5,
+    bigFrames: quick ? 20_000 : 1_000_000,
     only: null,
     json: null,
     jsTap: process.env.BENCH_JS_TAP === '1',
@@ -84,7 +86,7 @@ function parseArgs(argv) {
   const env = (name, key) => { if (process.env[name] !== undefined) o[key] = num(name, process.env[name]); };
   env('BENCH_ROUNDS', 'rounds'); env('BENCH_MB', 'mb'); env('BENCH_PINGS', 'pings'); env('BENCH_STARTUPS', 'startups'); env('BENCH_IDLE_ROUNDS', 'idleRounds');
   env('BENCH_RSS_MB', 'rssMb'); env('BENCH_EXIT_FRAMES', 'exitFrames'); env('BENCH_CHECK_FRAMES', 'checkFrames'); env('BENCH_UI_FRAMES', 'uiFrames');
-  env('BENCH_COMPARE_FRAMES', 'compareFrames'); env('BENCH_COMPARE_RUNS', 'compareRuns');
+  env('BENCH_COMPARE_FRAMES', 'compareFrames'); env('BENCH_COMPARE_RUNS', 'compareRuns'); env('BENCH_BIG_FRAMES', 'bigFrames');
   if (process.env.BENCH_ONLY) o.only = process.env.BENCH_ONLY.split(',');
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -101,12 +103,13 @@ function parseArgs(argv) {
       case '--ui-frames': o.uiFrames = num(a, argv[++i]); break;
       case '--compare-frames': o.compareFrames = num(a, argv[++i]); break;
       case '--compare-runs': o.compareRuns = num(a, argv[++i]); break;
+      case '--big-frames': o.bigFrames = num(a, argv[++i]); break;
       case '--only': o.only = (argv[++i] ?? '').split(','); break;
       case '--json': o.json = argv[++i]; break;
       case '--js-tap': o.jsTap = true; break;
       case '--copy-tap': o.copyTap = true; break;
       case '--client': o.clients = clientKinds(argv[++i]); break;
-      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--idle-rounds N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--compare-frames N] [--compare-runs N] [--exit-frames N] [--only flood,startup,idle,rss,exit,check,ui,compare] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
+      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--idle-rounds N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--compare-frames N] [--compare-runs N] [--exit-frames N] [--big-frames N] [--only flood,startup,idle,rss,exit,check,ui,compare,big] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
     }
   }
   return o;
@@ -931,42 +934,7 @@ async function benchExit(o, tmp, results) {
 
 /** A recording of `n` frames of about 1 KiB: a session whose prompts each stream a few hundred updates. */
 function writeBigTranscript(file, n, size = 1024) {
-  const fd = openSync(file, 'w');
-  let buf = [];
-  let bytes = 0;
-  let t = 0;
-  const put = (dir, line) => {
-    t += 0.01;
-    const s = `{"t":${t.toFixed(2)},"dir":"${dir}","raw":${JSON.stringify(line.toString().trimEnd())}}\n`;
-    buf.push(s);
-    bytes += s.length;
-    if (bytes > 4 * 1024 * 1024) {
-      writeSync(fd, buf.join(''));
-      buf = [];
-      bytes = 0;
-    }
-  };
-  writeSync(fd, `{"acpInspect":"recording","version":1}\n`);
-  let id = 0;
-  let frames = 0;
-  put('c2a', initializeRequest(++id)); put('a2c', initializeResult(id));
-  put('c2a', newSessionRequest(++id)); put('a2c', newSessionResult(id));
-  frames += 4;
-  while (frames < n) {
-    const pid = ++id;
-    put('c2a', promptRequest(pid, 'go'));
-    frames++;
-    const k = Math.min(500, n - frames - 1);
-    if (k > 0) {
-      for (const c of floodChunks(size, k, size)) put('a2c', c);
-      frames += k;
-    }
-    put('a2c', promptResult(pid));
-    frames++;
-  }
-  writeSync(fd, buf.join(''));
-  closeSync(fd);
-  return frames;
+  return writeFloodTranscript(file, n, { size, perTurn: 500 });
 }
 
 /** The lines of a file too large for one string, read in 8 MiB slices. */
@@ -1548,6 +1516,11 @@ function targets(r) {
     add(`compare of two ${r.compare.frames}-frame recordings in the served UI ≤ 1 s (median)`, `${fmt(r.compare.api.median, 0)} ms`, r.compare.api.status === 200 && r.compare.api.median <= 1000);
     add(`\`acp-inspect diff\` of two ${r.compare.frames}-frame recordings ≤ 1 s (median)`, `${fmt(r.compare.cli.median, 0)} ms`, r.compare.cli.exit === 1 && r.compare.cli.median <= 1000);
   }
+  if (r.big?.commands) {
+    for (const c of Object.values(r.big.commands)) {
+      add(`${c.what} on ${r.big.frames} 1 KiB frames: done, or refused in one line, within ${r.big.targetMiB} MiB (issue 32)`, `exit ${c.exit}, ${fmt(c.ms / 1000)} s, ${fmt(c.peakMiB, 0)} MiB`, c.peakMiB <= r.big.targetMiB && [0, 1, 2, 413].includes(c.exit) && !/heap|stack|Invalid string length/i.test(c.stderr));
+    }
+  }
   return out;
 }
 
@@ -1577,6 +1550,7 @@ async function main() {
     if (want('check')) { await benchCheck(o, tmp, results); log(''); }
     if (want('ui')) { await benchUi(o, tmp, results); log(''); }
     if (want('compare')) { await benchCompare(o, tmp, results); log(''); }
+    if (want('big')) { results.big = await benchBigRecording({ frames: o.bigFrames, log }); log(''); }
   } finally {
     rmSync(tmp, { recursive: true, force: true });
   }

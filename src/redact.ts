@@ -140,3 +140,30 @@ export function redactItem(item: Item): Item {
 export function redactRecording(rec: Recording): Recording {
   return { ...rec, items: rec.items.map(redactItem) };
 }
+
+/**
+ * Text a line must hold for redaction to change it: a key redaction looks at (or the end of one), or
+ * a `\u` escape that could spell one. A line without any is kept as it is, unparsed.
+ */
+const MAY_HOLD_SECRET = /authori|cookie|passw|passphrase|secret|token|api.?key|private.?key|credential|bearer|signature|env|headers|url|uri|endpoint|\\u/i;
+
+/**
+ * Redacts items as they are read (a recording streamed, never held). Frames may come without their
+ * JSON parsed (the store's pagedItems with `json: false`): those that may hold a secret are parsed here.
+ */
+export function* redactItems(items: Iterable<Item>): Generator<Item> {
+  for (const it of items) {
+    if (it.dir !== 'c2a' && it.dir !== 'a2c') {
+      yield it;
+      continue;
+    }
+    const f = it as Frame;
+    if (f.json === undefined && MAY_HOLD_SECRET.test(f.raw)) {
+      let json: unknown;
+      try { json = JSON.parse(f.raw); } catch { /* not JSON: nothing to redact */ }
+      yield json === undefined ? f : redactFrame({ ...f, json });
+    } else {
+      yield f.json === undefined ? f : redactFrame(f);
+    }
+  }
+}

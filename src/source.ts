@@ -2,10 +2,12 @@
  * Resolves what a user names on the command line — a recording id, `latest`, or a transcript file —
  * into an in-memory Recording. Shared by export, check, replay, diff and the fixtures API.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { parseTranscript, type Recording, TranscriptError } from './transcript/format.js';
+import { existsSync, statSync } from 'node:fs';
+import { checkNotes, sortNotes, type Recording, type TranscriptHeader, type TranscriptNote, TranscriptError, TranscriptLineReader } from './transcript/format.js';
+import { readTranscriptItems } from './transcript/read-file.js';
+import type { Item } from './wire/frame.js';
 import { openCapture, pairFiles } from './transcript/open-capture.js';
-import { Store } from './store/store.js';
+import { Store, toTranscriptNote } from './store/store.js';
 import { StoreError } from './store/errors.js';
 import { iterateFrames, loadFramesOf } from './store/frames.js';
 import { isFrame, type Frame } from './wire/frame.js';
@@ -23,37 +25,107 @@ export function looksLikeFile(ref: string): boolean {
   return /\.(jsonl|json|ndjson)$/i.test(ref) || ref.includes('/') || (!/^\d+$/.test(ref) && ref !== 'latest' && (existsSync(ref) || pairFiles(ref) !== undefined));
 }
 
-/** Reads and parses a transcript file (or a capture of another tool's format: openCapture); errors name the file. */
+/**
+ * Reads and parses a transcript file (or a capture of another tool's format: openCapture) into
+ * memory; errors name the file. Read a piece at a time
+ * (transcript/read-file.ts), so a file larger than the longest string V8 makes still loads when its
+ * items fit in memory; readers that need not hold it use transcriptFileStream.
+ */
 export function readTranscriptFile(file: string): Recording {
-  const opened = openCapture(file);
-  const text = opened.kind === 'transcript' ? readFileSync(file, 'utf8') : opened.text;
-  try {
-    return parseTranscript(text);
-  } catch (e) {
-    throw e instanceof TranscriptError ? e.inFile(file) : e;
-  }
+  const src = transcriptFileStream(file);
+  const items = [...src.items];
+  const notes = src.notes();
+  return notes.length ? { header: src.header, items, notes } : { header: src.header, items };
 }
 
 /**
- * Runs `fn` on the database's recording `<id|latest>`, first marking recordings whose tap is gone as
- * interrupted where the database can be written (read-only or locked: reading still works).
+ * Opens the database and resolves `<id|latest>` in it, first marking recordings whose tap is gone as
+ * interrupted where the database can be written (read-only or locked: reading still works). The
+ * caller closes the store.
  */
-function withStoredRef<T>(ref: string, dbPath: string | undefined, fn: (store: Store, id: number) => T): T {
+export function openStoredRef(ref: string, dbPath: string | undefined): { store: Store; id: number } {
   const store = Store.open(dbPath, { mustExist: true });
   try {
     try {
       store.markInterrupted();
     } catch { /* read-only or locked: reading still works */ }
-    return fn(store, store.resolveIndexedRef(ref));
+    return { store, id: store.resolveIndexedRef(ref) };
+  } catch (e) {
+    store.close();
+    throw e;
+  }
+}
+
+/** Runs `fn` on the database's recording `<id|latest>` (see openStoredRef). */
+function withStoredRef<T>(ref: string, dbPath: string | undefined, fn: (store: Store, id: number) => T): T {
+  const { store, id } = openStoredRef(ref, dbPath);
+  try {
+    return fn(store, id);
   } finally {
     store.close();
   }
 }
 
-/** Loads `<id|latest|FILE.jsonl>`; `framesOnly`: from the database, only the protocol frames (for comparing). */
-export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnly?: boolean } = {}): LoadedRecording {
-  if (looksLikeFile(ref)) return { recording: readTranscriptFile(ref), file: ref };
-  return withStoredRef(ref, dbPath, (store, id) => ({ recording: opts.framesOnly ? loadFramesOf(store, id) : store.loadRecording(id), id }));
+/**
+ * The most of a recording a command that must hold it whole may load (replay, the first recording of
+ * `diff`): what it holds is a few times the recorded bytes, and every command keeps within 300 MiB.
+ * `use` names the command in the refusal, `fix` what to do instead.
+ */
+export interface MemoryLimit {
+  items: number;
+  bytes: number;
+  use: string;
+  fix: string;
+}
+
+/** A recording a command would have to hold whole, past its MemoryLimit: one line, exit 2. */
+export class RecordingTooBig extends Error {
+  readonly code = 'E_TOO_BIG';
+  readonly exitCode = 2;
+}
+
+const mib = (n: number) => `${(n / 1048576).toFixed(0)} MiB`;
+
+function tooBig(what: string, size: string, limit: MemoryLimit): RecordingTooBig {
+  return new RecordingTooBig(`${what} is too big for ${limit.use} (${size}; it holds the recording in memory, at most ${limit.items.toLocaleString('en-US')} items and ${mib(limit.bytes)} of frames); ${limit.fix}`);
+}
+
+/** Throws RecordingTooBig when stored recording `id` is past `limit` (reading at most limit.items rows). */
+export function checkStoredSize(store: Store, id: number, limit: MemoryLimit): void {
+  const items = store.getRecording(id)?.items ?? 0;
+  if (items > limit.items) throw tooBig(`recording ${id}`, `${items.toLocaleString('en-US')} items`, limit);
+  const bytes = (store.db.prepare(`SELECT SUM(length(CAST(raw AS BLOB))) AS b FROM (SELECT raw FROM items WHERE recording_id = ? ORDER BY seq LIMIT ?)`)
+    .get(id, limit.items + 1) as { b: number | null }).b ?? 0;
+  if (bytes > limit.bytes) throw tooBig(`recording ${id}`, `${mib(bytes)} of frames`, limit);
+}
+
+/** Throws RecordingTooBig when transcript `file` is past `limit` (its size, before it is read; then its items). */
+function checkFileSize(file: string, limit: MemoryLimit, rec?: Recording): void {
+  if (rec) {
+    if (rec.items.length > limit.items) throw tooBig(file, `${rec.items.length.toLocaleString('en-US')} items`, limit);
+    return;
+  }
+  let size = 0;
+  try { size = statSync(file).size; } catch { /* the reader names the problem */ }
+  // A transcript line adds its JSON around the frame and escapes its quotes: about 1.1 to 1.3 times the frame.
+  if (size > limit.bytes * 1.5) throw tooBig(file, `${mib(size)}`, limit);
+}
+
+/**
+ * Loads `<id|latest|FILE.jsonl>`; `framesOnly`: from the database, only the protocol frames (for
+ * comparing). With `limit`, a recording past it is refused (RecordingTooBig) before it is read.
+ */
+export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnly?: boolean; limit?: MemoryLimit } = {}): LoadedRecording {
+  if (looksLikeFile(ref)) {
+    if (opts.limit) checkFileSize(ref, opts.limit);
+    const recording = readTranscriptFile(ref);
+    if (opts.limit) checkFileSize(ref, opts.limit, recording);
+    return { recording, file: ref };
+  }
+  return withStoredRef(ref, dbPath, (store, id) => {
+    if (opts.limit) checkStoredSize(store, id, opts.limit);
+    return { recording: opts.framesOnly ? loadFramesOf(store, id) : store.loadRecording(id), id };
+  });
 }
 
 /**
@@ -61,8 +133,73 @@ export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnl
  * from a cursor while `fn` runs (so they need not all be in memory at once).
  */
 export function withFramesOf<T>(ref: string, dbPath: string | undefined, fn: (frames: Iterable<Frame>) => T): T {
-  if (looksLikeFile(ref)) return fn(readTranscriptFile(ref).items.filter(isFrame));
+  if (looksLikeFile(ref)) return fn(framesOf(readTranscriptItems(ref)));
   return withStoredRef(ref, dbPath, (store, id) => fn(iterateFrames(store, id)));
+}
+
+/**
+ * A recording read as it is needed, never whole: its header, its items (once, in seq order), and its
+ * notes (complete once the items were read: a transcript file has them at its end).
+ */
+export interface RecordingStream {
+  header: TranscriptHeader;
+  items: Iterable<Item>;
+  notes: () => TranscriptNote[];
+  /** The items read again from the start, as often as asked (for readers that need two passes). */
+  reread: () => Iterable<Item>;
+  /** Set when the recording came from the database (then `store` is open on it while `fn` runs). */
+  id?: number;
+  store?: Store;
+  /** Set when the recording came from a file. */
+  file?: string;
+}
+
+/** The items of a transcript file as a RecordingStream (the header is read before this returns). */
+export function transcriptFileStream(file: string): RecordingStream {
+  const reader = new TranscriptLineReader();
+  const rest = readTranscriptItems(file, reader);
+  const first = rest.next(); // reads up to the first item: the header, when there is one
+  const items = (function* () {
+    try {
+      if (first.done) return;
+      yield first.value;
+      yield* rest;
+    } finally {
+      rest.return(undefined); // a reader that stops early closes the file
+    }
+  })();
+  return {
+    header: reader.header,
+    items,
+    notes: () => {
+      checkNotes(reader.notes, reader.seq);
+      return sortNotes(reader.notes);
+    },
+    reread: () => readTranscriptItems(file),
+    file,
+  };
+}
+
+/**
+ * Runs `fn` on `<id|latest|FILE.jsonl>` streamed (see RecordingStream): a stored recording's items
+ * are read a page at a time, a file's a read at a time. The database is closed when `fn` is done.
+ */
+export async function withRecordingStream<T>(ref: string, dbPath: string | undefined, fn: (r: RecordingStream) => T | Promise<T>, opts: { json?: boolean } = {}): Promise<T> {
+  if (looksLikeFile(ref)) return fn(transcriptFileStream(ref));
+  const { store, id } = openStoredRef(ref, dbPath);
+  try {
+    const header = store.headerOf(id);
+    const notes = store.readNotes(id).map(toTranscriptNote);
+    // `json` false: `items` gives a stored recording's frames without their JSON parsed (see redactItems).
+    const items = store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 1000, { json: opts.json });
+    return await fn({ header, items, notes: () => notes, reread: () => store.pagedItems(id), id, store });
+  } finally {
+    store.close();
+  }
+}
+
+function* framesOf(items: Iterable<Item>): Generator<Frame> {
+  for (const it of items) if (isFrame(it)) yield it;
 }
 
 export { StoreError, TranscriptError };

@@ -3,11 +3,9 @@
  * any size, or a stored recording) and folds it through the checker; the config file and the report
  * are in report.ts (re-exported here). The checker itself (checker.ts) stays pure.
  */
-import { type Item, isFrame } from '../wire/frame.js';
-import { Correlator } from '../wire/correlate.js';
-import { itemFromLine } from '../transcript/format.js';
-import { readTranscriptFile } from '../transcript/read-file.js';
-import { looksLikeFile } from '../source.js';
+import type { Item } from '../wire/frame.js';
+import { readTranscriptItems } from '../transcript/read-file.js';
+import { looksLikeFile, openStoredRef } from '../source.js';
 import { Store } from '../store/store.js';
 import { CheckFold, type CheckRun } from '../check/fold.js';
 import { ParallelCheck, startParallelCheck } from './parallel.js';
@@ -20,15 +18,8 @@ export { CONFIG_FILE, type ProjectConfig, findProjectConfig, readProjectConfig, 
  * Reads a transcript file in big reads, so files larger than a JavaScript string can be checked.
  * Every line goes through the one transcript line reader; responses are correlated.
  */
-export function* streamTranscriptFile(file: string): Generator<Item> {
-  const correlator = new Correlator();
-  for (const lines of readTranscriptFile(file)) {
-    for (let i = 0; i < lines.length; i++) {
-      const item = itemFromLine(lines[i]!);
-      if (isFrame(item)) correlator.observe(item);
-      yield item;
-    }
-  }
+export function streamTranscriptFile(file: string): Generator<Item> {
+  return readTranscriptItems(file);
 }
 
 /** Items of `<id|latest|FILE.jsonl>`, streamed. */
@@ -46,18 +37,7 @@ export function* streamRecordingRef(ref: string, dbPath?: string): Generator<Ite
 }
 
 /** The store and the id of a stored recording named by `<id|latest>` (recordings of dead taps marked interrupted first). */
-function openStored(ref: string, dbPath?: string): { store: Store; id: number } {
-  const store = Store.open(dbPath, { mustExist: true });
-  try {
-    try {
-      store.markInterrupted();
-    } catch { /* read-only or locked */ }
-    return { store, id: store.resolveIndexedRef(ref) };
-  } catch (e) {
-    store.close();
-    throw e;
-  }
-}
+const openStored = openStoredRef;
 
 export type { CheckRun };
 

@@ -1,6 +1,6 @@
 /** The CLI glue of `export --otlp`: resolves the collector, sends the trace, reports in one line. */
 import { CliError } from '../errors.js';
-import { loadRecordingRef } from '../source.js';
+import { withRecordingStream } from '../source.js';
 import { OtlpConfigError, resolveOtlpTarget } from '../otel/endpoint.js';
 
 export interface ExportOtlpCliOptions {
@@ -20,13 +20,15 @@ export async function exportOtlpCli(ref: string, o: ExportOtlpCliOptions): Promi
     if (e instanceof OtlpConfigError) throw new CliError(e.message);
     throw e;
   }
-  const { recording, id } = loadRecordingRef(ref, o.db);
   const { exportRecordingOtlp } = await import('../otel/export.js');
-  const r = await exportRecordingOtlp(recording, { target, content: o.content, redact: o.redact, recordingId: id, version: process.env.npm_package_version });
+  // Streamed twice (the check, then the spans): never the whole recording in memory.
+  const r = await withRecordingStream(ref, o.db, (src) => exportRecordingOtlp({ header: src.header, items: src.reread }, {
+    target, content: o.content, redact: o.redact, recordingId: src.id, version: process.env.npm_package_version,
+  }));
   if (r.error !== null) {
     throw new CliError(`could not send the trace to ${target.url}: ${r.error} (${r.delivered} of ${r.spans} spans delivered); ` +
       'is a collector listening there? Set OTEL_EXPORTER_OTLP_ENDPOINT or pass --otlp URL');
   }
   const ms = Math.round(r.ms.check + r.ms.spans + r.ms.send);
-  process.stderr.write(`sent ${r.spans} spans (trace ${r.traceId}) for ${recording.items.length} items to ${target.url} in ${ms} ms\n`);
+  process.stderr.write(`sent ${r.spans} spans (trace ${r.traceId}) for ${r.items} items to ${target.url} in ${ms} ms\n`);
 }

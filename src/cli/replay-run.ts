@@ -4,7 +4,7 @@
  */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
-import { loadRecordingRef } from '../source.js';
+import { loadRecordingRef, type MemoryLimit } from '../source.js';
 import { CliError } from '../errors.js';
 import { IgnoreSet } from '../replay/json-diff.js';
 import { type FaultPlan, parseDelay } from '../replay/faults.js';
@@ -64,6 +64,17 @@ function parseSpeed(v: string | undefined): number {
   return s;
 }
 
+/**
+ * What replay holds at most: the whole recording, parsed, with its matching state (a few times the
+ * recorded bytes).
+ */
+export const REPLAY_LIMIT: MemoryLimit = {
+  items: 100_000,
+  bytes: 64 * 1024 * 1024,
+  use: 'replay',
+  fix: 'replay a part of it: acp-inspect export REF --turn SEQ (or --seq A-B) -o part.jsonl, then replay part.jsonl',
+};
+
 export async function runReplayCli(ref: string, agent: string[], opts: ReplayCliOptions): Promise<void> {
   const speed = parseSpeed(opts.speed);
   const faults = faultPlanFrom(opts);
@@ -73,7 +84,7 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
     for (const [flag, v] of [['--cwd', opts.cwd], ['--record', opts.record]] as const) {
       if (v) throw new CliError(`${flag} only applies to replay --as client`, 2);
     }
-    const { recording } = loadRecordingRef(ref, opts.db);
+    const { recording } = loadRecordingRef(ref, opts.db, { limit: REPLAY_LIMIT });
     const color = opts.color !== false && process.stderr.isTTY === true;
     const run = serveMockAgent(recording, {
       input: process.stdin,
@@ -95,7 +106,7 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
 
   if (agent.length === 0) throw new CliError('replay --as client needs the agent command after --, e.g. acp-inspect replay --as client latest -- node agent.js', 2);
   const timeoutMs = count('--timeout', opts.timeout) ?? 10_000;
-  const { recording } = loadRecordingRef(ref, opts.db);
+  const { recording } = loadRecordingRef(ref, opts.db, { limit: REPLAY_LIMIT });
   let cwd: string | undefined;
   if (opts.cwd) {
     cwd = resolve(opts.cwd);

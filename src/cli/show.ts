@@ -1,6 +1,8 @@
 /** `acp-inspect show`: a terminal timeline of a recording, optionally following a live one. */
 import { formatItem } from '../text/item-line.js';
-import { looksLikeFile, readTranscriptFile } from '../source.js';
+import { looksLikeFile, transcriptFileStream } from '../source.js';
+import { writeLinesToStdout } from '../transcript/write-file.js';
+import { endQuietlyWhenStdoutCloses } from './stdout.js';
 import { Store } from '../store/store.js';
 
 const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
@@ -20,10 +22,16 @@ function bySeq<T extends { seq: number }>(notes: T[] | undefined): Map<number, T
 }
 
 export async function showRecording(ref: string, opts: { db?: string; follow?: boolean; raw?: boolean }): Promise<void> {
+  endQuietlyWhenStdoutCloses();
   if (looksLikeFile(ref)) {
-    const rec = readTranscriptFile(ref);
-    const notes = bySeq(rec.notes);
-    for (const it of rec.items) process.stdout.write(formatItem(it, opts) + noteLines(notes.get(it.seq)) + '\n');
+    // Streamed: a note is known only at the end of the file, so notes are shown after the items they follow.
+    const src = transcriptFileStream(ref);
+    await writeLinesToStdout((function* () {
+      for (const it of src.items) yield formatItem(it, opts);
+      const notes = src.notes();
+      if (notes.length) yield bold('notes:');
+      for (const n of notes) yield `${String(n.seq).padStart(6)}${noteLines([n])}`;
+    })());
     return;
   }
   const store = Store.open(opts.db, { mustExist: true });
@@ -34,23 +42,29 @@ export async function showRecording(ref: string, opts: { db?: string; follow?: b
     process.stdout.write(bold(`recording ${id}${summary.name ? ` "${summary.name}"` : ''} — ${summary.command?.join(' ') ?? ''} (${summary.status})`) + '\n');
     let last = 0;
     const notes = bySeq(store.readNotes(id));
-    const flush = () => {
-      for (const it of store.iterateItems(id, last)) {
-        process.stdout.write(formatItem(it, opts) + noteLines(notes.get(it.seq)) + '\n');
+    // A page of rows at a time, written as fast as stdout takes them (a pipe to a slow reader holds no more).
+    const flush = () => writeLinesToStdout((function* () {
+      for (const it of store.pagedItems(id, last)) {
+        yield formatItem(it, opts) + noteLines(notes.get(it.seq));
         last = it.seq;
       }
-    };
-    flush();
+    })());
+    await flush();
     if (!opts.follow) return;
     await new Promise<void>((resolve) => {
+      let busy = false;
       const timer = setInterval(() => {
-        flush();
-        const s = store.getRecording(id);
-        if (!s || s.status !== 'running') {
-          flush();
-          clearInterval(timer);
-          resolve();
-        }
+        if (busy) return;
+        busy = true;
+        void flush().then(async () => {
+          const s = store.getRecording(id);
+          if (!s || s.status !== 'running') {
+            await flush();
+            clearInterval(timer);
+            resolve();
+          }
+          busy = false;
+        });
       }, 200);
       process.once('SIGINT', () => { clearInterval(timer); resolve(); });
     });

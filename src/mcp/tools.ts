@@ -19,7 +19,7 @@ import { RULES, summarizeState, type ModelState, type RuleInfo } from '../check/
 import { checkRecordingRef } from '../check-run/run.js';
 import { diffReport, differenceJson, renderDifference } from '../replay/diff-report.js';
 import { sortDivergences } from '../replay/report.js';
-import { readTranscriptFile, looksLikeFile } from '../source.js';
+import { looksLikeFile, transcriptFileStream } from '../source.js';
 import { redactRecording } from '../redact.js';
 import type { Recording } from '../transcript/format.js';
 import type { Frame, Item } from '../wire/frame.js';
@@ -652,15 +652,21 @@ function loadRef(ctx: McpContext, ref: string | number, which: 'a' | 'b', range:
   const s = String(ref);
   const [from, to] = seqRange(range, `${which}Seq`);
   const label = (base: string) => `${base}${range ? ` #${from}-${to === Number.MAX_SAFE_INTEGER ? 'end' : `#${to}`}` : ''}`;
-  const tooBig = (what: string, n: number) => new ToolError(`${what} has ${n} items in the range asked, more than the ${DIFF_MAX_ITEMS} diff_recordings aligns in one answer; pass ${which}Seq as a range (a turn from list_turns), or run \`acp-inspect diff\` in a terminal`);
+  const tooBig = (what: string, n: number, more = false) => new ToolError(`${what} has ${n}${more ? ' or more' : ''} items in the range asked, more than the ${DIFF_MAX_ITEMS} diff_recordings aligns in one answer; pass ${which}Seq as a range (a turn from list_turns), or run \`acp-inspect diff\` in a terminal`);
   if (typeof ref === 'string' && (looksLikeFile(s) || TRANSCRIPT_NAME.test(s))) {
     const file = transcriptPath(s, which);
     if (!existsSync(file)) throw new ToolError(`${which}: file ${file} does not exist; pass a recording id, "latest" or the path of a .jsonl transcript`);
     const st = statSync(file);
-    const rec = readTranscriptFile(file);
-    const items = rec.items.filter((i) => i.seq >= from && i.seq <= to);
-    if (items.length > DIFF_MAX_ITEMS) throw tooBig(file, items.length);
-    const cutRec = { header: rec.header, items };
+    // Read a piece at a time, keeping only the range (a file of any size; refused once past the bound).
+    const src = transcriptFileStream(file);
+    const items: Item[] = [];
+    for (const it of src.items) {
+      if (it.seq < from) continue;
+      if (it.seq > to) break;
+      if (items.length === DIFF_MAX_ITEMS) throw tooBig(file, items.length + 1, true);
+      items.push(it);
+    }
+    const cutRec = { header: src.header, items };
     return { recording: ctx.redact ? redactRecording(cutRec) : cutRec, key: `${file}:${st.size}:${st.mtimeMs}:${from}:${to}`, label: label(file) };
   }
   const id = ctx.resolve(ref);

@@ -4,9 +4,9 @@
  * ends goes to the SDK; the queue is flushed as it fills, so a large recording is sent in full
  * rather than dropped.
  */
-import type { Frame } from '../wire/frame.js';
-import type { Recording } from '../transcript/format.js';
-import { checkItems } from '../check/checker.js';
+import type { Frame, Item } from '../wire/frame.js';
+import type { Recording, TranscriptHeader } from '../transcript/format.js';
+import { createChecker, type Finding } from '../check/checker.js';
 import { TraceFold } from '../trace/span-model.js';
 import { redactFrame } from '../redact.js';
 import { createPipeline, SpanEmitter } from './sdk.js';
@@ -26,6 +26,8 @@ export interface OtlpExportOptions {
 
 export interface OtlpExportResult {
   spans: number;
+  /** Items of the recording. */
+  items: number;
   delivered: number;
   traceId: string | null;
   findings: number;
@@ -37,9 +39,31 @@ export interface OtlpExportResult {
 /** Spans that may wait before the exporter is made to catch up (below the queue's bound: nothing is dropped). */
 const FLUSH_EVERY = 2048;
 
-export async function exportRecordingOtlp(rec: Recording, o: OtlpExportOptions): Promise<OtlpExportResult> {
+/**
+ * A recording to send: its header and its items, which are read twice (the check, then the spans):
+ * an array, or a function that reads them afresh each time (a stored recording a page at a time, a
+ * file a read at a time), so that a recording of any size is sent in bounded memory.
+ */
+export interface OtlpSource {
+  header: TranscriptHeader;
+  items: Iterable<Item> | (() => Iterable<Item>);
+}
+
+export async function exportRecordingOtlp(rec: Recording | OtlpSource, o: OtlpExportOptions): Promise<OtlpExportResult> {
+  const read = () => (typeof rec.items === 'function' ? rec.items() : rec.items);
   const t0 = performance.now();
-  const findings = checkItems(rec.items);
+  // The check, streamed; it also finds the last item's time and counts the items.
+  const checker = createChecker();
+  const findings: Finding[] = [];
+  let lastT = 0;
+  let items = 0;
+  for (const item of read()) {
+    const f = checker.step(item);
+    for (let i = 0; i < f.length; i++) findings.push(f[i]!);
+    lastT = item.t;
+    items++;
+  }
+  for (const f of checker.end()) findings.push(f);
   const t1 = performance.now();
   const bySeq = new Map<number, typeof findings>();
   for (const f of findings) {
@@ -48,7 +72,6 @@ export async function exportRecordingOtlp(rec: Recording, o: OtlpExportOptions):
     else bySeq.set(f.seq, [f]);
   }
   const pipeline = createPipeline(o.target, { version: o.version, maxQueueSize: FLUSH_EVERY * 2, scheduledDelayMillis: 200 });
-  const lastT = rec.items.length ? rec.items[rec.items.length - 1]!.t : 0;
   const parsed = rec.header.startedAt ? Date.parse(rec.header.startedAt) : NaN;
   // A transcript without its start time is placed so that it ends now.
   const epochMs = Number.isFinite(parsed) ? parsed : Date.now() - lastT;
@@ -64,7 +87,7 @@ export async function exportRecordingOtlp(rec: Recording, o: OtlpExportOptions):
     recording: { name: rec.header.name ?? null, command: rec.header.command ?? null, id: o.recordingId ?? null },
   });
   let sendMs = 0;
-  for (const item of rec.items) {
+  for (const item of read()) {
     fold.step(item, bySeq.get(item.seq));
     if (waiting >= FLUSH_EVERY) {
       waiting = 0;
@@ -80,6 +103,7 @@ export async function exportRecordingOtlp(rec: Recording, o: OtlpExportOptions):
   const t3 = performance.now();
   return {
     spans: fold.spans,
+    items,
     delivered: pipeline.stats.delivered,
     traceId: emitter.traceId,
     findings: findings.length,

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { Store } from '../store/store.js';
 import { defaultDbPath } from '../store/paths.js';
-import { createProbeRun, finishProbeRun } from '../store/probe-runs.js';
+import { abandonProbeRun, createProbeRun, finishProbeRun } from '../store/probe-runs.js';
 import type { Item } from '../wire/frame.js';
 import { packageVersion } from '../version.js';
 import { recordScenario, scenarioRecordingName, type RecordedScenario, type ScenarioExchange } from './record.js';
@@ -72,6 +72,11 @@ export class ProbeRun {
       try { m.set(s.recording, this.store.readItems(s.recording, 0, 2000)); } catch { /* deleted meanwhile */ }
     }
     return m;
+  }
+
+  /** Ends the run without a report (it could not run); a finished run is left as it is. */
+  abandon(): void {
+    try { abandonProbeRun(this.store, this.id); } catch { /* the store's own error is already on its way */ }
   }
 
   close(): void {

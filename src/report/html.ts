@@ -5,12 +5,16 @@
  * inline script and style (by hash) and data: images: it makes no request, not even for a favicon.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { loadRecordingRef } from '../source.js';
-import { Store } from '../store/store.js';
+import { checkStoredSize, loadRecordingRef, looksLikeFile, openStoredRef, RecordingTooBig } from '../source.js';
+import type { Store } from '../store/store.js';
+import { readStoredSlice } from '../store/slice-source.js';
+import { sliceItems, type SlicePlan, type SliceSpec } from '../transcript/slice.js';
+import { sliceTranscriptFile } from '../transcript/slice-file.js';
+import type { Frame, Item } from '../wire/frame.js';
 import { redactRecording } from '../redact.js';
 import type { Recording } from '../transcript/format.js';
 import { RULES, summarizeState } from '../check/index.js';
@@ -104,15 +108,80 @@ export function renderReport(src: ReportSource, redact: boolean): { html: string
 
 export class ReportNotBuilt extends Error {}
 
-/** The report of `<id|latest|FILE>`. */
-export function buildReport(ref: string, opts: { db?: string; redact: boolean }): { html: string; items: number; findings: number } {
-  const loaded = loadRecordingRef(ref, opts.db);
-  if (loaded.id === undefined) return renderReport({ recording: loaded.recording, label: loaded.file ?? ref }, opts.redact);
-  // A stored recording: the summary and findings `serve` shows.
-  const store = Store.open(opts.db, { mustExist: true, readonly: true });
+/**
+ * The most a self-contained report holds. The page holds the recording, its states and the UI in
+ * the browser's memory, and building it holds them here (about 2.5 times the recorded bytes at the
+ * peak): past these, the report would be neither a reasonable file to send nor buildable within the
+ * memory every command keeps to (300 MiB). Larger recordings: a part of them, or `serve`.
+ */
+export const REPORT_MAX_ITEMS = 100_000;
+export const REPORT_MAX_BYTES = 64 * 1024 * 1024;
+/** A transcript file larger than this holds more than REPORT_MAX_BYTES of frames (its lines add JSON around them). */
+const REPORT_MAX_FILE_BYTES = 2 * REPORT_MAX_BYTES;
+
+/** A recording past the report's limits: one line naming them and what to do instead. */
+export class ReportTooBig extends Error {
+  constructor(what: string, size: string, fix = 'make the report of a part of it (add --turn SEQ or --seq A-B), or browse all of it with `acp-inspect serve`') {
+    super(`${what} is too big for a self-contained HTML report (${size}; a report holds at most ${REPORT_MAX_ITEMS.toLocaleString('en-US')} items and ${REPORT_MAX_BYTES / 1048576} MiB of frames); ${fix}`);
+  }
+}
+
+const mib = (n: number) => `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} MiB`;
+
+/** Throws ReportTooBig (saying `fix`) when stored recording `id` is past the limits (reading at most REPORT_MAX_ITEMS rows). */
+export function checkStoredReportSize(store: Store, id: number, fix?: string): void {
   try {
-    return renderReport({ recording: loaded.recording, summary: store.getRecording(loaded.id), findings: store.readFindings(loaded.id), label: `recording ${loaded.id}` }, opts.redact);
+    checkStoredSize(store, id, { items: REPORT_MAX_ITEMS, bytes: REPORT_MAX_BYTES, use: 'a report', fix: '' });
+  } catch (e) {
+    if (!(e instanceof RecordingTooBig)) throw e;
+    const items = store.getRecording(id)?.items ?? 0;
+    throw new ReportTooBig(`recording ${id}`, `${items.toLocaleString('en-US')} items`, fix);
+  }
+}
+
+/** Throws ReportTooBig when a recording in memory (a slice, a file read) is past the limits. */
+function checkReportSize(rec: Recording, what: string): void {
+  let bytes = 0;
+  for (const it of rec.items) bytes += it.dir === 'c2a' || it.dir === 'a2c' ? (it as Frame).raw.length : 0;
+  if (rec.items.length > REPORT_MAX_ITEMS || bytes > REPORT_MAX_BYTES) throw new ReportTooBig(what, `${rec.items.length.toLocaleString('en-US')} items, ${mib(bytes)}`);
+}
+
+/** The report of `<id|latest|FILE>`, or of one turn or range of it (`spec`). Throws ReportTooBig past the limits. */
+export function buildReport(ref: string, opts: { db?: string; redact: boolean; spec?: SliceSpec }): { html: string; items: number; findings: number } {
+  if (looksLikeFile(ref)) {
+    if (opts.spec) {
+      const cut = sliceTranscriptFile(ref, opts.spec);
+      return reportOfSlice(cut.plan, cut.items(), `${ref} ${sliceLabel(cut.plan)}`, opts.redact);
+    }
+    let size = 0;
+    try { size = statSync(ref).size; } catch { /* the reader names the problem */ }
+    if (size > REPORT_MAX_FILE_BYTES) throw new ReportTooBig(ref, mib(size));
+    const loaded = loadRecordingRef(ref, opts.db);
+    checkReportSize(loaded.recording, ref);
+    return renderReport({ recording: loaded.recording, label: ref }, opts.redact);
+  }
+  const { store, id } = openStoredRef(ref, opts.db);
+  try {
+    if (opts.spec) {
+      const cut = readStoredSlice(store, id, opts.spec);
+      return reportOfSlice(cut.plan, cut.items, `recording ${id} ${sliceLabel(cut.plan)}`, opts.redact);
+    }
+    checkStoredReportSize(store, id);
+    // A stored recording: the summary and findings `serve` shows.
+    return renderReport({ recording: store.loadRecording(id), summary: store.getRecording(id), findings: store.readFindings(id), label: `recording ${id}` }, opts.redact);
   } finally {
     store.close();
   }
+}
+
+const sliceLabel = (plan: SlicePlan) => ('turn' in plan.cut ? `turn #${plan.cut.turn}` : `#${plan.cut.from}-${plan.cut.to}`);
+
+/** The report of a slice (checked here, as a transcript file's is); its warnings on stderr. */
+function reportOfSlice(plan: SlicePlan, kept: Iterable<Item>, what: string, redact: boolean): { html: string; items: number; findings: number } {
+  if (plan.seqs.length > REPORT_MAX_ITEMS) throw new ReportTooBig(what, `${plan.seqs.length.toLocaleString('en-US')} items`);
+  for (const w of plan.warnings) process.stderr.write(`acp-inspect: warning: ${w}\n`);
+  const recording: Recording = { header: plan.header, items: [...sliceItems(plan, kept)] };
+  if (plan.notes.length) recording.notes = plan.notes;
+  checkReportSize(recording, what);
+  return renderReport({ recording, label: what }, redact);
 }

@@ -10,11 +10,12 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { bodyLimit } from 'hono/body-limit';
 import { timingSafeEqual } from 'node:crypto';
-import { Store } from '../store/store.js';
+import { Store, toTranscriptNote } from '../store/store.js';
+import { transcriptDownload } from './download.js';
 import { StoreError } from '../store/errors.js';
-import { parseTranscript, serializeTranscript, TranscriptError } from '../transcript/format.js';
+import { parseTranscript, transcriptLines, TranscriptError } from '../transcript/format.js';
 import { captureToTranscript } from '../transcript/foreign.js';
-import { redactRecording } from '../redact.js';
+import { redactItems } from '../redact.js';
 import { checkStoredRecording } from '../check-run/stored.js';
 import { listProbeRuns, getProbeRun } from '../store/probe-runs.js';
 import { RULES, summarizeState } from '../check/index.js';
@@ -252,15 +253,16 @@ export function createApp(opts: AppOptions): InspectorApp {
   });
   app.get('/api/recordings/:id/export', async (c) => {
     const id = recId(c);
-    const rec = store.loadRecording(id);
     const redact = c.req.query('redact') !== '0';
     if (c.req.query('format') === 'html') {
-      const { renderReport, ReportNotBuilt } = await import('../report/html.js');
+      const { renderReport, ReportNotBuilt, ReportTooBig, checkStoredReportSize } = await import('../report/html.js');
       let report;
       try {
-        report = renderReport({ recording: rec, summary: store.getRecording(id), findings: store.readFindings(id), label: `recording ${id}` }, redact);
+        checkStoredReportSize(store, id, `download it as a transcript (format=jsonl), or a part of it as a fixture (/fixture?seq=A-B), or make the report of a part with \`acp-inspect export ${id} --html --seq A-B\``);
+        report = renderReport({ recording: store.loadRecording(id), summary: store.getRecording(id), findings: store.readFindings(id), label: `recording ${id}` }, redact);
       } catch (e) {
         if (e instanceof ReportNotBuilt) throw new HttpError(503, e.message);
+        if (e instanceof ReportTooBig) throw new HttpError(413, e.message);
         throw e;
       }
       return c.body(report.html, 200, {
@@ -268,11 +270,9 @@ export function createApp(opts: AppOptions): InspectorApp {
         'Content-Disposition': `attachment; filename="acp-recording-${id}.html"`,
       });
     }
-    const body = serializeTranscript(redact ? redactRecording(rec) : rec);
-    return c.body(body, 200, {
-      'Content-Type': 'application/x-ndjson; charset=utf-8',
-      'Content-Disposition': `attachment; filename="acp-recording-${id}.jsonl"`,
-    });
+    const notes = store.readNotes(id).map(toTranscriptNote);
+    const items = store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 1000, { json: false }); // redactItems parses what may hold a secret
+    return transcriptDownload(transcriptLines(store.headerOf(id), redact ? redactItems(items) : items, notes), `acp-recording-${id}.jsonl`);
   });
   app.get('/api/recordings/:id/items', (c) => {
     const id = recId(c);

@@ -5,9 +5,11 @@
  */
 import type { Context, Hono } from 'hono';
 import type { Store } from '../store/store.js';
-import { serializeTranscript } from '../transcript/format.js';
-import { parseSeqRange, sliceRecording, SliceError, type SliceSpec } from '../transcript/slice.js';
-import { redactRecording } from '../redact.js';
+import { transcriptLines } from '../transcript/format.js';
+import { parseSeqRange, sliceItems, SliceError, type SliceSpec } from '../transcript/slice.js';
+import { readStoredSlice } from '../store/slice-source.js';
+import { redactItems } from '../redact.js';
+import { transcriptDownload } from './download.js';
 
 function specOf(c: Context): SliceSpec {
   const turn = c.req.query('turn');
@@ -24,14 +26,13 @@ export function registerSliceRoute(app: Hono, store: Store, recId: (c: Context) 
   app.get('/api/recordings/:id/fixture', (c) => {
     const id = recId(c);
     const spec = specOf(c);
-    const slice = sliceRecording(store.loadRecording(id), spec);
-    const rec = c.req.query('redact') === '0' ? slice.recording : redactRecording(slice.recording);
-    const what = 'turn' in slice.cut ? `turn-${slice.cut.turn}` : `seq-${slice.cut.from}-${slice.cut.to}`;
-    const headers: Record<string, string> = {
-      'Content-Type': 'application/x-ndjson; charset=utf-8',
-      'Content-Disposition': `attachment; filename="acp-recording-${id}-${what}.jsonl"`,
-    };
-    if (slice.warnings.length) headers['X-Acp-Inspect-Warnings'] = encodeURIComponent(slice.warnings.join('\n'));
-    return c.body(serializeTranscript(rec), 200, headers);
+    // Only the slice's rows are read (store/slice-source.ts), and its items stream to the client.
+    const { plan, items } = readStoredSlice(store, id, spec);
+    const kept = sliceItems(plan, items);
+    const what = 'turn' in plan.cut ? `turn-${plan.cut.turn}` : `seq-${plan.cut.from}-${plan.cut.to}`;
+    const headers: Record<string, string> = {};
+    if (plan.warnings.length) headers['X-Acp-Inspect-Warnings'] = encodeURIComponent(plan.warnings.join('\n'));
+    const lines = transcriptLines(plan.header, c.req.query('redact') === '0' ? kept : redactItems(kept), plan.notes);
+    return transcriptDownload(lines, `acp-recording-${id}-${what}.jsonl`, headers);
   });
 }

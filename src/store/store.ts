@@ -193,6 +193,7 @@ export class Store {
     const store = new Store(db, path);
     try {
       db.pragma(`busy_timeout = ${opts.busyTimeout ?? 5000}`);
+      if (exists) store.refuseForeign(); // before a pragma or a migration writes into it
       if (!opts.readonly) {
         // A new file gets 16 KiB pages (set before anything is written; an existing file keeps its
         // own): an item of a burst is about 1 KiB, and with 4 KiB pages the recorder spent about a
@@ -241,6 +242,19 @@ export class Store {
       this.db.pragma(`user_version = ${MIGRATIONS.length}`);
     });
     run.immediate();
+  }
+
+  /**
+   * Refuses another program's SQLite database (tables, none of them ours) before its user_version
+   * is read as our schema's or a migration writes into it.
+   */
+  private refuseForeign(): void {
+    const tables = (this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((t) => t.name);
+    if (tables.length === 0 || tables.includes('recordings')) return;
+    const devtools = tables.includes('sessions') && tables.includes('messages');
+    throw new StoreError('E_DB_CORRUPT', devtools
+      ? `database ${this.path} is acp-devtools' captures database, not acp-inspect's; import its sessions with acp-inspect import ${this.path}, or pass another --db FILE`
+      : `database ${this.path} is not an acp-inspect database (its tables: ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', ...' : ''}); pass another --db FILE`);
   }
 
   close(): void {
@@ -470,8 +484,20 @@ export class Store {
 
   /** Imports an in-memory recording (from a transcript) as a new recording; returns its id. */
   importRecording(rec: Recording, name?: string): number {
-    const h = rec.header;
+    return this.importStream({ header: rec.header, items: rec.items, notes: () => rec.notes ?? [] }, name).id;
+  }
+
+  /**
+   * Imports a recording read as it streams (a transcript file of any size) as a new recording, in
+   * one transaction: the items go in IMPORT_BATCH at a time as they are read, and a bad line further
+   * on (the reader throws) rolls everything back, so nothing half-imported is left. `notes` is asked
+   * once the items were read. Returns the new id and how many items and notes went in.
+   */
+  importStream(src: { header: TranscriptHeader; items: Iterable<Item>; notes: () => readonly TranscriptNote[] }, name?: string): { id: number; items: number; notes: number } {
+    const h = src.header;
     let id = 0;
+    let count = 0;
+    let noteCount = 0;
     this.db.transaction(() => {
       id = this.createRecording({
         name: name ?? h.name ?? null,
@@ -481,9 +507,23 @@ export class Store {
         cwd: h.cwd ?? null,
         header: h,
       });
-      this.appendItems(id, rec.items);
-      for (const n of rec.notes ?? []) this.insertNote(id, n.seq, n.text, n.at, n.updatedAt);
-      const info = peerInfoOf(rec.items);
+      const info: ReturnType<typeof peerInfoOf> = {};
+      let batch: Item[] = [];
+      let lastT = 0;
+      for (const it of src.items) {
+        batch.push(it);
+        lastT = it.t;
+        count++;
+        if ((it.dir === 'c2a' || it.dir === 'a2c') && (info.agentName === undefined || info.clientName === undefined)) Object.assign(info, peerInfoFromFrame(it as Frame));
+        if (batch.length >= IMPORT_BATCH) {
+          this.appendItems(id, batch);
+          batch = [];
+        }
+      }
+      this.appendItems(id, batch);
+      const notes = src.notes();
+      noteCount = notes.length;
+      for (const n of notes) this.insertNote(id, n.seq, n.text, n.at, n.updatedAt);
       this.updateRecording(id, {
         ended_at: h.endedAt ?? null,
         exit_code: h.exitCode ?? null,
@@ -494,10 +534,10 @@ export class Store {
         agent_name: h.agent?.name ?? info.agentName ?? null,
         agent_version: h.agent?.version ?? info.agentVersion ?? null,
         protocol_version: h.protocolVersion ?? info.protocolVersion ?? null,
-        duration_ms: rec.items.length ? rec.items[rec.items.length - 1]!.t : 0,
+        duration_ms: count ? lastT : 0,
       });
     })();
-    return id;
+    return { id, items: count, notes: noteCount };
   }
 
   // ---- reading -------------------------------------------------------------------------------
@@ -559,17 +599,46 @@ export class Store {
     return rows.map(rowToItem);
   }
 
-  /** Iterates all items without holding them all in memory. */
+  /** Iterates all items without holding them all in memory (the connection is busy until the end). */
   *iterateItems(recordingId: number, afterSeq = 0): Generator<Item> {
     // Rows as arrays: better-sqlite3 builds a 15-key object per row otherwise, which cost more than
     // reading the row (about 6 against 2.5 µs a row on a million-item recording).
     const st = this.stmt(`SELECT ${ITEM_ROW_COLUMNS} FROM items WHERE recording_id = ? AND seq > ? ORDER BY seq`).raw(true);
-    for (const r of st.iterate(recordingId, afterSeq) as IterableIterator<ItemRowArray>) {
-      yield itemOf({
-        seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpcId: r[5], replyTo: r[6], latency: r[7], sessionId: r[8], size: r[9],
-        raw: r[10], parseError: r[12], truncated: !!r[13], rawBase64: r[11] ? Buffer.from(r[11]).toString('base64') : null,
-      });
+    for (const r of st.iterate(recordingId, afterSeq) as IterableIterator<ItemRowArray>) yield arrayToItem(r);
+  }
+
+  /**
+   * Items after `afterSeq` up to `toSeq` (inclusive), in seq order, read a page of `pageRows` at a
+   * time. Each page is a finished query: other statements may run on this connection between two
+   * items (a server answering other requests while it streams a download), and only a page is held.
+   */
+  *pagedItems(recordingId: number, afterSeq = 0, toSeq = Number.MAX_SAFE_INTEGER, pageRows = 1000, opts: { json?: boolean } = {}): Generator<Item> {
+    // `json` false: frames come without their JSON parsed (for readers of the raw lines: export).
+    const parse = opts.json !== false;
+    const st = this.stmt(`SELECT ${ITEM_ROW_COLUMNS} FROM items WHERE recording_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(true);
+    for (let after = afterSeq; ;) {
+      const rows = st.all(recordingId, after, toSeq, pageRows) as ItemRowArray[];
+      for (let i = 0; i < rows.length; i++) yield arrayToItem(rows[i]!, parse);
+      if (rows.length < pageRows) return;
+      after = rows[rows.length - 1]![0];
     }
+  }
+
+  /**
+   * The items of a recording that a condition on the `items` table picks (`where`: SQL over its
+   * columns, `?` for `params`), in seq order. For readers that find their rows through the indexes
+   * (store/slice-source.ts).
+   */
+  selectItems(recordingId: number, where: string, params: unknown[] = [], opts: { blankRawWhen?: string } = {}): Item[] {
+    // `blankRawWhen`: rows whose text the reader does not need come with an empty `raw` (and no JSON).
+    const cols = opts.blankRawWhen ? ITEM_ROW_COLUMNS.replace(' raw,', ` CASE WHEN ${opts.blankRawWhen} THEN '' ELSE raw END,`) : ITEM_ROW_COLUMNS;
+    const rows = this.stmt(`SELECT ${cols} FROM items WHERE recording_id = ? AND (${where}) ORDER BY seq`).raw(true).all(recordingId, ...params) as ItemRowArray[];
+    return rows.map((r) => arrayToItem(r));
+  }
+
+  /** The last seq of a recording (0 when it has no items). */
+  maxSeq(recordingId: number): number {
+    return (this.stmt(`SELECT MAX(seq) AS m FROM items WHERE recording_id = ?`).get(recordingId) as { m: number | null }).m ?? 0;
   }
 
   readFindings(recordingId: number): StoredFinding[] {
@@ -709,6 +778,14 @@ function headerOf(s: RecordingSummary, extra: Record<string, unknown>): Transcri
   return h;
 }
 
+/** An Item from its row read as an array (ITEM_ROW_COLUMNS). */
+function arrayToItem(r: ItemRowArray, parse = true): Item {
+  return itemOf({
+    seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpcId: r[5], replyTo: r[6], latency: r[7], sessionId: r[8], size: r[9],
+    raw: r[10], parseError: r[12], truncated: !!r[13], rawBase64: r[11] ? Buffer.from(r[11]).toString('base64') : null,
+  }, parse);
+}
+
 /** Rebuilds an Item from its row (the same reading the in-memory source does of its columns). */
 export function rowToItem(r: ItemRow): Item {
   return itemOf({
@@ -725,6 +802,8 @@ const HOST_START = 'hostStart';
 
 const INSERT_ITEMS = `INSERT INTO items (recording_id, seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated) VALUES`;
 const ITEM_COLUMNS = 15;
+/** Items imported per appendItems (a transaction's savepoint), as a transcript streams in. */
+const IMPORT_BATCH = 2000;
 /** Rows per multi-row INSERT (480 bound values, well under SQLite's limit of 32766). */
 const ROWS_PER_INSERT = 32;
 

@@ -331,12 +331,37 @@ export function itemToLine(item: Item): string {
 
 /** Serializes a whole recording, header first, one line per item, ending with a newline. */
 export function serializeTranscript(rec: Recording): string {
-  const header: TranscriptHeader = { ...rec.header, acpInspect: 'recording', version: TRANSCRIPT_VERSION };
-  const out = [JSON.stringify(orderHeader(header))];
-  for (const item of rec.items) out.push(itemToLine(item));
+  return [...transcriptLines(rec.header, rec.items, rec.notes)].join('\n') + '\n';
+}
+
+/**
+ * A recording's transcript one line at a time (no newlines), from items read as they are needed:
+ * the header, a line per item, then the notes (each with the time of the item it is on). Holds only
+ * the notes and their items' times, so a recording of any size streams through it. `notes` may be a
+ * function, asked once every item was read (a transcript file's notes come after its items); then
+ * every item's time is kept (8 bytes an item) for the notes to find theirs.
+ */
+export function* transcriptLines(header: TranscriptHeader, items: Iterable<Item>, notes: readonly TranscriptNote[] | (() => readonly TranscriptNote[]) = []): Generator<string> {
+  yield JSON.stringify(orderHeader({ ...header, acpInspect: 'recording', version: TRANSCRIPT_VERSION }));
+  const known = typeof notes === 'function' ? undefined : notes;
+  const noted = new Map<number, number>();
+  for (const n of known ?? []) noted.set(n.seq, 0);
+  let times = new Float64Array(known ? 0 : 1024);
+  for (const item of items) {
+    if (!known) {
+      if (item.seq >= times.length) {
+        const more = new Float64Array(Math.max(times.length * 2, item.seq + 1));
+        more.set(times);
+        times = more;
+      }
+      times[item.seq] = item.t;
+    } else if (noted.size && noted.has(item.seq)) noted.set(item.seq, item.t);
+    yield itemToLine(item);
+  }
   // Notes after every item: a reader that skips them still numbers the items the same.
-  for (const n of sortNotes(rec.notes ?? [])) out.push(noteToLine(n, itemAt(rec.items, n.seq)?.t ?? 0));
-  return out.join('\n') + '\n';
+  for (const n of sortNotes(known ?? (notes as () => readonly TranscriptNote[])())) {
+    yield noteToLine(n, known ? (noted.get(n.seq) ?? 0) : (times[n.seq] ?? 0));
+  }
 }
 
 function orderHeader(h: TranscriptHeader): TranscriptHeader {

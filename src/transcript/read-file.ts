@@ -7,7 +7,9 @@
  */
 import { closeSync, openSync, read, readSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
-import { TranscriptError, TranscriptLineReader, type TranscriptLine } from './format.js';
+import { TranscriptError, TranscriptLineReader, itemFromLine, type TranscriptLine } from './format.js';
+import { Correlator } from '../wire/correlate.js';
+import { isFrame, type Item } from '../wire/frame.js';
 import { openCapture, type OpenedCapture } from './open-capture.js';
 
 const READ_BYTES = 1024 * 1024;
@@ -24,6 +26,22 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
     if (out.length) {
       yield out;
       out = [];
+    }
+  }
+}
+
+/**
+ * The items of a transcript file in order, responses correlated, read as they are asked for (nothing
+ * is held but one read's lines). The header and the notes are on `reader` (the header once the first
+ * item came, the notes at the end). Errors as readTranscriptFile's.
+ */
+export function* readTranscriptItems(file: string, reader = new TranscriptLineReader()): Generator<Item> {
+  const correlator = new Correlator();
+  for (const lines of readTranscriptFile(file, reader)) {
+    for (let i = 0; i < lines.length; i++) {
+      const item = itemFromLine(lines[i]!);
+      if (isFrame(item)) correlator.observe(item);
+      yield item;
     }
   }
 }

@@ -109,8 +109,13 @@ class Index {
   readonly responseOf = new Map<number, number>();
   readonly maxSeq: number;
 
-  constructor(readonly items: readonly Item[]) {
-    this.maxSeq = items.length ? items[items.length - 1]!.seq : 0;
+  /**
+   * `items` in seq order; they may be a part of the recording (the rows a slice could need, read
+   * through the store's indexes), then `maxSeq` is the recording's last seq and `allTurns` lists its
+   * turns for messages.
+   */
+  constructor(readonly items: readonly Item[], maxSeq?: number, private readonly allTurns?: () => { seq: number }[]) {
+    this.maxSeq = maxSeq ?? (items.length ? items[items.length - 1]!.seq : 0);
     this.bySeqArr = new Array<Item | undefined>(this.maxSeq + 1);
     for (const it of items) {
       this.bySeqArr[it.seq] = it;
@@ -138,6 +143,11 @@ class Index {
     return this.frame(this.responseOf.get(requestSeq))?.kind === 'result';
   }
 
+  /** The turns to name in a message (every turn of the recording). */
+  turnsForMessages(): { seq: number }[] {
+    return this.allTurns?.() ?? this.turns();
+  }
+
   /** The prompt turns: request seq, session, end seq (the response, or the end of the recording). */
   turns(): { seq: number; sessionId: string | undefined; end: number }[] {
     const out = [];
@@ -163,26 +173,26 @@ function listTurnSeqs(turns: { seq: number }[]): string {
 }
 
 /** The items of the slice proper (before dependencies), and a name for it. */
-function core(ix: Index, spec: SliceSpec): { seqs: SeqSet; label: string; start: number; cut: Slice['cut'] } {
+function core(ix: Index, spec: SliceSpec): { seqs: SeqSet; label: string; start: number; cut: Slice['cut']; end: number } {
   const seqs = new SeqSet(ix.maxSeq);
   const turns = ix.turns();
   if ('turn' in spec) {
     const s = spec.turn;
     if (!Number.isSafeInteger(s) || s < 1 || s > ix.maxSeq) {
-      throw new SliceError(`item #${s} is out of range: the recording has items #1 to #${ix.maxSeq}; ${listTurnSeqs(turns)}`);
+      throw new SliceError(`item #${s} is out of range: the recording has items #1 to #${ix.maxSeq}; ${listTurnSeqs(ix.turnsForMessages())}`);
     }
     const it = ix.item(s)!;
     const sid = ix.sessionOf(it);
     const turn = turns.find((t) => t.seq === s || ix.responseOf.get(t.seq) === s)
       ?? turns.filter((t) => t.seq < s && s <= t.end && (sid === undefined || sid === t.sessionId)).pop();
-    if (!turn) throw new SliceError(`item #${s} is not part of a prompt turn; ${listTurnSeqs(turns)}`);
+    if (!turn) throw new SliceError(`item #${s} is not part of a prompt turn; ${listTurnSeqs(ix.turnsForMessages())}`);
     for (let q = turn.seq; q <= turn.end; q++) {
       const x = ix.item(q);
       if (!x) continue;
       const xs = ix.sessionOf(x);
       if (q === turn.seq || xs === undefined || xs === turn.sessionId) seqs.add(q);
     }
-    return { seqs, label: `turn #${turn.seq}`, start: turn.seq, cut: { turn: turn.seq } };
+    return { seqs, label: `turn #${turn.seq}`, start: turn.seq, cut: { turn: turn.seq }, end: turn.end };
   }
   const { from, to } = spec;
   if (!Number.isSafeInteger(from) || !Number.isSafeInteger(to) || from < 1 || to < from) {
@@ -202,7 +212,7 @@ function core(ix: Index, spec: SliceSpec): { seqs: SeqSet; label: string; start:
       }
     }
   }
-  return { seqs, label: `#${from}-${end}`, start: from, cut: { from, to: end } };
+  return { seqs, label: `#${from}-${end}`, start: from, cut: { from, to: end }, end };
 }
 
 /** Adds to `keep` every response of a kept request and every request of a kept response. */
@@ -273,9 +283,50 @@ function setupOf(ix: Index, sid: string, before: number): Frame | undefined {
   return found;
 }
 
-/** Cuts `spec` out of `rec` with what it depends on; throws SliceError on a bad spec. */
-export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
-  const ix = new Index(rec.items);
+/** What a slice keeps, worked out before its items are read (see planSlice). */
+export interface SlicePlan {
+  /** The original seqs kept, in order. */
+  seqs: number[];
+  warnings: string[];
+  cut: Slice['cut'];
+  /** The first item of the slice proper with what it refers to: its set-up is looked for before it. */
+  first: number;
+  /** The slice's transcript header. */
+  header: TranscriptHeader;
+  /** Notes on kept items, renumbered. */
+  notes: TranscriptNote[];
+  /** The slice's seq of an original seq it keeps. */
+  newSeq(seq: number): number | undefined;
+}
+
+/** Where the lie of a slice can be seen from: a recording's items, or a part of them (see Index). */
+export interface SliceInput {
+  recording: Recording;
+  /** The recording's last seq, when `recording.items` is only a part of it. */
+  maxSeq?: number;
+  /** Every turn of the recording (their prompts' seqs), for messages, when `recording.items` is a part. */
+  allTurns?: () => { seq: number }[];
+}
+
+/**
+ * The items the slice proper spans, before what it depends on: a turn from its prompt to its end, a
+ * range as clipped to the recording. From the turn prompts around `spec` and the item it names.
+ */
+export function sliceSpan(input: SliceInput, spec: SliceSpec): { from: number; to: number } {
+  const ix = new Index(input.recording.items, input.maxSeq, input.allTurns);
+  if (ix.maxSeq === 0) throw new SliceError('the recording has no items to cut a fixture from');
+  const c = core(ix, spec);
+  return { from: c.start, to: c.end };
+}
+
+/**
+ * Works out what a slice keeps from the items it could need (the whole recording, or a part that
+ * holds every item the slice could need: see Index); `sliceItems` then takes the kept items from
+ * the recording read in order. Throws SliceError on a bad spec.
+ */
+export function planSlice(input: SliceInput, spec: SliceSpec): SlicePlan {
+  const rec = input.recording;
+  const ix = new Index(rec.items, input.maxSeq, input.allTurns);
   if (ix.maxSeq === 0) throw new SliceError('the recording has no items to cut a fixture from');
   const { seqs: keep, label, start, cut } = core(ix, spec);
   addReferenced(ix, keep);
@@ -326,19 +377,7 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
   const seqs = [...keep];
   const newSeqs = new Uint32Array(ix.maxSeq + 1);
   seqs.forEach((s, i) => { newSeqs[s] = i + 1; });
-  const newSeq = { get: (s: number): number | undefined => newSeqs[s] || undefined };
-  const items: Item[] = seqs.map((s, i) => {
-    const it = ix.item(s)!;
-    if (!isFrame(it)) return { ...it, seq: i + 1 };
-    const f: Frame = { ...it, seq: i + 1 };
-    if (it.replyTo !== undefined) f.replyTo = newSeq.get(it.replyTo)!;
-    if (it.responseSeq !== undefined) {
-      const r = newSeq.get(it.responseSeq);
-      if (r === undefined) delete f.responseSeq;
-      else f.responseSeq = r;
-    }
-    return f;
-  });
+  const newSeq = (s: number): number | undefined => newSeqs[s] || undefined;
 
   for (const s of seqs) {
     const f = ix.frame(s);
@@ -349,7 +388,7 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
 
   const notes: TranscriptNote[] = [];
   for (const n of rec.notes ?? []) {
-    const s = newSeq.get(n.seq);
+    const s = newSeq(n.seq);
     if (s !== undefined) notes.push({ ...n, seq: s });
   }
   const { endedAt: _e, exitCode: _c, exitSignal: _s, status: _st, ...kept } = rec.header;
@@ -359,7 +398,36 @@ export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
     name: `${from} ${label}`,
     slice: { from, ...('turn' in cut ? { turn: cut.turn } : { range: `${cut.from}-${cut.to}` }), seqs: compactSeqs(seqs) },
   };
-  const out: Recording = { header, items };
-  if (notes.length) out.notes = notes;
-  return { recording: out, seqs, warnings, cut };
+  return { seqs, warnings, cut, first, header, notes, newSeq };
+}
+
+/**
+ * The slice's items, renumbered from 1 (responses' `replyTo` follows), from the recording's items in
+ * seq order (all of them, or any that hold the kept ones): only the kept ones are held, one at a time.
+ */
+export function* sliceItems(plan: SlicePlan, items: Iterable<Item>): Generator<Item> {
+  for (const it of items) {
+    const seq = plan.newSeq(it.seq);
+    if (seq === undefined) continue;
+    if (!isFrame(it)) {
+      yield { ...it, seq };
+      continue;
+    }
+    const f: Frame = { ...it, seq };
+    if (it.replyTo !== undefined) f.replyTo = plan.newSeq(it.replyTo)!;
+    if (it.responseSeq !== undefined) {
+      const r = plan.newSeq(it.responseSeq);
+      if (r === undefined) delete f.responseSeq;
+      else f.responseSeq = r;
+    }
+    yield f;
+  }
+}
+
+/** Cuts `spec` out of `rec` with what it depends on; throws SliceError on a bad spec. */
+export function sliceRecording(rec: Recording, spec: SliceSpec): Slice {
+  const plan = planSlice({ recording: rec }, spec);
+  const out: Recording = { header: plan.header, items: [...sliceItems(plan, rec.items)] };
+  if (plan.notes.length) out.notes = plan.notes;
+  return { recording: out, seqs: plan.seqs, warnings: plan.warnings, cut: plan.cut };
 }

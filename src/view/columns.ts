@@ -44,12 +44,14 @@ export function columnsOf(item: Item): ItemColumns {
   return { ...none, seq: ev.seq, t: ev.t, dir: 'event', kind: ev.type, size: null, raw: JSON.stringify(ev.data) };
 }
 
-/** The item of a row of columns, as the store reads it back. */
-export function itemOf(r: ItemColumns): Item {
+/** The item of a row of columns, as the store reads it back (`parse` false: see below). */
+export function itemOf(r: ItemColumns, parse = true): Item {
   if (r.dir === 'c2a' || r.dir === 'a2c') {
     let json: unknown;
     let parsed: ReturnType<typeof classify> | undefined;
-    if (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON')) {
+    // `parse` false: a frame's JSON is left unread (readers of the raw line only: export), and its
+    // method and session id are the columns' alone.
+    if (parse && (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON'))) {
       try {
         json = JSON.parse(r.raw);
         parsed = classify(json);

@@ -13,7 +13,7 @@ const DEFECTS = [
   'unknown-session-ok', 'not-json-exit', 'resource-link-refused', 'cancel-end-turn', 'update-after-cancel',
   'permission-cancel-end-turn', 'fs-without-capability', 'cancel-request-unanswered', 'bogus-mode-ok', 'bogus-config-ok',
   'load-history-after-answer', 'resume-replays-history', 'list-without-array', 'closed-session-prompt-ok', 'fork-same-id',
-  'auth-wrong-code', 'crash-in-turn', 'image-accepted',
+  'auth-wrong-code', 'crash-in-turn', 'image-accepted', 'initialize-version-2', 'stdout-log',
 ];
 if (DEFECT && !DEFECTS.includes(DEFECT)) {
   process.stderr.write(`probe-agent: no defect ${DEFECT}\n`);
@@ -94,7 +94,7 @@ function handle(msg) {
   switch (method) {
     case 'initialize':
       return reply(id, {
-        protocolVersion: DEFECT === 'version-echo' ? params.protocolVersion : 1,
+        protocolVersion: DEFECT === 'version-echo' ? params.protocolVersion : DEFECT === 'initialize-version-2' ? 2 : 1,
         agentInfo: { name: 'probe-test-agent', version: '1.0.0' },
         agentCapabilities: {
           loadSession: true,
@@ -199,6 +199,7 @@ function handle(msg) {
   }
 }
 
+if (DEFECT === 'stdout-log') process.stdout.write('probe-agent starting\n');
 const rl = createInterface({ input: process.stdin });
 rl.on('line', (line) => {
   if (!line.trim()) return;

@@ -82,7 +82,7 @@ describe('probe client against the test client', () => {
     'write-ignored': { groups: ['fs'], failed: ['fs-write'] },
     // Its output requests wait the whole timeout while a command runs, so it leaves out terminal-release
     // (which reads a running command's pid through terminal/output) to keep the test short.
-    'output-waits-for-exit': { groups: ['terminal-output-limit', 'terminal-output-running', 'terminal-wait-for-exit', 'terminal-kill'], failed: ['terminal-output-running'], timeoutMs: 1500 },
+    'output-waits-for-exit': { groups: ['terminal-output-limit', 'terminal-output-running', 'terminal-wait-for-exit', 'terminal-kill'], failed: ['terminal-output-running'], timeoutMs: 2000 },
     'truncate-keeps-start': { groups: ['terminal'], failed: ['terminal-output-limit'] },
     'truncate-splits-char': { groups: ['terminal'], failed: ['terminal-output-limit'] },
     'truncated-flag-false': { groups: ['terminal'], failed: ['terminal-output-limit'] },
@@ -94,7 +94,7 @@ describe('probe client against the test client', () => {
     'crash-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
     'truncated-always-true': { groups: ['terminal'], failed: ['terminal-wait-for-exit'] },
     'cancel-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
-    'cancel-request-drops': { groups: ['permission'], failed: ['cancel-request'], timeoutMs: 1500 },
+    'cancel-request-drops': { groups: ['permission'], failed: ['cancel-request'], timeoutMs: 2000 },
   };
 
   it('catches each planted defect, and only that one', async () => {

@@ -73,8 +73,8 @@ export function RecordingsView() {
       <div class="toolbar">
         <input type="search" placeholder="Search by name, agent, client or command" aria-label="Search recordings" value={listSearch.value}
           onInput={(e) => { listSearch.value = (e.currentTarget as HTMLInputElement).value; void loadRecordings(); }} />
-        <button type="button" onClick={() => fileRef.current?.click()}>Import .jsonl…</button>
-        <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.json,application/x-ndjson" class="sr-only" aria-label="Transcript file to import" onChange={onImport} />
+        <button type="button" onClick={() => fileRef.current?.click()} title="A transcript (.jsonl), an acp-devtools export (.json) or a copy of Zed's ACP log">Import…</button>
+        <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.json,application/x-ndjson,application/json" class="sr-only" aria-label="Transcript file to import" onChange={onImport} />
         {msg && <span class="muted" role="status">{msg}</span>}
       </div>
       {recordingsError.value && <p class="bad" role="alert">{recordingsError.value}</p>}

@@ -8,7 +8,7 @@ export function registerExport(program: Command): void {
     .argument('<ref>', 'recording id, latest, or a transcript file (.jsonl)')
     .option(...DB_OPTION)
     .option('-o, --output <file>', 'write to a file instead of stdout')
-    .option('--html', 'write one self-contained .html report (timeline, turns, findings, states) that opens offline by double-click')
+    .option('--html', 'write one self-contained .html report (timeline, turns, findings, states) that opens offline by double-click; with --turn/--seq, of that part (a report holds at most 100,000 items and 64 MiB)')
     .option('--no-redact', 'keep secrets (env values, headers, tokens) instead of replacing them with <redacted>')
     .option('--turn <seq>', 'only the prompt turn holding item SEQ (its session/prompt, or any item of it), with the set-up it needs', parseCount('--turn'))
     .option('--seq <A-B>', 'only items A to B, with the set-up they need and the answers to their requests')
@@ -17,43 +17,23 @@ export function registerExport(program: Command): void {
     .action(async (ref: string, opts: { db?: string; output?: string; redact: boolean; html?: boolean; turn?: number; seq?: string; otlp?: string | true; otelContent?: boolean }) => {
       const { CliError } = await import('../../errors.js');
       const sliced = opts.turn !== undefined || opts.seq !== undefined;
-      if ([opts.html, opts.otlp !== undefined, sliced].filter(Boolean).length > 1) {
-        throw new CliError('give one of --html (a report), --otlp (a trace) and --turn/--seq (a fixture)');
+      if (opts.otlp !== undefined && (opts.html || sliced)) {
+        throw new CliError('give one of --html (a report), --otlp (a trace) and --turn/--seq (a fixture); --html takes --turn/--seq for a report of a part');
       }
-      if (opts.html) return (await import('./export-html.js')).exportHtml(ref, opts);
       if (opts.otlp !== undefined) {
         const { exportOtlpCli } = await import('../otlp-run.js');
         await exportOtlpCli(ref, { db: opts.db, output: opts.output, redact: opts.redact, url: opts.otlp === true ? undefined : opts.otlp, content: !!opts.otelContent });
         return;
       }
       if (opts.otelContent) throw new CliError('--otel-content needs --otlp');
-      const { loadRecordingRef } = await import('../../source.js');
-      const { serializeTranscript } = await import('../../transcript/format.js');
-      const { redactRecording } = await import('../../redact.js');
-      const { mkdirSync, writeFileSync } = await import('node:fs');
-      const { dirname } = await import('node:path');
       let spec: import('../../transcript/slice.js').SliceSpec | undefined;
       if (sliced) {
         if (opts.turn !== undefined && opts.seq !== undefined) throw new CliError('give --turn or --seq, not both');
         const { parseSeqRange } = await import('../../transcript/slice.js');
         spec = opts.turn !== undefined ? { turn: opts.turn } : parseSeqRange(opts.seq!);
       }
-      let { recording } = loadRecordingRef(ref, opts.db);
-      if (spec) {
-        const { sliceRecording } = await import('../../transcript/slice.js');
-        const slice = sliceRecording(recording, spec);
-        for (const w of slice.warnings) process.stderr.write(`acp-inspect: warning: ${w}\n`);
-        recording = slice.recording;
-      }
-      const out = serializeTranscript(opts.redact ? redactRecording(recording) : recording);
-      if (opts.output) {
-        mkdirSync(dirname(opts.output), { recursive: true }); // -o test/fixtures/x.jsonl in a new project
-        writeFileSync(opts.output, out);
-        const notes = recording.notes?.length ?? 0;
-        process.stderr.write(`wrote ${recording.items.length} items${notes ? ` and ${notes} note${notes === 1 ? '' : 's'}` : ''} to ${opts.output}\n`);
-      } else {
-        const { writeStdout } = await import('../stdout.js');
-        writeStdout(out);
-      }
+      if (opts.html) return (await import('./export-html.js')).exportHtml(ref, { ...opts, spec });
+      const { exportTranscript } = await import('../export-run.js');
+      await exportTranscript(ref, { db: opts.db, output: opts.output, redact: opts.redact, spec });
     });
 }

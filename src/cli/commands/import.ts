@@ -9,7 +9,7 @@ export function registerImport(program: Command): void {
     .option(...DB_OPTION)
     .option('--name <label>', 'name for the recording (default: the header name or the file name)')
     .action(async (file: string, opts: { db?: string; name?: string }) => {
-      const { readTranscriptFile } = await import('../../source.js');
+      const { transcriptFileStream } = await import('../../source.js');
       const { Store } = await import('../../store/store.js');
       const { basename } = await import('node:path');
       const { existsSync, statSync } = await import('node:fs');
@@ -34,14 +34,15 @@ export function registerImport(program: Command): void {
         }
         return;
       }
-      const rec = readTranscriptFile(file); // parse fully before touching the database
+      const src = transcriptFileStream(file); // its header, read before touching the database
       const store = Store.open(opts.db);
       try {
-        const id = store.importRecording(rec, opts.name ?? rec.header.name ?? basename(file));
+        // Streamed in one transaction: a bad line further on leaves no recording behind.
+        const { id, items } = store.importStream(src, opts.name ?? src.header.name ?? basename(file));
         const { checkStoredRecording } = await import('../../check-run/stored.js');
         checkStoredRecording(store, id);
         process.stdout.write(`${id}\n`);
-        process.stderr.write(`imported ${rec.items.length} items from ${file} as recording ${id}\n`);
+        process.stderr.write(`imported ${items} items from ${file} as recording ${id}\n`);
       } finally {
         store.close();
       }

@@ -60,11 +60,10 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     // initialize first, always: it tells which scenarios apply.
     const init = AGENT_SCENARIOS.find((s) => s.id === 'initialize')!;
     const first = await runScenario(run, init, settings, undefined, opts.env);
-    const facts = first.facts;
-    if (!facts) {
-      if (first.couldNotRun) throw new CliError(first.couldNotRun, 2);
-    } else {
-      if (facts.protocolVersion !== 1) throw new CliError(`the agent answered protocol version ${facts.protocolVersion} to version 1; this probe tests version 1`, 2);
+    if (!first.facts && first.couldNotRun) throw new CliError(first.couldNotRun, 2);
+    // Nothing else runs unless version 1 was negotiated (initialize then fails, saying why).
+    const facts = first.facts?.protocolVersion === 1 ? first.facts : undefined;
+    if (facts) {
       if (opts.auth && !facts.authMethods.some((m) => m.id === opts.auth)) {
         throw new CliError(`--auth ${opts.auth} is not an advertised authentication method (advertised: ${facts.authMethods.map((m) => m.id).join(', ') || 'none'})`, 2);
       }
@@ -77,7 +76,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length)) }, async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
         if (!facts) {
-          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: 'initialize failed, so nothing else can run', recording: null, findings: [] });
+          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
           continue;
         }
         const reason = s.skipUnless?.(facts, settings);
@@ -93,6 +92,9 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     const info = facts?.agentInfo;
     const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered);
     return { report, text: run.write(report, opts.outputs ?? {}) };
+  } catch (e) {
+    run.abandon();
+    throw e;
   } finally {
     run.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });

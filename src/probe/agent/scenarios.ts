@@ -97,6 +97,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     async run(d) {
       const r = await d.initialize();
       if (typeof r.protocolVersion !== 'number' || !Number.isInteger(r.protocolVersion)) return fail(`initialize answered protocolVersion ${JSON.stringify(r.protocolVersion)}, not an integer`);
+      if (r.protocolVersion !== 1) return fail(`asked for version 1, the agent answered ${r.protocolVersion}; an agent that supports version 1 answers 1, and this probe tests version 1`);
       return pass(`answered protocol version ${r.protocolVersion}`);
     },
   },
@@ -187,8 +188,13 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       if (d.proc.exit) return fail(`the connection did not survive a line that was not JSON${d.exitNote()}`);
       const answers = d.conn.received().filter((f) => f.seq > from && (f.kind === 'result' || f.kind === 'error'));
       const bad = answers.find((f) => !(f.kind === 'error' && isObj(f.json) && isObj(f.json.error) && f.json.error.code === -32700));
-      await d.authenticate();
-      await d.newSession();
+      try {
+        await d.authenticate();
+        await d.newSession();
+      } catch (e) {
+        if (d.conn.isClosed) return fail(`the connection did not survive a line that was not JSON${d.exitNote()}`);
+        throw e;
+      }
       if (bad) return fail(`answered the non-JSON line with #${bad.seq}: ${bad.raw.slice(0, 100)}; only a -32700 parse error (or nothing) fits`);
       return pass(`${answers.length ? 'answered -32700' : 'ignored it'}; session/new still works`);
     },

@@ -197,16 +197,16 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       respond({ result: { stopReason: 'end_turn' } });
       return;
     }
-    if (!prompted) handshake = conn.items.length - 1;
-    const prompt = conn.items.length - 1;
-    prompted = true;
-    session.cancelled = false;
-    const selection = selectScenarios(words ?? opts.only ?? []);
     if (words?.length === 1 && words[0] === 'help') {
       say(session, probeHelp());
       respond({ result: { stopReason: 'end_turn' } });
       return;
     }
+    if (!prompted) handshake = conn.items.length - 1;
+    const prompt = conn.items.length - 1;
+    prompted = true;
+    session.cancelled = false;
+    const selection = selectScenarios(words ?? opts.only ?? []);
     active = runBattery(session, selection, prompt, respond);
     void active.finished.then(() => { active = undefined; });
   }

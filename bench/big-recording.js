@@ -1,0 +1,291 @@
+#!/usr/bin/env node
+/**
+ * The big-frame case (issue 32): one recording of a million 1 KiB `session/update` frames in one
+ * prompt turn (about 1.1 GB as a transcript), and every command a user reaches for next run on it as
+ * a separate process, each with its wall time and peak RSS. Called by scripts/bench.js (section
+ * `big`); runs alone too:
+ *
+ *   node bench/big-recording.js [--frames N] [--dir DIR] [--bin BIN] [--only export,import,...] [--json FILE]
+ *
+ * `--dir` keeps the transcript and the database there (made once, reused when present: the
+ * recording takes a minute to make); `--bin` measures another build of acp-inspect on the same files.
+ * Each command's peak RSS is its process's (every thread) high-water mark: /usr/bin/time's where it
+ * exists, else VmHWM read from /proc while the command runs.
+ */
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { floodChunks, initializeRequest, initializeResult, newSessionRequest, newSessionResult, promptRequest, promptResult } from './frames.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const NODE = process.execPath;
+const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
+/** What the issue asks of every command on a 1 GiB recording. */
+export const RSS_TARGET_MIB = 300;
+
+/**
+ * Writes a transcript of `frames` frames: initialize, session/new, then prompt turns of
+ * `perTurn` `session/update` frames of `size` bytes each (one turn of everything by default, the
+ * shape of a session/load of a big history or a long flood). Returns the number of frames.
+ */
+export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infinity } = {}) {
+  const fd = openSync(file, 'w');
+  let buf = [];
+  let bytes = 0;
+  let t = 0;
+  const put = (dir, line) => {
+    t += 0.01;
+    const s = `{"t":${t.toFixed(2)},"dir":"${dir}","raw":${JSON.stringify(line.toString().trimEnd())}}\n`;
+    buf.push(s);
+    bytes += s.length;
+    if (bytes > 4 * 1024 * 1024) {
+      writeSync(fd, buf.join(''));
+      buf = [];
+      bytes = 0;
+    }
+  };
+  writeSync(fd, `{"acpInspect":"recording","version":1,"name":"big-frames"}\n`);
+  let id = 0;
+  let n = 0;
+  put('c2a', initializeRequest(++id)); put('a2c', initializeResult(id));
+  put('c2a', newSessionRequest(++id)); put('a2c', newSessionResult(id));
+  n += 4;
+  while (n < frames) {
+    const pid = ++id;
+    put('c2a', promptRequest(pid, 'go'));
+    n++;
+    const k = Math.min(perTurn, frames - n - 1);
+    if (k > 0) {
+      for (const c of floodChunks(size, k, size)) put('a2c', c);
+      n += k;
+    }
+    put('a2c', promptResult(pid));
+    n++;
+  }
+  writeSync(fd, buf.join(''));
+  closeSync(fd);
+  return n;
+}
+
+function readHwmKiB(pid) {
+  try {
+    const m = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m ? Number(m[1]) : 0;
+  } catch {
+    return 0;
+  }
+}
+
+/**
+ * Runs `bin args` as its own process: wall ms, peak RSS (MiB), exit status, the first line of
+ * stderr, and what it wrote on stdout (its length; the text when `keep`).
+ */
+export function measure(bin, args, { input, keep = false, timeoutMs = 600_000, env } = {}) {
+  return new Promise((res) => {
+    const timeFile = TIME ? join(tmpdir(), `acp-inspect-bench-time-${process.pid}-${Math.random().toString(36).slice(2)}`) : null;
+    const cmd = TIME ? TIME : NODE;
+    const argv = TIME ? ['-f', '%M', '-o', timeFile, NODE, bin, ...args] : [bin, ...args];
+    const t0 = performance.now();
+    const p = spawn(cmd, argv, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+    let out = '';
+    let outBytes = 0;
+    let err = '';
+    let hwm = 0;
+    p.stdout.on('data', (d) => { outBytes += d.length; if (keep) out += d; });
+    p.stderr.on('data', (d) => { if (err.length < 65536) err += d; });
+    if (input !== undefined) p.stdin.end(input);
+    // Without /usr/bin/time: the high-water mark of the node process (time's child, or the process itself).
+    const poll = TIME ? null : setInterval(() => { hwm = Math.max(hwm, readHwmKiB(p.pid)); }, 20);
+    const timer = setTimeout(() => p.kill('SIGKILL'), timeoutMs);
+    p.on('close', (code, signal) => {
+      clearTimeout(timer);
+      if (poll) clearInterval(poll);
+      const ms = performance.now() - t0;
+      if (timeFile) {
+        try {
+          const kib = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop());
+          if (Number.isFinite(kib)) hwm = kib;
+        } catch { /* killed before time wrote it */ }
+        rmSync(timeFile, { force: true });
+      }
+      const lines = err.split('\n').filter((l) => l.trim() && !/^Command (exited|terminated)/.test(l));
+      res({ ms, peakMiB: hwm / 1024, exit: code ?? signal, stderr: lines[0] ?? '', stderrLines: lines.length, outBytes, out });
+    });
+  });
+}
+
+/** An OTLP/HTTP collector that takes every POST and answers 200 (it counts what it got). */
+async function startSink() {
+  let bytes = 0;
+  let posts = 0;
+  const server = createServer((req, res) => {
+    req.on('data', (d) => { bytes += d.length; });
+    req.on('end', () => {
+      posts++;
+      res.writeHead(200, { 'Content-Type': req.headers['content-type'] ?? 'application/x-protobuf' });
+      res.end();
+    });
+  });
+  await new Promise((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${server.address().port}`, stats: () => ({ bytes, posts }), close: () => new Promise((r) => server.close(r)) };
+}
+
+/** Starts `serve` on the database; resolves with its URL (token included) and the process. */
+function startServe(bin, db) {
+  return new Promise((res, rej) => {
+    const p = spawn(NODE, [bin, 'serve', '--db', db, '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    p.stdout.on('data', (d) => {
+      out += d;
+      const m = /(http:\/\/\S+)/.exec(out);
+      if (m) res({ url: new URL(m[1]), p });
+    });
+    p.on('exit', (code) => rej(new Error(`serve exited (${code}) before printing its URL`)));
+  });
+}
+
+/** GETs `path` from a fresh `serve`, reading the body to its end: ms, bytes, status, the server's peak RSS. */
+async function measureRoute(bin, db, path) {
+  const { url, p } = await startServe(bin, db);
+  const token = url.searchParams.get('token');
+  const base = `${url.protocol}//${url.host}`;
+  const t0 = performance.now();
+  let status = 0;
+  let bytes = 0;
+  let first = '';
+  try {
+    const r = await fetch(`${base}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    status = r.status;
+    const reader = r.body.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!first) first = Buffer.from(value.subarray(0, 300)).toString('utf8');
+      bytes += value.length;
+    }
+  } catch (e) {
+    first = String(e.message);
+  }
+  const ms = performance.now() - t0;
+  const peakMiB = readHwmKiB(p.pid) / 1024;
+  p.kill('SIGTERM');
+  await new Promise((r) => p.on('exit', r));
+  // The HTTP status as an exit status: 200 is 0, a refusal keeps its status (413).
+  return { ms, peakMiB, exit: status === 200 ? 0 : status, outBytes: bytes, stderr: status === 200 ? '' : first.split('\n')[0] };
+}
+
+/** One MCP session over stdio: initialize, then the tool calls; ends with stdin. */
+function mcpInput(calls) {
+  const msgs = [
+    { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } },
+    { jsonrpc: '2.0', method: 'notifications/initialized' },
+    ...calls.map((c, i) => ({ jsonrpc: '2.0', id: i + 1, method: 'tools/call', params: { name: c.name, arguments: c.args } })),
+  ];
+  return msgs.map((m) => JSON.stringify(m)).join('\n') + '\n';
+}
+
+const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '?' : x.toFixed(d));
+
+/**
+ * The commands of the issue's table and the others it names, on `file` (the transcript) and `db`
+ * (recording `id` in it). `want(name)` picks.
+ */
+export async function runBigCommands({ bin, dir, file, db, id, frames, want = () => true, log = console.log }) {
+  const out = {};
+  const mid = Math.floor(frames / 2);
+  const turnSeq = 6;
+  const o = (name) => join(dir, `out-${name}`);
+  const row = async (name, what, run) => {
+    if (!want(name)) return;
+    const r = await run();
+    out[name] = { what, ms: r.ms, peakMiB: r.peakMiB, exit: r.exit, outBytes: r.outBytes, stderr: r.stderr };
+    const ok = r.peakMiB <= RSS_TARGET_MIB ? '' : '   OVER';
+    log(`  ${what.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s  ${fmt(r.peakMiB, 0).padStart(6)} MiB${ok}${r.stderr ? `   [${r.stderr.slice(0, 150)}]` : ''}`);
+  };
+  const cli = (args, opts) => measure(bin, args, opts);
+  await row('export', `export ${id} -o f.jsonl`, () => cli(['export', String(id), '--db', db, '-o', o('export.jsonl')]));
+  await row('exportStdout', `export ${id} > f.jsonl (stdout)`, () => cli(['export', String(id), '--db', db]));
+  await row('exportTurn', `export ${id} --turn ${turnSeq}`, () => cli(['export', String(id), '--db', db, '--turn', String(turnSeq), '-o', o('turn.jsonl')]));
+  await row('exportSeq', `export ${id} --seq ${mid}-${mid + 999} (1,000 items)`, () => cli(['export', String(id), '--db', db, '--seq', `${mid}-${mid + 999}`, '-o', o('seq.jsonl')]));
+  await row('exportFileSeq', `export FILE --seq ${mid}-${mid + 999}`, () => cli(['export', file, '--seq', `${mid}-${mid + 999}`, '-o', o('fseq.jsonl')]));
+  await row('exportHtml', `export ${id} --html`, () => cli(['export', String(id), '--db', db, '--html', '-o', o('report.html')]));
+  if (want('exportOtlp')) {
+    const sink = await startSink();
+    await row('exportOtlp', `export ${id} --otlp URL`, () => cli(['export', String(id), '--db', db, '--otlp', sink.url]));
+    if (out.exportOtlp) out.exportOtlp.collector = sink.stats();
+    await sink.close();
+  }
+  await row('import', `import f.jsonl (${fmt(statSync(file).size / 1048576, 0)} MiB)`, () => {
+    const idb = join(dir, 'import.db');
+    for (const s of ['', '-wal', '-shm']) rmSync(idb + s, { force: true });
+    return cli(['import', '--db', idb, file]);
+  });
+  await row('checkFile', 'check f.jsonl', () => cli(['check', file]));
+  await row('checkId', `check ${id} (stored)`, () => cli(['check', String(id), '--db', db]));
+  await row('show', `show ${id}`, () => cli(['show', String(id), '--db', db]));
+  await row('diffSame', `diff ${id} ${id}`, () => cli(['diff', String(id), String(id), '--db', db]));
+  await row('diffFile', `diff ${id} f.jsonl`, () => cli(['diff', String(id), file, '--db', db]));
+  await row('replayAgent', `replay --as agent ${id}`, () => cli(['replay', '--as', 'agent', String(id), '--db', db], { input: '' }));
+  await row('mcp', 'mcp: get_turn, list_frames, diff_recordings (file)', () => cli(['mcp', '--db', db], {
+    input: mcpInput([
+      { name: 'get_turn', args: { recording: id, seq: turnSeq } },
+      { name: 'list_frames', args: { recording: id, cursor: String(mid) } },
+      { name: 'diff_recordings', args: { a: id, b: file, aSeq: `${mid}-${mid + 999}`, bSeq: `${mid}-${mid + 999}` } },
+    ]),
+  }));
+  await row('serveExport', 'serve: GET /api/recordings/ID/export', () => measureRoute(bin, db, `/api/recordings/${id}/export`));
+  await row('serveFixture', `serve: GET …/fixture?seq=${mid}-${mid + 999}`, () => measureRoute(bin, db, `/api/recordings/${id}/fixture?seq=${mid}-${mid + 999}`));
+  await row('serveHtml', 'serve: GET …/export?format=html', () => measureRoute(bin, db, `/api/recordings/${id}/export?format=html`));
+  for (const f of ['export.jsonl', 'turn.jsonl', 'seq.jsonl', 'fseq.jsonl', 'report.html']) rmSync(o(f), { force: true });
+  for (const s of ['', '-wal', '-shm']) rmSync(join(dir, 'import.db') + s, { force: true });
+  return out;
+}
+
+/** The section as scripts/bench.js runs it: make the recording (import is its first measure), then the rest. */
+export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(ROOT, 'bin', 'acp-inspect.js'), only = null, log = console.log } = {}) {
+  const keep = !!dir;
+  dir ??= mkdtempSync(join(tmpdir(), 'acp-inspect-big-'));
+  mkdirSync(dir, { recursive: true });
+  const file = join(dir, 'big.jsonl');
+  const db = join(dir, 'big.db');
+  log(`## big frames: ${frames} session/update frames of 1 KiB in one turn, each command as its own process (target ≤ ${RSS_TARGET_MIB} MiB peak RSS)`);
+  const result = { frames, targetMiB: RSS_TARGET_MIB, commands: {} };
+  try {
+    let total = frames;
+    if (!existsSync(file)) {
+      const t0 = performance.now();
+      total = writeFloodTranscript(file, frames);
+      log(`  made the transcript (${fmt(statSync(file).size / 1048576, 0)} MiB) in ${fmt((performance.now() - t0) / 1000)} s`);
+    }
+    if (!existsSync(db)) {
+      const r = await measure(bin, ['import', '--db', db, '--name', 'big-frames', file], { keep: true });
+      if (r.exit !== 0) {
+        log(`  import into the database failed (exit ${r.exit}): ${r.stderr}`);
+        result.error = r.stderr;
+        return result;
+      }
+    }
+    const id = 1;
+    const want = (name) => !only || only.some((o) => name.startsWith(o));
+    result.fileMiB = statSync(file).size / 1048576;
+    result.commands = await runBigCommands({ bin, dir, file, db, id, frames: total, want, log });
+    return result;
+  } finally {
+    if (!keep) rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
+  const frames = Number(opt('--frames') ?? 1_000_000);
+  const res = await benchBigRecording({ frames, dir: opt('--dir'), bin: opt('--bin') ? resolve(opt('--bin')) : undefined, only: opt('--only')?.split(',') ?? null });
+  if (opt('--json')) {
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(opt('--json'), JSON.stringify(res, null, 2));
+  }
+}

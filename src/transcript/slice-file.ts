@@ -1,0 +1,33 @@
+/**
+ * A slice of a transcript file of any size (transcript/slice.ts), in two reads of the file: the first
+ * plans the slice from every item with the text of the agent's `session/update`s dropped (unless the
+ * text may name a tool call, a terminal or a state the slice depends on), the second hands on the
+ * kept items as it reads them. What is held is the plan and a small record per item, never the file.
+ */
+import type { Frame, Item } from '../wire/frame.js';
+import { checkNotes, sortNotes, TranscriptLineReader } from './format.js';
+import { readTranscriptItems } from './read-file.js';
+import { planSlice, type SlicePlan, type SliceSpec } from './slice.js';
+
+/** Update text the slice's plan may read: it may name a tool call or a terminal, be a state update, or spell either in escapes. */
+const MAY_MATTER = /toolCallId|terminalId|current_mode_update|config_option_update|available_commands_update|session_info_update|\\u/;
+
+/** The item as the plan needs it: an agent update's text only when it may matter. */
+function planned(it: Item): Item {
+  if (it.dir !== 'a2c') return it;
+  const f = it as Frame;
+  if (f.method !== 'session/update' || f.kind !== 'notification' || MAY_MATTER.test(f.raw)) return it;
+  const lite: Frame = { seq: f.seq, t: f.t, dir: f.dir, raw: '', size: f.size, kind: f.kind, method: f.method };
+  if (f.sessionId !== undefined) lite.sessionId = f.sessionId;
+  return lite;
+}
+
+/** Plans `spec` on transcript `file` (reading it once); `items()` reads it again for the kept items. Throws SliceError, TranscriptError. */
+export function sliceTranscriptFile(file: string, spec: SliceSpec): { plan: SlicePlan; items: () => Iterable<Item> } {
+  const reader = new TranscriptLineReader();
+  const all: Item[] = [];
+  for (const it of readTranscriptItems(file, reader)) all.push(planned(it));
+  checkNotes(reader.notes, reader.seq);
+  const plan = planSlice({ recording: { header: reader.header, items: all, notes: sortNotes(reader.notes) } }, spec);
+  return { plan, items: () => readTranscriptItems(file) };
+}
