@@ -1,28 +1,29 @@
 /*
  * The tap's native forwarder: one thread per direction moves bytes from one descriptor to the
- * other and puts a copy of each chunk into the recorder's ring (ring.ts: same layout, same records)
- * just before handing it on. The client's input goes with plain read() and write() calls, as `cat`
- * does, plus one memcpy into the ring. The agent's output (nearly all the bytes) goes without a copy
- * on the way through: tee() duplicates its pages into a pipe of ours, which is read straight into
- * the ring (the recording's one copy), and splice() moves the pages on to the client (see
- * forward_spliced; ACP_INSPECT_ZERO_COPY=0 turns it off). JavaScript never sees the bytes.
+ * other and appends a copy of each chunk to the recording's capture log (capture-log.ts: same
+ * records) just before handing it on. The client's input goes with plain read() and write() calls,
+ * as `cat` does, plus one write into the log. The agent's output (nearly all the bytes) goes without
+ * a copy on its way to the client: tee() duplicates its pages into a pipe of ours, which is read
+ * and appended to the log (the recording's copy), and splice() moves the agent's pages on to the
+ * client (see forward_spliced; ACP_INSPECT_ZERO_COPY=0 turns it off). JavaScript never sees the
+ * bytes.
  *
- * Everything that goes into the ring passes through push() under one mutex: the two forwarding
- * threads' chunks and the main thread's control records (events, the finish), so records keep the
- * order they were pushed in. When the ring is full (the recorder stalled), records go on, in order,
- * into the overflow file and a marker in the ring points the recorder to them once the ring has room
- * (the same protocol recorder-client.ts follows on the JavaScript path).
+ * Everything that goes into the log passes through one mutex: the two forwarding threads' chunks and
+ * the main thread's records (stderr, events, the finish), so records keep the order they were pushed
+ * in. Once a record is whole in the file, the committed position (an Int64 in memory shared with the
+ * recorder) moves past it: the recorder reads up to there. A write that fails (a full disk) loses
+ * that chunk, counted; a `gap` record says how much once the log takes records again. Forwarding
+ * never waits for the recorder: the log is a file, not a ring that fills up.
  *
- * Threads never call into JavaScript. They talk to it through two pipes: one byte on the wake pipe
- * when the recorder worker sleeps on an empty ring (it reads that pipe with an ordinary socket), and
- * one byte on the event pipe when the main thread has something to do (see EV_*). Nothing here needs
- * tearing down at exit: a thread blocked in read() or write() ends with the process.
+ * Threads never call into JavaScript: they write one byte on the event pipe when the main thread
+ * has something to do (see EV_*). Nothing here needs tearing down at exit: a thread blocked in read()
+ * or write() ends with the process.
  *
  * It also starts the agent (spawn(): posix_spawnp, and a thread that waits for its exit), which
  * costs the tap's start-up less than Node's spawn does.
  *
- * Little-endian machines only (the ring's header is written in the machine's byte order); the
- * loader in native.ts refuses the module elsewhere and the tap uses its JavaScript forwarder.
+ * Little-endian machines only (a record's header is written in the machine's byte order); the loader
+ * in native.ts refuses the module elsewhere and the tap uses its JavaScript forwarder.
  */
 #define _GNU_SOURCE
 #include <node_api.h>
@@ -45,18 +46,8 @@
 
 extern char **environ;
 
-/* Ring layout (ring.ts): Int32 control slots, then the data area. */
-#define SLOT_W 0
-#define SLOT_R 1
-#define SLOT_SIG 2
-#define SLOT_WAITING 3
-/* Bumped for each chunk spilled straight into the overflow file (a burst: see spill_chunk). */
-#define SLOT_SPILLED 4
-/* Int64 at byte 40 (slots 10-11): overflow bytes the recorder has taken so far (recorder-worker.ts). */
-#define SLOT_OV_TAKEN 10
-#define CTL_BYTES 64
 #define HEADER 16
-#define RING_CONTROL 3
+#define RECORD_CONTROL 3
 #define PAD8(n) (((n) + 7u) & ~7u)
 
 /* Stream codes (messages.ts). */
@@ -86,49 +77,20 @@ static int pipe_bytes(void) {
 }
 
 /* Event bytes for the main thread. */
-#define EV_PENDING 'P'  /* records wait for the ring (overflow marker, control, gap): call flush() */
 #define EV_A2C_END 'E'  /* the agent's stdout ended and all of it was handed on */
 #define EV_EXIT 'X'     /* the agent spawned by spawn() exited: see exitStatus() */
 
-/*
- * A burst: this much unread in the ring. The agent's output then goes into the overflow file
- * directly (spill_chunk) until it pauses for SPILL_QUIET_MS; a region of it is handed to the
- * recorder every SPILL_REGION bytes, and whenever the agent's pipe stays dry for SPILL_DRY_MS.
- */
-#define SPILL_AT(cap) ((cap) / 16)
-#define SPILL_QUIET_MS 25.0
-#define SPILL_REGION (1u << 20)
-#define SPILL_DRY_MS 2
-/* Overflow file space kept when it is written over from the start again (see rewind_overflow). */
-#define OVERFLOW_KEEP ((off_t)64 << 20)
-
-struct backlog_item {
-  struct backlog_item *next;
-  uint32_t len;
-  double t;
-  char data[];
-};
-
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
-static int32_t *ctl;          /* the ring's control slots */
-static uint8_t *data;         /* the ring's data area */
-static uint32_t cap;          /* its size, a power of two */
-static napi_ref ring_ref;     /* keeps the ring's memory alive */
+static int64_t *committed;    /* shared with the recorder: bytes of whole records in the log */
+static napi_ref shared_ref;   /* keeps that memory alive */
 static double base_ms;        /* t = monotonic ms - base_ms */
-static int wake_w = -1, events_w = -1;
-static int overflow_fd = -1;
-static int64_t ov_pos = 0, ov_from = -1;
-/* Bytes of records ever written to the overflow file: once the recorder has taken them all, it is written over. */
-static int64_t ov_written = 0;
-/* For stats(): chunks spilled straight into the overflow file, and times it was written over from the start. */
-static double spilled_chunks = 0, ov_rewinds = 0;
-/* Set when a spill failed (the file system is full): no spilling until the file is written over. */
-static int spill_blocked = 0;
-static int ov_broken = 0;
+static int events_w = -1;
+static int log_fd = -1;
+static int64_t log_pos = 0;   /* where the next record goes */
+/* Chunk bytes per stream the log could not take (a full disk): a gap record says so once it can. */
 static uint64_t dropped[3];
-static struct backlog_item *backlog_head, *backlog_tail;
 static int initialized = 0, started = 0;
-/* Cleared when the recorder is gone: records are then not kept anywhere (forwarding goes on). */
+/* Cleared when the recording stops (the tap exits): records are then not kept (forwarding goes on). */
 static volatile int recording = 1;
 /* The agent's output goes on by tee() and splice() (forward_spliced), unless ACP_INSPECT_ZERO_COPY=0. */
 static int zero_copy = 1;
@@ -149,57 +111,14 @@ static void signal_fd(int fd, char c) {
   /* EAGAIN: the pipe is full of earlier signals, which say the same. */
 }
 
-/* ---- the ring (caller holds mu) -------------------------------------------------------------- */
+/* ---- the capture log (caller holds mu) ------------------------------------------------------ */
 
-static uint32_t ring_free(void) {
-  uint32_t w = (uint32_t)__atomic_load_n(&ctl[SLOT_W], __ATOMIC_ACQUIRE);
-  uint32_t r = (uint32_t)__atomic_load_n(&ctl[SLOT_R], __ATOMIC_ACQUIRE);
-  return cap - (w - r);
-}
-
-static void copy_in(uint32_t pos, const void *src, uint32_t len) {
-  uint32_t off = pos & (cap - 1);
-  uint32_t first = len < cap - off ? len : cap - off;
-  memcpy(data + off, src, first);
-  if (first < len) memcpy(data, (const uint8_t *)src + first, len - first);
-}
-
-/* A record's header (ring.ts encodeHeader): payload length u32, type u32, t f64. */
+/* A record's header (capture-log.ts encodeHeader): payload length u32, type u32, t f64. */
 static void make_header(uint8_t head[HEADER], int type, double t, uint32_t len) {
   uint32_t ty = (uint32_t)type;
   memcpy(head, &len, 4);
   memcpy(head + 4, &ty, 4);
   memcpy(head + 8, &t, 8);
-}
-
-/* Publishes a record whose payload is already in place at w + HEADER: its header, then W. */
-static void ring_commit(int type, double t, uint32_t w, uint32_t len) {
-  uint8_t head[HEADER];
-  make_header(head, type, t, len);
-  copy_in(w, head, HEADER);
-  __atomic_store_n(&ctl[SLOT_W], (int32_t)(w + HEADER + PAD8(len)), __ATOMIC_RELEASE);
-  /* Wake the reader only if it sleeps, and only once per sleep. */
-  int32_t one = 1;
-  if (__atomic_load_n(&ctl[SLOT_WAITING], __ATOMIC_SEQ_CST) == 1 &&
-      __atomic_compare_exchange_n(&ctl[SLOT_WAITING], &one, 0, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST)) {
-    __atomic_add_fetch(&ctl[SLOT_SIG], 1, __ATOMIC_SEQ_CST);
-    signal_fd(wake_w, 'w');
-  }
-}
-
-static int ring_write(int type, double t, const void *payload, uint32_t len) {
-  uint32_t need = HEADER + PAD8(len);
-  if (need > ring_free()) return 0;
-  uint32_t w = (uint32_t)__atomic_load_n(&ctl[SLOT_W], __ATOMIC_RELAXED);
-  copy_in(w + HEADER, payload, len);
-  ring_commit(type, t, w, len);
-  return 1;
-}
-
-/* ---- overflow, backlog and gaps (caller holds mu) --------------------------------------------- */
-
-static int pending_locked(void) {
-  return ov_from >= 0 || backlog_head != NULL || (dropped[0] | dropped[1] | dropped[2]) != 0;
 }
 
 static int write_all_at(int fd, struct iovec *iov, int n, int64_t pos) {
@@ -214,108 +133,55 @@ static int write_all_at(int fd, struct iovec *iov, int n, int64_t pos) {
   return 1;
 }
 
-static int overflow_usable(void) {
-  return !ov_broken && overflow_fd >= 0 && !backlog_head && (dropped[0] | dropped[1] | dropped[2]) == 0;
+/* The record of `len` bytes is whole at log_pos: move past it, and let the recorder see it. */
+static void log_commit(uint32_t len) {
+  log_pos += HEADER + PAD8(len);
+  __atomic_store_n(committed, log_pos, __ATOMIC_RELEASE);
 }
 
-/*
- * Before a new region: once the recorder has taken everything the overflow file holds, the file is
- * written over from the start (its pages reused; what lies beyond OVERFLOW_KEEP given back).
- */
-static void rewind_overflow(void) {
-  if (ov_from >= 0 || ov_pos == 0) return;
-  if (__atomic_load_n((int64_t *)(ctl + SLOT_OV_TAKEN), __ATOMIC_ACQUIRE) != ov_written) return;
-  if (ov_pos > OVERFLOW_KEEP && ftruncate(overflow_fd, OVERFLOW_KEEP) != 0) { /* space comes back at exit */ }
-  ov_pos = 0;
-  ov_rewinds++;
-  spill_blocked = 0;
-}
-
-static int overflow_record(int type, double t, const void *payload, uint32_t len) {
-  if (!overflow_usable()) return 0;
-  rewind_overflow();
+static int log_write(int type, double t, const void *payload, uint32_t len) {
   static const uint8_t zeros[8];
   uint8_t head[HEADER];
   make_header(head, type, t, len);
-  struct iovec iov[3] = {
-    { head, HEADER }, { (void *)payload, len }, { (void *)zeros, PAD8(len) - len },
-  };
-  if (!write_all_at(overflow_fd, iov, 3, ov_pos)) {
-    ov_broken = 1;
-    return 0;
-  }
-  if (ov_from < 0) {
-    ov_from = ov_pos;
-    signal_fd(events_w, EV_PENDING);
-  }
-  ov_pos += HEADER + PAD8(len);
-  ov_written += HEADER + PAD8(len);
+  struct iovec iov[3] = { { head, HEADER }, { (void *)payload, len }, { (void *)zeros, PAD8(len) - len } };
+  if (!write_all_at(log_fd, iov, 3, log_pos)) return 0;
+  log_commit(len);
   return 1;
 }
 
-/* Writes what waits (the overflow marker, control records, gap markers); 1 when nothing waits. */
-static int flush_locked(double t) {
+/* Writes the gap records of what the log could not take; 1 when none is left to write. */
+static int log_gaps(double t) {
   char msg[160];
-  if (ov_from >= 0) {
-    if (ring_free() < cap / 4) return 0;
-    int n = snprintf(msg, sizeof msg, "{\"overflow\":{\"fd\":%d,\"from\":%lld,\"to\":%lld}}", overflow_fd, (long long)ov_from, (long long)ov_pos);
-    if (!ring_write(RING_CONTROL, t, msg, (uint32_t)n)) return 0;
-    ov_from = -1;
-  }
-  while (backlog_head) {
-    if (!ring_write(RING_CONTROL, backlog_head->t, backlog_head->data, backlog_head->len)) return 0;
-    struct backlog_item *b = backlog_head;
-    backlog_head = b->next;
-    if (!backlog_head) backlog_tail = NULL;
-    free(b);
-  }
   for (int c = 0; c < 3; c++) {
     if (dropped[c] == 0) continue;
     int n = snprintf(msg, sizeof msg, "{\"gap\":%d,\"t\":%.6f,\"bytes\":%llu}", c, t, (unsigned long long)dropped[c]);
-    if (!ring_write(RING_CONTROL, t, msg, (uint32_t)n)) return 0;
+    if (!log_write(RECORD_CONTROL, t, msg, (uint32_t)n)) return 0;
     dropped[c] = 0;
   }
   return 1;
 }
 
 /*
- * Hands one record to the recorder, in order, never waiting: the ring, else the overflow file, else
- * (a chunk) a gap or (a control record, never dropped) the backlog. Caller holds mu and has checked
- * `recording`; returns 1 when records now wait for the ring and did not before (signal the main thread).
+ * Appends one record to the log, in order, never waiting for the recorder. A chunk the log cannot
+ * take is counted (a gap record follows); a control record it cannot take is lost with the disk's
+ * room (the gap that follows marks the recording incomplete). Caller holds mu and checked `recording`.
  */
-static int push_locked(int type, double t, const void *payload, uint32_t len) {
-  int was_pending = pending_locked();
-  int in_ring = 0;
-  if (!was_pending || (ring_free() >= cap / 4 && flush_locked(t))) in_ring = ring_write(type, t, payload, len);
-  if (!in_ring && !overflow_record(type, t, payload, len)) {
-    if (type == RING_CONTROL) {
-      struct backlog_item *b = malloc(sizeof *b + len);
-      if (b) {
-        b->next = NULL;
-        b->len = len;
-        b->t = t;
-        memcpy(b->data, payload, len);
-        if (backlog_tail) backlog_tail->next = b; else backlog_head = b;
-        backlog_tail = b;
-      }
-    } else {
-      dropped[type] += len;
-    }
+static void push_locked(int type, double t, const void *payload, uint32_t len) {
+  if ((dropped[0] | dropped[1] | dropped[2]) != 0 && !log_gaps(t)) {
+    if (type != RECORD_CONTROL) dropped[type] += len;
+    return;
   }
-  return !was_pending && pending_locked();
+  if (!log_write(type, t, payload, len) && type != RECORD_CONTROL) dropped[type] += len;
 }
 
 static void push(int type, double t, const void *payload, uint32_t len) {
   if (!recording) return;
   pthread_mutex_lock(&mu);
-  int signal = 0;
-  /* Stopped while we waited: the ring may be on its way out. */
-  if (recording) signal = push_locked(type, t, payload, len);
+  /* Stopped while we waited: the shared memory may be on its way out. */
+  if (recording) push_locked(type, t, payload, len);
   pthread_mutex_unlock(&mu);
-  if (signal) signal_fd(events_w, EV_PENDING);
 }
 
-/* Reads exactly n bytes that are already waiting in fd (a pipe only we read); 0 on failure. */
 static int read_exactly(int fd, struct iovec *iov, int cnt, size_t n) {
   while (n > 0) {
     ssize_t r = readv(fd, iov, cnt);
@@ -329,101 +195,17 @@ static int read_exactly(int fd, struct iovec *iov, int cnt, size_t n) {
 }
 
 /*
- * push() for a chunk that waits in the pipe `fd` (n bytes, all there): read straight into the ring
- * when it goes there, so the bytes are copied once; else through `buf` into the overflow file or a
- * gap. The pipe is drained either way. 0 when the pipe could not be read (it then holds the chunk).
+ * The record of a chunk of the agent's output that waits in our tee() pipe `fd` (n bytes, all
+ * there): read into `buf` and appended to the log. (splice() from the pipe into the log would save
+ * the copy through user space, but into a disk file system it measured about twice as slow as
+ * read() and pwritev(): 100,000 1 KiB frames through the tap in 2.0-2.6 s against 0.8-1.0 s.) The
+ * pipe is drained either way. 0 when the pipe could not be read.
  */
-static int push_from_pipe(int type, double t, int fd, uint32_t n, uint8_t *buf) {
+static int log_from_pipe(double t, int fd, uint32_t n, uint8_t *buf) {
   struct iovec one = { buf, n };
-  pthread_mutex_lock(&mu);
-  if (!recording) {
-    pthread_mutex_unlock(&mu);
-    return read_exactly(fd, &one, 1, n);
-  }
-  int signal = 0, ok = 1;
-  uint32_t need = HEADER + PAD8(n);
-  if (!pending_locked() && need <= ring_free()) {
-    uint32_t w = (uint32_t)__atomic_load_n(&ctl[SLOT_W], __ATOMIC_RELAXED);
-    uint32_t off = (w + HEADER) & (cap - 1);
-    uint32_t first = n < cap - off ? n : cap - off;
-    struct iovec iov[2] = { { data + off, first }, { data, n - first } };
-    ok = read_exactly(fd, iov, n > first ? 2 : 1, n);
-    if (ok) ring_commit(type, t, w, n);
-  } else {
-    ok = read_exactly(fd, &one, 1, n);
-    if (ok) signal = push_locked(type, t, buf, n);
-  }
-  pthread_mutex_unlock(&mu);
-  if (signal) signal_fd(events_w, EV_PENDING);
-  return ok;
-}
-
-/*
- * During a burst, a chunk of the agent's output that waits in the pipe `fd` (n bytes, all there)
- * goes straight into the overflow file as one record: its header, then its bytes moved by splice()
- * (copied once, by the kernel), then padding. The ring would cost two copies: one into it and one
- * when the recorder, behind in a burst, captures the ring into its spill file. The recorder finds the
- * record through the region's marker in the ring, at its place among the other records. Returns 0
- * (nothing written, the chunk possibly drained from `fd`: tee() it again) when the file cannot take
- * it; the caller then records it the ordinary way.
- */
-static int spill_chunk(double t, int fd, uint32_t n) {
-  pthread_mutex_lock(&mu);
-  if (!recording || !overflow_usable()) {
-    pthread_mutex_unlock(&mu);
-    return 0;
-  }
-  rewind_overflow();
-  if (spill_blocked) {
-    pthread_mutex_unlock(&mu);
-    return 0;
-  }
-  static const uint8_t zeros[8];
-  uint8_t head[HEADER];
-  make_header(head, A2C, t, n);
-  struct iovec h = { head, HEADER };
-  loff_t off = ov_pos + HEADER;
-  size_t left = n;
-  int ok = write_all_at(overflow_fd, &h, 1, ov_pos);
-  while (ok && left > 0) {
-    ssize_t k = splice(fd, NULL, overflow_fd, &off, left, 0);
-    if (k < 0 && errno == EINTR) continue;
-    if (k <= 0) ok = 0;
-    else left -= (size_t)k;
-  }
-  struct iovec pad = { (void *)zeros, PAD8(n) - n };
-  if (ok && pad.iov_len > 0) ok = write_all_at(overflow_fd, &pad, 1, off);
-  if (!ok) {
-    /*
-     * ENOSPC (a small /dev/shm), or a file splice() cannot write to: the ordinary way (the ring) until
-     * the file is written over from the start. What this try wrote past ov_pos counts for nothing.
-     */
-    spill_blocked = 1;
-    pthread_mutex_unlock(&mu);
-    return 0;
-  }
-  if (ov_from < 0) ov_from = ov_pos;
-  ov_pos += HEADER + PAD8(n);
-  ov_written += HEADER + PAD8(n);
-  __atomic_add_fetch(&ctl[SLOT_SPILLED], 1, __ATOMIC_RELEASE);
-  spilled_chunks++;
-  /* Hand on the region so far once it is large; the recorder captures the marker, not the bytes. */
-  if (ov_pos - ov_from >= SPILL_REGION) flush_locked(t);
-  pthread_mutex_unlock(&mu);
+  if (!read_exactly(fd, &one, 1, n)) return 0;
+  push(A2C, t, buf, n);
   return 1;
-}
-
-/* The agent's pipe ran dry: hand the spilled region on now (or have the main thread retry). */
-static void spill_pause(void) {
-  pthread_mutex_lock(&mu);
-  int retry = recording && pending_locked() && !flush_locked(now_ms() - base_ms);
-  pthread_mutex_unlock(&mu);
-  if (retry) signal_fd(events_w, EV_PENDING);
-}
-
-/* Unread bytes in the ring (a burst when SPILL_AT or more). */
-static uint32_t ring_used(void) {
-  return cap - ring_free();
 }
 
 static void push_control(double t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -433,7 +215,7 @@ static void push_control(double t, const char *fmt, ...) {
   va_start(ap, fmt);
   int n = vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  if (n > 0 && n < (int)sizeof msg) push(RING_CONTROL, t, msg, (uint32_t)n);
+  if (n > 0 && n < (int)sizeof msg) push(RECORD_CONTROL, t, msg, (uint32_t)n);
 }
 
 /* The errno's symbolic name, as Node's error codes spell it ("EPIPE"); "E" and the number where the C library has no name for it. */
@@ -517,12 +299,11 @@ static void client_failed(double t, int err) {
 }
 
 /*
- * The agent's output without copies on the way through: tee() duplicates each chunk into a pipe of
- * our own, whose bytes are read straight into the ring (the one copy, for the recording), then
- * splice() hands the agent's pages on to the client. Record before write, as on the copy path.
- * During a burst the chunks go to the overflow file instead of the ring (spill_chunk). Returns 1 at
- * the end of the agent's output, 0 to go on with the copy loop (tee() or splice() not possible
- * here, e.g. the client's end is a file opened for appending).
+ * The agent's output without a copy on its way to the client: tee() duplicates each chunk into a
+ * pipe of our own, which is read and appended to the capture log (log_from_pipe), then splice()
+ * hands the agent's pages on to the client. Recorded before written on, as on the copy path. Returns 1 at the
+ * end of the agent's output, 0 to go on with the copy loop (tee() or splice() not possible here,
+ * e.g. the client's end is a file opened for appending).
  */
 static int forward_spliced(struct direction *d, uint8_t *buf, int *broken) {
   int p[2];
@@ -535,43 +316,15 @@ static int forward_spliced(struct direction *d, uint8_t *buf, int *broken) {
   if (in_size > READ_BYTES && p_size > READ_BYTES) chunk = (size_t)(in_size < p_size ? in_size : p_size);
   uint8_t *big = chunk > READ_BYTES ? malloc(chunk) : NULL;
   if (big) buf = big; else chunk = READ_BYTES;
-  int ended = 0, spilling = 0;
-  double last = -1e9;
+  int ended = 0;
   for (;;) {
     ssize_t n = tee(d->in, p[1], chunk, SPLICE_F_NONBLOCK);
     if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      /*
-       * The agent's pipe ran dry. In a burst that happens between most of its writes: the spilled
-       * region is handed on only once the pipe stays dry for SPILL_DRY_MS (or at SPILL_REGION), so
-       * the recorder wakes for a marker a megabyte, not one a chunk.
-       */
-      if (spilling) {
-        struct pollfd pf = { d->in, POLLIN, 0 };
-        int r;
-        do r = poll(&pf, 1, SPILL_DRY_MS); while (r < 0 && errno == EINTR);
-        if (r > 0) continue;
-        spill_pause();
-      }
-      wait_fd(d->in, POLLIN);
-      continue;
-    }
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { wait_fd(d->in, POLLIN); continue; }
     if (n < 0) break;  /* tee() not possible: the copy loop reads the same bytes */
     if (n == 0) { ended = 1; break; }
     double t = now_ms() - base_ms;
-    /* A burst: the ring is filling. It ends when the agent has been quiet for SPILL_QUIET_MS. */
-    if (spilling && t - last > SPILL_QUIET_MS) spilling = 0;
-    if (!spilling && ring_used() >= SPILL_AT(cap)) spilling = 1;
-    last = t;
-    if (spilling && !spill_chunk(t, p[0], (uint32_t)n)) {
-      spilling = 0;
-      /* What the failed spill left in our pipe goes; the chunk is still first in the agent's pipe. */
-      struct iovec rest = { buf, chunk };
-      while (readv(p[0], &rest, 1) > 0) {}
-      do n = tee(d->in, p[1], (size_t)n, 0); while (n < 0 && errno == EINTR);
-      if (n <= 0) break;
-    }
-    if (!spilling && !push_from_pipe(A2C, t, p[0], (uint32_t)n, buf)) break;
+    if (!log_from_pipe(t, p[0], (uint32_t)n, buf)) break;
     size_t moved = *broken ? 0 : splice_all(d->in, d->out, (size_t)n);
     if (moved < (size_t)n) {
       int err = errno;
@@ -691,44 +444,41 @@ static napi_value js_close_fd(napi_env env, napi_callback_info info) {
 }
 
 /*
- * init(ring: Uint8Array over the ring's SharedArrayBuffer, baseMs, overflowFd): takes the ring,
- * returns [wakeFd, eventsFd], the read ends of the wake and event pipes (non-blocking).
+ * init(shared: Uint8Array over a SharedArrayBuffer of at least 8 bytes, baseMs, logFd, logPos):
+ * takes the capture log (its next record goes at logPos) and the Int64 at the start of `shared`,
+ * where the committed position is published; returns the read end of the event pipe (non-blocking).
  */
 static napi_value js_init(napi_env env, napi_callback_info info) {
-  size_t argc = 3;
-  napi_value argv[3];
+  size_t argc = 4;
+  napi_value argv[4];
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
   if (initialized) { napi_throw_error(env, NULL, "acp-inspect native: already initialized"); return NULL; }
-  if (argc < 3) { napi_throw_type_error(env, NULL, "init(ring, baseMs, overflowFd)"); return NULL; }
+  if (argc < 4) { napi_throw_type_error(env, NULL, "init(shared, baseMs, logFd, logPos)"); return NULL; }
   napi_typedarray_type type;
   size_t length;
   void *ptr;
   CHECK(napi_get_typedarray_info(env, argv[0], &type, &length, &ptr, NULL, NULL));
-  if (type != napi_uint8_array || length <= CTL_BYTES || ((length - CTL_BYTES) & (length - CTL_BYTES - 1)) != 0 || ((uintptr_t)ptr & 7) != 0) {
-    napi_throw_type_error(env, NULL, "acp-inspect native: the ring must be a Uint8Array of 64 + 2^k bytes");
+  if (type != napi_uint8_array || length < 8 || ((uintptr_t)ptr & 7) != 0) {
+    napi_throw_type_error(env, NULL, "acp-inspect native: the shared memory must be an aligned Uint8Array of 8 bytes or more");
     return NULL;
   }
-  double base;
-  int32_t ofd;
+  double base, pos;
+  int32_t fd;
   CHECK(napi_get_value_double(env, argv[1], &base));
-  if (!get_int(env, argv[2], &ofd)) ofd = -1;
-  int wake[2], ev[2];
-  if (!make_pipe(wake, 1)) { napi_throw_error(env, NULL, strerror(errno)); return NULL; }
-  if (!make_pipe(ev, 1)) { close(wake[0]); close(wake[1]); napi_throw_error(env, NULL, strerror(errno)); return NULL; }
-  CHECK(napi_create_reference(env, argv[0], 1, &ring_ref));
-  ctl = (int32_t *)ptr;
-  data = (uint8_t *)ptr + CTL_BYTES;
-  cap = (uint32_t)(length - CTL_BYTES);
+  if (!get_int(env, argv[2], &fd)) { napi_throw_type_error(env, NULL, "acp-inspect native: logFd must be a descriptor (-1: none)"); return NULL; }
+  CHECK(napi_get_value_double(env, argv[3], &pos));
+  int ev[2];
+  if (!make_pipe(ev, 1)) { napi_throw_error(env, NULL, strerror(errno)); return NULL; }
+  CHECK(napi_create_reference(env, argv[0], 1, &shared_ref));
+  committed = (int64_t *)ptr;
   base_ms = base;
-  overflow_fd = ofd;
-  wake_w = wake[1];
+  log_fd = fd;
+  log_pos = (int64_t)pos;
+  if (fd < 0) recording = 0; /* no capture log could be made: forward only */
+  __atomic_store_n(committed, log_pos, __ATOMIC_RELEASE);
   events_w = ev[1];
   initialized = 1;
-  napi_value arr;
-  CHECK(napi_create_array_with_length(env, 2, &arr));
-  CHECK(napi_set_element(env, arr, 0, num(env, wake[0])));
-  CHECK(napi_set_element(env, arr, 1, num(env, ev[0])));
-  return arr;
+  return num(env, ev[0]);
 }
 
 /*
@@ -789,48 +539,22 @@ static napi_value js_push(napi_env env, napi_callback_info info) {
   size_t len;
   napi_typedarray_type ty;
   CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (!initialized || argc < 3 || !get_int(env, argv[0], &type) || type < 0 || type > RING_CONTROL) { napi_throw_type_error(env, NULL, "push(type, t, bytes)"); return NULL; }
+  if (!initialized || argc < 3 || !get_int(env, argv[0], &type) || type < 0 || type > RECORD_CONTROL) { napi_throw_type_error(env, NULL, "push(type, t, bytes)"); return NULL; }
   CHECK(napi_get_value_double(env, argv[1], &t));
   CHECK(napi_get_typedarray_info(env, argv[2], &ty, &len, &ptr, NULL, NULL));
   push(type, t, ptr, (uint32_t)len);
   return NULL;
 }
 
-/* flush(t): writes what waits for the ring; true when nothing waits any more. */
-static napi_value js_flush(napi_env env, napi_callback_info info) {
-  size_t argc = 1;
-  napi_value argv[1];
-  double t = 0;
-  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
-  if (argc >= 1) napi_get_value_double(env, argv[0], &t);
-  int done = 1;
-  if (initialized) {
-    pthread_mutex_lock(&mu);
-    done = !pending_locked() || flush_locked(t);
-    pthread_mutex_unlock(&mu);
-  }
-  napi_value v;
-  napi_get_boolean(env, done, &v);
-  return v;
-}
-
 /*
- * stopRecording(): the recorder is gone, or the process is about to exit (the ring's memory goes
- * with the JavaScript heap); records are no longer kept (forwarding goes on). Once it returns, no
- * thread is inside push() and none will write to the ring again.
+ * stopRecording(): the process is about to exit (the shared memory goes with the JavaScript heap);
+ * records are no longer kept (forwarding goes on). Once it returns, no thread is inside push() and
+ * none will touch the log or the shared memory again.
  */
 static napi_value js_stop_recording(napi_env env, napi_callback_info info) {
   (void)info;
   pthread_mutex_lock(&mu);
   recording = 0;
-  while (backlog_head) {
-    struct backlog_item *b = backlog_head;
-    backlog_head = b->next;
-    free(b);
-  }
-  backlog_tail = NULL;
-  ov_from = -1;
-  dropped[0] = dropped[1] = dropped[2] = 0;
   pthread_mutex_unlock(&mu);
   return NULL;
 }
@@ -839,18 +563,6 @@ static napi_value js_stop_recording(napi_env env, napi_callback_info info) {
 static napi_value js_state(napi_env env, napi_callback_info info) {
   (void)info;
   return num(env, (a2c_ended ? 1 : 0) | (a2c_writing ? 4 : 0) | (client_broken ? 8 : 0));
-}
-
-/* stats(): [chunks spilled straight into the overflow file, times it was written over, its size now]. */
-static napi_value js_stats(napi_env env, napi_callback_info info) {
-  (void)info;
-  pthread_mutex_lock(&mu);
-  double v[3] = { spilled_chunks, ov_rewinds, (double)ov_pos };
-  pthread_mutex_unlock(&mu);
-  napi_value arr;
-  CHECK(napi_create_array_with_length(env, 3, &arr));
-  for (uint32_t i = 0; i < 3; i++) CHECK(napi_set_element(env, arr, i, num(env, v[i])));
-  return arr;
 }
 
 /* errnoCode(errno): the name recorded for a failed write (errno_code), e.g. "EPIPE". */
@@ -891,6 +603,47 @@ static char *get_string(napi_env env, napi_value v) {
 }
 
 /*
+ * glibc keeps signals 32 and 33 (SIGCANCEL, SIGSETXID) for itself: sigfillset() leaves them out, and
+ * posix_spawn() sets a signal that is in no set and has a handler in the parent to SIG_IGN in the
+ * child when it is one of these. So the agent would start with them ignored (SigIgn 0x180000000),
+ * which a direct spawn (Node's, which resets 1-31, or a shell's) never does. Put them in the
+ * "default" set by their bits: posix_spawn() then gives them SIG_DFL like every other signal.
+ */
+static void add_internal_signals(sigset_t *set) {
+#ifdef __GLIBC__
+  unsigned long *w = (unsigned long *)(void *)set;
+  const int bits = 8 * (int)sizeof(unsigned long);
+  for (int sig = 32; sig < SIGRTMIN; sig++) w[(sig - 1) / bits] |= 1UL << ((sig - 1) % bits);
+#else
+  (void)set;
+#endif
+}
+
+/*
+ * raiseDefault(signo): ends this process by the signal `signo`, as the agent ended: its default
+ * disposition back, unblocked on this thread, then raise() (delivered to this thread before it
+ * returns). Returns only when the signal does not end a process (its default is to ignore it).
+ */
+static napi_value js_raise_default(napi_env env, napi_callback_info info) {
+  size_t argc = 1;
+  napi_value argv[1];
+  int32_t sig = 0;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 1 || !get_int(env, argv[0], &sig) || sig <= 0 || sig >= NSIG) return NULL;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = SIG_DFL;
+  sigemptyset(&sa.sa_mask);
+  sigaction(sig, &sa, NULL);
+  sigset_t one;
+  sigemptyset(&one);
+  sigaddset(&one, sig);
+  pthread_sigmask(SIG_UNBLOCK, &one, NULL);
+  raise(sig);
+  return NULL;
+}
+
+/*
  * spawn(file, args, stdinFd, stdoutFd): starts the agent with posix_spawnp(), in a session of its
  * own (as Node's spawn with detached: true), with default signal handling, an empty signal mask and
  * our environment; its stdin and stdout the given descriptors, its stderr a new pipe. Returns
@@ -926,6 +679,7 @@ static napi_value js_spawn(napi_env env, napi_callback_info info) {
     posix_spawnattr_t attr;
     sigset_t all, none;
     sigfillset(&all);
+    add_internal_signals(&all);
     sigemptyset(&none);
     posix_spawn_file_actions_init(&fa);
     posix_spawn_file_actions_adddup2(&fa, in_fd, 0);
@@ -992,13 +746,12 @@ NAPI_MODULE_INIT() {
     { "init", NULL, js_init, NULL, NULL, NULL, napi_enumerable, NULL },
     { "start", NULL, js_start, NULL, NULL, NULL, napi_enumerable, NULL },
     { "push", NULL, js_push, NULL, NULL, NULL, napi_enumerable, NULL },
-    { "flush", NULL, js_flush, NULL, NULL, NULL, napi_enumerable, NULL },
     { "stopRecording", NULL, js_stop_recording, NULL, NULL, NULL, napi_enumerable, NULL },
     { "state", NULL, js_state, NULL, NULL, NULL, napi_enumerable, NULL },
-    { "stats", NULL, js_stats, NULL, NULL, NULL, napi_enumerable, NULL },
     { "errnoCode", NULL, js_errno_code, NULL, NULL, NULL, napi_enumerable, NULL },
     { "spawn", NULL, js_spawn, NULL, NULL, NULL, napi_enumerable, NULL },
     { "exitStatus", NULL, js_exit_status, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "raiseDefault", NULL, js_raise_default, NULL, NULL, NULL, napi_enumerable, NULL },
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;

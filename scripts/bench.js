@@ -31,7 +31,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { Socket } from 'node:net';
 import { createHash } from 'node:crypto';
-import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, mkdtempSync, openSync, readdirSync, readFileSync, readlinkSync, readSync, rmSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -66,6 +66,7 @@ function parseArgs(argv) {
     startups: quick ? 2 : 30,
     idleRounds: 5,
     rssMb: quick ? 32 : 1024,
+    exitFrames: quick ? 50_000 : 1_000_000,
     checkFrames: quick ? 20_000 : 1_000_000,
     uiFrames: quick ? 5_000 : 1_000_000,
     compareFrames: quick ? 3_000 : 100_000,
@@ -84,7 +85,7 @@ function parseArgs(argv) {
   };
   const env = (name, key) => { if (process.env[name] !== undefined) o[key] = num(name, process.env[name]); };
   env('BENCH_ROUNDS', 'rounds'); env('BENCH_MB', 'mb'); env('BENCH_PINGS', 'pings'); env('BENCH_STARTUPS', 'startups'); env('BENCH_IDLE_ROUNDS', 'idleRounds');
-  env('BENCH_RSS_MB', 'rssMb'); env('BENCH_CHECK_FRAMES', 'checkFrames'); env('BENCH_UI_FRAMES', 'uiFrames');
+  env('BENCH_RSS_MB', 'rssMb'); env('BENCH_EXIT_FRAMES', 'exitFrames'); env('BENCH_CHECK_FRAMES', 'checkFrames'); env('BENCH_UI_FRAMES', 'uiFrames');
   env('BENCH_COMPARE_FRAMES', 'compareFrames'); env('BENCH_COMPARE_RUNS', 'compareRuns'); env('BENCH_BIG_FRAMES', 'bigFrames');
   if (process.env.BENCH_ONLY) o.only = process.env.BENCH_ONLY.split(',');
   for (let i = 0; i < argv.length; i++) {
@@ -97,6 +98,7 @@ function parseArgs(argv) {
       case '--startups': o.startups = num(a, argv[++i]); break;
       case '--idle-rounds': o.idleRounds = num(a, argv[++i]); break;
       case '--rss-mb': o.rssMb = num(a, argv[++i]); break;
+      case '--exit-frames': o.exitFrames = num(a, argv[++i]); break;
       case '--check-frames': o.checkFrames = num(a, argv[++i]); break;
       case '--ui-frames': o.uiFrames = num(a, argv[++i]); break;
       case '--compare-frames': o.compareFrames = num(a, argv[++i]); break;
@@ -107,7 +109,7 @@ function parseArgs(argv) {
       case '--js-tap': o.jsTap = true; break;
       case '--copy-tap': o.copyTap = true; break;
       case '--client': o.clients = clientKinds(argv[++i]); break;
-      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--idle-rounds N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--compare-frames N] [--compare-runs N] [--big-frames N] [--only flood,startup,idle,rss,check,ui,compare,big] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
+      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--idle-rounds N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--compare-frames N] [--compare-runs N] [--exit-frames N] [--big-frames N] [--only flood,startup,idle,rss,exit,check,ui,compare,big] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
     }
   }
   return o;
@@ -677,6 +679,44 @@ function readStatus(pid) {
 }
 
 /**
+ * KiB a process keeps in tmpfs (RAM charged to the machine and to a container's memory limit, not
+ * counted in its RSS): the blocks of the files under /dev/shm it holds open, unlinked or not.
+ */
+function tmpfsKiB(pid) {
+  let kib = 0;
+  try {
+    for (const fd of readdirSync(`/proc/${pid}/fd`)) {
+      try {
+        if (!readlinkSync(`/proc/${pid}/fd/${fd}`).startsWith('/dev/shm/')) continue;
+        kib += (statSync(`/proc/${pid}/fd/${fd}`).blocks * 512) / 1024;
+      } catch { /* closed meanwhile */ }
+    }
+  } catch { /* gone */ }
+  return kib;
+}
+
+/** The tap's footprint now: its RSS plus what it keeps in tmpfs (KiB), or null when it is gone. */
+function footprint(pid) {
+  const s = readStatus(pid);
+  if (!s || !Number.isFinite(s.rss)) return null;
+  const shm = tmpfsKiB(pid);
+  return { rss: s.rss, hwm: s.hwm, shm, sum: s.rss + shm };
+}
+
+/** Pids of the detached indexers (`acp-inspect index --db DB`) running for `db`. */
+function indexerPids(db) {
+  const out = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const cmd = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      if (cmd.includes('index') && cmd.includes(db)) out.push(Number(d));
+    } catch { /* gone */ }
+  }
+  return out;
+}
+
+/**
  * Polls the tap's SQLite file (read-only, every 20 ms) until the recording holds the answer to
  * request `rpcId`, the last frame of the flood: the moment the recorder has indexed all of it.
  * Resolves with performance.now() of the first poll that saw it, or null after `idleMs` without it.
@@ -750,13 +790,16 @@ async function sqliteFloor(tmp, src) {
 async function benchRss(o, tmp, results) {
   const size = 1024;
   const count = Math.floor((o.rssMb * 1024 * 1024) / size);
-  log(`## Memory and indexing: the tap through a ${o.rssMb} MiB flood of ${sizeName(size)} frames (${count} frames), checker on`);
+  log(`## Memory and indexing: the tap through a ${o.rssMb} MiB flood of ${sizeName(size)} frames (${count} frames), checker on; the client closes stdin at the flood's end`);
   const db = join(tmp, 'rss.db');
   const p = new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', NODE, AGENT]);
-  let peak = 0;
+  // The footprint is RSS plus tmpfs, sampled every 50 ms (VmHWM is RSS alone); the detached
+  // indexer that finishes the recording after the tap exits is a process of its own, sampled too.
+  let peak = 0, peakRss = 0, peakShm = 0, indexerPeak = 0;
   const poll = setInterval(() => {
-    const s = readStatus(p.pid);
-    if (s && Number.isFinite(s.hwm)) peak = Math.max(peak, s.hwm);
+    const f = footprint(p.pid);
+    if (f) { peak = Math.max(peak, f.sum); peakRss = Math.max(peakRss, f.hwm); peakShm = Math.max(peakShm, f.shm); }
+    for (const pid of indexerPids(db)) { const s = readStatus(pid); if (s) indexerPeak = Math.max(indexerPeak, s.rss); }
   }, 50);
   // A valid session, as in the flood section: updates for a session never created would each be a
   // finding, and the run would measure a million error findings rather than a flood.
@@ -768,19 +811,19 @@ async function benchRss(o, tmp, results) {
   p.send(promptRequest(3, `flood ${size} ${count}`));
   const r = await got;
   const floodMs = r.t - t0;
-  const last = readStatus(p.pid);
-  if (last && Number.isFinite(last.hwm)) peak = Math.max(peak, last.hwm);
+  const last = footprint(p.pid);
+  if (last) { peak = Math.max(peak, last.sum); peakRss = Math.max(peakRss, last.hwm); }
+  // What an editor does at the end: close the agent's stdin. The tap exits with its agent; what is
+  // left to index is finished by a detached indexer (or, before, by the tap before it exited).
+  const closed = p.close(300_000);
+  const ex = await closed;
+  const exitMs = performance.now() - r.t;
   // Indexing: from the flood's end (the client has its last byte) to the last frame's row in the
-  // database, seen by a reader; the CPU the tap spent meanwhile (user+sys of all its threads, and of
-  // its recorder thread) is steadier than the wall time on a shared machine.
-  const cpu0 = tapCpu(p.pid);
+  // database, seen by a reader.
   const stored = await lastRowStored(db, 3);
-  const cpu1 = tapCpu(p.pid);
   const indexMs = stored === null ? null : stored - r.t;
-  const tEnd = performance.now();
-  // The recorder may still be finishing (the last checkpoint): keep sampling until the tap exits.
-  const ex = await p.close(300_000);
-  const exitMs = performance.now() - tEnd;
+  // The recording is finished (its status written) a moment after its last row.
+  for (let i = 0; i < 600 && (await countRecorded(db)).status === 'running'; i++) await sleep(100);
   clearInterval(poll);
   if (!ok || r.hash !== exp.hash) problem(`rss flood: bytes altered`);
   if (ex.code !== 0) problem(`rss flood: tap exit ${ex.code ?? ex.signal}: ${p.stderr.trim().split('\n')[0] ?? ''}`);
@@ -788,22 +831,103 @@ async function benchRss(o, tmp, results) {
   const rec = await countRecorded(db);
   const expectedFrames = 4 + 2 + count;
   const indexRate = indexMs === null ? null : (count + 1) / (indexMs / 1000);
-  const cpuUs = (k) => ((cpu1[k] - cpu0[k]) * 1000) / (count + 1);
-  log(`  flood ${fmt(exp.len / 1048576 / (floodMs / 1000), 0)} MiB/s; tap peak RSS (VmHWM) ${fmt(peak / 1024, 1)} MiB   (target ≤ 100)`);
-  if (indexMs !== null) {
-    log(`  indexing: last frame stored ${fmt(indexMs, 0)} ms after the flood's end: ${fmt(indexRate / 1000, 1)}k frames/s   (target ≥ 150k); tap CPU meanwhile ${fmt(cpuUs('total'), 1)} µs/frame (recorder thread ${fmt(cpuUs('worker'), 1)})`);
-  }
-  log(`  recorded ${rec.c2a + rec.a2c}/${expectedFrames} frames, gaps ${rec.gaps}, findings ${rec.findings}, status ${rec.status}; the tap exited ${fmt(exitMs, 0)} ms after the last frame was stored and stdin closed`);
-  if (rec.c2a + rec.a2c !== expectedFrames || rec.gaps) log(`  (a bounded recorder that falls behind skips data and marks the gap; here: ${rec.reason ?? 'no reason stored'})`);
+  log(`  flood ${fmt(exp.len / 1048576 / (floodMs / 1000), 0)} MiB/s; tap footprint peak (RSS + tmpfs) ${fmt(peak / 1024, 1)} MiB (RSS peak ${fmt(peakRss / 1024, 1)}, tmpfs peak ${fmt(peakShm / 1024, 1)})   (target ≤ 150)`);
+  log(`  the tap exited ${fmt(exitMs, 0)} ms after the flood's end and stdin closed${indexerPeak ? `; the detached indexer's peak RSS ${fmt(indexerPeak / 1024, 1)} MiB` : ''}`);
+  if (indexMs !== null) log(`  indexing: last frame stored ${fmt(indexMs, 0)} ms after the flood's end: ${fmt(indexRate / 1000, 1)}k frames/s   (target ≥ 150k)`);
+  log(`  recorded ${rec.c2a + rec.a2c}/${expectedFrames} frames, gaps ${rec.gaps}, findings ${rec.findings}, status ${rec.status}`);
+  if (rec.c2a + rec.a2c !== expectedFrames || rec.gaps) log(`  (a recording that misses frames or holds gaps: ${rec.reason ?? 'no reason stored'})`);
   const floor = await sqliteFloor(tmp, db);
-  if (floor) log(`  SQLite alone, storing the same ${floor.rows} rows (INSERT … SELECT into a fresh file, same schema and settings, 500 rows a transaction): ${fmt(floor.rowsPerSec / 1000, 1)}k rows/s, ${fmt(floor.cpuUsPerRow, 1)} µs CPU/row${indexRate ? `; the recorder reached ${fmt(indexRate / floor.rowsPerSec)} of it` : ''}`);
+  if (floor) log(`  SQLite alone, storing the same ${floor.rows} rows (INSERT … SELECT into a fresh file, same schema and settings, 500 rows a transaction): ${fmt(floor.rowsPerSec / 1000, 1)}k rows/s, ${fmt(floor.cpuUsPerRow, 1)} µs CPU/row${indexRate ? `; indexing reached ${fmt(indexRate / floor.rowsPerSec)} of it` : ''}`);
   results.rss = {
-    mb: o.rssMb, frameSize: size, peakMiB: peak / 1024, floodMiBs: exp.len / 1048576 / (floodMs / 1000), recorded: rec, expectedFrames, exitMs,
-    indexMs, indexFramesPerSec: indexRate, sqliteFloor: floor, indexVsFloor: floor && indexRate ? indexRate / floor.rowsPerSec : null, indexCpuUsPerFrame: indexMs === null ? null : cpuUs('total'), indexRecorderCpuUsPerFrame: indexMs === null ? null : cpuUs('worker'),
+    mb: o.rssMb, frameSize: size, peakMiB: peak / 1024, peakRssMiB: peakRss / 1024, peakTmpfsMiB: peakShm / 1024, indexerPeakMiB: indexerPeak / 1024,
+    floodMiBs: exp.len / 1048576 / (floodMs / 1000), recorded: rec, expectedFrames, exitMs,
+    indexMs, indexFramesPerSec: indexRate, sqliteFloor: floor, indexVsFloor: floor && indexRate ? indexRate / floor.rowsPerSec : null,
   };
-  rmSync(db, { force: true });
-  rmSync(`${db}-wal`, { force: true });
-  rmSync(`${db}-shm`, { force: true });
+  for (const x of ['', '-wal', '-shm']) rmSync(db + x, { force: true });
+  rmSync(`${db}-captures`, { recursive: true, force: true });
+}
+
+// ---- exit with the agent -----------------------------------------------------------------------
+
+/** Polls until the latest recording of `db` is no longer running; ms waited, or null after `ms`. */
+async function finished(db, ms = 600_000) {
+  const t0 = performance.now();
+  while (performance.now() - t0 < ms) {
+    try { if ((await countRecorded(db)).status !== 'running') return performance.now() - t0; } catch { /* not there yet */ }
+    await sleep(50);
+  }
+  return null;
+}
+
+/**
+ * The tap's exit: after a flood of `exitFrames` frames the client closes stdin, or sends SIGTERM
+ * (what editors do), and the time to the tap's exit is measured, then the time until the recording
+ * is complete; and SIGKILL in the middle of such a flood: how many frames the client had, and how
+ * many of them a plain `export` shows afterwards.
+ */
+async function benchExit(o, tmp, results) {
+  const n = o.exitFrames;
+  log(`## Exit with the agent: a ${n}-frame flood of 1 KiB frames, then the client closes stdin, or sends SIGTERM; SIGKILL in the middle of one`);
+  results.exit = {};
+  for (const how of ['stdin', 'SIGTERM']) {
+    const db = join(tmp, `exit-${how}.db`);
+    const p = new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', NODE, AGENT]);
+    const ok = (await roundTrip(p, initializeRequest(1), initializeResult(1))) !== null && (await roundTrip(p, newSessionRequest(2), newSessionResult(2))) !== null;
+    const exp = expectedFlood(3, 1024, n);
+    const got = p.expect(exp.len);
+    p.send(promptRequest(3, `flood 1024 ${n}`));
+    const r = await got;
+    const t = performance.now();
+    if (how === 'stdin') p.stdin.end();
+    else p.child.kill('SIGTERM');
+    const ex = await p.exited;
+    const exitMs = performance.now() - t;
+    const doneMs = await finished(db);
+    const rec = await countRecorded(db);
+    if (!ok || r.hash !== exp.hash) problem(`exit (${how}): bytes altered`);
+    const complete = rec.c2a + rec.a2c === 4 + 2 + n && rec.status === 'complete';
+    if (!complete) problem(`exit (${how}): recording ${rec.status} with ${rec.c2a + rec.a2c} of ${6 + n} frames`);
+    log(`  ${pad(how === 'stdin' ? 'stdin closed' : 'SIGTERM', 12)} the tap exited ${fmt(exitMs, 0)} ms later (${ex.code ?? ex.signal}); the recording ${rec.status} with ${rec.c2a + rec.a2c}/${6 + n} frames ${doneMs === null ? 'never' : `${fmt((doneMs + exitMs) / 1000, 1)} s`} after`);
+    results.exit[how] = { frames: n, exitMs, completeMs: doneMs === null ? null : doneMs + exitMs, exit: ex, recorded: rec };
+    for (const x of ['', '-wal', '-shm']) rmSync(db + x, { force: true });
+    rmSync(`${db}-captures`, { recursive: true, force: true });
+  }
+  // SIGKILL in the middle: the client counts whole lines as they arrive.
+  const db = join(tmp, 'exit-kill.db');
+  const p = new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', NODE, AGENT]);
+  await roundTrip(p, initializeRequest(1), initializeResult(1));
+  await roundTrip(p, newSessionRequest(2), newSessionResult(2));
+  let lines = 0;
+  const seen = [];
+  p.stdout.on('data', (c) => { for (let i = c.indexOf(10); i !== -1; i = c.indexOf(10, i + 1)) lines++; seen.push([performance.now(), lines]); });
+  p.send(promptRequest(3, `flood 1024 ${n}`));
+  while (lines < Math.min(n / 2, 200_000)) await sleep(5);
+  await sleep(500);
+  const killAt = performance.now();
+  const had = lines;
+  const hadSecondBefore = seen.filter(([t]) => t <= killAt - 1000).pop()?.[1] ?? 0;
+  p.child.kill('SIGKILL');
+  await p.exited;
+  // A plain `export` (it waits for the indexing it starts), its agent frames counted as they stream.
+  const { a2c, status } = await new Promise((res) => {
+    const ex = spawn(NODE, [BIN, 'export', 'latest', '--db', db], { stdio: ['ignore', 'pipe', 'ignore'] });
+    let count = 0, head = '', rest = '';
+    ex.stdout.setEncoding('utf8');
+    ex.stdout.on('data', (c) => {
+      const parts = (rest + c).split('\n');
+      rest = parts.pop();
+      for (const l of parts) {
+        if (!head) head = l;
+        else if (l.includes('"dir":"a2c"')) count++;
+      }
+    });
+    ex.on('close', () => res({ a2c: count, status: head ? JSON.parse(head).status : 'none' }));
+  });
+  // The agent's frames the client had: its two answers and the flood's; none of them may be missing.
+  const lost = Math.max(0, had - a2c);
+  if (lost > 0) problem(`exit (SIGKILL): the client had ${had} frames, export shows ${a2c}`);
+  log(`  SIGKILL     the client had ${had} frames (${hadSecondBefore} a second before); a plain export shows ${a2c} (${status}): ${lost} lost, a loss window of ${lost === 0 ? '0 s' : 'more than 0 s'}`);
+  results.exit.kill = { had, hadSecondBefore, exported: a2c, status, lost };
 }
 
 // ---- check speed -------------------------------------------------------------------------------
@@ -1422,6 +1546,7 @@ async function main() {
     if (want('startup')) { await benchStartup(o, tmp, results); log(''); }
     if (want('idle')) { await benchIdle(o, tmp, results); log(''); }
     if (want('rss')) { await benchRss(o, tmp, results); log(''); }
+    if (want('exit')) { await benchExit(o, tmp, results); log(''); }
     if (want('check')) { await benchCheck(o, tmp, results); log(''); }
     if (want('ui')) { await benchUi(o, tmp, results); log(''); }
     if (want('compare')) { await benchCompare(o, tmp, results); log(''); }

@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { checkNotes, sortNotes, type Recording, type TranscriptHeader, type TranscriptNote, TranscriptError, TranscriptLineReader } from './transcript/format.js';
 import { readTranscriptItems } from './transcript/read-file.js';
 import type { Item } from './wire/frame.js';
-import { openCapture, pairFiles } from './transcript/open-capture.js';
+import { pairFiles } from './transcript/open-capture.js';
 import { Store, toTranscriptNote } from './store/store.js';
 import { StoreError } from './store/errors.js';
 import { iterateFrames, loadFramesOf } from './store/frames.js';
@@ -49,7 +49,7 @@ export function openStoredRef(ref: string, dbPath: string | undefined): { store:
     try {
       store.markInterrupted();
     } catch { /* read-only or locked: reading still works */ }
-    return { store, id: store.resolveRef(ref) };
+    return { store, id: store.resolveIndexedRef(ref) };
   } catch (e) {
     store.close();
     throw e;

@@ -22,6 +22,9 @@ import { registerPrune } from './commands/prune.js';
 import { registerDoctor } from './commands/doctor.js';
 import { registerMcp } from './commands/mcp.js';
 import { registerNote } from './commands/note.js';
+import { registerIndex } from './commands/index-captures.js';
+import { onOrphanedCaptures } from '../store/orphans.js';
+import { startDetachedIndexer } from '../tap/detached-indexer.js';
 import { registerProbe } from './commands/probe.js';
 
 export function buildProgram(): Command {
@@ -33,7 +36,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput(usageErrors('acp-inspect'));
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe]) {
+    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe, registerIndex]) {
     register(program);
   }
   // A usage error points at the help of the command it is about (`see acp-inspect note list --help`).
@@ -59,6 +62,10 @@ export async function runProgram(argv: string[]): Promise<void> {
   const program = buildProgram();
   // Options every command has may come before the command (`acp-inspect --db FILE list`).
   const args = hoistGlobalOptions(argv, program);
+  // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
+  if (args[0] !== 'tap') endQuietlyWhenStdoutCloses();
+  // A command that opens a database with capture logs nobody indexes starts an indexer for them.
+  if (args[0] !== 'index') onOrphanedCaptures(startDetachedIndexer);
   const missing = missingCommand(argv, program);
   // Not for the tap or the client probe, whose stdout is the client's: when the client stops reading
   // the tap keeps recording and the probe still writes its report.

@@ -37,7 +37,7 @@ export async function showRecording(ref: string, opts: { db?: string; follow?: b
   const store = Store.open(opts.db, { mustExist: true });
   try {
     try { store.markInterrupted(); } catch { /* locked */ }
-    const id = store.resolveRef(ref);
+    const id = store.resolveIndexedRef(ref);
     const summary = store.getRecording(id)!;
     process.stdout.write(bold(`recording ${id}${summary.name ? ` "${summary.name}"` : ''} — ${summary.command?.join(' ') ?? ''} (${summary.status})`) + '\n');
     let last = 0;

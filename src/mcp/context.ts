@@ -4,7 +4,7 @@
  * and the tool error every bad input becomes. Nothing here writes the database.
  */
 import { existsSync } from 'node:fs';
-import { Store } from '../store/store.js';
+import { Store, finishOrphanedCaptures } from '../store/store.js';
 import { StoreError } from '../store/errors.js';
 import { defaultDbPath } from '../store/paths.js';
 import { ModelCache } from '../server/model-cache.js';
@@ -43,6 +43,8 @@ export class McpContext {
         throw new ToolError(`the database ${this.dbPath} does not exist yet; record a session first (acp-inspect -- <agent command>) or start the server with --db FILE`);
       }
       this.opened = Store.open(this.dbPath, { readonly: true });
+      // Read-only here, but capture logs that dead taps left still get an indexer of their own.
+      finishOrphanedCaptures(this.opened);
       this.cache = new ModelCache(this.opened);
     }
     return this.opened;

@@ -81,6 +81,8 @@ function fold(ch: string): string {
 export function neutralize(s: string): string {
   // Plain ASCII needs no folding (no lookalikes, no format characters): the common case, one regex.
   if (/^[\x00-\x7f]*$/.test(s)) return /recorded/i.test(s) ? s.replace(new RegExp(FORGED.source, 'gi'), REMOVED) : s;
+  // Every marker-like run holds the word: without it (in any spelling), nothing to fold character by character.
+  if (!s.normalize('NFKC').toLowerCase().replace(/\p{Cf}/gu, '').includes('recorded')) return s;
   let folded = '';
   const from: number[] = [];
   let i = 0;

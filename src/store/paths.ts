@@ -1,3 +1,4 @@
+import { readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -6,4 +7,24 @@ export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {
   if (env.ACP_INSPECT_DB) return env.ACP_INSPECT_DB;
   const base = env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
   return join(base, 'acp-inspect', 'recordings.sqlite');
+}
+
+/**
+ * The folder of capture logs beside database `dbPath` (on its disk, never tmpfs): one file per
+ * recording whose bytes are not all indexed yet (see src/tap/capture-log.ts).
+ */
+export function capturesDir(dbPath: string): string {
+  return `${dbPath}-captures`;
+}
+
+/** Name ending of a capture log. */
+export const CAPTURE_EXT = '.capture';
+
+/** The capture logs beside `dbPath`, oldest first (none when there is no folder). */
+export function listCaptureLogs(dbPath: string): string[] {
+  try {
+    return readdirSync(capturesDir(dbPath)).filter((f) => f.endsWith(CAPTURE_EXT)).sort();
+  } catch {
+    return [];
+  }
 }

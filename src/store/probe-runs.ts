@@ -34,6 +34,11 @@ export function finishProbeRun(store: Store, id: number, report: { verdict: stri
     .run(new Date().toISOString(), report.target.name, report.verdict, JSON.stringify(report), id);
 }
 
+/** Ends a run that could not run its scenarios (it keeps no report; the UI says so). */
+export function abandonProbeRun(store: Store, id: number): void {
+  store.db.prepare(`UPDATE probe_runs SET ended_at = ? WHERE id = ? AND ended_at IS NULL`).run(new Date().toISOString(), id);
+}
+
 /** Probe runs, newest first. */
 export function listProbeRuns(store: Store, limit = 200): ProbeRunSummary[] {
   if (!hasTable(store)) return [];

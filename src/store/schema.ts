@@ -97,4 +97,14 @@ export const MIGRATIONS: string[] = [
     report TEXT                      -- the JSON report (see src/probe/report.ts)
   );
 `,
+  // 5: the capture log a recording is indexed from (see src/tap/capture-log.ts): its file name in the
+  // database's "-captures" folder while it is not fully indexed, how many of its bytes are, the
+  // indexer's state at that point (to resume), and which process indexes it now (pid and start).
+  `
+  ALTER TABLE recordings ADD COLUMN capture TEXT;
+  ALTER TABLE recordings ADD COLUMN capture_indexed INTEGER;
+  ALTER TABLE recordings ADD COLUMN index_state TEXT;
+  ALTER TABLE recordings ADD COLUMN indexer TEXT;
+  CREATE INDEX recordings_capture ON recordings(capture) WHERE capture IS NOT NULL;
+`,
 ];

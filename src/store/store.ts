@@ -4,8 +4,8 @@
  * replay and server read goes through here.
  */
 import Database from 'better-sqlite3';
-import { chmodSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import type { Item, Frame, EventItem } from '../wire/frame.js';
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
@@ -13,7 +13,11 @@ import { decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
 import { StoreError } from './errors.js';
-import { defaultDbPath } from './paths.js';
+import { capturesDir, defaultDbPath, listCaptureLogs } from './paths.js';
+import { processStartId } from './process-id.js';
+import { orphanedCapturesFinisher } from './orphans.js';
+
+export { onOrphanedCaptures } from './orphans.js';
 import { isSqliteBuildError, nativeFixCommand, sqliteBuildReason } from '../install-hint.js';
 
 export type RecordingStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'imported';
@@ -41,6 +45,12 @@ export interface RecordingSummary {
   warnings: number;
   infos: number;
   durationMs: number | null;
+  /**
+   * While the recording's capture log is not fully indexed after its tap exited or died (another
+   * process finishes it): bytes of the log indexed and its size. Null once it is all in the
+   * database, and while its tap runs.
+   */
+  indexing?: { indexedBytes: number; totalBytes: number } | null;
 }
 
 /** One finding of the checker, as stored. */
@@ -84,6 +94,9 @@ export interface NewRecording {
   /** The writer's processStartId(hostPid): tells it apart from a later process given the same pid. */
   hostStart?: string | null;
   header?: Record<string, unknown>;
+  /** Its capture log's file name (see capturesDir) and the indexer's identity (see processIdentity). */
+  capture?: string | null;
+  indexer?: string | null;
 }
 
 export interface OpenOptions {
@@ -107,6 +120,7 @@ interface RecordingRow {
   client_name: string | null; client_version: string | null; agent_name: string | null; agent_version: string | null;
   protocol_version: number | null; item_count: number; frame_count: number; error_count: number; warning_count: number;
   info_count: number; duration_ms: number | null; header: string | null;
+  capture?: string | null; capture_indexed?: number | null; index_state?: string | null; indexer?: string | null;
 }
 
 export interface ItemRow {
@@ -179,6 +193,7 @@ export class Store {
     const store = new Store(db, path);
     try {
       db.pragma(`busy_timeout = ${opts.busyTimeout ?? 5000}`);
+      if (exists) store.refuseForeign(); // before a pragma or a migration writes into it
       if (!opts.readonly) {
         // A new file gets 16 KiB pages (set before anything is written; an existing file keeps its
         // own): an item of a burst is about 1 KiB, and with 4 KiB pages the recorder spent about a
@@ -229,6 +244,19 @@ export class Store {
     run.immediate();
   }
 
+  /**
+   * Refuses another program's SQLite database (tables, none of them ours) before its user_version
+   * is read as our schema's or a migration writes into it.
+   */
+  private refuseForeign(): void {
+    const tables = (this.db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).all() as { name: string }[]).map((t) => t.name);
+    if (tables.length === 0 || tables.includes('recordings')) return;
+    const devtools = tables.includes('sessions') && tables.includes('messages');
+    throw new StoreError('E_DB_CORRUPT', devtools
+      ? `database ${this.path} is acp-devtools' captures database, not acp-inspect's; import its sessions with acp-inspect import ${this.path}, or pass another --db FILE`
+      : `database ${this.path} is not an acp-inspect database (its tables: ${tables.slice(0, 5).join(', ')}${tables.length > 5 ? ', ...' : ''}); pass another --db FILE`);
+  }
+
   close(): void {
     try { this.db.close(); } catch { /* already closed */ }
   }
@@ -246,8 +274,8 @@ export class Store {
 
   createRecording(r: NewRecording): number {
     const info = this.stmt(
-      `INSERT INTO recordings (name, started_at, status, command, cwd, host_pid, heartbeat_at, header)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO recordings (name, started_at, status, command, cwd, host_pid, heartbeat_at, header${r.capture ? ', capture, capture_indexed, indexer' : ''})
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?${r.capture ? ', ?, 0, ?' : ''})`,
     ).run(
       r.name ?? null,
       r.startedAt ?? new Date().toISOString(),
@@ -257,8 +285,94 @@ export class Store {
       r.hostPid ?? null,
       Date.now(),
       r.header ? JSON.stringify(r.header) : r.hostStart ? JSON.stringify({ [HOST_START]: r.hostStart }) : null,
+      ...(r.capture ? [r.capture, r.indexer ?? null] : []),
     );
     return Number(info.lastInsertRowid);
+  }
+
+  // ---- capture logs (see src/tap/capture-log.ts) ---------------------------------------------
+
+  /**
+   * Takes capture log `name` for indexing by process `me` (see processIdentity), under the database's
+   * write lock, so two processes never index it both: null when another live process indexes it, or
+   * when its tap lives (`tapAlive`: it indexes its own log). A log without a recording (its tap died
+   * before it could make one) gets one from `create`. Returns the recording, how far it is indexed,
+   * the indexer's state there, and the last seq stored.
+   */
+  claimCapture(name: string, me: string, tapAlive: boolean, create: () => NewRecording): { id: number; indexed: number; state: string | null; storedSeq: number } | null {
+    return this.db.transaction(() => {
+      // Finished meanwhile by another process (which removes the log before its commit, under this lock).
+      if (!existsSync(join(capturesDir(this.path), name))) return null;
+      const row = this.stmt(`SELECT id, capture_indexed, index_state, indexer FROM recordings WHERE capture = ?`).get(name) as
+        { id: number; capture_indexed: number | null; index_state: string | null; indexer: string | null } | undefined;
+      if (!row && tapAlive) return null;
+      if (row && row.indexer && row.indexer !== me && identityAlive(row.indexer)) return null;
+      const id = row ? row.id : this.createRecording({ ...create(), capture: name, indexer: me });
+      if (row) this.stmt(`UPDATE recordings SET indexer = ? WHERE id = ?`).run(me, id);
+      const seq = this.stmt(`SELECT max(seq) AS s FROM items WHERE recording_id = ?`).get(id) as { s: number | null };
+      return { id, indexed: row?.capture_indexed ?? 0, state: row?.index_state ?? null, storedSeq: seq.s ?? 0 };
+    }).immediate();
+  }
+
+  /** Records how far recording `id`'s capture log is indexed (call in the transaction that stored those items). */
+  saveIndexState(id: number, indexed: number, state: string): void {
+    this.stmt(`UPDATE recordings SET capture_indexed = ?, index_state = ? WHERE id = ?`).run(indexed, state, id);
+  }
+
+  /** Lets go of recording `id`'s capture log, not all indexed: the next opener takes it. */
+  releaseCapture(id: number): void {
+    this.stmt(`UPDATE recordings SET indexer = NULL WHERE id = ?`).run(id);
+  }
+
+  /** Recording `id`'s capture log is all indexed: forget it and remove the file. */
+  captureIndexed(id: number): void {
+    const row = this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null } | undefined;
+    this.stmt(`UPDATE recordings SET capture = NULL, capture_indexed = NULL, index_state = NULL, indexer = NULL WHERE id = ?`).run(id);
+    if (row?.capture) rmSync(join(capturesDir(this.path), row.capture), { force: true });
+  }
+
+  /**
+   * Whether capture logs beside this database wait for an indexer: a log whose recording no live
+   * process indexes (its tap died or exited before it caught up, or a recovery stopped halfway).
+   */
+  capturesOrphaned(): boolean {
+    if (this.path === ':memory:' || this.schemaVersion < 5) return false;
+    const names = listCaptureLogs(this.path);
+    if (names.length === 0) return false;
+    const owned = new Map<string, string | null>();
+    for (const r of this.db.prepare(`SELECT capture, indexer FROM recordings WHERE capture IS NOT NULL`).all() as { capture: string; indexer: string | null }[]) owned.set(r.capture, r.indexer);
+    return names.some((n) => {
+      if (!owned.has(n)) return !logWriterAlive(n);
+      const who = owned.get(n);
+      return !who || !identityAlive(who);
+    });
+  }
+
+  /**
+   * Waits (blocking, polling) until recording `id` has no capture log left to index, as long as
+   * indexing advances (`onProgress` hears how far); returns at once for a recording whose tap still
+   * runs (it is read as far as it got, as always). False when indexing stalled for `stallMs`.
+   */
+  waitIndexed(id: number, onProgress?: (indexing: { indexedBytes: number; totalBytes: number }) => void, stallMs = 15_000): boolean {
+    if (this.schemaVersion < 5) return true;
+    const nap = new Int32Array(new SharedArrayBuffer(4));
+    let last = -1;
+    let since = Date.now();
+    for (;;) {
+      const row = this.stmt(`SELECT * FROM recordings WHERE id = ?`).get(id) as RecordingRow | undefined;
+      if (!row?.capture) return true;
+      if (row.status === 'running' && row.ended_at === null && row.host_pid !== null && writerAlive(row)) return true;
+      const s = toSummary(row, this.path);
+      if (s.indexing) {
+        if (s.indexing.indexedBytes !== last) {
+          last = s.indexing.indexedBytes;
+          since = Date.now();
+          onProgress?.(s.indexing);
+        }
+      }
+      if (Date.now() - since > stallMs) return false;
+      Atomics.wait(nap, 0, 0, 100);
+    }
   }
 
   /**
@@ -337,23 +451,29 @@ export class Store {
   markInterrupted(isAlive: (pid: number) => boolean = pidAlive): number {
     let n = 0;
     for (const r of this.runningRecordings()) {
+      // A tap that exited cleanly (its exit is stored) before it indexed everything is not
+      // interrupted: its capture log holds the rest, and whoever indexes it finishes the recording.
+      if (r.ended_at !== null) continue;
       if (!writerAlive(r, isAlive)) {
         this.db.prepare(`UPDATE recordings SET status = 'interrupted', incomplete = 1,
           incomplete_reason = COALESCE(incomplete_reason, 'the recording process ended without finishing it') WHERE id = ? AND status = 'running'`).run(r.id);
         n++;
       }
     }
+    finishOrphanedCaptures(this);
     return n;
   }
 
   /** Recordings marked running, with what tells whether their writer still lives (see writerAlive). */
   runningRecordings(id?: number): RunningRow[] {
-    return this.db.prepare(`SELECT id, host_pid, header FROM recordings WHERE status = 'running'${id === undefined ? '' : ' AND id = ?'}`)
+    return this.db.prepare(`SELECT id, host_pid, header, ended_at FROM recordings WHERE status = 'running'${id === undefined ? '' : ' AND id = ?'}`)
       .all(...(id === undefined ? [] : [id])) as RunningRow[];
   }
 
   deleteRecording(id: number): void {
     this.requireRecording(id);
+    const capture = this.schemaVersion >= 5 ? (this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null }).capture : null;
+    if (capture) rmSync(join(capturesDir(this.path), capture), { force: true });
     this.db.transaction(() => {
       this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM notes WHERE recording_id = ?`).run(id);
@@ -426,12 +546,12 @@ export class Store {
     const where = opts.search ? `WHERE name LIKE ? OR agent_name LIKE ? OR client_name LIKE ? OR command LIKE ?` : '';
     const args = opts.search ? Array(4).fill(`%${opts.search}%`) : [];
     const rows = this.db.prepare(`SELECT * FROM recordings ${where} ORDER BY id DESC LIMIT ?`).all(...args, opts.limit ?? 1_000_000) as RecordingRow[];
-    return rows.map(toSummary);
+    return rows.map((r) => toSummary(r, this.path));
   }
 
   getRecording(id: number): RecordingSummary | undefined {
     const row = this.stmt(`SELECT * FROM recordings WHERE id = ?`).get(id) as RecordingRow | undefined;
-    return row ? toSummary(row) : undefined;
+    return row ? toSummary(row, this.path) : undefined;
   }
 
   /** ` --db PATH` when this is not the default database, for commands a message suggests. */
@@ -456,6 +576,21 @@ export class Store {
       throw new StoreError('E_UNKNOWN_RECORDING', `"${ref}" is not a recording id, nor a file; use a number from \`acp-inspect list${this.dbFlag()}\`, "latest", or a transcript file's path`);
     }
     return this.requireRecording(Number(ref)).id;
+  }
+
+  /**
+   * resolveRef, then waits until the recording's capture log is all indexed (a tap that died or
+   * exited before its recorder caught up: see waitIndexed), saying once on stderr how far it is.
+   */
+  resolveIndexedRef(ref: string): number {
+    const id = this.resolveRef(ref);
+    let said = false;
+    this.waitIndexed(id, (p) => {
+      if (said) return;
+      said = true;
+      process.stderr.write(`acp-inspect: recording ${id} is being indexed (${Math.floor((100 * p.indexedBytes) / Math.max(1, p.totalBytes))}% of ${(p.totalBytes / 1048576).toFixed(1)} MiB); waiting for it\n`);
+    });
+    return id;
   }
 
   /** Items of a recording in seq order, from `afterSeq` (exclusive), at most `limit`. */
@@ -614,7 +749,7 @@ export function toTranscriptNote(n: StoredNote): TranscriptNote {
   return t;
 }
 
-function toSummary(r: RecordingRow): RecordingSummary {
+function toSummary(r: RecordingRow, dbPath: string): RecordingSummary {
   let command: string[] | null = null;
   try { command = r.command ? (JSON.parse(r.command) as string[]) : null; } catch { command = null; }
   return {
@@ -625,6 +760,8 @@ function toSummary(r: RecordingRow): RecordingSummary {
     agent: { name: r.agent_name, version: r.agent_version },
     protocolVersion: r.protocol_version, items: r.item_count, frames: r.frame_count,
     errors: r.error_count, warnings: r.warning_count, infos: r.info_count, durationMs: r.duration_ms,
+    // Said only once its tap is done with it (exited, or dead): a live tap's own indexing is just "running".
+    indexing: r.capture && (r.status !== 'running' || r.ended_at !== null || !writerAlive(r)) ? indexingOf(dbPath, r.capture, r.capture_indexed ?? 0) : null,
   };
 }
 
@@ -718,24 +855,7 @@ function itemColumns(recordingId: number, it: Item, out: unknown[], at: number):
   return 0;
 }
 
-export interface RunningRow { id: number; host_pid: number | null; header: string | null }
-
-/**
- * A process's identity beyond its pid, so a pid the system gave to a later process is not taken
- * for the writer: on Linux the boot id and the start time in clock ticks since boot (immune to
- * changes of the wall clock); null where unknown (the process is gone, or not Linux).
- */
-export function processStartId(pid: number): string | null {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // Field 22 (starttime); the name in field 2 may hold spaces and parentheses, so count from its end.
-    const start = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-    if (!start || !/^\d+$/.test(start)) return null;
-    return `${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim()}:${start}`;
-  } catch {
-    return null;
-  }
-}
+export interface RunningRow { id: number; host_pid: number | null; header: string | null; ended_at?: string | null }
 
 /** Whether a running recording's writer still lives: its pid exists and, where known, is the same process. */
 export function writerAlive(r: RunningRow, isAlive: (pid: number) => boolean = pidAlive): boolean {
@@ -756,4 +876,40 @@ export function pidAlive(pid: number): boolean {
   }
 }
 
-export { decodeUtf8 };
+export { decodeUtf8, processStartId };
+
+/** Hands the database to the finisher (see onOrphanedCaptures) when capture logs wait for an indexer. */
+export function finishOrphanedCaptures(store: Store): void {
+  try {
+    const finisher = orphanedCapturesFinisher();
+    if (finisher && store.capturesOrphaned()) finisher(store.path);
+  } catch { /* a locked or older database: the next opener sees to it */ }
+}
+
+/** How far a capture log is indexed: bytes indexed and the file's size (the indexed count if it is gone). */
+function indexingOf(dbPath: string, capture: string, indexed: number): { indexedBytes: number; totalBytes: number } {
+  let total = indexed;
+  try { total = Math.max(indexed, statSync(join(capturesDir(dbPath), capture)).size); } catch { /* removed meanwhile */ }
+  return { indexedBytes: indexed, totalBytes: total };
+}
+
+/** A process's identity as an indexer records it: its pid and processStartId. */
+export function processIdentity(pid: number = process.pid): string {
+  return `${pid} ${processStartId(pid) ?? ''}`;
+}
+
+/** Whether the process an identity names (see processIdentity) still runs. */
+export function identityAlive(who: string): boolean {
+  const [pid, start] = who.split(' ');
+  const n = Number(pid);
+  if (!Number.isSafeInteger(n) || n <= 0 || !pidAlive(n)) return false;
+  if (!start) return true;
+  const now = processStartId(n);
+  return now === null || now === start;
+}
+
+/** Whether the tap writing capture log `name` (its pid is in the name: see createCaptureLog) may still run. */
+function logWriterAlive(name: string): boolean {
+  const pid = Number(/-(\d+)-[a-z0-9]+\.capture$/.exec(name)?.[1]);
+  return Number.isSafeInteger(pid) && pid > 0 && pidAlive(pid);
+}

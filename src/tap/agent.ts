@@ -72,7 +72,11 @@ export class NativeAgent extends EventEmitter implements AgentProcess {
 }
 
 /**
- * Starts the agent, in a process group of its own, on the native forwarder's pipes when it is there
+ * Starts the agent in a session of its own (setsid: Node's `detached`, POSIX_SPAWN_SETSID natively),
+ * which makes it the leader of a new process group too. The group is what the tap signals to end the
+ * agent and whatever it started; the session keeps the editor's terminal, if any, from signalling the
+ * agent directly (a Ctrl-C or hangup reaches it once, passed on by the tap, not twice), as a daemon's
+ * children are kept. On the native forwarder's pipes when it is there
  * (its stdin and stdout; stderr a pipe either way), else on three pipes Node makes.
  */
 export function spawnAgent(command: string, args: string[], native: { fwd: NativeForwarder; stdin: number; stdout: number } | null): AgentProcess {

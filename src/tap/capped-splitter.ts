@@ -54,6 +54,17 @@ export class CappedLineSplitter {
     return this.inner.pending + this.over;
   }
 
+  /** The line in progress: its kept bytes and how many past the cap were dropped (to resume from). */
+  snapshot(): { kept: Buffer; over: number } {
+    return { kept: this.inner.peek(), over: this.over };
+  }
+
+  /** Starts again from a snapshot. */
+  restore(s: { kept: Buffer; over: number }): void {
+    this.inner.restore(s.kept);
+    this.over = s.over;
+  }
+
   /** Drops the line in progress (after a gap); returns how many bytes it had. */
   discard(): number {
     const n = this.inner.discard() + this.over;

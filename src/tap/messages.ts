@@ -1,4 +1,4 @@
-/** Messages between the tap's forwarding thread and its recorder worker. */
+/** Messages between the tap's forwarding thread and its recorder, and the recorder's configuration. */
 import type { OtlpTarget } from '../otel/endpoint.js';
 
 /** Stream codes: which pipe a chunk came from. */
@@ -7,15 +7,13 @@ export const A2C = 1;
 export const STDERR = 2;
 export type StreamCode = typeof C2A | typeof A2C | typeof STDERR;
 
-/** Forwarder → recorder. A chunk is a bare tuple: it is by far the most frequent message. */
+/** What the recorder reads from the capture log, decoded. A chunk is a bare tuple: it is by far the most frequent. */
 export type ToRecorder =
   | [code: StreamCode, t: number, bytes: Uint8Array]
   | { ev: string; t: number; data: Record<string, unknown> }
   | { gap: StreamCode; t: number; bytes: number }
   | { eof: StreamCode; t: number }
-  | { finish: { code: number | null; signal: string | null; t: number } }
-  /** Records that found the ring full are in the overflow file `fd`, bytes [from, to), ring format. */
-  | { overflow: { fd: number; from: number; to: number } };
+  | { finish: { code: number | null; signal: string | null; t: number } };
 
 /** Recorder → forwarder. */
 export type FromRecorder =
@@ -35,20 +33,17 @@ export interface RecorderConfig {
   maxFrameBytes: number | null;
   check: boolean;
   ui: number | null;
-  /**
-   * How long the tap's exit waits for a recorder that makes no progress (ACP_INSPECT_FINISH_WAIT_MS,
-   * 6 s by default); the recorder gives up a locked database's backlog shortly before (see intake.ts).
-   */
-  finishWaitMs: number;
   /** Live OpenTelemetry export (--otlp): where to, and whether message content goes too. */
   otlp?: { target: OtlpTarget; content: boolean } | null;
-  /** The byte ring chunks and control messages arrive on (see ring.ts); set by the recorder client. */
-  ring?: SharedArrayBuffer;
+  /** The capture log the recorder indexes: its path, and its file name (how the database names it). */
+  capture: { path: string; name: string };
   /**
-   * With the native forwarder: the read end of the pipe it writes a byte to when it wakes the
-   * recorder (native code cannot wake an Atomics.wait); without it, writers wake through the ring.
+   * With a live tap: its first Int64 is how many bytes of the log are whole records (the forwarder
+   * moves it on). Without (another process finishing a log its tap left): the log's size.
    */
-  wakeFd?: number;
+  shared?: SharedArrayBuffer;
+  /** Another process finishing a log: the recording it belongs to and where its indexing stopped. */
+  resume?: { recordingId: number; indexed: number; state: string | null; storedSeq: number };
   /** [in SQLite, stop] flags shared with the forwarding thread; see `sql()` in recorder-worker.ts. */
   guard?: SharedArrayBuffer;
 }

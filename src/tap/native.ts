@@ -1,7 +1,7 @@
 /**
  * The native forwarder (native/forward.c), built on install where a C compiler is at hand. Loaded
- * only by the tap; null when it is not built, cannot load, the machine is big-endian (the ring's
- * header is written in the machine's byte order), or ACP_INSPECT_NATIVE=0 asks for the JavaScript
+ * only by the tap; null when it is not built, cannot load, the machine is big-endian (the capture log's
+ * records' headers are written in the machine's byte order), or ACP_INSPECT_NATIVE=0 asks for the JavaScript
  * forwarder.
  */
 import { endianness } from 'node:os';
@@ -13,20 +13,19 @@ export interface NativeForwarder {
   /** Two pipes for the agent: [stdinRead, stdinWrite, stdoutRead, stdoutWrite], close-on-exec. */
   pipes(): [number, number, number, number];
   closeFd(fd: number): void;
-  /** Takes the ring; returns the read ends of the wake pipe (for the recorder) and the event pipe. */
-  init(ring: Uint8Array, baseMs: number, overflowFd: number): [wakeFd: number, eventsFd: number];
+  /**
+   * Takes the capture log (fd; its next record goes at `logPos`) and the shared memory whose first
+   * Int64 it publishes the committed position in; returns the read end of the event pipe.
+   */
+  init(shared: Uint8Array, baseMs: number, logFd: number, logPos: number): number;
   /** Starts the two forwarding threads. */
   start(clientIn: number, agentIn: number, agentOut: number, clientOut: number): void;
-  /** Hands a record to the recorder, in order with the threads' chunks (ring, overflow file, or gap). */
+  /** Appends a record to the capture log, in order with the threads' chunks (or counts it for a gap). */
   push(type: number, t: number, bytes: Uint8Array): void;
-  /** Writes what waits for room in the ring; true when nothing waits. */
-  flush(t: number): boolean;
-  /** The recorder is gone: records are no longer kept anywhere (forwarding goes on). */
+  /** The tap is exiting: records are no longer kept anywhere (forwarding goes on). */
   stopRecording(): void;
   /** Bits: see NATIVE_* below. */
   state(): number;
-  /** [chunks spilled straight into the overflow file (bursts), times that file was written over from the start, its write position]. */
-  stats(): [spilledChunks: number, overflowRewinds: number, overflowBytes: number];
   /** The name a failed write's errno is recorded with ("EPIPE"; "E" and the number when it has none). */
   errnoCode(errno: number): string;
   /**
@@ -36,6 +35,8 @@ export interface NativeForwarder {
   spawn(file: string, args: string[], stdinFd: number, stdoutFd: number): [pid: number, stderrFd: number];
   /** Null while the agent started by spawn() runs; then [exit code, signal number], one of them null. */
   exitStatus(): [code: number | null, signal: number | null] | null;
+  /** Ends this process by signal `signo` (default disposition, unblocked, raised); returns only if it does not end it. */
+  raiseDefault?(signo: number): void;
 }
 
 /**
@@ -47,7 +48,6 @@ export const NATIVE_WRITING_TO_CLIENT = 4;
 export const NATIVE_CLIENT_BROKEN = 8;
 
 /** Event bytes on the event pipe. */
-export const NATIVE_EV_PENDING = 0x50; // 'P'
 export const NATIVE_EV_A2C_END = 0x45; // 'E'
 export const NATIVE_EV_EXIT = 0x58; // 'X'
 

@@ -1,37 +1,25 @@
 /**
- * The forwarding thread's side of the recorder: hands copies of chunks to the recorder worker and
- * never waits for it. Chunks and control messages go through one shared byte ring (ring.ts), so a
- * chunk costs one memcpy and no message, and the memory is fixed up front. When the ring is full
- * (the recorder stalled), records go on, in order, into an overflow file in shared memory and a
- * marker in the ring points the recorder to them. Only if that file cannot be written are chunks
- * not recorded, and the recording gets a marked gap instead; forwarding goes on either way. Control
- * messages (events, end of stream, finish) are never dropped: one that does not fit waits in a small
- * backlog, and chunks are skipped until it is written, so order holds.
+ * The forwarding thread's side of the recorder: appends what the tap forwards to the recording's
+ * capture log (capture-log.ts) and never waits for the recorder, which indexes the log on its own
+ * time. Beside the native forwarder its threads append the chunks (forward.c) and this only hands
+ * it the tap's own records (stderr, events, the finish); beside the JavaScript forwarder this
+ * appends every record itself, one write each. A record the log cannot take (a full disk) is counted,
+ * and a `gap` record says how much once it can; forwarding goes on either way.
  */
 import type { Worker as WorkerType } from 'node:worker_threads';
 import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
-import { RING_CONTROL, RING_HEADER, RingWriter, createRing, encodeHeader, pad8 } from './ring.js';
-import { openScratchFile, writeAllAt } from './scratch.js';
+import { RECORD_CONTROL, RECORD_HEADER, writeRecord } from './capture-log.js';
 import type { NativeForwarder } from './native.js';
 import { lazyRequire } from './agent.js';
+import type { Recorder } from './recorder/index.js';
+
+/** A capture log open for appending: its descriptor, path, file name and where the next record goes. */
+export interface OpenCaptureLog { fd: number; path: string; name: string; pos: number }
 
 /**
- * The native forwarder's hand-off: the ring it writes into (made and given to it before the agent
- * was spawned) and its wake pipe. With it, every record goes through `fwd.push()` (in order with the
- * chunks its threads push), which also keeps the overflow file, the backlog and the gap markers.
- */
-export interface NativeHandoff {
-  fwd: NativeForwarder;
-  ring: SharedArrayBuffer;
-  wakeFd: number;
-}
-
-/** Bytes of the ring: what the recorder may lag behind the session before chunks are dropped (a gap). */
-export const RING_BYTES = 16 * 1024 * 1024;
-/**
- * The recorder's young generation (V8's nursery), in MB. V8 lets it grow to 32 MB while indexing a
- * flood; the recorder's objects die young (a frame lives until its batch is written), so a smaller
- * one costs a few more quick collections and keeps about 24 MB less resident.
+ * The recorder's young generation (V8's nursery), in MB. The recorder's objects die young (a frame
+ * lives until its batch is written), so a small one costs a few more quick collections and keeps
+ * about 24 MB less resident.
  */
 const RECORDER_YOUNG_MB = 8;
 /**
@@ -47,71 +35,48 @@ const RECORDER_WORKER = '../tap/recorder-worker.js';
  * stderr and takes the tap's signals; a write that gives up keeps its items and is tried again.
  */
 const IN_PROCESS_BUSY_MS = 1000;
-/** Padding for overflow records (records are 8-byte aligned, as in the ring). */
-const ZEROS = Buffer.alloc(8);
-/** Once dropping, chunks are taken again only when this much of the ring is free (one gap, not many). */
-const RESUME_FREE_BYTES = RING_BYTES / 4;
-/** Kept for callers that name the old bound: the most that may be in flight to the recorder. */
-export const MAX_INFLIGHT_BYTES = RING_BYTES;
 
 export class RecorderClient {
-  /** The recorder is there and taking records (false once it failed or finished). */
+  /** Records are kept (false once the log failed to open, or the tap exits). */
   private running = false;
-  private readonly ring: RingWriter | null = null;
   private dropped: number[] = [0, 0, 0];
-  private backlog: Buffer[] = [];
-  /** The overflow file (see overflowRecord): its fd, where its next record goes, where the open run began. */
-  private overflowFd: number | null = null;
-  private overflowPos = 0;
-  private overflowFrom: number | null = null;
-  private overflowBroken = false;
-  private backlogTimer: NodeJS.Timeout | null = null;
+  private readonly head = Buffer.allocUnsafe(RECORD_HEADER);
   private doneResolve: (() => void) | null = null;
   private readonly done: Promise<void>;
   private finished = false;
   private warned = false;
+  private recorder: Recorder | null = null;
+  private worker: WorkerType | null = null;
   recordingId: number | null = null;
-  /** [in SQLite, stop, progress, finish sent]: shared with the worker (see `sql()`, `progressed()` and `captureRing()` in recorder-worker.ts). */
+  /** The committed position of the log (its first Int64), shared with the recorder (and the native forwarder). */
+  private readonly committed: BigInt64Array;
+  /** [in SQLite, stop, progress, finish sent]: shared with the recorder (see guard.ts). */
   private readonly guard = new Int32Array(new SharedArrayBuffer(16));
 
-  private readonly sab: SharedArrayBuffer | null = null;
-
-  /**
-   * Takes records from now on (they wait in the ring); the recorder that reads them begins with
-   * start(), once the tap forwards.
-   */
-  constructor(private readonly warn: (msg: string) => void, private readonly native: NativeHandoff | null = null) {
+  /** Takes records from now on (into the log); the recorder that indexes them begins with start(). */
+  constructor(private readonly warn: (msg: string) => void, private readonly native: NativeForwarder | null, private readonly log: OpenCaptureLog | null, private readonly shared: SharedArrayBuffer) {
     this.done = new Promise((r) => (this.doneResolve = r));
-    try {
-      this.sab = native?.ring ?? createRing(RING_BYTES);
-      this.ring = new RingWriter(this.sab);
+    this.committed = new BigInt64Array(shared, 0, 1);
+    if (log) {
+      Atomics.store(this.committed, 0, BigInt(log.pos));
       this.running = true;
-    } catch (e) {
-      this.cannotStart(e);
-    }
+    } else this.doneResolve?.();
   }
 
   /**
    * Starts the recorder. The tap calls it once the agent is spawned and its bytes are forwarded:
    * loading the recorder (SQLite, the checker) is the larger part of the tap's start-up, and what
-   * arrives meanwhile waits in the ring, in order.
+   * arrives meanwhile waits in the log.
    */
-  start(config: RecorderConfig): void {
-    if (!this.running) return;
-    const full: RecorderConfig = { ...config, ...(this.native ? { wakeFd: this.native.wakeFd } : {}), ring: this.sab!, guard: this.guard.buffer };
+  start(config: Omit<RecorderConfig, 'capture'>): void {
+    if (!this.running || !this.log) return;
+    const full: RecorderConfig = { ...config, capture: { path: this.log.path, name: this.log.name }, shared: this.shared, guard: this.guard.buffer };
     try {
       if (this.native) this.startInProcess(full);
       else this.startWorker(full);
     } catch (e) {
-      this.running = false;
-      this.cannotStart(e);
+      this.failed(e);
     }
-  }
-
-  private cannotStart(e: unknown): void {
-    this.warnOnce(`recording disabled: cannot start the recorder (${(e as Error).message}); forwarding continues`);
-    this.native?.fwd.stopRecording();
-    this.doneResolve?.();
   }
 
   /** A message from the recorder. */
@@ -122,10 +87,10 @@ export class RecorderClient {
     else if ('done' in m) this.doneResolve?.();
   }
 
+  /** The recorder failed (a bug): the log is still written, and whoever opens the database next indexes it. */
   private failed(e: unknown): void {
-    if (!this.running) return;
-    this.warnOnce(`recording stopped: recorder failed (${(e as Error)?.message ?? String(e)}); forwarding continues`);
-    this.stop();
+    this.warnOnce(`recorder failed (${(e as Error)?.message ?? String(e)}); the capture log keeps recording, and the next acp-inspect that opens the database indexes it`);
+    this.doneResolve?.();
   }
 
   /**
@@ -139,16 +104,16 @@ export class RecorderClient {
     w.unref();
     w.on('message', (m: FromRecorder) => this.onMessage(m));
     w.on('error', (e) => this.failed(e));
-    w.on('exit', () => this.stop());
+    w.on('exit', () => this.doneResolve?.());
+    this.worker = w;
   }
 
   /**
    * Beside the native forwarder, whose threads move the bytes, the recorder runs on this thread: it
    * has nothing else to do but the agent's stderr and the tap's signals, and a second V8 isolate
    * would cost about 10 MB and its own copy of every module. Loaded once the agent is spawned and
-   * forwarded (the ring holds what arrives meanwhile), through a variable, so the tap's start-up
-   * bundle stays without it. Its young generation stays small, and V8's optimizer runs only while a
-   * burst is indexed (see burstTuning).
+   * forwarded, through a variable, so the tap's start-up bundle stays without it. Its young
+   * generation stays small (see youngGeneration).
    */
   private startInProcess(config: RecorderConfig): void {
     // With --otlp the optimizer is never turned off (see runTap): nothing to turn on.
@@ -157,21 +122,12 @@ export class RecorderClient {
       if (!this.running) return;
       // Lowered only now: the forwarding threads, started meanwhile, keep the normal priority.
       mod.lowerPriority();
-      mod.startRecorder(config, (m) => this.onMessage(m), {
+      this.recorder = mod.startRecorder(config, (m) => this.onMessage(m), {
         busyTimeoutMs: IN_PROCESS_BUSY_MS,
         onFatal: (e) => this.failed(e),
         indexing: grow,
       });
     }).catch((e) => this.failed(e));
-  }
-
-  private stop(): void {
-    this.native?.fwd.stopRecording();
-    this.running = false;
-    this.backlog = [];
-    if (this.backlogTimer) clearInterval(this.backlogTimer);
-    this.backlogTimer = null;
-    this.doneResolve?.();
   }
 
   private warnOnce(msg: string): void {
@@ -180,111 +136,37 @@ export class RecorderClient {
     this.warn(msg);
   }
 
-  /**
-   * Appends a record to the overflow file (ring format), opening it and a run as needed. When the
-   * ring is full (the recorder stalled: a checkpoint's fsync, loading the checker, no CPU), records
-   * go there in order instead of being lost, and a marker in the ring tells the recorder where they
-   * are once the ring has room again. It is shared memory (/dev/shm) where possible, so this write
-   * never waits on a disk; false (and the caller drops, marking a gap) when it cannot be written.
-   */
-  private overflowRecord(type: number, t: number, payload: Buffer): boolean {
-    if (this.overflowBroken || this.backlog.length > 0 || (this.dropped[0]! | this.dropped[1]! | this.dropped[2]!) !== 0) return false;
+  /** Appends a record to the log (JavaScript forwarder); one the log cannot take is counted for a gap record. */
+  private append(type: number, t: number, bytes: Uint8Array): void {
+    const log = this.log!;
     try {
-      this.overflowFd ??= openScratchFile('overflow');
-      const head = encodeHeader(Buffer.allocUnsafe(RING_HEADER), payload.length, type, t);
-      const pad = ZEROS.subarray(0, pad8(payload.length) - payload.length);
-      const written = writeAllAt(this.overflowFd, [head, payload, pad], this.overflowPos);
-      this.overflowFrom ??= this.overflowPos;
-      this.overflowPos += written;
-      this.retryLater(t);
-      return true;
-    } catch {
-      this.overflowBroken = true;
-      return false;
+      if ((this.dropped[0]! | this.dropped[1]! | this.dropped[2]!) !== 0) {
+        for (const c of [0, 1, 2] as StreamCode[]) {
+          if (this.dropped[c] === 0) continue;
+          log.pos += writeRecord(log.fd, log.pos, RECORD_CONTROL, t, Buffer.from(JSON.stringify({ gap: c, t, bytes: this.dropped[c] } satisfies ToRecorder)), this.head);
+          this.dropped[c] = 0;
+        }
+      }
+      log.pos += writeRecord(log.fd, log.pos, type, t, bytes, this.head);
+      Atomics.store(this.committed, 0, BigInt(log.pos));
+    } catch (e) {
+      if (type !== RECORD_CONTROL) this.dropped[type]! += bytes.length;
+      this.warnOnce(`recording incomplete: cannot write the capture log ${log.path} (${(e as Error).message}); forwarding continues`);
     }
   }
 
-  /** Ends an overflow run with its marker in the ring; false while the ring has no room yet. */
-  private closeOverflow(t: number): boolean {
-    if (this.overflowFrom === null) return true;
-    if (this.ring!.free < RESUME_FREE_BYTES) return false;
-    const m: ToRecorder = { overflow: { fd: this.overflowFd!, from: this.overflowFrom, to: this.overflowPos } };
-    if (!this.ring!.write(RING_CONTROL, t, Buffer.from(JSON.stringify(m)))) return false;
-    this.overflowFrom = null;
-    return true;
-  }
-
-  /** Keeps trying to write what waits (an overflow marker, control messages) until it is written. */
-  private retryLater(t: number): void {
-    this.backlogTimer ??= setInterval(() => {
-      if (!this.running || this.flushBacklog(t)) {
-        clearInterval(this.backlogTimer!);
-        this.backlogTimer = null;
-      }
-    }, 10);
-  }
-
-  /** Writes what waits (an overflow marker, control messages, then gap markers); true when nothing waits any more. */
-  private flushBacklog(t: number): boolean {
-    const ring = this.ring!;
-    if (!this.closeOverflow(t)) return false;
-    while (this.backlog.length > 0) {
-      if (!ring.write(RING_CONTROL, t, this.backlog[0]!)) return false;
-      this.backlog.shift();
-    }
-    for (const c of [0, 1, 2] as StreamCode[]) {
-      const n = this.dropped[c]!;
-      if (n > 0) {
-        if (!ring.write(RING_CONTROL, t, Buffer.from(JSON.stringify({ gap: c, t, bytes: n } satisfies ToRecorder)))) return false;
-        this.dropped[c] = 0;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * The native forwarder has records waiting for room in the ring (an overflow run, control
-   * messages, gap markers): keep asking it to write them until nothing waits.
-   */
-  flushNativeLater(t: number): void {
-    const fwd = this.native?.fwd;
-    if (!fwd || this.backlogTimer) return;
-    this.backlogTimer = setInterval(() => {
-      if (!this.running || fwd.flush(t)) {
-        clearInterval(this.backlogTimer!);
-        this.backlogTimer = null;
-      }
-    }, 10);
-  }
-
-  /** A control message is never dropped: it waits (in order) until the ring has room. */
   private control(m: ToRecorder, t: number): void {
     if (!this.running) return;
     const bytes = Buffer.from(JSON.stringify(m));
-    if (this.native) {
-      this.native.fwd.push(RING_CONTROL, t, bytes);
-      return;
-    }
-    if (this.backlog.length === 0 && this.flushBacklog(t) && this.ring!.write(RING_CONTROL, t, bytes)) return;
-    if (this.overflowRecord(RING_CONTROL, t, bytes)) return;
-    this.backlog.push(bytes);
-    this.retryLater(t);
+    if (this.native) this.native.push(RECORD_CONTROL, t, bytes);
+    else this.append(RECORD_CONTROL, t, bytes);
   }
 
-  /** Hands a copy of a forwarded chunk to the recorder. Call after the chunk was written on. */
+  /** Records a copy of a forwarded chunk. Call after the chunk was written on. */
   chunk(code: StreamCode, t: number, bytes: Buffer): void {
     if (!this.running) return;
-    if (this.native) {
-      this.native.fwd.push(code, t, bytes);
-      return;
-    }
-    if (this.overflowFrom !== null || this.backlog.length > 0 || (this.dropped[0]! | this.dropped[1]! | this.dropped[2]!) !== 0) {
-      if (this.ring!.free < RESUME_FREE_BYTES || !this.flushBacklog(t)) {
-        if (!this.overflowRecord(code, t, bytes)) this.dropped[code]! += bytes.length;
-        return;
-      }
-    }
-    if (!this.ring!.write(code, t, bytes) && !this.overflowRecord(code, t, bytes)) this.dropped[code]! += bytes.length;
+    if (this.native) this.native.push(code, t, bytes);
+    else this.append(code, t, bytes);
   }
 
   event(ev: string, t: number, data: Record<string, unknown>): void {
@@ -297,13 +179,14 @@ export class RecorderClient {
 
   /**
    * Stops the recorder from starting SQLite calls and waits (blocking, at most `maxMs`) for the one in
-   * progress to return. Call right before the process exits: a thread terminated inside better-sqlite3
-   * aborts the whole process (exit 134 and a native stack trace instead of the agent's exit code).
+   * progress to return, and stops the log's writers. Call right before the process exits: a thread
+   * terminated inside better-sqlite3 aborts the whole process (exit 134 and a native stack trace
+   * instead of the agent's exit code), and the forwarder's threads may still be running (a leftover
+   * child writing).
    */
   quiesce(maxMs: number): void {
-    // The native forwarder's threads may still be running (a leftover child writing): they must not
-    // write into the ring while the process tears its memory down.
-    this.native?.fwd.stopRecording();
+    this.running = false;
+    this.native?.stopRecording();
     Atomics.store(this.guard, 1, 1);
     const until = Date.now() + maxMs;
     while (Atomics.load(this.guard, 0) === 1) {
@@ -314,36 +197,33 @@ export class RecorderClient {
   }
 
   /**
-   * Finishes the recording; resolves when it is stored, or when the recorder made no progress for
-   * `timeoutMs` (a recorder catching up on a backlog is given the time it needs while it advances).
+   * Writes the finish record and gives the recorder at most `waitMs` to index the rest of the log
+   * and finish the recording. True when it did; false when the rest is left to another process
+   * (handOff(), then a detached indexer or the next opener): the tap never waits on its recorder.
    */
-  async finish(code: number | null, signal: string | null, t: number, timeoutMs: number): Promise<void> {
-    if (!this.running || this.finished) return this.done;
+  async finish(code: number | null, signal: string | null, t: number, waitMs: number): Promise<boolean> {
+    if (!this.log || this.finished) return false;
     this.finished = true;
-    // Raised before the finish record is handed on: the recorder looks for it only once this is set.
     Atomics.store(this.guard, 3, 1);
     this.control({ finish: { code, signal, t } }, t);
-    // Progress is the ring being read, or a burst captured earlier being indexed (guard slot 2).
-    const position = () => this.ring!.readPosition + Atomics.load(this.guard, 2);
-    let lastPos = position();
-    let lastMove = Date.now();
+    this.recorder?.poke();
+    this.worker?.postMessage('poke');
     let timer: NodeJS.Timeout | undefined;
-    const stalled = new Promise<void>((r) => {
-      timer = setInterval(() => {
-        const pos = position();
-        if (pos !== lastPos) {
-          lastPos = pos;
-          lastMove = Date.now();
-        } else if (Date.now() - lastMove >= timeoutMs) r();
-      }, 100);
-    });
-    let stored = false;
-    await Promise.race([this.done.then(() => { stored = true; }), stalled]);
-    clearInterval(timer);
-    if (!stored) {
-      // Said once, so a recording left unfinished is never a surprise (it lists as interrupted).
-      this.warnOnce(`recording not finished: the recorder made no progress for ${Math.round(timeoutMs / 1000)} s (machine busy or database stuck); it will be listed as interrupted`);
-    }
+    const late = new Promise<boolean>((r) => { timer = setTimeout(() => r(false), waitMs); });
+    const stored = await Promise.race([this.done.then(() => true), late]);
+    clearTimeout(timer);
+    return stored;
+  }
+
+  /** The recorder did not finish in time: it writes what waits and lets go of the log (see Recorder.handOff). */
+  handOff(code: number | null, signal: string | null): void {
+    try { this.recorder?.handOff(code, signal); } catch { /* the next indexer goes on from the last batch */ }
+    this.worker?.postMessage({ handOff: [code, signal] });
+  }
+
+  /** The capture log's path (null when none could be made). */
+  get logPath(): string | null {
+    return this.log?.path ?? null;
   }
 }
 

@@ -4,10 +4,14 @@
  * seconds) must never block the thread that forwards bytes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FromRecorder, RecorderConfig, ToRecorder } from './messages.js';
+import type { FromRecorder, RecorderConfig } from './messages.js';
 import { lowerPriority, startRecorder } from './recorder/index.js';
+import { onOrphanedCaptures } from '../store/orphans.js';
+import { startDetachedIndexer } from './detached-indexer.js';
 
 lowerPriority();
+// The database may hold capture logs that dead taps left: the recorder's first open finds them.
+onOrphanedCaptures(startDetachedIndexer);
 
 const port = parentPort!;
 const recorder = startRecorder(workerData as RecorderConfig, (m: FromRecorder) => port.postMessage(m), {
@@ -15,4 +19,7 @@ const recorder = startRecorder(workerData as RecorderConfig, (m: FromRecorder) =
   // A failure the recorder did not expect ends this thread; the tap sees it ('error') and forwards on.
   onFatal: (e) => { throw e; },
 });
-port.on('message', (m: ToRecorder) => recorder.post(m));
+port.on('message', (m: 'poke' | { handOff: [number | null, string | null] }) => {
+  if (m === 'poke') recorder.poke();
+  else recorder.handOff(...m.handOff);
+});

@@ -1,31 +1,40 @@
 /**
- * The tap: spawns the agent in its own process group and forwards bytes in both directions unchanged
- * and at once, handing a copy of each chunk to the recorder (see recorder/index.ts); forwarding never parses, never
- * touches SQLite and never waits for the recorder.
+ * The tap: spawns the agent in a session (and so a process group) of its own (see spawnAgent) and
+ * forwards bytes in both directions unchanged and at once, appending a copy of each chunk to the
+ * recording's capture log (capture-log.ts) beside the database; forwarding never parses, never
+ * touches SQLite and never waits for the recorder, which indexes the log on its own time (see
+ * recorder/index.ts).
  *
  * Two forwarders. The native one (native/forward.c, built on install) also starts the agent (see
  * agent.ts): the agent gets two pipes and a thread per direction moves bytes with read() and write(),
- * as a `cat` does, putting each chunk into the recorder's ring before writing it on; JavaScript only
- * sees the agent's stderr and the control records. Where it is not built, Node's spawn starts the
- * agent and this thread forwards with Node's streams (forwardInJs):
- * each chunk is written on first and only then copied into the ring.
+ * as a `cat` does, appending each chunk to the log before writing it on; JavaScript only sees the
+ * agent's stderr and the control records. Where it is not built, Node's spawn starts the agent and
+ * this thread forwards with Node's streams (forwardInJs): each chunk is written on first and only
+ * then appended to the log.
  *
  * Backpressure is per direction: when a destination is full, only that direction waits until it
  * drains, so a slow reader makes the writer wait (as a direct pipe would) instead of growing memory.
+ *
+ * The tap exits with its agent: once the agent's output is handed to the client, it gives its
+ * recorder FINISH_WAIT_MS to finish the recording, leaves the rest to a detached indexer, and ends
+ * as the agent ended (its exit code, or its signal).
  */
 import type { ChildProcess } from 'node:child_process';
-import { closeSync, fstatSync, writeSync } from 'node:fs';
+import { fstatSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Socket as SocketType } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { parseTapArgs, type TapOptions } from './args.js';
-import { RING_BYTES, RecorderClient, type NativeHandoff } from './recorder-client.js';
-import { createRing } from './ring.js';
-import { openScratchFile } from './scratch.js';
-import { NATIVE_A2C_ENDED, NATIVE_CLIENT_BROKEN, NATIVE_EV_A2C_END, NATIVE_EV_EXIT, NATIVE_EV_PENDING, NATIVE_WRITING_TO_CLIENT, loadNativeForwarder, type NativeForwarder } from './native.js';
+import { RecorderClient, type OpenCaptureLog } from './recorder-client.js';
+import { createCaptureLog } from './capture-log.js';
+import { startDetachedIndexer } from './detached-indexer.js';
+import { onOrphanedCaptures } from '../store/orphans.js';
+import { NATIVE_A2C_ENDED, NATIVE_CLIENT_BROKEN, NATIVE_EV_A2C_END, NATIVE_EV_EXIT, NATIVE_WRITING_TO_CLIENT, loadNativeForwarder, type NativeForwarder } from './native.js';
 import { NativeAgent, lazyRequire, spawnAgent, type AgentProcess } from './agent.js';
 import { A2C, C2A, STDERR, type StreamCode } from './messages.js';
-import { defaultDbPath } from '../store/paths.js';
+import { capturesDir, defaultDbPath } from '../store/paths.js';
+import { processStartId } from '../store/process-id.js';
 
 /**
  * The tap's clock: monotonic milliseconds since it started. From process.hrtime, not performance
@@ -40,6 +49,13 @@ const t0 = hrMs();
 /** When the tap started (as a date only once the agent runs: the first date costs V8 its time zone, 0.3-0.8 ms). */
 const startedMs = Date.now();
 const now = () => hrMs() - t0;
+
+/**
+ * How long the tap's exit waits for its recorder to finish the recording (ACP_INSPECT_FINISH_WAIT_MS
+ * sets it): what is left then is indexed by a detached indexer, so the tap exits within about this
+ * long of its agent, however much is left.
+ */
+const FINISH_WAIT_MS = 50;
 
 /** node:net, required when first needed (see lazyRequire). */
 const net = () => lazyRequire('node:net') as typeof import('node:net');
@@ -221,28 +237,44 @@ function withoutOptimizer(): void {
 }
 
 /** The native forwarder, set up to take the agent's stdin and stdout (see native.ts), or null. */
-interface NativeSetup extends NativeHandoff {
+interface NativeSetup {
+  fwd: NativeForwarder;
   eventsFd: number;
   /** [agent stdin read, agent stdin write, agent stdout read, agent stdout write] */
   pipes: [number, number, number, number];
 }
 
 /**
- * Sets up the native forwarder: the ring it hands records to, the overflow file, and the two pipes
- * the agent gets as stdin and stdout (real pipes, as behind a `cat`). Null (and nothing left open)
- * when it is not built or cannot be set up; the tap then forwards with JavaScript.
+ * Sets up the native forwarder: the capture log it appends to (and the memory where it publishes
+ * how far), and the two pipes the agent gets as stdin and stdout (real pipes, as behind a `cat`).
+ * Null when it is not built or cannot be set up; the tap then forwards with JavaScript.
  */
-function setUpNative(): NativeSetup | null {
+function setUpNative(log: OpenCaptureLog | null, shared: SharedArrayBuffer): NativeSetup | null {
   const fwd: NativeForwarder | null = loadNativeForwarder();
   if (!fwd) return null;
-  let overflowFd = -1;
-  try { overflowFd = openScratchFile('overflow'); } catch { /* no overflow file: a stalled recorder means a gap */ }
   try {
-    const ring = createRing(RING_BYTES);
-    const [wakeFd, eventsFd] = fwd.init(new Uint8Array(ring), fwd.nowMs() - now(), overflowFd);
-    return { fwd, ring, wakeFd, eventsFd, pipes: fwd.pipes() };
+    const eventsFd = fwd.init(new Uint8Array(shared), fwd.nowMs() - now(), log?.fd ?? -1, log?.pos ?? 0);
+    return { fwd, eventsFd, pipes: fwd.pipes() };
   } catch {
-    if (overflowFd >= 0) try { closeSync(overflowFd); } catch { /* already gone */ }
+    return null;
+  }
+}
+
+/**
+ * Opens the recording's capture log beside the database, before the agent starts, so that its first
+ * byte is kept. Null (and the reason in `why`) when it cannot be made: the session is forwarded
+ * unrecorded, and the tap says so once.
+ */
+function openCaptureLog(opts: TapOptions, dbPath: string, why: { message: string }): OpenCaptureLog | null {
+  try {
+    const header = {
+      name: opts.name ?? null, command: [opts.command, ...opts.args], cwd: process.cwd(), startedAt: new Date(startedMs).toISOString(),
+      hostPid: process.pid, hostStart: processStartId(process.pid), redact: opts.redact, maxFrameBytes: opts.maxFrameBytes ?? null, check: opts.check,
+    };
+    const { fd, name, pos } = createCaptureLog(dbPath, header);
+    return { fd, name, pos, path: join(capturesDir(dbPath), name) };
+  } catch (e) {
+    why.message = (e as Error).message;
     return null;
   }
 }
@@ -251,10 +283,16 @@ function setUpNative(): NativeSetup | null {
  * Starts the tap. Its start-up is on the path of every agent an editor launches, so the agent is
  * spawned and forwarded first, with as little loaded as can be (this file and what it imports are
  * bundled as one); the recorder (SQLite, the checker) is loaded after, while what arrives waits in
- * the ring.
+ * the capture log.
  */
 export function runTap(opts: TapOptions): void {
-  const native = setUpNative();
+  // The database may hold capture logs that dead taps left: the recorder's first open finds them.
+  onOrphanedCaptures(startDetachedIndexer);
+  const dbPath = opts.db ?? defaultDbPath();
+  const why = { message: '' };
+  const log = openCaptureLog(opts, dbPath, why);
+  const shared = new SharedArrayBuffer(8);
+  const native = setUpNative(log, shared);
   let child: AgentProcess;
   try {
     child = spawnAgent(opts.command, opts.args, native && { fwd: native.fwd, stdin: native.pipes[0], stdout: native.pipes[3] });
@@ -274,7 +312,8 @@ export function runTap(opts: TapOptions): void {
   }
   // (The native forwarder puts our stdout in non-blocking mode itself: see client_nonblocking in forward.c.)
   const out = native ? null : openStdout();
-  const rec = new RecorderClient((msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`), native);
+  const rec = new RecorderClient((msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`), native?.fwd ?? null, log, shared);
+  if (!log) say(`acp-inspect: not recording: cannot write beside database ${dbPath} (${why.message}); the session is forwarded untouched`);
 
   let spawnFailed = false;
   let exiting = false;
@@ -292,7 +331,6 @@ export function runTap(opts: TapOptions): void {
     native.fwd.start(0, native.pipes[1], native.pipes[2], 1);
     const events = new (net().Socket)({ fd: native.eventsFd, readable: true, writable: false });
     events.on('data', (b: Buffer) => {
-      if (b.includes(NATIVE_EV_PENDING)) rec.flushNativeLater(now());
       if (b.includes(NATIVE_EV_A2C_END)) for (const w of a2cEndWaiters.splice(0)) w();
       if (b.includes(NATIVE_EV_EXIT) && child instanceof NativeAgent) child.agentExited();
     });
@@ -317,9 +355,9 @@ export function runTap(opts: TapOptions): void {
   // with --otlp the optimizer stays on (100,000 frames through the tap: 8.4 s of CPU instead of
   // 13.6 s, the same peak RSS).
   if (!opts.otlp) withoutOptimizer();
-  const finishWaitMs = Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || 6000;
+  const finishWaitMs = Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || FINISH_WAIT_MS;
   rec.start({
-    dbPath: opts.db ?? defaultDbPath(),
+    dbPath,
     name: opts.name ?? null,
     command: [opts.command, ...opts.args],
     cwd: process.cwd(),
@@ -329,7 +367,6 @@ export function runTap(opts: TapOptions): void {
     maxFrameBytes: opts.maxFrameBytes ?? null,
     check: opts.check,
     ui: opts.ui ?? null,
-    finishWaitMs,
     otlp: opts.otlp ?? null,
   });
 
@@ -361,7 +398,7 @@ export function runTap(opts: TapOptions): void {
     // An agent that ignores the signal gets SIGKILL after a grace period.
     setTimeout(() => killGroup(child, 'SIGKILL'), 3000).unref();
   };
-  for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP'] as NodeJS.Signals[]) process.on(sig, onSignal);
+  for (const sig of TAP_SIGNALS) process.on(sig, onSignal);
 
   child.on('exit', (code, signal) => {
     const t = now();
@@ -415,16 +452,19 @@ export function runTap(opts: TapOptions): void {
     // Leave no orphans: the agent's process group goes with it.
     killGroup(child, 'SIGTERM');
     if (stderrDropped > 0) rec.event('stderr-not-forwarded', now(), { bytes: stderrDropped, reason: 'the client did not read stderr' });
-    await rec.finish(code, signal, t, finishWaitMs);
+    // The recording's rest is in the capture log: the recorder gets a moment to finish it, and what
+    // it cannot finish in that time a detached indexer does (or the next acp-inspect that opens the
+    // database): the editor never waits for the recorder.
+    const stored = await rec.finish(code, signal, t, finishWaitMs);
+    if (!stored && rec.logPath) {
+      rec.handOff(code, signal);
+      startDetachedIndexer(dbPath);
+    }
     // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
     if (receivedSignal) killGroup(child, 'SIGKILL');
     const bye = () => {
-      rec.quiesce(5000);
-      if (process.env.ACP_INSPECT_DEBUG && native) {
-        const [spilled, rewinds, overflowBytes] = native.fwd.stats();
-        process.stderr.write(`acp-inspect: debug: native forwarder: ${spilled} chunks spilled straight into the overflow file, written over from the start ${rewinds} times, ${overflowBytes} bytes in it at exit\n`);
-      }
-      process.exit(exitCode);
+      rec.quiesce(stored ? 5000 : 100);
+      exitAs(exitCode, signal, native?.fwd ?? null);
     };
     // Exit once everything is handed to the client (or it hung up): exiting earlier would drop the
     // agent's last output while a slow client has not read it yet. Only after a signal is that cut short.
@@ -490,6 +530,30 @@ function forwardInJs(child: ChildProcess, out: Writable, rec: RecorderClient, to
     toClient.dstBroken = true;
     child.stdout!.resume();
   });
+}
+
+/** The signals the tap takes and passes on to the agent. */
+const TAP_SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+
+/**
+ * Exits as the agent did: an agent ended by a signal ends the tap by the same signal (its default
+ * disposition back first), so the editor sees `{code: null, signal}` as it would without the tap;
+ * else, or when that signal does not end a process (Node ignores SIGPIPE), with `code`.
+ */
+function exitAs(code: number, signal: string | null, native: NativeForwarder | null): never {
+  const signo = signalNumber(signal as NodeJS.Signals | null);
+  if (signo > 0) {
+    for (const s of TAP_SIGNALS) process.removeAllListeners(s);
+    if (native?.raiseDefault) native.raiseDefault(signo);
+    else {
+      try {
+        process.kill(process.pid, signal as NodeJS.Signals);
+        // Delivered to whichever thread does not block it: give it a moment to arrive.
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 200);
+      } catch { /* cannot be raised: the exit code says it */ }
+    }
+  }
+  process.exit(code);
 }
 
 function killGroup(child: AgentProcess, sig: NodeJS.Signals): void {

@@ -1,16 +1,17 @@
 /**
  * Which kind of capture a file is, told from its first bytes, and the transcript text a capture made
- * by another tool stands for. Transcripts pass through untouched; the others are one JSON document
- * each (read whole) and are converted by their own module: acp-devtools.ts, zed-acp-log.ts. A bare
+ * by another tool stands for. Transcripts pass through untouched; the others are read whole and
+ * converted by their own module: acp-devtools.ts, acp-devtools-log.ts, zed-acp-log.ts. A bare
  * JSON-RPC log (one side of the wire, as `tee` writes it) is only readable beside the other side
  * (tee-pair.ts). Pure: no Node built-in, so the static viewer and the server use it as the CLI does.
  */
 import { TranscriptError } from './format.js';
 import { acpDevtoolsToLines, looksLikeAcpDevtools } from './acp-devtools.js';
 import { looksLikeZedAcpLog, zedAcpLogToLines } from './zed-acp-log.js';
+import { acpDevtoolsLogToLines, looksLikeAcpDevtoolsLog } from './acp-devtools-log.js';
 import { looksLikeRawJsonRpc } from './tee-pair.js';
 
-export type CaptureFormat = 'transcript' | 'acp-devtools' | 'zed-acp-log' | 'raw-jsonrpc' | 'json-document';
+export type CaptureFormat = 'transcript' | 'acp-devtools' | 'acp-devtools-log' | 'zed-acp-log' | 'raw-jsonrpc' | 'json-document';
 
 /** Bytes of a file's start that are enough to tell its format. */
 export const SNIFF_BYTES = 64 * 1024;
@@ -21,6 +22,7 @@ export function sniffCapture(head: string): CaptureFormat {
   if (looksLikeRawJsonRpc(head)) return 'raw-jsonrpc';
   if (looksLikeAcpDevtools(head)) return 'acp-devtools';
   if (looksLikeZedAcpLog(head)) return 'zed-acp-log';
+  if (looksLikeAcpDevtoolsLog(head)) return 'acp-devtools-log';
   // An indented JSON document (a transcript line is never a bare brace or bracket).
   if (/^\uFEFF?\s*[[{]\s*\n/.test(head)) return 'json-document';
   return 'transcript';
@@ -40,6 +42,7 @@ function firstLineIsTranscript(head: string): boolean {
 
 const NAMES: Record<Exclude<CaptureFormat, 'transcript'>, string> = {
   'acp-devtools': 'an acp-devtools export',
+  'acp-devtools-log': "acp-devtools' JSON log",
   'zed-acp-log': "a copy of Zed's ACP log",
   'raw-jsonrpc': 'a raw JSON-RPC log',
   'json-document': 'a JSON document',
@@ -68,6 +71,7 @@ export function captureToTranscript(text: string, format: CaptureFormat = sniffC
   if (format === 'transcript') return text;
   if (format === 'raw-jsonrpc') throw oneSideError();
   if (format === 'json-document') throw unknownDocumentError();
+  if (format === 'acp-devtools-log') return acpDevtoolsLogToLines(text).join('\n') + '\n';
   let doc: unknown;
   try {
     doc = JSON.parse(text.replace(/^\uFEFF/, ''));

@@ -43,6 +43,16 @@ export class Correlator {
     return undefined;
   }
 
+  /** The requests waiting for an answer, oldest first, as plain data (to resume from: see restore). */
+  snapshot(): [string, PendingRequest][] {
+    return [...this.pending];
+  }
+
+  /** Starts again from a snapshot. */
+  restore(entries: [string, PendingRequest][]): void {
+    this.pending = new Map(entries);
+  }
+
   /** Requests not answered yet. */
   unanswered(): PendingRequest[] {
     return [...this.pending.values()];

@@ -40,6 +40,17 @@ export class LineSplitter {
     return this.partLen;
   }
 
+  /** A copy of the line in progress (to resume from: see restore). */
+  peek(): Buffer {
+    return Buffer.concat(this.parts, this.partLen);
+  }
+
+  /** Starts again with `bytes` as the line in progress (what peek() gave). */
+  restore(bytes: Buffer): void {
+    this.parts = bytes.length > 0 ? [Buffer.from(bytes)] : [];
+    this.partLen = bytes.length;
+  }
+
   /** Drop the line in progress (after a gap in the stream); returns how many bytes were dropped. */
   discard(): number {
     const n = this.partLen;

@@ -53,6 +53,7 @@ describe('hoistGlobalOptions', () => {
       let c: Command = program;
       for (const name of p) c = c.commands.find((x) => x.name() === name)!;
       if (c.name() === 'tap' || c.name() === 'help') continue;
+      if (c.commands.length > 0 && c.options.length === 0) continue; // a group (probe): its subcommands take the options
       expect(c.options.map((o) => o.long), p.join(' ')).toContain('--db');
     }
   });

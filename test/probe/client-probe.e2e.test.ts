@@ -12,7 +12,7 @@ import { BIN, EXAMPLE_CLIENT, PEERS, ROOT, cli, readmeCodeBlocks, run, sh, tempD
 
 /** The report file, once the probe has written it (it may finish after the client that ended it). */
 async function reportAt(path: string): Promise<ProbeReport> {
-  for (let i = 0; i < 200 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 600 && !existsSync(path); i++) await new Promise((r) => setTimeout(r, 50));
   return JSON.parse(readFileSync(path, 'utf8')) as ProbeReport;
 }
 
@@ -69,7 +69,7 @@ describe.concurrent('probe client, launched by a client as its agent', () => {
     const t = tempDir('acp-probe-e2e-');
     try {
       const report = join(t.dir, 'probe.json');
-      const agent = [process.execPath, BIN, 'probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', report, '--timeout', '1000'].map(sh).join(' ');
+      const agent = [process.execPath, BIN, 'probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', report, '--timeout', '2000'].map(sh).join(' ');
       // The example client asks on stdin which option to choose; its first question reads all of stdin,
       // so the second permission request is never answered (and its SDK ignores $/cancel_request).
       const r = await run(process.execPath, [EXAMPLE_CLIENT], { input: '1\n1\n', cwd: t.dir, env: { PATH: `${join(PEERS, 'bin')}:${process.env.PATH}`, ACP_TEST_AGENT: agent } });
@@ -83,6 +83,23 @@ describe.concurrent('probe client, launched by a client as its agent', () => {
       expect(st['update-unknown-kinds']).toBe('pass');
       expect(st['terminal-kill']).toBe('skip');
       expect(rep.scenarios.find((s) => s.id === 'fs-read-missing')!.why).toMatch(/answered as content "Mock file content": it must be the error -32002/);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('finds a client written on the SDK as editor authors write one conformant', async () => {
+    const t = tempDir('acp-probe-e2e-');
+    try {
+      const report = join(t.dir, 'probe.json');
+      const r = await run(process.execPath, [join(PEERS, 'sdk-probe-client.mjs'), '--', process.execPath, BIN, 'probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', report],
+        { cwd: t.dir, env: { PROBE_OUT: join(t.dir, 'seen.json') } });
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(join(t.dir, 'seen.json'), 'utf8'))).toMatchObject({ stopReason: 'end_turn', text: expect.stringContaining('verdict: CONFORMANT') });
+      const rep = await reportAt(report);
+      expect(rep).toMatchObject({ verdict: 'conformant', target: { name: 'sdk-probe-client' }, counts: { fail: 0 } });
+      // The SDK turns $/cancel_request into an aborted signal, which this client answers cancelled.
+      expect(rep.scenarios.find((s) => s.id === 'cancel-request')!.why).toBe('answered with the cancelled outcome');
     } finally {
       t.cleanup();
     }
@@ -110,7 +127,7 @@ describe.concurrent('probe client, launched by a client as its agent', () => {
   });
 });
 
-describe('probe client when the run is cut short', () => {
+describe.concurrent('probe client when the run is cut short', () => {
   /** Drives the binary by hand: handshake and one prompt; `onRequest` sees the probe's requests, and those it does not take get -32601. */
   function handDriven(dir: string, onRequest: (method: string, child: ReturnType<typeof spawn>) => boolean) {
     const child = spawn(process.execPath, [BIN, 'probe', 'client', '--db', join(dir, 'db.sqlite'), '--report', join(dir, 'probe.json')], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });

@@ -5,14 +5,14 @@
  * runs are independent, so they run concurrently.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_AGENT, PEERS, cli, tempDir } from '../helpers.js';
 import { probeAgent } from '../../src/probe/agent/run.js';
 import { AGENT_SCENARIOS } from '../../src/probe/agent/scenarios.js';
 import type { ProbeReport, ScenarioResult } from '../../src/probe/report.js';
 import { Store } from '../../src/store/store.js';
-import { getProbeRun } from '../../src/store/probe-runs.js';
+import { getProbeRun, listProbeRuns } from '../../src/store/probe-runs.js';
 
 const AGENT = join(PEERS, 'probe-agent.mjs');
 let tmp: ReturnType<typeof tempDir>;
@@ -26,7 +26,7 @@ const byId = (r: ProbeReport, id: string): ScenarioResult => {
 };
 
 /** The test agent with one defect, probed on one scenario (plus initialize, which always runs). */
-async function probeDefect(defect: string, only: string[], timeoutMs = 1500): Promise<ProbeReport> {
+async function probeDefect(defect: string, only: string[], timeoutMs: number): Promise<ProbeReport> {
   const { report } = await probeAgent({
     command: [process.execPath, AGENT], db: join(tmp.dir, `defects.sqlite`), only, timeoutMs, auth: 'token',
     env: { ...process.env, PROBE_AGENT_DEFECT: defect, PROBE_AGENT_AUTH: '1' },
@@ -34,30 +34,32 @@ async function probeDefect(defect: string, only: string[], timeoutMs = 1500): Pr
   return report;
 }
 
-// defect → the scenario that must catch it.
-const DEFECTS: Array<[string, string]> = [
-  ['version-echo', 'version-unsupported'],
-  ['invalid-params-code', 'session-new-missing-fields'],
-  ['unknown-method-result', 'unknown-method'],
-  ['extension-unanswered', 'extension-request'],
-  ['answers-notifications', 'unknown-notifications'],
-  ['unknown-session-ok', 'unknown-session'],
-  ['not-json-exit', 'not-json'],
-  ['resource-link-refused', 'prompt-resource-link'],
-  ['cancel-end-turn', 'cancel-mid-turn'],
-  ['update-after-cancel', 'cancel-mid-turn'],
-  ['permission-cancel-end-turn', 'cancel-pending-permission'],
-  ['fs-without-capability', 'capabilities-off'],
-  ['cancel-request-unanswered', 'cancel-request'],
-  ['bogus-mode-ok', 'set-mode'],
-  ['bogus-config-ok', 'set-config-option'],
-  ['load-history-after-answer', 'session-load'],
-  ['resume-replays-history', 'session-resume'],
-  ['list-without-array', 'session-list'],
-  ['closed-session-prompt-ok', 'session-close'],
-  ['fork-same-id', 'session-fork'],
-  ['auth-wrong-code', 'authenticate'],
-  ['crash-in-turn', 'prompt-turn'],
+// defect → the scenario that must catch it, and what its failure says.
+const DEFECTS: Array<[string, string, RegExp]> = [
+  ['version-echo', 'version-unsupported', /accepted protocol version 65535/],
+  ['invalid-params-code', 'session-new-missing-fields', /answered error -32603 .*-32602/],
+  ['unknown-method-result', 'unknown-method', /got result \{\}; it must be -32601/],
+  ['extension-unanswered', 'extension-request', /got no answer in time/],
+  ['answers-notifications', 'unknown-notifications', /answered a notification/],
+  ['unknown-session-ok', 'unknown-session', /got result \{"stopReason":"end_turn"\}; it must be an error/],
+  ['not-json-exit', 'not-json', /did not survive a line that was not JSON; the agent exited \(code 4\)/],
+  ['resource-link-refused', 'prompt-resource-link', /resource_link got error -32602/],
+  ['cancel-end-turn', 'cancel-mid-turn', /the turn ended "end_turn", and a second turn cancelled right after its prompt ended "end_turn"; it must be "cancelled"/],
+  ['update-after-cancel', 'cancel-mid-turn', /session\/update of the turn \(agent_message_chunk\) after the cancelled answer/],
+  ['permission-cancel-end-turn', 'cancel-pending-permission', /stopReason "end_turn"; it must be "cancelled"/],
+  ['fs-without-capability', 'capabilities-off', /called fs\/read_text_file although/],
+  ['cancel-request-unanswered', 'cancel-request', /got no answer in time after session\/cancel/],
+  ['bogus-mode-ok', 'set-mode', /never advertised got result/],
+  ['bogus-config-ok', 'set-config-option', /value never offered got result/],
+  ['load-history-after-answer', 'session-load', /history update\(s\) after the load's answer/],
+  ['resume-replays-history', 'session-resume', /sent 1 update\(s\) before answering/],
+  ['list-without-array', 'session-list', /got result \{\}; the result has a sessions array/],
+  ['closed-session-prompt-ok', 'session-close', /closed session got result/],
+  ['fork-same-id', 'session-fork', /answered the same session id/],
+  ['auth-wrong-code', 'authenticate', /got error -32603 .*authentication required is -32000/],
+  ['crash-in-turn', 'prompt-turn', /the agent exited \(code 3\)/],
+  ['initialize-version-2', 'initialize', /asked for version 1, the agent answered 2/],
+  ['stdout-log', 'initialize', /the checker found not-json at #\d+ \(spec 4\): agent wrote a line that is not JSON/],
 ];
 
 // The example agent's scenarios that take no whole turn (its turn sleeps about 5 s): the others
@@ -109,7 +111,7 @@ describe('probe agent', () => {
   it.concurrent('finds the clean test agent conformant, capability scenarios and authentication included, and keeps the report in the store', async () => {
     const db = join(tmp.dir, 'clean.sqlite');
     const { report } = await probeAgent({
-      command: [process.execPath, AGENT], db, timeoutMs: 3000, auth: 'token', parallel: 6, env: { ...process.env, PROBE_AGENT_AUTH: '1' },
+      command: [process.execPath, AGENT], db, timeoutMs: 8000, auth: 'token', parallel: 6, env: { ...process.env, PROBE_AGENT_AUTH: '1' },
     });
     expect(report.scenarios.filter((s) => s.status === 'fail')).toEqual([]);
     expect(report.verdict).toBe('conformant');
@@ -125,18 +127,49 @@ describe('probe agent', () => {
     }
   }, 60_000);
 
-  it.concurrent.each(DEFECTS)('catches the planted defect %s with the scenario %s, naming its spec section and recording', async (defect, scenario) => {
-    const report = await probeDefect(defect, [scenario]);
+  it.concurrent.each(DEFECTS)('catches the planted defect %s with the scenario %s, naming its spec section and recording', async (defect, scenario, why) => {
+    // A defect seen only by waiting gets a short wait; the others a generous one, so a loaded machine
+    // cannot pass a test by a timeout that the planted defect did not cause.
+    const report = await probeDefect(defect, defect === 'initialize-version-2' ? ['initialize', 'unknown-method'] : [scenario], /unanswered/.test(defect) ? 1000 : 4000);
     const s = byId(report, scenario);
     expect(s.status, s.why).toBe('fail');
+    expect(s.why).toMatch(why);
     expect(s.recording).toEqual(expect.any(Number));
     expect(s.spec).toBe(AGENT_SCENARIOS.find((x) => x.id === scenario)!.spec);
     expect(report.verdict).toBe('not conformant');
     expect(report.scenarios.filter((x) => x.status === 'fail').map((x) => x.id)).toEqual([scenario]);
+    // Without version 1 nothing else can run; the others are skipped, saying so.
+    if (defect === 'initialize-version-2') expect(report.scenarios.filter((x) => x.id !== 'initialize').map((x) => x.status)).toEqual(['skip']);
+  }, 60_000);
+
+  it.concurrent('does not fail a conformant agent whose short turn ends as the cancel arrives', async () => {
+    const { report } = await probeAgent({
+      command: [process.execPath, AGENT], db: join(tmp.dir, 'short.sqlite'), only: ['cancel-mid-turn', 'cancel-request'], timeoutMs: 4000,
+      env: { ...process.env, PROBE_AGENT_SHORT_TURN: '1' },
+    });
+    expect(byId(report, 'cancel-mid-turn').status, byId(report, 'cancel-mid-turn').why).toBe('pass');
+    expect(byId(report, 'cancel-request').status, byId(report, 'cancel-request').why).not.toBe('fail');
+    expect(report.verdict).toBe('conformant');
+  }, 60_000);
+
+  it.concurrent('reopens a session in a new process when the agent will not reopen one open on its connection, keeping the first as a setup recording', async () => {
+    const store = tempDir('acp-probe-store-');
+    const db = join(tmp.dir, 'stored.sqlite');
+    try {
+      const { report } = await probeAgent({
+        command: [process.execPath, AGENT], db, only: ['session-load', 'session-resume'], timeoutMs: 4000,
+        env: { ...process.env, PROBE_AGENT_STORE: store.dir },
+      });
+      for (const id of ['session-load', 'session-resume']) expect(byId(report, id), byId(report, id).why).toMatchObject({ status: 'pass', why: expect.stringContaining('in a new process') });
+      const list = JSON.parse((await cli(['list', '--db', db, '--json'])).stdout.toString()) as Array<{ name: string }>;
+      expect(list.map((r) => r.name)).toEqual(expect.arrayContaining([`probe agent #${report.run}: session-load (setup)`, `probe agent #${report.run}: session-load`]));
+    } finally {
+      store.cleanup();
+    }
   }, 60_000);
 
   it.concurrent('reports an advisory defect (an image accepted unadvertised) without changing the verdict', async () => {
-    const report = await probeDefect('image-accepted', ['prompt-image']);
+    const report = await probeDefect('image-accepted', ['prompt-image'], 4000);
     expect(byId(report, 'prompt-image')).toMatchObject({ status: 'fail', tier: 'advisory' });
     expect(report.verdict).toBe('conformant');
   }, 60_000);
@@ -152,9 +185,20 @@ describe('probe agent', () => {
     const auth = await cli(['probe', 'agent', '--db', db, '--auth', 'bogus', '--', process.execPath, AGENT]);
     expect(auth.code).toBe(2);
     expect(auth.stderr).toBe('acp-inspect: --auth bogus is not an advertised authentication method (advertised: none)\n');
+    const html = await cli(['probe', 'agent', '--db', db, '--html', join(tmp.dir, 'no-such-folder', 'r.html'), '--', process.execPath, AGENT]);
+    expect(html.code).toBe(2);
+    expect(html.stderr).toMatch(/^acp-inspect: --html .*r\.html: the folder .*no-such-folder does not exist; create it or write elsewhere\n$/);
     const dies = await cli(['probe', 'agent', '--db', db, '--', process.execPath, '-e', 'console.error("no API key set"); process.exit(1)']);
     expect(dies.code).toBe(2);
     expect(dies.stderr).toBe('acp-inspect: the agent exited (code 1) before answering initialize: no API key set\n');
-    expect(existsSync(db)).toBe(true);
+    // The runs that could not run are ended, without a report, so the UI does not show them running.
+    const store = Store.open(db);
+    try {
+      const runs = listProbeRuns(store);
+      expect(runs.length).toBeGreaterThanOrEqual(3);
+      for (const r of runs) expect(r).toMatchObject({ verdict: null, endedAt: expect.any(String) });
+    } finally {
+      store.close();
+    }
   }, 60_000);
 });

@@ -39,7 +39,7 @@ describe('the code blocks of the README and docs/', () => {
     for (const b of BLOCKS.filter((x) => x.info)) expect(b.info, b.file).toMatch(/^requires=[a-z-]+$/);
   });
 
-  it('link to pages and headings that exist (docs/probe.md may wait for the probe command)', () => {
+  it('link to pages and headings that exist', () => {
     const slug = (h: string) => h.trim().toLowerCase().replace(/[^\p{L}\p{N} _-]/gu, '').replace(/ /g, '-');
     const pages = new Map(docPages().map((p) => [p.file, p.text]));
     const anchors = (text: string) => new Set([...text.matchAll(/^#{1,6} (.+)$/gm)].map((m) => slug(m[1]!)));
@@ -53,7 +53,7 @@ describe('the code blocks of the README and docs/', () => {
         const page = path === '' ? file : join(file.includes('/') ? 'docs' : '', path).replace(/^docs\/\.\.\//, '');
         if (path.endsWith('.png')) continue;
         if (!pages.has(page)) {
-          if (!(page === 'docs/probe.md' && !hasCommand('probe'))) broken.push(`${file}: ${target}`);
+          broken.push(`${file}: ${target}`);
           continue;
         }
         if (hash && !anchors(pages.get(page)!).has(hash)) broken.push(`${file}: ${target}`);
@@ -62,10 +62,18 @@ describe('the code blocks of the README and docs/', () => {
     expect(broken).toEqual([]);
   });
 
-  it('hold the probe example back only while this build has no `probe` command', () => {
-    const probe = BLOCKS.find((b) => /^acp-inspect probe agent /m.test(b.body));
-    expect(probe?.info).toBe('requires=probe');
-    expect(codeBlocks('sh').some((b) => b.includes('acp-inspect probe agent'))).toBe(hasCommand('probe'));
+  it('every docs page is linked from the README, which is the map to them', () => {
+    const readme = docPages()[0]!.text;
+    const unlinked = docPages().slice(1).map((p) => p.file).filter((f) => !readme.includes(`](${f})`) && !readme.includes(`](${f}#`));
+    expect(unlinked).toEqual([]);
+  });
+
+  it('run a block marked requires=COMMAND once this build has COMMAND, and the probe example now', () => {
+    for (const b of BLOCKS.filter((x) => x.info)) {
+      const need = /requires=(\S+)/.exec(b.info)![1]!;
+      expect(codeBlocks(b.lang).includes(b.body), `${b.file}: requires=${need}`).toBe(hasCommand(need));
+    }
+    expect(codeBlocks('sh').some((b) => /^acp-inspect probe agent /m.test(b))).toBe(true);
   });
 });
 
@@ -171,6 +179,9 @@ describe('the shell examples', () => {
     // Examples that name files of this repository (recordings/...) find them as in a clone.
     symlinkSync(join(ROOT, 'recordings'), join(t.dir, 'recordings'));
     writeFileSync(join(t.dir, 'my-agent.js'), `import ${JSON.stringify(EXAMPLE_AGENT)};\n`);
+    // `my-agent` on PATH, as an installed agent would be: the SDK's example agent (it ignores --acp).
+    writeFileSync(join(bin, 'my-agent'), `#!/bin/sh\nexec ${sh(process.execPath)} ${sh(EXAMPLE_AGENT)} "$@"\n`);
+    chmodSync(join(bin, 'my-agent'), 0o755);
     for (const name of ['yesterday', 'today']) {
       const r = await cli(['import', SAMPLE, '--name', name, '--db', db]);
       expect(r.code, r.stderr).toBe(0);

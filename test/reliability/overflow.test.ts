@@ -1,21 +1,20 @@
 /**
  * The recorder stalls in the middle of a flood (here: its database is locked by another process, so
- * each write waits out the busy timeout) while the agent writes three times what the shared ring
- * holds. The forwarding thread must neither wait nor drop: records that find the ring full go, in
- * order, into the overflow file, and the recording ends complete, with every frame and no gap.
+ * each write waits out the busy timeout) while the agent writes 48 MiB. The forwarding thread must
+ * neither wait nor drop: every record goes, in order, into the capture log, and the recording ends
+ * complete, with every frame and no gap.
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { makeTmp, start, writeAgent, withStore, rpc, lockDb } from './helpers.js';
-import { RING_BYTES } from '../../src/tap/recorder-client.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
 const node = process.execPath;
 
 const FRAME = 1024;
-const COUNT = Math.ceil((3 * RING_BYTES) / FRAME);
+const COUNT = 48 * 1024;
 
 /** Answers `ping`; on `flood` writes COUNT numbered 1 KiB notifications, then the answer. */
 const flooder = writeAgent(tmp.dir, 'flooder', `

@@ -14,6 +14,7 @@ import { checkRecording } from '../../src/check/index.js';
 import { captureToTranscript, sniffCapture } from '../../src/transcript/foreign.js';
 import { openCapture } from '../../src/transcript/open-capture.js';
 import { readTranscriptFile } from '../../src/source.js';
+import { Store } from '../../src/store/store.js';
 import { isFrame, type Frame } from '../../src/wire/frame.js';
 import { zedCopy } from './zed-copy.js';
 
@@ -115,6 +116,22 @@ describe('acp-devtools exports', () => {
   });
 });
 
+describe("acp-devtools' JSON log (proxy --log json)", () => {
+  it('reads its message lines as frames byte-exact with their times, its own lines as events and the rest as the agent\'s stderr', () => {
+    const exp = exportOf(EXPORTS[0]!);
+    // As its proxy writes them to stderr: JSON.stringify of each captured message, one a line, with the agent's stderr and its status lines between.
+    const file = join(tmp.dir, 'proxy-stderr.log');
+    const lines = ['acp-devtools: spawned node (pid 4242)', ...exp.messages.map((m) => JSON.stringify({ seq: m.seq, timestamp: m.timestamp, direction: m.direction, kind: 'request', raw: m.raw, payload: null }))];
+    lines.splice(4, 0, 'agent: thinking');
+    writeFileSync(file, lines.join('\n') + '\n');
+    const rec = readTranscriptFile(file);
+    expect(rec.header).toMatchObject({ source: { format: 'acp-devtools-log' }, startedAt: new Date(exp.messages[0]!.timestamp).toISOString() });
+    expect(rec.items.filter(isFrame).map((f) => [f.raw, f.dir, f.t])).toEqual(exp.messages.map((m) => [m.raw, dirOf(m), m.timestamp - exp.messages[0]!.timestamp]));
+    expect(rec.items[0]).toMatchObject({ dir: 'event', type: 'acp-devtools', data: { message: 'spawned node (pid 4242)' } });
+    expect(rec.items[4]).toMatchObject({ dir: 'stderr', raw: 'agent: thinking', t: rec.items[3]!.t });
+  });
+});
+
 describe("acp-devtools' captures database", () => {
   it('imports every session as a recording, frames byte-exact, and leaves the database as it was', async () => {
     // Its tables as acp-devtools creates them (storage/sqlite.ts, schema 4), and its sessions as its proxy saves them.
@@ -135,10 +152,18 @@ describe("acp-devtools' captures database", () => {
     db.close();
     const before = readFileSync(file);
     const into = join(tmp.dir, 'from-captures.sqlite');
-    const [imp, check] = await Promise.all([cli(['import', file, '--db', into]), cli(['check', file])]);
+    const [imp, check, asDb] = await Promise.all([cli(['import', file, '--db', into]), cli(['check', file]), cli(['list', '--db', file])]);
     expect(imp.code, imp.stderr).toBe(0);
     expect(imp.stdout.toString()).toBe('1\n2\n');
     expect(readFileSync(file).equals(before)).toBe(true);
+    // Given as the database, it is named for what it is, and nothing is written into it.
+    expect(asDb.stderr).toBe(`acp-inspect: database ${file} is acp-devtools' captures database, not acp-inspect's; import its sessions with acp-inspect import ${file}, or pass another --db FILE\n`);
+    const other = join(tmp.dir, 'other.db');
+    new Database(other).exec('CREATE TABLE t (x)');
+    expect(() => Store.open(other)).toThrow(`database ${other} is not an acp-inspect database (its tables: t); pass another --db FILE`);
+    const check2 = new Database(other, { readonly: true });
+    expect(check2.prepare(`SELECT name FROM sqlite_master WHERE type = 'table'`).all()).toEqual([{ name: 't' }]);
+    check2.close();
     const out = join(tmp.dir, 'from-captures.jsonl');
     expect((await cli(['export', '2', '--db', into, '--no-redact', '-o', out])).code).toBe(0);
     const rec = readTranscriptFile(out);

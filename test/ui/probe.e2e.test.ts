@@ -28,7 +28,7 @@ beforeAll(async () => {
   html = join(t.dir, 'probe.html');
   // The test agent with one defect: unknown methods get a result instead of -32601.
   ({ report } = await probeAgent({
-    command: [process.execPath, join(PEERS, 'probe-agent.mjs')], db, timeoutMs: 3000, only: ['unknown-method', 'not-json', 'session-fork', 'prompt-image'],
+    command: [process.execPath, join(PEERS, 'probe-agent.mjs')], db, timeoutMs: 10_000, only: ['unknown-method', 'not-json', 'session-fork', 'prompt-image'],
     env: { ...process.env, PROBE_AGENT_DEFECT: 'unknown-method-result' }, outputs: { html },
   }));
   srv = await startServer({ dbPath: db, port: 0 });
@@ -64,8 +64,11 @@ describeBrowser('probe runs in the UI', () => {
     await failed.getByRole('link', { name: `#${rec}` }).click();
     await page.getByRole('heading', { name: `probe agent #${report.run}: unknown-method` }).waitFor();
     await page.locator('.row', { hasText: 'acp_inspect_probe/no_such_method' }).first().waitFor();
-    // Back returns to the scorecard.
+    // Back returns to the scorecard, and so does the recording's link to its run.
     await page.goBack();
+    await card.locator('[data-verdict]').waitFor();
+    await failed.getByRole('link', { name: `#${rec}` }).click();
+    await page.getByRole('link', { name: `scorecard of probe run #${report.run}` }).click();
     await card.locator('[data-verdict]').waitFor();
     await page.close();
   });

@@ -18,7 +18,7 @@ import { PlaybackBar } from './playback-bar.js';
 import { step as stepPlayhead } from './playback.js';
 import { TurnsView } from './turns-view.js';
 import { CompareView } from './compare-view.js';
-import { ProbeScorecard } from './probe-view.js';
+import { ProbeScorecard, ProbeRunLink } from './probe-view.js';
 import { fmtMs, fmtDate } from './format.js';
 import { downloadText } from './download.js';
 
@@ -85,6 +85,7 @@ function RecordingHeader() {
     <div class="rec-head">
       <div class="rec-title">
         <h1>{r.name || r.command?.join(' ') || `Recording ${r.id}`}</h1>
+        <ProbeRunLink name={r.name} />
         {isLive.value ? <span class="pill live"><span class="dot" aria-hidden="true" />live{liveConnected.value ? '' : ' (reconnecting)'}</span> : <span class="pill">{r.status}</span>}
         <span class="muted">
           {[r.agent.name && `agent ${[r.agent.name, r.agent.version].filter(Boolean).join(' ')}`, r.client.name && `client ${[r.client.name, r.client.version].filter(Boolean).join(' ')}`,

@@ -3,7 +3,7 @@
  * tier, each scenario linking to its recording (an ordinary recording: timeline, findings, export).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { server, type ProbeReport, type ProbeRunSummary, type ScenarioResult } from './api.js';
+import { server, serverApi, type ProbeReport, type ProbeRunSummary, type ScenarioResult } from './api.js';
 import { probeId, recId, writeUrl, openRecording, recordings } from './model.js';
 import { fmtDate, fmtMs } from './format.js';
 
@@ -98,4 +98,12 @@ export function ProbeScorecard({ id }: { id: number }) {
       })}
     </main>
   );
+}
+
+/** In a scenario's recording, a link back to its probe run's scorecard (recordings are named "probe agent #RUN: SCENARIO"). */
+export function ProbeRunLink({ name }: { name: string | null }) {
+  const m = /^probe (agent|client) #(\d+): /.exec(name ?? '');
+  if (!m || !serverApi()) return null;
+  const id = Number(m[2]);
+  return <a class="probe-back" href={`?probe=${id}`} onClick={(e) => { e.preventDefault(); openProbe(id); }}>scorecard of probe run #{id}</a>;
 }

@@ -73,8 +73,8 @@ export function RecordingsView() {
       <div class="toolbar">
         <input type="search" placeholder="Search by name, agent, client or command" aria-label="Search recordings" value={listSearch.value}
           onInput={(e) => { listSearch.value = (e.currentTarget as HTMLInputElement).value; void loadRecordings(); }} />
-        <button type="button" onClick={() => fileRef.current?.click()}>Import .jsonl…</button>
-        <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.json,application/x-ndjson" class="sr-only" aria-label="Transcript file to import" onChange={onImport} />
+        <button type="button" onClick={() => fileRef.current?.click()} title="A transcript (.jsonl), an acp-devtools export (.json) or a copy of Zed's ACP log">Import…</button>
+        <input ref={fileRef} type="file" accept=".jsonl,.ndjson,.json,application/x-ndjson,application/json" class="sr-only" aria-label="Transcript file to import" onChange={onImport} />
         {msg && <span class="muted" role="status">{msg}</span>}
       </div>
       {recordingsError.value && <p class="bad" role="alert">{recordingsError.value}</p>}
@@ -102,7 +102,8 @@ export function RecordingsView() {
                 <td class="num">{r.frames}</td>
                 <td class={`num${r.errors ? ' bad' : ''}`}>{r.errors || ''}</td>
                 <td class={`num${r.warnings ? ' warn' : ''}`}>{r.warnings || ''}</td>
-                <td>{r.status === 'running' ? <span class="pill live"><span class="dot" aria-hidden="true" />live</span> : <span class={`pill ${r.incomplete ? 'warn' : ''}`}>{r.status}</span>}</td>
+                <td>{r.indexing ? <span class="pill" title={`its tap has ended; the rest of its capture log is being indexed (${r.status})`}>indexing {Math.floor((100 * r.indexing.indexedBytes) / Math.max(1, r.indexing.totalBytes))}%</span>
+                  : r.status === 'running' ? <span class="pill live"><span class="dot" aria-hidden="true" />live</span> : <span class={`pill ${r.incomplete ? 'warn' : ''}`}>{r.status}</span>}</td>
                 <td class="actions">
                   <button type="button" class="link" onClick={() => openCompare(r.id, null)} aria-label={`Compare recording ${r.id} with another`}>compare</button>
                   <a href={api.exportUrl(r.id)} download={`acp-recording-${r.id}.jsonl`} title="Download as .jsonl (secrets redacted)">export</a>{' '}

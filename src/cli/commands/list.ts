@@ -31,6 +31,7 @@ export function registerList(program: Command): void {
             clientVersion: r.client.version, protocolVersion: r.protocolVersion, startedAt: r.startedAt, endedAt: r.endedAt,
             durationMs: r.durationMs, frames: r.frames, items: r.items, status: r.status, incomplete: r.incomplete,
             exitCode: r.exitCode, exitSignal: r.exitSignal, errors: r.errors, warnings: r.warnings, command: r.command,
+            ...(r.indexing ? { indexing: r.indexing } : {}),
           })), null, 2) + '\n');
           return;
         }
@@ -44,7 +45,8 @@ export function registerList(program: Command): void {
             String(r.id), r.name ?? '', [r.agent.name, r.agent.version].filter(Boolean).join(' ') || (r.command?.join(' ') ?? ''),
             [r.client.name, r.client.version].filter(Boolean).join(' '), r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
             r.durationMs === null ? '' : formatDuration(r.durationMs), String(r.frames), String(r.errors), String(r.warnings),
-            r.status + (r.incomplete && r.status !== 'incomplete' && r.status !== 'interrupted' ? ' (incomplete)' : ''),
+            r.status + (r.incomplete && r.status !== 'incomplete' && r.status !== 'interrupted' ? ' (incomplete)' : '')
+              + (r.indexing ? `, indexing ${Math.floor((100 * r.indexing.indexedBytes) / Math.max(1, r.indexing.totalBytes))}%` : ''),
           ]),
         ));
       } finally {

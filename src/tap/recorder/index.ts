@@ -1,38 +1,33 @@
 /**
- * The recorder: takes what the forwarder hands on (the shared ring and its overflow file) and
- * records it. Four parts, wired here: the intake takes records off the ring and the overflow file
- * in order (intake.ts), the line indexer turns them into items (lines.ts), the live checker folds
- * each item in (live-checker.ts), and the store writer writes them in batches (store-writer.ts).
+ * The recorder: indexes a recording's capture log (capture-log.ts) into the database. Four parts,
+ * wired here: the intake reads the log's records in order (intake.ts), the line indexer turns them
+ * into items (lines.ts), the live checker folds each item in (live-checker.ts), and the store writer
+ * writes them in batches, each with how far the log is indexed (store-writer.ts).
  *
- * It runs where the forwarding does not: on a worker thread beside the JavaScript forwarder
- * (recorder-worker.ts), or on the tap's main thread when the native forwarder's threads move the
- * bytes (the main thread then has nothing else to do but the agent's stderr, and a second V8
- * isolate would only cost memory).
+ * It runs beside a live tap (on a worker thread beside the JavaScript forwarder, or on the tap's
+ * main thread when the native forwarder's threads move the bytes), and in any process that finishes
+ * a log its tap left (recover.ts): the same code, resuming where the database says indexing got.
  *
  * Failure policy: the session matters more than the recording. A database that cannot be opened or
- * written produces one warning; the recording is marked incomplete and the data that could not be
- * written is counted as a gap. Nothing here may throw into the forwarder.
+ * written produces one warning; the recording is marked incomplete. Nothing here may throw into the
+ * forwarder.
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import type { FromRecorder, RecorderConfig, ToRecorder } from '../messages.js';
-import { RingReader } from '../ring.js';
 import { Guard } from './guard.js';
 import { StoreWriter } from './store-writer.js';
-import { LineIndexer } from './lines.js';
+import { LineIndexer, type IndexState } from './lines.js';
 import { LiveCheck } from './live-checker.js';
-import { Intake, pipeWaker } from './intake.js';
+import { Intake } from './intake.js';
 
 /** Loaded only for --ui; a variable keeps the tap independent of the server at build time. */
 const SERVER_MODULE = '../../server/index.js';
 
 /**
  * The recorder's thread runs one step below normal CPU priority (nice 1): under contention the
- * agent, the client and the forwarding go slightly first. It is not lower because during a burst the
- * recorder must still capture as fast as bytes arrive (capture is cheap: see intake.ts) or the ring
- * overflows into a gap; the expensive per-frame work is what waits for the burst to end. Linux
- * priorities are per thread (threads made later by this one inherit it); elsewhere this is a no-op.
- * The bench finds the recorder worker by this value.
+ * agent, the client and the forwarding go slightly first. Linux priorities are per thread (threads
+ * made later by this one inherit it); elsewhere this is a no-op. The bench finds the recorder by it.
  */
 export const RECORDER_NICE = 1;
 export function lowerPriority(): void {
@@ -52,27 +47,41 @@ export interface RecorderOptions {
 }
 
 export interface Recorder {
-  /** A message from the forwarder that did not come through the ring. */
-  post(m: ToRecorder): void;
+  /** Resolves once the log is indexed to its end (the finish record, or a dead tap's last record), or stopped. */
+  readonly done: Promise<void>;
+  /** Look at the log now (the finish was written). */
+  poke(): void;
+  /**
+   * The tap exits before the log is all indexed: write what waits, with the agent's exit, let go of
+   * the log (the next indexer goes on from there), and take nothing more.
+   */
+  handOff(code: number | null, signal: string | null): void;
 }
 
 export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) => void, opts: RecorderOptions): Recorder {
-  /** Set once the live checker is loaded: until then, messages wait in `early` (or captured, in order). */
+  /** Set once the live checker is loaded: until then records wait in the log. */
   let ready = false;
   /** Set once the finish is received: nothing more is taken. */
   let finishing = false;
-  const early: ToRecorder[] = [];
   let closeUi: (() => Promise<void>) | null = null;
+  /** Set once the tap handed the log on (handOff): nothing more is taken. */
+  let stopped = false;
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
 
   const guard = new Guard(config.guard);
-  const reader = config.ring ? new RingReader(config.ring, config.wakeFd !== undefined ? pipeWaker(config.wakeFd) : null) : null;
+  const shared = config.shared ? new BigInt64Array(config.shared, 0, 1) : null;
   let intake: Intake | null = null;
   const writer = new StoreWriter(config, guard, {
     send,
-    inBurst: () => intake !== null && (intake.captured || intake.bursting),
+    inBurst: () => intake !== null && (intake.bursting || intake.behind > 0),
     arriving: () => intake !== null && intake.bursting,
-    ringUsed: () => reader?.used ?? 0,
+    backlog: () => intake?.behind ?? 0,
     lastTraffic: () => intake?.lastTraffic ?? 0,
+    checkpoint: () => {
+      const state = lines.snapshot();
+      return { offset: intake?.offset ?? 0, state: state && JSON.stringify(state) };
+    },
     onFatal: opts.onFatal,
   }, opts.busyTimeoutMs);
   const live = new LiveCheck(config, send);
@@ -81,13 +90,15 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     onPeer: (info) => writer.setPeer(info),
     onIncomplete: (reason) => writer.noteIncomplete(reason),
   });
+  const resume = config.resume;
+  if (resume) lines.restore(resume.state ? JSON.parse(resume.state) as IndexState : null, resume.storedSeq);
 
   function receive(m: ToRecorder): void {
     if (finishing) return;
     if (!Array.isArray(m) && 'finish' in m) {
       finishing = true;
       const { code, signal, t } = m.finish;
-      finish(code, signal, t).catch(opts.onFatal);
+      finish(code, signal, t, false).catch(opts.onFatal);
       return;
     }
     try {
@@ -97,53 +108,60 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     }
   }
 
-  async function finish(code: number | null, signal: string | null, exitT: number): Promise<void> {
-    // Bounded (each try may wait out the busy timeout), so a final warning still reaches the user
-    // before the forwarding thread stops waiting for us (6 s without progress).
+  /** Ends the recording: its exit (or, for a tap that died, its last frame's time) and its status. */
+  async function finish(code: number | null, signal: string | null, exitT: number, interrupted: boolean): Promise<void> {
     const deadline = Date.now() + 2500;
-    const t = lines.end(code, signal, exitT);
+    const t = interrupted ? lines.endInterrupted() : lines.end(code, signal, exitT);
     writer.addFindings(live.end());
-    guard.progressed();
-    // The last spans go out while the database is finished (bounded: see startLiveTrace).
     const traceDone = live.finish(t, writer.recordingId);
-    await writer.finish(code, signal, exitT, deadline);
+    await writer.finish(code, signal, t, deadline, interrupted);
     if (traceDone) await traceDone;
     if (closeUi) await closeUi().catch(() => undefined);
     send({ done: true });
+    resolveDone();
   }
 
   /**
-   * Loads the live checker (its modules and schemas cost a few hundred ms of CPU) once the ring is
-   * quiet or the session is over, so it does not compete with the agent's start-up. Until it is
-   * loaded, everything is captured, so its findings see every item in order. A burst that arrives
-   * while it loads waits in the ring, and past the ring in the forwarder's overflow file.
+   * Loads the live checker (its modules and schemas cost a few hundred ms of CPU) once the log is
+   * quiet or the session is over, so it does not compete with the agent's start-up; records wait in
+   * the log meanwhile, so its findings see every item in order. A resumed indexer first folds in the
+   * items already stored (their findings are stored too).
    */
   let checkerLoading = false;
   function startChecker(): void {
     if (checkerLoading) return;
     checkerLoading = true;
     live.load().then(() => {
+      if (resume && resume.storedSeq > 0) writer.replayStored(resume.storedSeq, (item) => live.step(item));
       ready = true;
-      for (const m of early.splice(0)) receive(m);
+      intake?.poke();
     }).catch(opts.onFatal);
   }
 
-  // Drain first (a burst at start-up is captured), then open the database.
-  if (reader) {
-    intake = new Intake(reader, guard, {
+  writer.openStore();
+  if (writer.failed) {
+    send({ done: true });
+    resolveDone();
+  } else {
+    intake = new Intake(config.capture.path, resume?.indexed ?? 0, shared ? () => Number(Atomics.load(shared, 0)) : null, {
       receive,
+      recordDone: () => writer.recordDone(),
       finishing: () => finishing,
       ready: () => ready,
       startChecker,
-      storeFailed: () => writer.failed,
       writerBlocked: () => writer.blocked,
-      giveUp: () => writer.giveUp(),
       warnOnce: (msg) => writer.warnOnce(msg),
       indexing: opts.indexing,
-    }, config.finishWaitMs);
-    intake.start().catch(opts.onFatal);
-  } else startChecker();
-  writer.openStore();
+    });
+    intake.run().then(() => {
+      // The log ended without a finish record (its tap died): the recording is interrupted.
+      if (!finishing && !stopped) {
+        finishing = true;
+        return finish(null, null, lines.lastT, true);
+      }
+      if (stopped) resolveDone();
+    }).catch(opts.onFatal);
+  }
   if (config.ui !== null && writer.open) {
     import(SERVER_MODULE)
       .then(async (mod: { startServer?: (o: { dbPath: string; port: number }) => Promise<{ url: string; close(): Promise<void> }> }) => {
@@ -156,9 +174,13 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   }
 
   return {
-    post(m: ToRecorder): void {
-      if (!ready) early.push(m);
-      else receive(m);
+    done,
+    poke: () => intake?.poke(),
+    handOff(code, signal) {
+      if (stopped || finishing) return;
+      stopped = true;
+      intake?.stop();
+      writer.handOff(code, signal);
     },
   };
 }

@@ -10,7 +10,7 @@ import { decodeUtf8 } from '../../wire/line-splitter.js';
 import { CappedLineSplitter, DEFAULT_LINE_CAP, type CappedLine } from '../capped-splitter.js';
 import { frameFromDecoded } from '../../wire/make-frame.js';
 import { chunkFrameOf, type ChunkKind } from '../../wire/chunk-frame.js';
-import { Correlator } from '../../wire/correlate.js';
+import { Correlator, type PendingRequest } from '../../wire/correlate.js';
 import type { Frame, Item } from '../../wire/frame.js';
 import { peerInfoFromFrame } from '../../store/store.js';
 import { redactFrame } from '../../redact.js';
@@ -30,6 +30,18 @@ export interface LineHooks {
   onIncomplete(reason: string): void;
 }
 
+/** The indexer's state between two records of the capture log: what it resumes from (see LineIndexer.snapshot). */
+export interface IndexState {
+  seq: number;
+  lastT: number;
+  /** Per stream: the line in progress (base64) and its bytes past the cap. */
+  lines: [string, number][];
+  pending: [string, PendingRequest][];
+}
+
+/** Bytes of lines in progress past which a state is not saved (see snapshot): a later one will be. */
+const MAX_STATE_LINE_BYTES = 1024 * 1024;
+
 export class LineIndexer {
   private readonly splitters = [new CappedLineSplitter(LINE_CAP), new CappedLineSplitter(LINE_CAP), new CappedLineSplitter(LINE_CAP)];
   private readonly correlator = new Correlator();
@@ -37,8 +49,39 @@ export class LineIndexer {
   private readonly chunkKind: ChunkKind = { update: -1 };
   /** The time of the newest item so far: items are stored in order, and their times must not go back. */
   lastT = 0;
+  /**
+   * Items up to this seq are stored already (a resumed indexer goes over some of them again, from
+   * its saved state): they are made again, to keep every count, but not handed on.
+   */
+  private storedSeq = 0;
 
   constructor(private readonly config: RecorderConfig, private readonly hooks: LineHooks) {}
+
+  /**
+   * The state to resume from, between two records; null while a line in progress is too large to be
+   * worth saving with every batch (a later state will be saved: resuming from an earlier one only
+   * makes again items that are skipped).
+   */
+  snapshot(): IndexState | null {
+    const lines = this.splitters.map((s) => s.snapshot());
+    if (lines.reduce((a, l) => a + l.kept.length, 0) > MAX_STATE_LINE_BYTES) return null;
+    return { seq: this.seq, lastT: this.lastT, lines: lines.map((l) => [l.kept.toString('base64'), l.over]), pending: this.correlator.snapshot() };
+  }
+
+  /** Resumes from a saved state, with items up to `storedSeq` already stored. */
+  restore(state: IndexState | null, storedSeq: number): void {
+    this.storedSeq = storedSeq;
+    if (!state) return;
+    this.seq = state.seq;
+    this.lastT = state.lastT;
+    state.lines.forEach(([kept, over], i) => this.splitters[i]!.restore({ kept: Buffer.from(kept, 'base64'), over }));
+    this.correlator.restore(state.pending);
+  }
+
+  /** The seq of the newest item made. */
+  get lastSeq(): number {
+    return this.seq;
+  }
 
   /** Takes one message from the forwarder: a chunk of a stream, an event, a gap or an end of stream. */
   handle(m: ToRecorder): void {
@@ -75,6 +118,18 @@ export class LineIndexer {
     return t;
   }
 
+  /**
+   * Ends a recording whose tap died: the streams' unfinished lines are items too (as at the end of a
+   * stream), and no exit item follows. Returns the time of its last item.
+   */
+  endInterrupted(): number {
+    for (const c of [C2A, A2C, STDERR] as StreamCode[]) {
+      const rest = this.splitters[c]!.end();
+      if (rest) this.onLine(c, this.lastT, rest);
+    }
+    return this.lastT;
+  }
+
   private push(item: Item, bytes: number, chunk?: number): void {
     // Items are stored in the order the tap handed them over (one lock for both forwarding threads and
     // the main thread), but each took its time just before that lock: a thread preempted in between
@@ -82,7 +137,7 @@ export class LineIndexer {
     // an item is stamped no earlier than the one before it.
     if (item.t > this.lastT) this.lastT = item.t;
     else item.t = this.lastT;
-    this.hooks.onItem(item, bytes, chunk);
+    if (item.seq > this.storedSeq) this.hooks.onItem(item, bytes, chunk);
   }
 
   private onLine(code: StreamCode, t: number, capped: CappedLine): void {

@@ -5,13 +5,17 @@
  * Failure policy: the session matters more than the recording. A database that cannot be opened or
  * written produces one warning; the recording is marked incomplete and the data that could not be
  * written is counted as a gap. A database locked by another process loses nothing: the write is
- * tried again every RETRY_MS, and meanwhile the intake takes nothing more into memory (see `blocked`
- * and intake.ts): the backlog waits in the spill and overflow files. Nothing here throws.
+ * tried again every RETRY_MS, and meanwhile the intake takes nothing more (see `blocked` and
+ * intake.ts): the backlog waits in the capture log. Nothing here throws.
+ *
+ * Each batch is written with how far the capture log is indexed and the indexer's state there (see
+ * `checkpoint` in WriterHooks), in one transaction: whoever goes on from there (this recorder, or
+ * another process once the tap is gone) neither loses nor repeats an item.
  */
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import type { FromRecorder, RecorderConfig } from '../messages.js';
 import type { Frame, Item } from '../../wire/frame.js';
-import { Store, processStartId, toStoreError, type StoredFinding } from '../../store/store.js';
+import { Store, processIdentity, processStartId, toStoreError, type StoredFinding } from '../../store/store.js';
 import type { Guard } from './guard.js';
 
 /** Flush at least this often, and sooner when a batch grows past these bounds. */
@@ -37,7 +41,7 @@ const CHECKPOINT_FORCE_BYTES = 64 * 1024 * 1024;
  * thread of Node's pool (see flushLogAhead).
  */
 const LOG_FLUSH_BYTES = 8 * 1024 * 1024;
-/** A checkpoint waits until the ring has been quiet for this long. */
+/** A checkpoint waits until the capture log has been quiet for this long. */
 const CHECKPOINT_QUIET_MS = 250;
 /**
  * The recorder's page cache (KiB). It only appends: what it needs cached is the last page of the
@@ -50,12 +54,17 @@ const CACHE_KIB = 2048;
 /** What the writer asks of the rest of the recorder: where messages go, and whether traffic flows. */
 export interface WriterHooks {
   send(m: FromRecorder): void;
-  /** True while a burst arrives or waits captured: no checkpoint then, unless the log is large. */
+  /** True while a burst arrives or waits to be indexed: no checkpoint then, unless the log is large. */
   inBurst(): boolean;
-  /** True while a burst arrives (more than the ring takes untouched, or spilled): no checkpoint at all then. */
+  /** True while a burst arrives: no checkpoint at all then. */
   arriving(): boolean;
-  /** Bytes waiting in the ring (traffic not looked at yet). */
-  ringUsed(): number;
+  /** Bytes of the capture log not indexed yet. */
+  backlog(): number;
+  /**
+   * Where the capture log is indexed up to, and the indexer's state there (null: not worth saving
+   * now). Asked only between two records, when a batch is written.
+   */
+  checkpoint(): { offset: number; state: string | null };
   /** When traffic was last seen (performance.now()). */
   lastTraffic(): number;
   /** A timer's work failed unexpectedly (a bug): see RecorderOptions.onFatal. */
@@ -74,8 +83,6 @@ export class StoreWriter {
   private opening = false;
   /** True while a write found the database locked and is being retried. */
   private stalled = false;
-  /** Set when the database stayed locked after the session ended: items are dropped (counted). */
-  private givenUp = false;
   private warned = false;
   private delayNoted = false;
   private incompleteReason: string | null = null;
@@ -128,22 +135,7 @@ export class StoreWriter {
    * or a write, is tried again every RETRY_MS). The intake then stops taking records into memory.
    */
   get blocked(): boolean {
-    return (this.opening || this.stalled) && !this.givenUp;
-  }
-
-  /**
-   * The database stayed locked after the session ended (see intake.ts): what waits is dropped and
-   * counted, and so is what still comes, so the recorder can finish within the tap's exit wait.
-   */
-  giveUp(): void {
-    this.givenUp = true;
-    this.dropped += this.items.length;
-    this.clear();
-    this.warnOnce(this.recordingId === null ? this.notRecorded() : `recording incomplete: database ${this.config.dbPath} stayed locked by another process after the session ended; what arrived while it was locked was not recorded`);
-  }
-
-  private notRecorded(): string {
-    return `not recorded: database ${this.config.dbPath} stayed locked by another process; the session was forwarded untouched`;
+    return this.opening || this.stalled;
   }
 
   /** The database, once open (for the UI started beside the recorder). */
@@ -157,10 +149,10 @@ export class StoreWriter {
       const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: this.busyTimeoutMs, cacheKiB: CACHE_KIB })));
       // Checkpoints (copying the write-ahead log into the database, with an fsync) are ours to time:
       // SQLite would run one inside whichever commit crosses 4 MB of log, and an fsync can take
-      // hundreds of ms, long enough for a burst to overflow the ring. See checkpointSoon().
+      // hundreds of ms, long enough to hold up the recorder in the middle of a backlog. See checkpointSoon().
       try { guard.sql(() => store.db.pragma('wal_autocheckpoint = 0')); } catch { /* SQLite's own schedule then */ }
       try { guard.sql(() => store.markInterrupted()); } catch { /* another writer holds the lock; not ours to fix now */ }
-      this.recordingId = guard.sql(() => store.createRecording({
+      this.recordingId = config.resume ? config.resume.recordingId : guard.sql(() => store.createRecording({
         name: config.name,
         startedAt: config.startedAt,
         status: 'running',
@@ -168,6 +160,8 @@ export class StoreWriter {
         cwd: config.cwd,
         hostPid: config.hostPid,
         hostStart: processStartId(config.hostPid),
+        capture: config.capture.name,
+        indexer: processIdentity(),
       }));
       this.opening = false;
       this.hooks.send({ recordingId: this.recordingId });
@@ -198,23 +192,17 @@ export class StoreWriter {
   private updatePeer(): void {
     const { store, recordingId, peer } = this;
     if (!store || recordingId === null) return;
+    // Only what this indexer saw: one that resumed a log after its initialize keeps what is stored.
+    const columns: Record<string, string> = { clientName: 'client_name', clientVersion: 'client_version', agentName: 'agent_name', agentVersion: 'agent_version', protocolVersion: 'protocol_version' };
+    const patch = Object.fromEntries(Object.entries(columns).filter(([k]) => peer[k] !== undefined).map(([k, col]) => [col, peer[k]]));
+    if (Object.keys(patch).length === 0) return;
     try {
-      this.guard.sql(() => store.updateRecording(recordingId, {
-        client_name: (peer.clientName as string) ?? null,
-        client_version: (peer.clientVersion as string) ?? null,
-        agent_name: (peer.agentName as string) ?? null,
-        agent_version: (peer.agentVersion as string) ?? null,
-        protocol_version: (peer.protocolVersion as number) ?? null,
-      }));
+      this.guard.sql(() => store.updateRecording(recordingId, patch));
     } catch { /* retried with the next peer update or at finish */ }
   }
 
   /** Queues an item (about `bytes` in memory) and its findings; writes the batch when it is due. */
   add(item: Item, bytes: number, findings: StoredFinding[]): void {
-    if (this.givenUp) {
-      this.dropped++;
-      return;
-    }
     this.items.push(item);
     this.bytes += bytes;
     for (const f of findings) this.findings.push(f);
@@ -223,8 +211,22 @@ export class StoreWriter {
     if ((item as Frame).json !== undefined) (item as Frame).json = undefined;
     // Blocked: the retry writes the batch (each try may wait for the lock), not every item added.
     if (this.blocked) return;
-    if (this.items.length >= FLUSH_ITEMS || this.bytes >= FLUSH_BYTES) this.flush();
-    else if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), FLUSH_MS);
+    if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), FLUSH_MS);
+  }
+
+  /** A record of the capture log is indexed whole: the batch is written here when it is due. */
+  recordDone(): void {
+    if (!this.blocked && (this.items.length >= FLUSH_ITEMS || this.bytes >= FLUSH_BYTES)) this.flush();
+  }
+
+  /** Hands the items already stored, up to `seq`, to `fn` in order (a resumed indexer's checker catches up). */
+  replayStored(seq: number, fn: (item: Item) => void): void {
+    const { store, recordingId } = this;
+    if (!store || recordingId === null) return;
+    for (const item of store.iterateItems(recordingId)) {
+      if (item.seq > seq) break;
+      fn(item);
+    }
   }
 
   /** Queues findings that belong to no item (the checker's last word). */
@@ -248,7 +250,7 @@ export class StoreWriter {
       clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
-    if (this.opening && !this.givenUp) this.openStore();
+    if (this.opening) this.openStore();
     if (this.items.length === 0 && this.findings.length === 0) return;
     if (this.opening) {
       if (this.bytes >= MAX_PENDING_BYTES) {
@@ -266,8 +268,10 @@ export class StoreWriter {
     }
     try {
       const { items, findings } = this;
+      const at = this.hooks.checkpoint();
       guard.sql(() => store.db.transaction(() => {
         store.appendItems(recordingId, items);
+        if (at.state !== null) store.saveIndexState(recordingId, at.offset, at.state);
         // The end of a session can bring thousands of findings at once: each slice written is progress.
         for (let i = 0; i < findings.length; i += FINDINGS_SLICE) {
           store.appendFindings(recordingId, findings.slice(i, i + FINDINGS_SLICE));
@@ -297,13 +301,13 @@ export class StoreWriter {
   private checkpointSoon(): void {
     if (this.unCheckpointed === 0 || this.checkpointTimer) return;
     const { hooks } = this;
-    if (this.unCheckpointed >= CHECKPOINT_FORCE_BYTES && !hooks.arriving() && hooks.ringUsed() === 0) {
+    if (this.unCheckpointed >= CHECKPOINT_FORCE_BYTES && !hooks.arriving() && hooks.backlog() === 0) {
       this.checkpoint();
       return;
     }
     this.checkpointTimer = this.later(() => {
       this.checkpointTimer = null;
-      if (hooks.inBurst() || hooks.ringUsed() > 0 || performance.now() - hooks.lastTraffic() < CHECKPOINT_QUIET_MS) this.checkpointSoon();
+      if (hooks.inBurst() || hooks.backlog() > 0 || performance.now() - hooks.lastTraffic() < CHECKPOINT_QUIET_MS) this.checkpointSoon();
       else this.checkpoint();
     }, CHECKPOINT_QUIET_MS);
     this.checkpointTimer.unref();
@@ -358,7 +362,7 @@ export class StoreWriter {
    * more tries (each may wait out the busy timeout) until `deadline` (Date.now() time), then the
    * tail is given up and counted.
    */
-  async finish(code: number | null, signal: string | null, exitT: number, deadline: number): Promise<void> {
+  async finish(code: number | null, signal: string | null, exitT: number, deadline: number, interrupted = false): Promise<void> {
     const { config } = this;
     this.flush();
     while (this.items.length > 0 && Date.now() < deadline) {
@@ -371,32 +375,60 @@ export class StoreWriter {
     this.flushTimer = null;
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
-    if (this.items.length > 0) {
-      this.dropped += this.items.length;
-      this.warnOnce(this.recordingId === null
-        ? this.notRecorded()
-        : `recording incomplete: ${this.items.length} items could not be written to ${config.dbPath}`);
-    }
     const { store, recordingId, guard } = this;
+    if (this.items.length > 0) {
+      // Still locked: the capture log keeps what is not stored, and the next opener stores it.
+      if (store && recordingId !== null) {
+        try { guard.sql(() => store.releaseCapture(recordingId)); } catch { /* the lease goes with this process */ }
+      }
+      this.hooks.send({ warn: `recording delayed: database ${config.dbPath} stayed locked; the rest is kept beside it and stored by the next acp-inspect that opens it` });
+      await this.closeLog();
+      return;
+    }
     if (store && recordingId !== null) {
       try {
         this.updatePeer();
-        const incomplete = this.incompleteReason !== null || this.dropped > 0;
-        guard.sql(() => store.updateRecording(recordingId, {
-          status: incomplete ? 'incomplete' : 'complete',
-          incomplete: incomplete ? 1 : 0,
-          incomplete_reason: this.incompleteReason ?? (this.dropped > 0 ? `${this.dropped} items were not recorded` : null),
-          ended_at: new Date().toISOString(),
-          exit_code: code,
-          exit_signal: signal,
-          duration_ms: exitT,
-        }));
+        const incomplete = interrupted || this.incompleteReason !== null || this.dropped > 0;
+        guard.sql(() => store.db.transaction(() => {
+          store.updateRecording(recordingId, {
+            status: interrupted ? 'interrupted' : incomplete ? 'incomplete' : 'complete',
+            incomplete: incomplete ? 1 : 0,
+            incomplete_reason: interrupted
+              ? 'the recording process ended without finishing it; the recording holds everything it captured'
+              : this.incompleteReason ?? (this.dropped > 0 ? `${this.dropped} items were not recorded` : null),
+            ended_at: interrupted ? new Date(Date.parse(config.startedAt) + exitT).toISOString() : new Date().toISOString(),
+            exit_code: code,
+            exit_signal: signal,
+            duration_ms: exitT,
+          });
+          store.captureIndexed(recordingId);
+        })());
       } catch (e) {
         this.warnOnce(`recording not finished: ${(e as Error).message}`);
       }
       try { guard.sql(() => store.close()); } catch { /* the tap is exiting; SQLite's journal keeps the file consistent */ }
     }
     await this.closeLog();
+  }
+
+  /**
+   * The tap is exiting before the capture log is all indexed: writes what waits (with how far it
+   * got), the agent's exit, and lets go of the log, so that the next indexer (a detached one, or the
+   * next opener) goes on from there at once. Skipped when the database is locked (the lease then
+   * goes with this process). Never waits for a lock.
+   */
+  handOff(code: number | null, signal: string | null): void {
+    const { store, recordingId, guard } = this;
+    if (!store || recordingId === null || this.blocked) return;
+    try {
+      store.db.pragma('busy_timeout = 0');
+      this.flush();
+      if (this.items.length > 0) return;
+      guard.sql(() => store.db.transaction(() => {
+        store.updateRecording(recordingId, { ended_at: new Date().toISOString(), exit_code: code, exit_signal: signal });
+        store.releaseCapture(recordingId);
+      })());
+    } catch { /* locked: the lease goes with this process */ }
   }
 }
 

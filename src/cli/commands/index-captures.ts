@@ -1,0 +1,18 @@
+import type { Command } from 'commander';
+import { DB_OPTION } from '../options.js';
+
+export function registerIndex(program: Command): void {
+  program
+    .command('index')
+    .description('finish indexing what taps left in capture logs (killed taps, or taps that exited before their recording was all indexed); started on its own when needed')
+    .option(...DB_OPTION)
+    .action(async (opts: { db?: string }) => {
+      const { existsSync } = await import('node:fs');
+      const { defaultDbPath } = await import('../../store/paths.js');
+      const { finishCaptures } = await import('../../tap/recover.js');
+      const path = opts.db ?? defaultDbPath();
+      if (!existsSync(path)) return;
+      const n = await finishCaptures(path, (msg) => process.stderr.write(`${msg}\n`));
+      if (process.stdout.isTTY) process.stdout.write(`${n === 0 ? 'nothing to index' : `${n} recording${n === 1 ? '' : 's'} indexed`}\n`);
+    });
+}

@@ -1,0 +1,148 @@
+/**
+ * The capture log: every byte the tap forwards (both directions), the agent's stderr and the tap's
+ * lifecycle records, appended in order, with their timestamps, to a file beside the database (on
+ * its disk: see capturesDir) as traffic flows. It is what makes a recording durable: a tap killed
+ * at any moment leaves its bytes in the page cache, which survives the process, and whoever opens
+ * the database next indexes the rest (recover.ts). The SQLite rows are built from it, and the
+ * database records how far (recordings.capture_indexed, index_state); a log fully indexed is removed.
+ *
+ * Records: a 16-byte header (payload length u32, type u32, t f64, little endian), the payload, and
+ * padding to 8 bytes. Types 0..2 are the stream codes (messages.ts), 3 a control message (JSON).
+ * The first record is a control record `{"capture": CaptureHeader}`. A record cut short at the end
+ * of the file (the tap died while writing it) is not a record yet.
+ */
+import { existsSync, mkdirSync, openSync, readSync, writevSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { CAPTURE_EXT, capturesDir } from '../store/paths.js';
+
+/** Bytes of a record's header. */
+export const RECORD_HEADER = 16;
+/** Record type of a control message (JSON payload); 0..2 are the stream codes. */
+export const RECORD_CONTROL = 3;
+/** Records start on 8-byte boundaries. */
+export const pad8 = (n: number) => (n + 7) & ~7;
+
+/** What a capture log says about its recording, in its first record: enough to index it without the tap. */
+export interface CaptureHeader {
+  name: string | null;
+  command: string[];
+  cwd: string;
+  startedAt: string;
+  hostPid: number;
+  hostStart: string | null;
+  redact: boolean;
+  maxFrameBytes: number | null;
+  check: boolean;
+}
+
+/** A record's header, decoded; `size` is the whole record's (header, payload and padding). */
+export interface RecordHeader { len: number; type: number; t: number; size: number }
+
+/** Writes the header of a record of `len` payload bytes into `head` (RECORD_HEADER bytes). */
+export function encodeHeader(head: Buffer, len: number, type: number, t: number): Buffer {
+  head.writeUInt32LE(len, 0);
+  head.writeUInt32LE(type, 4);
+  head.writeDoubleLE(t, 8);
+  return head;
+}
+
+export function decodeHeader(buf: Buffer, off = 0): RecordHeader {
+  const len = buf.readUInt32LE(off);
+  return { len, type: buf.readUInt32LE(off + 4), t: buf.readDoubleLE(off + 8), size: RECORD_HEADER + pad8(len) };
+}
+
+const ZEROS = Buffer.alloc(8);
+
+/** Writes all of `parts` at `pos` (writev may write less than asked: goes on from there). */
+export function writeAllAt(fd: number, parts: Uint8Array[], pos: number): number {
+  const len = parts.reduce((a, p) => a + p.length, 0);
+  let done = 0;
+  while (done < len) {
+    let skip = done;
+    let i = 0;
+    while (skip >= parts[i]!.length) skip -= parts[i++]!.length;
+    const rest = [parts[i]!.subarray(skip), ...parts.slice(i + 1)];
+    const n = writevSync(fd, rest, pos + done);
+    if (n <= 0) throw new Error('capture log write made no progress');
+    done += n;
+  }
+  return len;
+}
+
+/** Appends one record at `pos`; returns its size. Throws when it cannot be written (a full disk). */
+export function writeRecord(fd: number, pos: number, type: number, t: number, payload: Uint8Array, head = Buffer.allocUnsafe(RECORD_HEADER)): number {
+  encodeHeader(head, payload.length, type, t);
+  return writeAllAt(fd, [head, payload, ZEROS.subarray(0, pad8(payload.length) - payload.length)], pos);
+}
+
+/** A unique file name for a new capture log (the start time first, so a listing sorts by age). */
+function newName(): string {
+  const stamp = new Date().toISOString().replace(/[-:.]/g, '');
+  return `${stamp}-${process.pid}-${Math.random().toString(36).slice(2, 10)}${CAPTURE_EXT}`;
+}
+
+/** Creates the capture log of a new recording beside `dbPath` and writes its header record. */
+export function createCaptureLog(dbPath: string, header: CaptureHeader): { fd: number; name: string; pos: number } {
+  const dir = capturesDir(dbPath);
+  // The database's folder as the store makes it, then ours in it (not `recursive` on ours: Node's
+  // recursive mkdir loops forever where the parent refuses new entries, as /proc does).
+  const parent = dirname(dbPath);
+  if (!existsSync(parent)) mkdirSync(parent, { recursive: true, mode: 0o700 });
+  try {
+    mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+  }
+  const name = newName();
+  const fd = openSync(join(dir, name), 'wx+', 0o600);
+  const pos = writeRecord(fd, 0, RECORD_CONTROL, 0, Buffer.from(JSON.stringify({ capture: header })));
+  return { fd, name, pos };
+}
+
+function readAt(fd: number, pos: number, len: number, into?: Buffer): Buffer {
+  const buf = into ? into.subarray(0, len) : Buffer.allocUnsafe(len);
+  let off = 0;
+  while (off < len) {
+    const n = readSync(fd, buf, off, len - off, pos + off);
+    if (n === 0) return buf.subarray(0, off);
+    off += n;
+  }
+  return buf;
+}
+
+/**
+ * Reads the whole records of log `fd` from `pos` on, not past `end`, with one read into `block` (a
+ * record larger than the block is read on its own), and hands each to `take` until it returns false.
+ * Returns the position after the last record taken: `pos` itself when the next record is not whole
+ * yet (or not there). The payloads are views of `block`: valid until its next read.
+ */
+export function readRecords(fd: number, pos: number, end: number, block: Buffer, take: (type: number, t: number, payload: Buffer) => boolean): number {
+  const data = readAt(fd, pos, Math.max(0, Math.min(block.length, end - pos)), block);
+  let off = 0;
+  while (off + RECORD_HEADER <= data.length) {
+    const h = decodeHeader(data, off);
+    if (pos + off + h.size > end) break; // cut short: not a record yet
+    let payload: Buffer;
+    if (off + RECORD_HEADER + h.len <= data.length) payload = data.subarray(off + RECORD_HEADER, off + RECORD_HEADER + h.len);
+    else if (off === 0) {
+      payload = readAt(fd, pos + RECORD_HEADER, h.len);
+      if (payload.length < h.len) break;
+    } else break;
+    off += h.size;
+    if (!take(h.type, h.t, payload)) break;
+  }
+  return pos + off;
+}
+
+/** The header record of capture log `fd`, or null when it has none (yet). */
+export function readCaptureHeader(fd: number): CaptureHeader | null {
+  let header: CaptureHeader | null = null;
+  readRecords(fd, 0, Number.MAX_SAFE_INTEGER, Buffer.allocUnsafe(64 * 1024), (type, _t, payload) => {
+    if (type === RECORD_CONTROL) {
+      try { header = (JSON.parse(payload.toString('utf8')) as { capture?: CaptureHeader }).capture ?? null; } catch { /* not ours */ }
+    }
+    return false;
+  });
+  return header;
+}
+

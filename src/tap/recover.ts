@@ -1,0 +1,90 @@
+/**
+ * Finishing capture logs that no live process indexes: a tap killed (SIGKILL, a crash, its editor
+ * taking it down), a tap that exited before its recorder caught up, an indexer that was itself
+ * stopped halfway. Whoever runs this (the detached indexer the tap or any command starts: `acp-inspect
+ * index`) takes each such log under the database's write lock (Store.claimCapture: two processes
+ * never index one log both), resumes where the database says indexing got (the items of each batch
+ * and the indexer's state there are written in one transaction, so nothing is lost or stored twice),
+ * indexes it to its end, finishes the recording (`interrupted`, with the time of its last frame, when
+ * the log has no finish record: its tap died) and removes the log.
+ */
+import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { Store, processIdentity, writerAlive } from '../store/store.js';
+import { capturesDir, listCaptureLogs } from '../store/paths.js';
+import { readCaptureHeader, type CaptureHeader } from './capture-log.js';
+import type { FromRecorder } from './messages.js';
+
+/** How long a log that holds no header yet is left alone (its tap may be starting). */
+const HEADERLESS_GRACE_MS = 10_000;
+/** How long to wait for a log whose indexer is exiting (a tap that handed on but still holds it). */
+const WAIT_FOR_OWNER_MS = 3000;
+
+/** Indexes every capture log beside `dbPath` that no live process indexes; returns how many it finished. */
+export async function finishCaptures(dbPath: string, say: (msg: string) => void = () => undefined): Promise<number> {
+  const me = processIdentity();
+  const until = Date.now() + WAIT_FOR_OWNER_MS;
+  let n = 0;
+  for (;;) {
+    let owned = 0;
+    for (const name of listCaptureLogs(dbPath)) {
+      const path = join(capturesDir(dbPath), name);
+      const header = headerOf(path);
+      if (!header) {
+        removeIfAbandoned(path);
+        continue;
+      }
+      const tapAlive = writerAlive({ id: 0, host_pid: header.hostPid, header: JSON.stringify({ hostStart: header.hostStart }) });
+      const store = Store.open(dbPath, { busyTimeout: 10_000 });
+      let claim;
+      try {
+        claim = store.claimCapture(name, me, tapAlive, () => ({
+          name: header.name, startedAt: header.startedAt, status: 'running', command: header.command, cwd: header.cwd,
+          hostPid: header.hostPid, hostStart: header.hostStart,
+        }));
+      } finally {
+        store.close();
+      }
+      if (!claim) {
+        owned++;
+        continue;
+      }
+      await indexCapture(dbPath, path, name, header, claim, say);
+      n++;
+    }
+    // Logs still held by a live process: a tap or an indexer at work (not ours), or one exiting
+    // that will let go in a moment. Look again briefly, then leave them to their owners.
+    if (owned === 0 || Date.now() > until) return n;
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+function headerOf(path: string): CaptureHeader | null {
+  let fd: number;
+  try { fd = openSync(path, 'r'); } catch { return null; }
+  try { return readCaptureHeader(fd); } finally { closeSync(fd); }
+}
+
+/** A log without even its header, left by a tap that died as it started: nothing to index, so it goes. */
+function removeIfAbandoned(path: string): void {
+  try {
+    if (Date.now() - statSync(path).mtimeMs > HEADERLESS_GRACE_MS) rmSync(path, { force: true });
+  } catch { /* gone meanwhile */ }
+}
+
+/** Indexes one claimed log to its end with the tap's own recorder, resuming from the claim. */
+async function indexCapture(dbPath: string, path: string, name: string, header: CaptureHeader, claim: { id: number; indexed: number; state: string | null; storedSeq: number }, say: (msg: string) => void): Promise<void> {
+  const { startRecorder } = await import('./recorder/index.js');
+  const send = (m: FromRecorder) => {
+    if ('warn' in m) say(`acp-inspect: recording ${claim.id}: ${m.warn}`);
+  };
+  let fatal: unknown = null;
+  const rec = startRecorder({
+    dbPath, name: header.name, command: header.command, cwd: header.cwd, hostPid: header.hostPid, startedAt: header.startedAt,
+    redact: header.redact, maxFrameBytes: header.maxFrameBytes, check: header.check, ui: null,
+    capture: { path, name },
+    resume: { recordingId: claim.id, indexed: claim.indexed, state: claim.state, storedSeq: claim.storedSeq },
+  }, send, { busyTimeoutMs: 10_000, onFatal: (e) => { fatal = e; } });
+  await rec.done;
+  if (fatal) say(`acp-inspect: recording ${claim.id}: indexing failed (${(fatal as Error).message ?? String(fatal)}); it resumes at the next open`);
+}
