@@ -10,7 +10,7 @@ export default defineConfig({
     // The tap exits within a moment of its agent and leaves what its recorder has not indexed by then
     // to a detached indexer (see src/tap/run.ts). Most tests read the database as soon as the tap has
     // exited: they give it time to finish its recording itself. Tests of the exit set their own.
-    env: { ACP_INSPECT_FINISH_WAIT_MS: '20000' },
+    env: { ACP_INSPECT_FINISH_WAIT_MS: '60000' },
     // Vitest runs one file at a time on 2 cores (its default is one worker less than the cores), yet
     // most files spend their time waiting for the processes they drive (the tap, the agent, the
     // browser): two at a time use the second core, for the same CPU time.

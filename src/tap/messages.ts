@@ -33,11 +33,6 @@ export interface RecorderConfig {
   maxFrameBytes: number | null;
   check: boolean;
   ui: number | null;
-  /**
-   * How long the tap's exit waits for a recorder that makes no progress (ACP_INSPECT_FINISH_WAIT_MS,
-   * 6 s by default); the recorder gives up a locked database's backlog shortly before (see intake.ts).
-   */
-  finishWaitMs: number;
   /** Live OpenTelemetry export (--otlp): where to, and whether message content goes too. */
   otlp?: { target: OtlpTarget; content: boolean } | null;
   /** The capture log the recorder indexes: its path, and its file name (how the database names it). */

@@ -81,7 +81,7 @@ async function indexCapture(dbPath: string, path: string, name: string, header: 
   let fatal: unknown = null;
   const rec = startRecorder({
     dbPath, name: header.name, command: header.command, cwd: header.cwd, hostPid: header.hostPid, startedAt: header.startedAt,
-    redact: header.redact, maxFrameBytes: header.maxFrameBytes, check: header.check, ui: null, finishWaitMs: 0,
+    redact: header.redact, maxFrameBytes: header.maxFrameBytes, check: header.check, ui: null,
     capture: { path, name },
     resume: { recordingId: claim.id, indexed: claim.indexed, state: claim.state, storedSeq: claim.storedSeq },
   }, send, { busyTimeoutMs: 10_000, onFatal: (e) => { fatal = e; } });

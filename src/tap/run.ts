@@ -367,7 +367,6 @@ export function runTap(opts: TapOptions): void {
     maxFrameBytes: opts.maxFrameBytes ?? null,
     check: opts.check,
     ui: opts.ui ?? null,
-    finishWaitMs,
     otlp: opts.otlp ?? null,
   });
 

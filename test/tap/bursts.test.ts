@@ -40,7 +40,7 @@ async function recorded(db: string, id: number): Promise<void> {
 }
 
 describe('bursts of the agent output', () => {
-  it('are recorded whole and in order, with the requests answered in their middle, over an overflow file written over between bursts', async () => {
+  it('are recorded whole and in order, with the requests answered in their middle', async () => {
     const db = join(tmp.dir, 'bursts.db');
     const r = start(['--db', db, '--', node, agent], { readStdout: false, env: { ACP_INSPECT_DEBUG: '1' } });
     const chunks: Buffer[] = [];

@@ -76,7 +76,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     send,
     inBurst: () => intake !== null && (intake.bursting || intake.behind > 0),
     arriving: () => intake !== null && intake.bursting,
-    ringUsed: () => intake?.behind ?? 0,
+    backlog: () => intake?.behind ?? 0,
     lastTraffic: () => intake?.lastTraffic ?? 0,
     checkpoint: () => {
       const state = lines.snapshot();

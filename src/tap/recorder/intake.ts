@@ -7,7 +7,8 @@
  * taken quickly: while a burst arrives (more than BURST_BYTES between two looks) the recorder leaves
  * it in the log and indexes once it is over, so splitting, parsing, checking and storing (10-20 µs of
  * CPU a frame) do not compete on a small machine with the agent and the client, which matter more.
- * Ordinary traffic is indexed at the next look (every LOOK_MS): the live view stays live. A locked
+ * Ordinary traffic is indexed once it pauses for a look (LOOK_MS), or at most LIVE_DELAY_MS after it
+ * arrived: the live view stays live. A locked
  * database (another process holds its write lock) pauses indexing; the bytes wait in the log.
  *
  * Records are indexed whole (a record holds at most 1 MiB of one stream: about a thousand frames),
@@ -24,6 +25,12 @@ const IDLE_LOOK_MS = 100;
 const IDLE_AFTER_MS = 1000;
 /** Log growth between two looks that counts as a burst: indexing waits for it to end. */
 const BURST_BYTES = 512 * 1024;
+/**
+ * Ordinary traffic is indexed once it pauses for a look, or once its oldest bytes waited this long:
+ * a request and its answer take a tenth of a millisecond, and the recorder's 40-80 µs of CPU per
+ * round trip would compete with the agent and the client while they talk.
+ */
+const LIVE_DELAY_MS = 250;
 /** The live checker is loaded once nothing arrived for this long (loading takes the CPU for a moment)... */
 const CHECKER_QUIET_MS = 100;
 /** ...or this long after the start, whatever arrives. */
@@ -110,6 +117,8 @@ export class Intake {
     let lastEnd = this.end();
     const started = performance.now();
     let quietSince = started;
+    /** Since when unindexed bytes wait (null: caught up). */
+    let waitingSince: number | null = null;
     try {
       for (;;) {
         if (this.stopped || hooks.finishing()) return;
@@ -121,12 +130,17 @@ export class Intake {
           this.lastTraffic = now;
           quietSince = now;
         }
-        // A burst (a live log growing fast): let it arrive undisturbed.
-        this.bursting = this.committed !== null && grew > BURST_BYTES;
+        if (this.offset >= end) waitingSince = null;
+        else waitingSince ??= now;
+        // While traffic arrives, let it arrive undisturbed: a burst until it pauses, ordinary
+        // traffic until it pauses or its oldest bytes waited LIVE_DELAY_MS.
+        const live = this.committed !== null && !this.poked;
+        this.bursting = live && grew > BURST_BYTES;
+        const holdBack = live && grew > 0 && (this.bursting || now - (waitingSince ?? now) < LIVE_DELAY_MS);
         if (!hooks.ready()) {
           // Once the log is quiet for a moment, or the session is over, or traffic never pauses.
           if (now - quietSince >= CHECKER_QUIET_MS || now - started >= CHECKER_LATEST_MS || this.poked || this.committed === null) hooks.startChecker();
-        } else if (!this.bursting && this.offset < end && !hooks.writerBlocked()) {
+        } else if (!holdBack && this.offset < end && !hooks.writerBlocked()) {
           if (end - this.offset > BURST_BYTES) hooks.indexing?.(true);
           const whole = this.indexSlice(end, now + INDEX_SLICE_MS);
           if (this.offset >= end) hooks.indexing?.(false);

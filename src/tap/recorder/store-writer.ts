@@ -41,7 +41,7 @@ const CHECKPOINT_FORCE_BYTES = 64 * 1024 * 1024;
  * thread of Node's pool (see flushLogAhead).
  */
 const LOG_FLUSH_BYTES = 8 * 1024 * 1024;
-/** A checkpoint waits until the ring has been quiet for this long. */
+/** A checkpoint waits until the capture log has been quiet for this long. */
 const CHECKPOINT_QUIET_MS = 250;
 /**
  * The recorder's page cache (KiB). It only appends: what it needs cached is the last page of the
@@ -59,7 +59,7 @@ export interface WriterHooks {
   /** True while a burst arrives: no checkpoint at all then. */
   arriving(): boolean;
   /** Bytes of the capture log not indexed yet. */
-  ringUsed(): number;
+  backlog(): number;
   /**
    * Where the capture log is indexed up to, and the indexer's state there (null: not worth saving
    * now). Asked only between two records, when a batch is written.
@@ -149,7 +149,7 @@ export class StoreWriter {
       const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: this.busyTimeoutMs, cacheKiB: CACHE_KIB })));
       // Checkpoints (copying the write-ahead log into the database, with an fsync) are ours to time:
       // SQLite would run one inside whichever commit crosses 4 MB of log, and an fsync can take
-      // hundreds of ms, long enough for a burst to overflow the ring. See checkpointSoon().
+      // hundreds of ms, long enough to hold up the recorder in the middle of a backlog. See checkpointSoon().
       try { guard.sql(() => store.db.pragma('wal_autocheckpoint = 0')); } catch { /* SQLite's own schedule then */ }
       try { guard.sql(() => store.markInterrupted()); } catch { /* another writer holds the lock; not ours to fix now */ }
       this.recordingId = config.resume ? config.resume.recordingId : guard.sql(() => store.createRecording({
@@ -301,13 +301,13 @@ export class StoreWriter {
   private checkpointSoon(): void {
     if (this.unCheckpointed === 0 || this.checkpointTimer) return;
     const { hooks } = this;
-    if (this.unCheckpointed >= CHECKPOINT_FORCE_BYTES && !hooks.arriving() && hooks.ringUsed() === 0) {
+    if (this.unCheckpointed >= CHECKPOINT_FORCE_BYTES && !hooks.arriving() && hooks.backlog() === 0) {
       this.checkpoint();
       return;
     }
     this.checkpointTimer = this.later(() => {
       this.checkpointTimer = null;
-      if (hooks.inBurst() || hooks.ringUsed() > 0 || performance.now() - hooks.lastTraffic() < CHECKPOINT_QUIET_MS) this.checkpointSoon();
+      if (hooks.inBurst() || hooks.backlog() > 0 || performance.now() - hooks.lastTraffic() < CHECKPOINT_QUIET_MS) this.checkpointSoon();
       else this.checkpoint();
     }, CHECKPOINT_QUIET_MS);
     this.checkpointTimer.unref();
