@@ -32,7 +32,8 @@ The ${rules.length} rules of \`acp-inspect check\` (and of the live checker in t
 the viewer and the MCP server): ${count('error')} errors, ${count('warning')} warnings, ${count('info')} info, in the order of
 the spec sections they enforce. \`acp-inspect check --rules\` prints the same list; \`--ignore RULE\` or
 \`.acp-inspect.json\` silences a rule (see [the checker](checker.md)). Each rule has a test with a frame
-that breaks it and one that does not.
+that breaks it and one that does not. Each field format that spec parts 2, 4 and 8 state, with the rule
+that checks it or why the wire cannot show it: [what check sees](check-coverage.md).
 
 | rule | severity | spec section | what it reports | the spec says |
 |---|---|---|---|---|

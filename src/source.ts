@@ -6,7 +6,7 @@ import { existsSync, statSync } from 'node:fs';
 import { checkNotes, sortNotes, type Recording, type TranscriptHeader, type TranscriptNote, TranscriptError, TranscriptLineReader } from './transcript/format.js';
 import { readTranscriptItems } from './transcript/read-file.js';
 import type { Item } from './wire/frame.js';
-import { openCapture, pairFiles } from './transcript/open-capture.js';
+import { pairFiles } from './transcript/open-capture.js';
 import { Store, toTranscriptNote } from './store/store.js';
 import { StoreError } from './store/errors.js';
 import { iterateFrames, loadFramesOf } from './store/frames.js';
@@ -78,6 +78,16 @@ export interface MemoryLimit {
   fix: string;
 }
 
+/**
+ * The limit in force: `ACP_INSPECT_HOLD_MAX_ITEMS` (a test and diagnosis knob, like
+ * ACP_INSPECT_SQLITE_MAX_PAGE_COUNT) lowers the items a command may hold, so that the refusals are
+ * tested on small recordings.
+ */
+export function holdLimit(limit: MemoryLimit): MemoryLimit {
+  const knob = process.env.ACP_INSPECT_HOLD_MAX_ITEMS;
+  return knob && /^\d+$/.test(knob) ? { ...limit, items: Math.min(limit.items, Number(knob)) } : limit;
+}
+
 /** A recording a command would have to hold whole, past its MemoryLimit: one line, exit 2. */
 export class RecordingTooBig extends Error {
   readonly code = 'E_TOO_BIG';
@@ -99,16 +109,26 @@ export function checkStoredSize(store: Store, id: number, limit: MemoryLimit): v
   if (bytes > limit.bytes) throw tooBig(`recording ${id}`, `${mib(bytes)} of frames`, limit);
 }
 
-/** Throws RecordingTooBig when transcript `file` is past `limit` (its size, before it is read; then its items). */
-function checkFileSize(file: string, limit: MemoryLimit, rec?: Recording): void {
-  if (rec) {
-    if (rec.items.length > limit.items) throw tooBig(file, `${rec.items.length.toLocaleString('en-US')} items`, limit);
-    return;
-  }
+/**
+ * Reads transcript `file` into memory, refusing it (RecordingTooBig) as soon as it is past `limit`:
+ * before reading it when its size says so, else at the item that takes it past.
+ */
+function readFileWithin(file: string, limit: MemoryLimit): Recording {
   let size = 0;
   try { size = statSync(file).size; } catch { /* the reader names the problem */ }
   // A transcript line adds its JSON around the frame and escapes its quotes: about 1.1 to 1.3 times the frame.
   if (size > limit.bytes * 1.5) throw tooBig(file, `${mib(size)}`, limit);
+  const src = transcriptFileStream(file);
+  const items: Item[] = [];
+  let bytes = 0;
+  for (const it of src.items) {
+    items.push(it);
+    if (it.dir === 'c2a' || it.dir === 'a2c') bytes += (it as Frame).size;
+    if (items.length > limit.items) throw tooBig(file, `more than ${limit.items.toLocaleString('en-US')} items`, limit);
+    if (bytes > limit.bytes) throw tooBig(file, `more than ${mib(limit.bytes)} of frames`, limit);
+  }
+  const notes = src.notes();
+  return notes.length ? { header: src.header, items, notes } : { header: src.header, items };
 }
 
 /**
@@ -116,14 +136,12 @@ function checkFileSize(file: string, limit: MemoryLimit, rec?: Recording): void 
  * comparing). With `limit`, a recording past it is refused (RecordingTooBig) before it is read.
  */
 export function loadRecordingRef(ref: string, dbPath?: string, opts: { framesOnly?: boolean; limit?: MemoryLimit } = {}): LoadedRecording {
+  const limit = opts.limit && holdLimit(opts.limit);
   if (looksLikeFile(ref)) {
-    if (opts.limit) checkFileSize(ref, opts.limit);
-    const recording = readTranscriptFile(ref);
-    if (opts.limit) checkFileSize(ref, opts.limit, recording);
-    return { recording, file: ref };
+    return { recording: limit ? readFileWithin(ref, limit) : readTranscriptFile(ref), file: ref };
   }
   return withStoredRef(ref, dbPath, (store, id) => {
-    if (opts.limit) checkStoredSize(store, id, opts.limit);
+    if (limit) checkStoredSize(store, id, limit);
     return { recording: opts.framesOnly ? loadFramesOf(store, id) : store.loadRecording(id), id };
   });
 }

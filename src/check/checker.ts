@@ -6,6 +6,7 @@
 import { type Frame, type FrameKind, type Item, isFrame, reverse } from '../wire/frame.js';
 import { METHODS, isExtensionName } from '../spec/methods.js';
 import { type SchemaResult, validateMethod } from '../spec/schema.js';
+import { fieldNotes } from '../spec/fields.js';
 import { applyFrame, CLOSE_EVENTS, initialState, type FrameFacts, type ModelState, obj, pendingKey } from './model.js';
 import type { FrameContext, Rule, Severity } from './rule.js';
 import { ALL_RULES } from './rules/index.js';
@@ -98,6 +99,13 @@ export function createChecker(opts: CheckOptions = {}): Checker {
   let chunkKind = -1;
   const chunkSchema: (SchemaResult | undefined)[] = [];
   const onceKeys = new Set<string>();
+  /** Each rule's memory over the recording (FrameContext.memory), by rule id. */
+  const memories = new Map<string, Map<string, unknown>>();
+  const memoryOf = (id: string): Map<string, unknown> => {
+    let m = memories.get(id);
+    if (!m) memories.set(id, (m = new Map()));
+    return m;
+  };
 
   const facts: FrameFacts = { frame: undefined as unknown as Frame };
   /**
@@ -118,7 +126,7 @@ export function createChecker(opts: CheckOptions = {}): Checker {
     out.push({ seq, severity, rule: rule.id, message: msg, spec: o?.spec ?? rule.spec });
   }
 
-  const ctx: FrameContext & { once(key: string): boolean } = {
+  const ctx: FrameContext = {
     frame: facts.frame,
     msg: undefined,
     method: undefined,
@@ -138,6 +146,9 @@ export function createChecker(opts: CheckOptions = {}): Checker {
     },
     report(message, o) {
       push(current, o?.seq ?? ctx.frame.seq, message, o);
+    },
+    memory<T>(): Map<string, T> {
+      return memoryOf(current.id) as Map<string, T>;
     },
     once(key: string): boolean {
       const k = `${current.id}:${key}`;
@@ -235,7 +246,7 @@ export function createChecker(opts: CheckOptions = {}): Checker {
       out = [];
       for (const r of d.ends) {
         try {
-          r.end!({ state, report: (m, o) => push(r, o.seq, m, o) });
+          r.end!({ state, report: (m, o) => push(r, o.seq, m, o), memory: <T>() => memoryOf(r.id) as Map<string, T> });
         } catch (e) {
           opts.onInternalError?.(e, r.id);
         }
@@ -258,15 +269,21 @@ function computeSchema(ctx: FrameContext): SchemaResult | undefined {
   const kind = ctx.frame.kind;
   if (kind === 'request' || kind === 'notification') {
     const p = ctx.msg.params;
-    return validateMethod(m, 'params', p === undefined || p === null ? {} : p);
+    return withFields(validateMethod(m, 'params', p === undefined || p === null ? {} : p), m, 'params', p);
   }
   if (kind === 'result') {
     // The SDK answers a handler that returns nothing with `"result": null` (`response ?? null`);
     // for methods whose result is 'Empty' that is the empty result, so null validates as {}.
     const r = ctx.msg.result;
-    return validateMethod(m, 'result', r === null ? {} : r);
+    return withFields(validateMethod(m, 'result', r === null ? {} : r), m, 'result', r);
   }
   return undefined;
+}
+
+/** The schema's verdict with the unknown and UNSTABLE field names of the same value (a new object when there are some: verdicts may be shared). */
+function withFields(r: SchemaResult, method: string, role: 'params' | 'result', data: unknown): SchemaResult {
+  const fields = fieldNotes(method, role, data);
+  return fields.length ? { ...r, fields } : r;
 }
 
 /** All findings of a recording, sorted by seq. */

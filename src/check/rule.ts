@@ -42,11 +42,15 @@ export interface FrameContext {
   report(message: string, opts?: { seq?: number; spec?: string; severity?: Severity }): void;
   /** True the first time this rule asks for `key` on this connection (to report something once). */
   once(key: string): boolean;
+  /** This rule's own memory over the recording (what it tallies to report at the end); the same map in `end`. */
+  memory<T>(): Map<string, T>;
 }
 
 export interface EndContext {
   state: ModelState;
   report(message: string, opts: { seq: number; spec?: string; severity?: Severity }): void;
+  /** The rule's memory (FrameContext.memory). */
+  memory<T>(): Map<string, T>;
 }
 
 export interface ItemContext {

@@ -69,7 +69,7 @@ export async function runProgram(argv: string[]): Promise<void> {
   const missing = missingCommand(argv, program);
   // Not for the tap or the client probe, whose stdout is the client's: when the client stops reading
   // the tap keeps recording and the probe still writes its report.
-  if (args[0] !== 'tap' && !(args[0] === 'probe' && args[1] === 'client')) endQuietlyWhenStdoutCloses();
+  if (args[0] !== 'tap' && !(args[0] === 'probe' && args[1] === 'client' && !args.includes('--list'))) endQuietlyWhenStdoutCloses();
   if (argv.length === 0) {
     program.outputHelp();
     process.exitCode = 0;

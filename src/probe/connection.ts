@@ -41,7 +41,7 @@ export interface SendOptions {
 export interface ProbeConnectionOptions {
   /** Which end the probe is: 'client' (it writes c2a frames) or 'agent' (a2c). */
   side: 'client' | 'agent';
-  /** Writes one line (without its newline) to the peer. */
+  /** Writes one line (without its newline) to the peer; inside `batch`, several lines joined by newlines. */
   write: (line: string) => void;
   /** Default ms to wait for an answer. */
   timeoutMs: number;
@@ -63,6 +63,7 @@ export class ProbeConnection {
   private readonly waiting = new Map<string, (r: Reply) => void>();
   private readonly watchers = new Set<(f: Frame) => void>();
   private closedReason: string | undefined;
+  private batched: string[] | undefined;
 
   constructor(private readonly opts: ProbeConnectionOptions) {
     this.out = opts.side === 'client' ? 'c2a' : 'a2c';
@@ -111,8 +112,24 @@ export class ProbeConnection {
     if (this.closedReason !== undefined) return undefined;
     const f = this.push(this.out, line);
     if (opts.provoke) this.provoked.add(f.seq);
-    try { this.opts.write(line); } catch { /* the peer is gone: seen as close */ }
+    if (this.batched) this.batched.push(line);
+    else try { this.opts.write(line); } catch { /* the peer is gone: seen as close */ }
     return f;
+  }
+
+  /**
+   * Sends what `fn` sends in one write, so the peer reads the lines together (a cancel right behind
+   * its prompt reaches the agent before the turn can end on its own).
+   */
+  batch<T>(fn: () => T): T {
+    this.batched = [];
+    try {
+      return fn();
+    } finally {
+      const lines = this.batched;
+      this.batched = undefined;
+      if (lines.length) try { this.opts.write(lines.join('\n')); } catch { /* the peer is gone: seen as close */ }
+    }
   }
 
   send(msg: Record<string, unknown>, opts: SendOptions = {}): Frame | undefined {

@@ -30,5 +30,5 @@ export * from './report.js';
 export { formatProbeReport } from './format.js';
 export { ProbeConnection, updateKind, errorCode, describeReply, type Reply, type IncomingRequest, type SendOptions } from './connection.js';
 export { attributeFindings, recordScenario, scenarioRecordingName, type ScenarioExchange, type RecordedScenario } from './record.js';
-export { ProbeRun, type ProbeOutputs } from './probe-run.js';
+export { ProbeRun, checkOutputs, type ProbeOutputs } from './probe-run.js';
 export { probeReportHtml } from './html.js';

@@ -3,8 +3,9 @@
  * scenario) and the outputs of its report (`--json`, `--report FILE`, `--html FILE`). Both probes
  * use it the same way: open, record each scenario, finish with the scenario results.
  */
-import { writeFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { statSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { CliError } from '../errors.js';
 import { Store } from '../store/store.js';
 import { defaultDbPath } from '../store/paths.js';
 import { abandonProbeRun, createProbeRun, finishProbeRun } from '../store/probe-runs.js';
@@ -21,6 +22,25 @@ export interface ProbeOutputs {
   report?: string;
   /** Write the HTML report to this file. */
   html?: string;
+}
+
+/** Refuses, before anything runs, an output file whose folder does not exist. */
+export function checkOutputs(out: ProbeOutputs): void {
+  for (const [flag, file] of [['--report', out.report], ['--html', out.html]] as const) {
+    if (file === undefined) continue;
+    const dir = dirname(resolve(file));
+    let ok = false;
+    try { ok = statSync(dir).isDirectory(); } catch { /* reported below */ }
+    if (!ok) throw new CliError(`${flag} ${file}: the folder ${dir} does not exist; create it or write elsewhere`, 2);
+  }
+}
+
+function writeOutput(flag: string, file: string, text: string): void {
+  try {
+    writeFileSync(file, text);
+  } catch (e) {
+    throw new CliError(`${flag} ${file}: cannot write it (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); the runs are in the database, see acp-inspect list`, 2);
+  }
 }
 
 export class ProbeRun {
@@ -59,8 +79,8 @@ export class ProbeRun {
   /** Writes the report where asked; returns what goes on stdout for `--json` (or undefined). */
   write(report: ProbeReport, out: ProbeOutputs): string | undefined {
     const json = `${JSON.stringify(report, null, 2)}\n`;
-    if (out.report) writeFileSync(out.report, json);
-    if (out.html) writeFileSync(out.html, probeReportHtml(report, this.scenarioItems(report)));
+    if (out.report) writeOutput('--report', out.report, json);
+    if (out.html) writeOutput('--html', out.html, probeReportHtml(report, this.scenarioItems(report)));
     return out.json ? json : undefined;
   }
 

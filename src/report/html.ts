@@ -9,7 +9,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { checkStoredSize, loadRecordingRef, looksLikeFile, openStoredRef, RecordingTooBig } from '../source.js';
+import { checkStoredSize, holdLimit, loadRecordingRef, looksLikeFile, openStoredRef, RecordingTooBig } from '../source.js';
 import type { Store } from '../store/store.js';
 import { readStoredSlice } from '../store/slice-source.js';
 import { sliceItems, type SlicePlan, type SliceSpec } from '../transcript/slice.js';
@@ -115,6 +115,8 @@ export class ReportNotBuilt extends Error {}
  * memory every command keeps to (300 MiB). Larger recordings: a part of them, or `serve`.
  */
 export const REPORT_MAX_ITEMS = 100_000;
+/** REPORT_MAX_ITEMS, or less under ACP_INSPECT_HOLD_MAX_ITEMS (see holdLimit). */
+const maxItems = () => holdLimit({ items: REPORT_MAX_ITEMS, bytes: REPORT_MAX_BYTES, use: '', fix: '' }).items;
 export const REPORT_MAX_BYTES = 64 * 1024 * 1024;
 /** A transcript file larger than this holds more than REPORT_MAX_BYTES of frames (its lines add JSON around them). */
 const REPORT_MAX_FILE_BYTES = 2 * REPORT_MAX_BYTES;
@@ -122,7 +124,7 @@ const REPORT_MAX_FILE_BYTES = 2 * REPORT_MAX_BYTES;
 /** A recording past the report's limits: one line naming them and what to do instead. */
 export class ReportTooBig extends Error {
   constructor(what: string, size: string, fix = 'make the report of a part of it (add --turn SEQ or --seq A-B), or browse all of it with `acp-inspect serve`') {
-    super(`${what} is too big for a self-contained HTML report (${size}; a report holds at most ${REPORT_MAX_ITEMS.toLocaleString('en-US')} items and ${REPORT_MAX_BYTES / 1048576} MiB of frames); ${fix}`);
+    super(`${what} is too big for a self-contained HTML report (${size}; a report holds at most ${maxItems().toLocaleString('en-US')} items and ${REPORT_MAX_BYTES / 1048576} MiB of frames); ${fix}`);
   }
 }
 
@@ -131,7 +133,7 @@ const mib = (n: number) => `${(n / 1048576).toFixed(n < 10 * 1048576 ? 1 : 0)} M
 /** Throws ReportTooBig (saying `fix`) when stored recording `id` is past the limits (reading at most REPORT_MAX_ITEMS rows). */
 export function checkStoredReportSize(store: Store, id: number, fix?: string): void {
   try {
-    checkStoredSize(store, id, { items: REPORT_MAX_ITEMS, bytes: REPORT_MAX_BYTES, use: 'a report', fix: '' });
+    checkStoredSize(store, id, holdLimit({ items: REPORT_MAX_ITEMS, bytes: REPORT_MAX_BYTES, use: 'a report', fix: '' }));
   } catch (e) {
     if (!(e instanceof RecordingTooBig)) throw e;
     const items = store.getRecording(id)?.items ?? 0;
@@ -143,7 +145,7 @@ export function checkStoredReportSize(store: Store, id: number, fix?: string): v
 function checkReportSize(rec: Recording, what: string): void {
   let bytes = 0;
   for (const it of rec.items) bytes += it.dir === 'c2a' || it.dir === 'a2c' ? (it as Frame).raw.length : 0;
-  if (rec.items.length > REPORT_MAX_ITEMS || bytes > REPORT_MAX_BYTES) throw new ReportTooBig(what, `${rec.items.length.toLocaleString('en-US')} items, ${mib(bytes)}`);
+  if (rec.items.length > maxItems() || bytes > REPORT_MAX_BYTES) throw new ReportTooBig(what, `${rec.items.length.toLocaleString('en-US')} items, ${mib(bytes)}`);
 }
 
 /** The report of `<id|latest|FILE>`, or of one turn or range of it (`spec`). Throws ReportTooBig past the limits. */
@@ -178,7 +180,7 @@ const sliceLabel = (plan: SlicePlan) => ('turn' in plan.cut ? `turn #${plan.cut.
 
 /** The report of a slice (checked here, as a transcript file's is); its warnings on stderr. */
 function reportOfSlice(plan: SlicePlan, kept: Iterable<Item>, what: string, redact: boolean): { html: string; items: number; findings: number } {
-  if (plan.seqs.length > REPORT_MAX_ITEMS) throw new ReportTooBig(what, `${plan.seqs.length.toLocaleString('en-US')} items`);
+  if (plan.seqs.length > maxItems()) throw new ReportTooBig(what, `${plan.seqs.length.toLocaleString('en-US')} items`);
   for (const w of plan.warnings) process.stderr.write(`acp-inspect: warning: ${w}\n`);
   const recording: Recording = { header: plan.header, items: [...sliceItems(plan, kept)] };
   if (plan.notes.length) recording.notes = plan.notes;

@@ -33,9 +33,9 @@ export interface MethodSpec {
   session?: 'required' | 'none';
   /**
    * Required fields as spec.md lists them, for methods the SDK's schemas do not describe (checked
-   * by presence only; UNSTABLE methods, so warnings).
+   * by presence, and by type where spec.md gives one: `string`, `int64`; UNSTABLE methods, so warnings).
    */
-  required?: { params?: readonly string[]; result?: readonly string[] };
+  required?: { params?: readonly string[]; result?: readonly string[]; types?: Readonly<Record<string, 'string' | 'int64'>> };
 }
 
 const agentGate = (path: string[], test: 'true' | 'present', spec: string): CapabilityGate => ({ holder: 'agent', path, test, spec });
@@ -57,13 +57,13 @@ const LIST: MethodSpec[] = [
   { name: 'session/cancel', side: 'agent', kind: 'notification', spec: '4.1', session: 'required' },
   { name: 'session/set_mode', side: 'agent', kind: 'request', spec: '4.4 rule 8', session: 'required' },
   { name: 'session/set_config_option', side: 'agent', kind: 'request', spec: '4.1', session: 'required' },
-  { name: 'document/didOpen', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri', 'languageId', 'version', 'text'] } },
-  { name: 'document/didChange', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri', 'version', 'contentChanges'] } },
-  { name: 'document/didClose', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri'] } },
-  { name: 'document/didSave', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri'] } },
-  { name: 'document/didFocus', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri', 'version', 'position', 'visibleRange'] } },
+  { name: 'document/didOpen', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri', 'languageId', 'version', 'text'], types: { uri: 'string', languageId: 'string', version: 'int64', text: 'string' } } },
+  { name: 'document/didChange', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri', 'version', 'contentChanges'], types: { uri: 'string', version: 'int64' } } },
+  { name: 'document/didClose', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri'], types: { uri: 'string' } } },
+  { name: 'document/didSave', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri'], types: { uri: 'string' } } },
+  { name: 'document/didFocus', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'uri', 'version', 'position', 'visibleRange'], types: { uri: 'string', version: 'int64' } } },
   { name: 'nes/start', side: 'agent', kind: 'request', spec: '4.1', unstable: true, gate: agentGate(['nes'], 'present', '2.3'), required: { result: ['sessionId'] } },
-  { name: 'nes/suggest', side: 'agent', kind: 'request', spec: '4.1', unstable: true, session: 'required', gate: agentGate(['nes'], 'present', '2.3'), required: { params: ['sessionId', 'uri', 'version', 'position', 'triggerKind'], result: ['suggestions'] } },
+  { name: 'nes/suggest', side: 'agent', kind: 'request', spec: '4.1', unstable: true, session: 'required', gate: agentGate(['nes'], 'present', '2.3'), required: { params: ['sessionId', 'uri', 'version', 'position', 'triggerKind'], result: ['suggestions'], types: { uri: 'string', version: 'int64' } } },
   { name: 'nes/accept', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'id'] } },
   { name: 'nes/reject', side: 'agent', kind: 'notification', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId', 'id'] } },
   { name: 'nes/close', side: 'agent', kind: 'request', spec: '4.1', unstable: true, session: 'required', required: { params: ['sessionId'] } },

@@ -13,10 +13,10 @@ import { Ajv2020, _, Name, stringify, type KeywordCxt } from 'ajv/dist/2020.js';
 import type { ErrorObject, Options, ValidateFunction } from 'ajv';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from './schema-data.js';
 import { pointerToPath } from './schema-path.js';
+import { discriminatorOf, methodDefs, type SchemaRole } from './schema-defs.js';
+import type { FieldNote } from './fields.js';
 
-export { pointerToPath };
-
-export type SchemaRole = 'params' | 'result';
+export { pointerToPath, methodDefs, type SchemaRole };
 
 /** An unknown union variant or enum value met while validating. */
 export interface UnknownValue {
@@ -35,6 +35,8 @@ export interface SchemaResult {
   /** The raw ajv errors, when not ok. */
   errors: ErrorObject[];
   unknowns: UnknownValue[];
+  /** Field names the schema does not know or knows as UNSTABLE (set by the checker, see fields.ts). */
+  fields?: FieldNote[];
 }
 
 /** The validating functions of one schema (stable or UNSTABLE), by `$def` name, as ajv's standalone code makes them. */
@@ -70,7 +72,48 @@ export function noteUnknown(path: string, value: string, kind: 'variant' | 'valu
 export const FORMATS = {
   /** Elicitation URLs must parse as a URL. */
   uri: (v: string) => URL.canParse(v),
+  /**
+   * Base64 (RFC 4648 section 4, the standard alphabet): `=` padding to a multiple of 4, or none (an
+   * unpadded length is never 1 more than a multiple of 4). No whitespace, no `data:` prefix, not the
+   * URL-safe alphabet. A loop, not a regular expression: image data runs to megabytes.
+   */
+  base64: (v: string) => {
+    let n = v.length;
+    if (n > 0 && v.charCodeAt(n - 1) === 61) {
+      if (n % 4 !== 0) return false;
+      n--;
+      if (v.charCodeAt(n - 1) === 61) n--;
+    } else if (n % 4 === 1) return false;
+    for (let i = 0; i < n; i++) {
+      const c = v.charCodeAt(i);
+      if (!((c >= 65 && c <= 90) || (c >= 97 && c <= 122) || (c >= 47 && c <= 57) || c === 43)) return false;
+    }
+    return true;
+  },
+  /** An ISO 4217 currency code: three capital letters. */
+  'iso-4217': (v: string) => v.length === 3 && /^[A-Z]{3}$/.test(v),
 };
+
+/**
+ * Formats the spec states for fields the SDK's schemas leave as plain strings ($def, property, format,
+ * spec section): relaxedSchema adds them, so the validators check them at the frame.
+ */
+export const STATED_FORMATS: readonly (readonly [def: string, prop: string, format: keyof typeof FORMATS, spec: string])[] = [
+  ['ImageContent', 'data', 'base64', '2.6'],
+  ['AudioContent', 'data', 'base64', '2.6'],
+  ['BlobResourceContents', 'blob', 'base64', '2.6'],
+  ['Cost', 'currency', 'iso-4217', '2.7'],
+];
+
+/** Adds STATED_FORMATS to a schema's definitions (in place); returns it. */
+export function addStatedFormats(schema: Record<string, unknown>): Record<string, unknown> {
+  const defs = (schema.$defs ?? {}) as Record<string, { properties?: Record<string, Record<string, unknown>> }>;
+  for (const [def, prop, format] of STATED_FORMATS) {
+    const p = defs[def]?.properties?.[prop];
+    if (p && p.format === undefined) p.format = format;
+  }
+  return schema;
+}
 
 const INSTANCE_PATH = new Name('instancePath');
 
@@ -93,7 +136,7 @@ export function newAjv(source = false): Ajv2020 {
   const code: Options['code'] = source ? { source: true, optimize: true, formats: _`formats` } : { optimize: false };
   const ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, discriminator: true, code });
   for (const f of ['int64', 'uint32', 'double', 'uint64', 'uint16', 'int32', 'float', 'uint8', 'int8', 'int16', 'uint']) ajv.addFormat(f, true);
-  ajv.addFormat('uri', FORMATS.uri);
+  for (const [name, f] of Object.entries(FORMATS)) ajv.addFormat(name, f);
   ajv.addKeyword({
     keyword: UNKNOWN_KEYWORD,
     schemaType: 'object',
@@ -113,26 +156,11 @@ export function newAjv(source = false): Ajv2020 {
   return ajv;
 }
 
-/** A schema with its unions relaxed (see relaxUnions), its root union removed: what `newAjv` gets as `acp`. */
+/** A schema with the formats the spec states added, its unions relaxed (see relaxUnions), its root union removed: what `newAjv` gets as `acp`. */
 export function relaxedSchema(schema: Record<string, unknown>): Record<string, unknown> {
-  const relaxed = relaxUnions(structuredClone(schema)) as Record<string, unknown>;
+  const relaxed = relaxUnions(addStatedFormats(structuredClone(schema))) as Record<string, unknown>;
   delete relaxed.anyOf;
   return relaxed;
-}
-
-/** `${method} ${role}` → the name of its `$def`, for each method of a schema. */
-export function methodDefs(schema: Record<string, unknown>): Map<string, string> {
-  const defs = new Map<string, string>();
-  const all = (schema.$defs ?? {}) as Record<string, Record<string, unknown>>;
-  for (const [name, def] of Object.entries(all)) {
-    const method = def['x-method'];
-    if (typeof method !== 'string') continue;
-    const role: SchemaRole | undefined = name.endsWith('Response') ? 'result' : name.endsWith('Request') || name.endsWith('Notification') ? 'params' : undefined;
-    if (!role) continue;
-    const key = `${method} ${role}`;
-    if (!defs.has(key)) defs.set(key, name);
-  }
-  return defs;
 }
 
 const stable: Flavor = { schema: STABLE_SCHEMA, defs: methodDefs(STABLE_SCHEMA), compiled: { params: new Map(), result: new Map() } };
@@ -327,19 +355,4 @@ export function relaxUnions(node: unknown): unknown {
     o[UNKNOWN_KEYWORD] = { field, known, kind: 'variant' };
   }
   return o;
-}
-
-function discriminatorOf(branches: Json[]): string | undefined {
-  let field: string | undefined;
-  for (const b of branches) {
-    const props = b.properties as Record<string, Json> | undefined;
-    if (!props) continue;
-    for (const [k, p] of Object.entries(props)) {
-      if (p && typeof p.const === 'string') {
-        if (field !== undefined && field !== k) return undefined;
-        field = k;
-      }
-    }
-  }
-  return field;
 }

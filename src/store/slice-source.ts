@@ -38,59 +38,115 @@ export interface StoredSlice {
 }
 
 /** Cuts `spec` out of stored recording `id` (see the file comment); throws SliceError on a bad spec. */
-export function readStoredSlice(store: Store, id: number, spec: SliceSpec): StoredSlice {
+export function readStoredSlice(store: Store, id: number, spec: SliceSpec, opts: { json?: boolean } = {}): StoredSlice {
   const maxSeq = store.maxSeq(id);
   if (maxSeq === 0) throw new SliceError('the recording has no items to cut a fixture from');
-  const allTurns = () => store.selectItems(id, PROMPTS, [], { blankRawWhen: '1' }).map((i) => ({ seq: i.seq }));
+  const allTurns = () => store.selectItems(id, PROMPTS, [], { blankRawWhen: '1', index: 'items_rec_method' }).map((i) => ({ seq: i.seq }));
   const header = store.headerOf(id);
   const notes: TranscriptNote[] = store.readNotes(id).map(toTranscriptNote);
+  // Each query is one an index answers (by seq, method, reply_to or kind).
+  const bySeqs = (seqs: Iterable<number>): Item[] => {
+    const list = [...new Set(seqs)];
+    const out: Item[] = [];
+    for (let i = 0; i < list.length; i += 500) {
+      const part = list.slice(i, i + 500);
+      out.push(...store.selectItems(id, `seq IN (${part.map(() => '?').join(', ')})`, part));
+    }
+    return out;
+  };
+  const answersTo = (seqs: number[]): Item[] => {
+    const out: Item[] = [];
+    for (let i = 0; i < seqs.length; i += 500) {
+      const part = seqs.slice(i, i + 500);
+      out.push(...store.selectItems(id, `reply_to IN (${part.map(() => '?').join(', ')})`, part));
+    }
+    return out;
+  };
 
-  // 1. The span, from the item named and the turns open at it.
+  // 1. The span, from the item named and the turns open at it (asked at or before it, not answered before it).
   const at = Math.min('turn' in spec ? spec.turn : spec.from, maxSeq);
-  const around = store.selectItems(id, `seq = ? OR seq IN (SELECT reply_to FROM items WHERE recording_id = ? AND seq = ?) OR seq IN (${openPrompts}) OR reply_to IN (${openPrompts})`,
-    [at, id, at, id, at, at, id, at, at]);
-  const span = sliceSpan({ recording: { header, items: around }, maxSeq, allTurns }, spec);
+  const named = store.selectItems(id, 'seq = ?', [at]);
+  const asked = named.flatMap((it) => ((it as Frame).replyTo !== undefined ? [(it as Frame).replyTo!] : []));
+  const prompts = store.selectItems(id, `${PROMPTS} AND seq <= ?`, [at], { blankRawWhen: '1', index: 'items_rec_method' }).map((p) => p.seq);
+  const promptAnswers = answersTo(prompts);
+  const answeredBefore = new Set(promptAnswers.filter((r) => r.seq < at).map((r) => (r as Frame).replyTo!));
+  const open = prompts.filter((q) => !answeredBefore.has(q));
+  const around = [...named, ...bySeqs([...asked, ...open]), ...promptAnswers.filter((r) => !answeredBefore.has((r as Frame).replyTo!))];
+  const span = sliceSpan({ recording: { header, items: sortBySeq(around), notes }, maxSeq, allTurns }, spec);
 
-  // 2. What the plan could need.
-  const rows = new Map<number, Item>();
-  const add = (items: Item[]) => { for (const it of items) if (!rows.has(it.seq) || (rows.get(it.seq) as Frame).raw === '') rows.set(it.seq, it); };
-  add(around);
-  const inSpan = store.selectItems(id, 'seq >= ? AND seq <= ?', [span.from, span.to], {
-    blankRawWhen: `dir = 'a2c' AND method = 'session/update' AND NOT (${MAY_REFER})`,
-  });
-  add(inSpan);
-  add(store.selectItems(id, `method IN (${SET_UP.map(() => '?').join(', ')})`, SET_UP));
-  add(store.selectItems(id, `(reply_to >= ? AND reply_to <= ?) OR seq IN (SELECT reply_to FROM items WHERE recording_id = ? AND seq >= ? AND seq <= ? AND reply_to IS NOT NULL)`,
-    [span.from, span.to, id, span.from, span.to]));
-  add(store.selectItems(id, `seq = (SELECT MIN(seq) FROM items WHERE recording_id = ? AND dir = 'event' AND kind = 'spawn')`, [id]));
-  // Tool calls the span names: their announcements before it.
+  // 2. What the plan could need: the span (agent updates without their text unless it may name a
+  // tool call or a terminal), read a page at a time; the rest, far fewer rows, by index.
+  const spanRows: Item[] = [];
   const ids = new Set<string>();
-  for (const it of inSpan) if (it.dir === 'a2c' && (it as Frame).raw !== '') toolCallIdsOf(it as Frame, ids);
-  if (ids.size > IDS_ONE_BY_ONE) {
-    add(store.selectItems(id, `dir = 'a2c' AND method = 'session/update' AND seq < ? AND instr(raw, 'tool_call') > 0`, [span.from]));
-  } else {
-    for (const tc of ids) add(store.selectItems(id, `dir = 'a2c' AND method = 'session/update' AND seq < ? AND instr(raw, ?) > 0`, [span.from, JSON.stringify(tc)]));
+  const outside: number[] = []; // requests of the span's answers that came before it
+  const names = new Map<string, string>();
+  for (const it of store.pagedItems(id, span.from - 1, span.to, 2000, { blankRawWhen: `dir = 'a2c' AND method = 'session/update' AND NOT (${MAY_REFER})` })) {
+    spanRows.push(slim(it, names));
+    if (it.dir !== 'a2c' && it.dir !== 'c2a') continue;
+    const f = it as Frame;
+    if (f.replyTo !== undefined && f.replyTo < span.from) outside.push(f.replyTo);
+    if (f.dir === 'a2c' && f.raw !== '') toolCallIdsOf(f, ids);
   }
-  const items = () => [...rows.values()].sort((a, b) => a.seq - b.seq);
+  const extra = new Map<number, Item>();
+  const add = (items: Item[]) => { for (const it of items) if (it.seq < span.from || it.seq > span.to) extra.set(it.seq, it); };
+  add(around);
+  add(store.selectItems(id, `method IN (${SET_UP.map(() => '?').join(', ')})`, SET_UP));
+  add(store.selectItems(id, 'reply_to >= ? AND reply_to <= ?', [span.from, span.to]));
+  add(bySeqs(outside));
+  const spawn = store.selectItems(id, `kind = 'spawn' AND dir = 'event'`);
+  add(spawn.slice(0, 1));
+  // Tool calls the span names: their announcements before it.
+  if (ids.size > IDS_ONE_BY_ONE) {
+    add(store.selectItems(id, `method = 'session/update' AND dir = 'a2c' AND seq < ? AND instr(raw, 'tool_call') > 0`, [span.from]));
+  } else {
+    for (const tc of ids) add(store.selectItems(id, `method = 'session/update' AND dir = 'a2c' AND seq < ? AND instr(raw, ?) > 0`, [span.from, JSON.stringify(tc)]));
+  }
+  const items = () => mergeBySeq(sortBySeq([...extra.values()]), spanRows);
   let plan = planSlice({ recording: { header, items: items(), notes }, maxSeq, allTurns }, spec);
   // Before the slice's first item (known now): state updates, and what the agent sent while
   // answering a set-up (a load's history). Then the plan again, with them.
   if (plan.first > 1) {
-    const before = rows.size;
-    add(store.selectItems(id, `dir = 'a2c' AND method = 'session/update' AND seq < ? AND (${MAY_BE_STATE})`, [plan.first]));
+    const before = extra.size;
+    add(store.selectItems(id, `method = 'session/update' AND dir = 'a2c' AND seq < ? AND (${MAY_BE_STATE})`, [plan.first]));
     const answerOf = new Map<number, number>();
-    for (const it of rows.values()) if (it.dir === 'a2c' && (it as Frame).replyTo !== undefined) answerOf.set((it as Frame).replyTo!, it.seq);
+    for (const it of extra.values()) if (it.dir === 'a2c' && (it as Frame).replyTo !== undefined) answerOf.set((it as Frame).replyTo!, it.seq);
     for (const setup of store.selectItems(id, `${SETUP_REQUESTS} AND seq < ?`, [plan.first], { blankRawWhen: '1' })) {
-      add(store.selectItems(id, `dir = 'a2c' AND seq > ? AND seq < ?`, [setup.seq, Math.min(answerOf.get(setup.seq) ?? plan.first, plan.first)]));
+      add([...store.pagedItems(id, setup.seq, Math.min(answerOf.get(setup.seq) ?? plan.first, plan.first) - 1)].filter((it) => it.dir === 'a2c'));
     }
-    if (rows.size !== before) plan = planSlice({ recording: { header, items: items(), notes }, maxSeq, allTurns }, spec);
+    if (extra.size !== before) plan = planSlice({ recording: { header, items: items(), notes }, maxSeq, allTurns }, spec);
   }
-  return { plan, items: keptItems(store, id, plan.seqs) };
+  return { plan, items: keptItems(store, id, plan.seqs, opts.json !== false) };
 }
 
-/** Prompts open at seq `?` (asked at or before it, not answered before it); parameters: id, seq, seq. */
-const openPrompts = `SELECT p.seq FROM items p WHERE p.recording_id = ? AND p.${PROMPTS.replace(/ AND /g, ' AND p.')} AND p.seq <= ?
-  AND NOT EXISTS (SELECT 1 FROM items r WHERE r.recording_id = p.recording_id AND r.reply_to = p.seq AND r.seq < ?)`;
+/**
+ * An update read without its text as small as the plan needs it: a frame of its columns, its names
+ * (method, kind, session) shared with the other rows' rather than a copy each (a span may be a
+ * million rows).
+ */
+function slim(it: Item, names: Map<string, string>): Item {
+  if (it.dir !== 'a2c' || (it as Frame).raw !== '') return it;
+  const f = it as Frame;
+  const name = (v: string): string => {
+    const had = names.get(v);
+    if (had !== undefined) return had;
+    names.set(v, v);
+    return v;
+  };
+  const out: Frame = { seq: f.seq, t: f.t, dir: 'a2c', raw: '', size: f.size, kind: name(f.kind) as Frame['kind'] };
+  if (f.method !== undefined) out.method = name(f.method);
+  if (f.sessionId !== undefined) out.sessionId = name(f.sessionId);
+  return out;
+}
+
+const sortBySeq = (items: Item[]): Item[] => items.sort((a, b) => a.seq - b.seq);
+
+/** Two lists in seq order as one (the second is the span, the first what lies around it). */
+function mergeBySeq(a: readonly Item[], b: readonly Item[]): Item[] {
+  const out: Item[] = new Array(a.length + b.length);
+  let i = 0, j = 0, k = 0;
+  while (i < a.length || j < b.length) out[k++] = j >= b.length || (i < a.length && a[i]!.seq < b[j]!.seq) ? a[i++]! : b[j++]!;
+  return out;
+}
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj | undefined => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : undefined);
@@ -101,12 +157,15 @@ function toolCallIdsOf(f: Frame, out: Set<string>): void {
   for (const v of [obj(params?.update)?.toolCallId, obj(params?.toolCall)?.toolCallId]) if (typeof v === 'string') out.add(v);
 }
 
-/** The items with the seqs given (in order), read a run of consecutive seqs at a time, a page at a time. */
-function* keptItems(store: Store, id: number, seqs: readonly number[]): Generator<Item> {
+/**
+ * The items with the seqs given (in order), read a run of consecutive seqs at a time, a page at a
+ * time; `json` false: frames without their JSON parsed (see Store.pagedItems).
+ */
+function* keptItems(store: Store, id: number, seqs: readonly number[], json: boolean): Generator<Item> {
   for (let i = 0; i < seqs.length;) {
     let j = i;
     while (j + 1 < seqs.length && seqs[j + 1] === seqs[j]! + 1) j++;
-    yield* store.pagedItems(id, seqs[i]! - 1, seqs[j]!);
+    yield* store.pagedItems(id, seqs[i]! - 1, seqs[j]!, 1000, { json });
     i = j + 1;
   }
 }

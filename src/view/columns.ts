@@ -51,7 +51,7 @@ export function itemOf(r: ItemColumns, parse = true): Item {
     let parsed: ReturnType<typeof classify> | undefined;
     // `parse` false: a frame's JSON is left unread (readers of the raw line only: export), and its
     // method and session id are the columns' alone.
-    if (parse && (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON'))) {
+    if (parse && r.raw !== '' && (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON'))) {
       try {
         json = JSON.parse(r.raw);
         parsed = classify(json);

@@ -131,6 +131,11 @@ describe('second-pass audit: native MCP servers', () => {
     const dup = newSession({ native: true }, [{ type: 'native', name: 'a', serverId: 'x' }, { type: 'native', name: 'b', serverId: 'x' }]);
     expect(dup.filter((x) => x.rule === 'mcp-server-unadvertised').map((x) => [x.seq, x.spec])).toEqual([[3, '2.2']]);
   });
+  it('one serverId names one server on the whole connection, across sessions (the same server in two sessions is fine)', () => {
+    const two = (second: string) => check([...init({}, { mcpCapabilities: { native: true } }), ['c2a', req(1, 'session/new', { cwd: '/w', mcpServers: [{ type: 'native', name: 'a', serverId: 'x' }] })], ['a2c', res(1, { sessionId: 's1' })], ['c2a', req(2, 'session/new', { cwd: '/w', mcpServers: [{ type: 'native', name: second, serverId: 'x' }] })], ['a2c', res(2, { sessionId: 's2' })]]);
+    expect(two('b').filter((x) => x.rule === 'mcp-server-unadvertised').map((x) => [x.seq, x.severity, x.spec])).toEqual([[5, 'warning', '2.2']]);
+    expect(two('a').filter((x) => x.rule === 'mcp-server-unadvertised')).toEqual([]);
+  });
 });
 
 describe('version of the initialize answer', () => {

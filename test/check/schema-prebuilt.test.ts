@@ -12,7 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import type { ValidateFunction } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { describeErrors, installPrebuiltValidators, methodDefs, relaxUnions, validateMethod, type PrebuiltFactory, type SchemaResult, type SchemaRole, type UnknownValue } from '../../src/spec/schema.js';
+import { FORMATS, addStatedFormats, describeErrors, installPrebuiltValidators, methodDefs, relaxUnions, validateMethod, type PrebuiltFactory, type SchemaResult, type SchemaRole, type UnknownValue } from '../../src/spec/schema.js';
 import { pointerToPath } from '../../src/spec/schema-path.js';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from '../../src/spec/schema-data.js';
 import { parseTranscript } from '../../src/transcript/format.js';
@@ -25,10 +25,12 @@ const ROOT = resolve(__dirname, '../..');
 let collector: UnknownValue[] = [];
 interface Flavor { ajv: Ajv2020; defs: Map<string, string>; compiled: Record<SchemaRole, Map<string, ValidateFunction | null>> }
 function makeFlavor(schema: Record<string, unknown>): Flavor {
-  const relaxed = relaxUnions(structuredClone(schema)) as Record<string, unknown>;
+  const relaxed = relaxUnions(addStatedFormats(structuredClone(schema))) as Record<string, unknown>;
   const ajv = new Ajv2020({ strict: false, allErrors: false, logger: false, discriminator: true, code: { optimize: false } });
   for (const f of ['int64', 'uint32', 'double', 'uint64', 'uint16', 'int32', 'float', 'uint8', 'int8', 'int16', 'uint']) ajv.addFormat(f, true);
   ajv.addFormat('uri', (v: string) => URL.canParse(v));
+  ajv.addFormat('base64', FORMATS.base64);
+  ajv.addFormat('iso-4217', FORMATS['iso-4217']);
   ajv.addKeyword({
     keyword: 'x-acp-unknown',
     schemaType: 'object',

@@ -3,8 +3,12 @@
 // fork, modes, config options, embedded context and (with PROBE_AGENT_AUTH=1) an auth method, and
 // runs a scripted turn: a few message chunks, a permission request, then end_turn. It honours
 // session/cancel and $/cancel_request. PROBE_AGENT_DEFECT=<name> plants one defect (see DEFECTS);
-// each is meant to be caught by one probe scenario.
+// each is meant to be caught by one probe scenario. PROBE_AGENT_SHORT_TURN=1 makes a turn end almost at once.
+// PROBE_AGENT_STORE=DIR keeps each session's history in DIR and, like some real agents, reopens
+// (load, resume) only a session that is not open on this connection.
 import { createInterface } from 'node:readline';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 const DEFECT = process.env.PROBE_AGENT_DEFECT ?? '';
 const AUTH = process.env.PROBE_AGENT_AUTH === '1';
@@ -34,10 +38,25 @@ const waiting = new Map(); // our request id -> resolve
 const MODES = [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }];
 const configOptions = (s) => [{ id: 'model', name: 'Model', type: 'select', currentValue: s.model, options: [{ value: 'small', name: 'Small' }, { value: 'large', name: 'Large' }] }];
 
+const STORE = process.env.PROBE_AGENT_STORE;
+const storedFile = (id) => join(STORE, `${String(id).replace(/[^\w-]/g, '_')}.json`);
+const opened = new Set(); // sessions created or reopened on this connection
+
 function update(sessionId, u) {
   const s = sessions.get(sessionId);
   s?.history.push(u);
+  if (STORE && s) writeFileSync(storedFile(sessionId), JSON.stringify(s.history));
   send({ method: 'session/update', params: { sessionId, update: u } });
+}
+
+/** With a store: a session open on this connection cannot be reopened; a stored one is read back. */
+function reopenStored(id, sessionId) {
+  if (!STORE) return true;
+  if (opened.has(sessionId)) { error(id, -32602, `session ${sessionId} is already loaded`); return false; }
+  if (!existsSync(storedFile(sessionId))) { error(id, -32602, 'unknown session'); return false; }
+  sessions.set(sessionId, { history: JSON.parse(readFileSync(storedFile(sessionId), 'utf8')), mode: 'ask', model: 'small', cwd: '/', closed: false });
+  opened.add(sessionId);
+  return true;
 }
 
 function request(method, params) {
@@ -56,6 +75,13 @@ async function turn(id, sessionId, prompt) {
     s.turn = undefined;
     reply(id, { stopReason });
   };
+  if (process.env.PROBE_AGENT_SHORT_TURN === '1') {
+    // A turn over at once: one chunk, one turn of the event loop, the answer (cancelled if the cancel was
+    // already read by then, as when it came right behind the prompt).
+    update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'pong' } });
+    await new Promise((r) => setImmediate(r));
+    return end(t.cancelled ? 'cancelled' : 'end_turn');
+  }
   if (DEFECT === 'fs-without-capability') {
     await request('fs/read_text_file', { sessionId, path: `${s.cwd}/probe-readme.txt` });
   }
@@ -111,7 +137,8 @@ function handle(msg) {
       if (typeof params.cwd !== 'string' || !Array.isArray(params.mcpServers)) return error(id, DEFECT === 'invalid-params-code' ? -32603 : -32602, 'cwd and mcpServers are required');
       if (!params.cwd.startsWith('/')) return error(id, -32602, 'cwd must be absolute');
       if (!authenticated) return error(id, DEFECT === 'auth-wrong-code' ? -32603 : -32000, 'Authentication required');
-      const sessionId = `sess-${nextSession++}`;
+      const sessionId = STORE ? `sess-${process.pid}-${nextSession++}` : `sess-${nextSession++}`;
+      opened.add(sessionId);
       const sess = { history: [], mode: 'ask', model: 'small', cwd: params.cwd, closed: false };
       sessions.set(sessionId, sess);
       return reply(id, { sessionId, modes: { currentModeId: 'ask', availableModes: MODES }, configOptions: configOptions(sess) });
@@ -159,6 +186,8 @@ function handle(msg) {
       s.model = params.value;
       return reply(id, { configOptions: configOptions(s) });
     case 'session/load': {
+      if (!reopenStored(id, params.sessionId)) return;
+      const s = sessions.get(params.sessionId);
       if (!s) return error(id, -32602, 'unknown session');
       const history = [...s.history];
       if (DEFECT === 'load-history-after-answer') {
@@ -170,7 +199,8 @@ function handle(msg) {
       return reply(id, { modes: { currentModeId: s.mode, availableModes: MODES } });
     }
     case 'session/resume':
-      if (!s) return error(id, -32602, 'unknown session');
+      if (!reopenStored(id, params.sessionId)) return;
+      if (!sessions.get(params.sessionId)) return error(id, -32602, 'unknown session');
       if (DEFECT === 'resume-replays-history') update(params.sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'replayed' } });
       return reply(id, {});
     case 'session/list':

@@ -11,7 +11,8 @@ const DEFECTS = new Set([
   'read-ignores-line-limit', 'missing-file-empty', 'write-ignored', 'output-waits-for-exit', 'truncate-keeps-start',
   'truncate-splits-char', 'truncated-flag-false', 'kill-invalidates-id', 'release-keeps-id', 'release-leaves-running',
   'permission-unoffered-option', 'unknown-method-wrong-code', 'crash-on-unknown-update', 'cancel-request-drops',
-  'stop-answers-selected', 'truncated-always-true', 'cancel-on-unknown-update',
+  'stop-answers-selected', 'truncated-always-true', 'cancel-on-unknown-update', 'write-answer-not-jsonrpc',
+  'permission-always-cancelled',
 ]);
 // PROBE_PRESS_STOP=1: like a person pressing Stop while a permission request is shown (session/cancel,
 // then the pending request answered cancelled; with stop-answers-selected, answered with an option).
@@ -63,8 +64,9 @@ const handlers = {
       return undefined;
     }
     const optionId = defect === 'permission-unoffered-option' ? 'always-yes' : p.options[0].optionId;
+    const outcome = defect === 'permission-always-cancelled' ? { outcome: 'cancelled' } : { outcome: 'selected', optionId };
     // Answered a moment later, so a $/cancel_request can find it pending.
-    permissionTimers.set(id, setTimeout(() => { permissionTimers.delete(id); send({ id, result: { outcome: { outcome: 'selected', optionId } } }); }, 30));
+    permissionTimers.set(id, setTimeout(() => { permissionTimers.delete(id); send({ id, result: { outcome } }); }, 30));
     return undefined;
   },
   'fs/read_text_file'(p) {
@@ -80,8 +82,10 @@ const handlers = {
     }
     return { content };
   },
-  'fs/write_text_file'(p) {
+  'fs/write_text_file'(p, id) {
     if (defect !== 'write-ignored') writeFileSync(p.path, p.content);
+    // A response the probe can read, but not a JSON-RPC 2.0 one: only the checker sees it.
+    if (defect === 'write-answer-not-jsonrpc') return void output.write(`${JSON.stringify({ id, result: {} })}\n`);
     return {};
   },
   'terminal/create'(p) {

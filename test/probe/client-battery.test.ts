@@ -37,6 +37,7 @@ describe('picking scenarios', () => {
     expect(probeCommandWords('  /probe')).toEqual([]);
     expect(probeCommandWords('please /probe fs')).toBeNull();
     expect(probeCommandWords('/prober')).toBeNull();
+    expect(probeCommandWords('/probe-help')).toEqual(['help']);
   });
 
   it('takes groups and ids in battery order, lists unknown words, and the whole battery for none', () => {

@@ -127,7 +127,7 @@ describe.concurrent('probe client, launched by a client as its agent', () => {
   });
 });
 
-describe('probe client when the run is cut short', () => {
+describe.concurrent('probe client when the run is cut short', () => {
   /** Drives the binary by hand: handshake and one prompt; `onRequest` sees the probe's requests, and those it does not take get -32601. */
   function handDriven(dir: string, onRequest: (method: string, child: ReturnType<typeof spawn>) => boolean) {
     const child = spawn(process.execPath, [BIN, 'probe', 'client', '--db', join(dir, 'db.sqlite'), '--report', join(dir, 'probe.json')], { cwd: dir, stdio: ['pipe', 'pipe', 'pipe'] });

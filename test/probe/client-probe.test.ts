@@ -7,6 +7,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startClientProbe, type ClientProbeRun } from '../../src/probe/client/agent.js';
+import { gradeScenario } from '../../src/probe/client/run.js';
 import { PEERS, tempDir } from '../helpers.js';
 
 interface Outcome {
@@ -28,7 +29,12 @@ function probeTestClient(defect: string, opts: { env?: Record<string, string>; o
   let stderr = '';
   child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
   const runs: ClientProbeRun[] = [];
-  const probe = startClientProbe({ input: child.stdout, output: child.stdin, timeoutMs: opts.timeoutMs ?? 5000, only: opts.only, onRunEnd: (r, endTurn) => { runs.push(r); endTurn(['(where the report is)']); } });
+  const probe = startClientProbe({ input: child.stdout, output: child.stdin, timeoutMs: opts.timeoutMs ?? 5000, only: opts.only, onRunEnd: (r, endTurn) => {
+    // Graded as the command grades it (expectation, then the checker over the exchange), without a database.
+    const graded = r.scenarios.map((s) => gradeScenario(r, s));
+    runs.push({ ...r, scenarios: r.scenarios.map((s, i) => ({ ...s, status: graded[i]!.status, why: graded[i]!.why })) });
+    endTurn(['(where the report is)'], graded);
+  } });
   return new Promise((resolve, reject) => {
     child.on('close', async (code) => {
       await probe.done;
@@ -80,6 +86,7 @@ describe('probe client against the test client', () => {
     'read-ignores-line-limit': { groups: ['fs'], failed: ['fs-read-line-limit'] },
     'missing-file-empty': { groups: ['fs'], failed: ['fs-read-missing'] },
     'write-ignored': { groups: ['fs'], failed: ['fs-write'] },
+    'write-answer-not-jsonrpc': { groups: ['fs'], failed: ['fs-write'] },
     // Its output requests wait the whole timeout while a command runs, so it leaves out terminal-release
     // (which reads a running command's pid through terminal/output) to keep the test short.
     'output-waits-for-exit': { groups: ['terminal-output-limit', 'terminal-output-running', 'terminal-wait-for-exit', 'terminal-kill'], failed: ['terminal-output-running'], timeoutMs: 2000 },
@@ -90,6 +97,7 @@ describe('probe client against the test client', () => {
     'release-keeps-id': { groups: ['terminal'], failed: ['terminal-release'] },
     'release-leaves-running': { groups: ['terminal'], failed: ['terminal-release'] },
     'permission-unoffered-option': { groups: ['permission', 'requests'], failed: ['permission-answer'] },
+    'permission-always-cancelled': { groups: ['permission'], failed: ['permission-answer'] },
     'unknown-method-wrong-code': { groups: ['requests', 'updates'], failed: ['unknown-method'] },
     'crash-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
     'truncated-always-true': { groups: ['terminal'], failed: ['terminal-wait-for-exit'] },
@@ -102,6 +110,7 @@ describe('probe client against the test client', () => {
       [d, await probeTestClient(d, { only: x.groups, timeoutMs: x.timeoutMs })] as const));
     for (const [d, { run }] of outcomes) {
       const why = run.scenarios.filter((s) => s.status === 'fail').map((s) => `${s.id}: ${s.why}`);
+      if (d === 'write-answer-not-jsonrpc') expect(why.join('\n')).toMatch(/fs-write: the checker found jsonrpc-version at #\d+/);
       expect({ defect: d, failed: failed(run) }, why.join('\n')).toEqual({ defect: d, failed: DEFECTS[d]!.failed });
       expect(run.scenarios.filter((s) => s.status === 'pass').length).toBeGreaterThan(0);
     }

@@ -44,7 +44,7 @@ const DEFECTS: Array<[string, string, RegExp]> = [
   ['unknown-session-ok', 'unknown-session', /got result \{"stopReason":"end_turn"\}; it must be an error/],
   ['not-json-exit', 'not-json', /did not survive a line that was not JSON; the agent exited \(code 4\)/],
   ['resource-link-refused', 'prompt-resource-link', /resource_link got error -32602/],
-  ['cancel-end-turn', 'cancel-mid-turn', /the turn ended "end_turn"; it must be "cancelled"/],
+  ['cancel-end-turn', 'cancel-mid-turn', /the turn ended "end_turn", and a second turn cancelled right after its prompt ended "end_turn"; it must be "cancelled"/],
   ['update-after-cancel', 'cancel-mid-turn', /session\/update of the turn \(agent_message_chunk\) after the cancelled answer/],
   ['permission-cancel-end-turn', 'cancel-pending-permission', /stopReason "end_turn"; it must be "cancelled"/],
   ['fs-without-capability', 'capabilities-off', /called fs\/read_text_file although/],
@@ -142,6 +142,32 @@ describe('probe agent', () => {
     if (defect === 'initialize-version-2') expect(report.scenarios.filter((x) => x.id !== 'initialize').map((x) => x.status)).toEqual(['skip']);
   }, 60_000);
 
+  it.concurrent('does not fail a conformant agent whose short turn ends as the cancel arrives', async () => {
+    const { report } = await probeAgent({
+      command: [process.execPath, AGENT], db: join(tmp.dir, 'short.sqlite'), only: ['cancel-mid-turn', 'cancel-request'], timeoutMs: 4000,
+      env: { ...process.env, PROBE_AGENT_SHORT_TURN: '1' },
+    });
+    expect(byId(report, 'cancel-mid-turn').status, byId(report, 'cancel-mid-turn').why).toBe('pass');
+    expect(byId(report, 'cancel-request').status, byId(report, 'cancel-request').why).not.toBe('fail');
+    expect(report.verdict).toBe('conformant');
+  }, 60_000);
+
+  it.concurrent('reopens a session in a new process when the agent will not reopen one open on its connection, keeping the first as a setup recording', async () => {
+    const store = tempDir('acp-probe-store-');
+    const db = join(tmp.dir, 'stored.sqlite');
+    try {
+      const { report } = await probeAgent({
+        command: [process.execPath, AGENT], db, only: ['session-load', 'session-resume'], timeoutMs: 4000,
+        env: { ...process.env, PROBE_AGENT_STORE: store.dir },
+      });
+      for (const id of ['session-load', 'session-resume']) expect(byId(report, id), byId(report, id).why).toMatchObject({ status: 'pass', why: expect.stringContaining('in a new process') });
+      const list = JSON.parse((await cli(['list', '--db', db, '--json'])).stdout.toString()) as Array<{ name: string }>;
+      expect(list.map((r) => r.name)).toEqual(expect.arrayContaining([`probe agent #${report.run}: session-load (setup)`, `probe agent #${report.run}: session-load`]));
+    } finally {
+      store.cleanup();
+    }
+  }, 60_000);
+
   it.concurrent('reports an advisory defect (an image accepted unadvertised) without changing the verdict', async () => {
     const report = await probeDefect('image-accepted', ['prompt-image'], 4000);
     expect(byId(report, 'prompt-image')).toMatchObject({ status: 'fail', tier: 'advisory' });
@@ -159,6 +185,9 @@ describe('probe agent', () => {
     const auth = await cli(['probe', 'agent', '--db', db, '--auth', 'bogus', '--', process.execPath, AGENT]);
     expect(auth.code).toBe(2);
     expect(auth.stderr).toBe('acp-inspect: --auth bogus is not an advertised authentication method (advertised: none)\n');
+    const html = await cli(['probe', 'agent', '--db', db, '--html', join(tmp.dir, 'no-such-folder', 'r.html'), '--', process.execPath, AGENT]);
+    expect(html.code).toBe(2);
+    expect(html.stderr).toMatch(/^acp-inspect: --html .*r\.html: the folder .*no-such-folder does not exist; create it or write elsewhere\n$/);
     const dies = await cli(['probe', 'agent', '--db', db, '--', process.execPath, '-e', 'console.error("no API key set"); process.exit(1)']);
     expect(dies.code).toBe(2);
     expect(dies.stderr).toBe('acp-inspect: the agent exited (code 1) before answering initialize: no API key set\n');

@@ -84,6 +84,18 @@ describe('ProbeConnection', () => {
     expect(conn.frames().at(-1)).toMatchObject({ dir: 'a2c', kind: 'invalid', raw: 'garbage' });
   });
 
+  it('sends a batch in one write, each line still its own frame', () => {
+    const { conn, sent } = pair();
+    conn.batch(() => {
+      void conn.request('session/prompt', { sessionId: 's', prompt: [] });
+      conn.notify('session/cancel', { sessionId: 's' }, { provoke: true });
+    });
+    expect(sent).toHaveLength(1);
+    expect(sent[0]!.split('\n').map((l) => JSON.parse(l).method)).toEqual(['session/prompt', 'session/cancel']);
+    expect(conn.frames().map((f) => f.method)).toEqual(['session/prompt', 'session/cancel']);
+    expect([...conn.provoked]).toEqual([2]);
+  });
+
   it('resolves a request with timeout when unanswered, and with closed when the peer goes away', async () => {
     const { conn } = pair(20);
     expect(await conn.request('x', {})).toEqual({ timeout: true });

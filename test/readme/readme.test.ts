@@ -62,6 +62,12 @@ describe('the code blocks of the README and docs/', () => {
     expect(broken).toEqual([]);
   });
 
+  it('every docs page is linked from the README, which is the map to them', () => {
+    const readme = docPages()[0]!.text;
+    const unlinked = docPages().slice(1).map((p) => p.file).filter((f) => !readme.includes(`](${f})`) && !readme.includes(`](${f}#`));
+    expect(unlinked).toEqual([]);
+  });
+
   it('run a block marked requires=COMMAND once this build has COMMAND, and the probe example now', () => {
     for (const b of BLOCKS.filter((x) => x.info)) {
       const need = /requires=(\S+)/.exec(b.info)![1]!;

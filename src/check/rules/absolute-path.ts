@@ -4,8 +4,10 @@ import { isAbsolutePath, obj, quote } from './util.js';
 
 /**
  * Reading: only protocol fields are checked (params `path`/`cwd`/`additionalDirectories`, stdio MCP
- * `command`, Diff `path`, tool call location `path`, SessionInfo `cwd`), never free-form `rawInput`
- * or `_meta`, where a `path` key belongs to some tool.
+ * `command`, Diff `path`, tool call location `path`, SessionInfo `cwd` and `additionalDirectories`,
+ * and the UNSTABLE subagent_update's `cwd` and `additionalDirectories`, which only warn), never
+ * free-form `rawInput` or `_meta`, where a `path` key belongs to some tool. These are all the fields
+ * of those names in the protocol's schema.
  */
 export const absolutePath = defineRule({
   id: 'absolute-path',
@@ -16,14 +18,24 @@ export const absolutePath = defineRule({
   methods: [M.sessionNew, M.sessionLoad, M.sessionResume, M.sessionFork, M.sessionList, M.readTextFile, M.writeTextFile, M.terminalCreate, M.update, M.requestPermission],
   kinds: ['request', 'notification', 'result'],
   check(c) {
-    const bad = (where: string, v: unknown, spec?: string) => {
-      if (typeof v === 'string' && !isAbsolutePath(v)) c.report(`${c.method} ${where} is ${quote(v)}, not an absolute path`, spec ? { spec } : undefined);
+    const bad = (where: string, v: unknown, spec?: string, unstable?: boolean) => {
+      if (typeof v === 'string' && !isAbsolutePath(v)) {
+        c.report(`${c.method} ${where} is ${quote(v)}, not an absolute path${unstable ? ' (UNSTABLE update: a warning)' : ''}`, spec || unstable ? { ...(spec ? { spec } : {}), ...(unstable ? { severity: 'warning' as const } : {}) } : undefined);
+      }
+    };
+    const dirs = (where: string, v: unknown, unstable?: boolean) => {
+      if (Array.isArray(v)) v.slice(0, 1000).forEach((d, i) => bad(`${where}[${i}]`, d, undefined, unstable));
     };
     const p = c.params;
     if (c.frame.kind === 'result') {
       if (c.method !== M.sessionList) return;
       const sessions = obj(c.msg?.result)?.sessions;
-      if (Array.isArray(sessions)) sessions.slice(0, 1000).forEach((s, i) => bad(`result.sessions[${i}].cwd`, obj(s)?.cwd));
+      if (Array.isArray(sessions)) {
+        sessions.slice(0, 1000).forEach((s, i) => {
+          bad(`result.sessions[${i}].cwd`, obj(s)?.cwd);
+          dirs(`result.sessions[${i}].additionalDirectories`, obj(s)?.additionalDirectories);
+        });
+      }
       return;
     }
     if (!p) return;
@@ -36,15 +48,20 @@ export const absolutePath = defineRule({
       case M.sessionList:
         bad('params.cwd', p.cwd);
         return;
-      case M.update:
-        toolCallPaths(obj(p.update), 'params.update', bad);
+      case M.update: {
+        const u = obj(p.update);
+        if (u?.sessionUpdate === 'subagent_update') {
+          bad('params.update.cwd (subagent_update)', u.cwd, undefined, true);
+          dirs('params.update.additionalDirectories', u.additionalDirectories, true);
+        } else toolCallPaths(u, 'params.update', bad);
         return;
+      }
       case M.requestPermission:
         toolCallPaths(obj(p.toolCall), 'params.toolCall', bad);
         return;
       default: {
         bad('params.cwd', p.cwd);
-        if (Array.isArray(p.additionalDirectories)) p.additionalDirectories.slice(0, 1000).forEach((d, i) => bad(`params.additionalDirectories[${i}]`, d));
+        dirs('params.additionalDirectories', p.additionalDirectories);
         if (Array.isArray(p.mcpServers)) {
           p.mcpServers.slice(0, 1000).forEach((s, i) => {
             const o = obj(s);

@@ -96,6 +96,9 @@ import { terminalExitStatusMissing } from './terminal-exit-status-missing.js';
 import { elicitationPropertyNotPrimitive } from './elicitation-property-not-primitive.js';
 import { promptWhileLoading } from './prompt-while-loading.js';
 import { turnEndedWithPendingRequests } from './turn-ended-with-pending-requests.js';
+import { unknownField } from './unknown-field.js';
+import { invalidFormat } from './invalid-format.js';
+import { unstableField } from './unstable-field.js';
 
 export const ALL_RULES: readonly Rule[] = [
   notJson,
@@ -152,6 +155,7 @@ export const ALL_RULES: readonly Rule[] = [
   missingClientInfo,
   modeUpdateUnadvertised,
   negativeValue,
+  invalidFormat,
   permissionAfterCancel,
   permissionNotCancelled,
   permissionOptionUnknown,
@@ -194,4 +198,6 @@ export const ALL_RULES: readonly Rule[] = [
   elicitationPropertyNotPrimitive,
   terminalExitStatusMissing,
   terminalIdReused,
+  unknownField,
+  unstableField,
 ];

@@ -1,5 +1,6 @@
 import { defineRule } from '../rule.js';
 import { isNegativeLimit } from './negative-value.js';
+import { isStatedFormat } from './invalid-format.js';
 import { SHAPE_DISPUTED, schemaSection } from './util.js';
 
 /**
@@ -27,11 +28,18 @@ export const invalidParams = defineRule({
       const p = c.params;
       const missing = req.filter((k) => p === undefined || p[k] === undefined || p[k] === null);
       if (missing.length) c.report(`${c.method} params: missing required ${missing.map((k) => JSON.stringify(k)).join(', ')} (UNSTABLE method: a warning)`, { spec: fallback, severity: 'warning' });
+      const types = c.spec?.required?.types;
+      for (const k in types) {
+        const v = p?.[k];
+        if (v === undefined || v === null || isOfType(v, types[k]!)) continue;
+        c.report(`${c.method} params.${k} is ${JSON.stringify(v)}, not ${types[k] === 'int64' ? 'a 64-bit integer' : 'a string'} (UNSTABLE method: a warning)`, { spec: fallback, severity: 'warning' });
+      }
       return;
     }
     const r = c.schema();
     if (!r || r.ok) return;
     if (r.errors.length && r.errors.every(isNegativeLimit)) return; // negative-value says it better
+    if (r.errors.some(isStatedFormat)) return; // invalid-format says it better (a union's other branches add their own errors)
     const disputed = unstable && SHAPE_DISPUTED.has(c.method ?? '');
     c.report(`${c.method} params: ${r.problems.join('; ')}${disputed ? ' (UNSTABLE method whose SDK schema and spec differ: noted)' : unstable ? ' (UNSTABLE method: a warning, not an error)' : ''}`, {
       spec: schemaSection(c.method, r.problems[0], c.msg, fallback),
@@ -39,3 +47,9 @@ export const invalidParams = defineRule({
     });
   },
 });
+
+const INT64 = 2 ** 63;
+
+function isOfType(v: unknown, t: 'string' | 'int64'): boolean {
+  return t === 'string' ? typeof v === 'string' : typeof v === 'number' && Number.isInteger(v) && v >= -INT64 && v < INT64;
+}

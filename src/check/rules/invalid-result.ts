@@ -1,5 +1,6 @@
 import { defineRule } from '../rule.js';
 import { isNegativeLimit } from './negative-value.js';
+import { isStatedFormat } from './invalid-format.js';
 import { SHAPE_DISPUTED, obj, schemaSection } from './util.js';
 
 /** Reading: as invalid-params (sections by value, UNSTABLE methods warn). `"result": null` counts as the empty result. */
@@ -25,6 +26,7 @@ export const invalidResult = defineRule({
     const r = c.schema();
     if (!r || r.ok) return;
     if (r.errors.length && r.errors.every(isNegativeLimit)) return;
+    if (r.errors.some(isStatedFormat)) return; // invalid-format says it better (a union's other branches add their own errors)
     const disputed = unstable && SHAPE_DISPUTED.has(c.method ?? '');
     c.report(`result of ${c.method} (request #${c.req?.seq}): ${r.problems.join('; ')}${disputed ? ' (UNSTABLE method whose SDK schema and spec differ: noted)' : unstable ? ' (UNSTABLE method: a warning, not an error)' : ''}`, {
       spec: schemaSection(c.method, r.problems[0], c.msg, fallback),

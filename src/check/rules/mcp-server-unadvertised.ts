@@ -20,21 +20,21 @@ export const mcpServerUnadvertised = defineRule({
     const servers = c.params?.mcpServers;
     if (!Array.isArray(servers) || c.state.agent.capabilities === undefined) return;
     const mc = obj(agentCaps(c.state).mcpCapabilities) ?? {};
-    let ids: Map<string, string> | undefined;
+    let ids: Map<string, { name: string; seq: number }> | undefined;
     for (let i = 0; i < servers.length && i < 1000; i++) {
       const srv = obj(servers[i]);
       const t = srv?.type;
       if (t !== 'http' && t !== 'sse' && t !== 'native' && t !== 'acp') continue;
       const native = t === 'native' || t === 'acp';
       if (native) {
-        // One serverId names one server: two native servers with one id in one list.
+        // One serverId names one server on the whole connection: two native servers (by name) with one id.
         const id = srv?.serverId;
         const name = typeof srv?.name === 'string' ? srv.name : '';
         if (typeof id === 'string') {
-          ids ??= new Map();
+          ids ??= c.memory();
           const prev = ids.get(id);
-          if (prev !== undefined && prev !== name) c.report(`${c.method} mcpServers[${i}] reuses serverId ${JSON.stringify(id)} of server ${JSON.stringify(prev)}; a provider must not reuse one id for several native MCP servers`, { spec: '2.2', severity: 'warning' });
-          ids.set(id, name);
+          if (prev === undefined) ids.set(id, { name, seq: c.frame.seq });
+          else if (prev.name !== name) c.report(`${c.method} mcpServers[${i}] reuses serverId ${JSON.stringify(id)} of server ${JSON.stringify(prev.name)} (#${prev.seq}); a provider must not reuse one id for several native MCP servers on the connection`, { spec: '2.2', severity: 'warning' });
         }
       }
       if (native ? mc.native === true || mc.acp === true : mc[t] === true) continue;

@@ -57,12 +57,32 @@ export interface SessionInfo {
   result: Record<string, unknown>;
 }
 
-export class Driver {
-  readonly conn: ProbeConnection;
+/** Starts a new agent process for the scenario, with the scenario's client side installed. */
+export type Launch = () => { proc: AgentProcess; client: ClientSide };
 
-  constructor(readonly proc: AgentProcess, readonly settings: AgentProbeSettings, readonly facts: AgentFacts | undefined, readonly client: ClientSide,
-    private readonly caps: { fs: boolean; terminal: boolean }) {
-    this.conn = proc.conn;
+export class Driver {
+  proc: AgentProcess;
+  conn: ProbeConnection;
+  client: ClientSide;
+
+  /**
+   * `launch` starts an agent process (the first one at once); `retire` stops one the scenario is done
+   * with and keeps its exchange (see `restart`).
+   */
+  constructor(private readonly launch: Launch, readonly settings: AgentProbeSettings, readonly facts: AgentFacts | undefined,
+    private readonly caps: { fs: boolean; terminal: boolean }, private readonly retire: (proc: AgentProcess, client: ClientSide) => Promise<void>) {
+    ({ proc: this.proc, client: this.client } = launch());
+    this.conn = this.proc.conn;
+  }
+
+  /**
+   * Stops this agent process (its exchange is kept as the scenario's setup recording) and starts a
+   * new one: for what a new connection does with what the last one stored (load, resume).
+   */
+  async restart(): Promise<void> {
+    await this.retire(this.proc, this.client);
+    ({ proc: this.proc, client: this.client } = this.launch());
+    this.conn = this.proc.conn;
   }
 
   request(method: string, params: unknown, opts?: SendOptions): Promise<Reply> {

@@ -9,12 +9,12 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError } from '../../errors.js';
-import { ProbeRun, type ProbeOutputs } from '../probe-run.js';
+import { ProbeRun, checkOutputs, type ProbeOutputs } from '../probe-run.js';
 import { defaultDbPath } from '../../store/paths.js';
 import type { Frame } from '../../wire/frame.js';
 import type { ProbeReport, ScenarioResult } from '../report.js';
-import { startAgent } from './agent-process.js';
-import { installClientSide } from './client-side.js';
+import { startAgent, type AgentProcess } from './agent-process.js';
+import { installClientSide, type ClientSide } from './client-side.js';
 import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Outcome } from './driver.js';
 import { AGENT_SCENARIOS, AGENT_SCENARIO_IDS, type AgentScenario } from './scenarios.js';
 
@@ -42,6 +42,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
   const unknown = (opts.only ?? []).filter((id) => !AGENT_SCENARIO_IDS.includes(id));
   if (unknown.length) throw new CliError(`no scenario ${unknown.map((u) => JSON.stringify(u)).join(', ')}; the scenarios are: ${AGENT_SCENARIO_IDS.join(', ')}`, 2);
   if (opts.timeoutMs !== undefined && opts.timeoutMs < 1) throw new CliError('--timeout must be at least 1 ms', 2);
+  checkOutputs(opts.outputs ?? {});
   let scratch: string | undefined;
   let cwd: string;
   if (opts.cwd !== undefined) {
@@ -117,9 +118,24 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   const t0 = performance.now();
   // The process starts where the probe was started, as an editor starts it in the project, so a
   // relative command (`node my-agent.js`) works; the session folder is what session/new names.
-  const proc = startAgent(settings.command, { cwd: process.cwd(), env, timeoutMs: settings.timeoutMs });
-  const client = installClientSide(proc.conn, { fs: !!s.client?.fs, terminal: !!s.client?.terminal, cwd: settings.cwd, permission: s.client?.permission });
-  const d = new Driver(proc, settings, facts, client, { fs: !!s.client?.fs, terminal: !!s.client?.terminal });
+  const caps = { fs: !!s.client?.fs, terminal: !!s.client?.terminal };
+  const launch = () => {
+    const proc = startAgent(settings.command, { cwd: process.cwd(), env, timeoutMs: settings.timeoutMs });
+    return { proc, client: installClientSide(proc.conn, { ...caps, cwd: settings.cwd, permission: s.client?.permission }) };
+  };
+  const record = (name: string, proc: AgentProcess) => run.record(name, {
+    items: proc.conn.items, provoked: proc.conn.provoked, provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
+    pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
+  });
+  // A process the scenario is done with (before a restart) is kept as the scenario's setup recording.
+  let setups = 0;
+  const retire = async (proc: AgentProcess, client: ClientSide): Promise<void> => {
+    client.cancelHeld();
+    await proc.stop();
+    client.dispose();
+    record(`${s.id} (setup${++setups > 1 ? ` ${setups}` : ''})`, proc);
+  };
+  const d = new Driver(launch, settings, facts, caps, retire);
   // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
   const limitMs = d.turnTimeout() * 3;
   let outcome: Outcome;
@@ -128,6 +144,7 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   } catch (e) {
     outcome = e instanceof ScenarioStop ? e.outcome : fail(`the probe failed: ${(e as Error).message}`);
   }
+  const { proc, client } = d;
   const crashed = proc.exit && !proc.exit.stoppedByProbe ? proc.exit : undefined;
   client.cancelHeld();
   await proc.stop();
@@ -147,10 +164,7 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   if (crashed && outcome.status !== 'fail') {
     outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrReason() ? `: ${proc.stderrReason()!.slice(0, 120)}` : ''}`);
   }
-  const recorded = run.record(s.id, {
-    items: proc.conn.items, provoked: proc.conn.provoked, provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
-    pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
-  });
+  const recorded = record(s.id, proc);
   const errors = recorded.findings.filter((f) => f.severity === 'error');
   if (errors.length && (outcome.status === 'pass' || outcome.status === 'info')) {
     const e = errors[0]!;

@@ -71,12 +71,11 @@ export interface ClientProbeOptions {
   log?: (text: string) => void;
   /**
    * Called once per battery run when it ends (turn end, cancel, disconnect, abort). It calls
-   * `endTurn` with the lines saying where the report and the recordings are (the final message and
-   * the prompt's answer go out then, and are added to `run.tail`), then records the scenarios and
-   * writes the report, before yielding: a client that kills the probe once the turn ended finds the
-   * report already written. If it never calls `endTurn`, the turn ends after it returns.
+   * `endTurn` with the lines saying where the report and the recordings are, and the scenarios as
+   * finally graded (the final message and the prompt's answer go out then, and are added to
+   * `run.tail`). If it never calls `endTurn`, the turn ends after it returns.
    */
-  onRunEnd: (run: ClientProbeRun, endTurn: (where: string[]) => void) => Promise<void> | void;
+  onRunEnd: (run: ClientProbeRun, endTurn: (where: string[], graded?: ReadonlyArray<Pick<ScenarioResult, 'id' | 'status' | 'why'>>) => void) => Promise<void> | void;
   /** Called as each scenario ends, with its item range (the command checks it then, so the checker's start-up costs fall inside the battery). */
   onScenarioEnd?: (slice: { items: readonly Item[]; from: number; to: number }) => void;
 }
@@ -273,11 +272,12 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         items: conn.items, provoked: conn.provoked, handshake, prompt, cwd: session.cwd, tail: { from: conn.items.length, to: conn.items.length },
       };
       let turnEnded = false;
-      const endTurn = (where: string[]): void => {
+      const endTurn = (where: string[], graded?: ReadonlyArray<Pick<ScenarioResult, 'id' | 'status' | 'why'>>): void => {
         if (turnEnded || conn.isClosed) return;
         turnEnded = true;
         run.tail.from = conn.items.length;
-        say(session, `\n\n${summaryText(ordered, where)}`);
+        const shown = graded ? ordered.map((o) => ({ ...o, ...pickGrade(graded.find((g) => g.id === o.id)) })) : ordered;
+        say(session, `\n\n${summaryText(shown, where)}`);
         respond({ result: { stopReason: ended === 'cancelled' ? 'cancelled' : 'end_turn' } });
         run.tail.to = conn.items.length;
       };
@@ -361,6 +361,11 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       if (active) await active.finish('aborted', cause);
     },
   };
+}
+
+/** The status and why of a graded scenario, if there is one. */
+function pickGrade(g: Pick<ScenarioResult, 'status' | 'why'> | undefined): Partial<Pick<ScenarioResult, 'status' | 'why'>> {
+  return g ? { status: g.status, why: g.why } : {};
 }
 
 /** The version the probe names in agentInfo. */

@@ -42,8 +42,9 @@ export function selectScenarios(words: readonly string[]): Selection {
   return { scenarios: CLIENT_BATTERY.filter((s) => wanted.has(s.id)), asked, unknown };
 }
 
-/** The words after `/probe` in a prompt ("/probe fs, terminal" → ["fs", "terminal"]); null when the prompt is not a /probe command. */
+/** The words after `/probe` in a prompt ("/probe fs, terminal" → ["fs", "terminal"]; "/probe-help" → ["help"]); null when the prompt is not a /probe command. */
 export function probeCommandWords(text: string): string[] | null {
+  if (/^\s*\/probe-help\s*$/.test(text)) return ['help']; // the second command the probe advertises
   const m = /^\s*\/probe(?:\s+([\s\S]*))?$/.exec(text);
   if (!m) return null;
   return (m[1] ?? '').split(/[\s,]+/).filter(Boolean);

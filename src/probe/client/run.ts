@@ -13,9 +13,10 @@ import { frameFromText } from '../../wire/make-frame.js';
 import { Store } from '../../store/store.js';
 import { defaultDbPath } from '../../store/paths.js';
 import { ProbeRun } from '../probe-run.js';
+import { attributeFindings } from '../record.js';
 import type { ProbeFinding, ScenarioResult } from '../report.js';
 import { HANDSHAKE_ID } from './scenarios-requests.js';
-import { type ClientProbeRun, startClientProbe } from './agent.js';
+import { type ClientProbeOptions, type ClientProbeRun, startClientProbe } from './agent.js';
 
 export interface ProbeClientOptions {
   db?: string;
@@ -46,12 +47,16 @@ export async function runProbeClient(opts: ProbeClientOptions): Promise<void> {
 }
 
 /**
- * Ends the turn with the verdict and where to look, then records every scenario that ran, finishes
- * the probe run and writes the reports, all without yielding to the event loop.
+ * Reports a battery run. First it grades every scenario in memory (its expectation, then the checker
+ * over its exchange) and writes the JSON report, so that the verdict in the final message is the
+ * report's and the report is on disk before the turn ends (a client may kill the probe right after:
+ * acpx sends SIGKILL 1.5 s after SIGTERM). Then it ends the turn, keeps every scenario as a recording
+ * (with the end of the turn in it) and writes the reports again with the recordings named.
  */
-function reportRun(r: ClientProbeRun, endTurn: (where: string[]) => void, db: string, opts: ProbeClientOptions, log: (t: string) => void): void {
+function reportRun(r: ClientProbeRun, endTurn: EndTurn, db: string, opts: ProbeClientOptions, log: (t: string) => void): void {
   const run = ProbeRun.open('client', db);
   const dbArg = opts.db ? ` --db ${JSON.stringify(resolve(opts.db))}` : '';
+  const target = { name: r.target.name, version: r.target.version, command: null };
   try {
     const where = [
       ...(opts.report ? [`Report: ${resolve(opts.report)}`] : []),
@@ -59,26 +64,42 @@ function reportRun(r: ClientProbeRun, endTurn: (where: string[]) => void, db: st
       `Probe run ${run.id}, one recording per scenario named "${run.recordingName('<scenario>')}" in ${resolve(db)}: `
         + `list them with \`acp-inspect list${dbArg} --search "${run.recordingName('')}"\`; \`acp-inspect serve${dbArg}\` shows the run's scorecard (?probe=${run.id}).`,
     ];
-    endTurn(where);
-    // One transaction for all the recordings: the client may end the probe soon after the turn ends.
-    const results: ScenarioResult[] = run.store.db.transaction(() => r.scenarios.map((s) => {
-      const base = { id: s.id, title: s.title, tier: s.tier, status: s.status, spec: s.spec, why: s.why, recording: null, findings: [] };
-      if (!s.ran) return base;
+    const graded = r.scenarios.map((s) => gradeScenario(r, s));
+    run.write(run.finish(target, graded), { report: opts.report });
+    endTurn(where, graded);
+    // One transaction for all the recordings.
+    const results: ScenarioResult[] = run.store.db.transaction(() => r.scenarios.map((s, i) => {
+      if (!s.ran) return graded[i]!;
       const { items, provoked } = scenarioItems(r, s.from, s.to);
-      const rec = run.record(s.id, { items, provoked, provokes: [...(s.provokes ?? []), ...PROBE_RULES], command: null, cwd: r.cwd || null, startedAt: r.startedAt });
-      // The handshake every recording starts with is graded once, by its own scenario.
-      const own = (f: ProbeFinding): boolean => s.id === HANDSHAKE_ID || f.seq > r.handshake + 1;
-      const findings = rec.findings.filter(own);
-      const durationMs = Math.round((r.items[s.to - 1]?.t ?? 0) - (r.items[s.from]?.t ?? 0));
-      return { ...base, ...gradeByChecker(s, findings), recording: rec.recordingId, findings, probeFindings: rec.probeFindings.filter(own), ...(s.to > s.from ? { durationMs } : {}) };
+      const rec = run.record(s.id, { items, provoked, provokes: provokedRules(s), command: null, cwd: r.cwd || null, startedAt: r.startedAt });
+      return { ...graded[i]!, recording: rec.recordingId, findings: rec.findings.filter(ownFinding(r, s)), probeFindings: rec.probeFindings.filter(ownFinding(r, s)) };
     }))();
-    const report = run.finish({ name: r.target.name, version: r.target.version, command: null }, results);
+    const report = run.finish(target, results);
     run.write(report, { report: opts.report, html: opts.html });
     log(`acp-inspect probe client: ${report.verdict} (${report.counts.pass} passed, ${report.counts.fail} failed); ${where.join(' ')}`);
   } finally {
     run.close();
   }
 }
+
+type EndTurn = Parameters<ClientProbeOptions['onRunEnd']>[1];
+
+/** A scenario graded by its expectation and by the checker over its exchange so far (no recording yet). */
+export function gradeScenario(r: ClientProbeRun, s: ClientProbeRun['scenarios'][number]): ScenarioResult {
+  const base: ScenarioResult = { id: s.id, title: s.title, tier: s.tier, status: s.status, spec: s.spec, why: s.why, recording: null, findings: [] };
+  if (!s.ran) return base;
+  const { items, provoked } = scenarioItems(r, s.from, s.to);
+  const all = checkItems(items).map((f): ProbeFinding => ({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }));
+  const { target, probe } = attributeFindings(all, provoked, provokedRules(s));
+  const findings = target.filter(ownFinding(r, s));
+  const durationMs = Math.round((r.items[s.to - 1]?.t ?? 0) - (r.items[s.from]?.t ?? 0));
+  return { ...base, ...gradeByChecker(s, findings), findings, probeFindings: probe.filter(ownFinding(r, s)), ...(s.to > s.from ? { durationMs } : {}) };
+}
+
+/** The handshake every recording starts with is graded once, by its own scenario. */
+const ownFinding = (r: ClientProbeRun, s: { id: string }) => (f: ProbeFinding): boolean => s.id === HANDSHAKE_ID || f.seq > r.handshake + 1;
+
+const provokedRules = (s: { provokes?: readonly string[] }): string[] => [...(s.provokes ?? []), ...PROBE_RULES];
 
 /**
  * Rules about the agent's side that only the probe can break, and only when the client made it: a
@@ -98,12 +119,20 @@ function gradeByChecker(s: { status: ScenarioResult['status']; why: string }, fi
 
 /**
  * The items of one scenario's recording: the handshake (initialize, session/new), the prompt of its
- * turn, the scenario's own lines and the end of the turn, numbered from 1 and correlated afresh; `provoked`
- * renumbered with them.
+ * turn, the scenario's own lines with the answers to its requests, and the end of the turn, numbered
+ * from 1 and correlated afresh; `provoked` renumbered with them.
  */
 export function scenarioItems(r: ClientProbeRun, from: number, to: number): { items: Item[]; provoked: Set<number> } {
   const prompt = r.prompt >= 0 ? [r.items[r.prompt]!] : [];
-  const picked = [...r.items.slice(0, r.handshake), ...prompt, ...r.items.slice(from, to), ...r.items.slice(r.tail.from, r.tail.to)];
+  // A late answer belongs with its request: one that came in a later scenario (after a timeout) is
+  // taken into this one, and one in this range to an earlier scenario's request is left out.
+  const answers = (it: Item, lo: number, hi: number): boolean => {
+    const to = (it as { replyTo?: number }).replyTo;
+    return to !== undefined && to - 1 >= lo && to - 1 < hi;
+  };
+  const own = r.items.slice(from, to).filter((it) => (it as { replyTo?: number }).replyTo === undefined || answers(it, from, to) || answers(it, 0, r.handshake));
+  const late = r.items.slice(to, r.tail.from > to ? r.tail.from : r.items.length).filter((it) => answers(it, from, to));
+  const picked = [...r.items.slice(0, r.handshake), ...prompt, ...own, ...late, ...r.items.slice(r.tail.from, r.tail.to)];
   const correlator = new Correlator();
   const provoked = new Set<number>();
   const items: Item[] = picked.map((it, i) => {

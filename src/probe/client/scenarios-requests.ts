@@ -100,7 +100,7 @@ export const REQUEST_SCENARIOS: ClientScenario[] = [
 export const PERMISSION_SCENARIOS: ClientScenario[] = [
   {
     id: 'permission-answer',
-    title: 'A permission request is answered with an offered option or cancelled',
+    title: 'A permission request is answered with an offered option (cancelled only once something was cancelled)',
     tier: 'required', spec: '4.2', group: 'permission',
     async run(ctx) {
       ctx.say('\n\nThe probe asks a permission now: choose any option.\n');
@@ -108,7 +108,9 @@ export const PERMISSION_SCENARIOS: ClientScenario[] = [
       const o = readOutcome(r);
       if (!o.ok) return fail(o.why);
       finishTool(ctx, 'probe-perm-1', o.optionId ?? 'cancelled');
-      return pass(o.outcome === 'selected' ? `answered with the offered option "${o.optionId}"` : 'answered cancelled');
+      // `cancelled` is the answer once the turn is cancelled (or the request withdrawn), not a way to refuse.
+      if (o.outcome === 'cancelled') return fail('answered cancelled, but nothing was cancelled: to refuse, select an offered reject option');
+      return pass(`answered with the offered option "${o.optionId}"`);
     },
   },
   {

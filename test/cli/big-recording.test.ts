@@ -1,0 +1,113 @@
+/**
+ * Every command on a recording too big to hold (issue 32), through the real binary: a 12,000-frame
+ * recording of 2 KiB frames (24 MiB) with each command's V8 heap held to 24 MiB, which loading
+ * the whole recording overruns (the code before streaming died of "heap out of memory" on each of
+ * export, export --turn/--seq, export FILE --seq and import here). Commands that must hold a
+ * recording refuse it in one line (the limit lowered with ACP_INSPECT_HOLD_MAX_ITEMS). The full
+ * 1 GiB case is `npm run bench` (bench/big-recording.js).
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BIN, cli, tempDir, type RunResult } from '../helpers.js';
+import { writeFloodTranscript } from '../../bench/big-recording.js';
+
+const FRAMES = 12_010; // initialize, session/new, one prompt turn of 12,004 updates
+const HEAP = { NODE_OPTIONS: '--max-old-space-size=24' };
+const t = tempDir('acp-big-');
+const file = join(t.dir, 'big.jsonl');
+const db = join(t.dir, 'big.db');
+let id = '';
+
+const lines = (b: Buffer | string) => b.toString().split('\n').filter(Boolean);
+const bounded = (args: string[], env: NodeJS.ProcessEnv = {}) => cli(args, { env: { ...HEAP, ...env }, timeoutMs: 60_000 });
+
+/** A refusal: exit 2, one line on stderr naming the limit and what to do instead, no stack. */
+function refused(r: RunResult, what: RegExp): void {
+  expect(r.code, `${r.signal} ${r.stderr.slice(0, 300)}`).toBe(2);
+  expect(r.stderr.trim().split('\n')).toHaveLength(1);
+  expect(r.stderr).toMatch(what);
+  expect(r.stderr).not.toMatch(/heap|    at /);
+}
+
+beforeAll(async () => {
+  writeFloodTranscript(file, FRAMES, { size: 2048 });
+  const imp = await bounded(['import', '--db', db, file]);
+  expect(imp.stderr).toBe(`imported ${FRAMES} items from ${file} as recording 1\n`);
+  id = imp.stdout.toString().trim();
+}, 60_000);
+afterAll(() => t.cleanup());
+
+describe('a recording larger than the heap', () => {
+  it('exports whole, to a file and to stdout, line for line', async () => {
+    const out = join(t.dir, 'out.jsonl');
+    const r = await bounded(['export', id, '--db', db, '-o', out]);
+    expect(r.stderr).toBe(`wrote ${FRAMES} items to ${out}\n`);
+    const src = lines(readFileSync(file, 'utf8'));
+    const got = lines(readFileSync(out, 'utf8'));
+    expect(got).toHaveLength(FRAMES + 1);
+    for (const i of [1, 2, 5, 6000, FRAMES]) expect(JSON.parse(got[i]!).raw).toBe(JSON.parse(src[i]!).raw);
+    const turn = await bounded(['export', id, '--db', db, '--turn', '6']);
+    expect(turn.code).toBe(0);
+    expect(lines(turn.stdout)).toHaveLength(FRAMES + 1);
+  }, 60_000);
+
+  it('cuts a range from the store and from the file, with the set-up it needs', async () => {
+    for (const ref of [id, file]) {
+      const r = await bounded(['export', ref, '--db', db, '--seq', '6000-6999']);
+      expect(r.code).toBe(0);
+      const got = lines(r.stdout).map((l) => JSON.parse(l));
+      expect(got[0].slice.seqs).toBe('1-5,6000-6999,12010');
+      expect(got).toHaveLength(1 + 1006);
+    }
+  }, 60_000);
+
+  it('shows and checks it, and sends it as a trace', async () => {
+    const show = await bounded(['show', id, '--db', db]);
+    expect(show.code).toBe(0);
+    expect(lines(show.stdout)).toHaveLength(FRAMES + 1);
+    expect((await bounded(['check', file])).code).toBe(0);
+    let posts = 0;
+    const sink = createServer((req, res) => { req.resume(); req.on('end', () => { posts++; res.writeHead(200).end(); }); });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+    try {
+      const otlp = await bounded(['export', id, '--db', db, '--otlp', `http://127.0.0.1:${(sink.address() as AddressInfo).port}`]);
+      expect(otlp.stderr).toMatch(new RegExp(`^sent \\d+ spans \\(trace [0-9a-f]{32}\\) for ${FRAMES} items`));
+      expect(posts).toBeGreaterThan(0);
+    } finally {
+      sink.close();
+    }
+  }, 60_000);
+
+  it('is downloaded from serve as it is read', async () => {
+    const srv = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', '0'], { env: { ...process.env, ...HEAP, ACP_INSPECT_HOLD_MAX_ITEMS: '1000' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = new URL(await new Promise<string>((res) => srv.stdout.on('data', (d: Buffer) => { const m = /http:\/\/\S+/.exec(d.toString()); if (m) res(m[0]); })));
+      const get = (path: string) => fetch(`${url.origin}${path}`, { headers: { Authorization: `Bearer ${url.searchParams.get('token')}` } });
+      const whole = await get(`/api/recordings/${id}/export`);
+      expect(whole.status).toBe(200);
+      expect(lines(await whole.text())).toHaveLength(FRAMES + 1);
+      const part = await get(`/api/recordings/${id}/fixture?seq=8000-8099`);
+      expect(lines(await part.text())).toHaveLength(1 + 106);
+      const html = await get(`/api/recordings/${id}/export?format=html`);
+      expect(html.status).toBe(413);
+      expect((await html.json()).error).toMatch(/too big for a self-contained HTML report.*fixture/);
+    } finally {
+      srv.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('is refused in one line by the commands that must hold it', async () => {
+    const limit = { ACP_INSPECT_HOLD_MAX_ITEMS: '1000' };
+    refused(await bounded(['export', id, '--db', db, '--html', '-o', join(t.dir, 'r.html')], limit), /too big for a self-contained HTML report \(12,010 items; .*--turn SEQ or --seq A-B.*acp-inspect serve/);
+    refused(await bounded(['replay', '--as', 'agent', id, '--db', db], limit), /recording 1 is too big for replay \(12,010 items; .*export REF --turn SEQ/);
+    refused(await bounded(['diff', file, id, '--db', db], limit), /too big for the first recording of diff \(more than 1,000 items; .*--seq A-B/);
+    // A part of it makes a report.
+    const part = await bounded(['export', id, '--db', db, '--html', '--seq', '100-199', '-o', join(t.dir, 'part.html')], limit);
+    expect(part.code).toBe(0);
+    expect(part.stderr).toMatch(/^wrote 106 items/);
+  }, 60_000);
+});
