@@ -16,6 +16,7 @@ import { StoreError } from './errors.js';
 import { capturesDir, defaultDbPath, listCaptureLogs } from './paths.js';
 import { processStartId } from './process-id.js';
 import { orphanedCapturesFinisher } from './orphans.js';
+import { readCaptureHeader } from './capture-header.js';
 
 export { onOrphanedCaptures } from './orphans.js';
 import { isSqliteBuildError, nativeFixCommand, sqliteBuildReason } from '../install-hint.js';
@@ -332,6 +333,27 @@ export class Store {
   }
 
   /**
+   * Makes the recordings of capture logs whose taps died before they made one (a tap killed in its
+   * first moments on a busy machine), so that they are listed at once (as interrupted, once marked)
+   * while an indexer fills them in. Needs write access; does nothing without it.
+   */
+  adoptOrphanedCaptures(): void {
+    if (this.path === ':memory:' || this.schemaVersion < 5) return;
+    const names = listCaptureLogs(this.path);
+    if (names.length === 0) return;
+    const known = new Set((this.db.prepare(`SELECT capture FROM recordings WHERE capture IS NOT NULL`).all() as { capture: string }[]).map((r) => r.capture));
+    for (const name of names) {
+      if (known.has(name)) continue;
+      const h = readCaptureHeader(join(capturesDir(this.path), name));
+      if (!h || writerAlive({ id: 0, host_pid: h.hostPid, header: JSON.stringify({ [HOST_START]: h.hostStart }) })) continue;
+      const claim = this.claimCapture(name, processIdentity(), false, () => ({
+        name: h.name, startedAt: h.startedAt, status: 'running', command: h.command, cwd: h.cwd, hostPid: h.hostPid, hostStart: h.hostStart,
+      }));
+      if (claim) this.releaseCapture(claim.id);
+    }
+  }
+
+  /**
    * Whether capture logs beside this database wait for an indexer: a log whose recording no live
    * process indexes (its tap died or exited before it caught up, or a recovery stopped halfway).
    */
@@ -449,6 +471,7 @@ export class Store {
    * with SIGKILL does not stay "running" forever. Returns how many were marked.
    */
   markInterrupted(isAlive: (pid: number) => boolean = pidAlive): number {
+    finishOrphanedCaptures(this);
     let n = 0;
     for (const r of this.runningRecordings()) {
       // A tap that exited cleanly (its exit is stored) before it indexed everything is not
@@ -460,7 +483,6 @@ export class Store {
         n++;
       }
     }
-    finishOrphanedCaptures(this);
     return n;
   }
 
@@ -880,6 +902,9 @@ export { decodeUtf8, processStartId };
 
 /** Hands the database to the finisher (see onOrphanedCaptures) when capture logs wait for an indexer. */
 export function finishOrphanedCaptures(store: Store): void {
+  try {
+    if (!store.db.readonly) store.adoptOrphanedCaptures();
+  } catch { /* locked: the indexer makes them */ }
   try {
     const finisher = orphanedCapturesFinisher();
     if (finisher && store.capturesOrphaned()) finisher(store.path);

@@ -15,25 +15,11 @@ import { existsSync, mkdirSync, openSync, readSync, writevSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { CAPTURE_EXT, capturesDir } from '../store/paths.js';
 
-/** Bytes of a record's header. */
-export const RECORD_HEADER = 16;
-/** Record type of a control message (JSON payload); 0..2 are the stream codes. */
-export const RECORD_CONTROL = 3;
+export { RECORD_CONTROL, RECORD_HEADER, readCaptureHeader, type CaptureHeader } from '../store/capture-header.js';
+import { RECORD_CONTROL, RECORD_HEADER, type CaptureHeader } from '../store/capture-header.js';
+
 /** Records start on 8-byte boundaries. */
 export const pad8 = (n: number) => (n + 7) & ~7;
-
-/** What a capture log says about its recording, in its first record: enough to index it without the tap. */
-export interface CaptureHeader {
-  name: string | null;
-  command: string[];
-  cwd: string;
-  startedAt: string;
-  hostPid: number;
-  hostStart: string | null;
-  redact: boolean;
-  maxFrameBytes: number | null;
-  check: boolean;
-}
 
 /** A record's header, decoded; `size` is the whole record's (header, payload and padding). */
 export interface RecordHeader { len: number; type: number; t: number; size: number }
@@ -133,16 +119,3 @@ export function readRecords(fd: number, pos: number, end: number, block: Buffer,
   }
   return pos + off;
 }
-
-/** The header record of capture log `fd`, or null when it has none (yet). */
-export function readCaptureHeader(fd: number): CaptureHeader | null {
-  let header: CaptureHeader | null = null;
-  readRecords(fd, 0, Number.MAX_SAFE_INTEGER, Buffer.allocUnsafe(64 * 1024), (type, _t, payload) => {
-    if (type === RECORD_CONTROL) {
-      try { header = (JSON.parse(payload.toString('utf8')) as { capture?: CaptureHeader }).capture ?? null; } catch { /* not ours */ }
-    }
-    return false;
-  });
-  return header;
-}
-

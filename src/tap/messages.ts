@@ -20,7 +20,9 @@ export type FromRecorder =
   | { warn: string }
   | { info: string }
   | { recordingId: number }
-  | { done: true };
+  | { done: true }
+  /** The worker's recorder handed the log on (see Recorder.handOff). */
+  | { handedOff: true };
 
 export interface RecorderConfig {
   dbPath: string;

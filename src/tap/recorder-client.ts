@@ -36,6 +36,9 @@ const RECORDER_WORKER = '../tap/recorder-worker.js';
  */
 const IN_PROCESS_BUSY_MS = 1000;
 
+/** A backlog this large is not indexed within the tap's exit wait (about 4,000 1 KiB frames): it is handed on at once. */
+const HOPELESS_BACKLOG_BYTES = 4 * 1024 * 1024;
+
 export class RecorderClient {
   /** Records are kept (false once the log failed to open, or the tap exits). */
   private running = false;
@@ -47,6 +50,7 @@ export class RecorderClient {
   private warned = false;
   private recorder: Recorder | null = null;
   private worker: WorkerType | null = null;
+  private handedOff: (() => void) | null = null;
   recordingId: number | null = null;
   /** The committed position of the log (its first Int64), shared with the recorder (and the native forwarder). */
   private readonly committed: BigInt64Array;
@@ -85,6 +89,7 @@ export class RecorderClient {
     else if ('info' in m) this.warn(m.info);
     else if ('recordingId' in m) this.recordingId = m.recordingId;
     else if ('done' in m) this.doneResolve?.();
+    else if ('handedOff' in m) this.handedOff?.();
   }
 
   /** The recorder failed (a bug): the log is still written, and whoever opens the database next indexes it. */
@@ -208,6 +213,8 @@ export class RecorderClient {
     this.control({ finish: { code, signal, t } }, t);
     this.recorder?.poke();
     this.worker?.postMessage('poke');
+    // A backlog no recorder indexes in that time (a flood's): no use waiting for it.
+    if (waitMs < 1000 && (this.recorder?.behind ?? 0) > HOPELESS_BACKLOG_BYTES) return false;
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<boolean>((r) => { timer = setTimeout(() => r(false), waitMs); });
     const stored = await Promise.race([this.done.then(() => true), late]);
@@ -215,10 +222,20 @@ export class RecorderClient {
     return stored;
   }
 
-  /** The recorder did not finish in time: it writes what waits and lets go of the log (see Recorder.handOff). */
-  handOff(code: number | null, signal: string | null): void {
+  /**
+   * The recorder did not finish in time: it writes what waits, with the agent's exit, and lets go of
+   * the log (see Recorder.handOff); resolves once it did (the worker says so), or after `maxMs`.
+   */
+  async handOff(code: number | null, signal: string | null, maxMs = 150): Promise<void> {
     try { this.recorder?.handOff(code, signal); } catch { /* the next indexer goes on from the last batch */ }
-    this.worker?.postMessage({ handOff: [code, signal] });
+    if (!this.worker) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((r) => {
+      this.handedOff = r;
+      timer = setTimeout(r, maxMs);
+      this.worker!.postMessage({ handOff: [code, signal] });
+    });
+    clearTimeout(timer);
   }
 
   /** The capture log's path (null when none could be made). */

@@ -21,5 +21,8 @@ const recorder = startRecorder(workerData as RecorderConfig, (m: FromRecorder) =
 });
 port.on('message', (m: 'poke' | { handOff: [number | null, string | null] }) => {
   if (m === 'poke') recorder.poke();
-  else recorder.handOff(...m.handOff);
+  else {
+    recorder.handOff(...m.handOff);
+    port.postMessage({ handedOff: true } satisfies FromRecorder);
+  }
 });

@@ -8,7 +8,7 @@
  * indexes it to its end, finishes the recording (`interrupted`, with the time of its last frame, when
  * the log has no finish record: its tap died) and removes the log.
  */
-import { closeSync, openSync, rmSync, statSync } from 'node:fs';
+import { rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Store, processIdentity, writerAlive } from '../store/store.js';
 import { capturesDir, listCaptureLogs } from '../store/paths.js';
@@ -29,7 +29,7 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
     let owned = 0;
     for (const name of listCaptureLogs(dbPath)) {
       const path = join(capturesDir(dbPath), name);
-      const header = headerOf(path);
+      const header = readCaptureHeader(path);
       if (!header) {
         removeIfAbandoned(path);
         continue;
@@ -57,12 +57,6 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
     if (owned === 0 || Date.now() > until) return n;
     await new Promise((r) => setTimeout(r, 100));
   }
-}
-
-function headerOf(path: string): CaptureHeader | null {
-  let fd: number;
-  try { fd = openSync(path, 'r'); } catch { return null; }
-  try { return readCaptureHeader(fd); } finally { closeSync(fd); }
 }
 
 /** A log without even its header, left by a tap that died as it started: nothing to index, so it goes. */

@@ -457,7 +457,7 @@ export function runTap(opts: TapOptions): void {
     // database): the editor never waits for the recorder.
     const stored = await rec.finish(code, signal, t, finishWaitMs);
     if (!stored && rec.logPath) {
-      rec.handOff(code, signal);
+      await rec.handOff(code, signal);
       startDetachedIndexer(dbPath);
     }
     // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.

@@ -126,11 +126,12 @@ describe.concurrent('the capture log', () => {
   for (const how of ['stdin', 'SIGTERM'] as const) {
     it(`${how === 'stdin' ? 'closing stdin' : 'SIGTERM'} right after a flood: the tap exits before the rest is indexed, and the recording becomes complete with every frame`, async () => {
       const db = join(tmp.dir, `exit-${how}.db`);
-      const n = 10_000;
+      // One burst, as fast as the agent writes: more than a recorder indexes in the tap's exit wait.
+      const n = 30_000;
       // The default exit wait, not the test suite's longer one.
       const r = start(['--db', db, '--no-check', '--', node, agent], { env: { ACP_INSPECT_FINISH_WAIT_MS: undefined } });
       const got = receiver(r);
-      r.child.stdin!.write(rpc({ id: 1, method: 'flood', params: { n, perTick: 4000 } }) + '\n');
+      r.child.stdin!.write(rpc({ id: 1, method: 'flood', params: { n, perTick: n } }) + '\n');
       await until('the flood', () => got.lines.length >= n + 1);
       if (how === 'stdin') r.child.stdin!.end();
       else r.child.kill('SIGTERM');

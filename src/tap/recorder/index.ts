@@ -51,6 +51,8 @@ export interface Recorder {
   readonly done: Promise<void>;
   /** Look at the log now (the finish was written). */
   poke(): void;
+  /** Bytes of the log not indexed yet. */
+  readonly behind: number;
   /**
    * The tap exits before the log is all indexed: write what waits, with the agent's exit, let go of
    * the log (the next indexer goes on from there), and take nothing more.
@@ -176,6 +178,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   return {
     done,
     poke: () => intake?.poke(),
+    get behind() { return intake?.behind ?? 0; },
     handOff(code, signal) {
       if (stopped || finishing) return;
       stopped = true;
