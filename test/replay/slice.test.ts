@@ -16,7 +16,10 @@ import type { Frame } from '../../src/wire/frame.js';
 import { BIN, EXAMPLE_AGENT, ROOT, cli, run, tempDir } from '../helpers.js';
 
 const REAL = join(ROOT, 'recordings', 'real');
-const files = readdirSync(REAL).filter((f) => f.endsWith('.jsonl')).sort();
+// Not the client probe's record of a client that never answered a request ($/cancel_request for a
+// pending permission): its slice rightly warns that a replaying peer would wait for that answer.
+const NEVER_ANSWERED = new Set(['probe-client-sdk-example-client-cancel-request.jsonl']);
+const files = readdirSync(REAL).filter((f) => f.endsWith('.jsonl') && !NEVER_ANSWERED.has(f)).sort();
 const CLIENT = join(ROOT, 'test', 'replay', 'peers', 'fixture-client.mjs');
 const t = tempDir('acp-slice-');
 afterAll(() => t.cleanup());
