@@ -11,6 +11,7 @@ import { streamSSE } from 'hono/streaming';
 import { bodyLimit } from 'hono/body-limit';
 import { timingSafeEqual } from 'node:crypto';
 import { Store, toTranscriptNote } from '../store/store.js';
+import { checkStoredSize, holdLimit, RecordingTooBig, type MemoryLimit } from '../source.js';
 import { transcriptDownload } from './download.js';
 import { StoreError } from '../store/errors.js';
 import { parseTranscript, transcriptLines, TranscriptError } from '../transcript/format.js';
@@ -81,6 +82,14 @@ function intParam(v: string | undefined, dflt: number, max = Number.MAX_SAFE_INT
   if (!/^\d+$/.test(v)) throw new HttpError(400, `expected a whole number, got "${v}"`);
   return Math.min(Number(v), max);
 }
+
+/** The most of its first recording a comparison holds (see MemoryLimit); the second is streamed. */
+const COMPARE_LIMIT: MemoryLimit = {
+  items: 250_000,
+  bytes: 128 * 1024 * 1024,
+  use: 'the first recording of a comparison',
+  fix: 'compare parts: export each with `acp-inspect export ID --seq A-B -o a.jsonl` and run `acp-inspect diff a.jsonl b.jsonl`, or pick the smaller recording as the first',
+};
 
 /** Comparisons held for `/api/compare/rows` (each holds the first recording's frames). */
 const KEPT_COMPARISONS = 2;
@@ -381,6 +390,13 @@ export function createApp(opts: AppOptions): InspectorApp {
     const ignore = ignoreText.split(/[\s,]+/).filter(Boolean);
     if (ignore.length > 50) throw new HttpError(400, 'at most 50 ignored paths');
     const opts = { ignore, mergeChunks: c.req.query('merge') === '1' };
+    // The first recording's frames are held for the comparison (the second is streamed).
+    try {
+      checkStoredSize(store, a, holdLimit(COMPARE_LIMIT));
+    } catch (e) {
+      if (e instanceof RecordingTooBig) throw new HttpError(413, e.message);
+      throw e;
+    }
     if (c.req.query('paged') !== '1') {
       const result = compareFrames(readFrames(store, a), iterateFrames(store, b), opts);
       return c.json({ a: store.getRecording(a)!, b: store.getRecording(b)!, ...result });

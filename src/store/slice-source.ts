@@ -14,7 +14,7 @@
  * 3. the kept items themselves, read a page at a time in seq order (`items`), never all at once.
  */
 import type { Frame, Item } from '../wire/frame.js';
-import { planSlice, sliceSpan, SliceError, type SlicePlan, type SliceSpec } from '../transcript/slice.js';
+import { planSlice, SessionUpdatesBuilder, sliceSpan, SliceError, type SlicePlan, type SliceSpec } from '../transcript/slice.js';
 import type { TranscriptNote } from '../transcript/format.js';
 import type { Store } from './store.js';
 import { toTranscriptNote } from './store.js';
@@ -77,11 +77,12 @@ export function readStoredSlice(store: Store, id: number, spec: SliceSpec, opts:
   // 2. What the plan could need: the span (agent updates without their text unless it may name a
   // tool call or a terminal), read a page at a time; the rest, far fewer rows, by index.
   const spanRows: Item[] = [];
+  const updates = new SessionUpdatesBuilder(span.from, span.to - span.from + 1);
   const ids = new Set<string>();
   const outside: number[] = []; // requests of the span's answers that came before it
-  const names = new Map<string, string>();
   for (const it of store.pagedItems(id, span.from - 1, span.to, 2000, { blankRawWhen: `dir = 'a2c' AND method = 'session/update' AND NOT (${MAY_REFER})` })) {
-    spanRows.push(slim(it, names));
+    if (updates.take(it)) continue;
+    spanRows.push(it);
     if (it.dir !== 'a2c' && it.dir !== 'c2a') continue;
     const f = it as Frame;
     if (f.replyTo !== undefined && f.replyTo < span.from) outside.push(f.replyTo);
@@ -102,7 +103,7 @@ export function readStoredSlice(store: Store, id: number, spec: SliceSpec, opts:
     for (const tc of ids) add(store.selectItems(id, `method = 'session/update' AND dir = 'a2c' AND seq < ? AND instr(raw, ?) > 0`, [span.from, JSON.stringify(tc)]));
   }
   const items = () => mergeBySeq(sortBySeq([...extra.values()]), spanRows);
-  let plan = planSlice({ recording: { header, items: items(), notes }, maxSeq, allTurns }, spec);
+  let plan = planSlice({ recording: { header, items: items(), notes }, maxSeq, allTurns, updates: updates.done() }, spec);
   // Before the slice's first item (known now): state updates, and what the agent sent while
   // answering a set-up (a load's history). Then the plan again, with them.
   if (plan.first > 1) {
@@ -113,29 +114,9 @@ export function readStoredSlice(store: Store, id: number, spec: SliceSpec, opts:
     for (const setup of store.selectItems(id, `${SETUP_REQUESTS} AND seq < ?`, [plan.first], { blankRawWhen: '1' })) {
       add([...store.pagedItems(id, setup.seq, Math.min(answerOf.get(setup.seq) ?? plan.first, plan.first) - 1)].filter((it) => it.dir === 'a2c'));
     }
-    if (extra.size !== before) plan = planSlice({ recording: { header, items: items(), notes }, maxSeq, allTurns }, spec);
+    if (extra.size !== before) plan = planSlice({ recording: { header, items: items(), notes }, maxSeq, allTurns, updates: updates.done() }, spec);
   }
   return { plan, items: keptItems(store, id, plan.seqs, opts.json !== false) };
-}
-
-/**
- * An update read without its text as small as the plan needs it: a frame of its columns, its names
- * (method, kind, session) shared with the other rows' rather than a copy each (a span may be a
- * million rows).
- */
-function slim(it: Item, names: Map<string, string>): Item {
-  if (it.dir !== 'a2c' || (it as Frame).raw !== '') return it;
-  const f = it as Frame;
-  const name = (v: string): string => {
-    const had = names.get(v);
-    if (had !== undefined) return had;
-    names.set(v, v);
-    return v;
-  };
-  const out: Frame = { seq: f.seq, t: f.t, dir: 'a2c', raw: '', size: f.size, kind: name(f.kind) as Frame['kind'] };
-  if (f.method !== undefined) out.method = name(f.method);
-  if (f.sessionId !== undefined) out.sessionId = name(f.sessionId);
-  return out;
 }
 
 const sortBySeq = (items: Item[]): Item[] => items.sort((a, b) => a.seq - b.seq);

@@ -7,12 +7,12 @@
 import type { Frame, Item } from '../wire/frame.js';
 import { checkNotes, sortNotes, TranscriptLineReader } from './format.js';
 import { readTranscriptItems } from './read-file.js';
-import { planSlice, type SlicePlan, type SliceSpec } from './slice.js';
+import { planSlice, SessionUpdatesBuilder, type SlicePlan, type SliceSpec } from './slice.js';
 
 /** Update text the slice's plan may read: it may name a tool call or a terminal, be a state update, or spell either in escapes. */
 const MAY_MATTER = /toolCallId|terminalId|current_mode_update|config_option_update|available_commands_update|session_info_update|\\u/;
 
-/** The item as the plan needs it: an agent update's text only when it may matter. */
+/** An agent update whose text cannot matter to the plan, without its text (SessionUpdatesBuilder takes it). */
 function planned(it: Item): Item {
   if (it.dir !== 'a2c') return it;
   const f = it as Frame;
@@ -26,8 +26,12 @@ function planned(it: Item): Item {
 export function sliceTranscriptFile(file: string, spec: SliceSpec): { plan: SlicePlan; items: () => Iterable<Item> } {
   const reader = new TranscriptLineReader();
   const all: Item[] = [];
-  for (const it of readTranscriptItems(file, reader)) all.push(planned(it));
+  const updates = new SessionUpdatesBuilder(1);
+  for (const it of readTranscriptItems(file, reader)) {
+    const p = planned(it);
+    if (!updates.take(p)) all.push(p);
+  }
   checkNotes(reader.notes, reader.seq);
-  const plan = planSlice({ recording: { header: reader.header, items: all, notes: sortNotes(reader.notes) } }, spec);
+  const plan = planSlice({ recording: { header: reader.header, items: all, notes: sortNotes(reader.notes) }, maxSeq: reader.seq, updates: updates.done() }, spec);
   return { plan, items: () => readTranscriptItems(file) };
 }

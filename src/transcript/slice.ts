@@ -114,7 +114,7 @@ class Index {
    * through the store's indexes), then `maxSeq` is the recording's last seq and `allTurns` lists its
    * turns for messages.
    */
-  constructor(readonly items: readonly Item[], maxSeq?: number, private readonly allTurns?: () => { seq: number }[]) {
+  constructor(readonly items: readonly Item[], maxSeq?: number, private readonly allTurns?: () => { seq: number }[], private readonly updates?: SessionUpdates) {
     this.maxSeq = maxSeq ?? (items.length ? items[items.length - 1]!.seq : 0);
     this.bySeqArr = new Array<Item | undefined>(this.maxSeq + 1);
     for (const it of items) {
@@ -124,12 +124,23 @@ class Index {
   }
 
   item(seq: number): Item | undefined {
-    return this.bySeqArr[seq];
+    return this.bySeqArr[seq] ?? this.update(seq);
   }
 
   frame(seq: number | undefined): Frame | undefined {
-    const it = seq === undefined ? undefined : this.bySeqArr[seq];
+    const it = seq === undefined ? undefined : this.item(seq);
     return isFrame(it) ? it : undefined;
+  }
+
+  /** The agent's update `seq` from `updates`, made when asked for (none are held). */
+  private update(seq: number): Frame | undefined {
+    const u = this.updates;
+    const k = u === undefined ? -1 : (u.sessions[seq - u.from] ?? -1);
+    if (k < 0) return undefined;
+    const f: Frame = { seq, t: 0, dir: 'a2c', raw: '', size: 0, kind: 'notification', method: 'session/update' };
+    const sid = u!.names[k];
+    if (sid) f.sessionId = sid;
+    return f;
   }
 
   /** The session an item belongs to: its own sessionId, or (a response) its request's. */
@@ -299,6 +310,54 @@ export interface SlicePlan {
   newSeq(seq: number): number | undefined;
 }
 
+/**
+ * Agent `session/update` notifications a slice's plan needs only the session of (their text names no
+ * tool call, terminal or state): a session index per seq from `from` (-1: not such an update;
+ * `names[k]`, "" for none), instead of an object each, for spans of a million updates.
+ */
+export interface SessionUpdates {
+  from: number;
+  sessions: Int32Array;
+  names: string[];
+}
+
+/** Gathers SessionUpdates from items in seq order: `take` keeps an update read without its text (`raw` ""). */
+export class SessionUpdatesBuilder {
+  private sessions: Int32Array;
+  private readonly names: string[] = [];
+  private readonly index = new Map<string, number>();
+
+  constructor(private readonly from: number, expected = 1024) {
+    this.sessions = new Int32Array(Math.max(1, expected)).fill(-1);
+  }
+
+  /** Takes `it` when it is such an update (then the plan need not hold it); false otherwise. */
+  take(it: Item): boolean {
+    if (it.dir !== 'a2c') return false;
+    const f = it as Frame;
+    if (f.raw !== '' || f.kind !== 'notification' || f.method !== 'session/update') return false;
+    const at = f.seq - this.from;
+    if (at < 0) return false;
+    if (at >= this.sessions.length) {
+      const more = new Int32Array(Math.max(this.sessions.length * 2, at + 1)).fill(-1);
+      more.set(this.sessions);
+      this.sessions = more;
+    }
+    const sid = f.sessionId ?? '';
+    let k = this.index.get(sid);
+    if (k === undefined) {
+      k = this.names.push(sid) - 1;
+      this.index.set(sid, k);
+    }
+    this.sessions[at] = k;
+    return true;
+  }
+
+  done(): SessionUpdates {
+    return { from: this.from, sessions: this.sessions, names: this.names };
+  }
+}
+
 /** Where the lie of a slice can be seen from: a recording's items, or a part of them (see Index). */
 export interface SliceInput {
   recording: Recording;
@@ -306,6 +365,8 @@ export interface SliceInput {
   maxSeq?: number;
   /** Every turn of the recording (their prompts' seqs), for messages, when `recording.items` is a part. */
   allTurns?: () => { seq: number }[];
+  /** Updates not in `recording.items`, by session only (see SessionUpdates). */
+  updates?: SessionUpdates;
 }
 
 /**
@@ -313,7 +374,7 @@ export interface SliceInput {
  * range as clipped to the recording. From the turn prompts around `spec` and the item it names.
  */
 export function sliceSpan(input: SliceInput, spec: SliceSpec): { from: number; to: number } {
-  const ix = new Index(input.recording.items, input.maxSeq, input.allTurns);
+  const ix = new Index(input.recording.items, input.maxSeq, input.allTurns, input.updates);
   if (ix.maxSeq === 0) throw new SliceError('the recording has no items to cut a fixture from');
   const c = core(ix, spec);
   return { from: c.start, to: c.end };
@@ -326,7 +387,7 @@ export function sliceSpan(input: SliceInput, spec: SliceSpec): { from: number; t
  */
 export function planSlice(input: SliceInput, spec: SliceSpec): SlicePlan {
   const rec = input.recording;
-  const ix = new Index(rec.items, input.maxSeq, input.allTurns);
+  const ix = new Index(rec.items, input.maxSeq, input.allTurns, input.updates);
   if (ix.maxSeq === 0) throw new SliceError('the recording has no items to cut a fixture from');
   const { seqs: keep, label, start, cut } = core(ix, spec);
   addReferenced(ix, keep);

@@ -195,9 +195,20 @@ describe.concurrent('probe client when the run is cut short', () => {
     }
   });
 
-  it('refuses an --only naming no scenario, in one line', async () => {
+  it('refuses an --only naming no scenario, or a report in a missing folder, in one line and before any ACP', async () => {
     const r = await cli(['probe', 'client', '--only', 'fs,nonsense']);
     expect(r.code).toBe(2);
     expect(r.stderr.trim()).toBe('acp-inspect: --only: no scenario or group "nonsense"; see acp-inspect probe client --list');
+    const t = tempDir('acp-probe-e2e-');
+    try {
+      const missing = join(t.dir, 'no-such-folder', 'probe.json');
+      const init = `${JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })}\n`;
+      const r2 = await cli(['probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', missing], { input: init });
+      expect(r2.code).toBe(2);
+      expect(r2.stderr.trim()).toBe(`acp-inspect: --report ${missing}: the folder ${join(t.dir, 'no-such-folder')} does not exist; create it or write elsewhere`);
+      expect(r2.stdout.length).toBe(0);
+    } finally {
+      t.cleanup();
+    }
   });
 });

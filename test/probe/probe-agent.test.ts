@@ -110,9 +110,13 @@ describe('probe agent', () => {
 
   it.concurrent('finds the clean test agent conformant, capability scenarios and authentication included, and keeps the report in the store', async () => {
     const db = join(tmp.dir, 'clean.sqlite');
+    const told: string[] = [];
     const { report } = await probeAgent({
       command: [process.execPath, AGENT], db, timeoutMs: 8000, auth: 'token', parallel: 6, env: { ...process.env, PROBE_AGENT_AUTH: '1' },
+      onScenario: (r, done, total) => told.push(`${done}/${total} ${r.id}`),
     });
+    expect(told).toHaveLength(AGENT_SCENARIOS.length);
+    expect(told[0]).toBe(`1/${AGENT_SCENARIOS.length} initialize`);
     expect(report.scenarios.filter((s) => s.status === 'fail')).toEqual([]);
     expect(report.verdict).toBe('conformant');
     expect(report.scenarios.map((s) => s.id)).toEqual(AGENT_SCENARIOS.map((s) => s.id));

@@ -37,10 +37,12 @@ export function registerImport(program: Command): void {
       const src = transcriptFileStream(file); // its header, read before touching the database
       const store = Store.open(opts.db);
       try {
-        // Streamed in one transaction: a bad line further on leaves no recording behind.
-        const { id, items } = store.importStream(src, opts.name ?? src.header.name ?? basename(file));
-        const { checkStoredRecording } = await import('../../check-run/stored.js');
-        checkStoredRecording(store, id);
+        // Streamed in one transaction (a bad line further on leaves no recording behind), and
+        // checked in the same reading.
+        const { checkingAsRead, storeFindings } = await import('../../check-run/stored.js');
+        const checked = checkingAsRead(src.items);
+        const { id, items } = store.importStream({ ...src, items: checked }, opts.name ?? src.header.name ?? basename(file));
+        storeFindings(store, id, checked, true);
         process.stdout.write(`${id}\n`);
         process.stderr.write(`imported ${items} items from ${file} as recording ${id}\n`);
       } finally {

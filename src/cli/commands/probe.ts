@@ -45,6 +45,8 @@ export function registerProbe(program: Command): void {
       const { report, text } = await probeAgent({
         command, db: opts.db, only, timeoutMs: opts.timeout, cwd: opts.cwd, auth: opts.auth, parallel: opts.parallel,
         outputs: { json: opts.json, report: opts.report, html: opts.html },
+        // Progress on a terminal only: a run against a real agent takes minutes.
+        onScenario: process.stderr.isTTY ? (r, done, total) => process.stderr.write(`probe agent: ${done}/${total} ${r.id} ${r.status}${r.durationMs !== undefined ? ` (${(r.durationMs / 1000).toFixed(1)} s)` : ''}\n`) : undefined,
       });
       process.exitCode = report.verdict === 'conformant' ? 0 : 1;
       process.stdout.write(text ?? formatProbeReport(report, { width: process.stdout.columns }));

@@ -30,6 +30,8 @@ export interface ProbeAgentOptions {
   parallel?: number;
   outputs?: ProbeOutputs;
   env?: NodeJS.ProcessEnv;
+  /** Told of each scenario as it ends (the CLI prints progress on a terminal). */
+  onScenario?: (r: ScenarioResult, done: number, total: number) => void;
 }
 
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -73,19 +75,27 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     const results = new Map<string, ScenarioResult>();
     // initialize is reported when asked for, and always when it failed (nothing else could run then).
     if (!opts.only || opts.only.includes('initialize') || first.result.status !== 'pass') results.set('initialize', first.result);
+    const total = wanted.length + 1;
+    let done = 0;
+    const told = (r: ScenarioResult): void => opts.onScenario?.(r, ++done, total);
+    told(first.result);
     const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
     const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length)) }, async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
         if (!facts) {
           results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
+          told(results.get(s.id)!);
           continue;
         }
         const reason = s.skipUnless?.(facts, settings);
         if (reason !== undefined) {
           results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: reason, recording: null, findings: [] });
+          told(results.get(s.id)!);
           continue;
         }
-        results.set(s.id, (await runScenario(run, s, settings, facts, opts.env)).result);
+        const r = (await runScenario(run, s, settings, facts, opts.env)).result;
+        results.set(s.id, r);
+        told(r);
       }
     });
     await Promise.all(workers);

@@ -35,6 +35,8 @@ export const PROMPTS = {
   permission: 'Create a file named probe-permission.txt containing the word pong.',
 } as const;
 
+/** How long the probe watches for updates that come after an answer they should have preceded. */
+const LATE_MS = 500;
 const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'];
 const cap = (f: AgentFacts, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (isObj(v) ? v[k] : undefined), f.agentCapabilities);
 const present = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
@@ -265,7 +267,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
         if (reason !== 'cancelled') return fail(`after session/cancel the turn ended "${first}", and a second turn cancelled right after its prompt ${reason ? `ended "${reason}"` : `got ${describeReply(r)}`}; it must be "cancelled"`);
         note = ` (the first cancel crossed the end of a short turn, answered "${first}"; a turn cancelled right after its prompt ended cancelled)`;
       }
-      await d.conn.settle(300);
+      await d.conn.settle(LATE_MS);
       const late = conversationUpdatesOf(d, sessionId, r.frame!.seq);
       if (late.length) return fail(`${late.length} session/update of the turn (${updateKind(late[0]!)}) after the cancelled answer (first #${late[0]!.seq}); updates of a turn come before its answer`);
       const held = d.client.held.length;
@@ -383,7 +385,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       if (!stopReasonOf(turn)) return fail(`the turn before the load got ${describeReply(turn)}`);
       const { r, from, note } = await reopen(d, 'session/load', sessionId);
       if (r.result === undefined) return fail(`session/load got ${describeReply(r)}${note}${d.exitNote()}`);
-      await d.conn.settle(300);
+      await d.conn.settle(LATE_MS);
       const before = conversationUpdatesOf(d, sessionId, from, r.frame!.seq);
       const after = conversationUpdatesOf(d, sessionId, r.frame!.seq);
       if (after.length) return fail(`${after.length} history update(s) after the load's answer (first #${after[0]!.seq}, ${updateKind(after[0]!)}); history comes before it`);

@@ -12,7 +12,8 @@ import type { Item } from '../../wire/frame.js';
 import { frameFromText } from '../../wire/make-frame.js';
 import { Store } from '../../store/store.js';
 import { defaultDbPath } from '../../store/paths.js';
-import { ProbeRun } from '../probe-run.js';
+import { CliError } from '../../errors.js';
+import { ProbeRun, checkOutputs } from '../probe-run.js';
 import { attributeFindings } from '../record.js';
 import type { ProbeFinding, ScenarioResult } from '../report.js';
 import { HANDSHAKE_ID } from './scenarios-requests.js';
@@ -28,8 +29,11 @@ export interface ProbeClientOptions {
 
 /** Runs the probe on stdio until the client disconnects. */
 export async function runProbeClient(opts: ProbeClientOptions): Promise<void> {
+  // Bad outputs and a database that cannot be opened are one-line errors before any ACP is spoken.
+  checkOutputs({ report: opts.report, html: opts.html });
+  if (opts.timeoutMs !== undefined && opts.timeoutMs < 1) throw new CliError('--timeout must be at least 1 ms', 2);
   const db = opts.db ?? defaultDbPath();
-  Store.open(db).close(); // a database that cannot be opened is a one-line error before any ACP is spoken
+  Store.open(db).close();
   const log = (text: string): void => { process.stderr.write(`${text}\n`); };
   const probe = startClientProbe({
     input: process.stdin, output: process.stdout, timeoutMs: opts.timeoutMs, only: opts.only, log,
