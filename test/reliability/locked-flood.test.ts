@@ -135,8 +135,9 @@ describe('a flood while the database is locked', () => {
       expect(res.code, res.stderr).toBe(0);
       expect(res.stderr).not.toMatch(/FATAL|stack trace|Aborted/i);
       const lines = tapLines(res.stderr);
+      // At most a word that the recording is delayed: nothing is lost.
       expect(lines.length, res.stderr).toBeLessThanOrEqual(2);
-      expect(lines.join('\n')).toMatch(/locked/);
+      expect(lines.join('\n')).not.toMatch(/incomplete|not recorded/);
       const notes = tap.text().split('\n').filter((l) => l.includes('"method":"x/n"')).map((l) => `${l}\n`).join('');
       expect(sha(notes)).toBe(sha(expectedFlood(N)));
     } finally {

@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { seededRandom } from '../helpers.js';
-import { BIN, makeTmp, run, start, writeAgent, rpc, type Running } from '../reliability/helpers.js';
+import { BIN, lockDb, makeTmp, run, start, writeAgent, rpc, type Running } from '../reliability/helpers.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
@@ -131,8 +131,14 @@ describe.concurrent('the capture log', () => {
       // The default exit wait, not the test suite's longer one.
       const r = start(['--db', db, '--no-check', '--', node, agent], { env: { ACP_INSPECT_FINISH_WAIT_MS: undefined } });
       const got = receiver(r);
+      // Another process holds the database's write lock through the flood, so that however fast
+      // this machine indexes, the tap cannot have indexed it all when it exits.
+      r.child.stdin!.write(rpc({ id: 0, method: 'ping' }) + '\n');
+      await until('the recording', () => { try { return captureState(db).capture !== null; } catch { return false; } });
+      const lock = lockDb(db);
+      await lock.locked;
       r.child.stdin!.write(rpc({ id: 1, method: 'flood', params: { n, perTick: n } }) + '\n');
-      await until('the flood', () => got.lines.length >= n + 1);
+      await until('the flood', () => got.lines.length >= n + 2);
       if (how === 'stdin') r.child.stdin!.end();
       else r.child.kill('SIGTERM');
       const res = await r.done;
@@ -141,6 +147,7 @@ describe.concurrent('the capture log', () => {
       expect(atExit.capture).not.toBeNull();
       expect(atExit.items).toBeLessThan(n + 2);
       expect(how === 'stdin' ? res.code : res.signal).toBe(how === 'stdin' ? 0 : 'SIGTERM');
+      await lock.release();
       // A detached indexer finishes it (nobody runs anything).
       await until('the recording finished', () => captureState(db).capture === null);
       const done = captureState(db);
