@@ -840,7 +840,10 @@ export class TraceFold {
     const t = Math.max(endT ?? this.lastT, this.lastT);
     for (const open of [...this.pending.values()].reverse()) {
       open.span.attributes['acp.unanswered'] = true;
-      this.endRpc(open, t);
+      // A request left unanswered inside a span that has ended (a tool call that completed while its
+      // permission request was never answered) ends with that span, so the tree stays well formed.
+      const parentEnd = open.span.parent?.end ?? null;
+      this.endRpc(open, parentEnd !== null ? Math.min(t, parentEnd) : t);
     }
     this.pending.clear();
     for (const term of this.terminals.values()) this.close(term.span, t);

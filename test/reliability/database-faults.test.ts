@@ -137,7 +137,8 @@ describe('database faults', () => {
     try {
       // Before the fix the tap aborted here (a thread terminated inside SQLite): exit 134, native stack.
       const agent = writeAgent(tmp.dir, 'exit7', `process.stdin.on('data', (b) => process.stdout.write(b)); process.stdin.on('end', () => { process.exitCode = 7; });`);
-      const res = await run(['--db', db, '--', node, agent], { input: requests(3) });
+      // The tap's own exit wait (not the suite's long one): a lock that outlasts the session must not hold the editor.
+      const res = await run(['--db', db, '--', node, agent], { input: requests(3), env: { ACP_INSPECT_FINISH_WAIT_MS: undefined } });
       expect(res.code).toBe(7);
       expect(res.stdout.toString()).toBe(requests(3));
       expect(res.stderr).not.toMatch(/FATAL|stack trace|Aborted/i);
