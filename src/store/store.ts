@@ -175,7 +175,9 @@ export class Store {
   /** Opens (creating if needed, unless readonly/mustExist) and migrates the database at `path`. */
   static open(path: string = defaultDbPath(), opts: OpenOptions = {}): Store {
     const exists = path === ':memory:' || existsSync(path);
-    if (!exists && (opts.readonly || opts.mustExist)) {
+    // A tap killed before it made the database leaves only capture logs: a writer makes the database
+    // and adopts them, as it would into an existing one.
+    if (!exists && (opts.readonly || (opts.mustExist && listCaptureLogs(path).length === 0))) {
       throw new StoreError('E_DB_MISSING', `database ${path} does not exist; record something first (acp-inspect -- <agent>) or pass --db FILE`);
     }
     let db: Database.Database;

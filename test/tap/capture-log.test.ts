@@ -6,7 +6,7 @@
  * and so does an indexer killed halfway and run again. Real binaries, real pipes, real SQLite.
  */
 import { spawn } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, readdirSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, readdirSync, rmSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -157,6 +157,25 @@ describe.concurrent('the capture log', () => {
     });
   }
 
+  it('a tap killed before it made the database leaves a capture log that list and index make into the recording', async () => {
+    const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1' };
+    const db = join(tmp.dir, 'never-made.db');
+    const r = start(['--db', db, '--no-check', '--', node, agent], { env });
+    const got = receiver(r);
+    r.child.stdin!.write(rpc({ id: 1, method: 'flood', params: { n: 2000, perTick: 2000 } }) + '\n');
+    await until('the flood', () => got.lines.length >= 2001);
+    r.child.kill('SIGKILL');
+    await r.done;
+    // As if the kill came before the recorder's first write: only the capture log is left.
+    for (const x of ['', '-wal', '-shm']) rmSync(db + x, { force: true });
+    expect(readdirSync(`${db}-captures`).length).toBe(1);
+    const listed = await run(['list', '--db', db, '--json'], { env });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout.toString())).toMatchObject([{ id: 1, status: 'interrupted' }]);
+    expect((await run(['index', '--db', db], { env })).code).toBe(0);
+    expect((await exported(db, env)).a2c).toEqual(got.lines);
+  });
+
   it('two indexers racing for an orphaned capture log store each frame once; so does one killed halfway and run again', async () => {
     const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1' };
     // With the checker on: the indexer that resumes a log folds the items already stored into it first.
@@ -167,6 +186,9 @@ describe.concurrent('the capture log', () => {
       await until('the flood', () => got.lines.length >= n + 1);
       r.child.kill('SIGKILL');
       await r.done;
+      // A tap killed this early may not have made its recording's row yet: an opener (here `list`,
+      // with no indexer started) adopts the orphaned log and makes it.
+      expect((await run(['list', '--db', db], { env })).code).toBe(0);
       expect(captureState(db).capture).not.toBeNull();
       return got.lines;
     };

@@ -8,10 +8,10 @@ export function registerIndex(program: Command): void {
     .option(...DB_OPTION)
     .action(async (opts: { db?: string }) => {
       const { existsSync } = await import('node:fs');
-      const { defaultDbPath } = await import('../../store/paths.js');
+      const { defaultDbPath, listCaptureLogs } = await import('../../store/paths.js');
       const { finishCaptures } = await import('../../tap/recover.js');
       const path = opts.db ?? defaultDbPath();
-      if (!existsSync(path)) return;
+      if (!existsSync(path) && listCaptureLogs(path).length === 0) return;
       const n = await finishCaptures(path, (msg) => process.stderr.write(`${msg}\n`));
       if (process.stdout.isTTY) process.stdout.write(`${n === 0 ? 'nothing to index' : `${n} recording${n === 1 ? '' : 's'} indexed`}\n`);
     });

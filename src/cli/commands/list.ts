@@ -13,9 +13,9 @@ export function registerList(program: Command): void {
       const { Store } = await import('../../store/store.js');
       const { formatDuration, formatTable } = await import('../../text/format.js');
       const { existsSync } = await import('node:fs');
-      const { defaultDbPath } = await import('../../store/paths.js');
+      const { defaultDbPath, listCaptureLogs } = await import('../../store/paths.js');
       const path = opts.db ?? defaultDbPath();
-      if (!existsSync(path)) {
+      if (!existsSync(path) && listCaptureLogs(path).length === 0) {
         // Nothing recorded yet is not an error.
         if (opts.json) process.stdout.write('[]\n');
         else process.stdout.write(`no recordings yet (${path} does not exist); record one with: acp-inspect -- <agent command>\n`);
