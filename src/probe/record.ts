@@ -8,7 +8,7 @@ import type { Item } from '../wire/frame.js';
 import { peerInfoOf } from '../wire/peer-info.js';
 import type { Store } from '../store/store.js';
 import { checkItems } from '../check/checker.js';
-import type { ProbeFinding, ProbeKind } from './report.js';
+import type { ProbeFinding, ProbeKind, ScenarioResult } from './report.js';
 
 export interface ScenarioExchange {
   /** Recording name, e.g. "probe agent #3: cancel-mid-turn". */
@@ -77,4 +77,16 @@ export function recordScenario(store: Store, x: ScenarioExchange): RecordedScena
 /** The recording name of a scenario: "probe agent #RUN: SCENARIO". */
 export function scenarioRecordingName(kind: ProbeKind, run: number, scenario: string): string {
   return `probe ${kind} #${run}: ${scenario}`;
+}
+
+/**
+ * A scenario graded by the full checker after its own expectation: one that passed fails when the
+ * checker found an error of the target's in its exchange; an info notes it. Both probes grade so.
+ */
+export function gradeByChecker(s: { status: ScenarioResult['status']; why: string }, findings: readonly ProbeFinding[]): Pick<ScenarioResult, 'status' | 'why'> {
+  const errors = findings.filter((f) => f.severity === 'error');
+  if (!errors.length || (s.status !== 'pass' && s.status !== 'info')) return { status: s.status, why: s.why };
+  const e = errors[0]!;
+  const found = `the checker found ${e.rule} at #${e.seq} (spec ${e.spec}): ${e.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
+  return s.status === 'pass' ? { status: 'fail', why: found } : { status: 'info', why: `${s.why}; ${found}` };
 }

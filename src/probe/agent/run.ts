@@ -13,6 +13,7 @@ import { ProbeRun, checkOutputs, type ProbeOutputs } from '../probe-run.js';
 import { defaultDbPath } from '../../store/paths.js';
 import type { Frame } from '../../wire/frame.js';
 import type { ProbeReport, ScenarioResult } from '../report.js';
+import { gradeByChecker } from '../record.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
 import { installClientSide, type ClientSide } from './client-side.js';
 import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Outcome } from './driver.js';
@@ -175,14 +176,7 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
     outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrReason() ? `: ${proc.stderrReason()!.slice(0, 120)}` : ''}`);
   }
   const recorded = record(s.id, proc);
-  const errors = recorded.findings.filter((f) => f.severity === 'error');
-  if (errors.length && (outcome.status === 'pass' || outcome.status === 'info')) {
-    const e = errors[0]!;
-    const more = errors.length > 1 ? ` (and ${errors.length - 1} more)` : '';
-    outcome = outcome.status === 'pass'
-      ? fail(`the checker found ${e.rule} at #${e.seq} (spec ${e.spec}): ${e.message}${more}`)
-      : { status: 'info', why: `${outcome.why}; the checker found ${e.rule} at #${e.seq}: ${e.message}${more}` };
-  }
+  outcome = gradeByChecker(outcome, recorded.findings);
   const reproduce = outcome.status === 'fail' ? fixtureCommand(run, recorded.recordingId, proc.conn.frames()) : undefined;
   return {
     result: { ...blank(s, outcome.status, outcome.why), ...(reproduce ? { reproduce } : {}), recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },

@@ -14,7 +14,7 @@ import { Store } from '../../store/store.js';
 import { defaultDbPath } from '../../store/paths.js';
 import { CliError } from '../../errors.js';
 import { ProbeRun, checkOutputs } from '../probe-run.js';
-import { attributeFindings } from '../record.js';
+import { attributeFindings, gradeByChecker } from '../record.js';
 import type { ProbeFinding, ScenarioResult } from '../report.js';
 import { HANDSHAKE_ID } from './scenarios-requests.js';
 import { type ClientProbeOptions, type ClientProbeRun, startClientProbe } from './agent.js';
@@ -111,15 +111,6 @@ const provokedRules = (s: { provokes?: readonly string[] }): string[] => [...(s.
  * which its scenario already fails).
  */
 const PROBE_RULES = ['turn-ended-with-pending-requests'];
-
-/** A scenario that passed fails when the checker found an error of the client's in its exchange; an info notes it. */
-function gradeByChecker(s: { status: ScenarioResult['status']; why: string }, findings: ProbeFinding[]): Pick<ScenarioResult, 'status' | 'why'> {
-  const errors = findings.filter((f) => f.severity === 'error');
-  if (!errors.length || (s.status !== 'pass' && s.status !== 'info')) return { status: s.status, why: s.why };
-  const e = errors[0]!;
-  const found = `the checker found ${e.rule} at #${e.seq} (spec ${e.spec}): ${e.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
-  return s.status === 'pass' ? { status: 'fail', why: found } : { status: 'info', why: `${s.why}; ${found}` };
-}
 
 /**
  * The items of one scenario's recording: the handshake (initialize, session/new), the prompt of its
