@@ -35,7 +35,7 @@ describe('npm run bench --quick', () => {
     // Through every variant twice: the client on a socket pair, then on pipes.
     expect([res.flood.client, res.floodPipe.client]).toEqual(['socket', 'pipe']);
     for (const flood of [res.flood, res.floodPipe]) {
-      expect(Object.keys(flood.perRound).sort()).toEqual(['bare node', 'cat relay', 'direct', 'tap', 'tap --no-check']);
+      expect(Object.keys(flood.perRound).sort()).toEqual(['bare node', 'cat relay', 'direct', 'tap', 'tap --no-check', 'tee relay']);
     }
     for (const [flood, name] of [res.flood, res.floodPipe].flatMap((f) => ['tap', 'tap --no-check'].map((n) => [f, n] as const))) {
       for (const run of flood.perRound[name]!) {
