@@ -40,8 +40,14 @@ describe('the packed tarball', () => {
       expect(files, f).toContain(f);
     }
     expect(files.some((f) => /^dist\/ui\/assets\/.+\.js$/.test(f))).toBe(true);
-    const unwanted = files.filter((f) => /^(test|src|ui|bench|docs|recordings|node_modules|\.ci)\/|^native\/build|\.(sqlite|db)(-wal|-shm)?$|\.test\.|\.tgz$/.test(f));
+    const unwanted = files.filter((f) => /^(test|src|ui|bench|recordings|node_modules|\.ci)\/|^native\/build|\.(sqlite|db)(-wal|-shm)?$|\.test\.|\.tgz$/.test(f));
     expect(unwanted).toEqual([]);
+  });
+
+  it('ships every docs page and image the README links to, so its links work where the package is read', () => {
+    const linked = [...README.matchAll(/\]\((docs\/[^)#]+)(?:#[^)]*)?\)/g)].map((m) => m[1]!);
+    expect(linked.length).toBeGreaterThan(0);
+    for (const page of new Set(linked)) expect(files, page).toContain(page);
   });
 });
 
