@@ -30,9 +30,11 @@ export const RSS_TARGET_MIB = 300;
 /**
  * Writes a transcript of `frames` frames: initialize, session/new, then prompt turns of
  * `perTurn` `session/update` frames of `size` bytes each (one turn of everything by default, the
- * shape of a session/load of a big history or a long flood). Returns the number of frames.
+ * shape of a session/load of a big history or a long flood). `newSession: false` leaves session/new
+ * out, so every prompt and update is for a session never opened: a finding on each frame. Returns the
+ * number of frames.
  */
-export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infinity } = {}) {
+export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infinity, newSession = true } = {}) {
   const fd = openSync(file, 'w');
   let buf = [];
   let bytes = 0;
@@ -52,8 +54,11 @@ export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infi
   let id = 0;
   let n = 0;
   put('c2a', initializeRequest(++id)); put('a2c', initializeResult(id));
-  put('c2a', newSessionRequest(++id)); put('a2c', newSessionResult(id));
-  n += 4;
+  n += 2;
+  if (newSession) {
+    put('c2a', newSessionRequest(++id)); put('a2c', newSessionResult(id));
+    n += 2;
+  }
   while (n < frames) {
     const pid = ++id;
     put('c2a', promptRequest(pid, 'go'));

@@ -1,40 +1,54 @@
 /**
- * Runs the protocol checker over a stored recording and stores its findings (import, re-check).
+ * Runs the protocol checker over a stored recording and stores its findings (import, re-check). The
+ * findings go through a spool (finding-spool.ts) into the database, so a recording with a finding on
+ * every frame is not held.
  */
 import type { Store } from '../store/store.js';
-import { createChecker, type Finding } from '../check/checker.js';
+import { CheckFold } from '../check/fold.js';
 import type { Item } from '../wire/frame.js';
+import { FindingSpool } from './finding-spool.js';
 
-export function checkStoredRecording(store: Store, id: number): Finding[] {
+/** Checks recording `id` and stores its findings; how many there are. */
+export function checkStoredRecording(store: Store, id: number): number {
   return storeFindings(store, id, checkingAsRead(store.iterateItems(id)));
 }
 
 /**
- * Items handed on unchanged while the checker folds them: `findings()` once they were all read.
- * An import checks what it stores this way, in the same reading (not a second one).
+ * Items handed on unchanged while the checker folds them: `findings()`, their spool, once they were
+ * all read. An import checks what it stores this way, in the same reading (not a second one). A
+ * reading that fails or stops early closes the spool.
  */
-export function checkingAsRead(items: Iterable<Item>): Iterable<Item> & { findings(): Finding[] } {
-  const c = createChecker();
-  const found: Finding[] = [];
+export function checkingAsRead(items: Iterable<Item>): Iterable<Item> & { findings(): FindingSpool } {
+  const spool = new FindingSpool();
+  const fold = new CheckFold([], (f) => spool.add(f));
   return {
     *[Symbol.iterator]() {
-      for (const item of items) {
-        const f = c.step(item);
-        for (let i = 0; i < f.length; i++) found.push(f[i]!);
-        yield item;
+      let done = false;
+      try {
+        for (const item of items) {
+          fold.step(item);
+          yield item;
+        }
+        done = true;
+      } finally {
+        if (!done) spool.close();
       }
     },
     findings() {
-      for (const f of c.end()) found.push(f);
-      return found.sort((a, b) => a.seq - b.seq);
+      fold.finish();
+      return spool;
     },
   };
 }
 
-/** Reads `checked` to its end (when it was not yet) and stores its findings as recording `id`'s. */
-export function storeFindings(store: Store, id: number, checked: Iterable<Item> & { findings(): Finding[] }, read = false): Finding[] {
+/** Reads `checked` to its end (when it was not yet) and stores its findings as recording `id`'s; how many there are. */
+export function storeFindings(store: Store, id: number, checked: Iterable<Item> & { findings(): FindingSpool }, read = false): number {
   if (!read) for (const _ of checked) { /* folded as read */ }
-  const findings = checked.findings();
-  store.replaceFindings(id, findings);
-  return findings;
+  const spool = checked.findings();
+  try {
+    store.replaceFindings(id, spool.read());
+    return spool.count;
+  } finally {
+    spool.close();
+  }
 }

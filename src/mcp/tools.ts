@@ -613,7 +613,11 @@ const checkTranscript: ToolDef = {
     let res = checkCache.get(key);
     if (!res) {
       const run = await checkRecordingRef(file, undefined, ignore);
-      res = { frames: run.frames, findings: run.findings.map((f) => ({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec })) };
+      try {
+        res = { frames: run.frames, findings: [...run.spool.read()].map((f) => ({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec })) };
+      } finally {
+        run.spool.close();
+      }
       if (checkCache.size >= 4) checkCache.delete(checkCache.keys().next().value!);
       checkCache.set(key, res);
     }

@@ -432,8 +432,8 @@ export class Store {
   }
 
   /** Appends findings and bumps the recording's severity counters. */
-  appendFindings(recordingId: number, findings: StoredFinding[]): void {
-    if (findings.length === 0) return;
+  appendFindings(recordingId: number, findings: Iterable<StoredFinding>): void {
+    if (Array.isArray(findings) && findings.length === 0) return;
     const ins = this.stmt(`INSERT INTO findings (recording_id, seq, severity, rule, message, spec) VALUES (?, ?, ?, ?, ?, ?)`);
     let e = 0, w = 0, i = 0;
     this.db.transaction(() => {
@@ -448,8 +448,8 @@ export class Store {
     })();
   }
 
-  /** Replaces all findings of a recording (after a re-check). */
-  replaceFindings(recordingId: number, findings: StoredFinding[]): void {
+  /** Replaces all findings of a recording (after a re-check); `findings` may stream (a spool's). */
+  replaceFindings(recordingId: number, findings: Iterable<StoredFinding>): void {
     this.db.transaction(() => {
       this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(recordingId);
       this.stmt(`UPDATE recordings SET error_count = 0, warning_count = 0, info_count = 0 WHERE id = ?`).run(recordingId);

@@ -4,7 +4,9 @@
  * the whole recording overruns (the code before streaming died of "heap out of memory" on each of
  * export, export --turn/--seq, export FILE --seq and import here). Commands that must hold a
  * recording refuse it in one line (the limit lowered with ACP_INSPECT_HOLD_MAX_ITEMS). The full
- * 1 GiB case is `npm run bench` (bench/big-recording.js).
+ * 1 GiB case is `npm run bench` (bench/big-recording.js). A second recording has a finding on every
+ * frame (its session was never opened): `check` and `import` hold none of them (the code before the
+ * findings were spooled died of "heap out of memory" on each check and the import here).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -110,4 +112,38 @@ describe('a recording larger than the heap', () => {
     expect(part.code).toBe(0);
     expect(part.stderr).toMatch(/^wrote 106 items/);
   }, 60_000);
+});
+
+describe('a recording with more findings than the heap holds', () => {
+  const FINDINGS_FRAMES = 100_000;
+  const flood = join(t.dir, 'findings.jsonl');
+  const fdb = join(t.dir, 'findings.db');
+
+  it('is checked, from the file and stored, in --json and the readable report, every finding in seq order', async () => {
+    writeFloodTranscript(flood, FINDINGS_FRAMES, { size: 256, newSession: false });
+    const json = await bounded(['check', flood, '--json']);
+    expect(json.stderr).toBe('');
+    expect(json.code).toBe(1);
+    const got = lines(json.stdout);
+    expect(got.length).toBeGreaterThan(FINDINGS_FRAMES - 10);
+    let last = 0;
+    for (const l of got) {
+      const f = JSON.parse(l) as { seq: number; rule: string };
+      expect(f.seq).toBeGreaterThan(last);
+      expect(f.rule).toBe('session-unknown');
+      last = f.seq;
+    }
+    expect(last).toBe(FINDINGS_FRAMES - 1); // the last update (the prompt's answer is to the client's request)
+    // On one thread, and from the store (read there, checked by the worker), the same lines.
+    const one = await bounded(['check', flood, '--json'], { ACP_INSPECT_CHECK_THREADS: '1' });
+    expect(one.stdout.equals(json.stdout)).toBe(true);
+    const imp = await bounded(['import', '--db', fdb, flood]);
+    expect(imp.code, imp.stderr).toBe(0);
+    const stored = await bounded(['check', imp.stdout.toString().trim(), '--db', fdb, '--json']);
+    expect(stored.stdout.equals(json.stdout)).toBe(true);
+    const text = await bounded(['check', flood]);
+    expect(text.code).toBe(1);
+    expect(text.stdout.toString()).toMatch(new RegExp(`^${flood.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${FINDINGS_FRAMES} frames checked — ${got.length} errors, 0 warnings, 0 info\n`));
+    expect(text.stdout.toString()).toContain(`… and ${got.length - 20} more (use --json for all)`);
+  }, 90_000);
 });
