@@ -4,9 +4,21 @@
  * every frame is not held.
  */
 import type { Store } from '../store/store.js';
+import type { TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { CheckFold } from '../check/fold.js';
 import type { Item } from '../wire/frame.js';
 import { FindingSpool } from './finding-spool.js';
+
+/**
+ * Imports a recording as it is read (a transcript file of any size: `acp-inspect import FILE`, and the
+ * server's uploads), in one transaction, checked in the same reading, with its findings.
+ */
+export function importChecked(store: Store, src: { header: TranscriptHeader; items: Iterable<Item>; notes: () => readonly TranscriptNote[] }, name?: string): { id: number; items: number } {
+  const checked = checkingAsRead(src.items);
+  const { id, items } = store.importStream({ ...src, items: checked }, name);
+  storeFindings(store, id, checked, true);
+  return { id, items };
+}
 
 /** Checks recording `id` and stores its findings; how many there are. */
 export function checkStoredRecording(store: Store, id: number): number {

@@ -8,16 +8,17 @@
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
-import { bodyLimit } from 'hono/body-limit';
 import { timingSafeEqual } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Store, toTranscriptNote } from '../store/store.js';
-import { checkStoredSize, holdLimit, RecordingTooBig, type MemoryLimit } from '../source.js';
+import { checkStoredSize, holdLimit, RecordingTooBig, transcriptFileStream, type MemoryLimit } from '../source.js';
 import { transcriptDownload } from './download.js';
 import { StoreError } from '../store/errors.js';
-import { parseTranscript, transcriptLines, TranscriptError } from '../transcript/format.js';
-import { captureToTranscript } from '../transcript/foreign.js';
+import { transcriptLines, TranscriptError } from '../transcript/format.js';
 import { redactItems } from '../redact.js';
-import { checkStoredRecording } from '../check-run/stored.js';
+import { importChecked } from '../check-run/stored.js';
+import { spoolUpload, UploadTooBig } from './upload.js';
 import { listProbeRuns, getProbeRun } from '../store/probe-runs.js';
 import { RULES, summarizeState } from '../check/index.js';
 import { FilterError } from './filter.js';
@@ -248,17 +249,33 @@ export function createApp(opts: AppOptions): InspectorApp {
     live.poke();
     return c.json({ deleted: id });
   });
-  app.post('/api/import', bodyLimit({
-    maxSize: maxUpload,
-    onError: (c) => c.json({ error: `upload too large (limit ${maxUpload} bytes); import it with \`acp-inspect import FILE\`` }, 413),
-  }), async (c) => {
-    const text = await c.req.text();
-    const rec = parseTranscript(captureToTranscript(text));
-    const name = c.req.query('name') || rec.header.name || 'imported';
-    const id = store.importRecording(rec, name);
-    try { checkStoredRecording(store, id); } catch { /* findings are best effort; the recording is in */ }
-    live.poke();
-    return c.json({ id, items: rec.items.length }, 201);
+  // The upload goes to a file beside the database as it comes, then in as `acp-inspect import FILE`
+  // takes a file: streamed into one transaction and checked in the same reading.
+  const uploadTooBig = (c: Context) => {
+    c.header('Connection', 'close');
+    return c.json({ error: `upload too large (limit ${maxUpload} bytes); import it with \`acp-inspect import FILE\`` }, 413);
+  };
+  app.post('/api/import', async (c) => {
+    if (Number(c.req.header('content-length')) > maxUpload) return uploadTooBig(c);
+    let file: string;
+    try {
+      file = await spoolUpload((c.env as { incoming?: AsyncIterable<Uint8Array> } | undefined)?.incoming ?? c.req.raw.body, dirname(resolve(opts.dbPath)), maxUpload);
+    } catch (e) {
+      if (e instanceof UploadTooBig) return uploadTooBig(c);
+      throw e;
+    }
+    try {
+      const src = transcriptFileStream(file);
+      const { id, items } = importChecked(store, src, c.req.query('name') || src.header.name || 'imported');
+      live.poke();
+      return c.json({ id, items }, 201);
+    } catch (e) {
+      // The messages name the file they read: here, the upload.
+      if (e instanceof TranscriptError) throw new HttpError(400, e.message.split(file).join('the upload'));
+      throw e;
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
   app.get('/api/recordings/:id/export', async (c) => {
     const id = recId(c);

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, cli, tempDir, type RunResult } from '../helpers.js';
 import { writeFloodTranscript } from '../../bench/big-recording.js';
@@ -97,6 +97,23 @@ describe('a recording larger than the heap', () => {
       const html = await get(`/api/recordings/${id}/export?format=html`);
       expect(html.status).toBe(413);
       expect((await html.json()).error).toMatch(/too big for a self-contained HTML report.*fixture/);
+
+    } finally {
+      srv.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('is uploaded to serve as it arrives', async () => {
+    // serve's own baseline (the UI's files, read at start) is near 24 MiB, so 32 here: the upload read
+    // whole as text (a 25 MB string, then parsed) overran it.
+    const srv = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', '0'], { env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=32' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = new URL(await new Promise<string>((res) => srv.stdout.on('data', (d: Buffer) => { const m = /http:\/\/\S+/.exec(d.toString()); if (m) res(m[0]); })));
+      // It goes to a file beside the database as it comes, then in as `import` takes a file.
+      const up = await fetch(`${url.origin}/api/import?name=uploaded`, { method: 'POST', body: readFileSync(file), headers: { Authorization: `Bearer ${url.searchParams.get('token')}` } });
+      expect(up.status, await up.clone().text()).toBe(201);
+      expect(await up.json()).toEqual({ id: Number(id) + 1, items: FRAMES });
+      expect(readdirSync(t.dir).filter((f) => f.includes('upload'))).toEqual([]);
     } finally {
       srv.kill('SIGTERM');
     }
