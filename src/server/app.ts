@@ -26,7 +26,7 @@ import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, pat
 import { MatchCache } from './matches.js';
 import { summarizeTurnAt } from '../view/turn-summary.js';
 import { buildWaterfall } from '../view/waterfall.js';
-import { computeInsights } from '../view/insights.js';
+import { InsightsFold } from '../view/insights.js';
 import { agentComparison } from './agents.js';
 import { Comparison, compareFrames } from './compare.js';
 import { iterateFrames, readFrames } from '../store/frames.js';
@@ -112,17 +112,23 @@ export function createApp(opts: AppOptions): InspectorApp {
   const matches = new MatchCache(store);
   // The turns of a recording change only when it grows: keep the last listing of each (filters re-cut it).
   const turnsCache = new Map<number, { items: number; turns: ReturnType<typeof listTurns> }>();
-  // The waterfall and insights of a recording as JSON, built together from one reading of its items
-  // and kept while it does not grow (the last few recordings).
+  // The waterfall and insights of a recording as JSON, built together in one reading of its items (a
+  // page at a time: only their spans, times and tallies are held) and kept while it does not grow
+  // (the last few recordings).
   const timeCache = new Map<number, { items: number; waterfall: string; insights: string }>();
   const timeModel = (id: number) => {
     const items = store.getRecording(id)?.items;
     if (items === undefined) throw new HttpError(404, `no recording with id ${id}`);
     let hit = timeCache.get(id);
     if (!hit || hit.items !== items) {
-      const all = store.readItems(id);
-      const wf = buildWaterfall(all);
-      hit = { items, waterfall: JSON.stringify(wf), insights: JSON.stringify(computeInsights(all, wf)) };
+      const ins = new InsightsFold();
+      const wf = buildWaterfall((function* () {
+        for (const it of store.pagedItems(id)) {
+          ins.step(it);
+          yield it;
+        }
+      })());
+      hit = { items, waterfall: JSON.stringify(wf), insights: JSON.stringify(ins.finish(wf)) };
       timeCache.delete(id);
       if (timeCache.size >= 4) timeCache.delete(timeCache.keys().next().value!);
       timeCache.set(id, hit);

@@ -16,6 +16,8 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, cli, tempDir, type RunResult } from '../helpers.js';
 import { writeFloodTranscript } from '../../bench/big-recording.js';
+import type { Waterfall } from '../../src/view/waterfall.js';
+import type { Insights } from '../../src/view/insights.js';
 
 const FRAMES = 12_010; // initialize, session/new, one prompt turn of 12,004 updates
 const HEAP = { NODE_OPTIONS: '--max-old-space-size=24' };
@@ -84,7 +86,7 @@ describe('a recording larger than the heap', () => {
     }
   }, 60_000);
 
-  it('is downloaded from serve as it is read', async () => {
+  it('is downloaded from serve as it is read, and its waterfall and insights made in one reading', async () => {
     const srv = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', '0'], { env: { ...process.env, ...HEAP, ACP_INSPECT_HOLD_MAX_ITEMS: '1000' }, stdio: ['ignore', 'pipe', 'pipe'] });
     try {
       const url = new URL(await new Promise<string>((res) => srv.stdout.on('data', (d: Buffer) => { const m = /http:\/\/\S+/.exec(d.toString()); if (m) res(m[0]); })));
@@ -97,6 +99,14 @@ describe('a recording larger than the heap', () => {
       const html = await get(`/api/recordings/${id}/export?format=html`);
       expect(html.status).toBe(413);
       expect((await html.json()).error).toMatch(/too big for a self-contained HTML report.*fixture/);
+      // The waterfall and the insights, folded in one reading a page at a time.
+      const wf = await (await get(`/api/recordings/${id}/waterfall`)).json() as Waterfall;
+      expect(wf.frames.seq).toHaveLength(FRAMES);
+      expect(wf.spans.map((x) => `${x.type} ${x.seq}-${x.endSeq}`)).toEqual(['request 1-2', 'session 3-null', 'request 3-4', `turn 5-${FRAMES}`]);
+      const ins = await (await get(`/api/recordings/${id}/insights`)).json() as Insights;
+      expect(ins.frames).toBe(FRAMES);
+      expect(ins.throughput.frames.reduce((a, b) => a + b, 0)).toBe(FRAMES);
+      expect(ins.turns.map((x) => x.seq)).toEqual([5]);
 
     } finally {
       srv.kill('SIGTERM');
