@@ -448,7 +448,7 @@ export class Store {
     })();
   }
 
-  /** Replaces all findings of a recording (after a re-check); `findings` may stream (a spool's). */
+  /** Replaces all findings of a recording (after a re-check). */
   replaceFindings(recordingId: number, findings: Iterable<StoredFinding>): void {
     this.db.transaction(() => {
       this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(recordingId);
@@ -515,9 +515,10 @@ export class Store {
    * Imports a recording read as it streams (a transcript file of any size) as a new recording, in
    * one transaction: the items go in IMPORT_BATCH at a time as they are read, and a bad line further
    * on (the reader throws) rolls everything back, so nothing half-imported is left. `notes` is asked
-   * once the items were read. Returns the new id and how many items and notes went in.
+   * once the items were read; `created` is told the new id before the items are read. Returns the
+   * new id and how many items and notes went in.
    */
-  importStream(src: { header: TranscriptHeader; items: Iterable<Item>; notes: () => readonly TranscriptNote[] }, name?: string): { id: number; items: number; notes: number } {
+  importStream(src: { header: TranscriptHeader; items: Iterable<Item>; notes: () => readonly TranscriptNote[] }, name?: string, created?: (id: number) => void): { id: number; items: number; notes: number } {
     const h = src.header;
     let id = 0;
     let count = 0;
@@ -531,6 +532,7 @@ export class Store {
         cwd: h.cwd ?? null,
         header: h,
       });
+      created?.(id);
       const info: ReturnType<typeof peerInfoOf> = {};
       let batch: Item[] = [];
       let lastT = 0;
