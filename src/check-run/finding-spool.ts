@@ -16,6 +16,12 @@ import { join } from 'node:path';
 import type { Finding } from '../check/checker.js';
 import type { Severity } from '../check/rule.js';
 
+/** A finding as `check --json` prints it (and the spool's file holds it): seq first. */
+export function lineOf(f: Finding): string {
+  return JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec });
+}
+const SEQ_AT = '{"seq":'.length;
+
 /** Findings held in memory before they are written to the file. */
 const HOLD = 4096;
 /** Findings per rule the readable report lists. */
@@ -157,7 +163,7 @@ export class FindingSpool {
   private spill(): void {
     if (this.fd < 0) ({ fd: this.fd, path: this.path } = openSpoolFile());
     const lines: string[] = [];
-    for (const f of this.held) lines.push(JSON.stringify(f));
+    for (const f of this.held) lines.push(lineOf(f));
     lines.push('');
     writeSync(this.fd, lines.join('\n'));
     this.held = [];
@@ -169,17 +175,26 @@ export class FindingSpool {
 
   /** Every finding in seq order (equal seqs in the order they came). */
   *read(): Generator<Finding> {
-    const late = [...this.late].sort((a, b) => a.seq - b.seq);
-    let k = 0;
-    for (const f of this.inOrder()) {
-      while (k < late.length && late[k]!.seq < f.seq) yield late[k++]!;
-      yield f;
-    }
-    while (k < late.length) yield late[k++]!;
+    for (const l of this.lines()) yield JSON.parse(l) as Finding;
   }
 
-  /** The findings that came in seq order: the file's, then those held. */
-  private *inOrder(): Generator<Finding> {
+  /**
+   * Every finding as its line of `check --json` (lineOf), in seq order: the file's lines are handed on
+   * as they were written, not parsed again.
+   */
+  *lines(): Generator<string> {
+    const late = [...this.late].sort((a, b) => a.seq - b.seq);
+    let k = 0;
+    for (const l of this.linesInOrder()) {
+      const seq = Number(l.slice(SEQ_AT, l.indexOf(',', SEQ_AT)));
+      while (k < late.length && late[k]!.seq < seq) yield lineOf(late[k++]!);
+      yield l;
+    }
+    while (k < late.length) yield lineOf(late[k++]!);
+  }
+
+  /** The lines of the findings that came in seq order: the file's, then those held. */
+  private *linesInOrder(): Generator<string> {
     if (this.fd >= 0) {
       const buf = Buffer.allocUnsafe(READ_BYTES);
       let carry = Buffer.alloc(0);
@@ -190,13 +205,13 @@ export class FindingSpool {
         const chunk = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
         let start = 0;
         for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
-          yield JSON.parse(chunk.toString('utf8', start, nl)) as Finding;
+          yield chunk.toString('utf8', start, nl);
           start = nl + 1;
         }
         carry = Buffer.from(chunk.subarray(start)); // a copy: `buf` is read into again
       }
     }
-    yield* this.held;
+    for (const f of this.held) yield lineOf(f);
   }
 
   /** Closes (and so removes) the file; the spool is empty after. */

@@ -1,7 +1,8 @@
 /**
- * The light half of `acp-inspect check`'s edge: the per-project config file, rule ids, the readable
- * report (from the findings' tally) and the findings as --json lines. It loads the rule table but not the checker, so the thread that only reads a large
- * file for the checking thread (parallel.ts) never loads the schema validator or the store.
+ * The light half of `acp-inspect check`'s edge: the per-project config file, rule ids, and the
+ * readable report (from the findings' tally, finding-spool.ts). It loads the rule table but not the
+ * checker, so the thread that only reads a large file for the checking thread (parallel.ts) never
+ * loads the schema validator or the store.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -85,7 +86,3 @@ export function formatRules(): string {
   return RULES.map((r) => `${r.id.padEnd(w)}  ${r.severity.padEnd(7)}  ${r.spec.padEnd(10)}  ${r.title}`).join('\n') + '\n';
 }
 
-/** `check --json`: one line per finding, in seq order, read from the spool as stdout takes them. */
-export function* findingLines(run: SpooledCheck): Generator<string> {
-  for (const f of run.spool.read()) yield JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec });
-}

@@ -44,7 +44,7 @@ export function registerCheck(program: Command): void {
           if (opts.json) {
             // The findings come back from the spool as stdout takes them: a million of them are never held.
             const { writeLinesToStdout } = await import('../../transcript/write-file.js');
-            await writeLinesToStdout(run.findingLines(result));
+            await writeLinesToStdout(result.spool.lines());
           } else {
             process.stdout.write(run.formatReport(result, /^\d+$|^latest$/.test(ref) ? `recording ${ref}` : ref));
           }
