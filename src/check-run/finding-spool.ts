@@ -1,9 +1,9 @@
 /**
  * The findings of a check, in seq order, without holding them: a recording with a finding on nearly
- * every frame has a million of them. The spool keeps the last HOLD in memory and appends the rest to
- * a temporary file (removed from its folder as soon as it is open, so nothing is left behind however
- * the process ends), and keeps the tally the readable report needs as they come. `read` gives them
- * back in the order the whole sorted list had.
+ * every frame has a million of them. The spool holds up to HOLD in memory, then appends them to a
+ * temporary file (removed from its folder as soon as it is open, so nothing is left behind however
+ * the process ends) as their `check --json` lines, and keeps the tally the readable report needs as
+ * they come. `lines` and `read` give them back in the order the whole sorted list had.
  *
  * A check reports a frame's findings at that frame, so they come in seq order; the checks at the end
  * of a recording (a request never answered, a field seen since #12) report at earlier frames. Those,
@@ -13,6 +13,7 @@
 import { closeSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { CliError } from '../errors.js';
 import type { Finding } from '../check/checker.js';
 import type { Severity } from '../check/rule.js';
 
@@ -107,7 +108,12 @@ export interface SpooledCheck {
  */
 export function openSpoolFile(): { fd: number; path: string } {
   const path = join(tmpdir(), `acp-inspect-findings-${process.pid}-${Math.random().toString(36).slice(2)}.jsonl`);
-  const fd = openSync(path, 'wx+', 0o600);
+  let fd: number;
+  try {
+    fd = openSync(path, 'wx+', 0o600);
+  } catch (e) {
+    throw new CliError(`cannot make a temporary file for the findings in ${tmpdir()} (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); set TMPDIR to a folder you can write`, 2);
+  }
   try {
     unlinkSync(path);
     return { fd, path: '' };

@@ -264,10 +264,13 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.post('/api/import', async (c) => {
     if (Number(c.req.header('content-length')) > maxUpload) return uploadTooBig(c);
     let file: string;
+    const dir = dirname(resolve(opts.dbPath));
     try {
-      file = await spoolUpload((c.env as { incoming?: AsyncIterable<Uint8Array> } | undefined)?.incoming ?? c.req.raw.body, dirname(resolve(opts.dbPath)), maxUpload);
+      file = await spoolUpload((c.env as { incoming?: AsyncIterable<Uint8Array> } | undefined)?.incoming ?? c.req.raw.body, dir, maxUpload);
     } catch (e) {
       if (e instanceof UploadTooBig) return uploadTooBig(c);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code && ['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'ENOENT'].includes(code)) throw new HttpError(500, `cannot keep the upload in ${dir}, the database's folder (${code}); free some space there or let this user write it, or import the file with \`acp-inspect import FILE\``);
       throw e;
     }
     try {

@@ -10,7 +10,8 @@ import { describe, expect, it } from 'vitest';
 import { FindingSpool } from '../../src/check-run/finding-spool.js';
 import { formatReport } from '../../src/check-run/report.js';
 import type { Finding } from '../../src/check/checker.js';
-import { seededRandom } from '../helpers.js';
+import { join } from 'node:path';
+import { cli, ROOT, seededRandom } from '../helpers.js';
 
 const RULES = [['not-json', 'error'], ['session-unknown', 'error'], ['unknown-field', 'info'], ['unanswered-request', 'warning']] as const;
 
@@ -55,5 +56,13 @@ describe('the findings spool', () => {
     expect([...there.read()]).toEqual([...all].sort((a, b) => a.seq - b.seq));
     expect(there.tally.counts).toEqual(spool.tally.counts);
     there.close();
+  });
+
+  it('stops check in one line, naming the fix, when it cannot make its file', async () => {
+    const file = join(ROOT, 'recordings', 'golden', 'cancel-and-turns.jsonl');
+    const r = await cli(['check', file, '--json'], { env: { TMPDIR: join(tmpdir(), 'no-such-folder-for-acp-inspect'), ACP_INSPECT_CHECK_THREADS: '2' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr.trim().split('\n')).toHaveLength(1);
+    expect(r.stderr).toMatch(/^acp-inspect: cannot make a temporary file for the findings in .*no-such-folder-for-acp-inspect \(ENOENT\); set TMPDIR to a folder you can write\n$/);
   });
 });
