@@ -14,7 +14,8 @@
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
-import { closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { closeSync, createReadStream, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, statSync, writeSync } from 'node:fs';
+import { Readable } from 'node:stream';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -30,9 +31,11 @@ export const RSS_TARGET_MIB = 300;
 /**
  * Writes a transcript of `frames` frames: initialize, session/new, then prompt turns of
  * `perTurn` `session/update` frames of `size` bytes each (one turn of everything by default, the
- * shape of a session/load of a big history or a long flood). Returns the number of frames.
+ * shape of a session/load of a big history or a long flood). `newSession: false` leaves session/new
+ * out, so every prompt and update is for a session never opened: a finding on each frame. Returns the
+ * number of frames.
  */
-export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infinity } = {}) {
+export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infinity, newSession = true } = {}) {
   const fd = openSync(file, 'w');
   let buf = [];
   let bytes = 0;
@@ -52,8 +55,11 @@ export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infi
   let id = 0;
   let n = 0;
   put('c2a', initializeRequest(++id)); put('a2c', initializeResult(id));
-  put('c2a', newSessionRequest(++id)); put('a2c', newSessionResult(id));
-  n += 4;
+  n += 2;
+  if (newSession) {
+    put('c2a', newSessionRequest(++id)); put('a2c', newSessionResult(id));
+    n += 2;
+  }
   while (n < frames) {
     const pid = ++id;
     put('c2a', promptRequest(pid, 'go'));
@@ -148,8 +154,11 @@ function startServe(bin, db) {
   });
 }
 
-/** GETs `path` from a fresh `serve`, reading the body to its end: ms, bytes, status, the server's peak RSS. */
-async function measureRoute(bin, db, path) {
+/**
+ * GETs `path` from a fresh `serve` (POSTs the file `upload` to it, when given), reading the answer to
+ * its end: ms, bytes, status, the server's peak RSS.
+ */
+async function measureRoute(bin, db, path, { upload } = {}) {
   const { url, p } = await startServe(bin, db);
   const token = url.searchParams.get('token');
   const base = `${url.protocol}//${url.host}`;
@@ -158,7 +167,8 @@ async function measureRoute(bin, db, path) {
   let bytes = 0;
   let first = '';
   try {
-    const r = await fetch(`${base}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {} });
+    const body = upload ? { method: 'POST', body: Readable.toWeb(createReadStream(upload)), duplex: 'half' } : {};
+    const r = await fetch(`${base}${path}`, { headers: token ? { Authorization: `Bearer ${token}` } : {}, ...body });
     status = r.status;
     const reader = r.body.getReader();
     for (;;) {
@@ -175,7 +185,7 @@ async function measureRoute(bin, db, path) {
   p.kill('SIGTERM');
   await new Promise((r) => p.on('exit', r));
   // The HTTP status as an exit status: 200 is 0, a refusal keeps its status (413).
-  return { ms, peakMiB, exit: status === 200 ? 0 : status, outBytes: bytes, stderr: status === 200 ? '' : first.split('\n')[0] };
+  return { ms, peakMiB, exit: status === 200 || status === 201 ? 0 : status, outBytes: bytes, stderr: status === 200 || status === 201 ? '' : first.split('\n')[0] };
 }
 
 /** One MCP session over stdio: initialize, then the tool calls; ends with stdin. */
@@ -192,9 +202,10 @@ const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '?
 
 /**
  * The commands of the issue's table and the others it names, on `file` (the transcript) and `db`
- * (recording `id` in it). `want(name)` picks.
+ * (recording `id` in it), and check and import on `findings` (a transcript with a finding on every
+ * frame), when given. `want(name)` picks.
  */
-export async function runBigCommands({ bin, dir, file, db, id, frames, want = () => true, log = console.log }) {
+export async function runBigCommands({ bin, dir, file, findings, db, id, frames, want = () => true, log = console.log }) {
   const out = {};
   const mid = Math.floor(frames / 2);
   const turnSeq = 6;
@@ -226,6 +237,16 @@ export async function runBigCommands({ bin, dir, file, db, id, frames, want = ()
   });
   await row('checkFile', 'check f.jsonl', () => cli(['check', file]));
   await row('checkId', `check ${id} (stored)`, () => cli(['check', String(id), '--db', db]));
+  if (findings) {
+    // A finding on every frame (its session never opened): check and import hold none of them.
+    await row('checkFindingsJson', 'check g.jsonl --json (a finding a frame)', () => cli(['check', findings, '--json']));
+    await row('checkFindingsText', 'check g.jsonl (a finding a frame)', () => cli(['check', findings]));
+    const fdb = join(dir, 'findings.db');
+    for (const s of ['', '-wal', '-shm']) rmSync(fdb + s, { force: true });
+    await row('importFindings', 'import g.jsonl (a finding a frame)', () => cli(['import', '--db', fdb, findings]));
+    await row('checkFindingsId', 'check ID --json (a finding a frame, stored)', () => cli(['check', '1', '--db', fdb, '--json']));
+    for (const s of ['', '-wal', '-shm']) rmSync(fdb + s, { force: true });
+  }
   await row('show', `show ${id}`, () => cli(['show', String(id), '--db', db]));
   await row('diffSame', `diff ${id} ${id}`, () => cli(['diff', String(id), String(id), '--db', db]));
   await row('diffFile', `diff ${id} f.jsonl`, () => cli(['diff', String(id), file, '--db', db]));
@@ -240,6 +261,16 @@ export async function runBigCommands({ bin, dir, file, db, id, frames, want = ()
   await row('serveExport', 'serve: GET /api/recordings/ID/export', () => measureRoute(bin, db, `/api/recordings/${id}/export`));
   await row('serveFixture', `serve: GET …/fixture?seq=${mid}-${mid + 999}`, () => measureRoute(bin, db, `/api/recordings/${id}/fixture?seq=${mid}-${mid + 999}`));
   await row('serveHtml', 'serve: GET …/export?format=html', () => measureRoute(bin, db, `/api/recordings/${id}/export?format=html`));
+  await row('serveWaterfall', 'serve: GET …/waterfall', () => measureRoute(bin, db, `/api/recordings/${id}/waterfall`));
+  await row('serveInsights', 'serve: GET …/insights', () => measureRoute(bin, db, `/api/recordings/${id}/insights`));
+  if (want('serveImport')) {
+    // The upload limit is 256 MiB: a part of that size, exported first.
+    const part = o('upload.jsonl');
+    const n = Math.min(frames, 200_000);
+    const made = await cli(['export', String(id), '--db', db, '--seq', `1-${n}`, '-o', part]);
+    if (made.exit === 0) await row('serveImport', `serve: POST /api/import (${fmt(statSync(part).size / 1048576, 0)} MiB)`, () => measureRoute(bin, db, '/api/import', { upload: part }));
+    rmSync(part, { force: true });
+  }
   for (const f of ['export.jsonl', 'turn.jsonl', 'seq.jsonl', 'fseq.jsonl', 'report.html']) rmSync(o(f), { force: true });
   for (const s of ['', '-wal', '-shm']) rmSync(join(dir, 'import.db') + s, { force: true });
   return out;
@@ -271,8 +302,11 @@ export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(RO
     }
     const id = 1;
     const want = (name) => !only || only.some((o) => name.startsWith(o));
+    // The same number of frames, 256 bytes each, for a session never opened: a finding on each.
+    const findings = join(dir, 'findings.jsonl');
+    if (['checkFindings', 'importFindings'].some(want) && !existsSync(findings)) writeFloodTranscript(findings, frames, { size: 256, newSession: false });
     result.fileMiB = statSync(file).size / 1048576;
-    result.commands = await runBigCommands({ bin, dir, file, db, id, frames: total, want, log });
+    result.commands = await runBigCommands({ bin, dir, file, findings: existsSync(findings) ? findings : undefined, db, id, frames: total, want, log });
     return result;
   } finally {
     if (!keep) rmSync(dir, { recursive: true, force: true });

@@ -28,6 +28,8 @@ export interface CheckWorkerData {
   ring?: { memory: SharedArrayBuffer; slots: number; slotBytes: number };
   /** Rows of the items table will come (the worker then loads the store's row reader), not file lines. */
   rows: boolean;
+  /** The file the worker spools findings into (its parent's: see FindingSpool). */
+  spool: { fd: number; path: string };
 }
 
 export interface LineBatch {

@@ -2,7 +2,8 @@
  * The checking thread of `acp-inspect check` on a large file (see parallel.ts): receives the rules to
  * ignore, then batches of
  * read lines in order, turns them into Items, correlates and folds them through the checker, and
- * counts the batches done in shared memory so the reader stays a bounded distance ahead. At the end it sends the run.
+ * counts the batches done in shared memory so the reader stays a bounded distance ahead. The findings
+ * go into a spool (finding-spool.ts), whose state it sends at the end with the counts.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { isFrame } from '../wire/frame.js';
@@ -10,10 +11,11 @@ import { Correlator } from '../wire/correlate.js';
 import { type CheckWorkerData, DONE, type LineBatch, LineRing, type RowBatch, unpackLines, unpackRows, WANT } from './batch.js';
 import type { ItemRow } from '../store/store.js';
 import { CheckFold } from '../check/fold.js';
+import { FindingSpool, type SpoolState } from './finding-spool.js';
 import { usePrebuiltValidators } from './validators.js';
 
 export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { rows: RowBatch } | { end: true };
-export type FromWorker = { run: import('../check/fold.js').CheckRun };
+export type FromWorker = { run: { items: number; frames: number; spool: SpoolState } };
 const port = parentPort!;
 const data = workerData as CheckWorkerData;
 const counters = new Int32Array(data.counters);
@@ -24,12 +26,13 @@ const STORE = new URL('../store/store.js', import.meta.url).href;
 await usePrebuiltValidators();
 const rowToItem = data.rows ? (await (import(STORE) as Promise<typeof import('../store/store.js')>)).rowToItem : undefined;
 let fold: CheckFold;
+const spool = new FindingSpool(undefined, { file: data.spool });
 const correlator = new Correlator();
 let done = 0;
 
 port.on('message', (m: ToWorker) => {
   if ('ignore' in m) {
-    fold = new CheckFold(m.ignore);
+    fold = new CheckFold(m.ignore, (f) => spool.add(f));
   } else if ('batch' in m || 'rows' in m) {
     if ('batch' in m) {
       unpackLines(m.batch, (item, chunk) => {
@@ -43,7 +46,7 @@ port.on('message', (m: ToWorker) => {
     Atomics.store(counters, DONE, ++done);
     if (done >= Atomics.load(counters, WANT)) Atomics.notify(counters, DONE);
   } else {
-    port.postMessage({ run: fold.finish() } satisfies FromWorker);
+    port.postMessage({ run: { ...fold.finish(), spool: spool.state() } } satisfies FromWorker);
     port.close();
   }
 });

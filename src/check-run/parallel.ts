@@ -18,7 +18,7 @@ import { scanTranscriptFile, type TranscriptSink } from '../transcript/read-file
 import { TranscriptLineReader } from '../transcript/format.js';
 import { matchChunkLine, newChunkMatch } from '../wire/chunk-line.js';
 import { type CheckWorkerData, DONE, LinePacker, LineRing, packRows, WANT } from './batch.js';
-import type { CheckRun } from '../check/fold.js';
+import { closeSpoolFile, FindingSpool, openSpoolFile, type SpooledCheck } from './finding-spool.js';
 import type { FromWorker, ToWorker } from './check-worker.js';
 
 /** Files at least this big are checked over two threads (below, starting a thread costs more than it saves). */
@@ -84,7 +84,9 @@ export class ParallelCheck {
   /** Where a file's batches travel (stored rows travel as transferred buffers). */
   private readonly ring: LineRing | undefined;
   private readonly worker: Worker;
-  private result: CheckRun | undefined;
+  /** Where the worker spools the findings (the result's spool owns it once there is a result). */
+  private spoolFile: { fd: number; path: string } | undefined = openSpoolFile();
+  private result: SpooledCheck | undefined;
   private failure: Error | undefined;
   private exited = false;
   private wake: (() => void) | undefined;
@@ -96,12 +98,13 @@ export class ParallelCheck {
       workerData: {
         counters: this.counters.buffer as SharedArrayBuffer,
         rows: !file,
+        spool: this.spoolFile!,
         ring: ring && { memory: ring.memory, slots: ring.slots, slotBytes: ring.slotBytes },
       } satisfies CheckWorkerData,
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB },
     });
     this.worker.on('message', (m: FromWorker) => {
-      this.result = m.run;
+      this.result = { items: m.run.items, frames: m.run.frames, spool: new FindingSpool(m.run.spool) };
       this.wake?.();
     });
     this.worker.on('error', (e) => {
@@ -114,8 +117,8 @@ export class ParallelCheck {
     });
   }
 
-  /** Reads the file into the worker and returns its findings (sorted by seq, as checkStream's). */
-  run(ignore: string[]): Promise<CheckRun> {
+  /** Reads the file into the worker and returns its findings (spooled; read in seq order, as checkStream sorts them). */
+  run(ignore: string[]): Promise<SpooledCheck> {
     return this.feed(ignore, (function* (file, ring) {
       // No prefetching: on a file in the page cache (the usual case right after a recording or an
       // export) its copies cost CPU on the two cores this check already keeps busy.
@@ -145,7 +148,7 @@ export class ParallelCheck {
   }
 
   /** Feeds rows of the items table (columns ROW_COLUMNS, in seq order) to the worker; returns its findings. */
-  runRows(ignore: string[], rows: Iterable<unknown[]>): Promise<CheckRun> {
+  runRows(ignore: string[], rows: Iterable<unknown[]>): Promise<SpooledCheck> {
     return this.feed(ignore, (function* () {
       let chunk: unknown[][] = [];
       let bytes = 0;
@@ -167,7 +170,7 @@ export class ParallelCheck {
     })());
   }
 
-  private async feed(ignore: string[], batches: Iterable<{ msg: ToWorker; transfer: ArrayBuffer[] }>): Promise<CheckRun> {
+  private async feed(ignore: string[], batches: Iterable<{ msg: ToWorker; transfer: ArrayBuffer[] }>): Promise<SpooledCheck> {
     const { worker, counters } = this;
     try {
       worker.postMessage({ ignore } satisfies ToWorker);
@@ -205,6 +208,8 @@ export class ParallelCheck {
   /** Stops the worker (after the run, or when the command fails before it). */
   cancel(): void {
     void this.worker.terminate();
+    if (this.result === undefined && this.spoolFile) closeSpoolFile(this.spoolFile);
+    this.spoolFile = undefined;
   }
 
   private healthy(): void {

@@ -1,13 +1,14 @@
 /**
  * The light half of `acp-inspect check`'s edge: the per-project config file, rule ids, and the
- * readable report. It loads the rule table but not the checker, so the thread that only reads a large
- * file for the checking thread (parallel.ts) never loads the schema validator or the store.
+ * readable report (from the findings' tally, finding-spool.ts). It loads the rule table but not the
+ * checker, so the thread that only reads a large file for the checking thread (parallel.ts) never
+ * loads the schema validator or the store.
  */
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { CliError } from '../errors.js';
-import type { Finding } from '../check/checker.js';
 import type { CheckRun } from '../check/fold.js';
+import { type FindingTally, groupsOf, newTally, PER_RULE, type SpooledCheck, tallyFinding } from './finding-spool.js';
 import { RULES } from '../check/rule-list.js';
 
 /** Name of the per-project config file, looked up from the working directory upward. */
@@ -53,34 +54,29 @@ export function validateRuleIds(ids: string[], where: string): void {
   }
 }
 
-const PER_RULE = 20;
-
 /** The readable report: grouped by severity, then rule; each finding with its frame and spec section. */
-export function formatReport(run: CheckRun, label: string): string {
-  const count = (s: string) => run.findings.filter((f) => f.severity === s).length;
-  const e = count('error');
-  const w = count('warning');
-  const i = count('info');
+export function formatReport(run: CheckRun | SpooledCheck, label: string): string {
+  let tally: FindingTally;
+  if ('spool' in run) tally = run.spool.tally;
+  else {
+    tally = newTally();
+    for (const f of run.findings) tallyFinding(tally, f);
+  }
+  const { error: e, warning: w, info: i } = tally.counts;
   const plural = (n: number, w1: string) => `${n} ${w1}${n === 1 ? '' : 's'}`;
   const out: string[] = [`${label}: ${plural(run.frames, 'frame')} checked — ${plural(e, 'error')}, ${plural(w, 'warning')}, ${i} info`];
   const titles = new Map(RULES.map((r) => [r.id, r.title]));
   for (const [sev, head] of [['error', 'Errors'], ['warning', 'Warnings'], ['info', 'Info']] as const) {
-    const list = run.findings.filter((f) => f.severity === sev);
-    if (!list.length) continue;
+    const groups = groupsOf(tally, sev);
+    if (!groups.length) continue;
     out.push('', `${head}:`);
-    const byRule = new Map<string, Finding[]>();
-    for (const f of list) {
-      const l = byRule.get(f.rule) ?? [];
-      l.push(f);
-      byRule.set(f.rule, l);
-    }
-    for (const [rule, fs] of byRule) {
-      out.push(`  ${rule} — ${titles.get(rule) ?? rule} (${plural(fs.length, 'finding')})`);
-      for (const f of fs.slice(0, PER_RULE)) out.push(`    #${f.seq}  [spec ${f.spec}]  ${f.message}`);
-      if (fs.length > PER_RULE) out.push(`    … and ${fs.length - PER_RULE} more (use --json for all)`);
+    for (const g of groups) {
+      out.push(`  ${g.rule} — ${titles.get(g.rule) ?? g.rule} (${plural(g.count, 'finding')})`);
+      for (const f of g.first) out.push(`    #${f.seq}  [spec ${f.spec}]  ${f.message}`);
+      if (g.count > PER_RULE) out.push(`    … and ${g.count - PER_RULE} more (use --json for all)`);
     }
   }
-  if (!run.findings.length) out.push('', 'No findings.');
+  if (!tally.came) out.push('', 'No findings.');
   return out.join('\n') + '\n';
 }
 
@@ -89,3 +85,4 @@ export function formatRules(): string {
   const w = Math.max(...RULES.map((r) => r.id.length));
   return RULES.map((r) => `${r.id.padEnd(w)}  ${r.severity.padEnd(7)}  ${r.spec.padEnd(10)}  ${r.title}`).join('\n') + '\n';
 }
+

@@ -1,7 +1,8 @@
 /**
- * The fold `acp-inspect check` runs over a recording: every item through one checker, findings
- * collected in order, then the end-of-recording findings, all sorted by seq. Shared by the
- * one-thread path (run.ts) and the checking worker (check-worker.ts), so both report the same.
+ * The fold `acp-inspect check` runs over a recording: every item through one checker, each finding
+ * handed on as it is made (a frame's at that frame, then the end-of-recording ones, sorted). Shared
+ * by the one-thread path (run.ts) and the checking worker (check-worker.ts), so both report the same;
+ * where the findings go (a list, or a spool that does not hold them) is the caller's.
  */
 import type { Item } from '../wire/frame.js';
 import { createChecker, type Checker, type Finding } from './checker.js';
@@ -14,10 +15,9 @@ export interface CheckRun {
 
 export class CheckFold {
   private readonly c: Checker;
-  private readonly findings: Finding[] = [];
   private n = 0;
 
-  constructor(ignore: string[]) {
+  constructor(ignore: string[], private readonly out: (f: Finding) => void) {
     this.c = createChecker({ ignore });
   }
 
@@ -25,12 +25,12 @@ export class CheckFold {
   step(item: Item, chunk?: number): void {
     this.n++;
     const f = this.c.step(item, chunk);
-    for (let i = 0; i < f.length; i++) this.findings.push(f[i]!);
+    for (let i = 0; i < f.length; i++) this.out(f[i]!);
   }
 
-  finish(): CheckRun {
-    for (const f of this.c.end()) this.findings.push(f);
-    this.findings.sort((a, b) => a.seq - b.seq);
-    return { findings: this.findings, items: this.n, frames: this.c.state.frames };
+  /** Hands on the end-of-recording findings; how many items and frames were checked. */
+  finish(): { items: number; frames: number } {
+    for (const f of this.c.end()) this.out(f);
+    return { items: this.n, frames: this.c.state.frames };
   }
 }

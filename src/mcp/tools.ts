@@ -16,7 +16,8 @@ import { previewOf } from '../view/preview.js';
 import { formatItem } from '../text/item-line.js';
 import { formatDuration } from '../text/format.js';
 import { RULES, summarizeState, type ModelState, type RuleInfo } from '../check/index.js';
-import { checkRecordingRef } from '../check-run/run.js';
+import { checkRecordingRef, type SpooledCheck } from '../check-run/run.js';
+import type { Finding } from '../check/checker.js';
 import { diffReport, differenceJson, renderDifference } from '../replay/diff-report.js';
 import { sortDivergences } from '../replay/report.js';
 import { looksLikeFile, transcriptFileStream } from '../source.js';
@@ -589,8 +590,12 @@ function transcriptPath(p: string, which: string): string {
 }
 const TRANSCRIPT_NAME = /\.(jsonl|ndjson|json)$/i;
 
-/** Results of check_transcript by file and ignore list, so pages do not re-check (changed files are re-checked). */
-const checkCache = new Map<string, { findings: { seq: number; severity: string; rule: string; message: string; spec: string }[]; frames: number }>();
+/**
+ * Results of check_transcript by file and ignore list, so pages do not re-check (changed files are
+ * re-checked): their findings spooled as `check`'s are (a file may have one on every frame), a page
+ * read from the spool's lines when asked for.
+ */
+const checkCache = new Map<string, SpooledCheck>();
 
 const checkTranscript: ToolDef = {
   name: 'check_transcript',
@@ -610,23 +615,33 @@ const checkTranscript: ToolDef = {
     const ignore = a.ignore ?? [];
     for (const id of ignore) if (!RULE_INFO.has(id)) throw new ToolError(unknownRule(id));
     const key = JSON.stringify([file, st.size, st.mtimeMs, ignore]);
-    let res = checkCache.get(key);
-    if (!res) {
-      const run = await checkRecordingRef(file, undefined, ignore);
-      res = { frames: run.frames, findings: run.findings.map((f) => ({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec })) };
-      if (checkCache.size >= 4) checkCache.delete(checkCache.keys().next().value!);
-      checkCache.set(key, res);
+    let run = checkCache.get(key);
+    if (!run) {
+      run = await checkRecordingRef(file, undefined, ignore);
+      if (checkCache.size >= 4) {
+        const [oldest, done] = checkCache.entries().next().value!;
+        done.spool.close();
+        checkCache.delete(oldest);
+      }
+      checkCache.set(key, run);
     }
     const from = parseCursor(a.cursor) ?? 0;
     const limit = a.limit ?? PAGE_DEFAULT;
-    const page = takePage(res.findings.slice(from, from + limit + 1).map((f) => ({ line: neutralize(JSON.stringify(f)), data: f })), limit);
+    const lines: string[] = [];
+    let i = 0;
+    for (const l of run.spool.lines()) {
+      if (i >= from + limit + 1) break;
+      if (i++ >= from) lines.push(l);
+    }
+    const page = takePage(lines.map((l) => ({ line: neutralize(l), data: JSON.parse(l) as Finding })), limit);
     const next = from + page.data.length;
-    const nextCursor = page.more || next < res.findings.length ? String(next) : null;
-    const count = (s: string) => res!.findings.filter((f) => f.severity === s).length;
-    const head = `${file}: ${res.frames} frames checked — ${count('error')} errors, ${count('warning')} warnings, ${count('info')} info; findings ${from + 1} to ${next} of ${res.findings.length}`;
+    const total = run.spool.count;
+    const nextCursor = page.more || next < total ? String(next) : null;
+    const { error: errors, warning: warnings, info: infos } = run.spool.tally.counts;
+    const head = `${file}: ${run.frames} frames checked — ${errors} errors, ${warnings} warnings, ${infos} info; findings ${from + 1} to ${next} of ${total}`;
     return {
       text: [head, ...page.lines, ...(nextCursor ? [`more: call again with cursor "${nextCursor}"`] : [])].join('\n'),
-      data: { file, frames: res.frames, errors: count('error'), warnings: count('warning'), infos: count('info'), total: res.findings.length, findings: page.data, nextCursor },
+      data: { file, frames: run.frames, errors, warnings, infos, total, findings: page.data, nextCursor },
     };
   },
 };

@@ -7,6 +7,7 @@
 import type { Frame, Item } from '../wire/frame.js';
 import type { Recording, TranscriptHeader } from '../transcript/format.js';
 import { createChecker, type Finding } from '../check/checker.js';
+import { FindingSpool } from '../check-run/finding-spool.js';
 import { TraceFold } from '../trace/span-model.js';
 import { redactFrame } from '../redact.js';
 import { createPipeline, SpanEmitter } from './sdk.js';
@@ -52,29 +53,35 @@ export interface OtlpSource {
 export async function exportRecordingOtlp(rec: Recording | OtlpSource, o: OtlpExportOptions): Promise<OtlpExportResult> {
   const read = () => (typeof rec.items === 'function' ? rec.items() : rec.items);
   const t0 = performance.now();
-  // The check, streamed; it also finds the last item's time and counts the items.
+  // The check, streamed, its findings spooled (a recording may have one on every frame); it also
+  // finds the last item's time and counts the items.
   const checker = createChecker();
-  const findings: Finding[] = [];
-  let lastT = 0;
-  let items = 0;
-  for (const item of read()) {
-    const f = checker.step(item);
-    for (let i = 0; i < f.length; i++) findings.push(f[i]!);
-    lastT = item.t;
-    items++;
+  const spool = new FindingSpool();
+  try {
+    let lastT = 0;
+    let items = 0;
+    for (const item of read()) {
+      const f = checker.step(item);
+      for (let i = 0; i < f.length; i++) spool.add(f[i]!);
+      lastT = item.t;
+      items++;
+    }
+    for (const f of checker.end()) spool.add(f);
+    return await sendSpans(rec, o, read, { spool, lastT, items, checkMs: performance.now() - t0 });
+  } finally {
+    spool.close();
   }
-  for (const f of checker.end()) findings.push(f);
+}
+
+/** The second reading: the spans, with the spooled findings (in seq order, as the items) at their items. */
+async function sendSpans(rec: Recording | OtlpSource, o: OtlpExportOptions, read: () => Iterable<Item>, c: { spool: FindingSpool; lastT: number; items: number; checkMs: number }): Promise<OtlpExportResult> {
   const t1 = performance.now();
-  const bySeq = new Map<number, typeof findings>();
-  for (const f of findings) {
-    const list = bySeq.get(f.seq);
-    if (list) list.push(f);
-    else bySeq.set(f.seq, [f]);
-  }
+  const findings = c.spool.read();
+  let next = findings.next();
   const pipeline = createPipeline(o.target, { version: o.version, maxQueueSize: FLUSH_EVERY * 2, scheduledDelayMillis: 200 });
   const parsed = rec.header.startedAt ? Date.parse(rec.header.startedAt) : NaN;
   // A transcript without its start time is placed so that it ends now.
-  const epochMs = Number.isFinite(parsed) ? parsed : Date.now() - lastT;
+  const epochMs = Number.isFinite(parsed) ? parsed : Date.now() - c.lastT;
   const emitter = new SpanEmitter(pipeline, epochMs);
   let waiting = 0;
   const fold = new TraceFold({
@@ -88,7 +95,9 @@ export async function exportRecordingOtlp(rec: Recording | OtlpSource, o: OtlpEx
   });
   let sendMs = 0;
   for (const item of read()) {
-    fold.step(item, bySeq.get(item.seq));
+    let at: Finding[] | undefined;
+    for (; !next.done && next.value.seq <= item.seq; next = findings.next()) if (next.value.seq === item.seq) (at ??= []).push(next.value);
+    fold.step(item, at);
     if (waiting >= FLUSH_EVERY) {
       waiting = 0;
       const f0 = performance.now();
@@ -103,11 +112,11 @@ export async function exportRecordingOtlp(rec: Recording | OtlpSource, o: OtlpEx
   const t3 = performance.now();
   return {
     spans: fold.spans,
-    items,
+    items: c.items,
     delivered: pipeline.stats.delivered,
     traceId: emitter.traceId,
-    findings: findings.length,
+    findings: c.spool.count,
     error: pipeline.firstError() ?? (pipeline.stats.delivered < fold.spans ? 'the collector did not answer in time' : null),
-    ms: { check: t1 - t0, spans: t2 - t1 - sendMs, send: sendMs + (t3 - t2) },
+    ms: { check: c.checkMs, spans: t2 - t1 - sendMs, send: sendMs + (t3 - t2) },
   };
 }

@@ -8,16 +8,17 @@
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
-import { bodyLimit } from 'hono/body-limit';
 import { timingSafeEqual } from 'node:crypto';
+import { rmSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { Store, toTranscriptNote } from '../store/store.js';
-import { checkStoredSize, holdLimit, RecordingTooBig, type MemoryLimit } from '../source.js';
+import { checkStoredSize, holdLimit, RecordingTooBig, transcriptFileStream, type MemoryLimit } from '../source.js';
 import { transcriptDownload } from './download.js';
 import { StoreError } from '../store/errors.js';
-import { parseTranscript, transcriptLines, TranscriptError } from '../transcript/format.js';
-import { captureToTranscript } from '../transcript/foreign.js';
+import { transcriptLines, TranscriptError } from '../transcript/format.js';
 import { redactItems } from '../redact.js';
-import { checkStoredRecording } from '../check-run/stored.js';
+import { importChecked } from '../check-run/stored.js';
+import { spoolUpload, UploadTooBig } from './upload.js';
 import { listProbeRuns, getProbeRun } from '../store/probe-runs.js';
 import { RULES, summarizeState } from '../check/index.js';
 import { FilterError } from './filter.js';
@@ -25,7 +26,7 @@ import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, pat
 import { MatchCache } from './matches.js';
 import { summarizeTurnAt } from '../view/turn-summary.js';
 import { buildWaterfall } from '../view/waterfall.js';
-import { computeInsights } from '../view/insights.js';
+import { InsightsFold } from '../view/insights.js';
 import { agentComparison } from './agents.js';
 import { Comparison, compareFrames } from './compare.js';
 import { iterateFrames, readFrames } from '../store/frames.js';
@@ -111,17 +112,23 @@ export function createApp(opts: AppOptions): InspectorApp {
   const matches = new MatchCache(store);
   // The turns of a recording change only when it grows: keep the last listing of each (filters re-cut it).
   const turnsCache = new Map<number, { items: number; turns: ReturnType<typeof listTurns> }>();
-  // The waterfall and insights of a recording as JSON, built together from one reading of its items
-  // and kept while it does not grow (the last few recordings).
+  // The waterfall and insights of a recording as JSON, built together in one reading of its items (a
+  // page at a time: only their spans, times and tallies are held) and kept while it does not grow
+  // (the last few recordings).
   const timeCache = new Map<number, { items: number; waterfall: string; insights: string }>();
   const timeModel = (id: number) => {
     const items = store.getRecording(id)?.items;
     if (items === undefined) throw new HttpError(404, `no recording with id ${id}`);
     let hit = timeCache.get(id);
     if (!hit || hit.items !== items) {
-      const all = store.readItems(id);
-      const wf = buildWaterfall(all);
-      hit = { items, waterfall: JSON.stringify(wf), insights: JSON.stringify(computeInsights(all, wf)) };
+      const ins = new InsightsFold();
+      const wf = buildWaterfall((function* () {
+        for (const it of store.pagedItems(id)) {
+          ins.step(it);
+          yield it;
+        }
+      })());
+      hit = { items, waterfall: JSON.stringify(wf), insights: JSON.stringify(ins.finish(wf)) };
       timeCache.delete(id);
       if (timeCache.size >= 4) timeCache.delete(timeCache.keys().next().value!);
       timeCache.set(id, hit);
@@ -248,17 +255,36 @@ export function createApp(opts: AppOptions): InspectorApp {
     live.poke();
     return c.json({ deleted: id });
   });
-  app.post('/api/import', bodyLimit({
-    maxSize: maxUpload,
-    onError: (c) => c.json({ error: `upload too large (limit ${maxUpload} bytes); import it with \`acp-inspect import FILE\`` }, 413),
-  }), async (c) => {
-    const text = await c.req.text();
-    const rec = parseTranscript(captureToTranscript(text));
-    const name = c.req.query('name') || rec.header.name || 'imported';
-    const id = store.importRecording(rec, name);
-    try { checkStoredRecording(store, id); } catch { /* findings are best effort; the recording is in */ }
-    live.poke();
-    return c.json({ id, items: rec.items.length }, 201);
+  // The upload goes to a file beside the database as it comes, then in as `acp-inspect import FILE`
+  // takes a file: streamed into one transaction and checked in the same reading.
+  const uploadTooBig = (c: Context) => {
+    c.header('Connection', 'close');
+    return c.json({ error: `upload too large (limit ${maxUpload} bytes); import it with \`acp-inspect import FILE\`` }, 413);
+  };
+  app.post('/api/import', async (c) => {
+    if (Number(c.req.header('content-length')) > maxUpload) return uploadTooBig(c);
+    let file: string;
+    const dir = dirname(resolve(opts.dbPath));
+    try {
+      file = await spoolUpload((c.env as { incoming?: AsyncIterable<Uint8Array> } | undefined)?.incoming ?? c.req.raw.body, dir, maxUpload);
+    } catch (e) {
+      if (e instanceof UploadTooBig) return uploadTooBig(c);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code && ['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'ENOENT'].includes(code)) throw new HttpError(500, `cannot keep the upload in ${dir}, the database's folder (${code}); free some space there or let this user write it, or import the file with \`acp-inspect import FILE\``);
+      throw e;
+    }
+    try {
+      const src = transcriptFileStream(file);
+      const { id, items } = importChecked(store, src, c.req.query('name') || src.header.name || 'imported');
+      live.poke();
+      return c.json({ id, items }, 201);
+    } catch (e) {
+      // The messages name the file they read: here, the upload.
+      if (e instanceof TranscriptError) throw new HttpError(400, e.message.split(file).join('the upload'));
+      throw e;
+    } finally {
+      rmSync(file, { force: true });
+    }
   });
   app.get('/api/recordings/:id/export', async (c) => {
     const id = recId(c);

@@ -20,6 +20,8 @@ export interface StartOptions {
   open?: boolean;
   /** Poll interval of the live stream in ms (default 250). */
   pollMs?: number;
+  /** Largest accepted import upload in bytes (default 256 MiB). */
+  maxUploadBytes?: number;
 }
 
 export interface RunningServer {
@@ -61,7 +63,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const token = randomBytes(24).toString('base64url');
   const allowedHosts: string[] = [];
   let app: InspectorApp | null = null;
-  const listener = getRequestListener((req) => (app ? app.fetch(req) : new Response('starting\n', { status: 503 })));
+  const listener = getRequestListener((req, env) => (app ? app.fetch(req, env) : new Response('starting\n', { status: 503 })));
   const server: Server = createServer(listener);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) => {
@@ -75,7 +77,7 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 0;
   allowedHosts.push(...hostNames(host, port));
   try {
-    app = createApp({ dbPath: opts.dbPath ?? defaultDbPath(), token, allowedHosts, cookieName: `acp_inspect_${port}`, pollMs: opts.pollMs });
+    app = createApp({ dbPath: opts.dbPath ?? defaultDbPath(), token, allowedHosts, cookieName: `acp_inspect_${port}`, pollMs: opts.pollMs, maxUploadBytes: opts.maxUploadBytes });
   } catch (e) {
     server.close();
     throw e;

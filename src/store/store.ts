@@ -432,8 +432,8 @@ export class Store {
   }
 
   /** Appends findings and bumps the recording's severity counters. */
-  appendFindings(recordingId: number, findings: StoredFinding[]): void {
-    if (findings.length === 0) return;
+  appendFindings(recordingId: number, findings: Iterable<StoredFinding>): void {
+    if (Array.isArray(findings) && findings.length === 0) return;
     const ins = this.stmt(`INSERT INTO findings (recording_id, seq, severity, rule, message, spec) VALUES (?, ?, ?, ?, ?, ?)`);
     let e = 0, w = 0, i = 0;
     this.db.transaction(() => {
@@ -449,7 +449,7 @@ export class Store {
   }
 
   /** Replaces all findings of a recording (after a re-check). */
-  replaceFindings(recordingId: number, findings: StoredFinding[]): void {
+  replaceFindings(recordingId: number, findings: Iterable<StoredFinding>): void {
     this.db.transaction(() => {
       this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(recordingId);
       this.stmt(`UPDATE recordings SET error_count = 0, warning_count = 0, info_count = 0 WHERE id = ?`).run(recordingId);
@@ -515,9 +515,10 @@ export class Store {
    * Imports a recording read as it streams (a transcript file of any size) as a new recording, in
    * one transaction: the items go in IMPORT_BATCH at a time as they are read, and a bad line further
    * on (the reader throws) rolls everything back, so nothing half-imported is left. `notes` is asked
-   * once the items were read. Returns the new id and how many items and notes went in.
+   * once the items were read; `created` is told the new id before the items are read. Returns the
+   * new id and how many items and notes went in.
    */
-  importStream(src: { header: TranscriptHeader; items: Iterable<Item>; notes: () => readonly TranscriptNote[] }, name?: string): { id: number; items: number; notes: number } {
+  importStream(src: { header: TranscriptHeader; items: Iterable<Item>; notes: () => readonly TranscriptNote[] }, name?: string, created?: (id: number) => void): { id: number; items: number; notes: number } {
     const h = src.header;
     let id = 0;
     let count = 0;
@@ -531,6 +532,7 @@ export class Store {
         cwd: h.cwd ?? null,
         header: h,
       });
+      created?.(id);
       const info: ReturnType<typeof peerInfoOf> = {};
       let batch: Item[] = [];
       let lastT = 0;

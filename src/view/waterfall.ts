@@ -3,7 +3,9 @@
  * waits, fs/* and terminal/* calls, terminal lives, other requests) with who the time belongs to,
  * the idle gaps a time axis collapses, and every item's time for playback. Built on the span model
  * of src/trace (the same fold the OpenTelemetry export uses), so both read one recording the same
- * way. Pure: the server and the in-memory source run it on the same items and answer the same.
+ * way. Pure: the server and the in-memory source run it on the same items and answer the same. One
+ * pass over the items, holding of each only its seq and time (and of a request the few words its bar
+ * shows), so the server runs it over a recording read a page at a time.
  */
 import type { Frame, Item } from '../wire/frame.js';
 import { buildTrace, flattenSpans, SPAN, type SpanNode } from '../trace/span-model.js';
@@ -77,12 +79,36 @@ export function ariaLabelOf(s: WaterfallSpan): string {
   return `${s.label} ${fmtDuration(s.end - s.start)}${marks}`;
 }
 
-function paramsOf(f: Frame | undefined): Record<string, unknown> {
-  const p = (f?.json as { params?: unknown } | undefined)?.params;
-  return p !== null && typeof p === 'object' && !Array.isArray(p) ? (p as Record<string, unknown>) : {};
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+/** What a request's bar may show of its params, each cut to 200 characters (bars cut shorter). */
+interface RequestWords {
+  prompt: string;
+  title?: string;
+  path?: string;
+  /** The command and its arguments (terminal/create). */
+  command: string;
+  terminalId?: string;
 }
 
-const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+function wordsOf(f: Frame): RequestWords {
+  const pv = (f.json as { params?: unknown } | undefined)?.params;
+  const p = pv !== null && typeof pv === 'object' && !Array.isArray(pv) ? (pv as Record<string, unknown>) : {};
+  const short = (v: string | undefined) => (v === undefined ? undefined : cut(v, 200));
+  const w: RequestWords = {
+    prompt: f.method === 'session/prompt' ? cut(textOfBlocks(p.prompt).replace(/\s+/g, ' ').trim(), 200) : '',
+    command: f.method === 'terminal/create' ? cut([str(p.command), ...(Array.isArray(p.args) ? p.args.map(String) : [])].filter(Boolean).join(' '), 200) : '',
+  };
+  const title = short(str((p.toolCall as Record<string, unknown> | undefined)?.title));
+  if (title !== undefined) w.title = title;
+  const path = short(str(p.path));
+  if (path !== undefined) w.path = path;
+  const tid = short(str(p.terminalId));
+  if (tid !== undefined) w.terminalId = tid;
+  return w;
+}
+
+const NO_WORDS: RequestWords = { prompt: '', command: '' };
 
 function typeOf(s: SpanNode): SpanType {
   if (s.name === SPAN.session) return 'session';
@@ -96,20 +122,22 @@ function typeOf(s: SpanNode): SpanType {
   return 'request';
 }
 
-/** The span tree of `items` as the waterfall's rows. */
-export function buildWaterfall(items: readonly Item[]): Waterfall {
-  const root = buildTrace(items);
-  const bySeq = new Map<number, Frame>();
-  const seqs: number[] = new Array(items.length);
-  const ts: number[] = new Array(items.length);
+/** The span tree of `items` (in seq order, read once) as the waterfall's rows. */
+export function buildWaterfall(items: Iterable<Item>): Waterfall {
+  const words = new Map<number, RequestWords>();
+  const seqs: number[] = [];
+  const ts: number[] = [];
   const gaps: Waterfall['gaps'] = [];
-  for (let i = 0; i < items.length; i++) {
-    const it = items[i]!;
-    seqs[i] = it.seq;
-    ts[i] = it.t;
-    if (i > 0 && it.t - ts[i - 1]! > GAP_MS) gaps.push({ from: ts[i - 1]!, to: it.t });
-    if ((it.dir === 'c2a' || it.dir === 'a2c') && (it as Frame).kind === 'request') bySeq.set(it.seq, it as Frame);
-  }
+  const root = buildTrace((function* () {
+    for (const it of items) {
+      const n = ts.length;
+      if (n > 0 && it.t - ts[n - 1]! > GAP_MS) gaps.push({ from: ts[n - 1]!, to: it.t });
+      seqs.push(it.seq);
+      ts.push(it.t);
+      if ((it.dir === 'c2a' || it.dir === 'a2c') && (it as Frame).kind === 'request') words.set(it.seq, wordsOf(it as Frame));
+      yield it;
+    }
+  })());
   const nodes = flattenSpans(root).slice(1);
   const index = new Map<SpanNode, number>();
   const spans: WaterfallSpan[] = [];
@@ -118,8 +146,7 @@ export function buildWaterfall(items: readonly Item[]): Waterfall {
     const type = typeOf(n);
     const a = n.attributes;
     const parent = n.parent && n.parent !== root ? index.get(n.parent) ?? null : null;
-    const f = n.seq !== undefined ? bySeq.get(n.seq) : undefined;
-    const p = paramsOf(f);
+    const w = (n.seq !== undefined ? words.get(n.seq) : undefined) ?? NO_WORDS;
     const method = str(a['rpc.method']);
     let label: string;
     let owner: Owner;
@@ -133,8 +160,7 @@ export function buildWaterfall(items: readonly Item[]): Waterfall {
         status = 'ok';
         break;
       case 'turn': {
-        const prompt = textOfBlocks(p.prompt).replace(/\s+/g, ' ').trim();
-        label = `prompt turn${prompt ? ` “${cut(prompt, 48)}”` : ''}`;
+        label = `prompt turn${w.prompt ? ` “${cut(w.prompt, 48)}”` : ''}`;
         owner = 'agent';
         const stop = str(a['acp.turn.stop_reason']);
         if (stop) out.stopReason = stop;
@@ -156,29 +182,22 @@ export function buildWaterfall(items: readonly Item[]): Waterfall {
         break;
       }
       case 'permission': {
-        const tc = p.toolCall as Record<string, unknown> | undefined;
-        const title = str(tc?.title);
-        label = `permission wait${title ? ` ${cut(title)}` : ''}`;
+        label = `permission wait${w.title ? ` ${cut(w.title)}` : ''}`;
         owner = 'user';
         const o = str(a['acp.permission.option_id']) ?? str(a['acp.permission.outcome']);
         if (o) out.stopReason = o;
         break;
       }
       case 'fs':
-        label = `${method} ${cut(str(p.path) ?? '', 80)}`.trim();
+        label = `${method} ${cut(w.path ?? '', 80)}`.trim();
         owner = 'client';
         break;
-      case 'terminal-call': {
-        const cmd = [str(p.command), ...(Array.isArray(p.args) ? p.args.map(String) : [])].filter(Boolean).join(' ');
-        label = `${method} ${cut(method === 'terminal/create' ? cmd : str(p.terminalId) ?? '')}`.trim();
+      case 'terminal-call':
+        label = `${method} ${cut(method === 'terminal/create' ? w.command : w.terminalId ?? '')}`.trim();
         owner = 'client';
         break;
-      }
       case 'terminal': {
-        const cf = bySeq.get(n.seq ?? -1);
-        const cp = paramsOf(cf);
-        const cmd = [str(cp.command), ...(Array.isArray(cp.args) ? cp.args.map(String) : [])].filter(Boolean).join(' ');
-        label = `terminal ${cut(cmd || String(a['acp.terminal.id'] ?? ''))}`;
+        label = `terminal ${cut(w.command || String(a['acp.terminal.id'] ?? ''))}`;
         owner = 'client';
         if (typeof a['process.exit.code'] === 'number' && a['process.exit.code'] !== 0) note = `exit code ${a['process.exit.code']}`;
         break;

@@ -15,6 +15,7 @@ import { CHUNK_UPDATES, chunkFrame, matchChunkLine, newChunkMatch } from '../../
 import { itemFromLine, TranscriptLineReader, type TranscriptLine } from '../../src/transcript/format.js';
 import { type LineBatch, LinePacker, LineRing, unpackLines } from '../../src/check-run/batch.js';
 import { CheckFold } from '../../src/check/fold.js';
+import type { Finding } from '../../src/check/checker.js';
 import { Correlator } from '../../src/wire/correlate.js';
 import { isFrame, type Item } from '../../src/wire/frame.js';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from '../../src/spec/schema-data.js';
@@ -84,7 +85,8 @@ function viaBatches(lines: string[], recognise: boolean, batchBytes: number, rin
   const ring = ringed ? new LineRing(2, LineRing.slotBytesFor(batchBytes)) : undefined;
   const packer = new LinePacker(batchBytes, ring);
   const mm = newChunkMatch();
-  const fold = new CheckFold([]);
+  const found: Finding[] = [];
+  const fold = new CheckFold([], (f) => found.push(f));
   const correlator = new Correlator();
   const items: string[] = [];
   const unpack = (b: LineBatch): void => {
@@ -114,7 +116,7 @@ function viaBatches(lines: string[], recognise: boolean, batchBytes: number, rin
   });
   if (!packer.empty) take();
   for (const b of batches) unpack(b);
-  return { items, findings: show(fold.finish()) };
+  return { items, findings: show({ findings: found, ...fold.finish() }) };
 }
 
 function expectSameBatches(lines: string[]): void {

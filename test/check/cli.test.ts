@@ -73,11 +73,11 @@ describe('acp-inspect check', () => {
     const db = join(dir, 'rec.sqlite');
     const store = Store.open(db);
     const id = store.importRecording(parseTranscript(readFileSync(join(GOLDEN, 'compaction-terminals-cancel-request.jsonl'), 'utf8')), 'golden');
-    const findings = checkStoredRecording(store, id);
-    const stored = store.readFindings(id);
+    const count = checkStoredRecording(store, id);
+    const findings = store.readFindings(id);
     store.close();
-    expect(stored.map((f) => f.rule)).toEqual(findings.map((f) => f.rule));
-    expect(stored.map((f) => f.rule)).toContain('compaction-chunk-order');
+    expect(findings).toHaveLength(count);
+    expect(findings.map((f) => f.rule)).toContain('compaction-chunk-order');
     for (const ref of [String(id), 'latest']) {
       const r = await check([ref, '--db', db, '--json']);
       expect(r.code).toBe(1);

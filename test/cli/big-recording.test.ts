@@ -4,16 +4,20 @@
  * the whole recording overruns (the code before streaming died of "heap out of memory" on each of
  * export, export --turn/--seq, export FILE --seq and import here). Commands that must hold a
  * recording refuse it in one line (the limit lowered with ACP_INSPECT_HOLD_MAX_ITEMS). The full
- * 1 GiB case is `npm run bench` (bench/big-recording.js).
+ * 1 GiB case is `npm run bench` (bench/big-recording.js). A second recording has a finding on every
+ * frame (its session was never opened): `check`, `import` and `export --otlp` hold none of them (the
+ * code before the findings were spooled died of "heap out of memory" on each of them here).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, cli, tempDir, type RunResult } from '../helpers.js';
 import { writeFloodTranscript } from '../../bench/big-recording.js';
+import type { Waterfall } from '../../src/view/waterfall.js';
+import type { Insights } from '../../src/view/insights.js';
 
 const FRAMES = 12_010; // initialize, session/new, one prompt turn of 12,004 updates
 const HEAP = { NODE_OPTIONS: '--max-old-space-size=24' };
@@ -95,6 +99,34 @@ describe('a recording larger than the heap', () => {
       const html = await get(`/api/recordings/${id}/export?format=html`);
       expect(html.status).toBe(413);
       expect((await html.json()).error).toMatch(/too big for a self-contained HTML report.*fixture/);
+
+    } finally {
+      srv.kill('SIGTERM');
+    }
+  }, 60_000);
+
+  it('is uploaded to serve as it arrives, and its waterfall and insights made in one reading', async () => {
+    // serve's own baseline (the UI's files, read at start) is near 24 MiB, so 32 here: the upload read
+    // whole as text (a 25 MB string, then parsed), and the waterfall made from every item read at
+    // once, overran it.
+    const srv = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', '0'], { env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=32' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    try {
+      const url = new URL(await new Promise<string>((res) => srv.stdout.on('data', (d: Buffer) => { const m = /http:\/\/\S+/.exec(d.toString()); if (m) res(m[0]); })));
+      const auth = { Authorization: `Bearer ${url.searchParams.get('token')}` };
+      const get = (path: string) => fetch(`${url.origin}${path}`, { headers: auth });
+      // It goes to a file beside the database as it comes, then in as `import` takes a file.
+      const up = await fetch(`${url.origin}/api/import?name=uploaded`, { method: 'POST', body: readFileSync(file), headers: auth });
+      expect(up.status, await up.clone().text()).toBe(201);
+      expect(await up.json()).toEqual({ id: Number(id) + 1, items: FRAMES });
+      expect(readdirSync(t.dir).filter((f) => f.includes('upload'))).toEqual([]);
+      // The waterfall and the insights, folded in one reading a page at a time.
+      const wf = await (await get(`/api/recordings/${id}/waterfall`)).json() as Waterfall;
+      expect(wf.frames.seq).toHaveLength(FRAMES);
+      expect(wf.spans.map((x) => `${x.type} ${x.seq}-${x.endSeq}`)).toEqual(['request 1-2', 'session 3-null', 'request 3-4', `turn 5-${FRAMES}`]);
+      const ins = await (await get(`/api/recordings/${id}/insights`)).json() as Insights;
+      expect(ins.frames).toBe(FRAMES);
+      expect(ins.throughput.frames.reduce((a, b) => a + b, 0)).toBe(FRAMES);
+      expect(ins.turns.map((x) => x.seq)).toEqual([5]);
     } finally {
       srv.kill('SIGTERM');
     }
@@ -110,4 +142,49 @@ describe('a recording larger than the heap', () => {
     expect(part.code).toBe(0);
     expect(part.stderr).toMatch(/^wrote 106 items/);
   }, 60_000);
+});
+
+describe('a recording with more findings than the heap holds', () => {
+  const FINDINGS_FRAMES = 100_000;
+  const flood = join(t.dir, 'findings.jsonl');
+  const fdb = join(t.dir, 'findings.db');
+
+  it('is checked, from the file and stored, in --json and the readable report, every finding in seq order', async () => {
+    writeFloodTranscript(flood, FINDINGS_FRAMES, { size: 256, newSession: false });
+    const json = await bounded(['check', flood, '--json']);
+    expect(json.stderr).toBe('');
+    expect(json.code).toBe(1);
+    const got = lines(json.stdout);
+    expect(got.length).toBeGreaterThan(FINDINGS_FRAMES - 10);
+    let last = 0;
+    for (const l of got) {
+      const f = JSON.parse(l) as { seq: number; rule: string };
+      expect(f.seq).toBeGreaterThan(last);
+      expect(f.rule).toBe('session-unknown');
+      last = f.seq;
+    }
+    expect(last).toBe(FINDINGS_FRAMES - 1); // the last update (the prompt's answer is to the client's request)
+    // On one thread, and from the store (read there, checked by the worker), the same lines.
+    const one = await bounded(['check', flood, '--json'], { ACP_INSPECT_CHECK_THREADS: '1' });
+    expect(one.stdout.equals(json.stdout)).toBe(true);
+    const imp = await bounded(['import', '--db', fdb, flood]);
+    expect(imp.code, imp.stderr).toBe(0);
+    const stored = await bounded(['check', imp.stdout.toString().trim(), '--db', fdb, '--json']);
+    expect(stored.stdout.equals(json.stdout)).toBe(true);
+    const text = await bounded(['check', flood]);
+    expect(text.code).toBe(1);
+    expect(text.stdout.toString()).toMatch(new RegExp(`^${flood.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: ${FINDINGS_FRAMES} frames checked — ${got.length} errors, 0 warnings, 0 info\n`));
+    expect(text.stdout.toString()).toContain(`… and ${got.length - 20} more (use --json for all)`);
+    // Sent as a trace: the findings come back from the spool at their items.
+    let body = 0;
+    const sink = createServer((req, res) => { req.on('data', (d: Buffer) => { body += d.length; }); req.on('end', () => res.writeHead(200).end()); });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+    try {
+      const otlp = await bounded(['export', imp.stdout.toString().trim(), '--db', fdb, '--otlp', `http://127.0.0.1:${(sink.address() as AddressInfo).port}`]);
+      expect(otlp.stderr).toMatch(new RegExp(`^sent \\d+ spans \\(trace [0-9a-f]{32}\\) for ${FINDINGS_FRAMES} items`));
+      expect(body).toBeGreaterThan(0);
+    } finally {
+      sink.close();
+    }
+  }, 90_000);
 });

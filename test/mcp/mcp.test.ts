@@ -201,6 +201,11 @@ describe('acp-inspect mcp over stdio (the SDK client)', () => {
     const expected = json.stdout.toString().trim().split('\n').map((l) => JSON.parse(l));
     expect(c.data.findings).toEqual(expected);
     for (const line of json.stdout.toString().trim().split('\n')) expect(c.text).toContain(line);
+    // A page further on, from the same check.
+    expect(expected.length).toBeGreaterThan(2);
+    const second = await mcp.call('check_transcript', { path: planted, cursor: '1', limit: 1 });
+    expect(second.data.findings).toEqual(expected.slice(1, 2));
+    expect(second.data).toMatchObject({ total: expected.length, nextCursor: '2' });
   });
 
   it('diff_recordings: the aligned diff acp-inspect diff prints', async () => {

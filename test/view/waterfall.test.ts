@@ -217,5 +217,22 @@ describe('the insights', () => {
     const busy = ins.insights.find((i) => i.kind === 'busiest-second')!;
     expect(busy.title).toMatch(/^The busiest second: 30 frames/);
     expect(busy.seqs).toEqual([5, 34]);
+    // A longer recording: buckets of several seconds, each frame in the bucket its time after the first item's falls in.
+    const long = start();
+    for (let k = 0; k < 200; k++) long.at(1000 + k * 1733).upd({ sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'z'.repeat(k) } });
+    const li = long.items();
+    const lins = computeInsights(li, buildWaterfall(li));
+    const { bucketMs, frames, bytes } = lins.throughput;
+    expect(bucketMs).toBe(3000);
+    const want = new Array<number>(frames.length).fill(0);
+    const wantBytes = new Array<number>(frames.length).fill(0);
+    for (const it of li) {
+      if (it.dir !== 'c2a' && it.dir !== 'a2c') continue;
+      const b = Math.min(frames.length - 1, Math.floor((it.t - li[0]!.t) / bucketMs));
+      want[b]!++;
+      wantBytes[b]! += it.size;
+    }
+    expect(frames).toEqual(want);
+    expect(bytes).toEqual(wantBytes);
   });
 });

@@ -38,14 +38,18 @@ export function registerCheck(program: Command): void {
         if (config.file) run.validateRuleIds(config.ignore, config.file);
         const all = [...ignore, ...config.ignore];
         const result = started ? await started.run(all) : await (await import('../../check-run/run.js')).checkRecordingRef(ref, opts.db, all);
-        // Set before the output is written: a reader that stops early leaves this exit code.
-        process.exitCode = result.findings.some((f) => f.severity === 'error') ? 1 : 0;
-        if (opts.json) {
-          const lines: string[] = [];
-          for (const f of result.findings) lines.push(JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }));
-          if (lines.length) process.stdout.write(lines.join('\n') + '\n');
-        } else {
-          process.stdout.write(run.formatReport(result, /^\d+$|^latest$/.test(ref) ? `recording ${ref}` : ref));
+        try {
+          // Set before the output is written: a reader that stops early leaves this exit code.
+          process.exitCode = result.spool.tally.counts.error > 0 ? 1 : 0;
+          if (opts.json) {
+            // The findings come back from the spool as stdout takes them: a million of them are never held.
+            const { writeLinesToStdout } = await import('../../transcript/write-file.js');
+            await writeLinesToStdout(result.spool.lines());
+          } else {
+            process.stdout.write(run.formatReport(result, /^\d+$|^latest$/.test(ref) ? `recording ${ref}` : ref));
+          }
+        } finally {
+          result.spool.close();
         }
       } finally {
         started?.cancel();

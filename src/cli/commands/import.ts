@@ -39,10 +39,8 @@ export function registerImport(program: Command): void {
       try {
         // Streamed in one transaction (a bad line further on leaves no recording behind), and
         // checked in the same reading.
-        const { checkingAsRead, storeFindings } = await import('../../check-run/stored.js');
-        const checked = checkingAsRead(src.items);
-        const { id, items } = store.importStream({ ...src, items: checked }, opts.name ?? src.header.name ?? basename(file));
-        storeFindings(store, id, checked, true);
+        const { importChecked } = await import('../../check-run/stored.js');
+        const { id, items } = importChecked(store, src, opts.name ?? src.header.name ?? basename(file));
         process.stdout.write(`${id}\n`);
         process.stderr.write(`imported ${items} items from ${file} as recording ${id}\n`);
       } finally {
