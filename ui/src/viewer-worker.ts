@@ -7,6 +7,7 @@
 import { parseTranscript } from '../../src/transcript/format.js';
 import { captureToTranscript } from '../../src/transcript/foreign.js';
 import { CheckFold } from '../../src/check/fold.js';
+import type { Finding } from '../../src/check/checker.js';
 import { RULES, summarizeState } from '../../src/check/index.js';
 import { recordingData } from '../../src/view/report-data.js';
 import { MemorySource } from '../../src/view/memory-source.js';
@@ -31,12 +32,15 @@ self.onmessage = async (ev: MessageEvent<ToWorker>) => {
       const src = new MemorySource({ summary: data.summary, items: rec.items, findings: [], states: data.states, ...(rec.notes ? { notes: rec.notes } : {}) });
       current = src;
       post({ type: 'ready', id: src.id, items: rec.items.length, ms: Math.round(performance.now() - t0) });
-      const fold = new CheckFold([]);
+      const found: Finding[] = [];
+      const fold = new CheckFold([], (f) => found.push(f));
       for (let i = 0; i < rec.items.length; i++) {
         fold.step(rec.items[i]!);
         if (i % 5000 === 4999) await new Promise((r) => setTimeout(r, 0));
       }
-      const run = fold.finish();
+      fold.finish();
+      // A frame's findings came at it, the end-of-recording ones last: in seq order, as check gives them.
+      const run = { findings: found.sort((a, b) => a.seq - b.seq) };
       const rules = new Map(RULES.map((r) => [r.id, r]));
       const count = (sev: string) => run.findings.filter((f) => f.severity === sev).length;
       src.setFindings(run.findings.map((f) => withRuleInfo(f, rules)), { ...data.summary, errors: count('error'), warnings: count('warning'), infos: count('info') });
