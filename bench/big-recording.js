@@ -11,6 +11,14 @@
  * recording takes a minute to make); `--bin` measures another build of acp-inspect on the same files.
  * Each command's peak RSS is its process's (every thread) high-water mark: /usr/bin/time's where it
  * exists, else VmHWM read from /proc while the command runs.
+ *
+ * The issue asks each command to run at least at the speed of reading the data once. That speed is
+ * measured first, as plainly as Node and SQLite do it (bench/big-floor.js, each a process of its own
+ * like the commands): `scan`, one SQL scan of the recording's rows (the floor of what reads the store:
+ * export, show, check ID, the download routes); `read`, the transcript read and every line parsed by
+ * JSON.parse (the floor of what reads the file: check FILE, export FILE); `read + insert`, that and
+ * SQLite storing the same rows into a new database in one transaction (the floor of import). Each
+ * command's line ends with its time divided by its floor's (a slice's ratio is below 1: it reads less).
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -188,23 +196,43 @@ function mcpInput(calls) {
   return msgs.map((m) => JSON.stringify(m)).join('\n') + '\n';
 }
 
+/** Runs bench/big-floor.js `mode` on `args` as its own process (see the header). */
+function floor(mode, ...args) {
+  return measure(join(ROOT, 'bench', 'big-floor.js'), [mode, ...args], { keep: true });
+}
+
+/** Which floor each command is compared with (the rest: `scan`). */
+const FLOOR_OF = { import: 'import', checkFile: 'read', exportFileSeq: 'read', diffFile: 'scan' };
+
 const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '?' : x.toFixed(d));
 
 /**
- * The commands of the issue's table and the others it names, on `file` (the transcript) and `db`
- * (recording `id` in it). `want(name)` picks.
+ * The floors, then the commands of the issue's table and the others it names, on `file` (the
+ * transcript) and `db` (recording `id` in it). `want(name)` picks the commands.
  */
 export async function runBigCommands({ bin, dir, file, db, id, frames, want = () => true, log = console.log }) {
   const out = {};
   const mid = Math.floor(frames / 2);
   const turnSeq = 6;
   const o = (name) => join(dir, `out-${name}`);
+  const floors = {};
+  const floorRow = async (name, what, run) => {
+    const r = await run();
+    floors[name] = { what, ms: r.ms, peakMiB: r.peakMiB, exit: r.exit, stdout: r.out.trim() };
+    log(`  ${`floor: ${what}`.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s  ${fmt(r.peakMiB, 0).padStart(6)} MiB   [${r.exit === 0 ? r.out.trim() : r.stderr}]`);
+  };
+  await floorRow('scan', 'one SQL scan of the rows', () => floor('scan', db, String(id)));
+  await floorRow('read', 'read FILE, JSON.parse each line', () => floor('read', file));
+  await floorRow('insert', 'SQLite INSERT … SELECT the rows', () => floor('insert', db, String(id)));
+  floors.import = { what: 'read + insert', ms: floors.read.ms + floors.insert.ms };
   const row = async (name, what, run) => {
     if (!want(name)) return;
     const r = await run();
-    out[name] = { what, ms: r.ms, peakMiB: r.peakMiB, exit: r.exit, outBytes: r.outBytes, stderr: r.stderr };
+    const f = floors[FLOOR_OF[name] ?? 'scan'];
+    const ratio = r.ms / f.ms;
+    out[name] = { what, ms: r.ms, peakMiB: r.peakMiB, exit: r.exit, outBytes: r.outBytes, stderr: r.stderr, floor: FLOOR_OF[name] ?? 'scan', ratio };
     const ok = r.peakMiB <= RSS_TARGET_MIB ? '' : '   OVER';
-    log(`  ${what.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s  ${fmt(r.peakMiB, 0).padStart(6)} MiB${ok}${r.stderr ? `   [${r.stderr.slice(0, 150)}]` : ''}`);
+    log(`  ${what.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s  ${fmt(r.peakMiB, 0).padStart(6)} MiB  ${fmt(ratio, 2).padStart(5)}× ${(FLOOR_OF[name] ?? 'scan').padEnd(6)}${ok}${r.stderr ? `   [${r.stderr.slice(0, 150)}]` : ''}`);
   };
   const cli = (args, opts) => measure(bin, args, opts);
   await row('export', `export ${id} -o f.jsonl`, () => cli(['export', String(id), '--db', db, '-o', o('export.jsonl')]));
@@ -242,7 +270,7 @@ export async function runBigCommands({ bin, dir, file, db, id, frames, want = ()
   await row('serveHtml', 'serve: GET …/export?format=html', () => measureRoute(bin, db, `/api/recordings/${id}/export?format=html`));
   for (const f of ['export.jsonl', 'turn.jsonl', 'seq.jsonl', 'fseq.jsonl', 'report.html']) rmSync(o(f), { force: true });
   for (const s of ['', '-wal', '-shm']) rmSync(join(dir, 'import.db') + s, { force: true });
-  return out;
+  return { commands: out, floors };
 }
 
 /** The section as scripts/bench.js runs it: make the recording (import is its first measure), then the rest. */
@@ -272,7 +300,7 @@ export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(RO
     const id = 1;
     const want = (name) => !only || only.some((o) => name.startsWith(o));
     result.fileMiB = statSync(file).size / 1048576;
-    result.commands = await runBigCommands({ bin, dir, file, db, id, frames: total, want, log });
+    Object.assign(result, await runBigCommands({ bin, dir, file, db, id, frames: total, want, log }));
     return result;
   } finally {
     if (!keep) rmSync(dir, { recursive: true, force: true });
