@@ -141,11 +141,35 @@ export function redactRecording(rec: Recording): Recording {
   return { ...rec, items: rec.items.map(redactItem) };
 }
 
+/** Whether redaction looks at the value of key `k` (redactValue's tests of keys, all of them). */
+function isRedactedKey(k: string): boolean {
+  return k === 'headers' || k === 'env' || isSecretKey(k) || URL_KEY.test(k);
+}
+
 /**
- * Text a line must hold for redaction to change it: a key redaction looks at (or the end of one), or
- * a `\u` escape that could spell one. A line without any is kept as it is, unparsed.
+ * Whether redaction could change a line: it holds a key redaction looks at. Redaction only ever
+ * looks at keys, and a key is a string followed by `:` (maybe after spaces), so every `:` is tried as
+ * the end of one; a `:` inside a string only costs a look. Errs on the side of yes: a `\u` escape
+ * anywhere (it could spell a key), and a key with a backslash in it, are yes. A line that says no is
+ * kept as it is, unparsed: most lines, and the reason this is not a test of the whole text (a
+ * regular expression of the secret words took three times as long on a kilobyte line, and said yes
+ * to every line whose text mentions a token).
  */
-const MAY_HOLD_SECRET = /authori|cookie|passw|passphrase|secret|token|api.?key|private.?key|credential|bearer|signature|env|headers|url|uri|endpoint|\\u/i;
+export function mayHoldSecret(raw: string): boolean {
+  if (raw.includes('\\u')) return true;
+  for (let colon = raw.indexOf(':'); colon >= 0; colon = raw.indexOf(':', colon + 1)) {
+    let q = colon - 1;
+    let c = raw.charCodeAt(q);
+    while (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) c = raw.charCodeAt(--q);
+    if (c !== 0x22) continue; // not the closing quote of a key
+    const open = raw.lastIndexOf('"', q - 1);
+    if (open < 0) continue;
+    if (raw.charCodeAt(open - 1) === 0x5c) return true; // an escaped quote: the key starts further back
+    const key = raw.slice(open + 1, q);
+    if (key.includes('\\') || isRedactedKey(key)) return true;
+  }
+  return false;
+}
 
 /**
  * Redacts items as they are read (a recording streamed, never held). Frames may come without their
@@ -158,7 +182,7 @@ export function* redactItems(items: Iterable<Item>): Generator<Item> {
       continue;
     }
     const f = it as Frame;
-    if (f.json === undefined && MAY_HOLD_SECRET.test(f.raw)) {
+    if (f.json === undefined && mayHoldSecret(f.raw)) {
       let json: unknown;
       try { json = JSON.parse(f.raw); } catch { /* not JSON: nothing to redact */ }
       yield json === undefined ? f : redactFrame({ ...f, json });
