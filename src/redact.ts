@@ -127,8 +127,10 @@ export function redactFrame(f: Frame): Frame {
   }
   if (raw === null) raw = f.truncated ? REDACTED : JSON.stringify(value);
   const out: Frame = { ...f, raw, json: value };
-  // The original bytes (kept when they were not valid UTF-8) would still hold the secret.
+  // The original bytes (kept when they were not valid UTF-8) would still hold the secret, and so
+  // would the raw text written as a JSON string (a RawJsonFrame's, copied by the spread).
   delete out.rawBase64;
+  delete (out as { rawJson?: string }).rawJson;
   if (!f.truncated) out.size = Buffer.byteLength(raw);
   return out;
 }
@@ -150,22 +152,32 @@ function isRedactedKey(k: string): boolean {
  * Whether redaction could change a line: it holds a key redaction looks at. Redaction only ever
  * looks at keys, and a key is a string followed by `:` (maybe after spaces), so every `:` is tried as
  * the end of one; a `:` inside a string only costs a look. Errs on the side of yes: a `\u` escape
- * anywhere (it could spell a key), and a key with a backslash in it, are yes. A line that says no is
- * kept as it is, unparsed: most lines, and the reason this is not a test of the whole text (a
- * regular expression of the secret words took three times as long on a kilobyte line, and said yes
- * to every line whose text mentions a token).
+ * anywhere (it could spell a key), and a key with a backslash in it or an escaped quote before it,
+ * are yes. A line that says no is kept as it is, unparsed: most lines, and the reason this is not a
+ * test of the whole text (a regular expression of the secret words took three times as long on a
+ * kilobyte line, and said yes to every text that mentions a token). `quoted`: `text` is the line
+ * written as a JSON string (its quotes, backslashes and control characters escaped once more, as
+ * JSON.stringify writes it), read as the line it stands for.
  */
-export function mayHoldSecret(raw: string): boolean {
-  if (raw.includes('\\u')) return true;
-  for (let colon = raw.indexOf(':'); colon >= 0; colon = raw.indexOf(':', colon + 1)) {
+export function mayHoldSecret(text: string, quoted = false): boolean {
+  // A quote of the line is `\"` in its quoted text, a backslash `\\`, a tab `\t`.
+  const esc = quoted ? 1 : 0;
+  if (text.includes(quoted ? '\\\\u' : '\\u')) return true;
+  for (let colon = text.indexOf(':'); colon >= 0; colon = text.indexOf(':', colon + 1)) {
     let q = colon - 1;
-    let c = raw.charCodeAt(q);
-    while (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) c = raw.charCodeAt(--q);
-    if (c !== 0x22) continue; // not the closing quote of a key
-    const open = raw.lastIndexOf('"', q - 1);
+    for (;;) { // back over JSON whitespace
+      const c = text.charCodeAt(q);
+      if (c === 0x20 || (!quoted && (c === 0x09 || c === 0x0a || c === 0x0d))) q--;
+      else if (quoted && (c === 0x74 || c === 0x6e || c === 0x72) && text.charCodeAt(q - 1) === 0x5c) q -= 2;
+      else break;
+    }
+    if (text.charCodeAt(q) !== 0x22 || (quoted && text.charCodeAt(q - 1) !== 0x5c)) continue; // not the end of a key
+    const close = q - esc;
+    const open = text.lastIndexOf('"', close - 1);
     if (open < 0) continue;
-    if (raw.charCodeAt(open - 1) === 0x5c) return true; // an escaped quote: the key starts further back
-    const key = raw.slice(open + 1, q);
+    if (quoted && text.charCodeAt(open - 1) !== 0x5c) return true; // from the line's start: not a key, but cheap to parse
+    if (text.charCodeAt(open - esc - 1) === 0x5c) return true; // an escaped quote: the key starts further back
+    const key = text.slice(open + 1, close);
     if (key.includes('\\') || isRedactedKey(key)) return true;
   }
   return false;
@@ -182,10 +194,12 @@ export function* redactItems(items: Iterable<Item>): Generator<Item> {
       continue;
     }
     const f = it as Frame;
-    if (f.json === undefined && mayHoldSecret(f.raw)) {
+    // A frame read as a RawJsonFrame is tested on its line as a JSON string: its raw text is not decoded.
+    const rawJson = (f as { rawJson?: string }).rawJson;
+    if (f.json === undefined && (rawJson !== undefined ? mayHoldSecret(rawJson, true) : mayHoldSecret(f.raw))) {
       let json: unknown;
       try { json = JSON.parse(f.raw); } catch { /* not JSON: nothing to redact */ }
-      yield json === undefined ? f : redactFrame({ ...f, json });
+      yield json === undefined ? f : redactFrame({ ...f, raw: f.raw, json }); // raw: a RawJsonFrame's is a getter
     } else {
       yield f.json === undefined ? f : redactFrame(f);
     }

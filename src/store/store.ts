@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Item, Frame, EventItem } from '../wire/frame.js';
+import type { Item, Frame, EventItem, Direction, FrameKind, RpcId } from '../wire/frame.js';
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
 import { decodeUtf8 } from '../wire/line-splitter.js';
@@ -636,14 +636,17 @@ export class Store {
    * time. Each page is a finished query: other statements may run on this connection between two
    * items (a server answering other requests while it streams a download), and only a page is held.
    */
-  *pagedItems(recordingId: number, afterSeq = 0, toSeq = Number.MAX_SAFE_INTEGER, pageRows = 1000, opts: { json?: boolean; blankRawWhen?: string } = {}): Generator<Item> {
+  *pagedItems(recordingId: number, afterSeq = 0, toSeq = Number.MAX_SAFE_INTEGER, pageRows = 1000, opts: { json?: boolean; blankRawWhen?: string; rawJson?: boolean } = {}): Generator<Item> {
     // `json` false: frames come without their JSON parsed (for readers of the raw lines: export).
+    // `rawJson`: frames come as RawJsonFrame (for writers of transcript lines; implies `json` false).
     // `blankRawWhen`: as selectItems'.
     const parse = opts.json !== false;
-    const st = this.stmt(`SELECT ${itemColumnsSql(opts.blankRawWhen)} FROM items WHERE recording_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(true);
+    const cols = opts.rawJson ? RAW_JSON_COLUMNS : itemColumnsSql(opts.blankRawWhen);
+    const st = this.stmt(`SELECT ${cols} FROM items WHERE recording_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(true);
     for (let after = afterSeq; ;) {
       const rows = st.all(recordingId, after, toSeq, pageRows) as ItemRowArray[];
-      for (let i = 0; i < rows.length; i++) yield arrayToItem(rows[i]!, parse);
+      if (opts.rawJson) for (let i = 0; i < rows.length; i++) yield rawJsonItem(rows[i]!);
+      else for (let i = 0; i < rows.length; i++) yield arrayToItem(rows[i]!, parse);
       if (rows.length < pageRows) return;
       after = rows[rows.length - 1]![0];
     }
@@ -819,6 +822,55 @@ function arrayToItem(r: ItemRowArray, parse = true): Item {
     seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpcId: r[5], replyTo: r[6], latency: r[7], sessionId: r[8], size: r[9],
     raw: r[10], parseError: r[12], truncated: !!r[13], rawBase64: r[11] ? Buffer.from(r[11]).toString('base64') : null,
   }, parse);
+}
+
+/** ITEM_ROW_COLUMNS with a frame's raw text written as a JSON string by SQLite (see RawJsonFrame). */
+const RAW_JSON_COLUMNS = ITEM_ROW_COLUMNS.replace(' raw,', ` CASE WHEN dir IN ('c2a', 'a2c') THEN json_quote(raw) ELSE raw END,`);
+
+/**
+ * A stored frame read to be written as a transcript line (export, the download route). SQLite hands
+ * its raw text over already written as a JSON string (`rawJson`: json_quote escapes exactly as
+ * JSON.stringify does: `"` and `\\`, \b \f \n \r \t, other control characters as lowercase \u00xx,
+ * nothing else; text read from SQLite holds no lone surrogate), which a kilobyte frame's line
+ * spent most of its time on in JavaScript. `raw` is decoded from it when something reads it
+ * (redaction, for a line that may hold a secret). The other fields are itemOf's with `parse` false.
+ * A copy made by spreading it has no `raw` (a getter): give it `raw: f.raw`.
+ */
+export class RawJsonFrame implements Frame {
+  kind: FrameKind;
+  method?: string;
+  id?: RpcId;
+  replyTo?: number;
+  latency?: number;
+  sessionId?: string;
+  parseError?: string;
+  truncated?: boolean;
+  rawBase64?: string;
+  private decoded: string | undefined;
+
+  constructor(readonly seq: number, readonly t: number, readonly dir: Direction, readonly size: number, kind: FrameKind, readonly rawJson: string) {
+    this.kind = kind;
+  }
+
+  get raw(): string {
+    return (this.decoded ??= JSON.parse(this.rawJson) as string);
+  }
+}
+
+/** The item of a row read with RAW_JSON_COLUMNS: a frame as a RawJsonFrame, anything else as arrayToItem's. */
+function rawJsonItem(r: ItemRowArray): Item {
+  const [seq, t, dir, kind, method, rpcId, replyTo, latency, sessionId, size, rawJson, rawBytes, parseError, truncated] = r;
+  if (dir !== 'c2a' && dir !== 'a2c') return arrayToItem(r, false);
+  const f = new RawJsonFrame(seq, t, dir, size ?? Buffer.byteLength(JSON.parse(rawJson) as string), (kind as FrameKind) ?? 'invalid', rawJson);
+  if (method !== null) f.method = method;
+  if (rpcId !== null) f.id = JSON.parse(rpcId) as RpcId;
+  if (replyTo !== null) f.replyTo = replyTo;
+  if (latency !== null) f.latency = latency;
+  if (sessionId !== null) f.sessionId = sessionId;
+  if (parseError !== null) f.parseError = parseError;
+  if (truncated) f.truncated = true;
+  if (rawBytes) f.rawBase64 = Buffer.from(rawBytes).toString('base64');
+  return f;
 }
 
 /** Rebuilds an Item from its row (the same reading the in-memory source does of its columns). */

@@ -319,7 +319,9 @@ export function itemToLine(item: Item): string {
   if (isFrame(item)) {
     // What JSON.stringify of {t, dir, raw, rawBase64?, truncated?, size?} writes, built as text: the
     // object cost a third of the line's time on kilobyte frames (the raw text's escaping is the rest).
-    let line = `{"t":${JSON.stringify(t)},"dir":"${item.dir}","raw":${JSON.stringify(item.raw)}`;
+    // `rawJson`: the raw text written as a JSON string already (store.ts's RawJsonFrame).
+    const rawJson = (item as { rawJson?: string }).rawJson ?? JSON.stringify(item.raw);
+    let line = `{"t":${JSON.stringify(t)},"dir":"${item.dir}","raw":${rawJson}`;
     if (item.rawBase64 !== undefined) line += `,"rawBase64":${JSON.stringify(item.rawBase64)}`;
     if (item.truncated) line += item.size === undefined ? ',"truncated":true' : `,"truncated":true,"size":${JSON.stringify(item.size)}`;
     return line + '}';
