@@ -145,8 +145,16 @@ export function redactRecording(rec: Recording): Recording {
 
 /** Whether redaction looks at the value of key `k` (redactValue's tests of keys, all of them). */
 function isRedactedKey(k: string): boolean {
-  return k === 'headers' || k === 'env' || isSecretKey(k) || URL_KEY.test(k);
+  let v = keyVerdicts.get(k);
+  if (v === undefined) {
+    v = k === 'headers' || k === 'env' || isSecretKey(k) || URL_KEY.test(k);
+    if (keyVerdicts.size < 4096) keyVerdicts.set(k, v);
+  }
+  return v;
 }
+
+/** isRedactedKey's answers: the same few keys are on every frame, and a lookup costs less than the tests. */
+const keyVerdicts = new Map<string, boolean>();
 
 /**
  * Whether redaction could change a line: it holds a key redaction looks at. Redaction only ever

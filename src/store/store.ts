@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Item, Frame, EventItem, Direction, FrameKind, RpcId } from '../wire/frame.js';
+import type { Item, Frame, EventItem, Direction, FrameKind } from '../wire/frame.js';
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
 import { decodeUtf8 } from '../wire/line-splitter.js';
@@ -645,10 +645,10 @@ export class Store {
     const st = this.stmt(`SELECT ${cols} FROM items WHERE recording_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(true);
     for (let after = afterSeq; ;) {
       const rows = st.all(recordingId, after, toSeq, pageRows) as ItemRowArray[];
-      if (opts.rawJson) for (let i = 0; i < rows.length; i++) yield rawJsonItem(rows[i]!);
+      if (opts.rawJson) for (let i = 0; i < rows.length; i++) yield rawJsonItem(rows[i] as unknown as RawJsonRow);
       else for (let i = 0; i < rows.length; i++) yield arrayToItem(rows[i]!, parse);
       if (rows.length < pageRows) return;
-      after = rows[rows.length - 1]![0];
+      after = rows[rows.length - 1]![0]; // seq, first in both column lists
     }
   }
 
@@ -824,8 +824,9 @@ function arrayToItem(r: ItemRowArray, parse = true): Item {
   }, parse);
 }
 
-/** ITEM_ROW_COLUMNS with a frame's raw text written as a JSON string by SQLite (see RawJsonFrame). */
-const RAW_JSON_COLUMNS = ITEM_ROW_COLUMNS.replace(' raw,', ` CASE WHEN dir IN ('c2a', 'a2c') THEN json_quote(raw) ELSE raw END,`);
+/** The columns of a row read for its transcript line, a frame's raw text written as a JSON string by SQLite (see RawJsonFrame). */
+const RAW_JSON_COLUMNS = `seq, t, dir, kind, size, CASE WHEN dir IN ('c2a', 'a2c') THEN json_quote(raw) ELSE raw END, raw_bytes, truncated`;
+type RawJsonRow = [number, number, string, string | null, number | null, string, Buffer | null, number | null];
 
 /**
  * A stored frame read to be written as a transcript line (export, the download route). SQLite hands
@@ -833,17 +834,12 @@ const RAW_JSON_COLUMNS = ITEM_ROW_COLUMNS.replace(' raw,', ` CASE WHEN dir IN ('
  * JSON.stringify does: `"` and `\\`, \b \f \n \r \t, other control characters as lowercase \u00xx,
  * nothing else; text read from SQLite holds no lone surrogate), which a kilobyte frame's line
  * spent most of its time on in JavaScript. `raw` is decoded from it when something reads it
- * (redaction, for a line that may hold a secret). The other fields are itemOf's with `parse` false.
- * A copy made by spreading it has no `raw` (a getter): give it `raw: f.raw`.
+ * (redaction, for a line that may hold a secret). Only what the line holds is read: no method, id,
+ * session id, answer or parse error. A copy made by spreading it has no `raw` (a getter): give it
+ * `raw: f.raw`.
  */
 export class RawJsonFrame implements Frame {
   kind: FrameKind;
-  method?: string;
-  id?: RpcId;
-  replyTo?: number;
-  latency?: number;
-  sessionId?: string;
-  parseError?: string;
   truncated?: boolean;
   rawBase64?: string;
   private decoded: string | undefined;
@@ -857,17 +853,13 @@ export class RawJsonFrame implements Frame {
   }
 }
 
-/** The item of a row read with RAW_JSON_COLUMNS: a frame as a RawJsonFrame, anything else as arrayToItem's. */
-function rawJsonItem(r: ItemRowArray): Item {
-  const [seq, t, dir, kind, method, rpcId, replyTo, latency, sessionId, size, rawJson, rawBytes, parseError, truncated] = r;
-  if (dir !== 'c2a' && dir !== 'a2c') return arrayToItem(r, false);
-  const f = new RawJsonFrame(seq, t, dir, size ?? Buffer.byteLength(JSON.parse(rawJson) as string), (kind as FrameKind) ?? 'invalid', rawJson);
-  if (method !== null) f.method = method;
-  if (rpcId !== null) f.id = JSON.parse(rpcId) as RpcId;
-  if (replyTo !== null) f.replyTo = replyTo;
-  if (latency !== null) f.latency = latency;
-  if (sessionId !== null) f.sessionId = sessionId;
-  if (parseError !== null) f.parseError = parseError;
+/** The item of a row read with RAW_JSON_COLUMNS: a frame as a RawJsonFrame, anything else as itemOf's. */
+function rawJsonItem(r: RawJsonRow): Item {
+  const [seq, t, dir, kind, size, text, rawBytes, truncated] = r;
+  if (dir !== 'c2a' && dir !== 'a2c') {
+    return itemOf({ seq, t, dir, kind, method: null, rpcId: null, replyTo: null, latency: null, sessionId: null, size, raw: text, parseError: null, truncated: false, rawBase64: null });
+  }
+  const f = new RawJsonFrame(seq, t, dir, size ?? Buffer.byteLength(JSON.parse(text) as string), (kind as FrameKind) ?? 'invalid', text);
   if (truncated) f.truncated = true;
   if (rawBytes) f.rawBase64 = Buffer.from(rawBytes).toString('base64');
   return f;
