@@ -18,7 +18,8 @@
  * export, show, check ID, the download routes); `read`, the transcript read and every line parsed by
  * JSON.parse (the floor of what reads the file: check FILE, export FILE); `read + insert`, that and
  * SQLite storing the same rows into a new database in one transaction (the floor of import). Each
- * command's line ends with its time divided by its floor's (a slice's ratio is below 1: it reads less).
+ * command's line ends with its time divided by its floor's (a slice's ratio is below 1: it reads less),
+ * and the same of CPU time (user + system, every thread), which other work on the machine disturbs less.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -89,20 +90,22 @@ function readHwmKiB(pid) {
 }
 
 /**
- * Runs `bin args` as its own process: wall ms, peak RSS (MiB), exit status, the first line of
+ * Runs `bin args` as its own process: wall ms, CPU ms (user + system, every thread; null without
+ * /usr/bin/time), peak RSS (MiB), exit status, the first line of
  * stderr, and what it wrote on stdout (its length; the text when `keep`).
  */
 export function measure(bin, args, { input, keep = false, timeoutMs = 600_000, env } = {}) {
   return new Promise((res) => {
     const timeFile = TIME ? join(tmpdir(), `acp-inspect-bench-time-${process.pid}-${Math.random().toString(36).slice(2)}`) : null;
     const cmd = TIME ? TIME : NODE;
-    const argv = TIME ? ['-f', '%M', '-o', timeFile, NODE, bin, ...args] : [bin, ...args];
+    const argv = TIME ? ['-f', '%M %U %S', '-o', timeFile, NODE, bin, ...args] : [bin, ...args];
     const t0 = performance.now();
     const p = spawn(cmd, argv, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let out = '';
     let outBytes = 0;
     let err = '';
     let hwm = 0;
+    let cpuMs = null;
     p.stdout.on('data', (d) => { outBytes += d.length; if (keep) out += d; });
     p.stderr.on('data', (d) => { if (err.length < 65536) err += d; });
     if (input !== undefined) p.stdin.end(input);
@@ -115,13 +118,14 @@ export function measure(bin, args, { input, keep = false, timeoutMs = 600_000, e
       const ms = performance.now() - t0;
       if (timeFile) {
         try {
-          const kib = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop());
+          const [kib, user, sys] = readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
           if (Number.isFinite(kib)) hwm = kib;
+          if (Number.isFinite(user + sys)) cpuMs = (user + sys) * 1000;
         } catch { /* killed before time wrote it */ }
         rmSync(timeFile, { force: true });
       }
       const lines = err.split('\n').filter((l) => l.trim() && !/^Command (exited|terminated)/.test(l));
-      res({ ms, peakMiB: hwm / 1024, exit: code ?? signal, stderr: lines[0] ?? '', stderrLines: lines.length, outBytes, out });
+      res({ ms, cpuMs, peakMiB: hwm / 1024, exit: code ?? signal, stderr: lines[0] ?? '', stderrLines: lines.length, outBytes, out });
     });
   });
 }
@@ -142,6 +146,16 @@ async function startSink() {
   return { url: `http://127.0.0.1:${server.address().port}`, stats: () => ({ bytes, posts }), close: () => new Promise((r) => server.close(r)) };
 }
 
+/** CPU ms a running process has used so far (user + system, from /proc: clock ticks of 10 ms), or null. */
+function readCpuMs(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop().split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** Starts `serve` on the database; resolves with its URL (token included) and the process. */
 function startServe(bin, db) {
   return new Promise((res, rej) => {
@@ -156,7 +170,7 @@ function startServe(bin, db) {
   });
 }
 
-/** GETs `path` from a fresh `serve`, reading the body to its end: ms, bytes, status, the server's peak RSS. */
+/** GETs `path` from a fresh `serve`, reading the body to its end: ms, bytes, status, the server's peak RSS and CPU (its start-up included). */
 async function measureRoute(bin, db, path) {
   const { url, p } = await startServe(bin, db);
   const token = url.searchParams.get('token');
@@ -180,10 +194,11 @@ async function measureRoute(bin, db, path) {
   }
   const ms = performance.now() - t0;
   const peakMiB = readHwmKiB(p.pid) / 1024;
+  const cpuMs = readCpuMs(p.pid);
   p.kill('SIGTERM');
   await new Promise((r) => p.on('exit', r));
   // The HTTP status as an exit status: 200 is 0, a refusal keeps its status (413).
-  return { ms, peakMiB, exit: status === 200 ? 0 : status, outBytes: bytes, stderr: status === 200 ? '' : first.split('\n')[0] };
+  return { ms, cpuMs, peakMiB, exit: status === 200 ? 0 : status, outBytes: bytes, stderr: status === 200 ? '' : first.split('\n')[0] };
 }
 
 /** One MCP session over stdio: initialize, then the tool calls; ends with stdin. */
@@ -204,6 +219,9 @@ function floor(mode, ...args) {
 /** Which floor each command is compared with (the rest: `scan`). */
 const FLOOR_OF = { import: 'import', checkFile: 'read', exportFileSeq: 'read', diffFile: 'scan' };
 
+/** CPU seconds as a column (blank without /usr/bin/time). */
+const cpu = (ms) => (ms === null || ms === undefined ? '' : `(cpu ${(ms / 1000).toFixed(1).padStart(5)} s)`);
+
 const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '?' : x.toFixed(d));
 
 /**
@@ -218,21 +236,22 @@ export async function runBigCommands({ bin, dir, file, db, id, frames, want = ()
   const floors = {};
   const floorRow = async (name, what, run) => {
     const r = await run();
-    floors[name] = { what, ms: r.ms, peakMiB: r.peakMiB, exit: r.exit, stdout: r.out.trim() };
-    log(`  ${`floor: ${what}`.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s  ${fmt(r.peakMiB, 0).padStart(6)} MiB   [${r.exit === 0 ? r.out.trim() : r.stderr}]`);
+    floors[name] = { what, ms: r.ms, cpuMs: r.cpuMs, peakMiB: r.peakMiB, exit: r.exit, stdout: r.out.trim() };
+    log(`  ${`floor: ${what}`.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s ${cpu(r.cpuMs)}  ${fmt(r.peakMiB, 0).padStart(6)} MiB   [${r.exit === 0 ? r.out.trim() : r.stderr}]`);
   };
   await floorRow('scan', 'one SQL scan of the rows', () => floor('scan', db, String(id)));
   await floorRow('read', 'read FILE, JSON.parse each line', () => floor('read', file));
   await floorRow('insert', 'SQLite INSERT … SELECT the rows', () => floor('insert', db, String(id)));
-  floors.import = { what: 'read + insert', ms: floors.read.ms + floors.insert.ms };
+  floors.import = { what: 'read + insert', ms: floors.read.ms + floors.insert.ms, cpuMs: floors.read.cpuMs + floors.insert.cpuMs };
   const row = async (name, what, run) => {
     if (!want(name)) return;
     const r = await run();
     const f = floors[FLOOR_OF[name] ?? 'scan'];
     const ratio = r.ms / f.ms;
-    out[name] = { what, ms: r.ms, peakMiB: r.peakMiB, exit: r.exit, outBytes: r.outBytes, stderr: r.stderr, floor: FLOOR_OF[name] ?? 'scan', ratio };
+    const cpuRatio = r.cpuMs === null || r.cpuMs === undefined || !f.cpuMs ? null : r.cpuMs / f.cpuMs;
+    out[name] = { what, ms: r.ms, cpuMs: r.cpuMs, peakMiB: r.peakMiB, exit: r.exit, outBytes: r.outBytes, stderr: r.stderr, floor: FLOOR_OF[name] ?? 'scan', ratio, cpuRatio };
     const ok = r.peakMiB <= RSS_TARGET_MIB ? '' : '   OVER';
-    log(`  ${what.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s  ${fmt(r.peakMiB, 0).padStart(6)} MiB  ${fmt(ratio, 2).padStart(5)}× ${(FLOOR_OF[name] ?? 'scan').padEnd(6)}${ok}${r.stderr ? `   [${r.stderr.slice(0, 150)}]` : ''}`);
+    log(`  ${what.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s ${cpu(r.cpuMs)}  ${fmt(r.peakMiB, 0).padStart(6)} MiB  ${fmt(ratio, 2).padStart(5)}× ${(FLOOR_OF[name] ?? 'scan').padEnd(6)}${cpuRatio === null ? '' : ` (cpu ${fmt(cpuRatio, 2)}×)`}${ok}${r.stderr ? `   [${r.stderr.slice(0, 150)}]` : ''}`);
   };
   const cli = (args, opts) => measure(bin, args, opts);
   await row('export', `export ${id} -o f.jsonl`, () => cli(['export', String(id), '--db', db, '-o', o('export.jsonl')]));
