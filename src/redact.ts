@@ -205,9 +205,11 @@ export function* redactItems(items: Iterable<Item>): Generator<Item> {
     // A frame read as a RawJsonFrame is tested on its line as a JSON string: its raw text is not decoded.
     const rawJson = (f as { rawJson?: string }).rawJson;
     if (f.json === undefined && (rawJson !== undefined ? mayHoldSecret(rawJson, true) : mayHoldSecret(f.raw))) {
+      // The line from its quoted text when it has one (a RawJsonFrame's raw is a getter, which a copy made by spreading lacks).
+      const raw = rawJson !== undefined ? (JSON.parse(rawJson) as string) : f.raw;
       let json: unknown;
-      try { json = JSON.parse(f.raw); } catch { /* not JSON: nothing to redact */ }
-      yield json === undefined ? f : redactFrame({ ...f, raw: f.raw, json }); // raw: a RawJsonFrame's is a getter
+      try { json = JSON.parse(raw); } catch { /* not JSON: nothing to redact */ }
+      yield json === undefined ? f : redactFrame({ ...f, raw, json });
     } else {
       yield f.json === undefined ? f : redactFrame(f);
     }
