@@ -9,7 +9,7 @@ import { StoreError } from '../../src/store/errors.js';
 import { parseTranscript, serializeTranscript, transcriptLines } from '../../src/transcript/format.js';
 import { mayHoldSecret, redactItems } from '../../src/redact.js';
 import { frameFromText } from '../../src/wire/make-frame.js';
-import type { Item } from '../../src/wire/frame.js';
+import type { Frame, Item } from '../../src/wire/frame.js';
 import { tempDir } from '../helpers.js';
 
 const transcript = [
@@ -165,6 +165,25 @@ describe('Store.appendItems', () => {
     for (const s of ['"p"', 'pw@', '"v"']) expect(redacted.join('\n')).not.toContain(JSON.stringify(s).slice(1, -1));
     // A frame read this way still reads as itself.
     expect(([...quotedRead()][raws.length] as { raw: string }).raw).toBe(secret[0]);
+    store.close();
+  });
+
+  it('reads text chunk frames back as JSON.parse reads them, whether or not they are in the SDK\'s form', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = Store.open(join(t.dir, 'c.sqlite'));
+    const update = (text: string, kind = 'agent_message_chunk', extra = '') =>
+      `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"${kind}","content":{"type":"text","text":${JSON.stringify(text)}}${extra}}}}`;
+    const raws = [
+      update('plain'), update('quote " backslash \\ newline \n tab \t ünï 😀'), update('thinking', 'agent_thought_chunk'),
+      update('more keys', 'agent_message_chunk', ',"_meta":{"k":1}'), update('x').replace('"s-1"', '"s-\\u0031"'), update('spaced').replace(':', ': '),
+    ];
+    const frames = raws.map((raw, i) => frameFromText(i + 1, i, 'a2c', raw));
+    const id = store.createRecording({ name: 'c', startedAt: '2026-01-01T00:00:00.000Z', status: 'imported', command: null, cwd: null, header: { acpInspect: 'recording', version: 1 } });
+    store.appendItems(id, frames);
+    const back = store.readItems(id) as Frame[];
+    expect(back.map((f) => f.json)).toEqual(raws.map((r) => JSON.parse(r)));
+    expect(back.map((f) => [f.method, f.sessionId, f.kind])).toEqual(frames.map((f) => [f.method, f.sessionId, f.kind]));
     store.close();
   });
 
