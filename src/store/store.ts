@@ -839,8 +839,9 @@ type RawJsonRow = [number, number, string, string | null, number | null, string,
 /**
  * A stored frame read to be written as a transcript line (export, the download route). SQLite hands
  * its raw text over already written as a JSON string (`rawJson`: json_quote escapes exactly as
- * JSON.stringify does: `"` and `\\`, \b \f \n \r \t, other control characters as lowercase \u00xx,
- * nothing else; text read from SQLite holds no lone surrogate), which a kilobyte frame's line
+ * JSON.stringify does: quotes and backslashes, \b \f \n \r \t, other control characters as
+ * lowercase \u00xx, nothing else; text read from SQLite holds no lone surrogate; the store's tests
+ * compare the two over every UTF-16 unit), which a kilobyte frame's line
  * spent most of its time on in JavaScript. `raw` is decoded from it when something reads it
  * (redaction, for a line that may hold a secret). Only what the line holds is read: no method, id,
  * session id, answer or parse error. A copy made by spreading it has no `raw` (a getter): give it
