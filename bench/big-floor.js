@@ -5,6 +5,8 @@
  *
  *   node bench/big-floor.js scan DB ID      one SQL scan of the recording's rows, in seq order, each
  *                                           row's columns a transcript line is made of read into JS
+ *   node bench/big-floor.js write DB ID OUT the same scan, each row's raw text written to OUT as a line
+ *                                           (no escaping, 1 MiB writes): what an export cannot go below
  *   node bench/big-floor.js read FILE       the transcript read in 1 MiB reads, split into lines and
  *                                           each line parsed by JSON.parse
  *   node bench/big-floor.js insert DB ID    SQLite storing the same rows into a new database (made as
@@ -13,7 +15,7 @@
  *
  * Prints what it read (rows, bytes) so that a floor that read nothing shows.
  */
-import { closeSync, openSync, readSync, rmSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createRequire } from 'node:module';
@@ -34,6 +36,27 @@ if (mode === 'scan') {
   }
   db.close();
   console.log(`${rows} rows, ${chars} characters of raw`);
+} else if (mode === 'write') {
+  const Database = createRequire(join(ROOT, 'package.json'))('better-sqlite3');
+  const db = new Database(path, { readonly: true });
+  const st = db.prepare('SELECT seq, t, dir, raw FROM items WHERE recording_id = ? ORDER BY seq').raw(true);
+  const fd = openSync(process.argv[5], 'w');
+  const buf = Buffer.allocUnsafe(1 << 20);
+  let at = 0;
+  let bytes = 0;
+  for (const r of st.iterate(id)) {
+    if (at + r[3].length * 3 + 1 > buf.length) {
+      writeSync(fd, buf, 0, at);
+      bytes += at;
+      at = 0;
+    }
+    at += buf.write(r[3], at, 'utf8');
+    buf[at++] = 10;
+  }
+  writeSync(fd, buf, 0, at);
+  closeSync(fd);
+  db.close();
+  console.log(`${bytes + at} bytes written`);
 } else if (mode === 'read') {
   const fd = openSync(path, 'r');
   const buf = Buffer.allocUnsafe(2 << 20);
@@ -78,6 +101,6 @@ if (mode === 'scan') {
     for (const x of ['', '-wal', '-shm']) rmSync(file + x, { force: true });
   }
 } else {
-  process.stderr.write('usage: node bench/big-floor.js scan DB ID | read FILE | insert DB ID\n');
+  process.stderr.write('usage: node bench/big-floor.js scan DB ID | write DB ID OUT | read FILE | insert DB ID\n');
   process.exit(2);
 }

@@ -15,7 +15,8 @@
  * The issue asks each command to run at least at the speed of reading the data once. That speed is
  * measured first, as plainly as Node and SQLite do it (bench/big-floor.js, each a process of its own
  * like the commands): `scan`, one SQL scan of the recording's rows (the floor of what reads the store:
- * export, show, check ID, the download routes); `read`, the transcript read and every line parsed by
+ * export, show, check ID, the download routes; `write`, the same scan writing each raw line to a
+ * file, is shown beside it: an export writes as much); `read`, the transcript read and every line parsed by
  * JSON.parse (the floor of what reads the file: check FILE, export FILE); `read + insert`, that and
  * SQLite storing the same rows into a new database in one transaction (the floor of import). Each
  * command's line ends with its time divided by its floor's (a slice's ratio is below 1: it reads less),
@@ -242,6 +243,8 @@ export async function runBigCommands({ bin, dir, file, db, id, frames, want = ()
     log(`  ${`floor: ${what}`.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s ${cpu(r.cpuMs)}  ${fmt(r.peakMiB, 0).padStart(6)} MiB   [${r.exit === 0 ? r.out.trim() : r.stderr}]`);
   };
   await floorRow('scan', 'one SQL scan of the rows', () => floor('scan', db, String(id)));
+  await floorRow('write', 'the scan, each raw line written to a file', () => floor('write', db, String(id), o('floor.txt')));
+  rmSync(o('floor.txt'), { force: true });
   await floorRow('read', 'read FILE, JSON.parse each line', () => floor('read', file));
   await floorRow('insert', 'SQLite INSERT … SELECT the rows', () => floor('insert', db, String(id)));
   floors.import = { what: 'read + insert', ms: floors.read.ms + floors.insert.ms, cpuMs: floors.read.cpuMs + floors.insert.cpuMs };
