@@ -11,6 +11,16 @@
  * recording takes a minute to make); `--bin` measures another build of acp-inspect on the same files.
  * Each command's peak RSS is its process's (every thread) high-water mark: /usr/bin/time's where it
  * exists, else VmHWM read from /proc while the command runs.
+ *
+ * The issue asks each command to run at least at the speed of reading the data once. That speed is
+ * measured first, as plainly as Node and SQLite do it (bench/big-floor.js, each a process of its own
+ * like the commands): `scan`, one SQL scan of the recording's rows (the floor of what reads the store:
+ * export, show, check ID, the download routes; `write`, the same scan writing each raw line to a
+ * file, is shown beside it: an export writes as much); `read`, the transcript read and every line parsed by
+ * JSON.parse (the floor of what reads the file: check FILE, export FILE); `read + insert`, that and
+ * SQLite storing the same rows into a new database in one transaction (the floor of import). Each
+ * command's line ends with its time divided by its floor's (a slice's ratio is below 1: it reads less),
+ * and the same of CPU time (user + system, every thread), which other work on the machine disturbs less.
  */
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
@@ -87,20 +97,22 @@ function readHwmKiB(pid) {
 }
 
 /**
- * Runs `bin args` as its own process: wall ms, peak RSS (MiB), exit status, the first line of
+ * Runs `bin args` as its own process: wall ms, CPU ms (user + system, every thread; null without
+ * /usr/bin/time), peak RSS (MiB), exit status, the first line of
  * stderr, and what it wrote on stdout (its length; the text when `keep`).
  */
 export function measure(bin, args, { input, keep = false, timeoutMs = 600_000, env } = {}) {
   return new Promise((res) => {
     const timeFile = TIME ? join(tmpdir(), `acp-inspect-bench-time-${process.pid}-${Math.random().toString(36).slice(2)}`) : null;
     const cmd = TIME ? TIME : NODE;
-    const argv = TIME ? ['-f', '%M', '-o', timeFile, NODE, bin, ...args] : [bin, ...args];
+    const argv = TIME ? ['-f', '%M %U %S', '-o', timeFile, NODE, bin, ...args] : [bin, ...args];
     const t0 = performance.now();
     const p = spawn(cmd, argv, { stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'], env: { ...process.env, ...env } });
     let out = '';
     let outBytes = 0;
     let err = '';
     let hwm = 0;
+    let cpuMs = null;
     p.stdout.on('data', (d) => { outBytes += d.length; if (keep) out += d; });
     p.stderr.on('data', (d) => { if (err.length < 65536) err += d; });
     if (input !== undefined) p.stdin.end(input);
@@ -113,13 +125,14 @@ export function measure(bin, args, { input, keep = false, timeoutMs = 600_000, e
       const ms = performance.now() - t0;
       if (timeFile) {
         try {
-          const kib = Number(readFileSync(timeFile, 'utf8').trim().split('\n').pop());
+          const [kib, user, sys] = readFileSync(timeFile, 'utf8').trim().split('\n').pop().split(' ').map(Number);
           if (Number.isFinite(kib)) hwm = kib;
+          if (Number.isFinite(user + sys)) cpuMs = (user + sys) * 1000;
         } catch { /* killed before time wrote it */ }
         rmSync(timeFile, { force: true });
       }
       const lines = err.split('\n').filter((l) => l.trim() && !/^Command (exited|terminated)/.test(l));
-      res({ ms, peakMiB: hwm / 1024, exit: code ?? signal, stderr: lines[0] ?? '', stderrLines: lines.length, outBytes, out });
+      res({ ms, cpuMs, peakMiB: hwm / 1024, exit: code ?? signal, stderr: lines[0] ?? '', stderrLines: lines.length, outBytes, out });
     });
   });
 }
@@ -140,6 +153,16 @@ async function startSink() {
   return { url: `http://127.0.0.1:${server.address().port}`, stats: () => ({ bytes, posts }), close: () => new Promise((r) => server.close(r)) };
 }
 
+/** CPU ms a running process has used so far (user + system, from /proc: clock ticks of 10 ms), or null. */
+function readCpuMs(pid) {
+  try {
+    const f = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ').pop().split(' ');
+    return (Number(f[11]) + Number(f[12])) * 10;
+  } catch {
+    return null;
+  }
+}
+
 /** Starts `serve` on the database; resolves with its URL (token included) and the process. */
 function startServe(bin, db) {
   return new Promise((res, rej) => {
@@ -156,7 +179,7 @@ function startServe(bin, db) {
 
 /**
  * GETs `path` from a fresh `serve` (POSTs the file `upload` to it, when given), reading the answer to
- * its end: ms, bytes, status, the server's peak RSS.
+ * its end: ms, bytes, status, the server's peak RSS and CPU (its start-up included).
  */
 async function measureRoute(bin, db, path, { upload } = {}) {
   const { url, p } = await startServe(bin, db);
@@ -182,10 +205,11 @@ async function measureRoute(bin, db, path, { upload } = {}) {
   }
   const ms = performance.now() - t0;
   const peakMiB = readHwmKiB(p.pid) / 1024;
+  const cpuMs = readCpuMs(p.pid);
   p.kill('SIGTERM');
   await new Promise((r) => p.on('exit', r));
   // The HTTP status as an exit status: 200 is 0, a refusal keeps its status (413).
-  return { ms, peakMiB, exit: status === 200 || status === 201 ? 0 : status, outBytes: bytes, stderr: status === 200 || status === 201 ? '' : first.split('\n')[0] };
+  return { ms, cpuMs, peakMiB, exit: status === 200 || status === 201 ? 0 : status, outBytes: bytes, stderr: status === 200 || status === 201 ? '' : first.split('\n')[0] };
 }
 
 /** One MCP session over stdio: initialize, then the tool calls; ends with stdin. */
@@ -198,24 +222,57 @@ function mcpInput(calls) {
   return msgs.map((m) => JSON.stringify(m)).join('\n') + '\n';
 }
 
+/** Runs bench/big-floor.js `mode` on `args` as its own process (see the header). */
+function floor(mode, ...args) {
+  return measure(join(ROOT, 'bench', 'big-floor.js'), [mode, ...args], { keep: true });
+}
+
+/**
+ * Which floor each command is compared with (the rest: `scan`); null: none (the runs on the
+ * findings transcript, another file, and the upload of a part).
+ */
+const FLOOR_OF = { import: 'import', checkFile: 'read', exportFileSeq: 'read', diffFile: 'scan', checkFindingsJson: null, checkFindingsText: null, importFindings: null, checkFindingsId: null, serveImport: null };
+const floorOf = (name) => (name in FLOOR_OF ? FLOOR_OF[name] : 'scan');
+/** Commands that read a part of the recording through the indexes (the issue asks them to take under a second, not a whole read's time). */
+const SLICES = new Set(['exportSeq', 'mcp', 'serveFixture']);
+
+/** CPU seconds as a column (blank without /usr/bin/time). */
+const cpu = (ms) => (ms === null || ms === undefined ? '' : `(cpu ${(ms / 1000).toFixed(1).padStart(5)} s)`);
+
 const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '?' : x.toFixed(d));
 
 /**
- * The commands of the issue's table and the others it names, on `file` (the transcript) and `db`
- * (recording `id` in it), and check and import on `findings` (a transcript with a finding on every
- * frame), when given. `want(name)` picks.
+ * The floors, then the commands of the issue's table and the others it names, on `file` (the
+ * transcript) and `db` (recording `id` in it), and check and import on `findings` (a transcript with
+ * a finding on every frame), when given. `want(name)` picks the commands.
  */
 export async function runBigCommands({ bin, dir, file, findings, db, id, frames, want = () => true, log = console.log }) {
   const out = {};
   const mid = Math.floor(frames / 2);
   const turnSeq = 6;
   const o = (name) => join(dir, `out-${name}`);
+  const floors = {};
+  const floorRow = async (name, what, run) => {
+    const r = await run();
+    floors[name] = { what, ms: r.ms, cpuMs: r.cpuMs, peakMiB: r.peakMiB, exit: r.exit, stdout: r.out.trim() };
+    log(`  ${`floor: ${what}`.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s ${cpu(r.cpuMs)}  ${fmt(r.peakMiB, 0).padStart(6)} MiB   [${r.exit === 0 ? r.out.trim() : r.stderr}]`);
+  };
+  await floorRow('scan', 'one SQL scan of the rows', () => floor('scan', db, String(id)));
+  await floorRow('write', 'the scan, each raw line written to a file', () => floor('write', db, String(id), o('floor.txt')));
+  rmSync(o('floor.txt'), { force: true });
+  await floorRow('read', 'read FILE, JSON.parse each line', () => floor('read', file));
+  await floorRow('insert', 'SQLite INSERT … SELECT the rows', () => floor('insert', db, String(id)));
+  floors.import = { what: 'read + insert', ms: floors.read.ms + floors.insert.ms, cpuMs: floors.read.cpuMs + floors.insert.cpuMs };
   const row = async (name, what, run) => {
     if (!want(name)) return;
     const r = await run();
-    out[name] = { what, ms: r.ms, peakMiB: r.peakMiB, exit: r.exit, outBytes: r.outBytes, stderr: r.stderr };
+    const fl = floorOf(name);
+    const f = fl === null ? null : floors[fl];
+    const ratio = f ? r.ms / f.ms : undefined;
+    const cpuRatio = !f || r.cpuMs === null || r.cpuMs === undefined || !f.cpuMs ? null : r.cpuMs / f.cpuMs;
+    out[name] = { what, ms: r.ms, cpuMs: r.cpuMs, peakMiB: r.peakMiB, exit: r.exit, outBytes: r.outBytes, stderr: r.stderr, floor: fl, ratio, cpuRatio, slice: SLICES.has(name) };
     const ok = r.peakMiB <= RSS_TARGET_MIB ? '' : '   OVER';
-    log(`  ${what.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s  ${fmt(r.peakMiB, 0).padStart(6)} MiB${ok}${r.stderr ? `   [${r.stderr.slice(0, 150)}]` : ''}`);
+    log(`  ${what.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s ${cpu(r.cpuMs)}  ${fmt(r.peakMiB, 0).padStart(6)} MiB  ${f ? `${fmt(ratio, 2).padStart(5)}× ${fl.padEnd(6)}` : ' '.repeat(13)}${cpuRatio === null ? '' : ` (cpu ${fmt(cpuRatio, 2)}×)`}${ok}${r.stderr ? `   [${r.stderr.slice(0, 150)}]` : ''}`);
   };
   const cli = (args, opts) => measure(bin, args, opts);
   await row('export', `export ${id} -o f.jsonl`, () => cli(['export', String(id), '--db', db, '-o', o('export.jsonl')]));
@@ -273,7 +330,7 @@ export async function runBigCommands({ bin, dir, file, findings, db, id, frames,
   }
   for (const f of ['export.jsonl', 'turn.jsonl', 'seq.jsonl', 'fseq.jsonl', 'report.html']) rmSync(o(f), { force: true });
   for (const s of ['', '-wal', '-shm']) rmSync(join(dir, 'import.db') + s, { force: true });
-  return out;
+  return { commands: out, floors };
 }
 
 /** The section as scripts/bench.js runs it: make the recording (import is its first measure), then the rest. */
@@ -306,7 +363,7 @@ export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(RO
     const findings = join(dir, 'findings.jsonl');
     if (['checkFindings', 'importFindings'].some(want) && !existsSync(findings)) writeFloodTranscript(findings, frames, { size: 256, newSession: false });
     result.fileMiB = statSync(file).size / 1048576;
-    result.commands = await runBigCommands({ bin, dir, file, findings: existsSync(findings) ? findings : undefined, db, id, frames: total, want, log });
+    Object.assign(result, await runBigCommands({ bin, dir, file, findings: existsSync(findings) ? findings : undefined, db, id, frames: total, want, log }));
     return result;
   } finally {
     if (!keep) rmSync(dir, { recursive: true, force: true });

@@ -127,8 +127,10 @@ export function redactFrame(f: Frame): Frame {
   }
   if (raw === null) raw = f.truncated ? REDACTED : JSON.stringify(value);
   const out: Frame = { ...f, raw, json: value };
-  // The original bytes (kept when they were not valid UTF-8) would still hold the secret.
+  // The original bytes (kept when they were not valid UTF-8) would still hold the secret, and so
+  // would the raw text written as a JSON string (a RawJsonFrame's, copied by the spread).
   delete out.rawBase64;
+  delete (out as { rawJson?: string }).rawJson;
   if (!f.truncated) out.size = Buffer.byteLength(raw);
   return out;
 }
@@ -141,11 +143,53 @@ export function redactRecording(rec: Recording): Recording {
   return { ...rec, items: rec.items.map(redactItem) };
 }
 
+/** Whether redaction looks at the value of key `k` (redactValue's tests of keys, all of them). */
+function isRedactedKey(k: string): boolean {
+  let v = keyVerdicts.get(k);
+  if (v === undefined) {
+    v = k === 'headers' || k === 'env' || isSecretKey(k) || URL_KEY.test(k);
+    if (keyVerdicts.size < 4096) keyVerdicts.set(k, v);
+  }
+  return v;
+}
+
+/** isRedactedKey's answers: the same few keys are on every frame, and a lookup costs less than the tests. */
+const keyVerdicts = new Map<string, boolean>();
+
 /**
- * Text a line must hold for redaction to change it: a key redaction looks at (or the end of one), or
- * a `\u` escape that could spell one. A line without any is kept as it is, unparsed.
+ * Whether redaction could change a line: it holds a key redaction looks at. Redaction only ever
+ * looks at keys, and a key is a string followed by `:` (maybe after spaces), so every `:` is tried as
+ * the end of one; a `:` inside a string only costs a look. Errs on the side of yes: a `\u` escape
+ * anywhere (it could spell a key), and a key with a backslash in it or an escaped quote before it,
+ * are yes. A line that says no is kept as it is, unparsed: most lines, and the reason this is not a
+ * test of the whole text (a regular expression of the secret words took three times as long on a
+ * kilobyte line, and said yes to every text that mentions a token). `quoted`: `text` is the line
+ * written as a JSON string (its quotes, backslashes and control characters escaped once more, as
+ * JSON.stringify writes it), read as the line it stands for.
  */
-const MAY_HOLD_SECRET = /authori|cookie|passw|passphrase|secret|token|api.?key|private.?key|credential|bearer|signature|env|headers|url|uri|endpoint|\\u/i;
+export function mayHoldSecret(text: string, quoted = false): boolean {
+  // A quote of the line is `\"` in its quoted text, a backslash `\\`, a tab `\t`.
+  const esc = quoted ? 1 : 0;
+  if (text.includes(quoted ? '\\\\u' : '\\u')) return true;
+  for (let colon = text.indexOf(':'); colon >= 0; colon = text.indexOf(':', colon + 1)) {
+    let q = colon - 1;
+    for (;;) { // back over JSON whitespace
+      const c = text.charCodeAt(q);
+      if (c === 0x20 || (!quoted && (c === 0x09 || c === 0x0a || c === 0x0d))) q--;
+      else if (quoted && (c === 0x74 || c === 0x6e || c === 0x72) && text.charCodeAt(q - 1) === 0x5c) q -= 2;
+      else break;
+    }
+    if (text.charCodeAt(q) !== 0x22 || (quoted && text.charCodeAt(q - 1) !== 0x5c)) continue; // not the end of a key
+    const close = q - esc;
+    const open = text.lastIndexOf('"', close - 1);
+    if (open < 0) continue;
+    if (quoted && text.charCodeAt(open - 1) !== 0x5c) return true; // from the line's start: not a key, but cheap to parse
+    if (text.charCodeAt(open - esc - 1) === 0x5c) return true; // an escaped quote: the key starts further back
+    const key = text.slice(open + 1, close);
+    if (key.includes('\\') || isRedactedKey(key)) return true;
+  }
+  return false;
+}
 
 /**
  * Redacts items as they are read (a recording streamed, never held). Frames may come without their
@@ -158,10 +202,14 @@ export function* redactItems(items: Iterable<Item>): Generator<Item> {
       continue;
     }
     const f = it as Frame;
-    if (f.json === undefined && MAY_HOLD_SECRET.test(f.raw)) {
+    // A frame read as a RawJsonFrame is tested on its line as a JSON string: its raw text is not decoded.
+    const rawJson = (f as { rawJson?: string }).rawJson;
+    if (f.json === undefined && (rawJson !== undefined ? mayHoldSecret(rawJson, true) : mayHoldSecret(f.raw))) {
+      // The line from its quoted text when it has one (a RawJsonFrame's raw is a getter, which a copy made by spreading lacks).
+      const raw = rawJson !== undefined ? (JSON.parse(rawJson) as string) : f.raw;
       let json: unknown;
-      try { json = JSON.parse(f.raw); } catch { /* not JSON: nothing to redact */ }
-      yield json === undefined ? f : redactFrame({ ...f, json });
+      try { json = JSON.parse(raw); } catch { /* not JSON: nothing to redact */ }
+      yield json === undefined ? f : redactFrame({ ...f, raw, json });
     } else {
       yield f.json === undefined ? f : redactFrame(f);
     }

@@ -202,14 +202,15 @@ export function transcriptFileStream(file: string): RecordingStream {
  * Runs `fn` on `<id|latest|FILE.jsonl>` streamed (see RecordingStream): a stored recording's items
  * are read a page at a time, a file's a read at a time. The database is closed when `fn` is done.
  */
-export async function withRecordingStream<T>(ref: string, dbPath: string | undefined, fn: (r: RecordingStream) => T | Promise<T>, opts: { json?: boolean } = {}): Promise<T> {
+export async function withRecordingStream<T>(ref: string, dbPath: string | undefined, fn: (r: RecordingStream) => T | Promise<T>, opts: { json?: boolean; rawJson?: boolean } = {}): Promise<T> {
   if (looksLikeFile(ref)) return fn(transcriptFileStream(ref));
   const { store, id } = openStoredRef(ref, dbPath);
   try {
     const header = store.headerOf(id);
     const notes = store.readNotes(id).map(toTranscriptNote);
-    // `json` false: `items` gives a stored recording's frames without their JSON parsed (see redactItems).
-    const items = store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 1000, { json: opts.json });
+    // `json` false: `items` gives a stored recording's frames without their JSON parsed (see redactItems);
+    // `rawJson`: as RawJsonFrame, for a reader that writes their transcript lines.
+    const items = store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 1000, { json: opts.json, rawJson: opts.rawJson });
     return await fn({ header, items, notes: () => notes, reread: () => store.pagedItems(id), id, store });
   } finally {
     store.close();

@@ -32,7 +32,7 @@ export async function exportTranscript(ref: string, opts: ExportTranscriptOption
     if (!spec) return write(src.header, src.items, src.notes, opts);
     const cut = readStoredSlice(src.store!, src.id!, spec, { json: false });
     return writeSlice(cut.plan, cut.items, opts);
-  }, { json: false }); // only the raw lines are written; redaction parses the lines that may hold a secret
+  }, { json: false, rawJson: true }); // only the lines are written; redaction parses the lines that may hold a secret
 }
 
 /** Writes a transcript to the output as its items are read, redacted unless asked not to. */

@@ -21,6 +21,8 @@ export async function exportOtlpCli(ref: string, o: ExportOtlpCliOptions): Promi
     throw e;
   }
   const { exportRecordingOtlp } = await import('../otel/export.js');
+  // The schemas' validators as the build made them, for the check (as check does: compiling them costs a tenth of a second).
+  await (await import('../check-run/validators.js')).usePrebuiltValidators();
   // Streamed twice (the check, then the spans): never the whole recording in memory.
   const r = await withRecordingStream(ref, o.db, (src) => exportRecordingOtlp({ header: src.header, items: src.reread }, {
     target, content: o.content, redact: o.redact, recordingId: src.id, version: process.env.npm_package_version,

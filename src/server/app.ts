@@ -306,7 +306,7 @@ export function createApp(opts: AppOptions): InspectorApp {
       });
     }
     const notes = store.readNotes(id).map(toTranscriptNote);
-    const items = store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 1000, { json: false }); // redactItems parses what may hold a secret
+    const items = store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 1000, { rawJson: true }); // redactItems parses what may hold a secret
     return transcriptDownload(transcriptLines(store.headerOf(id), redact ? redactItems(items) : items, notes), `acp-recording-${id}.jsonl`);
   });
   app.get('/api/recordings/:id/items', (c) => {

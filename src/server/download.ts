@@ -9,13 +9,12 @@ import { chunkLines } from '../transcript/write-file.js';
 /** A `.jsonl` attachment response whose body is `lines`, read as the client reads. */
 export function transcriptDownload(lines: Iterable<string>, filename: string, headers: Record<string, string> = {}): Response {
   const pieces = chunkLines(lines)[Symbol.iterator]();
-  const encoder = new TextEncoder();
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {
       try {
         const next = pieces.next();
         if (next.done) controller.close();
-        else controller.enqueue(encoder.encode(next.value));
+        else controller.enqueue(next.value);
       } catch (e) {
         controller.error(e); // the client sees a cut download, never a half-written file reported whole
       }

@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Item, Frame, EventItem } from '../wire/frame.js';
+import type { Item, Frame, EventItem, Direction, FrameKind } from '../wire/frame.js';
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
 import { decodeUtf8 } from '../wire/line-splitter.js';
@@ -407,28 +407,36 @@ export class Store {
    */
   appendItems(recordingId: number, items: Item[]): void {
     if (items.length === 0) return;
+    this.db.transaction(() => this.insertItems(recordingId, items))();
+  }
+
+  /**
+   * appendItems' rows, in the transaction the caller holds: an import's, which rolls back whole on
+   * any error (a savepoint per batch, as appendItems' own transaction makes inside another, cost a
+   * seventh of the insert's CPU).
+   */
+  private insertItems(recordingId: number, items: Item[]): void {
+    if (items.length === 0) return;
     const one = this.stmt(`${INSERT_ITEMS} ${itemPlaceholders(1)}`);
     const many = this.stmt(`${INSERT_ITEMS} ${itemPlaceholders(ROWS_PER_INSERT)}`);
     const row = this.itemRow ??= new Array<unknown>(ITEM_COLUMNS);
     const rows = this.itemRows ??= new Array<unknown>(ITEM_COLUMNS * ROWS_PER_INSERT);
     let frames = 0;
-    this.db.transaction(() => {
-      const whole = items.length - (items.length % ROWS_PER_INSERT);
-      for (let i = 0; i < whole; i += ROWS_PER_INSERT) {
-        for (let k = 0; k < ROWS_PER_INSERT; k++) frames += itemColumns(recordingId, items[i + k]!, rows, k * ITEM_COLUMNS);
-        many.run(rows);
-      }
-      for (let i = whole; i < items.length; i++) {
-        frames += itemColumns(recordingId, items[i]!, row, 0);
-        one.run(row);
-      }
-      rows.fill(null); // no raw line stays referenced between batches
-      row.fill(null);
-      this.stmt(
-        `UPDATE recordings SET item_count = item_count + ?, frame_count = frame_count + ?, heartbeat_at = ?,
-           duration_ms = MAX(COALESCE(duration_ms, 0), ?) WHERE id = ?`,
-      ).run(items.length, frames, Date.now(), items[items.length - 1]!.t, recordingId);
-    })();
+    const whole = items.length - (items.length % ROWS_PER_INSERT);
+    for (let i = 0; i < whole; i += ROWS_PER_INSERT) {
+      for (let k = 0; k < ROWS_PER_INSERT; k++) frames += itemColumns(recordingId, items[i + k]!, rows, k * ITEM_COLUMNS);
+      many.run(rows);
+    }
+    for (let i = whole; i < items.length; i++) {
+      frames += itemColumns(recordingId, items[i]!, row, 0);
+      one.run(row);
+    }
+    rows.fill(null); // no raw line stays referenced between batches
+    row.fill(null);
+    this.stmt(
+      `UPDATE recordings SET item_count = item_count + ?, frame_count = frame_count + ?, heartbeat_at = ?,
+         duration_ms = MAX(COALESCE(duration_ms, 0), ?) WHERE id = ?`,
+    ).run(items.length, frames, Date.now(), items[items.length - 1]!.t, recordingId);
   }
 
   /** Appends findings and bumps the recording's severity counters. */
@@ -542,11 +550,11 @@ export class Store {
         count++;
         if ((it.dir === 'c2a' || it.dir === 'a2c') && (info.agentName === undefined || info.clientName === undefined)) Object.assign(info, peerInfoFromFrame(it as Frame));
         if (batch.length >= IMPORT_BATCH) {
-          this.appendItems(id, batch);
+          this.insertItems(id, batch);
           batch = [];
         }
       }
-      this.appendItems(id, batch);
+      this.insertItems(id, batch);
       const notes = src.notes();
       noteCount = notes.length;
       for (const n of notes) this.insertNote(id, n.seq, n.text, n.at, n.updatedAt);
@@ -638,16 +646,19 @@ export class Store {
    * time. Each page is a finished query: other statements may run on this connection between two
    * items (a server answering other requests while it streams a download), and only a page is held.
    */
-  *pagedItems(recordingId: number, afterSeq = 0, toSeq = Number.MAX_SAFE_INTEGER, pageRows = 1000, opts: { json?: boolean; blankRawWhen?: string } = {}): Generator<Item> {
+  *pagedItems(recordingId: number, afterSeq = 0, toSeq = Number.MAX_SAFE_INTEGER, pageRows = 1000, opts: { json?: boolean; blankRawWhen?: string; rawJson?: boolean } = {}): Generator<Item> {
     // `json` false: frames come without their JSON parsed (for readers of the raw lines: export).
+    // `rawJson`: frames come as RawJsonFrame (for writers of transcript lines; implies `json` false).
     // `blankRawWhen`: as selectItems'.
     const parse = opts.json !== false;
-    const st = this.stmt(`SELECT ${itemColumnsSql(opts.blankRawWhen)} FROM items WHERE recording_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(true);
+    const cols = opts.rawJson ? RAW_JSON_COLUMNS : itemColumnsSql(opts.blankRawWhen);
+    const st = this.stmt(`SELECT ${cols} FROM items WHERE recording_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(true);
     for (let after = afterSeq; ;) {
       const rows = st.all(recordingId, after, toSeq, pageRows) as ItemRowArray[];
-      for (let i = 0; i < rows.length; i++) yield arrayToItem(rows[i]!, parse);
+      if (opts.rawJson) for (let i = 0; i < rows.length; i++) yield rawJsonItem(rows[i] as unknown as RawJsonRow);
+      else for (let i = 0; i < rows.length; i++) yield arrayToItem(rows[i]!, parse);
       if (rows.length < pageRows) return;
-      after = rows[rows.length - 1]![0];
+      after = rows[rows.length - 1]![0]; // seq, first in both column lists
     }
   }
 
@@ -821,6 +832,48 @@ function arrayToItem(r: ItemRowArray, parse = true): Item {
     seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpcId: r[5], replyTo: r[6], latency: r[7], sessionId: r[8], size: r[9],
     raw: r[10], parseError: r[12], truncated: !!r[13], rawBase64: r[11] ? Buffer.from(r[11]).toString('base64') : null,
   }, parse);
+}
+
+/** The columns of a row read for its transcript line, a frame's raw text written as a JSON string by SQLite (see RawJsonFrame). */
+const RAW_JSON_COLUMNS = `seq, t, dir, kind, size, CASE WHEN dir IN ('c2a', 'a2c') THEN json_quote(raw) ELSE raw END, raw_bytes, truncated`;
+type RawJsonRow = [number, number, string, string | null, number | null, string, Buffer | null, number | null];
+
+/**
+ * A stored frame read to be written as a transcript line (export, the download route). SQLite hands
+ * its raw text over already written as a JSON string (`rawJson`: json_quote escapes exactly as
+ * JSON.stringify does: quotes and backslashes, \b \f \n \r \t, other control characters as
+ * lowercase \u00xx, nothing else; text read from SQLite holds no lone surrogate; the store's tests
+ * compare the two over every UTF-16 unit), which a kilobyte frame's line
+ * spent most of its time on in JavaScript. `raw` is decoded from it when something reads it
+ * (redaction, for a line that may hold a secret). Only what the line holds is read: no method, id,
+ * session id, answer or parse error. A copy made by spreading it has no `raw` (a getter): give it
+ * `raw: f.raw`.
+ */
+export class RawJsonFrame implements Frame {
+  kind: FrameKind;
+  truncated?: boolean;
+  rawBase64?: string;
+  private decoded: string | undefined;
+
+  constructor(readonly seq: number, readonly t: number, readonly dir: Direction, readonly size: number, kind: FrameKind, readonly rawJson: string) {
+    this.kind = kind;
+  }
+
+  get raw(): string {
+    return (this.decoded ??= JSON.parse(this.rawJson) as string);
+  }
+}
+
+/** The item of a row read with RAW_JSON_COLUMNS: a frame as a RawJsonFrame, anything else as itemOf's. */
+function rawJsonItem(r: RawJsonRow): Item {
+  const [seq, t, dir, kind, size, text, rawBytes, truncated] = r;
+  if (dir !== 'c2a' && dir !== 'a2c') {
+    return itemOf({ seq, t, dir, kind, method: null, rpcId: null, replyTo: null, latency: null, sessionId: null, size, raw: text, parseError: null, truncated: false, rawBase64: null });
+  }
+  const f = new RawJsonFrame(seq, t, dir, size ?? Buffer.byteLength(JSON.parse(text) as string), (kind as FrameKind) ?? 'invalid', text);
+  if (truncated) f.truncated = true;
+  if (rawBytes) f.rawBase64 = Buffer.from(rawBytes).toString('base64');
+  return f;
 }
 
 /** Rebuilds an Item from its row (the same reading the in-memory source does of its columns). */

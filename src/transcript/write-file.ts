@@ -1,32 +1,39 @@
 /**
  * Writes lines of text (a transcript from `transcriptLines`) to a file or to stdout as they come, in
- * writes of about CHUNK_CHARS, so that what is written need never be one string: a transcript of a
+ * writes of about CHUNK_BYTES, so that what is written need never be one string: a transcript of a
  * 1 GiB recording is larger than the longest string V8 makes. Stdout is written with its back
  * pressure respected (a slow reader, `| head`).
  */
 import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
-const CHUNK_CHARS = 1 << 20;
+const CHUNK_BYTES = 1 << 20;
 
-/** Joins lines (each ending with a newline) into pieces of about CHUNK_CHARS characters. */
-export function* chunkLines(lines: Iterable<string>, chunkChars = CHUNK_CHARS): Generator<string> {
-  let parts: string[] = [];
-  let n = 0;
+/**
+ * The lines (each given without its newline) as UTF-8 bytes, each ending with a newline, in pieces
+ * of about `chunkBytes` (a longer line is a piece of its own). Each line is encoded straight into the
+ * piece: joining them into a string first, which the write then encodes, copied every byte twice.
+ */
+export function* chunkLines(lines: Iterable<string>, chunkBytes = CHUNK_BYTES): Generator<Buffer> {
+  let buf = Buffer.allocUnsafe(chunkBytes);
+  let at = 0;
   for (const l of lines) {
-    parts.push(l);
-    n += l.length + 1;
-    if (n >= chunkChars) {
-      parts.push('');
-      yield parts.join('\n');
-      parts = [];
-      n = 0;
+    // At most 3 bytes a UTF-16 unit: a line that might not fit goes in the next piece.
+    if (at + l.length * 3 + 1 > chunkBytes) {
+      if (at > 0) {
+        yield buf.subarray(0, at);
+        buf = Buffer.allocUnsafe(chunkBytes);
+        at = 0;
+      }
+      if (l.length * 3 + 1 > chunkBytes) {
+        yield Buffer.from(`${l}\n`, 'utf8');
+        continue;
+      }
     }
+    at += buf.write(l, at, 'utf8');
+    buf[at++] = 0x0a;
   }
-  if (parts.length) {
-    parts.push('');
-    yield parts.join('\n');
-  }
+  if (at > 0) yield buf.subarray(0, at);
 }
 
 /**
@@ -39,7 +46,9 @@ export function writeLinesToFile(file: string, lines: Iterable<string>): void {
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w');
   try {
-    for (const piece of chunkLines(lines)) writeSync(fd, piece);
+    for (const piece of chunkLines(lines)) {
+      for (let at = 0; at < piece.length;) at += writeSync(fd, piece, at);
+    }
     closeSync(fd);
     renameSync(tmp, file);
   } catch (e) {

@@ -7,6 +7,10 @@
 import type { EventItem, Frame, Item, StderrItem } from '../wire/frame.js';
 import { classify, sessionIdOf } from '../wire/parse.js';
 import { utf8Length } from '../wire/make-frame.js';
+import { chunkFrameOf, type ChunkKind } from '../wire/chunk-frame.js';
+
+/** Where chunkFrameOf says the update kind (not needed here). */
+const CHUNK_KIND: ChunkKind = { update: 0 };
 
 export interface ItemColumns {
   seq: number;
@@ -52,10 +56,17 @@ export function itemOf(r: ItemColumns, parse = true): Item {
     // `parse` false: a frame's JSON is left unread (readers of the raw line only: export), and its
     // method and session id are the columns' alone.
     if (parse && r.raw !== '' && (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON'))) {
-      try {
-        json = JSON.parse(r.raw);
-        parsed = classify(json);
-      } catch { /* stays undefined */ }
+      // Most frames of a long session are text chunks in the SDK's form: read without JSON.parse
+      // (wire/chunk-frame.ts gives what it would; the columns already say the method and session id).
+      const chunk = r.method === 'session/update' && !r.truncated && r.rawBase64 === null
+        ? chunkFrameOf(r.seq, r.t, r.dir, r.raw, r.size ?? utf8Length(r.raw), CHUNK_KIND) : null;
+      if (chunk !== null) json = chunk.json;
+      else {
+        try {
+          json = JSON.parse(r.raw);
+          parsed = classify(json);
+        } catch { /* stays undefined */ }
+      }
     }
     const f: Frame = { seq: r.seq, t: r.t, dir: r.dir, raw: r.raw, size: r.size ?? utf8Length(r.raw), kind: (r.kind as Frame['kind']) ?? 'invalid' };
     if (json !== undefined) f.json = json;

@@ -1,8 +1,8 @@
 /** Redaction keeps the shape and the exact bytes of everything but the secrets. */
 import { describe, expect, it } from 'vitest';
-import { REDACTED, redactFrame, redactValue } from '../../src/redact.js';
+import { REDACTED, mayHoldSecret, redactFrame, redactItems, redactValue } from '../../src/redact.js';
 import { frameFromText } from '../../src/wire/make-frame.js';
-import type { Frame } from '../../src/wire/frame.js';
+import type { Frame, Item } from '../../src/wire/frame.js';
 
 const frame = (raw: string): Frame => frameFromText(1, 0, 'c2a', raw);
 
@@ -63,5 +63,39 @@ describe('redaction', () => {
     const out = redactFrame(frame(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'x', params: { note: 'same', password: 'same' } })));
     expect(out.json).toEqual({ jsonrpc: '2.0', id: 1, method: 'x', params: { note: 'same', password: REDACTED } });
     expect(JSON.parse(out.raw)).toEqual(out.json);
+  });
+
+  it('streams a line unparsed only when redaction could not change it (every line it changes is a yes)', () => {
+    const secret = [
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"password":"p"}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"password" :  "p"}}', // spaces before the colon
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"password"\t:\n"p"}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"X-Api-Key":"p"}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"pass\\u0077ord":"p"}}', // a key spelled with an escape
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"a\\"b-token":"p"}}', // an escaped quote in the key
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"env":{"A":"1"}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"headers":[{"name":"n","value":"v"}]}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"baseUrl":"https://u:pw@h/"}}',
+      '[{"jsonrpc":"2.0","id":1,"method":"authenticate","params":{"apiKey":"zzz"}}]',
+    ];
+    for (const raw of secret) {
+      expect(redactFrame(frame(raw)).raw, raw).not.toBe(raw);
+      expect(mayHoldSecret(raw), raw).toBe(true);
+    }
+    const plain = [
+      '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"the token: a password, cookie and env url"}}}}',
+      '{"jsonrpc":"2.0","id":1,"result":{"usage":{"inputTokens":5,"tokenCount":3}}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"text":"password: not a key","uri2":"file:///token"}}',
+    ];
+    for (const raw of plain) {
+      expect(redactFrame(frame(raw)).raw, raw).toBe(raw);
+      expect(mayHoldSecret(raw), raw).toBe(false);
+    }
+    // Through the stream, frames read without their JSON: the same lines as redacting each parsed.
+    const unparsed = [...secret, ...plain].map((raw, i): Item => {
+      const { json: _json, ...f } = frameFromText(i + 1, 0, 'c2a', raw);
+      return f;
+    });
+    expect([...redactItems(unparsed)].map((f) => (f as Frame).raw)).toEqual([...secret, ...plain].map((raw) => redactFrame(frame(raw)).raw));
   });
 });

@@ -6,7 +6,10 @@ import Database from 'better-sqlite3';
 import { Store, processStartId } from '../../src/store/store.js';
 import { MIGRATIONS } from '../../src/store/schema.js';
 import { StoreError } from '../../src/store/errors.js';
-import { parseTranscript, serializeTranscript } from '../../src/transcript/format.js';
+import { parseTranscript, serializeTranscript, transcriptLines } from '../../src/transcript/format.js';
+import { mayHoldSecret, redactItems } from '../../src/redact.js';
+import { frameFromText } from '../../src/wire/make-frame.js';
+import type { Frame, Item } from '../../src/wire/frame.js';
 import { tempDir } from '../helpers.js';
 
 const transcript = [
@@ -129,6 +132,61 @@ describe('Store', () => {
 });
 
 describe('Store.appendItems', () => {
+  it('reads frames for writing with their raw text quoted by SQLite: the same lines, redacted the same, for every character', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = Store.open(join(t.dir, 'q.sqlite'));
+    // Every UTF-16 unit (lone surrogates included: they are stored as U+FFFD), in lines of 2048.
+    const raws: string[] = [];
+    for (let c = 0; c < 0x10000; c += 2048) raws.push(String.fromCharCode(...Array.from({ length: 2048 }, (_, i) => c + i)));
+    raws.push('{"jsonrpc":"2.0","id":1,"result":{"text":"😀 \u0000 \\ \" \u2028"}}', '');
+    // Lines redaction changes, and lines it does not, in the forms the quoted test must see through.
+    const secret = [
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"password":"p"}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"password"\t :\r\n"p"}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"pass\\u0077ord":"p"}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"a\\"b-token":"p"}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"env":[{"name":"K","value":"v"}]}}',
+      '{"jsonrpc":"2.0","id":1,"method":"x","params":{"baseUrl":"https://u:pw@h/"}}',
+    ];
+    const plain = ['{"jsonrpc":"2.0","id":1,"result":{"text":"password: token \\t url","n":{"tokens":3}}}'];
+    for (const raw of secret) expect(mayHoldSecret(JSON.stringify(raw), true), raw).toBe(true);
+    for (const raw of plain) expect(mayHoldSecret(JSON.stringify(raw), true), raw).toBe(false);
+    const frames: Item[] = [...raws, ...secret, ...plain].map((raw, i) => frameFromText(i + 1, i, i % 2 ? 'a2c' : 'c2a', raw));
+    const id = store.createRecording({ name: 'q', startedAt: '2026-01-01T00:00:00.000Z', status: 'imported', command: null, cwd: null, header: { acpInspect: 'recording', version: 1 } });
+    store.appendItems(id, [...frames, { seq: frames.length + 1, t: 1, dir: 'stderr', raw: 'log' }]);
+    const header = store.headerOf(id);
+    const lines = (items: Iterable<Item>) => [...transcriptLines(header, items)];
+    const plainRead = () => store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 1000, { json: false });
+    const quotedRead = () => store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 1000, { rawJson: true });
+    expect(lines(quotedRead())).toEqual(lines(plainRead()));
+    const redacted = lines(redactItems(quotedRead()));
+    expect(redacted).toEqual(lines(redactItems(plainRead())));
+    for (const s of ['"p"', 'pw@', '"v"']) expect(redacted.join('\n')).not.toContain(JSON.stringify(s).slice(1, -1));
+    // A frame read this way still reads as itself.
+    expect(([...quotedRead()][raws.length] as { raw: string }).raw).toBe(secret[0]);
+    store.close();
+  });
+
+  it('reads text chunk frames back as JSON.parse reads them, whether or not they are in the SDK\'s form', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = Store.open(join(t.dir, 'c.sqlite'));
+    const update = (text: string, kind = 'agent_message_chunk', extra = '') =>
+      `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s-1","update":{"sessionUpdate":"${kind}","content":{"type":"text","text":${JSON.stringify(text)}}${extra}}}}`;
+    const raws = [
+      update('plain'), update('quote " backslash \\ newline \n tab \t ünï 😀'), update('thinking', 'agent_thought_chunk'),
+      update('more keys', 'agent_message_chunk', ',"_meta":{"k":1}'), update('x').replace('"s-1"', '"s-\\u0031"'), update('spaced').replace(':', ': '),
+    ];
+    const frames = raws.map((raw, i) => frameFromText(i + 1, i, 'a2c', raw));
+    const id = store.createRecording({ name: 'c', startedAt: '2026-01-01T00:00:00.000Z', status: 'imported', command: null, cwd: null, header: { acpInspect: 'recording', version: 1 } });
+    store.appendItems(id, frames);
+    const back = store.readItems(id) as Frame[];
+    expect(back.map((f) => f.json)).toEqual(raws.map((r) => JSON.parse(r)));
+    expect(back.map((f) => [f.method, f.sessionId, f.kind])).toEqual(frames.map((f) => [f.method, f.sessionId, f.kind]));
+    store.close();
+  });
+
   it('writes the same rows, in order, whether items go in multi-row groups or one by one', () => {
     const t = tempDir();
     cleanup = t.cleanup;

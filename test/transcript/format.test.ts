@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseTranscript, serializeTranscript, TranscriptError } from '../../src/transcript/format.js';
+import { itemToLine, parseTranscript, serializeTranscript, TranscriptError } from '../../src/transcript/format.js';
 import type { Frame } from '../../src/wire/frame.js';
 
 const text = [
@@ -28,6 +28,22 @@ describe('transcript format', () => {
     const once = serializeTranscript(parseTranscript(text));
     const twice = serializeTranscript(parseTranscript(once));
     expect(twice).toBe(once);
+  });
+
+  it('writes a frame\'s line as JSON.stringify writes its object (times, escapes, bytes that were not UTF-8, a cut frame)', () => {
+    const frames: Frame[] = [
+      { seq: 1, t: 0.1 + 0.2, dir: 'c2a', raw: '{"a":"\u2028 \\ \" \n\u0000 \ud800 ünï"}', size: 30, kind: 'invalid' },
+      { seq: 2, t: 1e21, dir: 'a2c', raw: 'not json', size: 8, kind: 'invalid', rawBase64: '/w==' },
+      { seq: 3, t: -0, dir: 'a2c', raw: '{"jsonrpc":"2.0","id":1,"resu', size: 4096, kind: 'invalid', truncated: true },
+      { seq: 4, t: 12.3456789, dir: 'c2a', raw: '', size: 0, kind: 'invalid', truncated: true, rawBase64: '' },
+    ];
+    for (const f of frames) {
+      const t = Math.round(f.t * 1000) / 1000;
+      const o: Record<string, unknown> = { t, dir: f.dir, raw: f.raw };
+      if (f.rawBase64 !== undefined) o.rawBase64 = f.rawBase64;
+      if (f.truncated) Object.assign(o, { truncated: true, size: f.size });
+      expect(itemToLine(f)).toBe(JSON.stringify(o));
+    }
   });
 
   it('accepts hand-written fixtures with "frame" instead of "raw" and no t', () => {
