@@ -10,7 +10,7 @@ import { checkItems, createChecker, type CheckOptions, type Checker, type Findin
 import { initialState, type ModelState, stepModel } from './model.js';
 export { stepModel, restoreState, initialState } from './model.js';
 
-export type { CheckOptions, Checker, Finding } from './checker.js';
+export type { CheckOptions, Checker, CheckerSnapshot, Finding } from './checker.js';
 export type { ModelState, SessionState, PendingRequest, TerminalState, ElicitationState, ToolCallState, CompactionState } from './model.js';
 export type { RuleInfo, Severity } from './rule.js';
 export { createChecker } from './checker.js';
