@@ -10,7 +10,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { streamSSE } from 'hono/streaming';
 import { bodyLimit } from 'hono/body-limit';
 import { timingSafeEqual } from 'node:crypto';
-import { Store, toTranscriptNote } from '../store/store.js';
+import { Store, stillRecording, toTranscriptNote } from '../store/store.js';
 import { checkStoredSize, holdLimit, RecordingTooBig, type MemoryLimit } from '../source.js';
 import { transcriptDownload } from './download.js';
 import { StoreError } from '../store/errors.js';
@@ -239,7 +239,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.delete('/api/recordings/:id', (c) => {
     const id = recId(c);
     const rec = store.getRecording(id)!;
-    if (rec.status === 'running') throw new HttpError(400, `recording ${id} is still being recorded; stop its tap first`);
+    if (stillRecording(rec)) throw new HttpError(400, `recording ${id} is still being recorded; stop its tap first`);
     store.deleteRecording(id);
     models.drop(id);
     matches.drop(id);

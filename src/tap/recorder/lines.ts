@@ -24,6 +24,11 @@ export interface LineHooks {
    * text chunk frame recognised by chunkFrameOf, its update kind (see Checker.step), else undefined.
    */
   onItem(item: Item, bytes: number, chunk?: number): void;
+  /**
+   * An item made again that is stored already (a resumed indexer goes over the items between its
+   * saved state and the last one stored): not stored again, but its checker must see it.
+   */
+  onStored(item: Item, chunk?: number): void;
   /** A request or result named a peer (name, version, protocol version). */
   onPeer(info: Record<string, unknown>): void;
   /** Something was lost on the way (a gap): the recording is incomplete. */
@@ -51,7 +56,7 @@ export class LineIndexer {
   lastT = 0;
   /**
    * Items up to this seq are stored already (a resumed indexer goes over some of them again, from
-   * its saved state): they are made again, to keep every count, but not handed on.
+   * its saved state): they are made again, to keep every count, and go to onStored.
    */
   private storedSeq = 0;
 
@@ -138,6 +143,7 @@ export class LineIndexer {
     if (item.t > this.lastT) this.lastT = item.t;
     else item.t = this.lastT;
     if (item.seq > this.storedSeq) this.hooks.onItem(item, bytes, chunk);
+    else this.hooks.onStored(item, chunk);
   }
 
   private onLine(code: StreamCode, t: number, capped: CappedLine): void {

@@ -7,11 +7,13 @@ import type { FromRecorder, RecorderConfig } from '../messages.js';
 import type { Item } from '../../wire/frame.js';
 import type { StoredFinding } from '../../store/store.js';
 import type { LiveTrace } from '../../otel/live.js';
+import type { CheckerSnapshot } from '../../check/checker.js';
 
 interface Checker {
   /** `chunk`: see Checker.step in check/checker.ts (the update kind of a recognised text chunk frame). */
   step(item: Item, chunk?: number): StoredFinding[];
   end(): StoredFinding[];
+  snapshot(): CheckerSnapshot;
 }
 
 /** Loaded only for --otlp; a variable keeps the OpenTelemetry packages out of the tap otherwise. */
@@ -26,17 +28,20 @@ export class LiveCheck {
 
   constructor(private readonly config: RecorderConfig, private readonly send: (m: FromRecorder) => void) {}
 
-  /** Loads the checker, then the trace (which shares its model). */
-  async load(): Promise<void> {
-    await this.loadChecker();
+  /**
+   * Loads the checker, then the trace (which shares its model). `from`: where a resumed indexer's
+   * checker goes on from (see snapshot); null when the checker that saved it had been dropped.
+   */
+  async load(from?: CheckerSnapshot | null): Promise<void> {
+    await this.loadChecker(from);
     await this.loadTrace();
   }
 
-  private async loadChecker(): Promise<void> {
-    if (!this.config.check) return;
+  private async loadChecker(from?: CheckerSnapshot | null): Promise<void> {
+    if (!this.config.check || from === null) return;
     try {
-      const mod = (await import('../../check/index.js')) as { createChecker?: () => Checker };
-      if (typeof mod.createChecker === 'function') this.checker = mod.createChecker();
+      const mod = (await import('../../check/index.js')) as { createChecker?: (o?: { from?: CheckerSnapshot }) => Checker };
+      if (typeof mod.createChecker === 'function') this.checker = mod.createChecker(from ? { from } : undefined);
     } catch {
       this.checker = null; // checking is an extra; recording goes on without it
     }
@@ -80,6 +85,11 @@ export class LiveCheck {
       }
     }
     return findings;
+  }
+
+  /** The checker's state between two items, for an indexer that goes on from here (null: no checker). */
+  snapshot(): CheckerSnapshot | null {
+    return this.checker ? this.checker.snapshot() : null;
   }
 
   /** The checker's last findings (what the end of the session leaves open); the trace gets them too. */
