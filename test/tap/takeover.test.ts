@@ -191,9 +191,10 @@ describe.concurrent('an indexer taking over a capture log', () => {
     // the indexer finishes it.
     const db = join(tmp.dir, 'rm.db');
     await orphan(db, 'exit');
-    const ix = start(['index', '--db', db], { env });
     const total = CHUNKS + 6;
-    await until('the indexer under way', () => { try { return recording(db).items > 2; } catch { return false; } });
+    const before = recording(db).items;
+    const ix = start(['index', '--db', db], { env });
+    await until('the indexer under way', () => { try { return recording(db).items > before; } catch { return false; } }, 60_000, 5);
     expect(recording(db)).toMatchObject({ status: 'running', capture: expect.any(String) });
     expect(recording(db).items).toBeLessThan(total);
     const rm = await run(['rm', '1', '--db', db], { env });

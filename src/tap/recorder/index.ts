@@ -158,20 +158,28 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   }
 
   writer.openStore();
-  if (writer.failed) {
+  if (!writer.failed) {
+    try {
+      intake = new Intake(config.capture.path, resume?.indexed ?? 0, shared ? () => Number(Atomics.load(shared, 0)) : null, {
+        receive,
+        recordDone: () => writer.recordDone(),
+        finishing: () => finishing,
+        ready: () => ready,
+        startChecker,
+        writerBlocked: () => writer.blocked,
+        warnOnce: (msg) => writer.warnOnce(msg),
+        indexing: opts.indexing,
+      });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      // The log went since this indexer took it: its recording was deleted (Store.deleteRecording).
+      writer.close();
+    }
+  }
+  if (!intake) {
     send({ done: true });
     resolveDone();
   } else {
-    intake = new Intake(config.capture.path, resume?.indexed ?? 0, shared ? () => Number(Atomics.load(shared, 0)) : null, {
-      receive,
-      recordDone: () => writer.recordDone(),
-      finishing: () => finishing,
-      ready: () => ready,
-      startChecker,
-      writerBlocked: () => writer.blocked,
-      warnOnce: (msg) => writer.warnOnce(msg),
-      indexing: opts.indexing,
-    });
     intake.run().then(() => {
       // The log ended without a finish record (its tap died): the recording is interrupted.
       if (!finishing && !stopped) {

@@ -8,6 +8,7 @@ import type { Item } from '../../wire/frame.js';
 import type { StoredFinding } from '../../store/store.js';
 import type { LiveTrace } from '../../otel/live.js';
 import type { CheckerSnapshot } from '../../check/checker.js';
+import type { PrebuiltFactory } from '../../spec/schema.js';
 
 interface Checker {
   /** `chunk`: see Checker.step in check/checker.ts (the update kind of a recognised text chunk frame). */
@@ -15,6 +16,18 @@ interface Checker {
   end(): StoredFinding[];
   snapshot(): CheckerSnapshot;
 }
+
+/**
+ * The checker as one bundled file where the build made it (scripts/bundle-check.js), else as its
+ * modules: it loads about 40 ms sooner and takes 9 MiB less, in a tap and in every indexer.
+ */
+const CHECK_BUNDLE = '../../check/index.bundle.js';
+/**
+ * The schema validators made at build time (see check-run/validators.ts): loading them takes less
+ * time and memory than compiling the schemas of the first frames (the session/update schema alone
+ * took 100-150 ms of the checker's start).
+ */
+const VALIDATORS = '../../spec/schema-validators.js';
 
 /** Loaded only for --otlp; a variable keeps the OpenTelemetry packages out of the tap otherwise. */
 const OTEL_MODULE = '../../otel/live.js';
@@ -40,7 +53,11 @@ export class LiveCheck {
   private async loadChecker(from?: CheckerSnapshot | null): Promise<void> {
     if (!this.config.check || from === null) return;
     try {
-      const mod = (await import('../../check/index.js')) as { createChecker?: (o?: { from?: CheckerSnapshot }) => Checker };
+      const mod = (await (import(CHECK_BUNDLE) as Promise<unknown>).catch(() => import('../../check/index.js'))) as Partial<Pick<typeof import('../../check/index.js'), 'installPrebuiltValidators'>> & { createChecker?: (o?: { from?: CheckerSnapshot }) => Checker };
+      try {
+        const prebuilt = (await import(VALIDATORS)) as { default: PrebuiltFactory };
+        mod.installPrebuiltValidators?.(prebuilt.default);
+      } catch { /* a build without them: the schemas are compiled on first use */ }
       if (typeof mod.createChecker === 'function') this.checker = mod.createChecker(from ? { from } : undefined);
     } catch {
       this.checker = null; // checking is an extra; recording goes on without it

@@ -322,11 +322,16 @@ export class StoreWriter {
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.flushTimer = this.checkpointTimer = null;
     this.stalled = false;
-    store.close();
-    this.store = null;
-    void this.closeLog();
+    this.close();
     this.hooks.gone();
     return true;
+  }
+
+  /** Closes the database without writing anything more (the recording is no more). */
+  close(): void {
+    this.store?.close();
+    this.store = null;
+    void this.closeLog();
   }
 
   /** Stores findings (in a transaction); thousands can come at once: each slice written is progress. */
