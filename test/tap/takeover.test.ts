@@ -186,6 +186,25 @@ describe.concurrent('an indexer taking over a capture log', () => {
     expect(stored(db)).toEqual(stored(ref));
   });
 
+  it('a tap that hands its log on before its checker is loaded leaves the checking to the next indexer, which checks every item', async () => {
+    // Everything at once and stdin closed: the prompt comes before the session it names exists (a
+    // finding for it and for each of its updates), and the tap exits, handing the log on, about when
+    // its checker would load.
+    const db = join(tmp.dir, 'early.db');
+    const r = start(['--db', db, '--', node, agent], { env: { ...env, ACP_INSPECT_FINISH_WAIT_MS: undefined }, readStdout: false, input: [
+      rpc({ id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }) + '\n',
+      rpc({ id: 2, method: 'session/new', params: { cwd: '/', mcpServers: [] } }) + '\n',
+      rpc({ id: 3, method: 'session/prompt', params: { sessionId: 's1', prompt: [{ type: 'text', text: 'hi' }] } }) + '\n',
+    ] });
+    r.child.stdout!.resume();
+    expect((await r.done).code).toBe(0);
+    expect((await run(['index', '--db', db], { env })).code).toBe(0);
+    const checked = (await checkJson(db)).trim().split('\n').map((l) => JSON.parse(l) as { seq: number; rule: string });
+    expect(checked.length).toBeGreaterThan(CHUNKS);
+    const got = query<{ n: number }>(db, `SELECT count(*) AS n FROM findings`).n;
+    expect(got).toBe(checked.length);
+  });
+
   it('deleting the recording while an indexer works on it stops the indexer quietly: nothing made again, no log left', async () => {
     // A tap that exited before its recording was all indexed: rm deletes it (its tap is gone) while
     // the indexer finishes it.

@@ -36,6 +36,8 @@ const NONE: StoredFinding[] = [];
 
 export class LiveCheck {
   private checker: Checker | null = null;
+  /** Set once loading the checker is over (whether there is one then or not). */
+  private loaded = false;
   /** Live OpenTelemetry export (--otlp): spans built here, off the forwarding path. */
   private trace: LiveTrace | null = null;
 
@@ -47,6 +49,7 @@ export class LiveCheck {
    */
   async load(from?: CheckerSnapshot | null): Promise<void> {
     await this.loadChecker(from);
+    this.loaded = true;
     await this.loadTrace();
   }
 
@@ -104,8 +107,13 @@ export class LiveCheck {
     return findings;
   }
 
-  /** The checker's state between two items, for an indexer that goes on from here (null: no checker). */
-  snapshot(): CheckerSnapshot | null {
+  /**
+   * The checker's state between two items, for an indexer that goes on from here: null when there is
+   * no checker (not asked for, or dropped), undefined while it is not loaded yet (no item was made:
+   * the next indexer starts one from the beginning).
+   */
+  snapshot(): CheckerSnapshot | null | undefined {
+    if (!this.loaded) return undefined;
     return this.checker ? this.checker.snapshot() : null;
   }
 
