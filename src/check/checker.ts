@@ -7,7 +7,7 @@ import { type Frame, type FrameKind, type Item, isFrame, reverse } from '../wire
 import { METHODS, isExtensionName } from '../spec/methods.js';
 import { type SchemaResult, validateMethod } from '../spec/schema.js';
 import { fieldNotes } from '../spec/fields.js';
-import { applyFrame, CLOSE_EVENTS, initialState, type FrameFacts, type ModelState, obj, pendingKey } from './model.js';
+import { applyFrame, CLOSE_EVENTS, initialState, reviveState, type FrameFacts, type ModelState, obj, pendingKey } from './model.js';
 import type { FrameContext, Rule, Severity } from './rule.js';
 import { ALL_RULES } from './rules/index.js';
 
@@ -25,6 +25,20 @@ export interface CheckOptions {
   ignore?: string[];
   /** Called when a rule or the model throws (a bug in the checker; the fold goes on). For tests and debugging. */
   onInternalError?: (error: unknown, where: string) => void;
+  /** Go on from a snapshot (Checker.snapshot, through JSON) rather than from the start of a recording. */
+  from?: CheckerSnapshot;
+}
+
+/**
+ * Everything the fold carries from one item to the next, as plain JSON: the model's state, the
+ * rules' memories and which one-time findings were made. A checker created `from` it goes on exactly
+ * as the one that made it would (an indexer that takes over a recording halfway, see
+ * src/tap/recorder/lines.ts). What it does not hold is only a cache (schema verdicts by chunk kind).
+ */
+export interface CheckerSnapshot {
+  state: ModelState;
+  memories: [string, [string, unknown][]][];
+  once: string[];
 }
 
 export interface Checker {
@@ -40,6 +54,8 @@ export interface Checker {
   end(): Finding[];
   /** Current state (JSON-serializable; treat as read-only). */
   readonly state: ModelState;
+  /** The fold's state between two items (CheckOptions.from): live objects, to serialize before the next step. */
+  snapshot(): CheckerSnapshot;
 }
 
 const KINDS: readonly FrameKind[] = ['request', 'notification', 'result', 'error', 'invalid'];
@@ -90,7 +106,8 @@ const defaultDispatch = buildDispatch(new Set());
 
 export function createChecker(opts: CheckOptions = {}): Checker {
   const d = opts.ignore && opts.ignore.length ? buildDispatch(new Set(opts.ignore)) : defaultDispatch;
-  const state = initialState();
+  const from = opts.from;
+  const state = from ? reviveState(from.state) : initialState();
   let out: Finding[] = [];
   let current: Rule = ALL_RULES[0]!;
   let schemaDone = false;
@@ -98,9 +115,9 @@ export function createChecker(opts: CheckOptions = {}): Checker {
   /** The chunk kind of the frame being checked (-1 for any other frame), and the schema's verdict by chunk kind. */
   let chunkKind = -1;
   const chunkSchema: (SchemaResult | undefined)[] = [];
-  const onceKeys = new Set<string>();
+  const onceKeys = new Set<string>(from?.once);
   /** Each rule's memory over the recording (FrameContext.memory), by rule id. */
-  const memories = new Map<string, Map<string, unknown>>();
+  const memories = new Map<string, Map<string, unknown>>(from?.memories.map(([id, m]) => [id, new Map(m)]));
   const memoryOf = (id: string): Map<string, unknown> => {
     let m = memories.get(id);
     if (!m) memories.set(id, (m = new Map()));
@@ -255,6 +272,9 @@ export function createChecker(opts: CheckOptions = {}): Checker {
     },
     get state() {
       return state;
+    },
+    snapshot() {
+      return { state, memories: [...memories].map(([id, m]) => [id, [...m]]), once: [...onceKeys] };
     },
   };
 }

@@ -10,10 +10,12 @@ import { checkItems, createChecker, type CheckOptions, type Checker, type Findin
 import { initialState, type ModelState, stepModel } from './model.js';
 export { stepModel, restoreState, initialState } from './model.js';
 
-export type { CheckOptions, Checker, Finding } from './checker.js';
+export type { CheckOptions, Checker, CheckerSnapshot, Finding } from './checker.js';
 export type { ModelState, SessionState, PendingRequest, TerminalState, ElicitationState, ToolCallState, CompactionState } from './model.js';
 export type { RuleInfo, Severity } from './rule.js';
 export { createChecker } from './checker.js';
+/** For a bundle of the checker (scripts/bundle-check.js): its own copy of the schemas takes the prebuilt validators. */
+export { installPrebuiltValidators } from '../spec/schema.js';
 
 export { RULES } from './rule-list.js';
 

@@ -687,7 +687,11 @@ export const CLOSE_EVENTS: ReadonlySet<string> = new Set(['stdin-closed', 'exit'
  * on from it stays safe against ids like "__proto__".
  */
 export function restoreState(json: string): ModelState {
-  const v = JSON.parse(json) as ModelState;
+  return reviveState(JSON.parse(json) as ModelState);
+}
+
+/** restoreState on a state already parsed from JSON (it is made prototype-free in place, and returned). */
+export function reviveState(v: ModelState): ModelState {
   // The parsed record itself, made prototype-free (copying a 100,000-key record cost more than parsing it).
   const toDict = <T>(o: Record<string, T> | undefined): Record<string, T> => (o ? Object.setPrototypeOf(o, null) as Record<string, T> : dict<T>());
   v.pending = toDict(v.pending);

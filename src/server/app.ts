@@ -11,7 +11,7 @@ import { streamSSE } from 'hono/streaming';
 import { timingSafeEqual } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { Store, toTranscriptNote } from '../store/store.js';
+import { Store, stillRecording, toTranscriptNote } from '../store/store.js';
 import { checkStoredSize, holdLimit, RecordingTooBig, transcriptFileStream, type MemoryLimit } from '../source.js';
 import { transcriptDownload } from './download.js';
 import { StoreError } from '../store/errors.js';
@@ -246,7 +246,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.delete('/api/recordings/:id', (c) => {
     const id = recId(c);
     const rec = store.getRecording(id)!;
-    if (rec.status === 'running') throw new HttpError(400, `recording ${id} is still being recorded; stop its tap first`);
+    if (stillRecording(rec)) throw new HttpError(400, `recording ${id} is still being recorded; stop its tap first`);
     store.deleteRecording(id);
     models.drop(id);
     matches.drop(id);

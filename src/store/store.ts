@@ -502,16 +502,26 @@ export class Store {
       .all(...(id === undefined ? [] : [id])) as RunningRow[];
   }
 
+  /**
+   * Deletes a recording: its rows and its capture log, if one is left. An indexer at work on the log
+   * finds the recording gone at its next write and stops (see StoreWriter); the log goes under the
+   * write lock, as when it is all indexed (captureIndexed), so no claim adopts it again meanwhile.
+   */
   deleteRecording(id: number): void {
     this.requireRecording(id);
-    const capture = this.schemaVersion >= 5 ? (this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null }).capture : null;
-    if (capture) rmSync(join(capturesDir(this.path), capture), { force: true });
     this.db.transaction(() => {
+      const capture = this.schemaVersion >= 5 ? (this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null }).capture : null;
       this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM notes WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM items WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM recordings WHERE id = ?`).run(id);
-    })();
+      if (capture) rmSync(join(capturesDir(this.path), capture), { force: true });
+    }).immediate();
+  }
+
+  /** Whether recording `id` exists (an indexer asks when a write fails: was it deleted meanwhile?). */
+  hasRecording(id: number): boolean {
+    return this.stmt(`SELECT 1 FROM recordings WHERE id = ?`).get(id) !== undefined;
   }
 
   /** Imports an in-memory recording (from a transcript) as a new recording; returns its id. */
@@ -784,6 +794,14 @@ export function toTranscriptNote(n: StoredNote): TranscriptNote {
   const t: TranscriptNote = { seq: n.seq, text: n.text, at: n.createdAt };
   if (n.updatedAt) t.updatedAt = n.updatedAt;
   return t;
+}
+
+/**
+ * Whether a recording is still being recorded: its tap runs. One whose tap has exited or died while
+ * an indexer finishes its capture log is not (it can be deleted: the indexer stops).
+ */
+export function stillRecording(r: RecordingSummary): boolean {
+  return r.status === 'running' && !r.indexing;
 }
 
 function toSummary(r: RecordingRow, dbPath: string): RecordingSummary {

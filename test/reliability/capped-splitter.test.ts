@@ -4,21 +4,31 @@ import fc from 'fast-check';
 import { CappedLineSplitter } from '../../src/tap/capped-splitter.js';
 
 describe('CappedLineSplitter', () => {
-  it('keeps at most cap bytes of each line and reports the full size, for any chunking (property)', () => {
+  it('keeps at most cap bytes of each line and reports the full size, for any chunking, long lines and resumption (property)', () => {
     fc.assert(
       fc.property(
         fc.array(fc.constantFrom(0x0a, 0x61, 0x62, 0xc3, 0xa9), { maxLength: 300 }).map((a) => Buffer.from(a)),
         fc.integer({ min: 1, max: 20 }),
         fc.array(fc.nat(), { maxLength: 20 }),
-        (buf, cap, points) => {
-          const s = new CappedLineSplitter(cap);
+        // Lines past this are kept in one buffer rather than in pieces (4 MiB by default).
+        fc.integer({ min: 1, max: 30 }),
+        fc.nat(),
+        (buf, cap, points, bigLine, at) => {
+          let s = new CappedLineSplitter(cap, bigLine);
           const cuts = [...new Set(points.map((p) => p % (buf.length + 1)))].sort((a, b) => a - b);
           const got: { bytes: Buffer; size: number }[] = [];
           let last = 0;
-          for (const p of [...cuts, buf.length]) {
+          cuts.forEach((p, k) => {
             got.push(...s.push(buf.subarray(last, p)));
             last = p;
-          }
+            // Resumed from a snapshot at one of the cuts, as an indexer that takes over.
+            if (k === at % cuts.length) {
+              const snap = s.snapshot();
+              s = new CappedLineSplitter(cap, bigLine);
+              s.restore({ kept: Buffer.from(snap.kept), over: snap.over });
+            }
+          });
+          got.push(...s.push(buf.subarray(last)));
           const rest = s.end();
           if (rest) got.push(rest);
           const want = buf.toString('latin1').split('\n');
@@ -27,7 +37,7 @@ describe('CappedLineSplitter', () => {
           got.forEach((g, i) => expect(g.bytes.toString('latin1')).toBe(want[i]!.slice(0, cap)));
         },
       ),
-      { seed: 20261122, numRuns: 300 },
+      { seed: 20261122, numRuns: 1000 },
     );
   });
 

@@ -151,3 +151,12 @@ process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0
   const exited = new Promise<void>((res) => p.on('exit', () => res()));
   return { locked, release: async () => { p.stdin!.write('go\n'); await exited; } };
 }
+
+/** Polls `ok` every `everyMs` until it holds; throws, naming `what`, after `ms`. */
+export async function until(what: string, ok: () => boolean, ms = 30_000, everyMs = 20): Promise<void> {
+  const end = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+}

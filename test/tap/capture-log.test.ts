@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { seededRandom } from '../helpers.js';
-import { BIN, lockDb, makeTmp, run, start, writeAgent, rpc, type Running } from '../reliability/helpers.js';
+import { BIN, lockDb, makeTmp, run, start, until, writeAgent, rpc, type Running } from '../reliability/helpers.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
@@ -79,14 +79,6 @@ function captureState(db: string): { capture: string | null; items: number; stat
     return d.prepare(`SELECT capture, item_count AS items, status FROM recordings ORDER BY id DESC LIMIT 1`).get() as { capture: string | null; items: number; status: string };
   } finally {
     d.close();
-  }
-}
-
-async function until(what: string, ok: () => boolean, ms = 30_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!ok()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
   }
 }
 

@@ -20,6 +20,7 @@ import { StoreWriter } from './store-writer.js';
 import { LineIndexer, type IndexState } from './lines.js';
 import { LiveCheck } from './live-checker.js';
 import { Intake } from './intake.js';
+import type { CheckerSnapshot } from '../../check/checker.js';
 
 /** Loaded only for --ui; a variable keeps the tap independent of the server at build time. */
 const SERVER_MODULE = '../../server/index.js';
@@ -35,6 +36,15 @@ export function lowerPriority(): void {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
     if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, RECORDER_NICE);
   } catch { /* not Linux, or not allowed: run at normal priority */ }
+}
+
+/**
+ * What is saved with a batch for whoever goes on from there: the line indexer's state and the
+ * checker's at the same point (between two records), so that a takeover finds what one indexer
+ * would have found. Not with every batch (see STATE_EVERY_BYTES in store-writer.ts).
+ */
+interface SavedState extends IndexState {
+  checker?: CheckerSnapshot | null;
 }
 
 export interface RecorderOptions {
@@ -80,20 +90,28 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     arriving: () => intake !== null && intake.bursting,
     backlog: () => intake?.behind ?? 0,
     lastTraffic: () => intake?.lastTraffic ?? 0,
-    checkpoint: () => {
+    indexedTo: () => intake?.offset ?? 0,
+    state: () => {
       const state = lines.snapshot();
-      return { offset: intake?.offset ?? 0, state: state && JSON.stringify(state) };
+      return state && JSON.stringify({ ...state, checker: live.snapshot() } satisfies SavedState);
     },
     onFatal: opts.onFatal,
+    gone: () => {
+      stopped = true;
+      intake?.stop();
+    },
   }, opts.busyTimeoutMs);
   const live = new LiveCheck(config, send);
   const lines = new LineIndexer(config, {
     onItem: (item, bytes, chunk) => writer.add(item, bytes, live.step(item, chunk)),
+    // Its findings were stored with it.
+    onStored: (item, chunk) => live.step(item, chunk),
     onPeer: (info) => writer.setPeer(info),
     onIncomplete: (reason) => writer.noteIncomplete(reason),
   });
   const resume = config.resume;
-  if (resume) lines.restore(resume.state ? JSON.parse(resume.state) as IndexState : null, resume.storedSeq);
+  const saved = resume?.state ? JSON.parse(resume.state) as SavedState : null;
+  if (resume) lines.restore(saved, resume.storedSeq);
 
   function receive(m: ToRecorder): void {
     if (finishing) return;
@@ -114,9 +132,9 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   async function finish(code: number | null, signal: string | null, exitT: number, interrupted: boolean): Promise<void> {
     const deadline = Date.now() + 2500;
     const t = interrupted ? lines.endInterrupted() : lines.end(code, signal, exitT);
-    writer.addFindings(live.end());
+    const last = live.end();
     const traceDone = live.finish(t, writer.recordingId);
-    await writer.finish(code, signal, t, deadline, interrupted);
+    await writer.finish(code, signal, t, deadline, interrupted, last);
     if (traceDone) await traceDone;
     if (closeUi) await closeUi().catch(() => undefined);
     send({ done: true });
@@ -126,35 +144,42 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   /**
    * Loads the live checker (its modules and schemas cost a few hundred ms of CPU) once the log is
    * quiet or the session is over, so it does not compete with the agent's start-up; records wait in
-   * the log meanwhile, so its findings see every item in order. A resumed indexer first folds in the
-   * items already stored (their findings are stored too).
+   * the log meanwhile, so its findings see every item in order. A resumed indexer's checker goes on
+   * from the state saved with the line indexer's (from the start when none was saved).
    */
   let checkerLoading = false;
   function startChecker(): void {
     if (checkerLoading) return;
     checkerLoading = true;
-    live.load().then(() => {
-      if (resume && resume.storedSeq > 0) writer.replayStored(resume.storedSeq, (item) => live.step(item));
+    live.load(saved?.checker).then(() => {
       ready = true;
       intake?.poke();
     }).catch(opts.onFatal);
   }
 
   writer.openStore();
-  if (writer.failed) {
+  if (!writer.failed) {
+    try {
+      intake = new Intake(config.capture.path, resume?.indexed ?? 0, shared ? () => Number(Atomics.load(shared, 0)) : null, {
+        receive,
+        recordDone: () => writer.recordDone(),
+        finishing: () => finishing,
+        ready: () => ready,
+        startChecker,
+        writerBlocked: () => writer.blocked,
+        warnOnce: (msg) => writer.warnOnce(msg),
+        indexing: opts.indexing,
+      });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
+      // The log went since this indexer took it: its recording was deleted (Store.deleteRecording).
+      writer.close();
+    }
+  }
+  if (!intake) {
     send({ done: true });
     resolveDone();
   } else {
-    intake = new Intake(config.capture.path, resume?.indexed ?? 0, shared ? () => Number(Atomics.load(shared, 0)) : null, {
-      receive,
-      recordDone: () => writer.recordDone(),
-      finishing: () => finishing,
-      ready: () => ready,
-      startChecker,
-      writerBlocked: () => writer.blocked,
-      warnOnce: (msg) => writer.warnOnce(msg),
-      indexing: opts.indexing,
-    });
     intake.run().then(() => {
       // The log ended without a finish record (its tap died): the recording is interrupted.
       if (!finishing && !stopped) {

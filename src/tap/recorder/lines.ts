@@ -24,6 +24,11 @@ export interface LineHooks {
    * text chunk frame recognised by chunkFrameOf, its update kind (see Checker.step), else undefined.
    */
   onItem(item: Item, bytes: number, chunk?: number): void;
+  /**
+   * An item made again that is stored already (a resumed indexer goes over the items between its
+   * saved state and the last one stored): not stored again, but its checker must see it.
+   */
+  onStored(item: Item, chunk?: number): void;
   /** A request or result named a peer (name, version, protocol version). */
   onPeer(info: Record<string, unknown>): void;
   /** Something was lost on the way (a gap): the recording is incomplete. */
@@ -51,7 +56,7 @@ export class LineIndexer {
   lastT = 0;
   /**
    * Items up to this seq are stored already (a resumed indexer goes over some of them again, from
-   * its saved state): they are made again, to keep every count, but not handed on.
+   * its saved state): they are made again, to keep every count, and go to onStored.
    */
   private storedSeq = 0;
 
@@ -63,8 +68,8 @@ export class LineIndexer {
    * makes again items that are skipped).
    */
   snapshot(): IndexState | null {
+    if (this.splitters.reduce((a, s) => a + s.kept, 0) > MAX_STATE_LINE_BYTES) return null;
     const lines = this.splitters.map((s) => s.snapshot());
-    if (lines.reduce((a, l) => a + l.kept.length, 0) > MAX_STATE_LINE_BYTES) return null;
     return { seq: this.seq, lastT: this.lastT, lines: lines.map((l) => [l.kept.toString('base64'), l.over]), pending: this.correlator.snapshot() };
   }
 
@@ -138,6 +143,7 @@ export class LineIndexer {
     if (item.t > this.lastT) this.lastT = item.t;
     else item.t = this.lastT;
     if (item.seq > this.storedSeq) this.hooks.onItem(item, bytes, chunk);
+    else this.hooks.onStored(item, chunk);
   }
 
   private onLine(code: StreamCode, t: number, capped: CappedLine): void {
@@ -151,27 +157,30 @@ export class LineIndexer {
       return;
     }
     const dir = code === C2A ? 'c2a' : 'a2c';
-    const { text, valid } = decodeUtf8(line);
-    // The commonest frame, a text chunk, is recognised without JSON.parse (the same frame either way).
+    const over = config.maxFrameBytes !== null && line.length > config.maxFrameBytes;
     let chunk = -1;
-    let frame: Frame | null = valid ? chunkFrameOf(seq, t, dir, text, line.length, this.chunkKind) : null;
-    if (frame) chunk = this.chunkKind.update;
-    else frame = frameFromDecoded(seq, t, dir, line, text, valid);
+    let frame: Frame;
     if (capped.size > line.length) {
       // Past the recorder's line cap: only the first bytes were kept, so the frame cannot be parsed.
-      frame.size = capped.size;
-      frame.truncated = true;
-      frame.kind = 'invalid';
-      frame.parseError = `frame of ${capped.size} bytes is larger than the recorder's cap (${LINE_CAP} bytes); stored cut`;
-      delete frame.json;
-    }
-    if (config.maxFrameBytes !== null && line.length > config.maxFrameBytes) {
-      const cut = line.subarray(0, config.maxFrameBytes);
-      const { text, valid } = decodeUtf8(cut);
-      frame.raw = text;
-      frame.truncated = true;
-      if (!valid) frame.rawBase64 = cut.toString('base64');
-      else delete frame.rawBase64;
+      // Only what is stored of it is decoded, and nothing tries to parse tens of MB only to fail.
+      const stored = over ? line.subarray(0, config.maxFrameBytes!) : line;
+      const { text, valid } = decodeUtf8(stored);
+      frame = { seq, t, dir, raw: text, size: capped.size, kind: 'invalid', truncated: true, parseError: `frame of ${capped.size} bytes is larger than the recorder's cap (${LINE_CAP} bytes); stored cut` };
+      if (!valid) frame.rawBase64 = stored.toString('base64');
+    } else {
+      const { text, valid } = decodeUtf8(line);
+      // The commonest frame, a text chunk, is recognised without JSON.parse (the same frame either way).
+      const recognised = valid ? chunkFrameOf(seq, t, dir, text, line.length, this.chunkKind) : null;
+      if (recognised) chunk = this.chunkKind.update;
+      frame = recognised ?? frameFromDecoded(seq, t, dir, line, text, valid);
+      if (over) {
+        const cut = line.subarray(0, config.maxFrameBytes!);
+        const { text, valid } = decodeUtf8(cut);
+        frame.raw = text;
+        frame.truncated = true;
+        if (!valid) frame.rawBase64 = cut.toString('base64');
+        else delete frame.rawBase64;
+      }
     }
     if (config.redact) frame = redactFrame(frame);
     this.correlator.observe(frame);

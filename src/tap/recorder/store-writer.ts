@@ -26,6 +26,15 @@ const FLUSH_BYTES = 4 * 1024 * 1024;
 const RETRY_MS = 250;
 /** Items kept in memory while the database is busy; beyond this they are dropped (a gap). */
 const MAX_PENDING_BYTES = 96 * 1024 * 1024;
+/**
+ * The indexer's state (lines in progress, requests waiting for their answer, the checker's fold) is
+ * saved with a batch once the log has moved this far since it was last saved, and when the tap hands
+ * the log on. An indexer that takes over makes again the items between the saved state and the last
+ * one stored, for its checker (about 20 µs a 1 KiB frame): at most this much of the log. Saving the
+ * state costs in proportion to the checker's (every session, tool call and message id), so not with
+ * every batch.
+ */
+const STATE_EVERY_BYTES = 8 * 1024 * 1024;
 /** Findings written per statement batch before the progress counter moves (see flush). */
 const FINDINGS_SLICE = 500;
 /**
@@ -60,15 +69,16 @@ export interface WriterHooks {
   arriving(): boolean;
   /** Bytes of the capture log not indexed yet. */
   backlog(): number;
-  /**
-   * Where the capture log is indexed up to, and the indexer's state there (null: not worth saving
-   * now). Asked only between two records, when a batch is written.
-   */
-  checkpoint(): { offset: number; state: string | null };
+  /** Where the capture log is indexed up to (between two records, when a batch is written). */
+  indexedTo(): number;
+  /** The indexer's state there, to resume from (null: not worth saving now). */
+  state(): string | null;
   /** When traffic was last seen (performance.now()). */
   lastTraffic(): number;
   /** A timer's work failed unexpectedly (a bug): see RecorderOptions.onFatal. */
   onFatal(e: unknown): void;
+  /** The recording was deleted (rm, prune, the UI) while this indexed it: take nothing more. */
+  gone(): void;
 }
 
 /** Peer names and versions, as the recording's row holds them. */
@@ -79,6 +89,8 @@ export class StoreWriter {
   recordingId: number | null = null;
   /** Set when the database cannot be used at all: nothing is captured or stored. */
   failed = false;
+  /** Set once the recording was found deleted: nothing more is written (see deleted()). */
+  gone = false;
   /** True while the database was locked at start and opening it is being retried. */
   private opening = false;
   /** True while a write found the database locked and is being retried. */
@@ -100,8 +112,12 @@ export class StoreWriter {
   private logFlush: Promise<void> | null = null;
   private logFlushedAt = 0;
   private readonly peer: PeerInfo = {};
+  /** Where the log was indexed up to when the indexer's state was last saved. */
+  private stateSavedAt: number;
 
-  constructor(private readonly config: RecorderConfig, private readonly guard: Guard, private readonly hooks: WriterHooks, private readonly busyTimeoutMs: number) {}
+  constructor(private readonly config: RecorderConfig, private readonly guard: Guard, private readonly hooks: WriterHooks, private readonly busyTimeoutMs: number) {
+    this.stateSavedAt = config.resume?.indexed ?? 0;
+  }
 
   /** Runs `fn` later; what it throws goes to onFatal, never out of a timer. */
   private later(fn: () => void, ms: number): NodeJS.Timeout {
@@ -219,21 +235,6 @@ export class StoreWriter {
     if (!this.blocked && (this.items.length >= FLUSH_ITEMS || this.bytes >= FLUSH_BYTES)) this.flush();
   }
 
-  /** Hands the items already stored, up to `seq`, to `fn` in order (a resumed indexer's checker catches up). */
-  replayStored(seq: number, fn: (item: Item) => void): void {
-    const { store, recordingId } = this;
-    if (!store || recordingId === null) return;
-    for (const item of store.iterateItems(recordingId)) {
-      if (item.seq > seq) break;
-      fn(item);
-    }
-  }
-
-  /** Queues findings that belong to no item (the checker's last word). */
-  addFindings(findings: StoredFinding[]): void {
-    for (const f of findings) this.findings.push(f);
-  }
-
   private clear(): void {
     this.items = [];
     this.findings = [];
@@ -244,14 +245,18 @@ export class StoreWriter {
     if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), RETRY_MS);
   }
 
-  /** Writes what waits in one transaction; on a locked database keeps it (bounded) and tries again. */
-  flush(): void {
+  /**
+   * Writes what waits in one transaction; on a locked database keeps it (bounded) and tries again.
+   * `saveState`: with the indexer's state, however little the log moved since it was last saved.
+   */
+  flush(saveState = false): void {
     if (this.flushTimer) {
       clearTimeout(this.flushTimer);
       this.flushTimer = null;
     }
     if (this.opening) this.openStore();
-    if (this.items.length === 0 && this.findings.length === 0) return;
+    if (this.gone) this.clear();
+    if (this.items.length === 0 && this.findings.length === 0 && !saveState) return;
     if (this.opening) {
       if (this.bytes >= MAX_PENDING_BYTES) {
         this.dropped += this.items.length;
@@ -268,22 +273,21 @@ export class StoreWriter {
     }
     try {
       const { items, findings } = this;
-      const at = this.hooks.checkpoint();
+      const offset = this.hooks.indexedTo();
+      const state = saveState || offset - this.stateSavedAt >= STATE_EVERY_BYTES ? this.hooks.state() : null;
       guard.sql(() => store.db.transaction(() => {
         store.appendItems(recordingId, items);
-        if (at.state !== null) store.saveIndexState(recordingId, at.offset, at.state);
-        // The end of a session can bring thousands of findings at once: each slice written is progress.
-        for (let i = 0; i < findings.length; i += FINDINGS_SLICE) {
-          store.appendFindings(recordingId, findings.slice(i, i + FINDINGS_SLICE));
-          guard.progressed();
-        }
+        if (state !== null) store.saveIndexState(recordingId, offset, state);
+        this.appendFindings(store, recordingId, findings);
       })());
+      if (state !== null) this.stateSavedAt = offset;
       this.unCheckpointed += this.bytes;
       this.clear();
       this.stalled = false;
       if (this.hooks.inBurst()) this.flushLogAhead();
       this.checkpointSoon();
     } catch (e) {
+      if (this.deleted()) return;
       if (isBusy(e) && this.bytes < MAX_PENDING_BYTES) {
         this.stalled = true;
         this.noteDelay();
@@ -294,6 +298,47 @@ export class StoreWriter {
         this.clear();
         this.warnOnce(`recording incomplete: cannot write to ${this.config.dbPath} (${(e as Error).message}); forwarding continues`);
       }
+    }
+  }
+
+  /**
+   * Whether the recording was deleted while this indexed it (asked when a write failed: its rows
+   * refer to a recording that is no more). Then nothing more is written, the database is closed
+   * and the recorder is told (hooks.gone): deleting a recording stops its indexer, which neither
+   * makes it again nor says more about it. Its capture log went with it (Store.deleteRecording).
+   */
+  private deleted(): boolean {
+    const { store, recordingId } = this;
+    if (this.gone) return true;
+    if (!store || recordingId === null) return false;
+    try {
+      if (store.hasRecording(recordingId)) return false;
+    } catch {
+      return false;
+    }
+    this.gone = true;
+    this.clear();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.flushTimer = this.checkpointTimer = null;
+    this.stalled = false;
+    this.close();
+    this.hooks.gone();
+    return true;
+  }
+
+  /** Closes the database without writing anything more (the recording is no more). */
+  close(): void {
+    this.store?.close();
+    this.store = null;
+    void this.closeLog();
+  }
+
+  /** Stores findings (in a transaction); thousands can come at once: each slice written is progress. */
+  private appendFindings(store: Store, recordingId: number, findings: StoredFinding[]): void {
+    for (let i = 0; i < findings.length; i += FINDINGS_SLICE) {
+      store.appendFindings(recordingId, findings.slice(i, i + FINDINGS_SLICE));
+      this.guard.progressed();
     }
   }
 
@@ -360,9 +405,11 @@ export class StoreWriter {
   /**
    * Writes the tail and closes the recording with its exit status. A still-busy database gets a few
    * more tries (each may wait out the busy timeout) until `deadline` (Date.now() time), then the
-   * tail is given up and counted.
+   * tail is given up and counted. `last`: the checker's findings at the end of the recording, stored
+   * in the transaction that marks the log indexed, so that an indexer stopped before it (which the
+   * next one resumes) has stored none of them, and one stopped after it has no log left to resume.
    */
-  async finish(code: number | null, signal: string | null, exitT: number, deadline: number, interrupted = false): Promise<void> {
+  async finish(code: number | null, signal: string | null, exitT: number, deadline: number, interrupted: boolean, last: StoredFinding[]): Promise<void> {
     const { config } = this;
     this.flush();
     while (this.items.length > 0 && Date.now() < deadline) {
@@ -389,7 +436,9 @@ export class StoreWriter {
       try {
         this.updatePeer();
         const incomplete = interrupted || this.incompleteReason !== null || this.dropped > 0;
+        if (process.env.ACP_INSPECT_TEST_KILL_BEFORE_INDEXED === '1') process.kill(process.pid, 'SIGKILL');
         guard.sql(() => store.db.transaction(() => {
+          this.appendFindings(store, recordingId, last);
           store.updateRecording(recordingId, {
             status: interrupted ? 'interrupted' : incomplete ? 'incomplete' : 'complete',
             incomplete: incomplete ? 1 : 0,
@@ -404,6 +453,7 @@ export class StoreWriter {
           store.captureIndexed(recordingId);
         })());
       } catch (e) {
+        if (this.deleted()) return;
         this.warnOnce(`recording not finished: ${(e as Error).message}`);
       }
       try { guard.sql(() => store.close()); } catch { /* the tap is exiting; SQLite's journal keeps the file consistent */ }
@@ -422,7 +472,7 @@ export class StoreWriter {
     if (!store || recordingId === null || this.blocked) return;
     try {
       store.db.pragma('busy_timeout = 0');
-      this.flush();
+      this.flush(true);
       if (this.items.length > 0) return;
       guard.sql(() => store.db.transaction(() => {
         store.updateRecording(recordingId, { ended_at: new Date().toISOString(), exit_code: code, exit_signal: signal });
