@@ -153,7 +153,9 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     checkerLoading = true;
     live.load(saved?.checker).then(() => {
       ready = true;
-      intake?.poke();
+      // Not sessionOver(): a burst arriving later would then be indexed as it arrives, competing
+      // with the agent and the client for the CPU.
+      intake?.lookNow();
     }).catch(opts.onFatal);
   }
 
@@ -202,7 +204,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
 
   return {
     done,
-    poke: () => intake?.poke(),
+    poke: () => intake?.sessionOver(),
     get behind() { return intake?.behind ?? 0; },
     handOff(code, signal) {
       if (stopped || finishing) return;

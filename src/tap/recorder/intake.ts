@@ -69,8 +69,8 @@ export class Intake {
   private readonly fd: number;
   private readonly block = Buffer.allocUnsafe(BLOCK_BYTES);
   private stopped = false;
-  /** Set once the tap wrote its finish record (poke). */
-  private poked = false;
+  /** Set once the tap wrote its finish record (sessionOver). */
+  private over = false;
   private wake: (() => void) | null = null;
 
   /**
@@ -98,9 +98,17 @@ export class Intake {
     this.wake?.();
   }
 
-  /** Looks at the log now rather than at the next look (the finish was written). */
-  poke(): void {
-    this.poked = true;
+  /**
+   * Looks at the log now rather than at the next look, and from now on indexes whatever comes at
+   * once: the finish was written, the session is over.
+   */
+  sessionOver(): void {
+    this.over = true;
+    this.wake?.();
+  }
+
+  /** Looks at the log now rather than at the next look (the checker is loaded); bursts still wait. */
+  lookNow(): void {
     this.wake?.();
   }
 
@@ -134,12 +142,12 @@ export class Intake {
         else waitingSince ??= now;
         // While traffic arrives, let it arrive undisturbed: a burst until it pauses, ordinary
         // traffic until it pauses or its oldest bytes waited LIVE_DELAY_MS.
-        const live = this.committed !== null && !this.poked;
+        const live = this.committed !== null && !this.over;
         this.bursting = live && grew > BURST_BYTES;
         const holdBack = live && grew > 0 && (this.bursting || now - (waitingSince ?? now) < LIVE_DELAY_MS);
         if (!hooks.ready()) {
           // Once the log is quiet for a moment, or the session is over, or traffic never pauses.
-          if (now - quietSince >= CHECKER_QUIET_MS || now - started >= CHECKER_LATEST_MS || this.poked || this.committed === null) hooks.startChecker();
+          if (now - quietSince >= CHECKER_QUIET_MS || now - started >= CHECKER_LATEST_MS || this.over || this.committed === null) hooks.startChecker();
         } else if (!holdBack && this.offset < end && !hooks.writerBlocked()) {
           if (end - this.offset > BURST_BYTES) hooks.indexing?.(true);
           const whole = this.indexSlice(end, now + INDEX_SLICE_MS);
