@@ -276,7 +276,7 @@ export class StoreWriter {
       const offset = this.hooks.indexedTo();
       const state = saveState || offset - this.stateSavedAt >= STATE_EVERY_BYTES ? this.hooks.state() : null;
       guard.sql(() => store.db.transaction(() => {
-        store.appendItems(recordingId, items);
+        store.insertItems(recordingId, items);
         if (state !== null) store.saveIndexState(recordingId, offset, state);
         this.appendFindings(store, recordingId, findings);
       })());
