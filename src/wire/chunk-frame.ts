@@ -31,9 +31,13 @@ const PLAIN = new RegExp(head + '(' + PLAIN_CHAR + '*)' + reEsc(F_TAIL) + '$');
 /** The whole frame with a text that has escapes (a string body in JSON's grammar, unrolled: no backtracking blow-up). */
 const ESCAPED = new RegExp(head + '(' + PLAIN_CHAR + '*(?:' + ESCAPE + PLAIN_CHAR + '*)+)' + reEsc(F_TAIL) + '$');
 
-/** Where chunkFrameOf says which update kind it recognised: an index into CHUNK_UPDATES. */
+/**
+ * Where chunkFrameOf says which update kind it recognised: an index into CHUNK_UPDATES; and the
+ * session id of the last frame it recognised, reused for the next one of the same session.
+ */
 export interface ChunkKind {
   update: number;
+  sessionId?: string;
 }
 
 /**
@@ -52,8 +56,11 @@ export function chunkFrameOf(seq: number, t: number, dir: Direction, raw: string
     // The body is a JSON string's body by the grammar above, so this is what JSON.parse of the whole frame gives it.
     text = JSON.parse('"' + r[3]! + '"') as string;
   }
-  const sessionId = r[1]!;
-  const kind = r[2]!;
-  out.update = CHUNK_UPDATES.indexOf(kind as (typeof CHUNK_UPDATES)[number]);
+  // The kind as CHUNK_UPDATES holds it, and the session id the last frame had when it is the same:
+  // the checker looks both up per frame (maps, sets, a session by its id), and a string the match
+  // made anew is hashed and interned by V8 at each lookup; these are done with after the first.
+  out.update = CHUNK_UPDATES.indexOf(r[2]! as (typeof CHUNK_UPDATES)[number]);
+  const kind = CHUNK_UPDATES[out.update]!;
+  const sessionId = r[1] === out.sessionId ? out.sessionId : (out.sessionId = r[1]!);
   return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text);
 }
