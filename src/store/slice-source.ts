@@ -37,8 +37,13 @@ export interface StoredSlice {
   items: Iterable<Item>;
 }
 
-/** Cuts `spec` out of stored recording `id` (see the file comment); throws SliceError on a bad spec. */
-export function readStoredSlice(store: Store, id: number, spec: SliceSpec, opts: { json?: boolean } = {}): StoredSlice {
+/**
+ * Cuts `spec` out of stored recording `id` (see the file comment); throws SliceError on a bad spec.
+ * `rawJson`: the kept frames come as RawJsonFrame, for writers of transcript lines (export, the download
+ * route): SQLite writes their raw text as a JSON string (see Store.pagedItems; sliceItems's copies have
+ * no `raw`, only `rawJson`, which transcriptLines and redactItems read).
+ */
+export function readStoredSlice(store: Store, id: number, spec: SliceSpec, opts: { rawJson?: boolean } = {}): StoredSlice {
   const maxSeq = store.maxSeq(id);
   if (maxSeq === 0) throw new SliceError('the recording has no items to cut a fixture from');
   const allTurns = () => store.selectItems(id, PROMPTS, [], { blankRawWhen: '1', index: 'items_rec_method' }).map((i) => ({ seq: i.seq }));
@@ -116,7 +121,7 @@ export function readStoredSlice(store: Store, id: number, spec: SliceSpec, opts:
     }
     if (extra.size !== before) plan = planSlice({ recording: { header, items: items(), notes }, maxSeq, allTurns, updates: updates.done() }, spec);
   }
-  return { plan, items: keptItems(store, id, plan.seqs, opts.json !== false) };
+  return { plan, items: keptItems(store, id, plan.seqs, opts.rawJson === true) };
 }
 
 const sortBySeq = (items: Item[]): Item[] => items.sort((a, b) => a.seq - b.seq);
@@ -140,13 +145,13 @@ function toolCallIdsOf(f: Frame, out: Set<string>): void {
 
 /**
  * The items with the seqs given (in order), read a run of consecutive seqs at a time, a page at a
- * time; `json` false: frames without their JSON parsed (see Store.pagedItems).
+ * time; `rawJson`: frames as RawJsonFrame (see Store.pagedItems).
  */
-function* keptItems(store: Store, id: number, seqs: readonly number[], json: boolean): Generator<Item> {
+function* keptItems(store: Store, id: number, seqs: readonly number[], rawJson: boolean): Generator<Item> {
   for (let i = 0; i < seqs.length;) {
     let j = i;
     while (j + 1 < seqs.length && seqs[j + 1] === seqs[j]! + 1) j++;
-    yield* store.pagedItems(id, seqs[i]! - 1, seqs[j]!, 1000, { json });
+    yield* store.pagedItems(id, seqs[i]! - 1, seqs[j]!, 1000, { rawJson });
     i = j + 1;
   }
 }
