@@ -21,6 +21,8 @@ import { isFrame, type Item } from '../../src/wire/frame.js';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from '../../src/spec/schema-data.js';
 import { seededRandom, tempDir } from '../helpers.js';
 import { readTranscriptItems } from '../../src/transcript/read-file.js';
+import { columnsOf, itemOf } from '../../src/view/columns.js';
+import type { ChunkKind } from '../../src/wire/chunk-frame.js';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -63,7 +65,7 @@ function recognised(line: string): Item | null {
   return chunkFrame(1, m.t, m.dir, line.slice(m.sidStart, m.sidEnd), m.update, m.body, m.text);
 }
 
-const stats = { accepted: 0, refused: 0, fileChunks: 0 };
+const stats = { accepted: 0, refused: 0, fileChunks: 0, rowChunks: 0 };
 /** Asserts the recogniser agrees with the generic path on `line`; returns whether it accepted it. */
 function agree(line: string): boolean {
   const fast = recognised(line);
@@ -148,11 +150,34 @@ function viaFile(lines: string[]): { items: string[]; findings: string; onDisk: 
   }
 }
 
+/**
+ * Findings of a transcript's lines as `check ID` makes them of its stored rows: each item read back
+ * from its columns (itemOf), folded with the chunk kind itemOf reports.
+ */
+function viaRows(lines: string[]): string {
+  const reader = new TranscriptLineReader();
+  const correlator = new Correlator();
+  const found: Finding[] = [];
+  const fold = new CheckFold([], (f) => found.push(f));
+  const kind: ChunkKind = { update: -1 };
+  lines.forEach((text, i) => {
+    const l = reader.read(text, i + 1);
+    if (l === undefined) return;
+    const item = itemFromLine(l);
+    if (isFrame(item)) correlator.observe(item);
+    const row = itemOf(columnsOf(item), true, kind);
+    if (kind.update >= 0) stats.rowChunks++;
+    fold.step(row, kind.update);
+  });
+  return show({ findings: found, ...fold.finish() });
+}
+
 function expectSameBatches(lines: string[]): void {
   const f = viaFile(lines);
   const generic = viaBatches(f.onDisk, false, 256 * 1024);
   expect(f.items).toEqual(generic.items);
   expect(f.findings).toBe(generic.findings);
+  expect(viaRows(f.onDisk)).toBe(generic.findings);
   for (const bytes of [256 * 1024, 700]) {
     const a = viaBatches(lines, false, bytes);
     const r = viaBatches(lines, true, bytes, true);
@@ -240,6 +265,7 @@ describe('chunk-line recogniser', () => {
   it('agrees with the generic path on every line of every recording, and through the check batches', () => {
     let accepted = 0;
     const fileChunks = stats.fileChunks;
+    const rowChunks = stats.rowChunks;
     for (const file of recordings()) {
       const lines = readFileSync(file, 'utf8').split('\n');
       for (const l of lines) if (agree(l)) accepted++;
@@ -247,6 +273,7 @@ describe('chunk-line recogniser', () => {
     }
     expect(accepted).toBeGreaterThan(30); // the recordings hold such lines: the fast path is exercised
     expect(stats.fileChunks - fileChunks).toBe(accepted); // and the file reader reports each as a chunk
+    expect(stats.rowChunks - rowChunks).toBeGreaterThan(30); // and so does the reading of stored rows
   });
 
   it('agrees on generated chunk lines, and refuses non-ASCII and unprovable escapes', () => {
