@@ -163,6 +163,11 @@ export interface RecordingStream {
   header: TranscriptHeader;
   items: Iterable<Item>;
   notes: () => TranscriptNote[];
+  /**
+   * Set when the recording came from a file: the chunk kind (Checker.step's `chunk`) of the item
+   * `items` yielded last (see readTranscriptItems).
+   */
+  lastChunk?: () => number;
   /** The items read again from the start, as often as asked (for readers that need two passes). */
   reread: () => Iterable<Item>;
   /** Set when the recording came from the database (then `store` is open on it while `fn` runs). */
@@ -175,7 +180,8 @@ export interface RecordingStream {
 /** The items of a transcript file as a RecordingStream (the header is read before this returns). */
 export function transcriptFileStream(file: string): RecordingStream {
   const reader = new TranscriptLineReader();
-  const rest = readTranscriptItems(file, reader);
+  const last = { chunk: -1 };
+  const rest = readTranscriptItems(file, reader, last);
   const first = rest.next(); // reads up to the first item: the header, when there is one
   const items = (function* () {
     try {
@@ -193,6 +199,7 @@ export function transcriptFileStream(file: string): RecordingStream {
       checkNotes(reader.notes, reader.seq);
       return sortNotes(reader.notes);
     },
+    lastChunk: () => last.chunk,
     reread: () => readTranscriptItems(file),
     file,
   };

@@ -13,6 +13,7 @@ import type { ItemRow } from '../store/store.js';
 import { CheckFold } from '../check/fold.js';
 import { FindingSpool, type SpoolState } from './finding-spool.js';
 import { usePrebuiltValidators } from './validators.js';
+import type { ChunkKind } from '../wire/chunk-frame.js';
 
 export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { rows: RowBatch } | { end: true };
 export type FromWorker = { run: { items: number; frames: number; spool: SpoolState } };
@@ -28,6 +29,8 @@ const rowToItem = data.rows ? (await (import(STORE) as Promise<typeof import('..
 let fold: CheckFold;
 const spool = new FindingSpool(undefined, { file: data.spool });
 const correlator = new Correlator();
+/** The chunk kind of the row read last (see itemOf). */
+const chunk: ChunkKind = { update: -1 };
 let done = 0;
 
 port.on('message', (m: ToWorker) => {
@@ -42,7 +45,7 @@ port.on('message', (m: ToWorker) => {
           fold.step(item);
         }
       }, ring);
-    } else unpackRows<ItemRow>(m.rows, (row) => fold.step(rowToItem!(row)));
+    } else unpackRows<ItemRow>(m.rows, (row) => fold.step(rowToItem!(row, chunk), chunk.update));
     Atomics.store(counters, DONE, ++done);
     if (done >= Atomics.load(counters, WANT)) Atomics.notify(counters, DONE);
   } else {

@@ -44,7 +44,8 @@ export interface CheckerSnapshot {
 export interface Checker {
   /**
    * Constant work per item; never throws, whatever the input. `chunk`: only for a frame made by
-   * wire/chunk-line.ts's chunkFrame, the index of its update kind; the schema's verdict on such a
+   * wire/chunk-line.ts's chunkFrame, or whose JSON wire/chunk-frame.ts's chunkFrameOf made (a stored
+   * row's: view/columns.ts), the index of its update kind; the schema's verdict on such a
    * frame's params is the same for all of them (the session id and the text are only type-checked:
    * both are `{"type":"string"}` in the schemas, which test/check/chunk-line.test.ts asserts), so it is
    * worked out once per kind.

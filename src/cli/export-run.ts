@@ -30,7 +30,7 @@ export async function exportTranscript(ref: string, opts: ExportTranscriptOption
   }
   await withRecordingStream(ref, opts.db, async (src) => {
     if (!spec) return write(src.header, src.items, src.notes, opts);
-    const cut = readStoredSlice(src.store!, src.id!, spec, { json: false });
+    const cut = readStoredSlice(src.store!, src.id!, spec, { rawJson: true });
     return writeSlice(cut.plan, cut.items, opts);
   }, { json: false, rawJson: true }); // only the lines are written; redaction parses the lines that may hold a secret
 }

@@ -188,7 +188,7 @@ export function turnItems(store: Store, recordingId: number, promptSeq: number, 
   const rows = store.db.prepare(`SELECT * FROM items WHERE recording_id = ? AND seq >= ? AND seq <= ?
       AND (session_id IS NULL OR session_id = ? OR seq = ?) ORDER BY seq LIMIT ?`)
     .all(recordingId, promptSeq, end, turn.sessionId, promptSeq, limit) as ItemRow[];
-  return { turn, items: rows.map(rowToItem) };
+  return { turn, items: rows.map((r) => rowToItem(r)) };
 }
 
 /**

@@ -27,7 +27,7 @@ export function registerSliceRoute(app: Hono, store: Store, recId: (c: Context) 
     const id = recId(c);
     const spec = specOf(c);
     // Only the slice's rows are read (store/slice-source.ts), and its items stream to the client.
-    const { plan, items } = readStoredSlice(store, id, spec, { json: false }); // redactItems parses what may hold a secret
+    const { plan, items } = readStoredSlice(store, id, spec, { rawJson: true }); // redactItems parses what may hold a secret
     const kept = sliceItems(plan, items);
     const what = 'turn' in plan.cut ? `turn-${plan.cut.turn}` : `seq-${plan.cut.from}-${plan.cut.to}`;
     const headers: Record<string, string> = {};

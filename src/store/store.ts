@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import type { Item, Frame, EventItem, Direction, FrameKind } from '../wire/frame.js';
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
+import type { ChunkKind } from '../wire/chunk-frame.js';
 import { decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
@@ -640,7 +641,7 @@ export class Store {
   /** Items of a recording in seq order, from `afterSeq` (exclusive), at most `limit`. */
   readItems(recordingId: number, afterSeq = 0, limit = -1): Item[] {
     const rows = this.stmt(`SELECT * FROM items WHERE recording_id = ? AND seq > ? ORDER BY seq LIMIT ?`).all(recordingId, afterSeq, limit) as ItemRow[];
-    return rows.map(rowToItem);
+    return rows.map((r) => rowToItem(r));
   }
 
   /** Iterates all items without holding them all in memory (the connection is busy until the end). */
@@ -894,13 +895,13 @@ function rawJsonItem(r: RawJsonRow): Item {
   return f;
 }
 
-/** Rebuilds an Item from its row (the same reading the in-memory source does of its columns). */
-export function rowToItem(r: ItemRow): Item {
+/** Rebuilds an Item from its row (the same reading the in-memory source does of its columns); `chunk`: as itemOf's. */
+export function rowToItem(r: ItemRow, chunk?: ChunkKind): Item {
   return itemOf({
     seq: r.seq, t: r.t, dir: r.dir, kind: r.kind, method: r.method, rpcId: r.rpc_id, replyTo: r.reply_to, latency: r.latency,
     sessionId: r.session_id, size: r.size, raw: r.raw, parseError: r.parse_error, truncated: !!r.truncated,
     rawBase64: r.raw_bytes ? Buffer.from(r.raw_bytes).toString('base64') : null,
-  });
+  }, true, chunk);
 }
 
 export { peerInfoOf, peerInfoFromFrame };

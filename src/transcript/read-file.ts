@@ -35,27 +35,39 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
  * The items of a transcript file in order, responses correlated, read as they are asked for (nothing
  * is held but one read's items). The header and the notes are on `reader` (the header once the first
  * item came, the notes at the end). The common text chunk lines are recognised without parsing them
- * (wire/chunk-line.ts: the same frames, in a fraction of two JSON.parse calls). Errors as
- * readTranscriptFile's.
+ * (wire/chunk-line.ts: the same frames, in a fraction of two JSON.parse calls); `last.chunk` says,
+ * while an item is yielded, whether it is such a frame: the index of its update kind (what
+ * Checker.step takes as `chunk`), else -1. Errors as readTranscriptFile's.
  */
-export function* readTranscriptItems(file: string, reader = new TranscriptLineReader()): Generator<Item> {
+export function* readTranscriptItems(file: string, reader = new TranscriptLineReader(), last: { chunk: number } = { chunk: -1 }): Generator<Item> {
   const correlator = new Correlator();
   let out: Item[] = [];
+  /** Each item's chunk kind, beside `out`. */
+  let kinds: number[] = [];
   const m = newChunkMatch();
   const sink: TranscriptSink = {
     take(text, start) {
       const end = matchChunkLine(text, m, start);
-      if (end >= 0) out.push(chunkFrame(reader.countRecognised(m.t), m.t, m.dir, text.slice(m.sidStart, m.sidEnd), m.update, m.body, m.text));
+      if (end >= 0) {
+        out.push(chunkFrame(reader.countRecognised(m.t), m.t, m.dir, text.slice(m.sidStart, m.sidEnd), m.update, m.body, m.text));
+        kinds.push(m.update);
+      }
       return end;
     },
-    line: (l) => void out.push(itemFromLine(l)),
+    line: (l) => {
+      out.push(itemFromLine(l));
+      kinds.push(-1);
+    },
   };
   for (const _ of scanTranscriptFile(file, sink, reader)) {
     const items = out;
+    const chunks = kinds;
     out = [];
+    kinds = [];
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
-      if (isFrame(item)) correlator.observe(item);
+      last.chunk = chunks[i]!;
+      if (last.chunk < 0 && isFrame(item)) correlator.observe(item); // a chunk frame is a notification: nothing to correlate
       yield item;
     }
   }

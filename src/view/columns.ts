@@ -9,7 +9,7 @@ import { classify, sessionIdOf } from '../wire/parse.js';
 import { utf8Length } from '../wire/make-frame.js';
 import { chunkFrameOf, type ChunkKind } from '../wire/chunk-frame.js';
 
-/** Where chunkFrameOf says the update kind (not needed here). */
+/** Where chunkFrameOf says the update kind, when the caller does not ask for it. */
 const CHUNK_KIND: ChunkKind = { update: 0 };
 
 export interface ItemColumns {
@@ -48,8 +48,13 @@ export function columnsOf(item: Item): ItemColumns {
   return { ...none, seq: ev.seq, t: ev.t, dir: 'event', kind: ev.type, size: null, raw: JSON.stringify(ev.data) };
 }
 
-/** The item of a row of columns, as the store reads it back (`parse` false: see below). */
-export function itemOf(r: ItemColumns, parse = true): Item {
+/**
+ * The item of a row of columns, as the store reads it back (`parse` false: see below). `chunk`, when
+ * given: its `update` is set to the update kind of a text chunk frame read by chunkFrameOf (what
+ * Checker.step takes as `chunk`), else to -1.
+ */
+export function itemOf(r: ItemColumns, parse = true, chunk?: ChunkKind): Item {
+  if (chunk) chunk.update = -1;
   if (r.dir === 'c2a' || r.dir === 'a2c') {
     let json: unknown;
     let parsed: ReturnType<typeof classify> | undefined;
@@ -58,9 +63,9 @@ export function itemOf(r: ItemColumns, parse = true): Item {
     if (parse && r.raw !== '' && (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON'))) {
       // Most frames of a long session are text chunks in the SDK's form: read without JSON.parse
       // (wire/chunk-frame.ts gives what it would; the columns already say the method and session id).
-      const chunk = r.method === 'session/update' && !r.truncated && r.rawBase64 === null
-        ? chunkFrameOf(r.seq, r.t, r.dir, r.raw, r.size ?? utf8Length(r.raw), CHUNK_KIND) : null;
-      if (chunk !== null) json = chunk.json;
+      const text = r.method === 'session/update' && !r.truncated && r.rawBase64 === null
+        ? chunkFrameOf(r.seq, r.t, r.dir, r.raw, r.size ?? utf8Length(r.raw), chunk ?? CHUNK_KIND) : null;
+      if (text !== null) json = text.json;
       else {
         try {
           json = JSON.parse(r.raw);

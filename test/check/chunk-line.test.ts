@@ -8,7 +8,7 @@
  * Also asserts what the checker's memoised schema verdict relies on: the session id and the text are
  * only type-checked by the schemas.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CHUNK_UPDATES, chunkFrame, matchChunkLine, newChunkMatch } from '../../src/wire/chunk-line.js';
@@ -19,7 +19,10 @@ import type { Finding } from '../../src/check/checker.js';
 import { Correlator } from '../../src/wire/correlate.js';
 import { isFrame, type Item } from '../../src/wire/frame.js';
 import { STABLE_SCHEMA, UNSTABLE_SCHEMA } from '../../src/spec/schema-data.js';
-import { seededRandom } from '../helpers.js';
+import { seededRandom, tempDir } from '../helpers.js';
+import { readTranscriptItems } from '../../src/transcript/read-file.js';
+import { columnsOf, itemOf } from '../../src/view/columns.js';
+import type { ChunkKind } from '../../src/wire/chunk-frame.js';
 
 const ROOT = resolve(__dirname, '../..');
 
@@ -62,7 +65,7 @@ function recognised(line: string): Item | null {
   return chunkFrame(1, m.t, m.dir, line.slice(m.sidStart, m.sidEnd), m.update, m.body, m.text);
 }
 
-const stats = { accepted: 0, refused: 0 };
+const stats = { accepted: 0, refused: 0, fileChunks: 0, rowChunks: 0 };
 /** Asserts the recogniser agrees with the generic path on `line`; returns whether it accepted it. */
 function agree(line: string): boolean {
   const fast = recognised(line);
@@ -119,7 +122,62 @@ function viaBatches(lines: string[], recognise: boolean, batchBytes: number, rin
   return { items, findings: show({ findings: found, ...fold.finish() }) };
 }
 
+/**
+ * Items and findings of a transcript file of `lines` as import reads and checks it:
+ * readTranscriptItems, each item folded with the chunk kind it reports; and the lines as the file
+ * holds them (UTF-8 has no lone surrogates).
+ */
+function viaFile(lines: string[]): { items: string[]; findings: string; onDisk: string[] } {
+  const t = tempDir();
+  try {
+    const file = join(t.dir, 't.jsonl');
+    writeFileSync(file, lines.join('\n'));
+    const onDisk = readFileSync(file, 'utf8').split('\n');
+    const found: Finding[] = [];
+    const fold = new CheckFold([], (f) => found.push(f));
+    const items: string[] = [];
+    const last = { chunk: -1 };
+    let chunks = 0;
+    for (const item of readTranscriptItems(file, undefined, last)) {
+      if (last.chunk >= 0) chunks++;
+      fold.step(item, last.chunk);
+      items.push(show(item));
+    }
+    stats.fileChunks += chunks;
+    return { items, findings: show({ findings: found, ...fold.finish() }), onDisk };
+  } finally {
+    t.cleanup();
+  }
+}
+
+/**
+ * Findings of a transcript's lines as `check ID` makes them of its stored rows: each item read back
+ * from its columns (itemOf), folded with the chunk kind itemOf reports.
+ */
+function viaRows(lines: string[]): string {
+  const reader = new TranscriptLineReader();
+  const correlator = new Correlator();
+  const found: Finding[] = [];
+  const fold = new CheckFold([], (f) => found.push(f));
+  const kind: ChunkKind = { update: -1 };
+  lines.forEach((text, i) => {
+    const l = reader.read(text, i + 1);
+    if (l === undefined) return;
+    const item = itemFromLine(l);
+    if (isFrame(item)) correlator.observe(item);
+    const row = itemOf(columnsOf(item), true, kind);
+    if (kind.update >= 0) stats.rowChunks++;
+    fold.step(row, kind.update);
+  });
+  return show({ findings: found, ...fold.finish() });
+}
+
 function expectSameBatches(lines: string[]): void {
+  const f = viaFile(lines);
+  const generic = viaBatches(f.onDisk, false, 256 * 1024);
+  expect(f.items).toEqual(generic.items);
+  expect(f.findings).toBe(generic.findings);
+  expect(viaRows(f.onDisk)).toBe(generic.findings);
   for (const bytes of [256 * 1024, 700]) {
     const a = viaBatches(lines, false, bytes);
     const r = viaBatches(lines, true, bytes, true);
@@ -206,12 +264,16 @@ describe('chunk-line recogniser', () => {
 
   it('agrees with the generic path on every line of every recording, and through the check batches', () => {
     let accepted = 0;
+    const fileChunks = stats.fileChunks;
+    const rowChunks = stats.rowChunks;
     for (const file of recordings()) {
       const lines = readFileSync(file, 'utf8').split('\n');
       for (const l of lines) if (agree(l)) accepted++;
       expectSameBatches(lines);
     }
     expect(accepted).toBeGreaterThan(30); // the recordings hold such lines: the fast path is exercised
+    expect(stats.fileChunks - fileChunks).toBe(accepted); // and the file reader reports each as a chunk
+    expect(stats.rowChunks - rowChunks).toBeGreaterThan(30); // and so does the reading of stored rows
   });
 
   it('agrees on generated chunk lines, and refuses non-ASCII and unprovable escapes', () => {
