@@ -17,6 +17,29 @@ export function makeTmp(prefix = 'acp-rel-'): { dir: string; cleanup(): void } {
   return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
+/**
+ * The start of an agent script (writeAgent) that reads messages and writes its output in blocking
+ * writes: `out(s)` writes all of `s` to stdout (retrying a non-blocking pipe's EAGAIN), and
+ * `onMessages(handle)` calls `handle` with each line of stdin, parsed; the agent exits when stdin ends.
+ */
+export const AGENT_STDIO = `
+const { writeSync } = require('node:fs');
+const out = (s) => { const b = Buffer.from(s); for (let o = 0; o < b.length;) { try { o += writeSync(1, b, o); } catch (e) { if (e.code !== 'EAGAIN') throw e; } } };
+const onMessages = (handle) => {
+  let buf = '';
+  process.stdin.on('data', (b) => {
+    buf += b;
+    let k;
+    while ((k = buf.indexOf('\\n')) !== -1) {
+      const m = JSON.parse(buf.slice(0, k));
+      buf = buf.slice(k + 1);
+      handle(m);
+    }
+  });
+  process.stdin.on('end', () => process.exit(0));
+};
+`;
+
 /** Writes an agent script (CommonJS) into `dir` and returns its path. */
 export function writeAgent(dir: string, name: string, source: string): string {
   const p = join(dir, `${name}.cjs`);

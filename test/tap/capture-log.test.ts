@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { seededRandom } from '../helpers.js';
-import { BIN, lockDb, makeTmp, run, start, until, writeAgent, rpc, type Running } from '../reliability/helpers.js';
+import { AGENT_STDIO, BIN, lockDb, makeTmp, run, start, until, writeAgent, rpc, type Running } from '../reliability/helpers.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
@@ -21,33 +21,23 @@ const node = process.execPath;
  * On `flood {n, perTick}`: n numbered 1 KiB notifications, perTick every 10 ms (a steady stream a
  * client can time), then the answer. Exits when stdin ends.
  */
-const agent = writeAgent(tmp.dir, 'stream', `
+const agent = writeAgent(tmp.dir, 'stream', `${AGENT_STDIO}
 const line = (i) => {
   const head = JSON.stringify({ jsonrpc: '2.0', method: 'x/n', params: { i, pad: '' } });
   return head.replace('"pad":""', '"pad":"' + 'z'.repeat(1024 - head.length - 1) + '"') + '\\n';
 };
-const { writeSync } = require('node:fs');
-const out = (s) => { const b = Buffer.from(s); for (let o = 0; o < b.length;) { try { o += writeSync(1, b, o); } catch (e) { if (e.code !== 'EAGAIN') throw e; } } };
-let buf = '';
-process.stdin.on('data', (b) => {
-  buf += b;
-  let k;
-  while ((k = buf.indexOf('\\n')) !== -1) {
-    const m = JSON.parse(buf.slice(0, k));
-    buf = buf.slice(k + 1);
-    if (m.method !== 'flood') { out(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }) + '\\n'); continue; }
-    let i = 0;
-    const tick = () => {
-      let s = '';
-      for (let j = 0; j < m.params.perTick && i < m.params.n; j++) s += line(i++);
-      out(s);
-      if (i < m.params.n) setTimeout(tick, 10);
-      else out(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }) + '\\n');
-    };
-    tick();
-  }
+onMessages((m) => {
+  if (m.method !== 'flood') { out(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }) + '\\n'); return; }
+  let i = 0;
+  const tick = () => {
+    let s = '';
+    for (let j = 0; j < m.params.perTick && i < m.params.n; j++) s += line(i++);
+    out(s);
+    if (i < m.params.n) setTimeout(tick, 10);
+    else out(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }) + '\\n');
+  };
+  tick();
 });
-process.stdin.on('end', () => process.exit(0));
 `);
 
 /** The lines the client has received, with when each complete line arrived (performance.now()). */

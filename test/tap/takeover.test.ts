@@ -11,7 +11,7 @@ import { copyFileSync, cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { BIN, lockDb, makeTmp, run, start, until, writeAgent, rpc } from '../reliability/helpers.js';
+import { AGENT_STDIO, BIN, lockDb, makeTmp, run, start, until, writeAgent, rpc } from '../reliability/helpers.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
@@ -26,31 +26,21 @@ const CHUNKS = 40_000;
  * not know: a finding made only at the end of the recording); a prompt gets CHUNKS 1 KiB message
  * chunks for s1, then its answer.
  */
-const agent = writeAgent(tmp.dir, 'chunks', `
-const { writeSync } = require('node:fs');
-const out = (s) => { const b = Buffer.from(s); for (let o = 0; o < b.length;) { try { o += writeSync(1, b, o); } catch (e) { if (e.code !== 'EAGAIN') throw e; } } };
+const agent = writeAgent(tmp.dir, 'chunks', `${AGENT_STDIO}
 const line = (o) => JSON.stringify({ jsonrpc: '2.0', ...o }) + '\\n';
-let buf = '';
-process.stdin.on('data', (b) => {
-  buf += b;
-  let k;
-  while ((k = buf.indexOf('\\n')) !== -1) {
-    const m = JSON.parse(buf.slice(0, k));
-    buf = buf.slice(k + 1);
-    if (m.method === 'initialize') out(line({ id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }));
-    else if (m.method === 'session/new') out(line({ id: m.id, result: { sessionId: 's1', notInTheSchema: true } }));
-    else if (m.method === 'session/prompt') {
-      let s = '';
-      for (let i = 0; i < ${CHUNKS}; i++) {
-        const text = String(i).padEnd(940, '.');
-        s += line({ method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } });
-      }
-      out(s);
-      out(line({ id: m.id, result: { stopReason: 'end_turn' } }));
+onMessages((m) => {
+  if (m.method === 'initialize') out(line({ id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }));
+  else if (m.method === 'session/new') out(line({ id: m.id, result: { sessionId: 's1', notInTheSchema: true } }));
+  else if (m.method === 'session/prompt') {
+    let s = '';
+    for (let i = 0; i < ${CHUNKS}; i++) {
+      const text = String(i).padEnd(940, '.');
+      s += line({ method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } });
     }
+    out(s);
+    out(line({ id: m.id, result: { stopReason: 'end_turn' } }));
   }
 });
-process.stdin.on('end', () => process.exit(0));
 `);
 
 /**
