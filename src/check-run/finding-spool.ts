@@ -14,6 +14,7 @@ import { closeSync, openSync, readSync, rmSync, unlinkSync, writeSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { CliError } from '../errors.js';
+import { LineSplitter } from '../wire/line-splitter.js';
 import type { Finding } from '../check/checker.js';
 import type { Severity } from '../check/rule.js';
 
@@ -203,18 +204,13 @@ export class FindingSpool {
   private *linesInOrder(): Generator<string> {
     if (this.fd >= 0) {
       const buf = Buffer.allocUnsafe(READ_BYTES);
-      let carry = Buffer.alloc(0);
+      const splitter = new LineSplitter();
       for (let pos = 0; ;) {
         const n = readSync(this.fd, buf, 0, READ_BYTES, pos);
         if (n === 0) break;
         pos += n;
-        const chunk = carry.length ? Buffer.concat([carry, buf.subarray(0, n)]) : buf.subarray(0, n);
-        let start = 0;
-        for (let nl = chunk.indexOf(10); nl >= 0; nl = chunk.indexOf(10, start)) {
-          yield chunk.toString('utf8', start, nl);
-          start = nl + 1;
-        }
-        carry = Buffer.from(chunk.subarray(start)); // a copy: `buf` is read into again
+        // Each line is made a string before `buf` is read into again.
+        for (const line of splitter.push(buf.subarray(0, n))) yield line.toString('utf8');
       }
     }
     for (const f of this.held) yield lineOf(f);
