@@ -6,7 +6,7 @@
 import Database from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { Item, Frame, EventItem, Direction, FrameKind } from '../wire/frame.js';
+import type { Item, Frame, Direction, FrameKind } from '../wire/frame.js';
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
 import type { ChunkKind } from '../wire/chunk-frame.js';
@@ -18,6 +18,7 @@ import { capturesDir, defaultDbPath, listCaptureLogs } from './paths.js';
 import { processStartId } from './process-id.js';
 import { orphanedCapturesFinisher } from './orphans.js';
 import { readCaptureHeader } from './capture-header.js';
+import { ITEM_COLUMNS, itemColumns, unpackRow, type PackedRows } from './item-rows.js';
 
 export { onOrphanedCaptures } from './orphans.js';
 import { isSqliteBuildError, nativeFixCommand, sqliteBuildReason } from '../install-hint.js';
@@ -418,26 +419,44 @@ export class Store {
    */
   insertItems(recordingId: number, items: Item[]): void {
     if (items.length === 0) return;
+    this.insertRows(recordingId, items.length, items[items.length - 1]!.t, (i, out, at) => itemColumns(recordingId, items[i]!, out, at));
+  }
+
+  /** insertItems for rows packed on another thread (see item-rows.ts), in the caller's transaction. */
+  insertPacked(recordingId: number, p: PackedRows): void {
+    if (p.count === 0) return;
+    const arena = Buffer.from(p.arena);
+    this.insertRows(recordingId, p.count, p.lastT, (i, out, at) => {
+      unpackRow(p, arena, i, recordingId, out, at);
+      return 0;
+    }, p.frames);
+  }
+
+  /**
+   * Inserts `n` rows, row i's columns written by `row` (which returns 1 for a frame, else 0, unless
+   * `frames` counts them), and bumps the recording's counters; `lastT` is the last row's time.
+   */
+  private insertRows(recordingId: number, n: number, lastT: number, row: (i: number, out: unknown[], at: number) => number, frames?: number): void {
     const one = this.stmt(`${INSERT_ITEMS} ${itemPlaceholders(1)}`);
     const many = this.stmt(`${INSERT_ITEMS} ${itemPlaceholders(ROWS_PER_INSERT)}`);
-    const row = this.itemRow ??= new Array<unknown>(ITEM_COLUMNS);
+    const single = this.itemRow ??= new Array<unknown>(ITEM_COLUMNS);
     const rows = this.itemRows ??= new Array<unknown>(ITEM_COLUMNS * ROWS_PER_INSERT);
-    let frames = 0;
-    const whole = items.length - (items.length % ROWS_PER_INSERT);
+    let counted = 0;
+    const whole = n - (n % ROWS_PER_INSERT);
     for (let i = 0; i < whole; i += ROWS_PER_INSERT) {
-      for (let k = 0; k < ROWS_PER_INSERT; k++) frames += itemColumns(recordingId, items[i + k]!, rows, k * ITEM_COLUMNS);
+      for (let k = 0; k < ROWS_PER_INSERT; k++) counted += row(i + k, rows, k * ITEM_COLUMNS);
       many.run(rows);
     }
-    for (let i = whole; i < items.length; i++) {
-      frames += itemColumns(recordingId, items[i]!, row, 0);
-      one.run(row);
+    for (let i = whole; i < n; i++) {
+      counted += row(i, single, 0);
+      one.run(single);
     }
     rows.fill(null); // no raw line stays referenced between batches
-    row.fill(null);
+    single.fill(null);
     this.stmt(
       `UPDATE recordings SET item_count = item_count + ?, frame_count = frame_count + ?, heartbeat_at = ?,
          duration_ms = MAX(COALESCE(duration_ms, 0), ?) WHERE id = ?`,
-    ).run(items.length, frames, Date.now(), items[items.length - 1]!.t, recordingId);
+    ).run(n, frames ?? counted, Date.now(), lastT, recordingId);
   }
 
   /** Appends findings and bumps the recording's severity counters. */
@@ -910,7 +929,6 @@ export { peerInfoOf, peerInfoFromFrame };
 const HOST_START = 'hostStart';
 
 const INSERT_ITEMS = `INSERT INTO items (recording_id, seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated) VALUES`;
-const ITEM_COLUMNS = 15;
 /** Items imported per appendItems (a transaction's savepoint), as a transcript streams in. */
 const IMPORT_BATCH = 2000;
 /** Rows per multi-row INSERT (480 bound values, well under SQLite's limit of 32766). */
@@ -919,38 +937,6 @@ const ROWS_PER_INSERT = 32;
 function itemPlaceholders(rows: number): string {
   const one = `(${new Array(ITEM_COLUMNS).fill('?').join(', ')})`;
   return new Array(rows).fill(one).join(', ');
-}
-
-/** Writes an item's columns into `out` from `at` (in INSERT_ITEMS order); returns 1 for a frame, else 0. */
-function itemColumns(recordingId: number, it: Item, out: unknown[], at: number): number {
-  out[at] = recordingId;
-  out[at + 1] = it.seq;
-  out[at + 2] = it.t;
-  out[at + 3] = it.dir;
-  if (it.dir === 'c2a' || it.dir === 'a2c') {
-    const f = it as Frame;
-    out[at + 4] = f.kind;
-    out[at + 5] = f.method ?? null;
-    out[at + 6] = f.id === undefined ? null : JSON.stringify(f.id);
-    out[at + 7] = f.replyTo ?? null;
-    out[at + 8] = f.latency ?? null;
-    out[at + 9] = f.sessionId ?? null;
-    out[at + 10] = f.size;
-    out[at + 11] = f.raw;
-    out[at + 12] = f.rawBase64 !== undefined ? Buffer.from(f.rawBase64, 'base64') : null;
-    out[at + 13] = f.parseError ?? null;
-    out[at + 14] = f.truncated ? 1 : null;
-    return 1;
-  }
-  const stderr = it.dir === 'stderr';
-  out[at + 4] = stderr ? null : (it as EventItem).type;
-  for (let k = 5; k < 10; k++) out[at + k] = null;
-  out[at + 10] = stderr ? Buffer.byteLength(it.raw) : null;
-  out[at + 11] = stderr ? it.raw : JSON.stringify((it as EventItem).data);
-  out[at + 12] = null;
-  out[at + 13] = null;
-  out[at + 14] = null;
-  return 0;
 }
 
 export interface RunningRow { id: number; host_pid: number | null; header: string | null; ended_at?: string | null }

@@ -66,14 +66,17 @@ function removeIfAbandoned(path: string): void {
   } catch { /* gone meanwhile */ }
 }
 
-/** Indexes one claimed log to its end with the tap's own recorder, resuming from the claim. */
+/**
+ * Indexes one claimed log to its end, resuming from the claim: the tap's own recorder's parts, on two
+ * threads (split-recorder.ts).
+ */
 async function indexCapture(dbPath: string, path: string, name: string, header: CaptureHeader, claim: { id: number; indexed: number; state: string | null; storedSeq: number }, say: (msg: string) => void): Promise<void> {
-  const { startRecorder } = await import('./recorder/index.js');
+  const { startSplitRecorder } = await import('./split-recorder.js');
   const send = (m: FromRecorder) => {
     if ('warn' in m) say(`acp-inspect: recording ${claim.id}: ${m.warn}`);
   };
   let fatal: unknown = null;
-  const rec = startRecorder({
+  const rec = startSplitRecorder({
     dbPath, name: header.name, command: header.command, cwd: header.cwd, hostPid: header.hostPid, startedAt: header.startedAt,
     redact: header.redact, maxFrameBytes: header.maxFrameBytes, check: header.check, ui: null,
     capture: { path, name },

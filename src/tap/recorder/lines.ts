@@ -12,7 +12,7 @@ import { frameFromDecoded } from '../../wire/make-frame.js';
 import { chunkFrameOf, type ChunkKind } from '../../wire/chunk-frame.js';
 import { Correlator, type PendingRequest } from '../../wire/correlate.js';
 import type { Frame, Item } from '../../wire/frame.js';
-import { peerInfoFromFrame } from '../../store/store.js';
+import { peerInfoFromFrame } from '../../wire/peer-info.js';
 import { redactFrame } from '../../redact.js';
 
 /** Lines longer than the cap are kept cut (and marked truncated), so recorder memory stays bounded. */

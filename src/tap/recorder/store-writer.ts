@@ -17,24 +17,27 @@ import type { FromRecorder, RecorderConfig } from '../messages.js';
 import type { Frame, Item } from '../../wire/frame.js';
 import { Store, processIdentity, processStartId, toStoreError, type StoredFinding } from '../../store/store.js';
 import type { Guard } from './guard.js';
+import type { PackedRows } from '../../store/item-rows.js';
+import { FLUSH_BYTES, FLUSH_ITEMS, FLUSH_MS, STATE_EVERY_BYTES } from './batch-bounds.js';
 
-/** Flush at least this often, and sooner when a batch grows past these bounds. */
-const FLUSH_MS = 50;
-const FLUSH_ITEMS = 500;
-const FLUSH_BYTES = 4 * 1024 * 1024;
+/**
+ * A batch made on the indexer's worker (see index-worker.ts): its rows, their findings, where the log
+ * is indexed up to after them, the indexer's state there when it is to be saved, and what the items
+ * said of the peers or of the recording.
+ */
+export interface PackedBatch {
+  rows: PackedRows | null;
+  findings: StoredFinding[];
+  offset: number;
+  state: string | null;
+  peer: Record<string, unknown> | null;
+  incomplete: string | null;
+}
+
 /** How often a locked database is tried again. */
 const RETRY_MS = 250;
 /** Items kept in memory while the database is busy; beyond this they are dropped (a gap). */
 const MAX_PENDING_BYTES = 96 * 1024 * 1024;
-/**
- * The indexer's state (lines in progress, requests waiting for their answer, the checker's fold) is
- * saved with a batch once the log has moved this far since it was last saved, and when the tap hands
- * the log on. An indexer that takes over makes again the items between the saved state and the last
- * one stored, for its checker (about 20 µs a 1 KiB frame): at most this much of the log. Saving the
- * state costs in proportion to the checker's (every session, tool call and message id), so not with
- * every batch.
- */
-const STATE_EVERY_BYTES = 8 * 1024 * 1024;
 /** Findings written per statement batch before the progress counter moves (see flush). */
 const FINDINGS_SLICE = 500;
 /**
@@ -79,6 +82,8 @@ export interface WriterHooks {
   onFatal(e: unknown): void;
   /** The recording was deleted (rm, prune, the UI) while this indexed it: take nothing more. */
   gone(): void;
+  /** `n` packed batches (addPacked) were written. */
+  written?(n: number): void;
 }
 
 /** Peer names and versions, as the recording's row holds them. */
@@ -100,6 +105,8 @@ export class StoreWriter {
   private incompleteReason: string | null = null;
   private items: Item[] = [];
   private findings: StoredFinding[] = [];
+  /** Batches made on the indexer's worker, written in order (see addPacked). */
+  private packed: PackedBatch[] = [];
   private bytes = 0;
   private dropped = 0;
   private flushTimer: NodeJS.Timeout | null = null;
@@ -230,14 +237,40 @@ export class StoreWriter {
     if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), FLUSH_MS);
   }
 
+  /**
+   * Queues a batch made on the indexer's worker and writes it (with what waits before it) unless the
+   * database is locked: one transaction, as a batch made here. Its state is saved as it came.
+   */
+  addPacked(b: PackedBatch): void {
+    this.packed.push(b);
+    this.bytes += b.rows?.arena.byteLength ?? 0;
+    if (b.peer) this.setPeer(b.peer);
+    if (b.incomplete) this.noteIncomplete(b.incomplete);
+    if (!this.blocked) this.flush();
+  }
+
+  /** Items (or packed batches) waiting to be written. */
+  private get pending(): number {
+    return this.items.length + this.packed.length;
+  }
+
+  /** Rows waiting to be written. */
+  private get pendingRows(): number {
+    return this.packed.reduce((n, b) => n + (b.rows?.count ?? 0), this.items.length);
+  }
+
   /** A record of the capture log is indexed whole: the batch is written here when it is due. */
   recordDone(): void {
     if (!this.blocked && (this.items.length >= FLUSH_ITEMS || this.bytes >= FLUSH_BYTES)) this.flush();
   }
 
+  /** Forgets what waits (written, or given up); the worker hears of its batches (hooks.written). */
   private clear(): void {
+    const batches = this.packed.length;
     this.items = [];
     this.findings = [];
+    this.packed = [];
+    if (batches > 0) this.hooks.written?.(batches);
     this.bytes = 0;
   }
 
@@ -256,10 +289,10 @@ export class StoreWriter {
     }
     if (this.opening) this.openStore();
     if (this.gone) this.clear();
-    if (this.items.length === 0 && this.findings.length === 0 && !saveState) return;
+    if (this.pending === 0 && this.findings.length === 0 && !saveState) return;
     if (this.opening) {
       if (this.bytes >= MAX_PENDING_BYTES) {
-        this.dropped += this.items.length;
+        this.dropped += this.pendingRows;
         this.incompleteReason ??= `the database was locked for too long; ${this.dropped} items were not recorded`;
         this.clear();
       }
@@ -272,13 +305,19 @@ export class StoreWriter {
       return;
     }
     try {
-      const { items, findings } = this;
+      const { items, findings, packed } = this;
       const offset = this.hooks.indexedTo();
-      const state = saveState || offset - this.stateSavedAt >= STATE_EVERY_BYTES ? this.hooks.state() : null;
+      // A packed batch brings its own state (the worker's, where it ended).
+      const state = packed.length === 0 && (saveState || offset - this.stateSavedAt >= STATE_EVERY_BYTES) ? this.hooks.state() : null;
       guard.sql(() => store.db.transaction(() => {
         store.insertItems(recordingId, items);
         if (state !== null) store.saveIndexState(recordingId, offset, state);
         this.appendFindings(store, recordingId, findings);
+        for (const b of packed) {
+          if (b.rows) store.insertPacked(recordingId, b.rows);
+          if (b.state !== null) store.saveIndexState(recordingId, b.offset, b.state);
+          this.appendFindings(store, recordingId, b.findings);
+        }
       })());
       if (state !== null) this.stateSavedAt = offset;
       this.unCheckpointed += this.bytes;
@@ -294,7 +333,7 @@ export class StoreWriter {
         this.retrySoon();
       } else {
         this.stalled = false; // not a lock (or held too long): dropped below; the intake goes on
-        this.dropped += this.items.length;
+        this.dropped += this.pendingRows;
         this.clear();
         this.warnOnce(`recording incomplete: cannot write to ${this.config.dbPath} (${(e as Error).message}); forwarding continues`);
       }
@@ -412,7 +451,7 @@ export class StoreWriter {
   async finish(code: number | null, signal: string | null, exitT: number, deadline: number, interrupted: boolean, last: StoredFinding[]): Promise<void> {
     const { config } = this;
     this.flush();
-    while (this.items.length > 0 && Date.now() < deadline) {
+    while (this.pending > 0 && Date.now() < deadline) {
       if (this.flushTimer) clearTimeout(this.flushTimer);
       this.flushTimer = null;
       await new Promise((r) => setTimeout(r, RETRY_MS));
@@ -423,7 +462,7 @@ export class StoreWriter {
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
     const { store, recordingId, guard } = this;
-    if (this.items.length > 0) {
+    if (this.pending > 0) {
       // Still locked: the capture log keeps what is not stored, and the next opener stores it.
       if (store && recordingId !== null) {
         try { guard.sql(() => store.releaseCapture(recordingId)); } catch { /* the lease goes with this process */ }

@@ -1,0 +1,22 @@
+/**
+ * When the recorder writes a batch (one SQLite transaction), and when the indexer's state goes with
+ * it: shared by the store writer and the indexer's worker (index-worker.ts), which makes the batches
+ * the writer writes.
+ */
+
+/** Flush at least this often, and sooner when a batch grows past these bounds. */
+export const FLUSH_MS = 50;
+export const FLUSH_ITEMS = 500;
+export const FLUSH_BYTES = 4 * 1024 * 1024;
+/**
+ * The indexer's state (lines in progress, requests waiting for their answer, the checker's fold) is
+ * saved with a batch once the log has moved this far since it was last saved, and when the tap hands
+ * the log on. An indexer that takes over makes again the items between the saved state and the last
+ * one stored, for its checker (about 20 µs a 1 KiB frame): at most this much of the log. Saving the
+ * state costs in proportion to the checker's (every session, tool call and message id), so not with
+ * every batch.
+ */
+export const STATE_EVERY_BYTES = 8 * 1024 * 1024;
+
+/** Batches an indexer's worker makes ahead of its writer (see index-worker.ts) before it waits. */
+export const MAX_IN_FLIGHT = 4;

@@ -1,0 +1,113 @@
+/**
+ * An indexer on two threads, for a capture log whose tap is gone (recover.ts): a worker makes the
+ * batches (reading the log, splitting lines, parsing, checking, packing rows: index-worker.ts) while
+ * this thread writes them into SQLite (store-writer.ts), each batch in its own transaction with the
+ * state the worker saved with it, exactly as the tap's recorder writes its own. On a 1 KiB flood
+ * SQLite's inserts are about three quarters of an indexer's time and the making the rest: the two
+ * overlap, and indexing runs at SQLite's own rate instead of about 0.75 of it.
+ *
+ * The tap's own recorder stays on one thread (recorder/index.ts): beside a live session a second
+ * isolate would cost the tap about 10 MB and compete with the agent and the client for the CPU.
+ */
+import { statSync } from 'node:fs';
+import type { Worker as WorkerType } from 'node:worker_threads';
+import type { FromRecorder, RecorderConfig } from './messages.js';
+import type { FromIndexWorker, ToIndexWorker } from './index-worker.js';
+import { StoreWriter } from './recorder/store-writer.js';
+import { Guard } from './recorder/guard.js';
+import { MAX_IN_FLIGHT } from './recorder/batch-bounds.js';
+import { lazyRequire } from './agent.js';
+
+/**
+ * The worker's entry, relative to this module and to the CLI's bundle (one folder below dist/src as
+ * this module is), hence through the folder's name.
+ */
+const INDEX_WORKER = '../tap/index-worker.js';
+
+
+export interface SplitRecorderOptions {
+  /** SQLite's busy timeout (ms): how long one write may wait for a database another process holds. */
+  busyTimeoutMs: number;
+  /** Called when a part of the indexer fails unexpectedly (a bug); indexing stops, to resume at the next open. */
+  onFatal(e: unknown): void;
+}
+
+/** Indexes a finished capture log (config.resume says where to start) to its end; `done` resolves then, or once stopped. */
+export function startSplitRecorder(config: RecorderConfig, send: (m: FromRecorder) => void, opts: SplitRecorderOptions): { done: Promise<void> } {
+  let resolveDone!: () => void;
+  const done = new Promise<void>((r) => (resolveDone = r));
+  const link = new SharedArrayBuffer(4);
+  const inFlight = new Int32Array(link);
+  let size = 0;
+  try { size = statSync(config.capture.path).size; } catch { /* gone: the worker says so */ }
+  let written = config.resume?.indexed ?? 0;
+  let worker: WorkerType | null = null;
+  let finishing = false;
+  let over = false;
+  const end = () => {
+    if (over) return;
+    over = true;
+    void worker?.terminate();
+    resolveDone();
+  };
+  const fatal = (e: unknown) => {
+    if (over) return;
+    opts.onFatal(e);
+    writer.close();
+    end();
+  };
+  const writer = new StoreWriter(config, new Guard(undefined), {
+    send,
+    inBurst: () => written < size,
+    arriving: () => false,
+    backlog: () => Math.max(0, size - written),
+    lastTraffic: () => 0,
+    indexedTo: () => written,
+    state: () => null,
+    onFatal: fatal,
+    gone: end,
+    written: (n) => {
+      if (Atomics.sub(inFlight, 0, n) >= MAX_IN_FLIGHT) worker?.postMessage('go' satisfies ToIndexWorker);
+    },
+  }, opts.busyTimeoutMs);
+
+  writer.openStore();
+  if (writer.failed) {
+    send({ done: true });
+    end();
+    return { done };
+  }
+  try {
+    const { Worker } = lazyRequire('node:worker_threads') as { Worker: typeof WorkerType };
+    worker = new Worker(new URL(INDEX_WORKER, import.meta.url), { workerData: { config, link }, stdout: false, stderr: false });
+  } catch (e) {
+    fatal(e);
+    return { done };
+  }
+  worker.on('message', (m: FromIndexWorker) => {
+    if (over) return;
+    if ('batch' in m) {
+      written = m.batch.offset;
+      writer.addPacked(m.batch);
+
+    } else if ('warn' in m) writer.warnOnce(m.warn);
+    else if ('info' in m) send({ info: m.info });
+    else if ('finish' in m) {
+      finishing = true;
+      const { code, signal, t, interrupted, last } = m.finish;
+      writer.finish(code, signal, t, Date.now() + 2500, interrupted, last).then(() => {
+        send({ done: true });
+        end();
+      }, fatal);
+    } else if ('gone' in m) {
+      // The log went since this indexer took it: its recording was deleted (Store.deleteRecording).
+      writer.close();
+      send({ done: true });
+      end();
+    } else if ('stopped' in m) end();
+    else if ('failed' in m) fatal(new Error(m.failed));
+  });
+  worker.on('error', fatal);
+  worker.on('exit', () => { if (!finishing) fatal(new Error('the indexer\'s worker stopped')); });
+  return { done };
+}
