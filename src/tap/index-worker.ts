@@ -37,6 +37,9 @@ interface SavedState extends IndexState {
   checker?: CheckerSnapshot | null;
 }
 
+// Tests make the worker fail at its start, to see the indexer go on without it (see recover.ts).
+if (process.env.ACP_INSPECT_TEST_INDEX_WORKER_FAILS === '1') throw new Error('the index worker failed (ACP_INSPECT_TEST_INDEX_WORKER_FAILS)');
+
 const { config, link } = workerData as { config: RecorderConfig; link: SharedArrayBuffer };
 const port = parentPort!;
 /** [0]: batches in flight (this adds, the writer subtracts). */

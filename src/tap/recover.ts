@@ -8,12 +8,12 @@
  * indexes it to its end, finishes the recording (`interrupted`, with the time of its last frame, when
  * the log has no finish record: its tap died) and removes the log.
  */
-import { rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Store, processIdentity, writerAlive } from '../store/store.js';
 import { capturesDir, listCaptureLogs } from '../store/paths.js';
 import { readCaptureHeader, type CaptureHeader } from './capture-log.js';
-import type { FromRecorder } from './messages.js';
+import type { FromRecorder, RecorderConfig } from './messages.js';
 
 /** How long a log that holds no header yet is left alone (its tap may be starting). */
 const HEADERLESS_GRACE_MS = 10_000;
@@ -38,10 +38,7 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
       const store = Store.open(dbPath, { busyTimeout: 10_000 });
       let claim;
       try {
-        claim = store.claimCapture(name, me, tapAlive, () => ({
-          name: header.name, startedAt: header.startedAt, status: 'running', command: header.command, cwd: header.cwd,
-          hostPid: header.hostPid, hostStart: header.hostStart,
-        }));
+        claim = store.claimCapture(name, me, tapAlive, () => newRecording(header));
       } finally {
         store.close();
       }
@@ -68,20 +65,54 @@ function removeIfAbandoned(path: string): void {
 
 /**
  * Indexes one claimed log to its end, resuming from the claim: the tap's own recorder's parts, on two
- * threads (split-recorder.ts).
+ * threads (split-recorder.ts). Should that fail (a worker thread that cannot start, or fails), the
+ * tap's own recorder goes on on this thread from where the database says the first got.
  */
-async function indexCapture(dbPath: string, path: string, name: string, header: CaptureHeader, claim: { id: number; indexed: number; state: string | null; storedSeq: number }, say: (msg: string) => void): Promise<void> {
-  const { startSplitRecorder } = await import('./split-recorder.js');
+async function indexCapture(dbPath: string, path: string, name: string, header: CaptureHeader, claim: Claim, say: (msg: string) => void): Promise<void> {
   const send = (m: FromRecorder) => {
     if ('warn' in m) say(`acp-inspect: recording ${claim.id}: ${m.warn}`);
   };
-  let fatal: unknown = null;
-  const rec = startSplitRecorder({
+  const config = (c: Claim): RecorderConfig => ({
     dbPath, name: header.name, command: header.command, cwd: header.cwd, hostPid: header.hostPid, startedAt: header.startedAt,
     redact: header.redact, maxFrameBytes: header.maxFrameBytes, check: header.check, ui: null,
     capture: { path, name },
-    resume: { recordingId: claim.id, indexed: claim.indexed, state: claim.state, storedSeq: claim.storedSeq },
-  }, send, { busyTimeoutMs: 10_000, onFatal: (e) => { fatal = e; } });
-  await rec.done;
+    resume: { recordingId: c.id, indexed: c.indexed, state: c.state, storedSeq: c.storedSeq },
+  });
+  let fatal: unknown = null;
+  const onFatal = (e: unknown) => { fatal = e; };
+  const { startSplitRecorder } = await import('./split-recorder.js');
+  await startSplitRecorder(config(claim), send, { busyTimeoutMs: 10_000, onFatal }).done;
+  if (fatal && existsSync(path)) {
+    const again = reclaim(dbPath, name, header);
+    if (again) {
+      fatal = null;
+      const { startRecorder } = await import('./recorder/index.js');
+      await startRecorder(config(again), send, { busyTimeoutMs: 10_000, onFatal }).done;
+    }
+  }
   if (fatal) say(`acp-inspect: recording ${claim.id}: indexing failed (${(fatal as Error).message ?? String(fatal)}); it resumes at the next open`);
+}
+
+type Claim = { id: number; indexed: number; state: string | null; storedSeq: number };
+
+/** Claims a log again (this process holds it): where its indexing got now. */
+function reclaim(dbPath: string, name: string, header: CaptureHeader): Claim | null {
+  try {
+    const store = Store.open(dbPath, { busyTimeout: 10_000 });
+    try {
+      return store.claimCapture(name, processIdentity(), false, () => newRecording(header));
+    } finally {
+      store.close();
+    }
+  } catch {
+    return null;
+  }
+}
+
+/** The recording a log's header makes, when no recording names the log yet. */
+function newRecording(header: CaptureHeader) {
+  return {
+    name: header.name, startedAt: header.startedAt, status: 'running' as const, command: header.command, cwd: header.cwd,
+    hostPid: header.hostPid, hostStart: header.hostStart,
+  };
 }

@@ -164,6 +164,28 @@ describe.concurrent('an indexer taking over a capture log', () => {
     expect(await checkJson(db)).toBe(await checkJson(ref));
   });
 
+  it('on one thread, when the worker that makes the batches fails, stores what the two threads store', async () => {
+    const { db: orig, ref } = await made;
+    const db = join(tmp.dir, 'one-thread.db');
+    copyDb(orig, db);
+    const r = await run(['index', '--db', db], { env: { ...env, ACP_INSPECT_TEST_INDEX_WORKER_FAILS: '1' } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr.toString()).toBe('');
+    expect(recording(db).capture).toBeNull();
+    expect(stored(db)).toEqual(stored(ref));
+    expect(await checkJson(db)).toBe(await checkJson(ref));
+    // The rows themselves, byte for byte.
+    const rows = (file: string) => {
+      const d = new Database(file, { readonly: true, fileMustExist: true });
+      try {
+        return d.prepare(`SELECT seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, hex(raw), hex(raw_bytes), parse_error, truncated FROM items ORDER BY seq`).raw().all();
+      } finally {
+        d.close();
+      }
+    };
+    expect(rows(db)).toEqual(rows(ref));
+  });
+
   it('killed as it marks the log indexed, leaves the end-of-recording findings to the next, which stores them once', async () => {
     const { db: orig, ref } = await made;
     const db = join(tmp.dir, 'last.db');
