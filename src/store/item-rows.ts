@@ -5,7 +5,8 @@
  *
  * Packed rows are three typed arrays and one byte arena, all transferred (moved, never copied): a
  * batch of 500 1 KiB frames cloned as objects cost the receiving thread about 1 µs a row, packed
- * 0.25 µs (its raw text decoded from the arena). The receiving thread is the one SQLite keeps busy.
+ * 0.25 µs with its raw text decoded from the arena, and less with the raw text bound as the bytes it
+ * is (see Store.insertPacked). The receiving thread is the one SQLite keeps busy.
  */
 import type { EventItem, Frame, Item } from '../wire/frame.js';
 
@@ -48,6 +49,8 @@ export function itemColumns(recordingId: number, it: Item, out: unknown[], at: n
 const NUM_COLS = [1, 2, 7, 8, 10, 14] as const;
 const STR_COLS = [3, 4, 5, 6, 9, 13] as const;
 const RAW = 11;
+/** The column of the raw text. */
+export const ITEM_RAW = RAW;
 const RAW_BYTES = 12;
 /** Per row: the numbers, then the raw text's and the raw bytes' start and length in the arena (-1: none). */
 const NUMS = NUM_COLS.length + 4;
@@ -173,7 +176,8 @@ export class RowPacker {
 
 /**
  * Unpacks row `i` of `p` into `out` from `at` (in INSERT order), for `recordingId`; `arena` is
- * Buffer.from(p.arena). Returns the row's columns as itemColumns wrote them before packing.
+ * Buffer.from(p.arena). The row's columns as itemColumns wrote them before packing, but for the raw
+ * text, which comes as its UTF-8 bytes (a view of the arena: see Store.insertPacked).
  */
 export function unpackRow(p: PackedRows, arena: Buffer, i: number, recordingId: number, out: unknown[], at: number): void {
   out[at] = recordingId;
@@ -189,7 +193,7 @@ export function unpackRow(p: PackedRows, arena: Buffer, i: number, recordingId: 
     out[at + STR_COLS[k]!] = x < 0 ? null : strings[x]!;
   }
   const r = nums[n + NUM_COLS.length]!;
-  out[at + RAW] = arena.toString('utf8', r, r + nums[n + NUM_COLS.length + 1]!);
+  out[at + RAW] = arena.subarray(r, r + nums[n + NUM_COLS.length + 1]!);
   const b = nums[n + NUM_COLS.length + 2]!;
   out[at + RAW_BYTES] = b < 0 ? null : arena.subarray(b, b + nums[n + NUM_COLS.length + 3]!);
 }

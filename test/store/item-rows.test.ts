@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { Store } from '../../src/store/store.js';
-import { ITEM_COLUMNS, RowPacker, itemColumns, transferList, unpackRow, type PackedRows } from '../../src/store/item-rows.js';
+import { ITEM_COLUMNS, ITEM_RAW, RowPacker, itemColumns, transferList, unpackRow, type PackedRows } from '../../src/store/item-rows.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import type { Item } from '../../src/wire/frame.js';
 import { ROOT, seededRandom, tempDir } from '../helpers.js';
@@ -59,6 +59,8 @@ describe('packed rows', () => {
         batch.forEach((it, i) => {
           itemColumns(42, it, want, 0);
           unpackRow(p, arena, i, 42, got, 0);
+          // The raw text comes as its UTF-8 bytes.
+          want[ITEM_RAW] = Buffer.from(want[ITEM_RAW] as string);
           expect(got.map(bytes)).toEqual(want.map(bytes));
         });
         at += batch.length;
