@@ -418,40 +418,41 @@ export class Store {
    * another, cost a seventh of an import's insert CPU and a tenth of the recorder's.
    */
   insertItems(recordingId: number, items: Item[]): void {
-    if (items.length === 0) return;
-    this.insertRows(recordingId, items.length, items[items.length - 1]!.t, (i, out, at) => itemColumns(recordingId, items[i]!, out, at));
+    if (items.length > 0) this.insertRows(recordingId, items, null);
   }
 
   /** insertItems for rows packed on another thread (see item-rows.ts), in the caller's transaction. */
   insertPacked(recordingId: number, p: PackedRows): void {
-    if (p.count === 0) return;
-    const arena = Buffer.from(p.arena);
-    this.insertRows(recordingId, p.count, p.lastT, (i, out, at) => {
-      unpackRow(p, arena, i, recordingId, out, at);
-      return 0;
-    }, p.frames, true);
+    if (p.count > 0) this.insertRows(recordingId, null, p);
   }
 
   /**
-   * Inserts `n` rows, row i's columns written by `row` (which returns 1 for a frame, else 0, unless
-   * `frames` counts them), and bumps the recording's counters; `lastT` is the last row's time.
-   * `rawBytes`: `raw` comes as its UTF-8 bytes, stored as the text they are (CAST(? AS TEXT): no
-   * string is made of them, and SQLite copies them as they are; 0.35-0.6 µs less CPU a 1 KiB row
-   * than binding the string).
+   * Inserts `items`, or the packed rows `p`, and bumps the recording's counters. A packed row's raw
+   * text comes as its UTF-8 bytes, stored as the text they are (CAST(? AS TEXT): no string is made of
+   * them, and SQLite copies them as they are; 0.35-0.6 µs less CPU a 1 KiB row than binding the
+   * string). No callback per row: with one (a closure over the items), an import under a 24 MiB
+   * heap ran out of it.
    */
-  private insertRows(recordingId: number, n: number, lastT: number, row: (i: number, out: unknown[], at: number) => number, frames?: number, rawBytes = false): void {
-    const one = this.stmt(`${INSERT_ITEMS} ${itemPlaceholders(1, rawBytes)}`);
-    const many = this.stmt(`${INSERT_ITEMS} ${itemPlaceholders(ROWS_PER_INSERT, rawBytes)}`);
+  private insertRows(recordingId: number, items: Item[] | null, p: PackedRows | null): void {
+    const packed = p !== null;
+    const n = p ? p.count : items!.length;
+    const arena = p ? Buffer.from(p.arena) : null;
+    const one = this.stmt(`${INSERT_ITEMS} ${itemPlaceholders(1, packed)}`);
+    const many = this.stmt(`${INSERT_ITEMS} ${itemPlaceholders(ROWS_PER_INSERT, packed)}`);
     const single = this.itemRow ??= new Array<unknown>(ITEM_COLUMNS);
     const rows = this.itemRows ??= new Array<unknown>(ITEM_COLUMNS * ROWS_PER_INSERT);
-    let counted = 0;
+    let frames = 0;
     const whole = n - (n % ROWS_PER_INSERT);
     for (let i = 0; i < whole; i += ROWS_PER_INSERT) {
-      for (let k = 0; k < ROWS_PER_INSERT; k++) counted += row(i + k, rows, k * ITEM_COLUMNS);
+      for (let k = 0; k < ROWS_PER_INSERT; k++) {
+        if (p) unpackRow(p, arena!, i + k, recordingId, rows, k * ITEM_COLUMNS);
+        else frames += itemColumns(recordingId, items![i + k]!, rows, k * ITEM_COLUMNS);
+      }
       many.run(rows);
     }
     for (let i = whole; i < n; i++) {
-      counted += row(i, single, 0);
+      if (p) unpackRow(p, arena!, i, recordingId, single, 0);
+      else frames += itemColumns(recordingId, items![i]!, single, 0);
       one.run(single);
     }
     rows.fill(null); // no raw line stays referenced between batches
@@ -459,7 +460,7 @@ export class Store {
     this.stmt(
       `UPDATE recordings SET item_count = item_count + ?, frame_count = frame_count + ?, heartbeat_at = ?,
          duration_ms = MAX(COALESCE(duration_ms, 0), ?) WHERE id = ?`,
-    ).run(n, frames ?? counted, Date.now(), lastT, recordingId);
+    ).run(n, p ? p.frames : frames, Date.now(), p ? p.lastT : items![n - 1]!.t, recordingId);
   }
 
   /** Appends findings and bumps the recording's severity counters. */
