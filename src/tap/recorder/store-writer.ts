@@ -54,8 +54,16 @@ const CHECKPOINT_FORCE_BYTES = 64 * 1024 * 1024;
  * thread of Node's pool (see flushLogAhead).
  */
 const LOG_FLUSH_BYTES = 8 * 1024 * 1024;
-/** A checkpoint waits until the capture log has been quiet for this long. */
+/**
+ * A checkpoint waits until the capture log has been quiet for this long, and as long after a
+ * burst's backlog was caught up: a session whose agent just flooded is likely to flood again, and a
+ * checkpoint run at the moment of catching up (50-200 ms of the recorder's thread and the disk)
+ * landed on the next flood's first tens of milliseconds: in a bench session every flood after the
+ * first met the checkpoint of the one before.
+ */
 const CHECKPOINT_QUIET_MS = 250;
+/** A backlog this large is a burst's (see CHECKPOINT_QUIET_MS). */
+const BURST_BACKLOG_BYTES = 512 * 1024;
 /**
  * The recorder's page cache (KiB). It only appends: what it needs cached is the last page of the
  * table and of each index and the paths down to them, a few hundred KiB. SQLite's default in this
@@ -122,6 +130,9 @@ export class StoreWriter {
   private readonly peer: PeerInfo = {};
   /** Where the log was indexed up to when the indexer's state was last saved. */
   private stateSavedAt: number;
+  /** Whether a burst's backlog is being indexed, and when the last one was caught up (performance.now()). */
+  private burstBacklog = false;
+  private caughtUpAt = -Infinity;
 
   constructor(private readonly config: RecorderConfig, private readonly guard: Guard, private readonly hooks: WriterHooks, private readonly busyTimeoutMs: number) {
     this.stateSavedAt = config.resume?.indexed ?? 0;
@@ -382,17 +393,32 @@ export class StoreWriter {
     }
   }
 
-  /** Checkpoints once the session is quiet (or the log very large), never in the middle of a burst. */
+  /**
+   * Checkpoints once the session is quiet (or the log very large), never in the middle of a burst
+   * nor right after one was caught up (see CHECKPOINT_QUIET_MS).
+   */
   private checkpointSoon(): void {
+    const afterBurst = () => {
+      const backlog = this.hooks.backlog();
+      if (backlog > BURST_BACKLOG_BYTES) this.burstBacklog = true;
+      else if (this.burstBacklog && backlog === 0) {
+        this.burstBacklog = false;
+        this.caughtUpAt = performance.now();
+      }
+      return performance.now() - this.caughtUpAt < CHECKPOINT_QUIET_MS;
+    };
+    const after = afterBurst();
     if (this.unCheckpointed === 0 || this.checkpointTimer) return;
     const { hooks } = this;
-    if (this.unCheckpointed >= CHECKPOINT_FORCE_BYTES && !hooks.arriving() && hooks.backlog() === 0) {
+    // Right after a burst only once the log is twice as large: what the close copies, at the tap's
+    // exit, stays bounded.
+    if (this.unCheckpointed >= (after ? 2 : 1) * CHECKPOINT_FORCE_BYTES && !hooks.arriving() && hooks.backlog() === 0) {
       this.checkpoint();
       return;
     }
     this.checkpointTimer = this.later(() => {
       this.checkpointTimer = null;
-      if (hooks.inBurst() || hooks.backlog() > 0 || performance.now() - hooks.lastTraffic() < CHECKPOINT_QUIET_MS) this.checkpointSoon();
+      if (hooks.inBurst() || hooks.backlog() > 0 || afterBurst() || performance.now() - hooks.lastTraffic() < CHECKPOINT_QUIET_MS) this.checkpointSoon();
       else this.checkpoint();
     }, CHECKPOINT_QUIET_MS);
     this.checkpointTimer.unref();
