@@ -945,6 +945,27 @@ function itemPlaceholders(rows: number, rawBytes = false): string {
   return new Array(rows).fill(`(${cols.join(', ')})`).join(', ');
 }
 
+/**
+ * Copies what SQLite's write-ahead log beside `path` holds into the database (a PASSIVE checkpoint:
+ * it waits for nobody), when there is such a log; the log goes with the last connection's close.
+ * Does nothing, quietly, on a database it cannot open.
+ */
+export function copyLeftLog(path: string): void {
+  try {
+    if (statSync(`${path}-wal`).size === 0) return;
+  } catch {
+    return;
+  }
+  try {
+    const store = Store.open(path);
+    try {
+      store.db.pragma('wal_checkpoint(PASSIVE)');
+    } finally {
+      store.close();
+    }
+  } catch { /* locked, or not ours: the next opener's close copies it */ }
+}
+
 export interface RunningRow { id: number; host_pid: number | null; header: string | null; ended_at?: string | null }
 
 /** Whether a running recording's writer still lives: its pid exists and, where known, is the same process. */

@@ -4,7 +4,7 @@ import { DB_OPTION } from '../options.js';
 export function registerIndex(program: Command): void {
   program
     .command('index')
-    .description('finish indexing what taps left in capture logs (killed taps, or taps that exited before their recording was all indexed); started on its own when needed')
+    .description('finish indexing what taps left in capture logs (killed taps, or taps that exited before their recording was all indexed), and copy SQLite\'s log into the database; started on its own when needed')
     .option(...DB_OPTION)
     .action(async (opts: { db?: string }) => {
       const { existsSync } = await import('node:fs');
@@ -13,6 +13,10 @@ export function registerIndex(program: Command): void {
       const path = opts.db ?? defaultDbPath();
       if (!existsSync(path) && listCaptureLogs(path).length === 0) return;
       const n = await finishCaptures(path, (msg) => process.stderr.write(`${msg}\n`));
+      // A tap that exited right after catching up with a burst leaves SQLite's log uncopied (its exit
+      // does not wait on that): copy it now, so that the next command does not.
+      const { copyLeftLog } = await import('../../store/store.js');
+      copyLeftLog(path);
       if (process.stdout.isTTY) process.stdout.write(`${n === 0 ? 'nothing to index' : `${n} recording${n === 1 ? '' : 's'} indexed`}\n`);
     });
 }

@@ -19,6 +19,7 @@ import { Store, processIdentity, processStartId, toStoreError, type StoredFindin
 import type { Guard } from './guard.js';
 import type { PackedRows } from '../../store/item-rows.js';
 import { FLUSH_BYTES, FLUSH_ITEMS, FLUSH_MS, STATE_EVERY_BYTES } from './batch-bounds.js';
+import { startDetachedIndexer } from '../detached-indexer.js';
 
 /**
  * A batch made on the indexer's worker (see index-worker.ts): its rows, their findings, where the log
@@ -62,6 +63,12 @@ const LOG_FLUSH_BYTES = 8 * 1024 * 1024;
  * first met the checkpoint of the one before.
  */
 const CHECKPOINT_QUIET_MS = 250;
+/**
+ * SQLite's log past which a tap's own recorder does not close the database at the end (its close
+ * would copy the log into it first): right after catching up with 96 MiB of floods, the tap exited
+ * 195-389 ms after its client closed stdin, most of it that copy.
+ */
+const CLOSE_COPY_MAX_BYTES = 16 * 1024 * 1024;
 /** A backlog this large is a burst's (see CHECKPOINT_QUIET_MS). */
 const BURST_BACKLOG_BYTES = 512 * 1024;
 /**
@@ -410,9 +417,7 @@ export class StoreWriter {
     const after = afterBurst();
     if (this.unCheckpointed === 0 || this.checkpointTimer) return;
     const { hooks } = this;
-    // Right after a burst only once the log is twice as large: what the close copies, at the tap's
-    // exit, stays bounded.
-    if (this.unCheckpointed >= (after ? 2 : 1) * CHECKPOINT_FORCE_BYTES && !hooks.arriving() && hooks.backlog() === 0) {
+    if (this.unCheckpointed >= CHECKPOINT_FORCE_BYTES && !after && !hooks.arriving() && hooks.backlog() === 0) {
       this.checkpoint();
       return;
     }
@@ -522,7 +527,14 @@ export class StoreWriter {
         if (this.deleted()) return;
         this.warnOnce(`recording not finished: ${(e as Error).message}`);
       }
-      try { guard.sql(() => store.close()); } catch { /* the tap is exiting; SQLite's journal keeps the file consistent */ }
+      // The last connection's close copies SQLite's log into the database, on this thread, before
+      // the tap can exit. A tap's own recorder with much to copy (a burst caught up just before the
+      // end) leaves it to a detached indexer (`acp-inspect index` copies it), or to whoever opens the
+      // database next: the log is on disk, and the tap's exit must not wait on it. Any other indexer
+      // closes.
+      if (config.resume || this.unCheckpointed < CLOSE_COPY_MAX_BYTES) {
+        try { guard.sql(() => store.close()); } catch { /* the tap is exiting; SQLite's journal keeps the file consistent */ }
+      } else startDetachedIndexer(config.dbPath);
     }
     await this.closeLog();
   }
