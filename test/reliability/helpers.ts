@@ -47,6 +47,30 @@ export function writeAgent(dir: string, name: string, source: string): string {
   return p;
 }
 
+/**
+ * Writes an ACP agent that answers initialize, and session/new with a session "s1" (its result with
+ * `newSessionExtra` too, JSON fields), and gives a prompt `chunks` message chunks of about 1 KiB for
+ * s1, then its answer; returns its path.
+ */
+export function writeChunksAgent(dir: string, name: string, chunks: number, newSessionExtra = ''): string {
+  return writeAgent(dir, name, `${AGENT_STDIO}
+const line = (o) => JSON.stringify({ jsonrpc: '2.0', ...o }) + '\\n';
+onMessages((m) => {
+  if (m.method === 'initialize') out(line({ id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }));
+  else if (m.method === 'session/new') out(line({ id: m.id, result: { sessionId: 's1'${newSessionExtra ? `, ${newSessionExtra}` : ''} } }));
+  else if (m.method === 'session/prompt') {
+    let s = '';
+    for (let i = 0; i < ${chunks}; i++) {
+      const text = String(i).padEnd(940, '.');
+      s += line({ method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } });
+    }
+    out(s);
+    out(line({ id: m.id, result: { stopReason: 'end_turn' } }));
+  }
+});
+`);
+}
+
 export interface RunResult {
   code: number | null;
   signal: NodeJS.Signals | null;

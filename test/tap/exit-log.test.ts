@@ -8,7 +8,7 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { AGENT_STDIO, makeTmp, rpc, run, writeAgent } from '../reliability/helpers.js';
+import { makeTmp, rpc, run, writeChunksAgent } from '../reliability/helpers.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
@@ -17,19 +17,7 @@ const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1' };
 /** 30,000 chunks of about 1 KiB: a burst whose rows fill SQLite's log past what a tap copies on its way out. */
 const CHUNKS = 30_000;
 
-const agent = writeAgent(tmp.dir, 'burst', `${AGENT_STDIO}
-const line = (o) => JSON.stringify({ jsonrpc: '2.0', ...o }) + '\\n';
-onMessages((m) => {
-  if (m.method === 'initialize') out(line({ id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }));
-  else if (m.method === 'session/new') out(line({ id: m.id, result: { sessionId: 's1' } }));
-  else if (m.method === 'session/prompt') {
-    let s = '';
-    for (let i = 0; i < ${CHUNKS}; i++) s += line({ method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: String(i).padEnd(940, '.') } } } });
-    out(s);
-    out(line({ id: m.id, result: { stopReason: 'end_turn' } }));
-  }
-});
-`);
+const agent = writeChunksAgent(tmp.dir, 'burst', CHUNKS);
 
 const walSize = (db: string) => (existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0);
 

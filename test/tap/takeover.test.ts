@@ -11,7 +11,7 @@ import { copyFileSync, cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { AGENT_STDIO, BIN, lockDb, makeTmp, run, start, until, writeAgent, rpc } from '../reliability/helpers.js';
+import { BIN, lockDb, makeTmp, run, start, until, writeChunksAgent, rpc } from '../reliability/helpers.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
@@ -26,22 +26,7 @@ const CHUNKS = 40_000;
  * not know: a finding made only at the end of the recording); a prompt gets CHUNKS 1 KiB message
  * chunks for s1, then its answer.
  */
-const agent = writeAgent(tmp.dir, 'chunks', `${AGENT_STDIO}
-const line = (o) => JSON.stringify({ jsonrpc: '2.0', ...o }) + '\\n';
-onMessages((m) => {
-  if (m.method === 'initialize') out(line({ id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }));
-  else if (m.method === 'session/new') out(line({ id: m.id, result: { sessionId: 's1', notInTheSchema: true } }));
-  else if (m.method === 'session/prompt') {
-    let s = '';
-    for (let i = 0; i < ${CHUNKS}; i++) {
-      const text = String(i).padEnd(940, '.');
-      s += line({ method: 'session/update', params: { sessionId: 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } });
-    }
-    out(s);
-    out(line({ id: m.id, result: { stopReason: 'end_turn' } }));
-  }
-});
-`);
+const agent = writeChunksAgent(tmp.dir, 'chunks', CHUNKS, 'notInTheSchema: true');
 
 /**
  * A recording left unindexed in `db` after the flood: its tap killed (`kill`: an opener marks it
