@@ -111,7 +111,14 @@ export async function startReceiver(mode: Receiver['mode'] = 'ok'): Promise<Rece
   const held: ServerResponse[] = [];
   const r: Receiver = { url: '', port: 0, spans: [], requests: [], mode, close: async () => undefined };
   const server: Server = createServer(async (req, res) => {
-    const body = await readBody(req);
+    let body: Buffer;
+    try {
+      body = await readBody(req);
+    } catch {
+      // The exporter went away mid-request (its process exited, or it gave up on a hanging receiver).
+      res.destroy();
+      return;
+    }
     const contentType = String(req.headers['content-type'] ?? '');
     if (req.method !== 'POST' || req.url !== '/v1/traces') {
       res.writeHead(404).end();
