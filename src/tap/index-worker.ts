@@ -16,7 +16,7 @@ import { RowPacker, transferList } from '../store/item-rows.js';
 import { LineIndexer, type IndexState } from './recorder/lines.js';
 import { LiveCheck } from './recorder/live-checker.js';
 import { Intake } from './recorder/intake.js';
-import { FLUSH_BYTES, FLUSH_ITEMS, MAX_IN_FLIGHT, STATE_EVERY_BYTES } from './recorder/batch-bounds.js';
+import { FLUSH_BYTES, FLUSH_ITEMS, STATE_EVERY_BYTES, batchKiB, inFlightFull } from './recorder/batch-bounds.js';
 import type { CheckerSnapshot } from '../check/checker.js';
 
 /** What the worker tells the thread that writes. */
@@ -42,8 +42,8 @@ if (process.env.ACP_INSPECT_TEST_INDEX_WORKER_FAILS === '1') throw new Error('th
 
 const { config, link } = workerData as { config: RecorderConfig; link: SharedArrayBuffer };
 const port = parentPort!;
-/** [0]: batches in flight (this adds, the writer subtracts). */
-const inFlight = new Int32Array(link, 0, 1);
+/** [0]: batches in flight, [1]: the KiB they hold (this adds, the writer subtracts). */
+const inFlight = new Int32Array(link, 0, 2);
 
 const send = (m: FromIndexWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 const fail = (e: unknown) => send({ failed: (e as Error)?.message ?? String(e) });
@@ -92,6 +92,7 @@ function post(offset: number, withState: boolean): void {
     }
   }
   if (!rows && findings.length === 0 && state === null && !peer && !incomplete) return;
+  Atomics.add(inFlight, 1, batchKiB(rows));
   Atomics.add(inFlight, 0, 1);
   send({ batch: { rows, findings, offset, state, peer, incomplete } }, rows ? transferList(rows) : []);
   findings = [];
@@ -145,7 +146,7 @@ function openIntake(): Intake | null {
           intake?.lookNow();
         }).catch(fail);
       },
-      writerBlocked: () => Atomics.load(inFlight, 0) >= MAX_IN_FLIGHT,
+      writerBlocked: () => inFlightFull(Atomics.load(inFlight, 0), Atomics.load(inFlight, 1)),
       warnOnce,
     });
   } catch (e) {

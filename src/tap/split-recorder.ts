@@ -15,7 +15,7 @@ import type { FromRecorder, RecorderConfig } from './messages.js';
 import type { FromIndexWorker, ToIndexWorker } from './index-worker.js';
 import { StoreWriter } from './recorder/store-writer.js';
 import { Guard } from './recorder/guard.js';
-import { MAX_IN_FLIGHT } from './recorder/batch-bounds.js';
+import { batchKiB, inFlightFull } from './recorder/batch-bounds.js';
 import { lazyRequire } from './agent.js';
 
 /**
@@ -36,8 +36,10 @@ export interface SplitRecorderOptions {
 export function startSplitRecorder(config: RecorderConfig, send: (m: FromRecorder) => void, opts: SplitRecorderOptions): { done: Promise<void> } {
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
-  const link = new SharedArrayBuffer(4);
+  const link = new SharedArrayBuffer(8);
+  /** [batches in flight, the KiB they hold] (see index-worker.ts), and each one's KiB in order. */
   const inFlight = new Int32Array(link);
+  const kibs: number[] = [];
   let size = 0;
   try { size = statSync(config.capture.path).size; } catch { /* gone: the worker says so */ }
   let written = config.resume?.indexed ?? 0;
@@ -67,7 +69,11 @@ export function startSplitRecorder(config: RecorderConfig, send: (m: FromRecorde
     onFatal: fatal,
     gone: end,
     written: (n) => {
-      if (Atomics.sub(inFlight, 0, n) >= MAX_IN_FLIGHT) worker?.postMessage('go' satisfies ToIndexWorker);
+      const full = inFlightFull(Atomics.load(inFlight, 0), Atomics.load(inFlight, 1));
+      Atomics.sub(inFlight, 1, kibs.splice(0, n).reduce((a, k) => a + k, 0));
+      Atomics.sub(inFlight, 0, n);
+      // The worker waited for room: it looks again.
+      if (full) worker?.postMessage('go' satisfies ToIndexWorker);
     },
   }, opts.busyTimeoutMs);
 
@@ -88,6 +94,7 @@ export function startSplitRecorder(config: RecorderConfig, send: (m: FromRecorde
     if (over) return;
     if ('batch' in m) {
       written = m.batch.offset;
+      kibs.push(batchKiB(m.batch.rows));
       writer.addPacked(m.batch);
 
     } else if ('warn' in m) writer.warnOnce(m.warn);

@@ -18,5 +18,20 @@ export const FLUSH_BYTES = 4 * 1024 * 1024;
  */
 export const STATE_EVERY_BYTES = 8 * 1024 * 1024;
 
-/** Batches an indexer's worker makes ahead of its writer (see index-worker.ts) before it waits. */
+/**
+ * Batches an indexer's worker makes ahead of its writer (see index-worker.ts) before it waits, and
+ * the bytes they may hold (more than one batch only under it: a batch holds a frame whole, up to
+ * --max-frame-bytes; 12 frames of 40 MiB peaked the indexer at 357-373 MiB without the bound).
+ */
 export const MAX_IN_FLIGHT = 4;
+export const MAX_IN_FLIGHT_BYTES = 16 * 1024 * 1024;
+
+/** The KiB a batch's packed rows hold (what MAX_IN_FLIGHT_BYTES counts). */
+export function batchKiB(rows: { arena: ArrayBuffer } | null): number {
+  return rows ? Math.ceil(rows.arena.byteLength / 1024) : 0;
+}
+
+/** Whether a worker with `batches` in flight holding `kib` KiB waits for its writer. */
+export function inFlightFull(batches: number, kib: number): boolean {
+  return batches >= MAX_IN_FLIGHT || (batches > 0 && kib * 1024 >= MAX_IN_FLIGHT_BYTES);
+}
