@@ -5,7 +5,8 @@
  * the thread that opened the database writes while this one makes the next. Batches end between two
  * records, as the recorder's own do, with the indexer's state every STATE_EVERY_BYTES of the log.
  *
- * At most MAX_IN_FLIGHT batches are made ahead of the writer: the shared counter says how many wait,
+ * At most MAX_IN_FLIGHT batches are made ahead of the writer, and more than one only under
+ * MAX_IN_FLIGHT_BYTES (batch-bounds.ts): the shared counters say how many wait and what they hold,
  * and the writer says "go" when one more may be made.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -25,13 +26,12 @@ export type FromIndexWorker =
   | { warn: string }
   | { info: string }
   | { finish: { code: number | null; signal: string | null; t: number; interrupted: boolean; last: StoredFinding[] } }
-  | { stopped: true }
   /** The log went before this could open it: its recording was deleted (Store.deleteRecording). */
   | { gone: true }
   | { failed: string };
 
-/** What the thread that writes tells the worker: make more, or stop. */
-export type ToIndexWorker = 'go' | 'stop';
+/** What the thread that writes tells the worker: there is room for more (it terminates the worker to stop it). */
+export type ToIndexWorker = 'go';
 
 interface SavedState extends IndexState {
   checker?: CheckerSnapshot | null;
@@ -51,7 +51,6 @@ const fail = (e: unknown) => send({ failed: (e as Error)?.message ?? String(e) }
 let finishing = false;
 let ready = false;
 let checkerLoading = false;
-let stopped = false;
 let warned = false;
 const packer = new RowPacker();
 let findings: StoredFinding[] = [];
@@ -161,16 +160,8 @@ if (!intake) {
 } else {
   port.on('message', (m: ToIndexWorker) => {
     if (m === 'go') intake.lookNow();
-    else {
-      stopped = true;
-      intake.stop();
-    }
   });
   intake.run().then(async () => {
-    if (stopped) {
-      send({ stopped: true });
-      return;
-    }
     // The log ended without a finish record (its tap died): the recording is interrupted.
     if (!finishing) {
       finishing = true;
