@@ -761,17 +761,19 @@ function tapCpu(pid) {
 /**
  * The peer of the indexing rate: what SQLite alone takes to store the same rows. The flood's rows are
  * copied from the tap's file by `INSERT … SELECT` into a fresh database that the store created
- * (same schema and indexes, page size, write-ahead log, synchronous setting), 500 rows per
- * transaction as the recorder's batches: no JavaScript per row, no checker, no reading of the log.
+ * (same schema and indexes, page size, write-ahead log, synchronous setting), as many rows per
+ * transaction as the detached indexer's batches (INDEX_FLUSH_ITEMS): no JavaScript per row, no
+ * checker, no reading of the log.
  * `checkpointMiB`: the log copied into the database every this many MiB (SQLite's automatic
  * checkpoint), or 0 for none until the database is closed, as the indexer writes a backlog (see
  * checkpointSoon in store-writer.ts). Returns rows/s and CPU µs per row to the last row, and the
  * time to the close (the log copied into the database), or null.
  */
 async function sqliteFloor(tmp, src, checkpointMiB) {
-  let Store;
+  let Store, per;
   try {
     ({ Store } = await import(pathToFileURL(join(ROOT, 'dist', 'src', 'store', 'store.js')).href));
+    per = (await import(pathToFileURL(join(ROOT, 'dist', 'src', 'tap', 'recorder', 'batch-bounds.js')).href)).INDEX_FLUSH_ITEMS;
   } catch {
     return null;
   }
@@ -786,16 +788,16 @@ async function sqliteFloor(tmp, src, checkpointMiB) {
     db.prepare('INSERT INTO main.recordings SELECT * FROM src.recordings WHERE id = ?').run(rec);
     const { lo, hi } = db.prepare('SELECT min(seq) AS lo, max(seq) AS hi FROM src.items WHERE recording_id = ?').get(rec);
     const copy = db.prepare('INSERT INTO main.items SELECT * FROM src.items WHERE recording_id = ? AND seq >= ? AND seq < ? ORDER BY seq');
-    const batch = db.transaction((from) => copy.run(rec, from, from + 500).changes);
+    const batch = db.transaction((from) => copy.run(rec, from, from + per).changes);
     let rows = 0;
     const c0 = process.cpuUsage();
     const t0 = performance.now();
-    for (let from = lo; from <= hi; from += 500) rows += batch(from);
+    for (let from = lo; from <= hi; from += per) rows += batch(from);
     const ms = performance.now() - t0;
     const c = process.cpuUsage(c0);
     store.close();
     const totalMs = performance.now() - t0;
-    return { rows, checkpointMiB, rowsPerSec: rows / (ms / 1000), cpuUsPerRow: (c.user + c.system) / rows, totalMs };
+    return { rows, per, checkpointMiB, rowsPerSec: rows / (ms / 1000), cpuUsPerRow: (c.user + c.system) / rows, totalMs };
   } finally {
     if (store.db.open) store.close();
     for (const x of ['', '-wal', '-shm']) rmSync(file + x, { force: true });
@@ -871,7 +873,7 @@ async function benchRss(o, tmp, results) {
   for (const f of [floor, floor64]) {
     if (!f) continue;
     const how = f.checkpointMiB ? `a checkpoint every ${f.checkpointMiB} MiB` : 'no checkpoint until its close, as the indexer';
-    log(`  SQLite alone, storing the same ${f.rows} rows (INSERT … SELECT into a fresh file, same schema and settings, 500 rows a transaction, ${how}): ${fmt(f.rowsPerSec / 1000, 1)}k rows/s, ${fmt(f.cpuUsPerRow, 1)} µs CPU/row, ${fmt(f.totalMs, 0)} ms to its close${indexRate ? `; indexing reached ${fmt(indexRate / f.rowsPerSec)} of its rate to the last row, ${fmt(endToEnd(f))} end to end (from the tap's exit to the indexer's)` : ''}`);
+    log(`  SQLite alone, storing the same ${f.rows} rows (INSERT … SELECT into a fresh file, same schema and settings, ${f.per} rows a transaction as the indexer's, ${how}): ${fmt(f.rowsPerSec / 1000, 1)}k rows/s, ${fmt(f.cpuUsPerRow, 1)} µs CPU/row, ${fmt(f.totalMs, 0)} ms to its close${indexRate ? `; indexing reached ${fmt(indexRate / f.rowsPerSec)} of its rate to the last row, ${fmt(endToEnd(f))} end to end (from the tap's exit to the indexer's)` : ''}`);
   }
   results.rss = {
     mb: o.rssMb, frameSize: size, peakMiB: peak / 1024, peakRssMiB: peakRss / 1024, peakTmpfsMiB: peakShm / 1024, indexerPeakMiB: indexerPeak / 1024,

@@ -17,7 +17,7 @@ import { RowPacker, transferList } from '../store/item-rows.js';
 import { LineIndexer, type IndexState } from './recorder/lines.js';
 import { LiveCheck } from './recorder/live-checker.js';
 import { Intake } from './recorder/intake.js';
-import { FLUSH_BYTES, FLUSH_ITEMS, STATE_EVERY_BYTES, batchKiB, inFlightFull } from './recorder/batch-bounds.js';
+import { FLUSH_BYTES, INDEX_FLUSH_ITEMS, STATE_EVERY_BYTES, batchKiB, inFlightFull } from './recorder/batch-bounds.js';
 import type { CheckerSnapshot } from '../check/checker.js';
 
 /** What the worker tells the thread that writes. */
@@ -133,7 +133,7 @@ function openIntake(): Intake | null {
     return new Intake(config.capture.path, resume?.indexed ?? 0, null, {
       receive,
       recordDone: (offset) => {
-        if (packer.count >= FLUSH_ITEMS || packer.bytes >= FLUSH_BYTES) post(offset, true);
+        if (packer.count >= INDEX_FLUSH_ITEMS || packer.bytes >= FLUSH_BYTES) post(offset, true);
       },
       finishing: () => finishing,
       ready: () => ready,
