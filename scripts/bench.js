@@ -870,11 +870,16 @@ async function benchRss(o, tmp, results) {
   // it), against SQLite alone to its close.
   const endToEnd = (f) => (indexMs === null ? null : f.totalMs / (indexerDoneMs - (exitMs ?? 0)));
   const best = [floor, floor64].filter(Boolean).sort((a, b) => a.totalMs - b.totalMs)[0] ?? null;
+  // The same indexing as the floors run it: from a page cache with nothing dirty. Right after the
+  // flood the indexer reads and writes while the kernel writes the flood's gigabyte back.
+  const clean = await cleanIndexing(tmp, size, count);
+  const cleanRate = clean && clean.lastMs ? (count + 1) / (clean.lastMs / 1000) : null;
   for (const f of [floor, floor64]) {
     if (!f) continue;
     const how = f.checkpointMiB ? `a checkpoint every ${f.checkpointMiB} MiB` : 'no checkpoint until its close, as the indexer';
-    log(`  SQLite alone, storing the same ${f.rows} rows (INSERT … SELECT into a fresh file, same schema and settings, ${f.per} rows a transaction as the indexer's, ${how}): ${fmt(f.rowsPerSec / 1000, 1)}k rows/s, ${fmt(f.cpuUsPerRow, 1)} µs CPU/row, ${fmt(f.totalMs, 0)} ms to its close${indexRate ? `; indexing reached ${fmt(indexRate / f.rowsPerSec)} of its rate to the last row, ${fmt(endToEnd(f))} end to end (from the tap's exit to the indexer's)` : ''}`);
+    log(`  SQLite alone, storing the same ${f.rows} rows (INSERT … SELECT into a fresh file, same schema and settings, ${f.per} rows a transaction as the indexer's, ${how}): ${fmt(f.rowsPerSec / 1000, 1)}k rows/s, ${fmt(f.cpuUsPerRow, 1)} µs CPU/row, ${fmt(f.totalMs, 0)} ms to its close${indexRate ? `; indexing reached ${fmt(indexRate / f.rowsPerSec)} of its rate to the last row, ${fmt(endToEnd(f))} end to end (from the tap's exit to the indexer's)` : ''}${cleanRate ? `; from a clean page cache as this, ${fmt(cleanRate / f.rowsPerSec)} and ${fmt(f.totalMs / clean.exitMs)}` : ''}`);
   }
+  if (clean) log(`  the same flood's log left unindexed, then after a sync \`acp-inspect index\`: last frame stored ${fmt(clean.lastMs, 0)} ms after its start (${fmt(cleanRate / 1000, 1)}k frames/s), its exit ${fmt(clean.exitMs, 0)} ms`);
   results.rss = {
     mb: o.rssMb, frameSize: size, peakMiB: peak / 1024, peakRssMiB: peakRss / 1024, peakTmpfsMiB: peakShm / 1024, indexerPeakMiB: indexerPeak / 1024,
     floodMiBs: exp.len / 1048576 / (floodMs / 1000), recorded: rec, expectedFrames, exitMs,
@@ -882,9 +887,50 @@ async function benchRss(o, tmp, results) {
     indexVsFloor: floor && indexRate ? indexRate / floor.rowsPerSec : null,
     indexVsBestEndToEnd: best ? endToEnd(best) : null,
     indexVsFloor64: floor64 && indexRate ? indexRate / floor64.rowsPerSec : null,
+    cleanIndexing: clean ? { ...clean, framesPerSec: cleanRate } : null,
+    cleanVsFloor: floor && cleanRate ? cleanRate / floor.rowsPerSec : null,
+    cleanVsBestEndToEnd: best && clean ? best.totalMs / clean.exitMs : null,
   };
   for (const x of ['', '-wal', '-shm']) rmSync(db + x, { force: true });
   rmSync(`${db}-captures`, { recursive: true, force: true });
+}
+
+/**
+ * Indexing a flood's log measured as the floors are: the tap floods `count` frames of `size` bytes
+ * and exits leaving its log unindexed (no detached indexer), the page cache is written back, then
+ * `acp-inspect index` runs. ms from its start to the last frame's row and to its exit, or null.
+ */
+async function cleanIndexing(tmp, size, count) {
+  const db = join(tmp, 'clean.db');
+  try {
+    const env = { ...process.env, ACP_INSPECT_NO_DETACHED_INDEXER: '1' };
+    const p = new Pipeline(NODE, [...TAP_NODE_ARGS, BIN, '--db', db, '--', NODE, AGENT], { env });
+    const ok = (await roundTrip(p, initializeRequest(1), initializeResult(1))) !== null
+      && (await roundTrip(p, newSessionRequest(2), newSessionResult(2))) !== null;
+    const exp = expectedFlood(3, size, count);
+    const got = p.expect(exp.len);
+    p.send(promptRequest(3, `flood ${size} ${count}`));
+    const r = await got;
+    const ex = await p.close(300_000);
+    if (!ok || r.hash !== exp.hash || ex.code !== 0) {
+      problem('clean indexing: the flood failed');
+      return null;
+    }
+    spawnSync('sync');
+    const t0 = performance.now();
+    const ix = spawn(NODE, [BIN, 'index', '--db', db], { stdio: 'ignore', env });
+    const exited = new Promise((res) => ix.on('exit', (code) => res({ code, t: performance.now() })));
+    const stored = await lastRowStored(db, 3);
+    const e = await exited;
+    if (stored === null || e.code !== 0) {
+      problem(`clean indexing: ${stored === null ? 'the last frame was never stored' : `index exited ${e.code}`}`);
+      return null;
+    }
+    return { lastMs: stored - t0, exitMs: e.t - t0 };
+  } finally {
+    for (const x of ['', '-wal', '-shm']) rmSync(db + x, { force: true });
+    rmSync(`${db}-captures`, { recursive: true, force: true });
+  }
 }
 
 // ---- exit with the agent -----------------------------------------------------------------------
@@ -1538,8 +1584,10 @@ function targets(r) {
     add('recorder indexing after a burst ≥ 150k frames/s, 1 KiB frames, checker on (issue 20)', rate === null ? 'never finished' : `${fmt(rate / 1000, 1)}k frames/s`, rate !== null && rate >= 150_000);
     // Issue 28: to the last row against SQLite writing as the indexer does (no checkpoint until the
     // close), and end to end against the faster of SQLite's two ways (usually the 64 MiB checkpoints).
-    const vs = r.rss.indexVsFloor, e2e = r.rss.indexVsBestEndToEnd;
-    if (vs !== null && e2e !== null) add('indexing ≥ 0.9 of SQLite alone storing the same rows (issue 28): to the last row (no checkpoint until the close, both), and end to end (the faster SQLite)', `${fmt(vs)} and ${fmt(e2e)}; to the last row against SQLite checkpointing every 64 MiB: ${fmt(r.rss.indexVsFloor64)}`, vs >= 0.9 && e2e >= 0.9);
+    // Like for like: the indexer from a clean page cache, as the floors run (right after the flood,
+    // printed beside it, it also waits on the flood's writeback).
+    const vs = r.rss.cleanVsFloor ?? r.rss.indexVsFloor, e2e = r.rss.cleanVsBestEndToEnd ?? r.rss.indexVsBestEndToEnd;
+    if (vs !== null && e2e !== null) add('indexing ≥ 0.9 of SQLite alone storing the same rows (issue 28): to the last row (no checkpoint until the close, both), and end to end (the faster SQLite), both from a clean page cache', `${fmt(vs)} and ${fmt(e2e)}; right after the flood ${fmt(r.rss.indexVsFloor)} and ${fmt(r.rss.indexVsBestEndToEnd)}; to the last row against SQLite checkpointing every 64 MiB: ${fmt(r.rss.indexVsFloor64)}`, vs >= 0.9 && e2e >= 0.9);
   }
   if (r.check?.cli) {
     add(`check ≥ 400k frames/s (the command, end to end, ${r.check.frames} frames)`, `${fmt(r.check.cli.framesPerSec / 1000, 0)}k/s`, r.check.cli.exit === 0 && r.check.cli.framesPerSec >= 400_000);

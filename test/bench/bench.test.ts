@@ -28,7 +28,7 @@ describe('npm run bench --quick', () => {
       problems: string[];
       flood: { client: string; perRound: Record<string, FloodRun[]> };
       floodPipe: { client: string; perRound: Record<string, FloodRun[]> };
-      rss: { recorded: { c2a: number; a2c: number; status: string }; expectedFrames: number; indexFramesPerSec: number | null; sqliteFloor: { rows: number; rowsPerSec: number } | null };
+      rss: { recorded: { c2a: number; a2c: number; status: string }; expectedFrames: number; indexFramesPerSec: number | null; sqliteFloor: { rows: number; rowsPerSec: number } | null; cleanIndexing: { lastMs: number; exitMs: number } | null };
       ui: { measured: boolean; firstRowsStatus?: number };
     };
     expect(res.problems).toEqual([]);
@@ -55,6 +55,9 @@ describe('npm run bench --quick', () => {
     // SQLite's own rate on the same rows, the indexing rate's peer, copied every row of the recording.
     expect(res.rss.sqliteFloor?.rows).toBeGreaterThanOrEqual(res.rss.expectedFrames);
     expect(res.rss.sqliteFloor?.rowsPerSec).toBeGreaterThan(0);
+    // The same flood's log, left unindexed and indexed after a sync: its last row was seen, and it exited.
+    expect(res.rss.cleanIndexing?.lastMs).toBeGreaterThan(0);
+    expect(res.rss.cleanIndexing?.exitMs).toBeGreaterThan(0);
     if (res.ui.measured) expect(res.ui.firstRowsStatus).toBe(200);
   }, 150_000); // past the run's own 120 s limit, which names the command it stopped
 
