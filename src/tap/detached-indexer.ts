@@ -8,16 +8,49 @@
 import { lazyRequire } from './agent.js';
 
 const started = new Set<string>();
+/** Databases whose log a detached indexer started by copyLogElsewhere is copying now. */
+const copying = new Set<string>();
 
 export function startDetachedIndexer(dbPath: string): void {
   if (started.has(dbPath) || process.env.ACP_INSPECT_NO_DETACHED_INDEXER === '1') return;
   started.add(dbPath);
+  spawnIndexer(dbPath);
+}
+
+/**
+ * Has another process copy SQLite's write-ahead log into the database (`acp-inspect index
+ * --log-only`, from its own connection, while this process goes on writing). The tap's recorder runs
+ * on the thread that takes the tap's signals and its agent's exit, and copying the log of a flood
+ * there (a gigabyte, several seconds) held the tap's exit as long. True when one was started, or one
+ * started before still runs (it copies what it finds; what comes later waits for the next copy).
+ * False when none can be (the caller then copies the log itself).
+ */
+export function copyLogElsewhere(dbPath: string): boolean {
+  if (process.env.ACP_INSPECT_NO_DETACHED_INDEXER === '1') return false;
+  if (copying.has(dbPath)) return true;
+  const child = spawnIndexer(dbPath, ['--log-only']);
+  if (!child) return false;
+  copying.add(dbPath);
+  child.on('exit', () => copying.delete(dbPath));
+  return true;
+}
+
+/** Whether a detached indexer started by copyLogElsewhere still runs. */
+export function copyingElsewhere(dbPath: string): boolean {
+  return copying.has(dbPath);
+}
+
+/** `acp-inspect index --db dbPath` (and `more`) in a process of its own, not waited for; null when it cannot start. */
+function spawnIndexer(dbPath: string, more: string[] = []): import('node:child_process').ChildProcess | null {
   const cli = process.argv[1];
-  if (!cli) return;
+  if (!cli) return null;
   try {
     const { spawn } = lazyRequire('node:child_process') as typeof import('node:child_process');
-    const child = spawn(process.execPath, [cli, 'index', '--db', dbPath], { detached: true, stdio: 'ignore' });
+    const child = spawn(process.execPath, [cli, 'index', '--db', dbPath, ...more], { detached: true, stdio: 'ignore' });
     child.on('error', () => { /* the next opener starts one */ });
     child.unref();
-  } catch { /* the next opener starts one */ }
+    return child;
+  } catch {
+    return null; // the next opener starts one
+  }
 }

@@ -1,14 +1,15 @@
 /**
  * A tap whose recorder caught up with a burst just before the session ended does not copy SQLite's
  * log into the database on its way out (that copy took most of its exit): it leaves it to a detached
- * indexer, `acp-inspect index`, which copies it. Nothing is lost either way. Real binaries, real
- * pipes, real SQLite.
+ * indexer, `acp-inspect index`, which copies it. A tap that lives on after a burst has another
+ * process copy the log (`acp-inspect index --log-only`), not the thread that takes its signals.
+ * Nothing is lost either way. Real binaries, real pipes, real SQLite.
  */
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { makeTmp, rpc, run, writeChunksAgent } from '../reliability/helpers.js';
+import { makeTmp, rpc, run, start, until, writeChunksAgent } from '../reliability/helpers.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
@@ -47,6 +48,42 @@ describe('a tap that ends right after catching up with a burst', () => {
     const ix = await run(['index', '--db', db], { env });
     expect(ix.code, ix.stderr).toBe(0);
     expect(walSize(db)).toBe(0);
+    expect(counts(db)).toEqual({ items: CHUNKS + 6, status: 'complete' });
+  });
+});
+
+/** Pids of processes whose command line holds all of `parts`. */
+function processesWith(...parts: string[]): number[] {
+  const pids: number[] = [];
+  for (const d of readdirSync('/proc')) {
+    if (!/^\d+$/.test(d)) continue;
+    try {
+      const args = readFileSync(`/proc/${d}/cmdline`, 'utf8').split('\0');
+      if (parts.every((p) => args.includes(p))) pids.push(Number(d));
+    } catch { /* gone */ }
+  }
+  return pids;
+}
+
+describe.skipIf(process.platform !== 'linux')('a tap that lives on after a burst', () => {
+  it('has another process copy SQLite\'s log, exits at once, and loses nothing', async () => {
+    const db = join(tmp.dir, 'alive.db');
+    const tap = start(['--db', db, '--', node, agent], { readStdout: false });
+    let tail = '';
+    tap.child.stdout!.on('data', (b: Buffer) => { tail = (tail + b.toString('latin1')).slice(-256); });
+    for (const line of [
+      rpc({ id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }),
+      rpc({ id: 2, method: 'session/new', params: { cwd: '/', mcpServers: [] } }),
+      rpc({ id: 3, method: 'session/prompt', params: { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] } }),
+    ]) tap.child.stdin!.write(line + '\n');
+    await until('the burst forwarded', () => tail.includes('"id":3'), 60_000);
+    // Once the burst is indexed and the session quiet, its log (more than 16 MiB) is copied by an
+    // `index --log-only` of its own, while the tap still runs.
+    await until('a process copying the log', () => processesWith('index', '--db', db, '--log-only').length > 0, 30_000, 5);
+    tap.child.stdin!.end();
+    const r = await tap.done;
+    expect(r.code, r.stderr).toBe(0);
+    await until('the log copied', () => walSize(db) === 0 && processesWith('index', '--db', db, '--log-only').length === 0, 30_000);
     expect(counts(db)).toEqual({ items: CHUNKS + 6, status: 'complete' });
   });
 });

@@ -6,12 +6,18 @@ export function registerIndex(program: Command): void {
     .command('index')
     .description('finish indexing what taps left in capture logs (killed taps, or taps that exited before their recording was all indexed), and copy SQLite\'s log into the database; started on its own when needed')
     .option(...DB_OPTION)
-    .action(async (opts: { db?: string }) => {
+    .option('--log-only', 'only copy SQLite\'s log into the database, indexing nothing (what a tap starts after a flood)')
+    .action(async (opts: { db?: string; logOnly?: boolean }) => {
       const { existsSync } = await import('node:fs');
       const { defaultDbPath, listCaptureLogs } = await import('../../store/paths.js');
-      const { finishCaptures } = await import('../../tap/recover.js');
       const path = opts.db ?? defaultDbPath();
       if (!existsSync(path) && listCaptureLogs(path).length === 0) return;
+      if (opts.logOnly) {
+        const { copyLeftLog } = await import('../../store/store.js');
+        copyLeftLog(path);
+        return;
+      }
+      const { finishCaptures } = await import('../../tap/recover.js');
       const n = await finishCaptures(path, (msg) => process.stderr.write(`${msg}\n`));
       // A tap that exited right after catching up with a burst leaves SQLite's log uncopied (its exit
       // does not wait on that): copy it now, so that the next command does not.
