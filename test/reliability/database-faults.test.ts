@@ -138,7 +138,13 @@ describe('database faults', () => {
       // Before the fix the tap aborted here (a thread terminated inside SQLite): exit 134, native stack.
       const agent = writeAgent(tmp.dir, 'exit7', `process.stdin.on('data', (b) => process.stdout.write(b)); process.stdin.on('end', () => { process.exitCode = 7; });`);
       // The tap's own exit wait (not the suite's long one): a lock that outlasts the session must not hold the editor.
-      const res = await run(['--db', db, '--', node, agent], { input: requests(3), env: { ACP_INSPECT_FINISH_WAIT_MS: undefined } });
+      const r = start(['--db', db, '--', node, agent], { env: { ACP_INSPECT_FINISH_WAIT_MS: undefined } });
+      r.child.stdin!.write(requests(3));
+      // The session ends once the recorder has met the lock (on a loaded machine a session ended at
+      // once can end before the recorder is even loaded; the log then goes to the next opener unsaid).
+      await r.waitStderr(/locked/);
+      r.child.stdin!.end();
+      const res = await r.done;
       expect(res.code).toBe(7);
       expect(res.stdout.toString()).toBe(requests(3));
       expect(res.stderr).not.toMatch(/FATAL|stack trace|Aborted/i);
