@@ -20,6 +20,21 @@ export function capturesDir(dbPath: string): string {
 /** Name ending of a capture log. */
 export const CAPTURE_EXT = '.capture';
 
+/**
+ * Name ending of a capture log that is all indexed, left by a tap for another process to remove (see
+ * Store.captureIndexed): removing a large file costs the last process that holds it open.
+ */
+export const DONE_EXT = `${CAPTURE_EXT}.done`;
+
+/** The indexed capture logs beside `dbPath` that wait to be removed. */
+export function listDoneCaptureLogs(dbPath: string): string[] {
+  try {
+    return readdirSync(capturesDir(dbPath)).filter((f) => f.endsWith(DONE_EXT));
+  } catch {
+    return [];
+  }
+}
+
 /** The capture logs beside `dbPath`, oldest first (none when there is no folder). */
 export function listCaptureLogs(dbPath: string): string[] {
   try {

@@ -11,7 +11,7 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Store, processIdentity, writerAlive } from '../store/store.js';
-import { capturesDir, listCaptureLogs } from '../store/paths.js';
+import { capturesDir, listCaptureLogs, listDoneCaptureLogs } from '../store/paths.js';
 import { readCaptureHeader, type CaptureHeader } from './capture-log.js';
 import type { FromRecorder, RecorderConfig } from './messages.js';
 
@@ -53,6 +53,25 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
     // that will let go in a moment. Look again briefly, then leave them to their owners.
     if (owned === 0 || Date.now() > until) return n;
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Removes the indexed logs that taps left to remove (Store.captureIndexed), once their tap is gone:
+ * the last process to close a removed file pays for freeing it. A tap still exiting gets a moment.
+ */
+export async function removeDoneCaptures(dbPath: string): Promise<void> {
+  const until = Date.now() + WAIT_FOR_OWNER_MS;
+  for (;;) {
+    let held = 0;
+    for (const name of listDoneCaptureLogs(dbPath)) {
+      const path = join(capturesDir(dbPath), name);
+      const header = readCaptureHeader(path);
+      if (header && writerAlive({ id: 0, host_pid: header.hostPid, header: JSON.stringify({ hostStart: header.hostStart }) })) held++;
+      else rmSync(path, { force: true });
+    }
+    if (held === 0 || Date.now() > until) return;
+    await new Promise((r) => setTimeout(r, 50));
   }
 }
 

@@ -66,7 +66,7 @@ function processesWith(...parts: string[]): number[] {
 }
 
 describe.skipIf(process.platform !== 'linux')('a tap that lives on after a burst', () => {
-  it('has another process copy SQLite\'s log, exits at once, and loses nothing', async () => {
+  it('has another process copy SQLite\'s log and remove its logs, exits at once, and loses nothing', async () => {
     const db = join(tmp.dir, 'alive.db');
     const tap = start(['--db', db, '--', node, agent], { readStdout: false });
     let tail = '';
@@ -80,10 +80,18 @@ describe.skipIf(process.platform !== 'linux')('a tap that lives on after a burst
     // Once the burst is indexed and the session quiet, its log (more than 16 MiB) is copied by an
     // `index --log-only` of its own, while the tap still runs.
     await until('a process copying the log', () => processesWith('index', '--db', db, '--log-only').length > 0, 30_000, 5);
+    await until('the copy done', () => processesWith('index', '--db', db, '--log-only').length === 0, 30_000);
+    // The session ends. The tap neither removes its capture log (30 MiB, all indexed) nor SQLite's
+    // log's file: the last process to close a removed file frees it, which its exit would wait for.
+    // It renames the capture log, and the detached indexer it starts removes both.
+    const seen = new Set<string>();
+    const watch = setInterval(() => { for (const f of readdirSync(`${db}-captures`)) seen.add(f); }, 2);
     tap.child.stdin!.end();
     const r = await tap.done;
     expect(r.code, r.stderr).toBe(0);
-    await until('the log copied', () => walSize(db) === 0 && processesWith('index', '--db', db, '--log-only').length === 0, 30_000);
+    await until('the logs removed', () => walSize(db) === 0 && readdirSync(`${db}-captures`).length === 0, 30_000);
+    clearInterval(watch);
+    expect([...seen].some((f) => f.endsWith('.capture.done')), [...seen].join(', ')).toBe(true);
     expect(counts(db)).toEqual({ items: CHUNKS + 6, status: 'complete' });
   });
 });

@@ -12,17 +12,18 @@ export function registerIndex(program: Command): void {
       const { defaultDbPath, listCaptureLogs } = await import('../../store/paths.js');
       const path = opts.db ?? defaultDbPath();
       if (!existsSync(path) && listCaptureLogs(path).length === 0) return;
+      const { finishCaptures, removeDoneCaptures } = await import('../../tap/recover.js');
+      const { copyLeftLog } = await import('../../store/store.js');
       if (opts.logOnly) {
-        const { copyLeftLog } = await import('../../store/store.js');
         copyLeftLog(path);
         return;
       }
-      const { finishCaptures } = await import('../../tap/recover.js');
       const n = await finishCaptures(path, (msg) => process.stderr.write(`${msg}\n`));
       // A tap that exited right after catching up with a burst leaves SQLite's log uncopied (its exit
-      // does not wait on that): copy it now, so that the next command does not.
-      const { copyLeftLog } = await import('../../store/store.js');
+      // does not wait on that): copy it now, so that the next command does not. And the indexed logs
+      // taps left to remove go.
       copyLeftLog(path);
+      await removeDoneCaptures(path);
       if (process.stdout.isTTY) process.stdout.write(`${n === 0 ? 'nothing to index' : `${n} recording${n === 1 ? '' : 's'} indexed`}\n`);
     });
 }
