@@ -81,6 +81,9 @@ describe.skipIf(process.platform !== 'linux')('a tap that lives on after a burst
     // `index --log-only` of its own, while the tap still runs.
     await until('a process copying the log', () => processesWith('index', '--db', db, '--log-only').length > 0, 30_000, 5);
     await until('the copy done', () => processesWith('index', '--db', db, '--log-only').length === 0, 30_000);
+    // And SQLite's log's file emptied, the tap still alive.
+    expect(tap.child.exitCode).toBe(null);
+    expect(walSize(db)).toBeLessThan(1024 * 1024);
     // The session ends. The tap neither removes its capture log (30 MiB, all indexed) nor SQLite's
     // log's file: the last process to close a removed file frees it, which its exit would wait for.
     // It renames the capture log, and the detached indexer it starts removes both.
