@@ -475,6 +475,9 @@ async function session(v, o, expected, round) {
       problem(`${v.name} round ${round + 1}: recorded c2a ${rec.c2a}/${c2a}, a2c ${rec.a2c}/${a2c}, gaps ${rec.gaps}, status ${rec.status}${rec.reason ? ` (${rec.reason})` : ''}`);
     }
     out.expectedFrames = c2a + a2c;
+    // A tap that leaves large logs to remove starts a detached indexer at its exit: it finishes
+    // before the next round, which it would otherwise share the CPU with.
+    for (let i = 0; i < 400 && indexerPids(db).length > 0; i++) await sleep(50);
     rmSync(db, { force: true });
     rmSync(`${db}-wal`, { force: true });
     rmSync(`${db}-shm`, { force: true });
@@ -980,6 +983,8 @@ async function benchExit(o, tmp, results) {
     if (!complete) problem(`exit (${key}): recording ${rec.status} with ${rec.c2a + rec.a2c} of ${6 + n} frames`);
     log(`  ${pad(how === 'stdin' ? 'stdin closed' : 'SIGTERM', 12)} ${later ? '(1 s after the last row) ' : ''}the tap exited ${fmt(exitMs, 0)} ms later (${ex.code ?? ex.signal}); the recording ${rec.status} with ${rec.c2a + rec.a2c}/${6 + n} frames ${doneMs === null ? 'never' : `${fmt((doneMs + exitMs) / 1000, 1)} s`} after`);
     results.exit[key] = { frames: n, exitMs, completeMs: doneMs === null ? null : doneMs + exitMs, exit: ex, recorded: rec };
+    // The detached indexer the tap started (it removes the logs the tap left) goes first.
+    for (let i = 0; i < 400 && indexerPids(db).length > 0; i++) await sleep(50);
     for (const x of ['', '-wal', '-shm']) rmSync(db + x, { force: true });
     rmSync(`${db}-captures`, { recursive: true, force: true });
   }
@@ -1667,7 +1672,7 @@ async function main() {
     if (want('compare')) { await benchCompare(o, tmp, results); log(''); }
     if (want('big')) { results.big = await benchBigRecording({ frames: o.bigFrames, log }); log(''); }
   } finally {
-    rmSync(tmp, { recursive: true, force: true });
+    rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
   const verdicts = targets(results);
   if (verdicts.length) {

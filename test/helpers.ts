@@ -27,7 +27,9 @@ export function seededRandom(seed: number): () => number {
 /** A fresh temp folder, removed by the returned cleanup. */
 export function tempDir(prefix = 'acp-inspect-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  // A detached indexer a tap started at its exit may still be writing there: retry a folder that
+  // filled again as it was removed.
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }) };
 }
 
 export interface RunResult {

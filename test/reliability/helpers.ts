@@ -14,7 +14,9 @@ export const NODE = process.execPath;
 
 export function makeTmp(prefix = 'acp-rel-'): { dir: string; cleanup(): void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  // A detached indexer a tap started at its exit may still be writing there: retry a folder that
+  // filled again as it was removed.
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }) };
 }
 
 /**

@@ -42,7 +42,7 @@ afterAll(async () => {
   if (client && client.exitCode === null) client.kill();
   await browser?.close();
   await srv?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
+  if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
 describeBrowser('following a live tap', () => {
