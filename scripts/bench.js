@@ -477,7 +477,7 @@ async function session(v, o, expected, round) {
     out.expectedFrames = c2a + a2c;
     // A tap that leaves large logs to remove starts a detached indexer at its exit: it finishes
     // before the next round, which it would otherwise share the CPU with.
-    for (let i = 0; i < 400 && indexerPids(db).length > 0; i++) await sleep(50);
+    await indexersGone(db, 20_000);
     rmSync(db, { force: true });
     rmSync(`${db}-wal`, { force: true });
     rmSync(`${db}-shm`, { force: true });
@@ -716,6 +716,11 @@ function footprint(pid) {
   return { rss: s.rss, hwm: s.hwm, shm, sum: s.rss + shm };
 }
 
+/** Waits (at most `ms`) until no indexer of `db` runs. */
+async function indexersGone(db, ms) {
+  for (let i = 0; i < ms / 50 && indexerPids(db).length > 0; i++) await sleep(50);
+}
+
 /** Pids of the detached indexers (`acp-inspect index --db DB`) running for `db`. */
 function indexerPids(db) {
   const out = [];
@@ -845,7 +850,7 @@ async function benchRss(o, tmp, results) {
   // The recording is finished (its status written) a moment after its last row; the detached indexer
   // exits once it closed the database (the last connection copies the write-ahead log into it).
   for (let i = 0; i < 600 && (await countRecorded(db)).status === 'running'; i++) await sleep(100);
-  for (let i = 0; i < 1200 && indexerPids(db).length > 0; i++) await sleep(50);
+  await indexersGone(db, 60_000);
   const indexerDoneMs = performance.now() - r.t;
   clearInterval(poll);
   if (!ok || r.hash !== exp.hash) problem(`rss flood: bytes altered`);
@@ -984,7 +989,7 @@ async function benchExit(o, tmp, results) {
     log(`  ${pad(how === 'stdin' ? 'stdin closed' : 'SIGTERM', 12)} ${later ? '(1 s after the last row) ' : ''}the tap exited ${fmt(exitMs, 0)} ms later (${ex.code ?? ex.signal}); the recording ${rec.status} with ${rec.c2a + rec.a2c}/${6 + n} frames ${doneMs === null ? 'never' : `${fmt((doneMs + exitMs) / 1000, 1)} s`} after`);
     results.exit[key] = { frames: n, exitMs, completeMs: doneMs === null ? null : doneMs + exitMs, exit: ex, recorded: rec };
     // The detached indexer the tap started (it removes the logs the tap left) goes first.
-    for (let i = 0; i < 400 && indexerPids(db).length > 0; i++) await sleep(50);
+    await indexersGone(db, 20_000);
     for (const x of ['', '-wal', '-shm']) rmSync(db + x, { force: true });
     rmSync(`${db}-captures`, { recursive: true, force: true });
   }

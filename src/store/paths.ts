@@ -28,17 +28,18 @@ export const DONE_EXT = `${CAPTURE_EXT}.done`;
 
 /** The indexed capture logs beside `dbPath` that wait to be removed. */
 export function listDoneCaptureLogs(dbPath: string): string[] {
-  try {
-    return readdirSync(capturesDir(dbPath)).filter((f) => f.endsWith(DONE_EXT));
-  } catch {
-    return [];
-  }
+  return filesEnding(dbPath, DONE_EXT);
 }
 
 /** The capture logs beside `dbPath`, oldest first (none when there is no folder). */
 export function listCaptureLogs(dbPath: string): string[] {
+  return filesEnding(dbPath, CAPTURE_EXT).sort();
+}
+
+/** The names in `dbPath`'s capture folder that end with `ext` (none when there is no folder). */
+function filesEnding(dbPath: string, ext: string): string[] {
   try {
-    return readdirSync(capturesDir(dbPath)).filter((f) => f.endsWith(CAPTURE_EXT)).sort();
+    return readdirSync(capturesDir(dbPath)).filter((f) => f.endsWith(ext));
   } catch {
     return [];
   }

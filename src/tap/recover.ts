@@ -34,11 +34,10 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
         removeIfAbandoned(path);
         continue;
       }
-      const tapAlive = writerAlive({ id: 0, host_pid: header.hostPid, header: JSON.stringify({ hostStart: header.hostStart }) });
       const store = Store.open(dbPath, { busyTimeout: 10_000 });
       let claim;
       try {
-        claim = store.claimCapture(name, me, tapAlive, () => newRecording(header));
+        claim = store.claimCapture(name, me, tapAlive(header), () => newRecording(header));
       } finally {
         store.close();
       }
@@ -67,12 +66,17 @@ export async function removeDoneCaptures(dbPath: string): Promise<void> {
     for (const name of listDoneCaptureLogs(dbPath)) {
       const path = join(capturesDir(dbPath), name);
       const header = readCaptureHeader(path);
-      if (header && writerAlive({ id: 0, host_pid: header.hostPid, header: JSON.stringify({ hostStart: header.hostStart }) })) held++;
+      if (header && tapAlive(header)) held++;
       else rmSync(path, { force: true });
     }
     if (held === 0 || Date.now() > until) return;
     await new Promise((r) => setTimeout(r, 50));
   }
+}
+
+/** Whether the tap that wrote a log (its header says which process) still runs. */
+function tapAlive(header: CaptureHeader): boolean {
+  return writerAlive({ id: 0, host_pid: header.hostPid, header: JSON.stringify({ hostStart: header.hostStart }) });
 }
 
 /** A log without even its header, left by a tap that died as it started: nothing to index, so it goes. */

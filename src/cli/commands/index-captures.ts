@@ -12,12 +12,12 @@ export function registerIndex(program: Command): void {
       const { defaultDbPath, listCaptureLogs } = await import('../../store/paths.js');
       const path = opts.db ?? defaultDbPath();
       if (!existsSync(path) && listCaptureLogs(path).length === 0) return;
-      const { finishCaptures, removeDoneCaptures } = await import('../../tap/recover.js');
       const { copyLeftLog } = await import('../../store/store.js');
       if (opts.logOnly) {
         copyLeftLog(path);
         return;
       }
+      const { finishCaptures, removeDoneCaptures } = await import('../../tap/recover.js');
       const n = await finishCaptures(path, (msg) => process.stderr.write(`${msg}\n`));
       // A tap that exited right after catching up with a burst leaves SQLite's log uncopied (its exit
       // does not wait on that): copy it now, so that the next command does not. And the indexed logs

@@ -441,15 +441,11 @@ export class StoreWriter {
   private checkpoint(): void {
     const { store } = this;
     if (!store) return;
-    // A tap's own recorder with much to copy (a flood's log) has another process copy it: stdin closed
-    // 400-700 ms after a 1 GiB backlog was caught up, the tap exited 3.3-5.1 s later, the copy done.
-    if (!this.config.resume && this.unCheckpointed >= CLOSE_COPY_MAX_BYTES && copyLogElsewhere(this.config.dbPath)) {
-      this.unCheckpointed = 0;
-      this.logFlushedAt = 0;
-      return;
-    }
     try {
-      this.guard.sql(() => store.db.pragma('wal_checkpoint(PASSIVE)'));
+      // A tap's own recorder with much to copy (a flood's log) has another process copy it: stdin closed
+      // 400-700 ms after a 1 GiB backlog was caught up, the tap exited 3.3-5.1 s later, the copy done.
+      const elsewhere = !this.config.resume && this.unCheckpointed >= CLOSE_COPY_MAX_BYTES && copyLogElsewhere(this.config.dbPath);
+      if (!elsewhere) this.guard.sql(() => store.db.pragma('wal_checkpoint(PASSIVE)'));
       this.unCheckpointed = 0;
       this.logFlushedAt = 0;
     } catch { /* busy or stopping: the next one, or the last connection's close, does it */ }
@@ -553,11 +549,12 @@ export class StoreWriter {
       // database next: the log is on disk, and the tap's exit must not wait on it. So with its own
       // capture log (see leaveLog). Any other indexer closes. A tap alive after a 1M-frame flood
       // and then ended: its exit 598-712 ms after stdin closed with both done here, 52 ms without.
-      const walBig = !config.resume && fileSize(`${config.dbPath}-wal`) >= CLOSE_COPY_MAX_BYTES;
-      if (config.resume || (this.unCheckpointed < CLOSE_COPY_MAX_BYTES && !walBig && !copyingElsewhere(config.dbPath))) {
+      const leaveDb = !config.resume && (this.unCheckpointed >= CLOSE_COPY_MAX_BYTES
+        || fileSize(`${config.dbPath}-wal`) >= CLOSE_COPY_MAX_BYTES || copyingElsewhere(config.dbPath));
+      if (!leaveDb) {
         try { guard.sql(() => store.close()); } catch { /* the tap is exiting; SQLite's journal keeps the file consistent */ }
-        if (leaveLog) startDetachedIndexer(config.dbPath);
-      } else startDetachedIndexer(config.dbPath);
+      }
+      if (leaveDb || leaveLog) startDetachedIndexer(config.dbPath);
     }
     await this.closeLog();
   }
