@@ -3,20 +3,18 @@
  * read the resulting SQLite file. Nothing here mocks our own code.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync, readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Store } from '../../src/store/store.js';
+import { tempDir } from '../helpers.js';
 
 export const ROOT = resolve(import.meta.dirname, '..', '..');
 export const BIN = join(ROOT, 'bin', 'acp-inspect.js');
 export const NODE = process.execPath;
 
+/** A fresh temp folder and its cleanup (see tempDir). */
 export function makeTmp(prefix = 'acp-rel-'): { dir: string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix));
-  // A detached indexer a tap started at its exit may still be writing there: retry a folder that
-  // filled again as it was removed.
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }) };
+  return tempDir(prefix);
 }
 
 /**
