@@ -62,6 +62,8 @@ export interface PackedRows {
   frames: number;
   /** The last row's time. */
   lastT: number;
+  /** The last row's seq. */
+  lastSeq: number;
   nums: Float64Array;
   strs: Int32Array;
   strings: string[];
@@ -90,6 +92,10 @@ export class RowPacker {
   count = 0;
   private frames = 0;
   private lastT = 0;
+  private lastSeq = 0;
+
+  /** `spare`: arenas handed back once their batch was written, used again before new ones are made. */
+  constructor(private readonly spare: ArrayBuffer[] = []) {}
 
   /** Bytes the batch holds (its arena's text and bytes). */
   get bytes(): number {
@@ -123,6 +129,7 @@ export class RowPacker {
       this.used += bytes.length;
     } else this.nums[n + NUM_COLS.length + 2] = -1;
     this.lastT = item.t;
+    this.lastSeq = item.seq;
     cols.fill(null);
   }
 
@@ -130,7 +137,7 @@ export class RowPacker {
   take(): PackedRows | null {
     if (this.count === 0) return null;
     const p: PackedRows = {
-      count: this.count, frames: this.frames, lastT: this.lastT,
+      count: this.count, frames: this.frames, lastT: this.lastT, lastSeq: this.lastSeq,
       nums: this.nums.slice(0, this.count * NUMS), strs: this.strs.slice(0, this.count * STR_COLS.length), strings: this.strings,
       arena: this.arena.buffer as ArrayBuffer,
     };
@@ -167,9 +174,12 @@ export class RowPacker {
   /** Makes room for `n` more bytes in the arena. */
   private fit(n: number): void {
     if (this.used + n <= this.arena.length) return;
+    const size = Math.max(this.used + n, this.arena.length * 2, this.next, MIN_ARENA);
+    const i = this.spare.findIndex((a) => a.byteLength >= size);
     // Its own memory (never Node's shared pool): it is transferred whole.
-    const next = Buffer.allocUnsafeSlow(Math.max(this.used + n, this.arena.length * 2, this.next, MIN_ARENA));
+    const next = i >= 0 ? Buffer.from(this.spare.splice(i, 1)[0]!) : Buffer.allocUnsafeSlow(size);
     this.arena.copy(next, 0, 0, this.used);
+    if (this.arena.length > 0 && this.spare.length < 8) this.spare.push(this.arena.buffer as ArrayBuffer);
     this.arena = next;
   }
 }

@@ -1,9 +1,16 @@
 /**
- * The making half of an indexer that finishes a capture log its tap left (see split-recorder.ts), on
- * a worker thread: reads the log's records (intake.ts), turns them into items (lines.ts), folds each
- * into the checker (live-checker.ts) and packs their rows (store/item-rows.ts) into batches, which
- * the thread that opened the database writes while this one makes the next. Batches end between two
- * records, as the recorder's own do, with the indexer's state every STATE_EVERY_BYTES of the log.
+ * The making half of an indexer on two threads, on a worker thread: reads the log's records
+ * (intake.ts), turns them into items (lines.ts), folds each into the checker (live-checker.ts) and
+ * packs their rows (store/item-rows.ts) into batches, which the thread that opened the database
+ * writes while this one makes the next. Batches end between two records, as the recorder's own do,
+ * with the indexer's state every STATE_EVERY_BYTES of the log.
+ *
+ * Two uses. An indexer that finishes a capture log its tap left (split-recorder.ts): one job, from
+ * where the database says indexing got to the log's end, and the recording finished. And a live
+ * tap's helper (recorder/helper.ts): the tap's recorder hands it a backlog (a flood's) with its
+ * state, and the helper indexes the log as it grows, as the recorder would, until it caught up (or
+ * reached the tap's finish record, which it leaves), then hands back where it got and its state
+ * there; it waits for the next job meanwhile.
  *
  * At most MAX_IN_FLIGHT batches are made ahead of the writer, and more than one only under
  * MAX_IN_FLIGHT_BYTES (batch-bounds.ts): the shared counters say how many wait and what they hold,
@@ -17,7 +24,7 @@ import { RowPacker, transferList } from '../store/item-rows.js';
 import { LineIndexer, type IndexState } from './recorder/lines.js';
 import { LiveCheck } from './recorder/live-checker.js';
 import { Intake } from './recorder/intake.js';
-import { FLUSH_BYTES, INDEX_FLUSH_ITEMS, STATE_EVERY_BYTES, batchKiB, inFlightFull } from './recorder/batch-bounds.js';
+import { FLUSH_BYTES, HELPER_FLUSH_ITEMS, INDEX_FLUSH_ITEMS, MAX_IN_FLIGHT, STATE_EVERY_BYTES, batchKiB, inFlightFull } from './recorder/batch-bounds.js';
 import type { CheckerSnapshot } from '../check/checker.js';
 
 /** What the worker tells the thread that writes. */
@@ -28,10 +35,27 @@ export type FromIndexWorker =
   | { finish: { code: number | null; signal: string | null; t: number; interrupted: boolean; last: StoredFinding[] } }
   /** The log went before this could open it: its recording was deleted (Store.deleteRecording). */
   | { gone: true }
-  | { failed: string };
+  | { failed: string }
+  /** A helper is ready for jobs: the checker's modules are loaded. */
+  | { ready: true }
+  /**
+   * A helper's job is over: the log is indexed up to `offset` (the items up to `lastSeq` made), and
+   * `state` is the indexer's state there, whole (a SavedState), for the recorder to go on from.
+   */
+  | { back: { offset: number; state: string; lastSeq: number } };
 
-/** What the thread that writes tells the worker: there is room for more (it terminates the worker to stop it). */
-export type ToIndexWorker = 'go';
+/** Where a job starts: as RecorderConfig.resume, without the recording. */
+export interface JobStart {
+  indexed: number;
+  state: string | null;
+  storedSeq: number;
+}
+
+/**
+ * What the thread that writes tells the worker: there is room for more, a written batch's arena to
+ * pack into again, or (a helper) a job. It terminates the worker to stop it.
+ */
+export type ToIndexWorker = 'go' | { arena: ArrayBuffer } | { job: JobStart };
 
 interface SavedState extends IndexState {
   checker?: CheckerSnapshot | null;
@@ -40,100 +64,122 @@ interface SavedState extends IndexState {
 // Tests make the worker fail at its start, to see the indexer go on without it (see recover.ts).
 if (process.env.ACP_INSPECT_TEST_INDEX_WORKER_FAILS === '1') throw new Error('the index worker failed (ACP_INSPECT_TEST_INDEX_WORKER_FAILS)');
 
-const { config, link } = workerData as { config: RecorderConfig; link: SharedArrayBuffer };
+const { config, link, committed } = workerData as { config: RecorderConfig; link: SharedArrayBuffer; committed?: SharedArrayBuffer };
 const port = parentPort!;
 /** [0]: batches in flight, [1]: the KiB they hold (this adds, the writer subtracts). */
 const inFlight = new Int32Array(link, 0, 2);
+/** A helper's: how far its tap's log holds whole records. */
+const tail = committed ? new BigInt64Array(committed, 0, 1) : null;
 
 const send = (m: FromIndexWorker, transfer: ArrayBuffer[] = []) => port.postMessage(m, transfer);
 const fail = (e: unknown) => send({ failed: (e as Error)?.message ?? String(e) });
 
-let finishing = false;
-let ready = false;
-let checkerLoading = false;
 let warned = false;
-const packer = new RowPacker();
-let findings: StoredFinding[] = [];
-let peer: Record<string, unknown> | null = null;
-let incomplete: string | null = null;
-let stateSavedAt = config.resume?.indexed ?? 0;
-
-const live = new LiveCheck(config, (m) => { if ('info' in m) send({ info: m.info }); });
-const lines = new LineIndexer(config, {
-  onItem: (item, _bytes, chunk) => {
-    const found = live.step(item, chunk);
-    packer.add(item);
-    for (const f of found) findings.push(f);
-  },
-  onStored: (item, chunk) => live.step(item, chunk),
-  onPeer: (info) => { peer = { ...peer, ...info }; },
-  onIncomplete: (reason) => { incomplete ??= reason; },
-});
-const resume = config.resume;
-const saved = resume?.state ? JSON.parse(resume.state) as SavedState : null;
-if (resume) lines.restore(saved, resume.storedSeq);
-
 function warnOnce(msg: string): void {
   if (warned) return;
   warned = true;
   send({ warn: msg });
 }
 
-/** Hands what was made since the last batch to the writer; `offset`: where the log is indexed up to then. */
-function post(offset: number, withState: boolean): void {
-  const rows = packer.take();
-  let state: string | null = null;
-  if (withState && offset - stateSavedAt >= STATE_EVERY_BYTES) {
-    const s = lines.snapshot();
-    if (s) {
-      state = JSON.stringify({ ...s, checker: live.snapshot() } satisfies SavedState);
-      stateSavedAt = offset;
-    }
-  }
-  if (!rows && findings.length === 0 && state === null && !peer && !incomplete) return;
-  Atomics.add(inFlight, 1, batchKiB(rows));
-  Atomics.add(inFlight, 0, 1);
-  send({ batch: { rows, findings, offset, state, peer, incomplete } }, rows ? transferList(rows) : []);
-  findings = [];
-  peer = null;
-  incomplete = null;
-}
+/** Arenas of written batches, to pack the next ones into (see BatchLink). */
+const spare: ArrayBuffer[] = [];
 
-function receive(m: ToRecorder): void {
-  if (finishing) return;
-  if (!Array.isArray(m) && 'finish' in m) {
-    finishing = true;
-    const { code, signal, t } = m.finish;
-    end(code, signal, t, false).catch(fail);
-    return;
-  }
-  try {
-    lines.handle(m);
-  } catch (e) {
-    warnOnce(`recorder error: ${(e as Error).message}; forwarding continues`);
-  }
-}
+/** The intake of the job at work, if any (the writer's "go" wakes it). */
+let current: Intake | null = null;
 
 /**
- * The end of the log: the streams' last lines and the exit item (or, for a tap that died, its last
- * frame's time), then the checker's last findings; the writer finishes the recording with them. The
- * last batch saves no state: the recording is finished in the next transaction.
+ * One job: indexes the log from `from`. A helper's job ends when it caught up with the log, or at
+ * the tap's finish record; any other ends at the log's end, finishing the recording.
  */
-async function end(code: number | null, signal: string | null, exitT: number, interrupted: boolean): Promise<void> {
-  const t = interrupted ? lines.endInterrupted() : lines.end(code, signal, exitT);
-  const last = live.end();
-  post(intake?.offset ?? 0, false);
-  const traceDone = live.finish(t, resume?.recordingId ?? null);
-  if (traceDone) await traceDone;
-  send({ finish: { code, signal, t, interrupted, last } });
-}
+async function runJob(from: JobStart | undefined): Promise<void> {
+  const helper = tail !== null;
+  let finishing = false;
+  let ready = false;
+  let checkerLoading = false;
+  /** A helper's job: where it stops (the start of the tap's finish record, left to the tap's recorder). */
+  let stopAt: number | null = null;
+  const packer = new RowPacker(spare);
+  let findings: StoredFinding[] = [];
+  let peer: Record<string, unknown> | null = null;
+  let incomplete: string | null = null;
+  let stateSavedAt = from?.indexed ?? 0;
 
-function openIntake(): Intake | null {
+  const live = new LiveCheck(config, (m) => { if ('info' in m) send({ info: m.info }); });
+  const lines = new LineIndexer(config, {
+    onItem: (item, _bytes, chunk) => {
+      const found = live.step(item, chunk);
+      packer.add(item);
+      for (const f of found) findings.push(f);
+    },
+    onStored: (item, chunk) => live.step(item, chunk),
+    onPeer: (info) => { peer = { ...peer, ...info }; },
+    onIncomplete: (reason) => { incomplete ??= reason; },
+  });
+  const saved = from?.state ? JSON.parse(from.state) as SavedState : null;
+  if (from) lines.restore(saved, from.storedSeq);
+
+  /**
+   * Hands what was made since the last batch to the writer; `offset`: where the log is indexed up to
+   * then. The state goes with it every STATE_EVERY_BYTES, or always (`'always'`) when it can.
+   */
+  const post = (offset: number, withState: boolean | 'always'): void => {
+    const rows = packer.take();
+    let state: string | null = null;
+    if (withState === 'always' || (withState && offset - stateSavedAt >= STATE_EVERY_BYTES)) {
+      const s = lines.snapshot();
+      if (s) {
+        state = JSON.stringify({ ...s, checker: live.snapshot() } satisfies SavedState);
+        stateSavedAt = offset;
+      }
+    }
+    if (!rows && findings.length === 0 && state === null && !peer && !incomplete) return;
+    Atomics.add(inFlight, 1, batchKiB(rows));
+    Atomics.add(inFlight, 0, 1);
+    send({ batch: { rows, findings, offset, state, peer, incomplete } }, rows ? transferList(rows) : []);
+    findings = [];
+    peer = null;
+    incomplete = null;
+  };
+
+  /**
+   * The end of the log: the streams' last lines and the exit item (or, for a tap that died, its last
+   * frame's time), then the checker's last findings; the writer finishes the recording with them. The
+   * last batch saves no state: the recording is finished in the next transaction.
+   */
+  const end = async (code: number | null, signal: string | null, exitT: number, interrupted: boolean): Promise<void> => {
+    const t = interrupted ? lines.endInterrupted() : lines.end(code, signal, exitT);
+    const last = live.end();
+    post(intake?.offset ?? 0, false);
+    const traceDone = live.finish(t, config.resume?.recordingId ?? null);
+    if (traceDone) await traceDone;
+    send({ finish: { code, signal, t, interrupted, last } });
+  };
+
+  let intake: Intake | null = null;
   try {
-    return new Intake(config.capture.path, resume?.indexed ?? 0, null, {
-      receive,
+    intake = new Intake(config.capture.path, from?.indexed ?? 0, tail ? () => Number(Atomics.load(tail, 0)) : null, {
+      receive: (m: ToRecorder) => {
+        if (finishing || stopAt !== null) return;
+        if (!Array.isArray(m) && 'finish' in m) {
+          if (helper) {
+            // The tap's recorder takes its finish: the record is not indexed here.
+            stopAt = intake!.offset;
+            intake!.stop();
+            return;
+          }
+          finishing = true;
+          const { code, signal, t } = m.finish;
+          end(code, signal, t, false).catch(fail);
+          return;
+        }
+        try {
+          lines.handle(m);
+        } catch (e) {
+          warnOnce(`recorder error: ${(e as Error).message}; forwarding continues`);
+        }
+      },
       recordDone: (offset) => {
-        if (packer.count >= INDEX_FLUSH_ITEMS || packer.bytes >= FLUSH_BYTES) post(offset, true);
+        if (stopAt === null && (packer.count >= (helper ? HELPER_FLUSH_ITEMS : INDEX_FLUSH_ITEMS) || packer.bytes >= FLUSH_BYTES)) post(offset, true);
       },
       finishing: () => finishing,
       ready: () => ready,
@@ -147,25 +193,42 @@ function openIntake(): Intake | null {
       },
       writerBlocked: () => inFlightFull(Atomics.load(inFlight, 0), Atomics.load(inFlight, 1)),
       warnOnce,
+      // A helper's job is over once a slice caught up with the log, between two lines (a line in
+      // progress of megabytes, a flood's unending one, stays here rather than be copied to the tap's recorder).
+      indexing: helper ? (active) => { if (!active && lines.small) intake?.stop(); } : undefined,
     });
   } catch (e) {
     if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-    return null;
+  }
+  if (!intake) {
+    send({ gone: true });
+    return;
+  }
+  current = intake;
+  await intake.run();
+  current = null;
+  if (helper) {
+    const offset = stopAt ?? intake.offset;
+    post(offset, 'always');
+    const state = JSON.stringify({ ...lines.snapshot(true)!, checker: live.snapshot() } satisfies SavedState);
+    send({ back: { offset, state, lastSeq: lines.lastSeq } });
+  } else if (!finishing) {
+    // The log ended without a finish record (its tap died): the recording is interrupted.
+    finishing = true;
+    await end(null, null, lines.lastT, true);
   }
 }
 
-const intake = openIntake();
-if (!intake) {
-  send({ gone: true });
+port.on('message', (m: ToIndexWorker) => {
+  if (m === 'go') current?.lookNow();
+  else if ('arena' in m) {
+    if (spare.length < MAX_IN_FLIGHT) spare.push(m.arena);
+  } else if (tail && !current) runJob(m.job).catch(fail);
+});
+
+if (tail) {
+  // A helper loads the checker's modules now, while the tap's recorder goes on: a job then starts at once.
+  new LiveCheck(config, () => undefined).load().then(() => send({ ready: true }), fail);
 } else {
-  port.on('message', (m: ToIndexWorker) => {
-    if (m === 'go') intake.lookNow();
-  });
-  intake.run().then(async () => {
-    // The log ended without a finish record (its tap died): the recording is interrupted.
-    if (!finishing) {
-      finishing = true;
-      await end(null, null, lines.lastT, true);
-    }
-  }).catch(fail);
+  runJob(config.resume).catch(fail);
 }

@@ -12,10 +12,10 @@
 import { statSync } from 'node:fs';
 import type { Worker as WorkerType } from 'node:worker_threads';
 import type { FromRecorder, RecorderConfig } from './messages.js';
-import type { FromIndexWorker, ToIndexWorker } from './index-worker.js';
+import type { FromIndexWorker } from './index-worker.js';
 import { StoreWriter } from './recorder/store-writer.js';
 import { Guard } from './recorder/guard.js';
-import { batchKiB, inFlightFull } from './recorder/batch-bounds.js';
+import { BatchLink } from './recorder/batch-link.js';
 import { lazyRequire } from './agent.js';
 
 /**
@@ -35,10 +35,7 @@ export interface SplitRecorderOptions {
 export function startSplitRecorder(config: RecorderConfig, send: (m: FromRecorder) => void, opts: SplitRecorderOptions): { done: Promise<void> } {
   let resolveDone!: () => void;
   const done = new Promise<void>((r) => (resolveDone = r));
-  const link = new SharedArrayBuffer(8);
-  /** [batches in flight, the KiB they hold] (see index-worker.ts), and each one's KiB in order. */
-  const inFlight = new Int32Array(link);
-  const kibs: number[] = [];
+  const link = new BatchLink();
   let size = 0;
   try { size = statSync(config.capture.path).size; } catch { /* gone: the worker says so */ }
   /** Where the log is indexed up to, as the batches received say. */
@@ -68,13 +65,7 @@ export function startSplitRecorder(config: RecorderConfig, send: (m: FromRecorde
     state: () => null,
     onFatal: fatal,
     gone: end,
-    written: (n) => {
-      const full = inFlightFull(Atomics.load(inFlight, 0), Atomics.load(inFlight, 1));
-      Atomics.sub(inFlight, 1, kibs.splice(0, n).reduce((a, k) => a + k, 0));
-      Atomics.sub(inFlight, 0, n);
-      // The worker waited for room: it looks again.
-      if (full) worker?.postMessage('go' satisfies ToIndexWorker);
-    },
+    written: (batches) => link.written(batches),
   }, opts.busyTimeoutMs);
 
   writer.openStore();
@@ -85,7 +76,8 @@ export function startSplitRecorder(config: RecorderConfig, send: (m: FromRecorde
   }
   try {
     const { Worker } = lazyRequire('node:worker_threads') as { Worker: typeof WorkerType };
-    worker = new Worker(new URL(INDEX_WORKER, import.meta.url), { workerData: { config, link }, stdout: false, stderr: false });
+    worker = new Worker(new URL(INDEX_WORKER, import.meta.url), { workerData: { config, link: link.shared }, stdout: false, stderr: false });
+    link.worker = worker;
   } catch (e) {
     fatal(e);
     return { done };
@@ -94,7 +86,6 @@ export function startSplitRecorder(config: RecorderConfig, send: (m: FromRecorde
     if (over) return;
     if ('batch' in m) {
       indexedTo = m.batch.offset;
-      kibs.push(batchKiB(m.batch.rows));
       writer.addPacked(m.batch);
     } else if ('warn' in m) writer.warnOnce(m.warn);
     else if ('info' in m) send({ info: m.info });

@@ -183,6 +183,21 @@ export async function waitGone(pid: number, ms = 10_000): Promise<void> {
 
 export const rpc = (o: Record<string, unknown>): string => JSON.stringify({ jsonrpc: '2.0', ...o });
 
+/**
+ * Asks a tap's agent (the tap started with readStdout false) and resolves once the answer is in; only
+ * the tail of what the agent writes is kept (an answer after a flood comes last).
+ */
+export function asker(r: Running): (id: number, method: string, params: Record<string, unknown>) => Promise<void> {
+  let tail = '';
+  let heard = () => undefined as void;
+  r.child.stdout!.on('data', (b: Buffer) => { tail = (tail + b.toString('latin1')).slice(-4096); heard(); });
+  return async (id, method, params) => {
+    const want = `"id":${id},"result"`;
+    r.child.stdin!.write(rpc({ id, method, params }) + '\n');
+    await new Promise<void>((res) => { heard = () => { if (tail.includes(want)) res(); }; heard(); });
+  };
+}
+
 /** Holds `BEGIN EXCLUSIVE` on `db` from another process until told to release (a line on stdin). */
 export function lockDb(db: string) {
   const script = `

@@ -11,7 +11,7 @@ import { copyFileSync, cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
-import { BIN, lockDb, makeTmp, run, start, until, writeChunksAgent, rpc } from '../reliability/helpers.js';
+import { BIN, asker, lockDb, makeTmp, run, start, until, writeChunksAgent, rpc } from '../reliability/helpers.js';
 
 const tmp = makeTmp();
 afterAll(() => tmp.cleanup());
@@ -36,15 +36,7 @@ const agent = writeChunksAgent(tmp.dir, 'chunks', CHUNKS, 'notInTheSchema: true'
 async function orphan(db: string, how: 'kill' | 'exit'): Promise<void> {
   // The default exit wait, not the test suite's longer one: the tap exits before it has indexed the flood.
   const r = start(['--db', db, '--max-frame-bytes', '4096', '--', node, agent], { env: { ...env, ACP_INSPECT_FINISH_WAIT_MS: undefined }, readStdout: false });
-  // The answers come last in what the agent writes: only the tail of the output is kept.
-  let tail = '';
-  let heard = () => undefined as void;
-  r.child.stdout!.on('data', (b: Buffer) => { tail = (tail + b.toString('latin1')).slice(-4096); heard(); });
-  const ask = async (id: number, method: string, params: Record<string, unknown>) => {
-    const want = `"id":${id},"result"`;
-    r.child.stdin!.write(rpc({ id, method, params }) + '\n');
-    await new Promise<void>((res) => { heard = () => { if (tail.includes(want)) res(); }; heard(); });
-  };
+  const ask = asker(r);
   await ask(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} });
   await ask(2, 'session/new', { cwd: '/', mcpServers: [] });
   const prompt = () => ask(3, 'session/prompt', { sessionId: 's1', prompt: [{ type: 'text', text: 'x'.repeat(8000) }] });

@@ -20,7 +20,9 @@ import { StoreWriter } from './store-writer.js';
 import { LineIndexer, type IndexState } from './lines.js';
 import { LiveCheck } from './live-checker.js';
 import { Intake } from './intake.js';
+import { HELP_BYTES, HELP_START_BYTES, Helper } from './helper.js';
 import type { CheckerSnapshot } from '../../check/checker.js';
+import type { Item } from '../../wire/frame.js';
 
 /** Loaded only for --ui; a variable keeps the tap independent of the server at build time. */
 const SERVER_MODULE = '../../server/index.js';
@@ -84,14 +86,23 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   const guard = new Guard(config.guard);
   const shared = config.shared ? new BigInt64Array(config.shared, 0, 1) : null;
   let intake: Intake | null = null;
+  /**
+   * A live tap's second thread for a backlog (helper.ts), once one was large. Not with --otlp: the
+   * live trace's spans are made here, from every item, and are not part of the state handed over.
+   */
+  let helper: Helper | null = null;
+  let helpAllowed = shared !== null && !config.otlp && process.env.ACP_INSPECT_NO_HELPER !== '1';
+  /** True while the helper indexes a backlog: the state here is not the log's (see help()). */
+  let helping = false;
   const writer = new StoreWriter(config, guard, {
     send,
     inBurst: () => intake !== null && (intake.bursting || intake.behind > 0),
     arriving: () => intake !== null && intake.bursting,
     backlog: () => intake?.behind ?? 0,
     lastTraffic: () => intake?.lastTraffic ?? 0,
-    indexedTo: () => intake?.offset ?? 0,
+    indexedTo: () => (helping ? helper!.indexedTo : intake?.offset ?? 0),
     state: () => {
+      if (helping) return null;
       const state = lines.snapshot();
       return state && JSON.stringify({ ...state, checker: live.snapshot() } satisfies SavedState);
     },
@@ -99,16 +110,19 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     gone: () => {
       stopped = true;
       intake?.stop();
+      helper?.stop();
     },
+    written: (batches) => helper?.written(batches),
   }, opts.busyTimeoutMs);
-  const live = new LiveCheck(config, send);
-  const lines = new LineIndexer(config, {
-    onItem: (item, bytes, chunk) => writer.add(item, bytes, live.step(item, chunk)),
+  let live = new LiveCheck(config, send);
+  const lineHooks = {
+    onItem: (item: Item, bytes: number, chunk?: number) => writer.add(item, bytes, live.step(item, chunk)),
     // Its findings were stored with it.
-    onStored: (item, chunk) => live.step(item, chunk),
-    onPeer: (info) => writer.setPeer(info),
-    onIncomplete: (reason) => writer.noteIncomplete(reason),
-  });
+    onStored: (item: Item, chunk?: number) => live.step(item, chunk),
+    onPeer: (info: Record<string, unknown>) => writer.setPeer(info),
+    onIncomplete: (reason: string) => writer.noteIncomplete(reason),
+  };
+  let lines = new LineIndexer(config, lineHooks);
   const resume = config.resume;
   const saved = resume?.state ? JSON.parse(resume.state) as SavedState : null;
   if (resume) lines.restore(saved, resume.storedSeq);
@@ -136,9 +150,74 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     const traceDone = live.finish(t, writer.recordingId);
     await writer.finish(code, signal, t, deadline, interrupted, last);
     if (traceDone) await traceDone;
+    helper?.stop();
     if (closeUi) await closeUi().catch(() => undefined);
     send({ done: true });
     resolveDone();
+  }
+
+  const debug = !!process.env.ACP_INSPECT_DEBUG;
+  const mib = (n: number) => (n / 1048576).toFixed(1);
+  let largeBacklogSeen = false;
+
+  /**
+   * A backlog waits from `from` to `end` (see IntakeHooks.delegate). Once one is large the helper is
+   * started (after a slice of it was indexed here: see below), and once it is ready, it indexes the
+   * backlog while this thread writes its batches. The helper lives while a backlog waits: once this
+   * thread is nearly caught up, or the helper handed back, it is stopped (its isolate's memory
+   * given back), and the next large backlog starts another.
+   */
+  function delegate(from: number, end: number): Promise<number | null> | null {
+    const behind = end - from;
+    // Not with a line of megabytes in progress (see LineIndexer.small): its copies would cost more
+    // than the helper saves. A flood of one unending line has no use for it.
+    if (!helpAllowed || stopped || !lines.small || behind < HELP_BYTES) {
+      largeBacklogSeen = false;
+      stopHelper();
+      return null;
+    }
+    if (behind >= HELP_START_BYTES && largeBacklogSeen && !helper) {
+      helper = new Helper(config, writer, send, () => opts.indexing?.(true));
+      helper.start();
+    }
+    largeBacklogSeen = behind >= HELP_START_BYTES;
+    if (!helper?.available) return null;
+    return help(from, end);
+  }
+
+  function stopHelper(): void {
+    if (!helper) return;
+    // A worker that failed by itself: this session goes on on one thread.
+    if (helper.broken) helpAllowed = false;
+    helper.stop();
+    helper = null;
+  }
+
+  /**
+   * Hands the log from `from` to the helper with the state here (the items made here are all with the
+   * writer), and takes back the helper's state where it stopped: the line indexer and the checker
+   * go on from it, as an indexer resuming a log does. Resolves with where the log is indexed up to.
+   */
+  async function help(from: number, end: number): Promise<number | null> {
+    const state = JSON.stringify({ ...lines.snapshot(true)!, checker: live.snapshot() } satisfies SavedState);
+    const t0 = performance.now();
+    if (debug) send({ info: `acp-inspect: debug: recorder: a backlog of ${mib(end - from)} MiB handed to a second thread` });
+    helping = true;
+    try {
+      const back = await helper!.run({ indexed: from, state, storedSeq: lines.lastSeq });
+      if (stopped) return null;
+      if (debug) send({ info: `acp-inspect: debug: recorder: the second thread indexed ${mib(back.offset - from)} MiB in ${Math.round(performance.now() - t0)} ms; back on this thread` });
+      const saved = JSON.parse(back.state) as SavedState;
+      lines = new LineIndexer(config, lineHooks);
+      lines.restore(saved, back.lastSeq);
+      const checker = new LiveCheck(config, send);
+      await checker.load(saved.checker);
+      live = checker;
+      return back.offset;
+    } finally {
+      helping = false;
+      stopHelper();
+    }
   }
 
   /**
@@ -171,6 +250,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
         writerBlocked: () => writer.blocked,
         warnOnce: (msg) => writer.warnOnce(msg),
         indexing: opts.indexing,
+        delegate,
       });
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
@@ -210,6 +290,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
       if (stopped || finishing) return;
       stopped = true;
       intake?.stop();
+      helper?.stop();
       writer.handOff(code, signal);
     },
   };

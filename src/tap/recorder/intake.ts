@@ -56,6 +56,12 @@ export interface IntakeHooks {
   writerBlocked(): boolean;
   /** A backlog is being indexed (true, once a slice) or has been caught up with (false). */
   indexing?(active: boolean): void;
+  /**
+   * The log waits to be indexed from `from` to `end`: another thread may do it (see helper.ts).
+   * Null: index it here. Else resolves with where the log is indexed up to once it is back (null:
+   * nothing was, go on from `from`).
+   */
+  delegate?(from: number, end: number): Promise<number | null> | null;
   warnOnce(msg: string): void;
 }
 
@@ -150,6 +156,15 @@ export class Intake {
           if (now - quietSince >= CHECKER_QUIET_MS || now - started >= CHECKER_LATEST_MS || this.over || this.committed === null) hooks.startChecker();
         } else if (!holdBack && this.offset < end && !hooks.writerBlocked()) {
           if (end - this.offset > BURST_BYTES) hooks.indexing?.(true);
+          const helped = hooks.delegate?.(this.offset, end);
+          if (helped) {
+            const to = await helped;
+            if (to !== null) this.offset = to;
+            if (this.stopped || hooks.finishing()) return;
+            // What arrived meanwhile was the helper's to look at, not a burst.
+            lastEnd = this.end();
+            continue;
+          }
           const whole = this.indexSlice(end, now + INDEX_SLICE_MS);
           if (this.offset >= end) hooks.indexing?.(false);
           if (this.stopped || hooks.finishing()) return;

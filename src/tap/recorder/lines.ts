@@ -65,12 +65,18 @@ export class LineIndexer {
   /**
    * The state to resume from, between two records; null while a line in progress is too large to be
    * worth saving with every batch (a later state will be saved: resuming from an earlier one only
-   * makes again items that are skipped).
+   * makes again items that are skipped). `whole`: whatever the lines in progress hold (a state handed
+   * to another thread, not saved).
    */
-  snapshot(): IndexState | null {
-    if (this.splitters.reduce((a, s) => a + s.kept, 0) > MAX_STATE_LINE_BYTES) return null;
+  snapshot(whole = false): IndexState | null {
+    if (!whole && !this.small) return null;
     const lines = this.splitters.map((s) => s.snapshot());
     return { seq: this.seq, lastT: this.lastT, lines: lines.map((l) => [l.kept.toString('base64'), l.over]), pending: this.correlator.snapshot() };
+  }
+
+  /** Whether the lines in progress are small enough for a state saved with a batch (see snapshot). */
+  get small(): boolean {
+    return this.splitters.reduce((a, s) => a + s.kept, 0) <= MAX_STATE_LINE_BYTES;
   }
 
   /** Resumes from a saved state, with items up to `storedSeq` already stored. */

@@ -107,8 +107,8 @@ export interface WriterHooks {
   onFatal(e: unknown): void;
   /** The recording was deleted (rm, prune, the UI) while this indexed it: take nothing more. */
   gone(): void;
-  /** `n` packed batches (addPacked) were written. */
-  written?(n: number): void;
+  /** These packed batches (addPacked) were written, or given up. */
+  written?(batches: PackedBatch[]): void;
 }
 
 /** Peer names and versions, as the recording's row holds them. */
@@ -294,11 +294,11 @@ export class StoreWriter {
 
   /** Forgets what waits (written, or given up); the worker hears of its batches (hooks.written). */
   private clear(): void {
-    const batches = this.packed.length;
+    const batches = this.packed;
     this.items = [];
     this.findings = [];
     this.packed = [];
-    if (batches > 0) this.hooks.written?.(batches);
+    if (batches.length > 0) this.hooks.written?.(batches);
     this.bytes = 0;
   }
 

@@ -1,0 +1,141 @@
+/**
+ * A live tap whose recorder finds a flood's backlog hands it to a second thread (the recorder's
+ * helper: the making on a worker, the writing on the recorder's thread) and takes it back once it
+ * caught up: what it stores is what one indexer going through the same capture log in one go stores,
+ * the checker's findings across the hand-over too. A tap that exits while its helper works hands the
+ * log on, and the next indexer finishes it the same. Real binaries, real pipes, real SQLite.
+ */
+import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { AGENT_STDIO, asker, makeTmp, run, start, until, writeAgent } from '../reliability/helpers.js';
+
+const tmp = makeTmp();
+afterAll(() => tmp.cleanup());
+const node = process.execPath;
+const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1', ACP_INSPECT_DEBUG: '1' };
+
+/** 150 MiB of chunks: a backlog the recorder starts its helper for, and hands most of. */
+const CHUNKS = 150_000;
+
+/**
+ * An ACP agent: session/new answers "s1" with a field the schema does not know (a finding at the end
+ * of the recording); a prompt gets CHUNKS 1 KiB message chunks, every 9,973rd for a session that does
+ * not exist (a finding each, all through the flood), then its answer (which the checker pairs with a
+ * request made long before).
+ */
+const agent = writeAgent(tmp.dir, 'helped', `${AGENT_STDIO}
+const line = (o) => JSON.stringify({ jsonrpc: '2.0', ...o }) + '\\n';
+onMessages((m) => {
+  if (m.method === 'initialize') out(line({ id: m.id, result: { protocolVersion: 1, agentCapabilities: {}, authMethods: [] } }));
+  else if (m.method === 'session/new') out(line({ id: m.id, result: { sessionId: 's1', notInTheSchema: true } }));
+  else if (m.method === 'session/prompt') {
+    let s = '';
+    for (let i = 0; i < ${CHUNKS}; i++) {
+      const text = String(i).padEnd(940, '.');
+      s += line({ method: 'session/update', params: { sessionId: i % 9973 === 5000 ? 'nope' : 's1', update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } } } });
+      if (s.length > 1 << 20) { out(s); s = ''; }
+    }
+    out(s);
+    out(line({ id: m.id, result: { stopReason: 'end_turn' } }));
+  }
+});
+`);
+
+function answered(db: string): number {
+  try {
+    const d = new Database(db, { readonly: true, fileMustExist: true });
+    try {
+      return (d.prepare(`SELECT count(*) AS n FROM items WHERE kind = 'result' AND rpc_id = '3'`).get() as { n: number }).n;
+    } finally {
+      d.close();
+    }
+  } catch {
+    return 0;
+  }
+}
+
+/** Everything an indexer could get wrong: the findings, the rows byte for byte, the counters. */
+function stored(db: string): { findings: unknown[]; rows: unknown[]; counted: unknown } {
+  const d = new Database(db, { readonly: true, fileMustExist: true });
+  try {
+    return {
+      findings: d.prepare(`SELECT seq, severity, rule, message FROM findings ORDER BY seq, rule, message`).all(),
+      rows: d.prepare(`SELECT seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, hex(raw), parse_error, truncated FROM items ORDER BY seq`).raw().all(),
+      counted: d.prepare(`SELECT item_count, frame_count, error_count, warning_count, info_count, status, capture FROM recordings`).get(),
+    };
+  } finally {
+    d.close();
+  }
+}
+
+/**
+ * The same capture log indexed in one go, by `acp-inspect index` into a database of its own: `log`
+ * is the tap's capture log (renamed `.capture.done` once it was all indexed, or still `.capture`).
+ */
+async function reference(db: string, name: string): Promise<string> {
+  const ref = join(tmp.dir, `${name}-ref.db`);
+  const dir = `${db}-captures`;
+  const [log] = readdirSync(dir).filter((f) => f.includes('.capture'));
+  mkdirSync(`${ref}-captures`);
+  copyFileSync(join(dir, log!), join(`${ref}-captures`, log!.replace(/\.done$/, '')));
+  const r = await run(['index', '--db', ref], { env });
+  expect(r.code, r.stderr).toBe(0);
+  return ref;
+}
+
+/** A tap with `agent`, the session opened and the prompt's flood forwarded to the client. */
+async function flood(db: string, more: NodeJS.ProcessEnv = {}) {
+  const r = start(['--db', db, '--', node, agent], { env: { ...env, ...more }, readStdout: false });
+  const ask = asker(r);
+  await ask(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} });
+  await ask(2, 'session/new', { cwd: '/', mcpServers: [] });
+  await ask(3, 'session/prompt', { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] });
+  return r;
+}
+
+describe.concurrent('a live tap with a flood\'s backlog', () => {
+  it('indexes it on a second thread, takes it back, and stores what one indexer going through the log stores', async () => {
+    const db = join(tmp.dir, 'live.db');
+    const r = await flood(db);
+    await r.waitStderr('handed to a second thread', 60_000);
+    await r.waitStderr('back on this thread', 60_000);
+    // Stored by the tap, while it lives.
+    await until('the answer stored', () => answered(db) === 1, 60_000, 50);
+    r.child.stdin!.end();
+    const done = await r.done;
+    expect(done.code, done.stderr).toBe(0);
+    const got = stored(db);
+    expect(got.counted).toMatchObject({ status: 'complete', item_count: CHUNKS + 6 + 4, capture: null });
+    // What makes this a test of the state handed over: findings through the flood and at its end.
+    expect(got.findings.filter((f) => (f as { seq: number; severity: string }).severity === 'error').length).toBeGreaterThanOrEqual(15);
+    expect(got.findings).toContainEqual(expect.objectContaining({ rule: 'unknown-field' }));
+    const ref = stored(await reference(db, 'live'));
+    expect(got.findings).toEqual(ref.findings);
+    expect(got.counted).toEqual(ref.counted);
+    expect(got.rows.length).toBe(ref.rows.length);
+    expect(got.rows).toEqual(ref.rows);
+  });
+
+  it('exiting while its helper works, hands the log on; the next indexer stores what one indexer stores', async () => {
+    const db = join(tmp.dir, 'exit.db');
+    // The default exit wait, not the test suite's longer one: the tap exits before it has indexed the flood.
+    const r = await flood(db, { ACP_INSPECT_FINISH_WAIT_MS: undefined });
+    await r.waitStderr('handed to a second thread', 60_000);
+    r.child.stdin!.end();
+    const done = await r.done;
+    expect(done.code, done.stderr).toBe(0);
+    // It exited while its helper worked.
+    expect(done.stderr).not.toContain('back on this thread');
+    expect(answered(db)).toBe(0);
+    const ref = stored(await reference(db, 'exit'));
+    const ix = await run(['index', '--db', db], { env });
+    expect(ix.code, ix.stderr).toBe(0);
+    const got = stored(db);
+    expect(got.counted).toMatchObject({ status: 'complete', capture: null });
+    expect(got.findings).toEqual(ref.findings);
+    expect(got.counted).toEqual(ref.counted);
+    expect(got.rows).toEqual(ref.rows);
+  });
+});
