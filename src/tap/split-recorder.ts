@@ -6,8 +6,8 @@
  * SQLite's inserts are about three quarters of an indexer's time and the making the rest: the two
  * overlap (a 1 GiB flood's last row stored 5.7-6.5 s after its end instead of 7.6-9.2 s).
  *
- * The tap's own recorder stays on one thread (recorder/index.ts): beside a live session a second
- * isolate would cost the tap about 10 MB and compete with the agent and the client for the CPU.
+ * A live tap's recorder runs the same worker as its helper for a backlog (recorder/helper.ts), and
+ * writes its batches itself.
  */
 import { statSync } from 'node:fs';
 import type { Worker as WorkerType } from 'node:worker_threads';
