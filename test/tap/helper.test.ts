@@ -118,6 +118,22 @@ describe.concurrent('a live tap with a flood\'s backlog', () => {
     expect(got.rows).toEqual(ref.rows);
   });
 
+  it('whose helper cannot start, indexes it on its own thread and stores the same', async () => {
+    const db = join(tmp.dir, 'alone.db');
+    const r = await flood(db, { ACP_INSPECT_TEST_INDEX_WORKER_FAILS: '1' });
+    await until('the answer stored', () => answered(db) === 1, 60_000, 50);
+    r.child.stdin!.end();
+    const done = await r.done;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).not.toContain('handed to a second thread');
+    expect(done.stderr).toContain('the second thread failed (the index worker failed');
+    const got = stored(db);
+    expect(got.counted).toMatchObject({ status: 'complete', item_count: CHUNKS + 6 + 4, capture: null });
+    const ref = stored(await reference(db, 'alone'));
+    expect(got.findings).toEqual(ref.findings);
+    expect(got.rows).toEqual(ref.rows);
+  });
+
   it('exiting while its helper works, hands the log on; the next indexer stores what one indexer stores', async () => {
     const db = join(tmp.dir, 'exit.db');
     // The default exit wait, not the test suite's longer one: the tap exits before it has indexed the flood.

@@ -47,8 +47,8 @@ export class Helper {
   private ready = false;
   /** Set once the worker is stopped, or failed (then `broken` too). */
   private failed = false;
-  /** The worker failed by itself (it could not start, or threw). */
-  broken = false;
+  /** Why the worker failed by itself (it could not start, or threw), if it did. */
+  broken: string | null = null;
   private readonly link = new BatchLink();
   /** The job at work: how to end it, and the last state its batches saved (where to go on from should it fail). */
   private job: { resolve(b: Back): void; last: Back } | null = null;
@@ -72,8 +72,9 @@ export class Helper {
       w.on('error', (e) => this.end(e.message));
       w.on('exit', () => this.end('the worker stopped'));
       this.worker = this.link.worker = w;
-    } catch {
-      this.failed = this.broken = true;
+    } catch (e) {
+      this.failed = true;
+      this.broken = (e as Error).message ?? String(e);
     }
   }
 
@@ -111,7 +112,7 @@ export class Helper {
   private end(failed: string | null): void {
     if (this.failed) return;
     this.failed = true;
-    if (failed !== null) this.broken = true;
+    if (failed !== null) this.broken = failed;
     this.link.worker = null;
     void this.worker?.terminate();
     if (this.job) this.back(this.job.last);

@@ -188,7 +188,10 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   function stopHelper(): void {
     if (!helper) return;
     // A worker that failed by itself: this session goes on on one thread.
-    if (helper.broken) helpAllowed = false;
+    if (helper.broken !== null) {
+      helpAllowed = false;
+      if (debug) send({ info: `acp-inspect: debug: recorder: the second thread failed (${helper.broken}); this thread goes on alone` });
+    }
     helper.stop();
     helper = null;
   }
