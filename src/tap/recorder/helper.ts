@@ -24,8 +24,14 @@ import { lazyRequire } from '../agent.js';
 /** The worker's entry, relative to this module (dist/src/tap/recorder/helper.js). */
 const INDEX_WORKER = '../index-worker.js';
 
-/** A backlog this large starts the helper's worker (the recorder goes on meanwhile)... */
-export const HELP_START_BYTES = 32 * 1024 * 1024;
+/**
+ * A backlog this large starts the helper's worker (the recorder goes on meanwhile)... The worker is
+ * ready 150-300 ms later, when the recorder alone would have indexed 25-50 MiB of a 1 KiB flood: on
+ * smaller backlogs it costs a core's CPU and saves nothing (the bench's 32 MiB floods, with 32 here,
+ * started one for each, and the pings after them were indexed late enough for the tap's exit to
+ * hand them on in 9 of 10 sessions).
+ */
+export const HELP_START_BYTES = 64 * 1024 * 1024;
 /** ...and, once it is ready, one this large is handed to it. */
 export const HELP_BYTES = 8 * 1024 * 1024;
 
