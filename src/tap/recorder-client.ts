@@ -122,7 +122,7 @@ export class RecorderClient {
    */
   private startInProcess(config: RecorderConfig): void {
     // With --otlp the optimizer is never turned off (see runTap): nothing to turn on.
-    const grow = burstTuning(!config.otlp);
+    const tuning = burstTuning(!config.otlp);
     (import(RECORDER_MODULE) as Promise<typeof import('./recorder/index.js')>).then((mod) => {
       if (!this.running) return;
       // Lowered only now: the forwarding threads, started meanwhile, keep the normal priority.
@@ -130,7 +130,8 @@ export class RecorderClient {
       this.recorder = mod.startRecorder(config, (m) => this.onMessage(m), {
         busyTimeoutMs: IN_PROCESS_BUSY_MS,
         onFatal: (e) => this.failed(e),
-        indexing: grow,
+        indexing: tuning.indexing,
+        helped: tuning.pin,
       });
     }).catch((e) => this.failed(e));
   }
@@ -269,19 +270,35 @@ const GROW_AFTER_SLICES = 10;
  * never turns it on. With `optimize` false (the optimizer was never turned off) only the young
  * generation changes.
  */
-function burstTuning(optimize: boolean): (indexing: boolean) => void {
+function burstTuning(optimize: boolean): { indexing(active: boolean): void; pin(): void } {
   const { setFlagsFromString } = nodeV8();
   const grow = youngGeneration();
   let slices = 0;
   let optimizing = false;
-  return (indexing) => {
-    slices = indexing ? slices + 1 : 0;
-    const burst = slices > GROW_AFTER_SLICES;
-    grow(burst);
-    if (optimize && burst !== optimizing) {
-      optimizing = burst;
-      try { setFlagsFromString(burst ? '--opt' : '--no-opt'); } catch { /* this V8 does not know the flag */ }
-    }
+  let pinned = false;
+  const set = (on: boolean) => {
+    if (!optimize || on === optimizing) return;
+    optimizing = on;
+    try { setFlagsFromString(on ? '--opt' : '--no-opt'); } catch { /* this V8 does not know the flag */ }
+  };
+  return {
+    indexing(active) {
+      slices = active ? slices + 1 : 0;
+      const burst = slices > GROW_AFTER_SLICES;
+      grow(burst);
+      set(burst || pinned);
+    },
+    /**
+     * A backlog was indexed by the recorder's helper (recorder/helper.ts): this thread only wrote it,
+     * and its making (splitting, parsing, checking) stayed cold. Without the optimizer it then took
+     * over 50 ms to index the 250 ms of traffic a session's end finds waiting (the bench's 1000
+     * pings after its floods), and the tap handed the recording on instead of finishing it: the
+     * optimizer stays on for the rest of the session.
+     */
+    pin() {
+      pinned = true;
+      set(true);
+    },
   };
 }
 

@@ -56,6 +56,8 @@ export interface RecorderOptions {
   onFatal(e: unknown): void;
   /** See IntakeHooks.indexing. */
   indexing?(active: boolean): void;
+  /** A backlog was indexed by the helper (this thread only wrote it): see burstTuning in recorder-client.ts. */
+  helped?(): void;
 }
 
 export interface Recorder {
@@ -216,6 +218,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
       const checker = new LiveCheck(config, send);
       await checker.load(saved.checker);
       live = checker;
+      opts.helped?.();
       return back.offset;
     } finally {
       helping = false;
