@@ -179,9 +179,20 @@ export class RowPacker {
     // Its own memory (never Node's shared pool): it is transferred whole.
     const next = i >= 0 ? Buffer.from(this.spare.splice(i, 1)[0]!) : Buffer.allocUnsafeSlow(size);
     this.arena.copy(next, 0, 0, this.used);
-    if (this.arena.length > 0 && this.spare.length < 8) this.spare.push(this.arena.buffer as ArrayBuffer);
+    if (this.arena.length > 0) keepArena(this.spare, this.arena.buffer as ArrayBuffer);
     this.arena = next;
   }
+}
+
+/**
+ * Arenas kept for packing again: as many as the batches a worker makes ahead of its writer
+ * (MAX_IN_FLIGHT in tap/recorder/batch-bounds.ts), which is what comes back.
+ */
+const SPARE_ARENAS = 4;
+
+/** Keeps `arena` in `spare` (a RowPacker's) to pack into again, unless enough are kept. */
+export function keepArena(spare: ArrayBuffer[], arena: ArrayBuffer): void {
+  if (spare.length < SPARE_ARENAS) spare.push(arena);
 }
 
 /**

@@ -20,12 +20,11 @@ import { parentPort, workerData } from 'node:worker_threads';
 import type { RecorderConfig, ToRecorder } from './messages.js';
 import type { StoredFinding } from '../store/store.js';
 import type { PackedBatch } from './recorder/store-writer.js';
-import { RowPacker, transferList } from '../store/item-rows.js';
-import { LineIndexer, type IndexState } from './recorder/lines.js';
-import { LiveCheck } from './recorder/live-checker.js';
+import { RowPacker, keepArena, transferList } from '../store/item-rows.js';
+import { LineIndexer } from './recorder/lines.js';
+import { LiveCheck, indexerState, type SavedState } from './recorder/live-checker.js';
 import { Intake } from './recorder/intake.js';
-import { FLUSH_BYTES, HELPER_FLUSH_ITEMS, INDEX_FLUSH_ITEMS, MAX_IN_FLIGHT, STATE_EVERY_BYTES, batchKiB, inFlightFull } from './recorder/batch-bounds.js';
-import type { CheckerSnapshot } from '../check/checker.js';
+import { FLUSH_BYTES, HELPER_FLUSH_ITEMS, INDEX_FLUSH_ITEMS, STATE_EVERY_BYTES, batchKiB, inFlightFull } from './recorder/batch-bounds.js';
 
 /** What the worker tells the thread that writes. */
 export type FromIndexWorker =
@@ -56,10 +55,6 @@ export interface JobStart {
  * pack into again, or (a helper) a job. It terminates the worker to stop it.
  */
 export type ToIndexWorker = 'go' | { arena: ArrayBuffer } | { job: JobStart };
-
-interface SavedState extends IndexState {
-  checker?: CheckerSnapshot | null;
-}
 
 // Tests make the worker fail at its start, to see the indexer go on without it (see recover.ts).
 if (process.env.ACP_INSPECT_TEST_INDEX_WORKER_FAILS === '1') throw new Error('the index worker failed (ACP_INSPECT_TEST_INDEX_WORKER_FAILS)');
@@ -126,11 +121,8 @@ async function runJob(from: JobStart | undefined): Promise<void> {
     const rows = packer.take();
     let state: string | null = null;
     if (withState === 'always' || (withState && offset - stateSavedAt >= STATE_EVERY_BYTES)) {
-      const s = lines.snapshot();
-      if (s) {
-        state = JSON.stringify({ ...s, checker: live.snapshot() } satisfies SavedState);
-        stateSavedAt = offset;
-      }
+      state = indexerState(lines, live);
+      if (state !== null) stateSavedAt = offset;
     }
     if (!rows && findings.length === 0 && state === null && !peer && !incomplete) return;
     Atomics.add(inFlight, 1, batchKiB(rows));
@@ -210,8 +202,7 @@ async function runJob(from: JobStart | undefined): Promise<void> {
   if (helper) {
     const offset = stopAt ?? intake.offset;
     post(offset, 'always');
-    const state = JSON.stringify({ ...lines.snapshot(true)!, checker: live.snapshot() } satisfies SavedState);
-    send({ back: { offset, state, lastSeq: lines.lastSeq } });
+    send({ back: { offset, state: indexerState(lines, live, true)!, lastSeq: lines.lastSeq } });
   } else if (!finishing) {
     // The log ended without a finish record (its tap died): the recording is interrupted.
     finishing = true;
@@ -221,9 +212,8 @@ async function runJob(from: JobStart | undefined): Promise<void> {
 
 port.on('message', (m: ToIndexWorker) => {
   if (m === 'go') current?.lookNow();
-  else if ('arena' in m) {
-    if (spare.length < MAX_IN_FLIGHT) spare.push(m.arena);
-  } else if (tail && !current) runJob(m.job).catch(fail);
+  else if ('arena' in m) keepArena(spare, m.arena);
+  else if (tail && !current) runJob(m.job).catch(fail);
 });
 
 if (tail) {

@@ -27,9 +27,9 @@ const INDEX_WORKER = '../index-worker.js';
 /**
  * A backlog this large starts the helper's worker (the recorder goes on meanwhile)... The worker is
  * ready 150-300 ms later, when the recorder alone would have indexed 25-50 MiB of a 1 KiB flood: on
- * smaller backlogs it costs a core's CPU and saves nothing (the bench's 32 MiB floods, with 32 here,
- * started one for each, and the pings after them were indexed late enough for the tap's exit to
- * hand them on in 9 of 10 sessions).
+ * smaller backlogs it costs a core's CPU and saves little. With 32 here it started for each of the
+ * bench's 32 MiB floods, and 9 of 10 of those sessions ended handed on rather than finished by the
+ * tap (see burstTuning's pin in recorder-client.ts for why a helper's session can end so).
  */
 export const HELP_START_BYTES = 64 * 1024 * 1024;
 /** ...and, once it is ready, one this large is handed to it. */

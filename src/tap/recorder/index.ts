@@ -17,11 +17,10 @@ import { setPriority } from 'node:os';
 import type { FromRecorder, RecorderConfig, ToRecorder } from '../messages.js';
 import { Guard } from './guard.js';
 import { StoreWriter } from './store-writer.js';
-import { LineIndexer, type IndexState } from './lines.js';
-import { LiveCheck } from './live-checker.js';
+import { LineIndexer } from './lines.js';
+import { LiveCheck, indexerState, type SavedState } from './live-checker.js';
 import { Intake } from './intake.js';
 import { HELP_BYTES, HELP_START_BYTES, Helper } from './helper.js';
-import type { CheckerSnapshot } from '../../check/checker.js';
 import type { Item } from '../../wire/frame.js';
 
 /** Loaded only for --ui; a variable keeps the tap independent of the server at build time. */
@@ -38,15 +37,6 @@ export function lowerPriority(): void {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
     if (Number.isSafeInteger(tid) && tid > 0) setPriority(tid, RECORDER_NICE);
   } catch { /* not Linux, or not allowed: run at normal priority */ }
-}
-
-/**
- * What is saved with a batch for whoever goes on from there: the line indexer's state and the
- * checker's at the same point (between two records), so that a takeover finds what one indexer
- * would have found. Not with every batch (see STATE_EVERY_BYTES in store-writer.ts).
- */
-interface SavedState extends IndexState {
-  checker?: CheckerSnapshot | null;
 }
 
 export interface RecorderOptions {
@@ -104,9 +94,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     lastTraffic: () => intake?.lastTraffic ?? 0,
     indexedTo: () => (helping ? helper!.indexedTo : intake?.offset ?? 0),
     state: () => {
-      if (helping) return null;
-      const state = lines.snapshot();
-      return state && JSON.stringify({ ...state, checker: live.snapshot() } satisfies SavedState);
+      return helping ? null : indexerState(lines, live);
     },
     onFatal: opts.onFatal,
     gone: () => {
@@ -204,7 +192,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
    * go on from it, as an indexer resuming a log does. Resolves with where the log is indexed up to.
    */
   async function help(from: number, end: number): Promise<number | null> {
-    const state = JSON.stringify({ ...lines.snapshot(true)!, checker: live.snapshot() } satisfies SavedState);
+    const state = indexerState(lines, live, true)!;
     const t0 = performance.now();
     if (debug) send({ info: `acp-inspect: debug: recorder: a backlog of ${mib(end - from)} MiB handed to a second thread` });
     helping = true;

@@ -9,6 +9,7 @@ import type { StoredFinding } from '../../store/store.js';
 import type { LiveTrace } from '../../otel/live.js';
 import type { CheckerSnapshot } from '../../check/checker.js';
 import type { PrebuiltFactory } from '../../spec/schema.js';
+import type { IndexState, LineIndexer } from './lines.js';
 
 interface Checker {
   /** `chunk`: see Checker.step in check/checker.ts (the update kind of a recognised text chunk frame). */
@@ -130,4 +131,22 @@ export class LiveCheck {
   finish(t: number, recordingId: number | null): Promise<unknown> | null {
     return this.trace ? this.trace.finish(t, recordingId).catch(() => undefined) : null;
   }
+}
+
+/**
+ * What is saved with a batch for whoever goes on from there: the line indexer's state and the
+ * checker's at the same point (between two records), so that a takeover finds what one indexer
+ * would have found. Not with every batch (see STATE_EVERY_BYTES in batch-bounds.ts).
+ */
+export interface SavedState extends IndexState {
+  checker?: CheckerSnapshot | null;
+}
+
+/**
+ * The indexer's state now, as saved (JSON of a SavedState): null while the lines in progress are too
+ * large to save (see LineIndexer.snapshot), unless `whole` (a state handed to another thread).
+ */
+export function indexerState(lines: LineIndexer, live: LiveCheck, whole = false): string | null {
+  const state = lines.snapshot(whole);
+  return state && JSON.stringify({ ...state, checker: live.snapshot() } satisfies SavedState);
 }
