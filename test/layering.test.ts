@@ -2,7 +2,9 @@
  * The floors of the building stay where they are: the command line (src/cli/) is the top floor,
  * which only the binary enters, so nothing in src/ or ui/ imports it (what it shares lives below:
  * text/, errors.ts, replay/diff-report.ts); the view contract lives beside the DataSource in
- * src/view/, which the server implements, so the views and the UI import nothing from src/server/;
+ * src/view/, which the server implements, so the views and the UI import nothing from src/server/,
+ * and they reach nothing of src/store/ either, not even a type through another module (the contract
+ * owns the shapes it shows; the store answers with them);
  * and no module loads itself back through another (an import cycle), type-only imports aside.
  * This reads the import statements of every source file, so a layering slip fails here by name.
  */
@@ -16,6 +18,8 @@ import { importsOf, sourceFiles } from './imports.js';
 const CLI = 'src/cli/';
 /** Who may not import the server: the contract they read is src/view/contract.ts. */
 const NOT_SERVER = ['src/view/', 'ui/'];
+/** Who may not reach the store, not even for a type: the view contract owns the shapes they show. */
+const NOT_STORE = ['src/view/', 'ui/'];
 
 type Graph = Map<string, { target: string; spec: string; typeOnly: boolean }[]>;
 
@@ -36,6 +40,24 @@ function graphOf(files: Map<string, string>): Graph {
   return graph;
 }
 
+/** The shortest import path from `file` to a module of src/store/ (type-only imports count), or null. */
+function storePath(graph: Graph, file: string): string[] | null {
+  const from = new Map<string, string | null>([[file, null]]);
+  const queue = [file];
+  while (queue.length) {
+    const v = queue.shift()!;
+    if (v.startsWith('src/store/')) {
+      const path = [v];
+      for (let p = from.get(v); p; p = from.get(p)) path.unshift(p);
+      return path;
+    }
+    for (const { target } of graph.get(v) ?? []) {
+      if (!from.has(target)) { from.set(target, v); queue.push(target); }
+    }
+  }
+  return null;
+}
+
 /** Every import that breaks a rule, as "file imports spec (why)". */
 function layeringProblems(files: Map<string, string>): string[] {
   const graph = graphOf(files);
@@ -45,6 +67,12 @@ function layeringProblems(files: Map<string, string>): string[] {
       if (target.startsWith(CLI) && !file.startsWith(CLI)) problems.push(`${file} imports ${spec} (only the command line imports src/cli/)`);
       if (target.startsWith('src/server/') && NOT_SERVER.some((d) => file.startsWith(d))) problems.push(`${file} imports ${spec} (the view contract is src/view/contract.ts)`);
     }
+  }
+  // The views and the UI reach no store module, directly or through another, type-only imports included.
+  for (const file of graph.keys()) {
+    if (!NOT_STORE.some((d) => file.startsWith(d))) continue;
+    const path = storePath(graph, file);
+    if (path) problems.push(`${path.join(' → ')} (the views own their types in src/view/contract.ts, not the store)`);
   }
   // Cycles through imports that load something (Tarjan's strongly connected components).
   const index = new Map<string, number>();
@@ -89,7 +117,7 @@ function projectFiles(): Map<string, string> {
 }
 
 describe('the layering of src/ and ui/', () => {
-  it('nothing but the command line imports src/cli/, the views import no server module, and no import cycle', () => {
+  it('nothing but the command line imports src/cli/, the views import no server or store module, and no import cycle', () => {
     const files = projectFiles();
     expect(files.size).toBeGreaterThan(150);
     expect(layeringProblems(files)).toEqual([]);
@@ -104,12 +132,17 @@ describe('the layering of src/ and ui/', () => {
       ['src/view/source.ts', "import type {\n  TimelinePage,\n} from '../server/types.js';"],
       ['ui/src/api.ts', "import { type A, type B } from '../../src/server/types.js';"],
       ['src/server/types.ts', "import type { Z } from '../view/source.js';\nexport type Z = typeof import('./types.js');"],
+      ['ui/src/probe-view.tsx', "import type { R } from '../../src/store/probe-runs.js';"],
+      ['src/view/summary.ts', "import type { S } from '../probe/report.js';"],
+      ['src/probe/report.ts', "import type { T } from '../store/store.js';"],
     ]);
     expect(layeringProblems(files)).toEqual([
       'src/mcp/tools.ts imports ../cli/show.js (only the command line imports src/cli/)',
       'src/mcp/tools.ts imports ../cli/types.js (only the command line imports src/cli/)',
       'src/view/source.ts imports ../server/types.js (the view contract is src/view/contract.ts)',
       'ui/src/api.ts imports ../../src/server/types.js (the view contract is src/view/contract.ts)',
+      'ui/src/probe-view.tsx → src/store/probe-runs.ts (the views own their types in src/view/contract.ts, not the store)',
+      'src/view/summary.ts → src/probe/report.ts → src/store/store.ts (the views own their types in src/view/contract.ts, not the store)',
       'import cycle: src/cli/format.ts → src/cli/show.ts',
     ]);
   });

@@ -3,16 +3,10 @@
  * shows it as a scorecard linking to the scenarios' recordings (ordinary recordings).
  */
 import type { Store } from './store.js';
+import type { ProbeRunSummary } from '../view/contract.js';
 import { StoreError } from './errors.js';
 
-export interface ProbeRunSummary {
-  id: number;
-  probe: string;
-  startedAt: string;
-  endedAt: string | null;
-  target: string | null;
-  verdict: string | null;
-}
+export type { ProbeRunSummary };
 
 interface Row { id: number; probe: string; started_at: string; ended_at: string | null; target: string | null; verdict: string | null; report?: string | null }
 

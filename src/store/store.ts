@@ -7,6 +7,7 @@ import Database from 'better-sqlite3';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Item, Frame, Direction, FrameKind } from '../wire/frame.js';
+import type { RecordingStatus, RecordingSummary, StoredFinding, StoredNote } from '../view/contract.js';
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
 import type { ChunkKind } from '../wire/chunk-frame.js';
@@ -23,57 +24,7 @@ import { ITEM_COLUMNS, ITEM_RAW, itemColumns, unpackRow, type PackedRows } from 
 export { onOrphanedCaptures } from './orphans.js';
 import { isSqliteBuildError, nativeFixCommand, sqliteBuildReason } from '../install-hint.js';
 
-export type RecordingStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'imported';
-
-/** A row of the recordings list. */
-export interface RecordingSummary {
-  id: number;
-  name: string | null;
-  startedAt: string;
-  endedAt: string | null;
-  status: RecordingStatus;
-  incomplete: boolean;
-  incompleteReason: string | null;
-  command: string[] | null;
-  cwd: string | null;
-  pid: number | null;
-  exitCode: number | null;
-  exitSignal: string | null;
-  client: { name: string | null; version: string | null };
-  agent: { name: string | null; version: string | null };
-  protocolVersion: number | null;
-  items: number;
-  frames: number;
-  errors: number;
-  warnings: number;
-  infos: number;
-  durationMs: number | null;
-  /**
-   * While the recording's capture log is not fully indexed after its tap exited or died (another
-   * process finishes it): bytes of the log indexed and its size. Null once it is all in the
-   * database, and while its tap runs.
-   */
-  indexing?: { indexedBytes: number; totalBytes: number } | null;
-}
-
-/** One finding of the checker, as stored. */
-export interface StoredFinding {
-  seq: number;
-  severity: 'error' | 'warning' | 'info';
-  rule: string;
-  message: string;
-  spec?: string;
-}
-
-/** A note (or a bare mark, with empty text) a user wrote on an item, as stored. */
-export interface StoredNote {
-  id: number;
-  recordingId: number;
-  seq: number;
-  text: string;
-  createdAt: string;
-  updatedAt: string | null;
-}
+export type { RecordingStatus, RecordingSummary, StoredFinding, StoredNote };
 
 interface NoteRow { id: number; recording_id: number; seq: number; text: string; created_at: string; updated_at: string | null }
 

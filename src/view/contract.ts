@@ -5,9 +5,70 @@
  * contract between the data and the page lives in one place, beside the interface that serves it.
  */
 import type { ItemDir, FrameKind, RpcId, Item } from '../wire/frame.js';
-import type { RecordingSummary, StoredFinding, StoredNote } from '../store/store.js';
 
-export type { RecordingSummary, StoredFinding, StoredNote, Item };
+export type { Item };
+
+export type RecordingStatus = 'running' | 'complete' | 'incomplete' | 'interrupted' | 'imported';
+
+/** A row of the recordings list (the store answers with it; the contract owns its shape). */
+export interface RecordingSummary {
+  id: number;
+  name: string | null;
+  startedAt: string;
+  endedAt: string | null;
+  status: RecordingStatus;
+  incomplete: boolean;
+  incompleteReason: string | null;
+  command: string[] | null;
+  cwd: string | null;
+  pid: number | null;
+  exitCode: number | null;
+  exitSignal: string | null;
+  client: { name: string | null; version: string | null };
+  agent: { name: string | null; version: string | null };
+  protocolVersion: number | null;
+  items: number;
+  frames: number;
+  errors: number;
+  warnings: number;
+  infos: number;
+  durationMs: number | null;
+  /**
+   * While the recording's capture log is not fully indexed after its tap exited or died (another
+   * process finishes it): bytes of the log indexed and its size. Null once it is all in the
+   * database, and while its tap runs.
+   */
+  indexing?: { indexedBytes: number; totalBytes: number } | null;
+}
+
+/** One finding of the checker, as stored. */
+export interface StoredFinding {
+  seq: number;
+  severity: 'error' | 'warning' | 'info';
+  rule: string;
+  message: string;
+  spec?: string;
+}
+
+/** A note (or a bare mark, with empty text) a user wrote on an item, as stored. */
+export interface StoredNote {
+  id: number;
+  recordingId: number;
+  seq: number;
+  text: string;
+  createdAt: string;
+  updatedAt: string | null;
+}
+
+/** A probe run of the store (acp-inspect probe agent|client), as the home page lists it. */
+export interface ProbeRunSummary {
+  id: number;
+  probe: string;
+  startedAt: string;
+  endedAt: string | null;
+  target: string | null;
+  verdict: string | null;
+}
 
 /** One line of the timeline: what the list needs, without the full raw text. */
 export interface TimelineRow {

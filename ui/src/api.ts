@@ -9,9 +9,8 @@ import type {
 import type { DataSource, FixtureFile, NoteView, Position } from '../../src/view/source.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
-import type { AgentRow } from '../../src/view/contract.js';
+import type { AgentRow, ProbeRunSummary } from '../../src/view/contract.js';
 import type { ProbeReport } from '../../src/probe/report.js';
-import type { ProbeRunSummary } from '../../src/store/probe-runs.js';
 
 export type { RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage };
 export type { TimelineRow } from '../../src/view/contract.js';
@@ -20,7 +19,7 @@ export type { Waterfall, WaterfallSpan } from '../../src/view/waterfall.js';
 export type { Insights, Insight } from '../../src/view/insights.js';
 export type { AgentRow } from '../../src/view/contract.js';
 export type { ProbeReport, ScenarioResult } from '../../src/probe/report.js';
-export type { ProbeRunSummary } from '../../src/store/probe-runs.js';
+export type { ProbeRunSummary } from '../../src/view/contract.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
