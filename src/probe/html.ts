@@ -6,6 +6,7 @@
  */
 import type { Item } from '../wire/frame.js';
 import { pageHead } from '../report/html.js';
+import { targetLabel } from '../view/names.js';
 import { TIERS, type ProbeReport, type ScenarioResult } from './report.js';
 
 /** Lines of one exchange shown at most, and characters of one line. */
@@ -13,6 +14,8 @@ const MAX_LINES = 400;
 const MAX_CHARS = 4000;
 
 const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+/** Escaped text whose `backticked` parts show as code (the scenarios' titles and reasons name methods and fields so). */
+const prose = (s: string): string => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 const ARROW: Record<string, string> = { c2a: 'client → agent', a2c: 'agent → client', stderr: 'stderr', event: 'event' };
 
 const STYLE = `
@@ -38,27 +41,27 @@ function itemLine(it: Item): string {
 function scenarioSection(s: ScenarioResult, items: Item[] | undefined): string {
   const findings = [...s.findings.map((f) => ({ f, probe: false })), ...(s.probeFindings ?? []).map((f) => ({ f, probe: true }))]
     .sort((a, b) => a.f.seq - b.f.seq)
-    .map(({ f, probe }) => `<li class="finding ${probe ? 'probe' : f.severity}">#${f.seq} ${esc(f.severity)} <code>${esc(f.rule)}</code> (spec ${esc(f.spec)}): ${esc(f.message)}${probe ? ' <em>(caused by the probe on purpose)</em>' : ''}</li>`);
+    .map(({ f, probe }) => `<li class="finding ${probe ? 'probe' : f.severity}">#${f.seq} ${esc(f.severity)} <code>${esc(f.rule)}</code> (spec ${esc(f.spec)}): ${prose(f.message)}${probe ? ' <em>(caused by the probe on purpose)</em>' : ''}</li>`);
   const lines = items ? items.slice(0, MAX_LINES).map(itemLine).join('') + (items.length > MAX_LINES ? `<p class="muted">… ${items.length - MAX_LINES} more items: acp-inspect show ${s.recording}</p>` : '') : '<p class="muted">The recording is not in the database any more.</p>';
-  return `<details id="${esc(s.id)}"${s.status === 'fail' ? ' open' : ''}><summary><span class="st ${s.status}">${s.status}</span> <b>${esc(s.id)}</b> — ${esc(s.title)} <span class="muted">(spec ${esc(s.spec)}, recording #${s.recording})</span></summary>
-<p>${esc(s.why)}</p>${findings.length ? `<ul>${findings.join('')}</ul>` : ''}${lines}</details>`;
+  return `<details id="${esc(s.id)}"${s.status === 'fail' ? ' open' : ''}><summary><span class="st ${s.status}">${s.status}</span> <b>${esc(s.id)}</b> — ${prose(s.title)} <span class="muted">(spec ${esc(s.spec)}, recording #${s.recording})</span></summary>
+<p>${prose(s.why)}</p>${findings.length ? `<ul>${findings.join('')}</ul>` : ''}${lines}</details>`;
 }
 
 /** The page. `items`: each scenario's recording items by recording id (missing: deleted since). */
 export function probeReportHtml(report: ProbeReport, items: ReadonlyMap<number, Item[]>): string {
   const t = report.target;
-  const title = `probe ${report.probe}: ${[t.name ?? 'target', t.version].filter(Boolean).join(' ')} — ${report.verdict}`;
+  const title = `probe ${report.probe}: ${targetLabel(t)} — ${report.verdict}`;
   const c = report.counts;
   const tiers = TIERS.map((tier) => {
     const rows = report.scenarios.filter((s) => s.tier === tier);
     if (!rows.length) return '';
     return `<h2>${tier}</h2><table><thead><tr><th>status</th><th>scenario</th><th>spec</th><th>why</th><th>recording</th></tr></thead><tbody>${rows.map((s) =>
-      `<tr><td class="st ${s.status}">${s.status}</td><td><a href="#${esc(s.id)}">${esc(s.id)}</a><div class="muted">${esc(s.title)}</div></td><td>${esc(s.spec)}</td><td>${esc(s.why)}${s.findings.some((f) => f.severity === 'error') ? `<div class="finding">${s.findings.filter((f) => f.severity === 'error').length} checker error(s)</div>` : ''}</td><td>${s.recording === null ? '' : `<a href="#${esc(s.id)}">#${s.recording}</a>`}</td></tr>`).join('')}</tbody></table>`;
+      `<tr><td class="st ${s.status}">${s.status}</td><td><a href="#${esc(s.id)}">${esc(s.id)}</a><div class="muted">${prose(s.title)}</div></td><td>${esc(s.spec)}</td><td>${prose(s.why)}${s.findings.some((f) => f.severity === 'error') ? `<div class="finding">${s.findings.filter((f) => f.severity === 'error').length} checker error(s)</div>` : ''}</td><td>${s.recording === null ? '' : `<a href="#${esc(s.id)}">#${s.recording}</a>`}</td></tr>`).join('')}</tbody></table>`;
   }).join('');
   const details = report.scenarios.filter((s) => s.recording !== null).map((s) => scenarioSection(s, items.get(s.recording!))).join('');
   return `${pageHead(title, STYLE.trim())}
 <body>
-<h1>${esc(`acp-inspect probe ${report.probe}`)}: ${esc([t.name ?? '(no name given)', t.version].filter(Boolean).join(' '))}</h1>
+<h1>${esc(`acp-inspect probe ${report.probe}`)}: ${esc(targetLabel(t))}</h1>
 <p class="muted">${t.command ? `<code>${esc(t.command.join(' '))}</code> · ` : ''}${esc(report.startedAt ?? '')}${report.run !== undefined ? ` · probe run ${report.run}` : ''}${report.db ? ` · recordings in ${esc(report.db)}` : ''}</p>
 <p class="verdict ${report.verdict === 'conformant' ? 'ok' : 'bad'}">${esc(report.verdict)}</p>
 <p>${c.pass} passed · ${c.fail} failed · ${c.skip} skipped · ${c.info} info</p>

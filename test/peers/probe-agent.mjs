@@ -5,7 +5,8 @@
 // session/cancel and $/cancel_request. PROBE_AGENT_DEFECT=<name> plants one defect (see DEFECTS);
 // each is meant to be caught by one probe scenario. PROBE_AGENT_SHORT_TURN=1 makes a turn end almost at once.
 // PROBE_AGENT_STORE=DIR keeps each session's history in DIR and, like some real agents, reopens
-// (load, resume) only a session that is not open on this connection.
+// (load, resume) only a session that is not open on this connection. PROBE_AGENT_ANONYMOUS=1 leaves
+// agentInfo out of its initialize answer (it is optional), as many agents do.
 import { createInterface } from 'node:readline';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -121,7 +122,7 @@ function handle(msg) {
     case 'initialize':
       return reply(id, {
         protocolVersion: DEFECT === 'version-echo' ? params.protocolVersion : DEFECT === 'initialize-version-2' ? 2 : 1,
-        agentInfo: { name: 'probe-test-agent', version: '1.0.0' },
+        ...(process.env.PROBE_AGENT_ANONYMOUS === '1' ? {} : { agentInfo: { name: 'probe-test-agent', version: '1.0.0' } }),
         agentCapabilities: {
           loadSession: true,
           promptCapabilities: { image: false, audio: false, embeddedContext: true },

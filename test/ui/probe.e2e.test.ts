@@ -1,5 +1,5 @@
 /**
- * A probe run in a real browser: the served UI lists it and shows it as a scorecard by tier whose
+ * A probe run in a real browser: the served UI lists it (one row on the home page) and shows it as a scorecard by tier whose
  * scenarios link to their recordings, and the probe's HTML report opens from file:// with its
  * scorecard and exchanges, making no request at all.
  */
@@ -45,8 +45,7 @@ describeBrowser('probe runs in the UI', () => {
   it('lists the run, shows its scorecard by tier, and opens a scenario\'s recording from it', async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await page.goto(srv.url);
-    const runs = page.getByRole('region', { name: 'Probe runs' });
-    await runs.getByRole('link', { name: `probe agent #${report.run}` }).click();
+    await page.locator(`tr[data-probe-run="${report.run}"]`).getByRole('link', { name: `probe agent #${report.run}` }).click();
     const card = page.getByRole('main', { name: `Probe run ${report.run}` });
     await card.locator('[data-verdict]').waitFor();
     expect(await card.locator('[data-verdict]').innerText()).toBe('not conformant');

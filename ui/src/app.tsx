@@ -20,6 +20,7 @@ import { TurnsView } from './turns-view.js';
 import { CompareView } from './compare-view.js';
 import { ProbeScorecard, ProbeRunLink } from './probe-view.js';
 import { fmtMs, fmtDate } from './format.js';
+import { peerLabel } from '../../src/view/names.js';
 import { downloadText } from './download.js';
 
 type Theme = 'auto' | 'light' | 'dark';
@@ -88,7 +89,7 @@ function RecordingHeader() {
         <ProbeRunLink name={r.name} />
         {isLive.value ? <span class="pill live"><span class="dot" aria-hidden="true" />live{liveConnected.value ? '' : ' (reconnecting)'}</span> : <span class="pill">{r.status}</span>}
         <span class="muted">
-          {[r.agent.name && `agent ${[r.agent.name, r.agent.version].filter(Boolean).join(' ')}`, r.client.name && `client ${[r.client.name, r.client.version].filter(Boolean).join(' ')}`,
+          {[peerLabel(r, 'agent') && `agent ${peerLabel(r, 'agent')}`, peerLabel(r, 'client') && `client ${peerLabel(r, 'client')}`,
             r.protocolVersion !== null && `protocol v${r.protocolVersion}`, fmtDate(r.startedAt), r.durationMs !== null && fmtMs(r.durationMs), `${r.frames} frames`].filter(Boolean).join(' · ')}
         </span>
         {counts.error > 0 && <button type="button" class="badge-btn" onClick={() => setView('findings')}><span class="badge sev-error">{counts.error}</span> errors</button>}

@@ -28,6 +28,12 @@ function inline(text: string, key = 0): ComponentChildren[] {
   return out;
 }
 
+/** A line of plain text whose `backticked` parts show as code (and nothing else is read as Markdown). */
+export function InlineCode({ text }: { text: string }) {
+  const parts = text.split(/`([^`]+)`/);
+  return <>{parts.map((p, i) => (i % 2 ? <code key={i}>{p}</code> : p))}</>;
+}
+
 export function Markdown({ text }: { text: string }) {
   const lines = text.replace(/\r\n/g, '\n').split('\n');
   const blocks: ComponentChildren[] = [];

@@ -1,11 +1,14 @@
 /**
- * Probe runs (acp-inspect probe agent|client): the list on the home page, and a run's scorecard by
+ * Probe runs (acp-inspect probe agent|client): a run's scorecard by
  * tier, each scenario linking to its recording (an ordinary recording: timeline, findings, export).
  */
 import { useEffect, useState } from 'preact/hooks';
 import { server, serverApi, type ProbeReport, type ProbeRunSummary, type ScenarioResult } from './api.js';
-import { probeId, recId, writeUrl, openRecording, recordings } from './model.js';
+import { probeId, recId, writeUrl, openRecording } from './model.js';
+import { probeRunOf } from './home-entries.js';
 import { fmtDate, fmtMs } from './format.js';
+import { targetLabel } from '../../src/view/names.js';
+import { InlineCode } from './markdown.js';
 
 const TIERS: Array<[ScenarioResult['tier'], string]> = [
   ['required', 'Required'], ['capability', 'Capability (when advertised)'], ['advisory', 'Advisory (does not change the verdict)'], ['info', 'Info (not graded)'],
@@ -26,34 +29,8 @@ function openScenarioRecording(id: number): void {
   void openRecording(id);
 }
 
-const verdictClass = (v: string | null) => (v === 'conformant' ? 'ok' : v === 'not conformant' ? 'live' : '');
-
-/** The probe runs of the store, on the home page (nothing when there are none). */
-export function ProbeRuns() {
-  const [runs, setRuns] = useState<ProbeRunSummary[] | null>(null);
-  const n = recordings.value.length;
-  useEffect(() => { server.probes().then(setRuns).catch(() => setRuns([])); }, [n]);
-  if (!runs?.length) return null;
-  return (
-    <section class="probe-runs" aria-label="Probe runs">
-      <h2>Probe runs</h2>
-      <table class="rec-table">
-        <thead><tr><th scope="col">#</th><th scope="col">probe</th><th scope="col">target</th><th scope="col">started</th><th scope="col">verdict</th></tr></thead>
-        <tbody>
-          {runs.map((r) => (
-            <tr key={r.id}>
-              <td class="num">{r.id}</td>
-              <td><a href={`?probe=${r.id}`} onClick={(e) => { e.preventDefault(); openProbe(r.id); }}>probe {r.probe} #{r.id}</a></td>
-              <td>{r.target ?? ''}</td>
-              <td>{fmtDate(r.startedAt)}</td>
-              <td>{r.verdict ? <span class={`pill ${verdictClass(r.verdict)}`}>{r.verdict}</span> : <span class="pill">{r.endedAt ? 'could not run' : 'running'}</span>}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </section>
-  );
-}
+/** The pill class of a verdict. */
+export const verdictClass = (v: string | null) => (v === 'conformant' ? 'ok' : v === 'not conformant' ? 'live' : '');
 
 /** One probe run as a scorecard. */
 export function ProbeScorecard({ id }: { id: number }) {
@@ -68,7 +45,7 @@ export function ProbeScorecard({ id }: { id: number }) {
   return (
     <main class="probe-card" aria-label={`Probe run ${run.id}`}>
       <div class="rec-title">
-        <h1>probe {r.probe}: {[t.name ?? '(no name given)', t.version].filter(Boolean).join(' ')}</h1>
+        <h1>probe {r.probe}: {targetLabel(t)}</h1>
         <span class={`pill verdict ${verdictClass(r.verdict)}`} data-verdict={r.verdict}>{r.verdict}</span>
         <span class="muted">{[t.command?.join(' '), fmtDate(r.startedAt ?? run.startedAt), r.durationMs !== undefined && fmtMs(r.durationMs),
           `${r.counts.pass} passed · ${r.counts.fail} failed · ${r.counts.skip} skipped · ${r.counts.info} info`].filter(Boolean).join(' · ')}</span>
@@ -85,9 +62,9 @@ export function ProbeScorecard({ id }: { id: number }) {
                 {rows.map((s) => (
                   <tr key={s.id} data-scenario={s.id} class={`st-${s.status}`}>
                     <td><span class={`pill probe-st ${s.status}`}>{s.status}</span></td>
-                    <td><b>{s.id}</b><div class="muted">{s.title}</div></td>
+                    <td><b>{s.id}</b><div class="muted"><InlineCode text={s.title} /></div></td>
                     <td>{s.spec}</td>
-                    <td>{s.why}{s.findings.filter((f) => f.severity === 'error').map((f) => <div key={`${f.seq}-${f.rule}`} class="bad">#{f.seq} {f.rule} ({f.spec}): {f.message}</div>)}</td>
+                    <td><InlineCode text={s.why} />{s.findings.filter((f) => f.severity === 'error').map((f) => <div key={`${f.seq}-${f.rule}`} class="bad">#{f.seq} {f.rule} ({f.spec}): <InlineCode text={f.message} /></div>)}</td>
                     <td>{s.recording !== null && <a href={`?rec=${s.recording}`} onClick={(e) => { e.preventDefault(); openScenarioRecording(s.recording!); }}>#{s.recording}</a>}</td>
                   </tr>
                 ))}
@@ -102,8 +79,8 @@ export function ProbeScorecard({ id }: { id: number }) {
 
 /** In a scenario's recording, a link back to its probe run's scorecard (recordings are named "probe agent #RUN: SCENARIO"). */
 export function ProbeRunLink({ name }: { name: string | null }) {
-  const m = /^probe (agent|client) #(\d+): /.exec(name ?? '');
-  if (!m || !serverApi()) return null;
-  const id = Number(m[2]);
+  const of = probeRunOf(name);
+  if (!of || !serverApi()) return null;
+  const id = of.run;
   return <a class="probe-back" href={`?probe=${id}`} onClick={(e) => { e.preventDefault(); openProbe(id); }}>scorecard of probe run #{id}</a>;
 }
