@@ -20,6 +20,14 @@ describe('GroupLayout', () => {
     expect(L.entries[L.entryAt(1000)]!.kind).toBe('rows');
   });
 
+  it('gives each card the rows measured for it, so what follows starts below its last line', () => {
+    const L = new GroupLayout(TOTAL, TURNS, () => false, (seq) => (seq === 5 ? 13 : 8));
+    expect(L.entries.map((e) => `${e.kind}@${e.pos}+${e.size}`)).toEqual([
+      'rows@0+4', 'session@4+1', 'turn@5+1', 'card@6+13', 'rows@19+2', 'session@21+1', 'turn@22+1', 'card@23+8', 'rows@31+3',
+    ]);
+    expect(L.posOf(14)).toBe(19);
+  });
+
   it('maps list indices to display rows, hidden items to their turn header', () => {
     const L = new GroupLayout(TOTAL, TURNS, (seq) => seq === 17, 8);
     expect(L.posOf(0)).toBe(0);

@@ -29,9 +29,9 @@ export class GroupLayout {
   /**
    * @param total items in the filtered list
    * @param turns turns in list order, with non-overlapping [from, to) ranges
-   * @param cardRows height of a collapsed turn's summary card, in rows
+   * @param cardRows height of a collapsed turn's summary card, in rows (one for all, or by turn seq)
    */
-  constructor(total: number, turns: readonly GroupTurn[], expanded: (seq: number) => boolean, cardRows: number,
+  constructor(total: number, turns: readonly GroupTurn[], expanded: (seq: number) => boolean, cardRows: number | ((seq: number) => number),
     sessions: readonly { sessionId: string; from: number }[] = []) {
     this.expanded = expanded;
     this.turns = turns.filter((t) => t.from < t.to && t.from < Math.max(total, t.to));
@@ -66,7 +66,7 @@ export class GroupLayout {
       const open = expanded(t.seq);
       push({ kind: 'turn', pos, size: 1, turn: t, expanded: open });
       if (open) push({ kind: 'rows', pos, size: t.to - t.from, from: t.from, inTurn: true });
-      else push({ kind: 'card', pos, size: cardRows, turn: t });
+      else push({ kind: 'card', pos, size: typeof cardRows === 'number' ? cardRows : cardRows(t.seq), turn: t });
       idx = t.to;
     }
     for (; k < firsts.length; k++) {

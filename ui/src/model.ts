@@ -27,8 +27,20 @@ export const timeMode = signal<TimeMode>('rel');
 export const follow = signal(true);
 /** The timeline grouped by session and prompt turn (URL `group=turns`). */
 export const grouped = signal(false);
-/** Height of a collapsed turn's summary card, in rows. */
+/** Height of a collapsed turn's summary card, in rows, until its card has been drawn and measured. */
 export const CARD_ROWS = 9;
+/** The tallest a card grows to (rows); a longer summary scrolls inside it. */
+export const CARD_MAX_ROWS = 40;
+/** Measured heights of drawn summary cards (rows), by turn seq, for the recording shown. */
+export const cardRows = signal<ReadonlyMap<number, number>>(new Map());
+
+/** Keeps the measured height of turn `seq`'s card, so the rows after it start below its last line. */
+export function setCardRows(seq: number, rows: number): void {
+  if (cardRows.value.get(seq) === rows) return;
+  const next = new Map(cardRows.value);
+  next.set(seq, rows);
+  cardRows.value = next;
+}
 /** Open turns: every turn is collapsed by default (expanded when `expandAll`), `toggled` flips some. */
 export const expandAll = signal(false);
 export const toggledTurns = signal<ReadonlySet<number>>(new Set());
@@ -354,6 +366,7 @@ export async function openRecording(id: number | null): Promise<void> {
     loadError.value = null;
     filterError.value = null;
     selIndex.value = null;
+    cardRows.value = new Map();
   });
   connectLive();
   if (id === null) {
@@ -519,7 +532,8 @@ export const groupLayout = computed<GroupLayout | null>(() => {
   if (!grouped.value || !tl || !g || g.recordingId !== tl.recordingId || g.q !== tl.q) return null;
   const all = expandAll.value;
   const toggled = toggledTurns.value;
-  return new GroupLayout(Math.max(tl.total.value, g.data.total), g.data.turns, (seq) => all !== toggled.has(seq), CARD_ROWS, g.data.sessions);
+  const measured = cardRows.value;
+  return new GroupLayout(Math.max(tl.total.value, g.data.total), g.data.turns, (seq) => all !== toggled.has(seq), (seq) => measured.get(seq) ?? CARD_ROWS, g.data.sessions);
 });
 
 /** Fetches the turns of the current timeline (its filter). */

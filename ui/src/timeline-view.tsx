@@ -6,7 +6,7 @@
 import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import {
   timeline, selIndex, select, scrollRequest, timeMode, refT, follow, isLive, jumpTo, filterError, detailOpen, current,
-  groupLayout, isExpanded, toggleTurn, setAllExpanded, notesBySeq,
+  groupLayout, isExpanded, toggleTurn, setAllExpanded, notesBySeq, setCardRows, CARD_MAX_ROWS,
 } from './model.js';
 import { source, type TimelineRow, type TurnDetail } from './api.js';
 import type { Entry } from './group-layout.js';
@@ -128,6 +128,8 @@ function SessionHeader({ e, top }: { e: Extract<Entry, { kind: 'session' }>; top
 }
 
 const turnCache = new Map<string, TurnDetail>();
+/** The card's own padding and border below and above its content (px; see .turn-card in style.css). */
+const CARD_PADDING = 9;
 
 /** A collapsed turn: its summary card, fetched when it scrolls into view. */
 function TurnCardRow({ e, top }: { e: Extract<Entry, { kind: 'card' }>; top: number }) {
@@ -146,9 +148,22 @@ function TurnCardRow({ e, top }: { e: Extract<Entry, { kind: 'card' }>; top: num
     }).catch((x: Error) => { if (alive) setErr(x.message); });
     return () => { alive = false; };
   }, [key, liveItems]);
+  // Measured once drawn (and again when its width changes): the layout gives the card as many rows
+  // as its content needs, so the next row starts below its last line instead of over it.
+  const inner = useRef<HTMLDivElement>(null);
+  useLayoutEffect(() => {
+    const el = inner.current;
+    if (!el || !d) return undefined;
+    const measure = () => setCardRows(t.seq, Math.min(CARD_MAX_ROWS, Math.max(2, Math.ceil((el.offsetHeight + CARD_PADDING) / ROW_H))));
+    measure();
+    const ro = new ResizeObserver(measure);
+    ro.observe(el);
+    return () => ro.disconnect();
+  }, [d, t.seq]);
   return (
     <div class="turn-card" role="group" aria-label={`Summary of the turn at #${t.seq}`} tabIndex={-1}
       style={{ top: `${top}px`, height: `${e.size * ROW_H}px` }}>
+      <div ref={inner} class="turn-card-in">
       {err && <p class="bad">{err}</p>}
       {!d && !err && <p class="muted turn-body">Loading…</p>}
       {d && (
@@ -162,6 +177,7 @@ function TurnCardRow({ e, top }: { e: Extract<Entry, { kind: 'card' }>; top: num
           <TurnSummaryBody d={d} />
         </>
       )}
+      </div>
     </div>
   );
 }

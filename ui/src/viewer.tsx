@@ -86,23 +86,27 @@ function Landing({ url }: { url: string | null }) {
   }, []);
   const s = status.value;
   return (
-    <main class={`panel viewer-landing${over ? ' drag-over' : ''}`}>
-      <h1>acp-inspect viewer</h1>
-      <p>Open a recording of an Agent Client Protocol session (a <code>.jsonl</code> transcript from <code>acp-inspect export</code>, an acp-devtools export <code>.json</code>, or a copy of Zed's ACP log) to see its timeline, prompt turns, states and the protocol checker's findings.</p>
-      <p class="privacy" role="note"><strong>{PRIVACY}</strong></p>
-      {url && <p role="status">Opening <code>{url}</code>: the page fetches this address because the link asked for it (<code>?url=</code>); that is the only request it makes.</p>}
-      <p>
-        <label class="file-btn">Open a transcript… <input type="file" accept=".jsonl,.ndjson,.json,application/x-ndjson,application/json,text/plain" aria-label="Open a transcript file"
-          onChange={(e) => { const f = (e.currentTarget as HTMLInputElement).files?.[0]; if (f) open(f, f.name); }} /></label>
-        {' '}or drop a file anywhere on this page, or paste one below.
-      </p>
-      <form onSubmit={(e) => { e.preventDefault(); if (text.trim()) open(text, 'pasted transcript'); }}>
-        <textarea aria-label="Paste a transcript" rows={6} placeholder='{"t":0,"dir":"c2a","raw":"{\"jsonrpc\":\"2.0\",...}"}' value={text}
-          onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)} />
-        <p><button type="submit" disabled={!text.trim()}>Open pasted text</button></p>
-      </form>
-      {s && <p role={s.error ? 'alert' : 'status'} class={s.error ? 'bad' : 'muted'}>{s.message}</p>}
-    </main>
+    <div class="app">
+      <header class="topbar"><span class="brand">acp-inspect</span><span class="crumbs">Viewer</span></header>
+      <main class={`viewer-landing${over ? ' drag-over' : ''}`} aria-label="Open a transcript">
+        <h1>Open a recording</h1>
+        <p class="lede">Open a recording of an Agent Client Protocol session (a <code>.jsonl</code> transcript from <code>acp-inspect export</code>, an acp-devtools export <code>.json</code>, or a copy of Zed's ACP log) to see its timeline, prompt turns, states and the protocol checker's findings.</p>
+        {url && <p role="status">Opening <code>{url}</code>: the page fetches this address because the link asked for it (<code>?url=</code>); that is the only request it makes.</p>}
+        <div class="drop-zone">
+          <label class="file-btn">Open a transcript… <input type="file" class="sr-only" accept=".jsonl,.ndjson,.json,application/x-ndjson,application/json,text/plain" aria-label="Open a transcript file"
+            onChange={(e) => { const f = (e.currentTarget as HTMLInputElement).files?.[0]; if (f) open(f, f.name); }} /></label>
+          <p class="muted">or drop a file anywhere on this page</p>
+        </div>
+        <form class="paste" onSubmit={(e) => { e.preventDefault(); if (text.trim()) open(text, 'pasted transcript'); }}>
+          <label for="paste-box">or paste one</label>
+          <textarea id="paste-box" aria-label="Paste a transcript" rows={6} placeholder='{"t":0,"dir":"c2a","raw":"{\"jsonrpc\":\"2.0\",...}"}' value={text}
+            onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)} />
+          <p><button type="submit" disabled={!text.trim()}>Open pasted text</button></p>
+        </form>
+        {s && <p role={s.error ? 'alert' : 'status'} class={s.error ? 'bad' : 'muted'}>{s.message}</p>}
+        <p class="privacy" role="note"><strong>{PRIVACY}</strong></p>
+      </main>
+    </div>
   );
 }
 
