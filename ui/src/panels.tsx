@@ -20,7 +20,7 @@ export function FindingsPanel() {
           <section key={sev} aria-label={`${sev} findings`}>
             <h2 class={`sev-head sev-${sev}`}><span class={`badge sev-${sev}`}>{sev[0]!.toUpperCase()}</span> {sev === 'error' ? 'Errors' : sev === 'warning' ? 'Warnings' : 'Notes'} <span class="muted">({ofSev.length})</span></h2>
             {[...byRule.entries()].map(([rule, list]) => (
-              <details key={rule} class="rule-group" open={byRule.size <= 6}>
+              <details key={rule} class="rule-group" open={sev === 'error' || byRule.size <= 6}>
                 <summary>
                   <strong>{list[0]!.title ?? rule}</strong> <span class="muted">{rule}{list[0]!.spec ? ` · spec ${list[0]!.spec}` : ''} · {list.length}×</span>
                 </summary>
