@@ -6,6 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { PEERS, ROOT, cli, tempDir } from '../helpers.js';
@@ -18,6 +19,7 @@ let browser: Browser;
 let sample: number;
 let run: number;
 let scenarios: number[];
+let probeHtml: string;
 
 beforeAll(async () => {
   if (!BROWSER_AVAILABLE) return;
@@ -26,7 +28,8 @@ beforeAll(async () => {
   const db = join(t.dir, 'r.sqlite');
   // The SDK's example agent gives no agentInfo and the example client no clientInfo.
   expect((await cli(['import', join(ROOT, 'recordings/sdk-example.jsonl'), '--db', db])).code).toBe(0);
-  const probe = await cli(['probe', 'agent', '--db', db, '--json', '--only', 'unknown-method,not-json', '--', process.execPath, join(PEERS, 'probe-agent.mjs')],
+  probeHtml = join(t.dir, 'probe.html');
+  const probe = await cli(['probe', 'agent', '--db', db, '--json', '--html', probeHtml, '--only', 'unknown-method,cancel-mid-turn', '--', process.execPath, join(PEERS, 'probe-agent.mjs')],
     { env: { ...process.env, PROBE_AGENT_ANONYMOUS: '1' } });
   expect(probe.code, probe.stderr.toString()).toBe(0);
   run = (JSON.parse(probe.stdout.toString()) as { run: number }).run;
@@ -57,6 +60,20 @@ describeBrowser('the home page', () => {
     expect(await page.locator('.rec-title .muted').first().innerText()).toMatch(/^agent node agent\.js · protocol v1 · /);
     await page.goto(`${new URL(srv.url).origin}/?probe=${run}`);
     await page.getByRole('heading', { name: 'probe agent: node probe-agent.mjs' }).waitFor();
+    await page.close();
+  });
+
+  it('shows the probe\'s `backticked` words as code, on its scorecard and in its HTML report', async () => {
+    const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+    await page.goto(srv.url);
+    await page.goto(`${new URL(srv.url).origin}/?probe=${run}`);
+    const row = page.locator('tr[data-scenario="cancel-mid-turn"]');
+    await row.waitFor();
+    expect(await row.locator('code').allInnerTexts()).toContain('cancelled');
+    expect(await row.innerText()).not.toContain('`');
+    await page.goto(pathToFileURL(probeHtml).href);
+    expect(await page.locator('details#cancel-mid-turn summary code').allInnerTexts()).toContain('cancelled');
+    expect(await page.locator('details#cancel-mid-turn summary').innerText()).not.toContain('`');
     await page.close();
   });
 
