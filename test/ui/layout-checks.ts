@@ -51,8 +51,7 @@ export function layoutProblems(): string[] {
   }
   // 4. A turn card's summary ends above the row after it.
   for (const card of [...document.querySelectorAll('.turn-card')].filter(shown)) {
-    const inner = card.firstElementChild as HTMLElement | null;
-    const body = inner?.querySelector('.turn-body');
+    const body = card.querySelector('.turn-body');
     if (body && card.scrollHeight > card.clientHeight + 1 && card.clientHeight < 40 * 24 - 10) problems.push(`${name(card)} is cut: ${card.scrollHeight - card.clientHeight}px of it hidden`);
   }
   return problems;

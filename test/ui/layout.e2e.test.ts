@@ -23,6 +23,8 @@ let t: ReturnType<typeof tempDir>;
 let srv: RunningServer;
 let browser: Browser;
 let report: string;
+/** The report of a recording with an error and a warning on one frame (#16): two badges in one cell. */
+let twoBadges: string;
 let pollution: number;
 let probeRun: number;
 
@@ -45,6 +47,9 @@ beforeAll(async () => {
   report = join(t.dir, 'report.html');
   const html = await cli(['export', String(pollution), '--html', '-o', report, '--db', db]);
   expect(html.code, html.stderr.toString()).toBe(0);
+  twoBadges = join(t.dir, 'wire-problems.html');
+  const wire = await cli(['export', join(ROOT, 'recordings/golden/wire-problems.jsonl'), '--html', '-o', twoBadges]);
+  expect(wire.code, wire.stderr.toString()).toBe(0);
   srv = await startServer({ dbPath: db, port: 0 });
   browser = await launchBrowser();
 }, 120_000);
@@ -115,11 +120,16 @@ describeBrowser('the layout at 1024, 1440 and 1920 px', () => {
     await page.close();
   }, 120_000);
 
-  it('the HTML report: the recording with its detail pane, grouped, and its findings', async () => {
+  it('the HTML report: the recording with its detail pane, grouped, and its findings; a frame with two badges', async () => {
     const page = await browser.newPage({ viewport: { width: WIDTHS[0]!, height: 800 } });
     const problems: string[] = [];
     for (const width of WIDTHS) {
       await page.setViewportSize({ width, height: 800 });
+      await page.goto(pathToFileURL(twoBadges).href);
+      await page.locator('.row[data-seq="16"]').click();
+      await page.locator('.detail').waitFor();
+      expect(await page.locator('.row[data-seq="16"] .badge').count()).toBe(2);
+      problems.push(...await check(page, `report with two badges at ${width}`));
       problems.push(...await recordingViews(page, `report at ${width}`, async () => {
         await page.goto(pathToFileURL(report).href);
         await page.locator('.row[class*="dir-"]').first().waitFor();
@@ -139,6 +149,12 @@ describeBrowser('the layout at 1024, 1440 and 1920 px', () => {
       await page.goto(viewer);
       await page.getByText('Files never leave your browser').first().waitFor();
       problems.push(...await check(page, `viewer landing at ${width}`));
+      // Dressed as the rest of the app: its top bar, a centred column, a drop zone around the file button.
+      await page.locator('.topbar .brand').waitFor();
+      const column = (await page.getByRole('main', { name: 'Open a transcript' }).boundingBox())!;
+      expect(column.width).toBeLessThanOrEqual(800);
+      expect(Math.abs(column.x * 2 + column.width - width)).toBeLessThan(20);
+      expect(await page.locator('.drop-zone .file-btn').evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe('rgba(0, 0, 0, 0)');
       problems.push(...await recordingViews(page, `viewer at ${width}`, async () => {
         await page.goto(viewer);
         await page.getByLabel('Open a transcript file').setInputFiles(join(ROOT, 'recordings/stdout-pollution.jsonl'));
