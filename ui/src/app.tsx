@@ -76,6 +76,9 @@ function FilterBar({ inputRef }: { inputRef: { current: HTMLInputElement | null 
   );
 }
 
+/** `s`, cut to `n` characters with "…" (a shell script given as an agent's command can be a paragraph). */
+const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
+
 function RecordingHeader() {
   const r = current.value;
   if (!r) return null;
@@ -88,8 +91,8 @@ function RecordingHeader() {
         <h1>{r.name || r.command?.join(' ') || `Recording ${r.id}`}</h1>
         <ProbeRunLink name={r.name} />
         {isLive.value ? <span class="pill live"><span class="dot" aria-hidden="true" />live{liveConnected.value ? '' : ' (reconnecting)'}</span> : <span class="pill">{r.status}</span>}
-        <span class="muted">
-          {[peerLabel(r, 'agent') && `agent ${peerLabel(r, 'agent')}`, peerLabel(r, 'client') && `client ${peerLabel(r, 'client')}`,
+        <span class="muted" title={r.command ? `started as: ${r.command.join(' ')}` : undefined}>
+          {[peerLabel(r, 'agent') && `agent ${clip(peerLabel(r, 'agent')!, 36)}`, peerLabel(r, 'client') && `client ${clip(peerLabel(r, 'client')!, 36)}`,
             r.protocolVersion !== null && `protocol v${r.protocolVersion}`, fmtDate(r.startedAt), r.durationMs !== null && fmtMs(r.durationMs), `${r.frames} frames`].filter(Boolean).join(' · ')}
         </span>
         {counts.error > 0 && <button type="button" class="badge-btn" onClick={() => setView('findings')}><span class="badge sev-error">{counts.error}</span> errors</button>}
