@@ -2,7 +2,7 @@
  * The UI holds at 1024, 1440 and 1920 px, in a real browser, in each of its three homes: `serve`,
  * the self-contained HTML report and the static viewer. At each width, on the home page (with a
  * probe run and a long name), a recording with its detail pane open (flat and grouped by turn), its
- * findings, a probe scorecard and the viewer's landing: the page never scrolls sideways, no column
+ * findings, waterfall, turns, insights and notes, a probe scorecard and the viewer's landing: the page never scrolls sideways, no column
  * header is cut or runs into the next, no severity badge is cut, error rows keep their kind, and a
  * turn card ends above the row after it (see layout-checks.ts for how each is measured).
  */
@@ -44,6 +44,7 @@ beforeAll(async () => {
   probeRun = (JSON.parse(probe.stdout.toString()) as { run: number }).run;
   const list = JSON.parse((await cli(['list', '--json', '--db', db])).stdout.toString()) as { id: number; name: string }[];
   pollution = list.find((r) => r.name === 'stdout-pollution')!.id;
+  expect((await cli(['note', String(pollution), '9', 'the prompt; its answer came 5 s later', '--db', db])).code).toBe(0);
   report = join(t.dir, 'report.html');
   const html = await cli(['export', String(pollution), '--html', '-o', report, '--db', db]);
   expect(html.code, html.stderr.toString()).toBe(0);
@@ -95,7 +96,7 @@ async function recordingViews(page: Page, where: string, open: () => Promise<voi
 }
 
 describeBrowser('the layout at 1024, 1440 and 1920 px', () => {
-  it('serve: the home page, a recording with its detail pane, its findings and a probe scorecard', async () => {
+  it('serve: the home page, a recording with its detail pane, its findings, its other views and a probe scorecard', async () => {
     const page = await browser.newPage({ viewport: { width: WIDTHS[0]!, height: 800 } });
     await page.goto(srv.url); // the token becomes a cookie
     const base = new URL(srv.url).origin;
@@ -112,6 +113,12 @@ describeBrowser('the layout at 1024, 1440 and 1920 px', () => {
         await page.goto(`${base}/?rec=${pollution}`);
         await page.locator('.row[class*="dir-"]').first().waitFor();
       }));
+      // The other views of the recording, the detail pane open where they have one.
+      for (const [v, ready] of [['waterfall', '.wf-bar'], ['turns', '.turns .turn-body'], ['insights', '#ins-lead'], ['notes', 'li.note']] as const) {
+        await page.goto(`${base}/?rec=${pollution}&view=${v}&sel=2`);
+        await page.locator(ready).first().waitFor();
+        problems.push(...await check(page, `${v} at ${width}`));
+      }
       await page.goto(`${base}/?probe=${probeRun}`);
       await page.locator('[data-verdict]').waitFor();
       problems.push(...await check(page, `probe scorecard at ${width}`));
