@@ -7,8 +7,10 @@
 /** A command line, each path cut to its last part: `/usr/bin/node /x/agent.js --fast` → `node agent.js --fast`. */
 export function commandLabel(command: readonly string[] | null | undefined): string | null {
   if (!command?.length) return null;
-  // A path is one word with a slash; a script given to a shell (`sh -c "…"`) stays as it was.
-  return command.map((a) => (a.startsWith('-') || /\s/.test(a) || !/[/\\]/.test(a) ? a : a.replace(/[/\\]+$/, '').split(/[/\\]/).pop() || a)).join(' ');
+  // A path is one word with a slash; a flag, a scoped package (`@scope/agent`) and a script given
+  // to a shell (`sh -c "…"`) stay as they were.
+  const isPath = (a: string) => !a.startsWith('-') && !a.startsWith('@') && !/\s/.test(a) && /[/\\]/.test(a);
+  return command.map((a) => (isPath(a) ? a.replace(/[/\\]+$/, '').split(/[/\\]/).pop() || a : a)).join(' ');
 }
 
 /** `name version`, or null when the peer gave no name. */
