@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { reportFatal } from './fatal.js';
 import { endQuietlyWhenStdoutCloses } from './stdout.js';
 import { hoistGlobalOptions, missingCommand } from './global-options.js';
+import { missingDashDash } from './missing-dashdash.js';
 import { CliError } from '../errors.js';
 import { registerTap } from './commands/tap.js';
 import { registerList } from './commands/list.js';
@@ -76,6 +77,8 @@ export async function runProgram(argv: string[]): Promise<void> {
     return;
   }
   try {
+    const tap = missingDashDash(argv, (w) => w === 'help' || program.commands.some((c) => c.name() === w || c.aliases().includes(w)));
+    if (tap) throw new CliError(tap, 2);
     if (missing) throw new CliError(`${missing}; see acp-inspect --help`, 2);
     await program.parseAsync(args, { from: 'user' });
   } catch (e) {
