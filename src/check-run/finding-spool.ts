@@ -100,6 +100,10 @@ export interface SpoolState {
 export interface SpooledCheck {
   items: number;
   frames: number;
+  /** As CheckRun's: the agent never started. */
+  notStarted?: string;
+  /** The stored recording's id (a ref of `latest` is named by it). */
+  recordingId?: number;
   spool: FindingSpool;
 }
 

@@ -102,8 +102,9 @@ describe('check over two threads', () => {
     expect(imported.code, imported.stderr).toBe(0);
     const store = Store.open(db, { mustExist: true });
     let one: CheckRun;
+    let id: number;
     try {
-      const id = store.resolveRef('latest');
+      id = store.resolveRef('latest');
       expect(store.getRecording(id)!.items).toBeGreaterThan(3000);
       // The rows include blobs (invalid UTF-8), non-ASCII texts, truncated frames, stderr and events.
       expect(store.db.prepare('SELECT count(*) FROM items WHERE recording_id = ? AND raw_bytes IS NOT NULL').pluck().get(id)).toBeGreaterThan(0);
@@ -116,7 +117,8 @@ describe('check over two threads', () => {
     expect(json.stderr).toBe('');
     expect(json.stdout.toString()).toBe(jsonLines(one));
     expect(json.code).toBe(exitOf(one));
-    expect(human.stdout.toString()).toBe(formatReport(one, 'recording latest'));
+    // `latest` is named by its id.
+    expect(human.stdout.toString()).toBe(formatReport(one, `recording ${id}`));
   }, 60_000);
 
   it('stops with one line naming the file and line for a bad line in a later read', async () => {
