@@ -10,6 +10,7 @@ import { CliError } from '../errors.js';
 import type { CheckRun } from '../check/fold.js';
 import { type FindingTally, groupsOf, newTally, PER_RULE, type SpooledCheck, tallyFinding } from './finding-spool.js';
 import { RULES } from '../check/rule-list.js';
+import { plural } from '../text/format.js';
 
 /** Name of the per-project config file, looked up from the working directory upward. */
 export const CONFIG_FILE = '.acp-inspect.json';
@@ -63,7 +64,6 @@ export function formatReport(run: CheckRun | SpooledCheck, label: string): strin
     for (const f of run.findings) tallyFinding(tally, f);
   }
   const { error: e, warning: w, info: i } = tally.counts;
-  const plural = (n: number, w1: string) => `${n} ${w1}${n === 1 ? '' : 's'}`;
   const out: string[] = [`${label}: ${plural(run.frames, 'frame')} checked — ${plural(e, 'error')}, ${plural(w, 'warning')}, ${i} info`];
   const titles = new Map(RULES.map((r) => [r.id, r.title]));
   for (const [sev, head] of [['error', 'Errors'], ['warning', 'Warnings'], ['info', 'Info']] as const) {

@@ -239,7 +239,7 @@ export function errorCode(r: Reply): number | undefined {
 /** A reply in a few words, for a scenario's `why`. */
 export function describeReply(r: Reply): string {
   if (r.timeout) return 'no answer in time';
-  if (r.closed) return 'the peer went away without answering';
+  if (r.closed) return 'no answer: the peer went away';
   if (r.error) return `error ${String(r.error.code)}${typeof r.error.message === 'string' ? ` "${r.error.message.slice(0, 80)}"` : ''}`;
   return `result ${JSON.stringify(r.result)?.slice(0, 80) ?? 'undefined'}`;
 }

@@ -3,7 +3,9 @@
  * nothing claims more than happened.
  */
 import { afterEach, describe, expect, it } from 'vitest';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describeDiffs, diffJson } from '../../src/replay/json-diff.js';
 import { cli, PEERS, ROOT, tempDir } from '../helpers.js';
 
 let cleanup = () => {};
@@ -95,5 +97,42 @@ describe('check latest', () => {
     const r = await cli(['check', 'latest', '--db', db]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout.toString()).toMatch(/^recording 2: 15 frames checked — 0 errors, 2 warnings, 0 info\n/);
+  });
+});
+
+describe('wording', () => {
+  it('pluralises counts: 1 item, 1 error', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const file = join(t.dir, 'one.jsonl');
+    writeFileSync(file, `${JSON.stringify({ t: 0, dir: 'a2c', raw: '{"jsonrpc":"2.0","id":5,"result":{}}' })}\n`);
+    const db = join(t.dir, 'db.sqlite');
+    const imp = await cli(['import', file, '--db', db]);
+    expect(imp.stderr).toBe(`imported 1 item from ${file} as recording 1\n`);
+    const exp = await cli(['export', '1', '--db', db, '-o', join(t.dir, 'out.jsonl')]);
+    expect(exp.stderr).toBe(`wrote 1 item to ${join(t.dir, 'out.jsonl')}\n`);
+    const check = await cli(['check', file]);
+    expect(check.stdout.toString()).toMatch(/^.*one\.jsonl: 1 frame checked — 1 error, 0 warnings, 0 info\n/);
+    expect(check.stdout.toString()).toContain('(1 finding)');
+  });
+
+  it('says a field only one side has is "not in b", not "not in the b"', () => {
+    const [line] = describeDiffs(diffJson({ x: 1 }, { x: 1, y: 2 }), { recorded: 'a', live: 'b' });
+    expect(line).toBe('y: b 2, not in a');
+    expect(describeDiffs(diffJson({ x: 1 }, { x: 1, y: 2 }))[0]).toBe('y: live 2, not in the recording');
+  });
+
+  it('names the default database this environment gives in --help', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const env = { ...process.env, XDG_DATA_HOME: t.dir, ACP_INSPECT_DB: '' };
+    for (const cmd of ['show', 'list', 'check']) {
+      const r = await cli([cmd, '--help'], { env });
+      const help = r.stdout.toString().replace(/\s+/g, ' ');
+      expect(help, cmd).toContain(`default: ${join(t.dir, 'acp-inspect', 'recordings.sqlite')}`);
+      expect(help, cmd).not.toMatch(/default: ~\/\.local\/share/);
+    }
+    const own = await cli(['show', '--help'], { env: { ...env, ACP_INSPECT_DB: join(t.dir, 'mine.sqlite') } });
+    expect(own.stdout.toString().replace(/\s+/g, ' ')).toContain(`default: ${join(t.dir, 'mine.sqlite')}`);
   });
 });
