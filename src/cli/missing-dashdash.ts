@@ -27,6 +27,7 @@ export function missingDashDash(argv: readonly string[], isCommand: (w: string) 
     const a = argv[i]!;
     if (!a.startsWith('-')) break;
     const name = a.split('=', 1)[0]!;
+    if (name === '--no-color') continue; // every command's, the tap's too
     if (TAP_VALUE_OPTIONS.has(name)) {
       if (name === a) i++;
       if (name !== '--db') tap = true;

@@ -2,7 +2,7 @@
 import { formatBytes, formatDuration } from './format.js';
 import { arrow, isFrame, type Item } from '../wire/frame.js';
 
-const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
+const useColor = process.stdout.isTTY === true && !process.env.NO_COLOR;
 
 /** One line describing an item (coloured when stdout is a terminal, unless `color` says otherwise). */
 export function formatItem(item: Item, opts: { raw?: boolean; color?: boolean } = {}): string {

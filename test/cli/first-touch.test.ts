@@ -3,10 +3,10 @@
  * nothing claims more than happened.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeDiffs, diffJson } from '../../src/replay/json-diff.js';
-import { cli, PEERS, ROOT, tempDir } from '../helpers.js';
+import { BIN, cli, PEERS, ROOT, run, tempDir } from '../helpers.js';
 
 let cleanup = () => {};
 afterEach(() => cleanup());
@@ -134,5 +134,46 @@ describe('wording', () => {
     }
     const own = await cli(['show', '--help'], { env: { ...env, ACP_INSPECT_DB: join(t.dir, 'mine.sqlite') } });
     expect(own.stdout.toString().replace(/\s+/g, ' ')).toContain(`default: ${join(t.dir, 'mine.sqlite')}`);
+  });
+});
+
+describe('--no-color', () => {
+  it('is taken by every command, before or after its name', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const db = join(t.dir, 'db.sqlite');
+    expect((await cli(['import', join(ROOT, 'recordings', 'sdk-example.jsonl'), '--db', db, '--no-color'])).code).toBe(0);
+    const runs: string[][] = [
+      ['list'], ['show', '1'], ['check', '1'], ['check', '--rules'], ['export', '1', '-o', join(t.dir, 'x.jsonl')], ['note', 'list'],
+      ['diff', '1', '1'], ['doctor'], ['probe', 'agent', '--list'], ['probe', 'client', '--list'], ['prune', '--keep', '5'], ['index'],
+    ];
+    for (const args of runs) {
+      for (const line of [[...args, '--db', db, '--no-color'], ['--no-color', '--db', db, ...args]]) {
+        const r = await cli(line);
+        expect(r.code, `${line.join(' ')}: ${r.stderr}`).toBe(0);
+        expect(r.stdout.toString()).not.toContain('\x1b[');
+      }
+    }
+    // Commands that serve (serve, mcp) list it in their help; the tap takes it before --.
+    for (const cmd of ['serve', 'mcp', 'replay', 'rm']) expect((await cli([cmd, '--help'])).stdout.toString(), cmd).toContain('--no-color');
+    const tap = await cli(['--no-color', '--db', db, '--', process.execPath, '-e', '']);
+    expect(tap.code, tap.stderr).toBe(0);
+  });
+
+  // A terminal (script(1) gives the command one): show colours there, unless told not to.
+  it.skipIf(!existsSync('/usr/bin/script'))('turns show\'s colour off on a terminal, as NO_COLOR does', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const db = join(t.dir, 'db.sqlite');
+    expect((await cli(['import', join(ROOT, 'recordings', 'sdk-example.jsonl'), '--db', db])).code).toBe(0);
+    const onTty = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+      run('/usr/bin/script', ['-qec', [process.execPath, BIN, ...args].map((a) => `'${a}'`).join(' '), '/dev/null'], { env: { ...env, NO_COLOR: env.NO_COLOR ?? '' } });
+    const coloured = await onTty(['show', '1', '--db', db]);
+    expect(coloured.stdout.toString()).toContain('\x1b[');
+    const plain = await onTty(['show', '1', '--db', db, '--no-color']);
+    expect(plain.stdout.toString()).toContain('initialize');
+    expect(plain.stdout.toString()).not.toContain('\x1b[');
+    const env = await onTty(['show', '1', '--db', db], { NO_COLOR: '1' });
+    expect(env.stdout.toString()).not.toContain('\x1b[');
   });
 });
