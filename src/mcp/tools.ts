@@ -15,7 +15,7 @@ import { summarizeTurn } from '../view/turn-summary.js';
 import { previewOf } from '../view/preview.js';
 import { formatItem } from '../text/item-line.js';
 import { formatDuration, plural } from '../text/format.js';
-import { RULES, summarizeState, type ModelState, type RuleInfo } from '../check/index.js';
+import { RULES, summarizeState, type ModelState } from '../check/index.js';
 import { checkRecordingRef, type SpooledCheck } from '../check-run/run.js';
 import type { Finding } from '../check/checker.js';
 import { diffReport, differenceJson, renderDifference } from '../replay/diff-report.js';
@@ -473,8 +473,8 @@ const listFindings: ToolDef = {
     }), limit);
     const last = page.data[page.data.length - 1];
     const nextCursor = page.more && last ? `${last.seq}.${last.rid}` : null;
-    const sentences = [...new Set(page.data.map((f) => f.rule))].map((id) => RULE_INFO.get(id)).filter((x): x is RuleInfo => !!x)
-      .map((x) => `  ${x.id} (spec ${x.spec}): "${cut(x.specText, 400)}"`);
+    const sentences = [...new Set(page.data.map((f) => f.rule))].map((id) => RULE_INFO.get(id)).filter((x) => x !== undefined)
+      .map((x) => `  ${x.id} (spec ${x.spec}, ${x.url}): "${cut(x.specText, 400)}"`);
     const total = counts.reduce((s, c) => s + c.n, 0);
     const head = `recording ${r.id}: ${total} finding${total === 1 ? '' : 's'}${counts.length ? ` (${counts.map((c) => `${c.n} ${c.severity}`).join(', ')})` : ''}`;
     return {
@@ -754,12 +754,12 @@ const explainRule: ToolDef = {
     if (a.rule === undefined) {
       return {
         text: [`${RULES.length} rules (id, severity, spec section, what it checks):`, ...RULES.map((r) => `${r.id} ${r.severity} [${r.spec}] ${r.title}`)].join('\n'),
-        data: { rules: RULES.map(({ id, severity, spec, title }) => ({ id, severity, spec, title })) },
+        data: { rules: RULES.map(({ id, severity, spec, title, url }) => ({ id, severity, spec, title, url })) },
       };
     }
     const r = RULE_INFO.get(a.rule);
     if (!r) throw new ToolError(unknownRule(a.rule));
-    const L = [`${r.id}: ${r.title}`, `severity: ${r.severity}`, `spec section: ${r.spec}`, `the spec says: "${r.specText}"`];
+    const L = [`${r.id}: ${r.title}`, `severity: ${r.severity}`, `spec section: ${r.spec} (${r.url})`, `the spec says: "${r.specText}"`];
     let where: { recordingId: number; count: number; seqs: number[] } | undefined;
     if (a.recording !== undefined) {
       const rec = recording(ctx, a.recording);

@@ -12,12 +12,13 @@ import { parseTranscript } from '../../src/transcript/format.js';
 import { checkStream, formatReport, streamTranscriptFile } from '../../src/check-run/run.js';
 import type { CheckRun } from '../../src/check/fold.js';
 import { Store } from '../../src/store/store.js';
+import { specUrl } from '../../src/spec/doc-links.js';
 
 const { dir, cleanup } = tempDir('acp-check-parallel-');
 afterAll(cleanup);
 const node = process.execPath;
 const twoThreads = (args: string[]) => run(node, [BIN, 'check', ...args], { cwd: dir, env: { ACP_INSPECT_CHECK_THREADS: '2' }, timeoutMs: 60_000 });
-const jsonLines = (r: CheckRun) => r.findings.map((f) => JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }) + '\n').join('');
+const jsonLines = (r: CheckRun) => r.findings.map((f) => JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec, url: specUrl(f.spec) }) + '\n').join('');
 const exitOf = (r: CheckRun) => (r.findings.some((f) => f.severity === 'error') ? 1 : 0);
 
 const RECORDINGS = ['golden', 'real'].flatMap((d) =>

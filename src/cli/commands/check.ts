@@ -12,9 +12,9 @@ export function registerCheck(program: Command): void {
     .description('check a recording against the ACP spec; exit 1 when there are errors')
     .argument('[ref]', 'recording id, latest, or a transcript file (.jsonl)')
     .option(...DB_OPTION)
-    .option('--json', 'one finding per line: {"seq","severity","rule","message","spec"}')
+    .option('--json', 'one finding per line: {"seq","severity","rule","message","spec","url"} (url: the protocol\'s page for that spec part)')
     .option('--ignore <rule...>', 'silence rules by id (also: "ignore" in .acp-inspect.json, found from the current folder upward)')
-    .option('--rules', 'list every rule with its severity and spec section')
+    .option('--rules', 'list every rule with its severity, spec section and the protocol\'s page for it')
     .addHelpText('after', '\nExit status: 1 when there are errors, 0 otherwise, 2 when the check could not run (or the recording\'s agent never started).')
     .action(async (ref: string | undefined, opts: { db?: string; json?: boolean; ignore?: string[]; rules?: boolean }) => {
       // A large transcript file is checked over two threads; the checking thread is started first,
