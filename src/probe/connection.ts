@@ -240,6 +240,7 @@ export function errorCode(r: Reply): number | undefined {
 export function describeReply(r: Reply): string {
   if (r.timeout) return 'no answer in time';
   if (r.closed) return 'no answer: the peer went away';
-  if (r.error) return `error ${String(r.error.code)}${typeof r.error.message === 'string' ? ` "${r.error.message.slice(0, 80)}"` : ''}`;
+  // The message as a JSON string: one that has quotes of its own (the SDK's `"Method not found": m`) stays readable.
+  if (r.error) return `error ${String(r.error.code)}${typeof r.error.message === 'string' ? ` ${JSON.stringify(r.error.message.slice(0, 80))}` : ''}`;
   return `result ${JSON.stringify(r.result)?.slice(0, 80) ?? 'undefined'}`;
 }

@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeDiffs, diffJson } from '../../src/replay/json-diff.js';
+import { describeReply, type Reply } from '../../src/probe/connection.js';
+import { errorText } from '../../src/probe/client/scenario.js';
 import { BIN, cli, PEERS, ROOT, run, tempDir } from '../helpers.js';
 
 let cleanup = () => {};
@@ -120,6 +122,12 @@ describe('wording', () => {
     const [line] = describeDiffs(diffJson({ x: 1 }, { x: 1, y: 2 }), { recorded: 'a', live: 'b' });
     expect(line).toBe('y: b 2, not in a');
     expect(describeDiffs(diffJson({ x: 1 }, { x: 1, y: 2 }))[0]).toBe('y: live 2, not in the recording');
+  });
+
+  it('quotes an error message that has quotes of its own once, not ""Method not found"', () => {
+    expect(describeReply({ error: { code: -32601, message: '"Method not found": _x/y' } } as Reply)).toBe('error -32601 "\\"Method not found\\": _x/y"');
+    expect(describeReply({ error: { code: -32603, message: 'Internal error' } } as Reply)).toBe('error -32603 "Internal error"');
+    expect(errorText({ code: -32601, message: '"Method not found": _x/y' })).toBe('error -32601 "\\"Method not found\\": _x/y"');
   });
 
   it('names the default database this environment gives in --help', async () => {
