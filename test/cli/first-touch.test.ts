@@ -43,6 +43,17 @@ describe('the tap without --', () => {
     }
   });
 
+  it('tap --help is its usage; a -h after -- is the agent\'s', async () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const help = await cli(['tap', '--help']);
+    expect(help.code, help.stderr).toBe(0);
+    expect(help.stdout.toString()).toMatch(/^Usage: acp-inspect tap \[--db FILE\] .* -- <agent command> \[args\.\.\.\]/);
+    const agent = await cli(['tap', '--db', join(t.dir, 'db.sqlite'), '--', '/bin/sh', '-c', 'echo "$@"', 'sh', '-h']);
+    expect(agent.code, agent.stderr).toBe(0);
+    expect(agent.stdout.toString()).toBe('-h\n');
+  });
+
   it('leaves a mistyped command to the "did you mean" it deserves', async () => {
     const r = await cli(['lsit']);
     expect(r.code).toBe(2);
