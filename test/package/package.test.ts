@@ -186,6 +186,27 @@ describe('installed globally with the README command', () => {
   });
 });
 
+describe('installed globally with npm skipping install scripts', () => {
+  const prefix = join(t.dir, 'prefix-no-scripts');
+  const bin = join(prefix, 'bin', 'acp-inspect');
+  const env = { XDG_DATA_HOME: join(t.dir, 'xdg-no-scripts'), NO_COLOR: '1' };
+
+  it('doctor names the fix, and the fix (run as printed) builds both', async () => {
+    const r = await npm(['install', '-g', '--prefix', prefix, '--ignore-scripts', '--prefer-offline', tgz], t.dir);
+    expect(r.code, text(r)).toBe(0);
+    const before = await run(bin, ['doctor'], { env, cwd: t.dir });
+    expect(before.code).toBe(1);
+    const fix = /fix: run `(npm rebuild -g --allow-scripts=acp-inspect,better-sqlite3 acp-inspect better-sqlite3)`/.exec(before.stdout.toString())?.[1];
+    expect(fix, before.stdout.toString()).toBeDefined();
+    // As printed; only the global prefix is this test's, not the machine's.
+    const built = await run('/bin/sh', ['-c', fix!], { cwd: t.dir, env: { ...NPM_ENV, ...localSqlitePrebuild(), npm_config_prefix: prefix }, timeoutMs: INSTALL_MS });
+    expect(built.code, text(built)).toBe(0);
+    const after = await run(bin, ['doctor'], { env, cwd: t.dir });
+    expect(after.code, after.stdout.toString()).toBe(0);
+    expect(after.stdout.toString()).toMatch(/^ok +native forwarder loads/m);
+  }, INSTALL_MS + 10_000);
+});
+
 describe('a devDependency of a new project, installed with npm skipping install scripts', () => {
   const project = join(t.dir, 'project');
   const bin = join(project, 'node_modules', '.bin', 'acp-inspect');
