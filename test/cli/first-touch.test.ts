@@ -75,14 +75,14 @@ describe('a tap of a command that does not exist', () => {
     expect(tap.code).toBe(127);
     expect(oneLine(tap)).toBe('acp-inspect: cannot start agent "acp-inspect-no-such-agent": command not found');
     // The recording may still be finishing in a detached indexer: wait until it is no longer running.
-    let rec: { status: string; incomplete: boolean } | undefined;
+    let rec: { status: string; incomplete: boolean; incompleteReason?: string } | undefined;
     for (let i = 0; i < 100; i++) {
       const list = await cli(['list', '--json', '--db', db]);
       rec = JSON.parse(list.stdout.toString())[0];
       if (rec && rec.status !== 'running' && rec.status !== 'interrupted') break;
       await new Promise((r) => setTimeout(r, 100));
     }
-    expect(rec).toMatchObject({ status: 'incomplete', incomplete: true });
+    expect(rec).toMatchObject({ status: 'incomplete', incomplete: true, incompleteReason: 'the agent did not start: command not found' });
     const show = await cli(['show', '1', '--db', db]);
     expect(show.stdout.toString()).toMatch(/spawn-error/);
 
