@@ -48,7 +48,8 @@ export function nativeFixCommand(which: 'all' | 'forwarder', kind = installKind(
     case 'project':
       return `npm install-scripts approve ${pkgs.join(' ')} && npm rebuild ${pkgs.join(' ')}`;
     case 'global':
-      return `npm install -g --allow-scripts=acp-inspect,better-sqlite3 acp-inspect`;
+      // Runs the skipped scripts in place, however the package came (a tarball or, once published, the registry).
+      return `npm rebuild -g --allow-scripts=${pkgs.join(',')} ${pkgs.join(' ')}`;
     case 'checkout':
       return which === 'all' ? 'npm rebuild better-sqlite3 && npm run build:native' : 'npm run build:native';
   }

@@ -16,7 +16,7 @@ import { usePrebuiltValidators } from './validators.js';
 import type { ChunkKind } from '../wire/chunk-frame.js';
 
 export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { rows: RowBatch } | { end: true };
-export type FromWorker = { run: { items: number; frames: number; spool: SpoolState } };
+export type FromWorker = { run: { items: number; frames: number; notStarted?: string; spool: SpoolState } };
 const port = parentPort!;
 const data = workerData as CheckWorkerData;
 const counters = new Int32Array(data.counters);

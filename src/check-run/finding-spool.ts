@@ -17,10 +17,14 @@ import { CliError } from '../errors.js';
 import { LineSplitter } from '../wire/line-splitter.js';
 import type { Finding } from '../check/checker.js';
 import type { Severity } from '../check/rule.js';
+import { specUrl } from '../spec/doc-links.js';
 
-/** A finding as `check --json` prints it (and the spool's file holds it): seq first. */
+/**
+ * A finding as `check --json` prints it (and the spool's file holds it): seq first, then the fields
+ * of the contract in their order, then `url`, the protocol's page for its spec part.
+ */
 export function lineOf(f: Finding): string {
-  return JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec });
+  return JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec, url: specUrl(f.spec) });
 }
 const SEQ_AT = '{"seq":'.length;
 
@@ -100,6 +104,10 @@ export interface SpoolState {
 export interface SpooledCheck {
   items: number;
   frames: number;
+  /** As CheckRun's: the agent never started. */
+  notStarted?: string;
+  /** The stored recording's id (a ref of `latest` is named by it). */
+  recordingId?: number;
   spool: FindingSpool;
 }
 
@@ -180,9 +188,12 @@ export class FindingSpool {
     return { fd: this.fd, path: this.path, held: this.held, late: this.late, lastSeq: this.lastSeq, tally: this.tally };
   }
 
-  /** Every finding in seq order (equal seqs in the order they came). */
+  /** Every finding in seq order (equal seqs in the order they came), as the checker made it (no url). */
   *read(): Generator<Finding> {
-    for (const l of this.lines()) yield JSON.parse(l) as Finding;
+    for (const l of this.lines()) {
+      const { url: _url, ...f } = JSON.parse(l) as Finding & { url?: string };
+      yield f;
+    }
   }
 
   /**

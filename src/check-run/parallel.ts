@@ -104,7 +104,7 @@ export class ParallelCheck {
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_MB },
     });
     this.worker.on('message', (m: FromWorker) => {
-      this.result = { items: m.run.items, frames: m.run.frames, spool: new FindingSpool(m.run.spool) };
+      this.result = { items: m.run.items, frames: m.run.frames, notStarted: m.run.notStarted, spool: new FindingSpool(m.run.spool) };
       this.wake?.();
     });
     this.worker.on('error', (e) => {

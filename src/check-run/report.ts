@@ -10,6 +10,8 @@ import { CliError } from '../errors.js';
 import type { CheckRun } from '../check/fold.js';
 import { type FindingTally, groupsOf, newTally, PER_RULE, type SpooledCheck, tallyFinding } from './finding-spool.js';
 import { RULES } from '../check/rule-list.js';
+import { specUrl } from '../spec/doc-links.js';
+import { plural } from '../text/format.js';
 
 /** Name of the per-project config file, looked up from the working directory upward. */
 export const CONFIG_FILE = '.acp-inspect.json';
@@ -63,15 +65,16 @@ export function formatReport(run: CheckRun | SpooledCheck, label: string): strin
     for (const f of run.findings) tallyFinding(tally, f);
   }
   const { error: e, warning: w, info: i } = tally.counts;
-  const plural = (n: number, w1: string) => `${n} ${w1}${n === 1 ? '' : 's'}`;
   const out: string[] = [`${label}: ${plural(run.frames, 'frame')} checked — ${plural(e, 'error')}, ${plural(w, 'warning')}, ${i} info`];
   const titles = new Map(RULES.map((r) => [r.id, r.title]));
+  const urls = new Map(RULES.map((r) => [r.id, r.url]));
   for (const [sev, head] of [['error', 'Errors'], ['warning', 'Warnings'], ['info', 'Info']] as const) {
     const groups = groupsOf(tally, sev);
     if (!groups.length) continue;
     out.push('', `${head}:`);
     for (const g of groups) {
       out.push(`  ${g.rule} — ${titles.get(g.rule) ?? g.rule} (${plural(g.count, 'finding')})`);
+      out.push(`    spec: ${urls.get(g.rule) ?? specUrl(g.first[0]?.spec ?? '')}`);
       for (const f of g.first) out.push(`    #${f.seq}  [spec ${f.spec}]  ${f.message}`);
       if (g.count > PER_RULE) out.push(`    … and ${g.count - PER_RULE} more (use --json for all)`);
     }
@@ -80,9 +83,9 @@ export function formatReport(run: CheckRun | SpooledCheck, label: string): strin
   return out.join('\n') + '\n';
 }
 
-/** `acp-inspect check --rules`: the rule table. */
+/** `acp-inspect check --rules`: the rule table, each rule with the protocol's page for its spec part. */
 export function formatRules(): string {
   const w = Math.max(...RULES.map((r) => r.id.length));
-  return RULES.map((r) => `${r.id.padEnd(w)}  ${r.severity.padEnd(7)}  ${r.spec.padEnd(10)}  ${r.title}`).join('\n') + '\n';
+  return RULES.map((r) => `${r.id.padEnd(w)}  ${r.severity.padEnd(7)}  ${r.spec.padEnd(10)}  ${r.title}  ${r.url}`).join('\n') + '\n';
 }
 

@@ -24,20 +24,6 @@ export function streamTranscriptFile(file: string): Generator<Item> {
   return readTranscriptItems(file);
 }
 
-/** Items of `<id|latest|FILE.jsonl>`, streamed. */
-export function* streamRecordingRef(ref: string, dbPath?: string): Generator<Item> {
-  if (looksLikeFile(ref)) {
-    yield* streamTranscriptFile(ref);
-    return;
-  }
-  const { store, id } = openStored(ref, dbPath);
-  try {
-    yield* store.iterateItems(id);
-  } finally {
-    store.close();
-  }
-}
-
 /** The store and the id of a stored recording named by `<id|latest>` (recordings of dead taps marked interrupted first). */
 const openStored = openStoredRef;
 
@@ -78,13 +64,15 @@ export async function checkRecordingRef(ref: string, dbPath: string | undefined,
   if (parallel) return parallel.run(ignore);
   await usePrebuiltValidators();
   const threads = process.env.ACP_INSPECT_CHECK_THREADS;
-  if (looksLikeFile(ref) || threads === '1') return checkSpooled(streamRecordingRef(ref, dbPath), ignore);
+  if (looksLikeFile(ref)) return checkSpooled(streamTranscriptFile(ref), ignore);
   const { store, id } = openStored(ref, dbPath);
   try {
-    if (threads !== '2' && (store.getRecording(id)?.items ?? 0) < PARALLEL_MIN_ITEMS) return checkSpooled(store.iterateItems(id), ignore);
+    if (threads === '1' || (threads !== '2' && (store.getRecording(id)?.items ?? 0) < PARALLEL_MIN_ITEMS)) {
+      return { ...checkSpooled(store.iterateItems(id), ignore), recordingId: id };
+    }
     // This thread steps through the rows (as arrays, only the columns an item needs); the worker makes the items and checks them.
     const page = store.db.prepare(`SELECT ${ROW_COLUMNS} FROM items WHERE recording_id = ? AND seq > ? ORDER BY seq LIMIT 1000`).raw(true);
-    return await new ParallelCheck().runRows(ignore, (function* () {
+    const run = await new ParallelCheck().runRows(ignore, (function* () {
       for (let after = 0; ;) {
         const rows = page.all(id, after) as unknown[][];
         if (!rows.length) return;
@@ -92,6 +80,7 @@ export async function checkRecordingRef(ref: string, dbPath: string | undefined,
         after = rows[rows.length - 1]![0] as number;
       }
     })());
+    return { ...run, recordingId: id };
   } finally {
     store.close();
   }

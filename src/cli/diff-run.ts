@@ -4,6 +4,7 @@ import { isFrame } from '../wire/frame.js';
 import { renderDivergences } from '../replay/report.js';
 import { diffFramesReport, differenceJson } from '../replay/diff-report.js';
 import { writeStdout } from './stdout.js';
+import { colorFor } from './color.js';
 
 /** What `diff` holds of its first recording at most (b is streamed). */
 export const DIFF_LIMIT: MemoryLimit = {
@@ -24,7 +25,7 @@ export function runDiffCli(a: string, b: string, opts: { db?: string; ignore?: s
       differences: d.divergences.map(differenceJson),
     })}\n`);
   } else {
-    const color = opts.color !== false && process.stdout.isTTY === true;
+    const color = colorFor(process.stdout, opts);
     if (d.divergences.length) {
       writeStdout(`${renderDivergences(d.divergences, { color, map: d.map, ignore: r.ignore, recordedLabel: `a`, liveLabel: `b` })}\n`);
     }

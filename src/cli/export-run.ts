@@ -14,6 +14,7 @@ import { readStoredSlice } from '../store/slice-source.js';
 import { redactItems } from '../redact.js';
 import { writeLinesToFile, writeLinesToStdout } from '../transcript/write-file.js';
 import { endQuietlyWhenStdoutCloses } from './stdout.js';
+import { plural } from '../text/format.js';
 
 export interface ExportTranscriptOptions {
   db?: string;
@@ -52,7 +53,7 @@ async function write(header: TranscriptHeader, items: Iterable<Item>, notes: () 
   });
   if (opts.output) {
     writeLinesToFile(opts.output, lines);
-    process.stderr.write(`wrote ${count} items${noteCount ? ` and ${noteCount} note${noteCount === 1 ? '' : 's'}` : ''} to ${opts.output}\n`);
+    process.stderr.write(`wrote ${plural(count, 'item')}${noteCount ? ` and ${plural(noteCount, 'note')}` : ''} to ${opts.output}\n`);
   } else {
     endQuietlyWhenStdoutCloses();
     await writeLinesToStdout(lines);

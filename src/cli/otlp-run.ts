@@ -2,6 +2,7 @@
 import { CliError } from '../errors.js';
 import { withRecordingStream } from '../source.js';
 import { OtlpConfigError, resolveOtlpTarget } from '../otel/endpoint.js';
+import { plural } from '../text/format.js';
 
 export interface ExportOtlpCliOptions {
   db?: string;
@@ -32,5 +33,5 @@ export async function exportOtlpCli(ref: string, o: ExportOtlpCliOptions): Promi
       'is a collector listening there? Set OTEL_EXPORTER_OTLP_ENDPOINT or pass --otlp URL');
   }
   const ms = Math.round(r.ms.check + r.ms.spans + r.ms.send);
-  process.stderr.write(`sent ${r.spans} spans (trace ${r.traceId}) for ${r.items} items to ${target.url} in ${ms} ms\n`);
+  process.stderr.write(`sent ${plural(r.spans, 'span')} (trace ${r.traceId}) for ${plural(r.items, 'item')} to ${target.url} in ${ms} ms\n`);
 }

@@ -7,6 +7,7 @@ import { Command, CommanderError } from 'commander';
 import { reportFatal } from './fatal.js';
 import { endQuietlyWhenStdoutCloses } from './stdout.js';
 import { hoistGlobalOptions, missingCommand } from './global-options.js';
+import { missingDashDash } from './missing-dashdash.js';
 import { CliError } from '../errors.js';
 import { registerTap } from './commands/tap.js';
 import { registerList } from './commands/list.js';
@@ -39,6 +40,16 @@ export function buildProgram(): Command {
     registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe, registerIndex]) {
     register(program);
   }
+  // Every command takes --no-color (docs/cli.md): those that colour honour it, the others print none.
+  const noColor = (cmd: Command): void => {
+    for (const sub of cmd.commands) {
+      if (sub.commands.length) noColor(sub);
+      // (A group without options of its own, such as probe, leaves them to its subcommands.)
+      if (sub.name() === 'tap' || (sub.commands.length && !sub.options.length)) continue;
+      if (!sub.options.some((o) => o.long === '--no-color')) sub.option('--no-color', 'no colour (this command prints none)');
+    }
+  };
+  noColor(program);
   // A usage error points at the help of the command it is about (`see acp-inspect note list --help`).
   const point = (cmd: Command, path: string): void => {
     for (const sub of cmd.commands) {
@@ -76,6 +87,8 @@ export async function runProgram(argv: string[]): Promise<void> {
     return;
   }
   try {
+    const tap = missingDashDash(argv, (w) => w === 'help' || program.commands.some((c) => c.name() === w || c.aliases().includes(w)));
+    if (tap) throw new CliError(tap, 2);
     if (missing) throw new CliError(`${missing}; see acp-inspect --help`, 2);
     await program.parseAsync(args, { from: 'user' });
   } catch (e) {

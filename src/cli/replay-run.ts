@@ -12,6 +12,7 @@ import { serveMockAgent } from '../replay/agent-stdio.js';
 import { runReplayClient } from '../replay/client-process.js';
 import { recordedCwd } from '../replay/client-replayer.js';
 import { renderDivergences, summarize } from '../replay/report.js';
+import { colorFor } from './color.js';
 
 /** The flags of `acp-inspect replay` as commander hands them over. */
 export interface ReplayCliOptions {
@@ -85,7 +86,7 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
       if (v) throw new CliError(`${flag} only applies to replay --as client`, 2);
     }
     const { recording } = loadRecordingRef(ref, opts.db, { limit: REPLAY_LIMIT });
-    const color = opts.color !== false && process.stderr.isTTY === true;
+    const color = colorFor(process.stderr, opts);
     const run = serveMockAgent(recording, {
       input: process.stdin,
       output: process.stdout,
@@ -117,7 +118,7 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
   }
   const rc = recordedCwd(recording);
   if (rc && rc !== cwd) process.stderr.write(`replay: mapping the recorded cwd ${rc} to ${cwd}\n`);
-  const color = opts.color !== false && process.stdout.isTTY === true;
+  const color = colorFor(process.stdout, opts);
   // The agent runs in `cwd` (the recorded folder, when it exists): relative paths the user typed in
   // the agent command are meant from here, so make the ones that name existing files absolute.
   const command = cwd === process.cwd() ? agent : agent.map((a) => (/^\.{0,2}\//.test(a) || (a.includes('/') && !isAbsolute(a))) && existsSync(a) ? resolve(a) : a);

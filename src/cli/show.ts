@@ -4,12 +4,10 @@ import { looksLikeFile, transcriptFileStream } from '../source.js';
 import { writeLinesToStdout } from '../transcript/write-file.js';
 import { endQuietlyWhenStdoutCloses } from './stdout.js';
 import { Store } from '../store/store.js';
-
-const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
-const bold = (s: string) => (useColor ? `\x1b[1m${s}\x1b[0m` : s);
+import { colorFor } from './color.js';
 
 /** The notes on one item, a line each under it (a bare mark shows as "marked"). */
-function noteLines(notes: { text: string; id?: number }[] | undefined, color = useColor): string {
+function noteLines(notes: { text: string; id?: number }[] | undefined, color: boolean): string {
   if (!notes?.length) return '';
   const c = (s: string) => (color ? `\x1b[35m${s}\x1b[0m` : s);
   return notes.map((n) => `\n${' '.repeat(17)}${c(`✎ ${n.id !== undefined ? `note ${n.id}: ` : ''}${n.text ? n.text.replace(/\n/g, ' ⏎ ') : 'marked'}`)}`).join('');
@@ -21,8 +19,11 @@ function bySeq<T extends { seq: number }>(notes: T[] | undefined): Map<number, T
   return m;
 }
 
-export async function showRecording(ref: string, opts: { db?: string; follow?: boolean; raw?: boolean }): Promise<void> {
+export async function showRecording(ref: string, given: { db?: string; follow?: boolean; raw?: boolean; color?: boolean }): Promise<void> {
   endQuietlyWhenStdoutCloses();
+  const color = colorFor(process.stdout, given);
+  const opts = { ...given, color };
+  const bold = (s: string) => (color ? `\x1b[1m${s}\x1b[0m` : s);
   if (looksLikeFile(ref)) {
     // Streamed: a note is known only at the end of the file, so notes are shown after the items they follow.
     const src = transcriptFileStream(ref);
@@ -30,7 +31,7 @@ export async function showRecording(ref: string, opts: { db?: string; follow?: b
       for (const it of src.items) yield formatItem(it, opts);
       const notes = src.notes();
       if (notes.length) yield bold('notes:');
-      for (const n of notes) yield `${String(n.seq).padStart(6)}${noteLines([n])}`;
+      for (const n of notes) yield `${String(n.seq).padStart(6)}${noteLines([n], color)}`;
     })());
     return;
   }
@@ -45,7 +46,7 @@ export async function showRecording(ref: string, opts: { db?: string; follow?: b
     // A page of rows at a time, written as fast as stdout takes them (a pipe to a slow reader holds no more).
     const flush = () => writeLinesToStdout((function* () {
       for (const it of store.pagedItems(id, last)) {
-        yield formatItem(it, opts) + noteLines(notes.get(it.seq));
+        yield formatItem(it, opts) + noteLines(notes.get(it.seq), color);
         last = it.seq;
       }
     })());

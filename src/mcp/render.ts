@@ -5,7 +5,7 @@
 import { createTwoFilesPatch } from 'diff';
 import type { ModelState } from '../check/index.js';
 import type { TurnDetail } from '../view/contract.js';
-import { formatDuration } from '../text/format.js';
+import { formatDuration, plural } from '../text/format.js';
 import { cutAnswer, excerpt, neutralize, origin, quoted, recordedBlock, recordedJson, token } from './recorded.js';
 
 /** Largest text of one answer, in characters (the issue: under ~20 KB). */
@@ -51,9 +51,9 @@ export function turnMarkdown(t: TurnDetail, findings: { seq: number; severity: s
   const span: [number, number | null] = [t.seq, t.endSeq];
   out.push(`## Turn ${t.seq}${t.sessionId ? ` in session ${token(t.sessionId)}` : ''}`);
   out.push('', `- **Stop reason:** ${t.stopReason ? token(t.stopReason) : t.endSeq === null ? 'none yet (no response to the prompt)' : 'none'}${t.endSeq !== null ? ` (response #${t.endSeq})` : ''}`);
-  out.push(`- **Duration:** ${dur(t.durationMs)}, ${t.items} items${opts.truncatedItems ? ` (the card covers the first ${opts.truncatedItems}; list_frames with turn:${t.seq} pages through all)` : ''}`);
+  out.push(`- **Duration:** ${dur(t.durationMs)}, ${plural(t.items, 'item')}${opts.truncatedItems ? ` (the card covers the first ${opts.truncatedItems}; list_frames with turn:${t.seq} pages through all)` : ''}`);
   if (t.cancelled) out.push(`- **Cancelled:** session/cancel at #${t.cancelled.seq}, ${dur(t.cancelled.t - t.t)} after the prompt`);
-  out.push(`- **Findings in the turn:** ${t.findings.error} errors, ${t.findings.warning} warnings, ${t.findings.info} info`);
+  out.push(`- **Findings in the turn:** ${plural(t.findings.error, 'error')}, ${plural(t.findings.warning, 'warning')}, ${t.findings.info} info`);
   out.push('', '### Prompt', '', recordedBlock(t.prompt, origin(t.seq, 'c2a', 'session/prompt text'), 2000));
   const msgBudget = Math.max(1500, Math.floor(budget / 3));
   out.push('', '### Agent message', '', t.message ? recordedBlock(t.message, origin(span, 'a2c', 'agent_message_chunk text joined'), msgBudget) : '_(no agent_message_chunk)_');

@@ -14,8 +14,8 @@ import { findingsAt, listTurns, methodStats, pairOf, readItem, turnItems } from 
 import { summarizeTurn } from '../view/turn-summary.js';
 import { previewOf } from '../view/preview.js';
 import { formatItem } from '../text/item-line.js';
-import { formatDuration } from '../text/format.js';
-import { RULES, summarizeState, type ModelState, type RuleInfo } from '../check/index.js';
+import { formatDuration, plural } from '../text/format.js';
+import { RULES, summarizeState, type ModelState } from '../check/index.js';
 import { checkRecordingRef, type SpooledCheck } from '../check-run/run.js';
 import type { Finding } from '../check/checker.js';
 import { diffReport, differenceJson, renderDifference } from '../replay/diff-report.js';
@@ -100,7 +100,7 @@ function peer(p: { name: string | null; version: string | null }): string {
 
 function recordingLine(r: RecordingSummary): string {
   return `#${r.id}${r.name ? ` ${quoted(r.name)}` : ''} · agent ${peer(r.agent)} · client ${peer(r.client)} · ${r.startedAt} · `
-    + `${r.durationMs === null ? '—' : formatDuration(r.durationMs)} · ${r.frames} frames · ${r.errors} errors, ${r.warnings} warnings · ${r.status}`;
+    + `${r.durationMs === null ? '—' : formatDuration(r.durationMs)} · ${plural(r.frames, 'frame')} · ${plural(r.errors, 'error')}, ${plural(r.warnings, 'warning')} · ${r.status}`;
 }
 
 function recordingData(r: RecordingSummary) {
@@ -272,13 +272,13 @@ const recordingSummary: ToolDef = {
     L.push(`client capabilities: ${excerpt(recordedJson(capabilities.client), 800)}`);
     L.push(`agent capabilities: ${excerpt(recordedJson(capabilities.agent), 1200)}`);
     if (Array.isArray(capabilities.authMethods) && capabilities.authMethods.length) L.push(`auth methods: ${excerpt(recordedJson(capabilities.authMethods), 400)}`);
-    L.push(`sessions (${sessions.length > 50 ? 'first 50' : sessions.length}): ${sessions.slice(0, 50).map((s) => `${token(s.sessionId)} #${s.firstSeq}-#${s.lastSeq} (${s.items} items)`).join('; ') || 'none'}`);
+    L.push(`sessions (${sessions.length > 50 ? 'first 50' : sessions.length}): ${sessions.slice(0, 50).map((s) => `${token(s.sessionId)} #${s.firstSeq}-#${s.lastSeq} (${plural(s.items, 'item')})`).join('; ') || 'none'}`);
     L.push(`turns: ${turnCount}${byStop.length ? ` — ${byStop.map((s) => `${token(s.stop)} ×${s.n}`).join(', ')}` : ''}`);
     for (const t of turns) L.push(`  turn ${t.seq}${t.sessionId ? ` [${token(t.sessionId)}]` : ''}: ${t.stopReason ? token(t.stopReason) : 'no response'} after ${t.durationMs === null ? '—' : formatDuration(t.durationMs)} — prompt ${quoted(excerpt(t.prompt, 80))}`);
     if (turnCount > turns.length) L.push(`  (the last ${turns.length}; list_turns pages through all)`);
     L.push(big ? `methods (frames; latencies left out above ${BIG_RECORDING} items: list_frames "method:M has:latency" shows them):` : `methods (frames, requests/notifications, errors, p50/p99/max latency):`);
     for (const m of methods.slice(0, 40)) {
-      L.push(`  ${token(m.method)}: ${m.count}${m.requests !== null ? ` (${m.requests} req, ${m.notifications} notif)` : ''}${m.errors ? `, ${m.errors} errors` : ''}${m.p50 !== null ? `, ${formatDuration(m.p50)}/${formatDuration(m.p99!)}/${formatDuration(m.max!)}` : ''}`);
+      L.push(`  ${token(m.method)}: ${m.count}${m.requests !== null ? ` (${m.requests} req, ${m.notifications} notif)` : ''}${m.errors ? `, ${plural(m.errors, 'error')}` : ''}${m.p50 !== null ? `, ${formatDuration(m.p50)}/${formatDuration(m.p99!)}/${formatDuration(m.max!)}` : ''}`);
     }
     L.push(`findings by rule: ${rules.length ? '' : 'none'}`);
     for (const f of rules.slice(0, 40)) L.push(`  ${f.severity} ${f.rule} ×${f.count} (first at #${f.firstSeq}; spec ${RULE_INFO.get(f.rule)?.spec ?? '?'})`);
@@ -473,8 +473,8 @@ const listFindings: ToolDef = {
     }), limit);
     const last = page.data[page.data.length - 1];
     const nextCursor = page.more && last ? `${last.seq}.${last.rid}` : null;
-    const sentences = [...new Set(page.data.map((f) => f.rule))].map((id) => RULE_INFO.get(id)).filter((x): x is RuleInfo => !!x)
-      .map((x) => `  ${x.id} (spec ${x.spec}): "${cut(x.specText, 400)}"`);
+    const sentences = [...new Set(page.data.map((f) => f.rule))].map((id) => RULE_INFO.get(id)).filter((x) => x !== undefined)
+      .map((x) => `  ${x.id} (spec ${x.spec}, ${x.url}): "${cut(x.specText, 400)}"`);
     const total = counts.reduce((s, c) => s + c.n, 0);
     const head = `recording ${r.id}: ${total} finding${total === 1 ? '' : 's'}${counts.length ? ` (${counts.map((c) => `${c.n} ${c.severity}`).join(', ')})` : ''}`;
     return {
@@ -505,13 +505,13 @@ const listTurnsTool: ToolDef = {
       const findings = { error: count('error'), warning: count('warning'), info: count('info') };
       return {
         line: `turn ${t.seq}${t.sessionId ? ` [${token(t.sessionId)}]` : ''}: ${t.stopReason ? token(t.stopReason) : 'no response'}${t.endSeq !== null ? ` at #${t.endSeq}` : ''} after ${t.durationMs === null ? '—' : formatDuration(t.durationMs)}`
-          + `${findings.error || findings.warning ? ` · ${findings.error} errors, ${findings.warning} warnings` : ''} — prompt ${quoted(excerpt(t.prompt, 120))}`,
+          + `${findings.error || findings.warning ? ` · ${plural(findings.error, 'error')}, ${plural(findings.warning, 'warning')}` : ''} — prompt ${quoted(excerpt(t.prompt, 120))}`,
         data: { ...t, prompt: cut(t.prompt, 300), findings },
       };
     }), limit);
     const nextCursor = page.more ? String(page.data[page.data.length - 1]!.seq) : null;
     return {
-      text: [`recording ${r.id}: ${page.data.length ? `${page.data.length} turns` : 'no turns'}${a.cursor ? ` after #${a.cursor}` : ''}`, ...page.lines, ...(nextCursor ? [`more: call again with cursor "${nextCursor}"`] : [])].join('\n'),
+      text: [`recording ${r.id}: ${page.data.length ? plural(page.data.length, 'turn') : 'no turns'}${a.cursor ? ` after #${a.cursor}` : ''}`, ...page.lines, ...(nextCursor ? [`more: call again with cursor "${nextCursor}"`] : [])].join('\n'),
       data: { recordingId: r.id, turns: page.data, nextCursor },
     };
   },
@@ -638,7 +638,7 @@ const checkTranscript: ToolDef = {
     const total = run.spool.count;
     const nextCursor = page.more || next < total ? String(next) : null;
     const { error: errors, warning: warnings, info: infos } = run.spool.tally.counts;
-    const head = `${file}: ${run.frames} frames checked — ${errors} errors, ${warnings} warnings, ${infos} info; findings ${from + 1} to ${next} of ${total}`;
+    const head = `${file}: ${plural(run.frames, 'frame')} checked — ${plural(errors, 'error')}, ${plural(warnings, 'warning')}, ${infos} info; findings ${from + 1} to ${next} of ${total}`;
     return {
       text: [head, ...page.lines, ...(nextCursor ? [`more: call again with cursor "${nextCursor}"`] : [])].join('\n'),
       data: { file, frames: run.frames, errors, warnings, infos, total, findings: page.data, nextCursor },
@@ -754,12 +754,12 @@ const explainRule: ToolDef = {
     if (a.rule === undefined) {
       return {
         text: [`${RULES.length} rules (id, severity, spec section, what it checks):`, ...RULES.map((r) => `${r.id} ${r.severity} [${r.spec}] ${r.title}`)].join('\n'),
-        data: { rules: RULES.map(({ id, severity, spec, title }) => ({ id, severity, spec, title })) },
+        data: { rules: RULES.map(({ id, severity, spec, title, url }) => ({ id, severity, spec, title, url })) },
       };
     }
     const r = RULE_INFO.get(a.rule);
     if (!r) throw new ToolError(unknownRule(a.rule));
-    const L = [`${r.id}: ${r.title}`, `severity: ${r.severity}`, `spec section: ${r.spec}`, `the spec says: "${r.specText}"`];
+    const L = [`${r.id}: ${r.title}`, `severity: ${r.severity}`, `spec section: ${r.spec} (${r.url})`, `the spec says: "${r.specText}"`];
     let where: { recordingId: number; count: number; seqs: number[] } | undefined;
     if (a.recording !== undefined) {
       const rec = recording(ctx, a.recording);

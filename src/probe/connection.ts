@@ -239,7 +239,8 @@ export function errorCode(r: Reply): number | undefined {
 /** A reply in a few words, for a scenario's `why`. */
 export function describeReply(r: Reply): string {
   if (r.timeout) return 'no answer in time';
-  if (r.closed) return 'the peer went away without answering';
-  if (r.error) return `error ${String(r.error.code)}${typeof r.error.message === 'string' ? ` "${r.error.message.slice(0, 80)}"` : ''}`;
+  if (r.closed) return 'no answer: the peer went away';
+  // The message as a JSON string: one that has quotes of its own (the SDK's `"Method not found": m`) stays readable.
+  if (r.error) return `error ${String(r.error.code)}${typeof r.error.message === 'string' ? ` ${JSON.stringify(r.error.message.slice(0, 80))}` : ''}`;
   return `result ${JSON.stringify(r.result)?.slice(0, 80) ?? 'undefined'}`;
 }

@@ -8,6 +8,7 @@ import { describeFrame, type Divergence } from './aligner.js';
 import { diffFrames, type RecordingDiff } from './diff-recordings.js';
 import { IgnoreSet } from './json-diff.js';
 import { renderDivergence, summarize } from './report.js';
+import { plural } from '../text/format.js';
 
 export interface DiffOptions { ignore?: string[]; mergeChunks?: boolean }
 
@@ -35,7 +36,7 @@ export function diffFramesReport(framesA: readonly Frame[], framesB: Iterable<Fr
   const ignore = new IgnoreSet(opts.ignore ?? []);
   const diff = diffFrames(framesA, framesB, { ignore, mergeChunks: opts.mergeChunks });
   const summary = summarize(diff.divergences);
-  const line = `${diff.same ? 'same' : 'different'}: ${diff.matched} of ${diff.framesB} frames of b matched ${diff.framesA} frames of a; ${summary.text}`;
+  const line = `${diff.same ? 'same' : 'different'}: ${diff.matched} of ${plural(diff.framesB, 'frame')} of b matched ${plural(diff.framesA, 'frame')} of a; ${summary.text}`;
   return { diff, ignore, summary, line };
 }
 

@@ -153,5 +153,5 @@ export function describeDiffs(diffs: readonly PathDiff[], labels: { recorded?: s
   return diffs.map((d) =>
     d.op === 'changed' ? `${d.path}: ${r} ${brief(d.recorded)}, ${l} ${brief(d.live)}`
       : d.op === 'missing' ? `${d.path}: ${r} ${brief(d.recorded)}, ${l} has none`
-        : `${d.path}: ${l} ${brief(d.live)}, not in the ${r === 'recorded' ? 'recording' : r}`);
+        : `${d.path}: ${l} ${brief(d.live)}, not in ${r === 'recorded' ? 'the recording' : r}`);
 }

@@ -49,9 +49,18 @@ function hostNames(host: string, port: number): string[] {
 function openBrowser(url: string): void {
   const cmd = process.platform === 'darwin' ? 'open' : process.platform === 'win32' ? 'cmd' : 'xdg-open';
   const args = process.platform === 'win32' ? ['/c', 'start', '', url] : [url];
+  let said = false;
+  const cannot = () => {
+    if (!said) process.stderr.write(`acp-inspect: could not open a browser (${cmd}); open ${url} yourself\n`);
+    said = true;
+  };
   try {
     const child = spawn(cmd, args, { stdio: 'ignore', detached: true });
-    child.on('error', () => process.stderr.write(`acp-inspect: could not open a browser (${cmd}); open ${url} yourself\n`));
+    child.on('error', cannot);
+    // xdg-open with no browser to run says so only by its exit status.
+    child.on('exit', (code) => {
+      if (code !== 0 && code !== null) cannot();
+    });
     child.unref();
   } catch {
     process.stderr.write(`acp-inspect: could not open a browser; open ${url} yourself\n`);

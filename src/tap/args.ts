@@ -61,6 +61,7 @@ export function parseTapArgs(argv: string[]): TapOptions {
         otlp = inline ?? (before[i + 1] !== undefined && !before[i + 1]!.startsWith('-') && before[i + 1] !== 'tap' ? before[++i] : undefined);
         break;
       case '--otel-content': otelContent = true; break;
+      case '--no-color': break; // the tap prints no colour; every command takes it (docs/cli.md)
       default:
         throw new CliError(`unknown tap option "${a}"; ${TAP_USAGE}`);
     }

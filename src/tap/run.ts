@@ -35,6 +35,7 @@ import { NativeAgent, lazyRequire, spawnAgent, type AgentProcess } from './agent
 import { A2C, C2A, STDERR, type StreamCode } from './messages.js';
 import { capturesDir, defaultDbPath } from '../store/paths.js';
 import { processStartId } from '../store/process-id.js';
+import { spawnFailure } from '../wire/spawn-failure.js';
 
 /**
  * The tap's clock: monotonic milliseconds since it started. From process.hrtime, not performance
@@ -341,8 +342,7 @@ export function runTap(opts: TapOptions): void {
   child.on('error', (e: NodeJS.ErrnoException) => {
     if (child.pid === undefined && !spawnFailed) {
       spawnFailed = true;
-      const why = e.code === 'ENOENT' ? 'command not found' : e.code === 'EACCES' ? 'permission denied' : e.message;
-      say(`acp-inspect: cannot start agent "${opts.command}": ${why}`);
+      say(`acp-inspect: cannot start agent "${opts.command}": ${spawnFailure(e)}`);
       rec.event('spawn-error', now(), { command: opts.command, args: opts.args, code: e.code ?? null, message: e.message });
       void end(127, null, null);
     }

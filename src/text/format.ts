@@ -18,6 +18,11 @@ export function formatBytes(n: number): string {
   return `${(n / 1024 / 1024).toFixed(1)}M`;
 }
 
+/** `1 error`, `2 errors`: a count with its noun, pluralised (`many`: an irregular plural). */
+export function plural(n: number, one: string, many = `${one}s`): string {
+  return `${n} ${n === 1 ? one : many}`;
+}
+
 /** Left-aligned columns separated by two spaces. */
 export function formatTable(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));

@@ -2,7 +2,7 @@
 import { formatBytes, formatDuration } from './format.js';
 import { arrow, isFrame, type Item } from '../wire/frame.js';
 
-const useColor = process.stdout.isTTY && !process.env.NO_COLOR;
+const useColor = process.stdout.isTTY === true && !process.env.NO_COLOR;
 
 /** One line describing an item (coloured when stdout is a terminal, unless `color` says otherwise). */
 export function formatItem(item: Item, opts: { raw?: boolean; color?: boolean } = {}): string {
@@ -17,7 +17,8 @@ export function formatItem(item: Item, opts: { raw?: boolean; color?: boolean } 
   const kind = item.kind.padEnd(12);
   const kindC = item.kind === 'invalid' || item.kind === 'error' ? c('31', kind) : kind;
   const parts = [time, dir, kindC, (item.method ?? (item.parseError ? `(${item.parseError})` : '')).padEnd(28)];
-  if (item.id !== undefined) parts.push(`#${JSON.stringify(item.id)}`);
+  // `#N` is an item number everywhere (show, check, --turn, the UI); a JSON-RPC id is `id=N`.
+  if (item.id !== undefined) parts.push(`id=${JSON.stringify(item.id)}`);
   if (item.latency !== undefined) parts.push(c('33', formatDuration(item.latency)));
   parts.push(c('2', formatBytes(item.size)));
   let line = `${seq} ${parts.join(' ')}`;

@@ -116,6 +116,8 @@ export interface TimelinePage {
 export interface FindingView extends StoredFinding {
   title?: string;
   specText?: string;
+  /** The protocol's published page for the finding's spec part (src/spec/doc-links.ts). */
+  url?: string;
 }
 
 /** Everything the detail pane shows about one item. */

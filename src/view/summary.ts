@@ -7,11 +7,17 @@ import { peerInfoOf } from '../wire/peer-info.js';
 import type { Recording } from '../transcript/format.js';
 import type { FindingView, RecordingSummary, StoredFinding } from './contract.js';
 import type { RuleInfo } from '../check/rule.js';
+import { specUrl } from '../spec/doc-links.js';
 
-/** A finding with its rule's title and spec sentence (the rule's spec section when the finding names none). */
+/**
+ * A finding with its rule's title and spec sentence (the rule's spec section when the finding names
+ * none), and the protocol's page for that section.
+ */
 export function withRuleInfo(f: StoredFinding, rules: ReadonlyMap<string, RuleInfo>): FindingView {
   const r = rules.get(f.rule);
-  return r ? { ...f, title: r.title, specText: r.specText, spec: f.spec ?? r.spec } : { ...f };
+  const spec = f.spec ?? r?.spec;
+  const url = spec ? { url: specUrl(spec) } : {};
+  return r ? { ...f, title: r.title, specText: r.specText, spec: f.spec ?? r.spec, ...url } : { ...f, ...url };
 }
 
 const STATUSES = new Set(['complete', 'incomplete', 'interrupted', 'imported']);

@@ -25,8 +25,10 @@ describe('acp-inspect check', () => {
     expect(r.code).toBe(1);
     const lines = r.stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines.length).toBeGreaterThan(3);
-    for (const l of lines) expect(Object.keys(l)).toEqual(['seq', 'severity', 'rule', 'message', 'spec']);
-    expect(lines.find((l) => l.rule === 'permission-not-cancelled')).toMatchObject({ seq: 10, severity: 'error', spec: '3' });
+    // The contract's fields in their order, then url: the protocol's page for the spec part.
+    for (const l of lines) expect(Object.keys(l)).toEqual(['seq', 'severity', 'rule', 'message', 'spec', 'url']);
+    for (const l of lines) expect(l.url).toMatch(/^https:\/\/agentclientprotocol\.com\/protocol\/[a-z-]+(#[a-z0-9-]+)?$/);
+    expect(lines.find((l) => l.rule === 'permission-not-cancelled')).toMatchObject({ seq: 10, severity: 'error', spec: '3', url: 'https://agentclientprotocol.com/protocol/overview#message-flow' });
   });
 
   it('exits 0 on a recording without errors, and says so', async () => {
@@ -39,7 +41,7 @@ describe('acp-inspect check', () => {
     const r = await check([join(GOLDEN, 'wire-problems.jsonl')]);
     const out = r.stdout.toString();
     expect(out.indexOf('Errors:')).toBeLessThan(out.indexOf('Warnings:'));
-    expect(out).toMatch(/not-json — Line is not JSON \(1 finding\)\n {4}#3 {2}\[spec 4\] {2}agent wrote a line that is not JSON to stdout/);
+    expect(out).toMatch(/not-json — Line is not JSON \(1 finding\)\n {4}spec: https:\/\/agentclientprotocol\.com\/protocol\/overview#communication-model\n {4}#3 {2}\[spec 4\] {2}agent wrote a line that is not JSON to stdout/);
   });
 
   it('exits 2 with one line for a missing file, an unknown id, a bad transcript or an unknown rule', async () => {

@@ -12,12 +12,13 @@ import { parseTranscript } from '../../src/transcript/format.js';
 import { checkStream, formatReport, streamTranscriptFile } from '../../src/check-run/run.js';
 import type { CheckRun } from '../../src/check/fold.js';
 import { Store } from '../../src/store/store.js';
+import { specUrl } from '../../src/spec/doc-links.js';
 
 const { dir, cleanup } = tempDir('acp-check-parallel-');
 afterAll(cleanup);
 const node = process.execPath;
 const twoThreads = (args: string[]) => run(node, [BIN, 'check', ...args], { cwd: dir, env: { ACP_INSPECT_CHECK_THREADS: '2' }, timeoutMs: 60_000 });
-const jsonLines = (r: CheckRun) => r.findings.map((f) => JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }) + '\n').join('');
+const jsonLines = (r: CheckRun) => r.findings.map((f) => JSON.stringify({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec, url: specUrl(f.spec) }) + '\n').join('');
 const exitOf = (r: CheckRun) => (r.findings.some((f) => f.severity === 'error') ? 1 : 0);
 
 const RECORDINGS = ['golden', 'real'].flatMap((d) =>
@@ -102,8 +103,9 @@ describe('check over two threads', () => {
     expect(imported.code, imported.stderr).toBe(0);
     const store = Store.open(db, { mustExist: true });
     let one: CheckRun;
+    let id: number;
     try {
-      const id = store.resolveRef('latest');
+      id = store.resolveRef('latest');
       expect(store.getRecording(id)!.items).toBeGreaterThan(3000);
       // The rows include blobs (invalid UTF-8), non-ASCII texts, truncated frames, stderr and events.
       expect(store.db.prepare('SELECT count(*) FROM items WHERE recording_id = ? AND raw_bytes IS NOT NULL').pluck().get(id)).toBeGreaterThan(0);
@@ -116,7 +118,8 @@ describe('check over two threads', () => {
     expect(json.stderr).toBe('');
     expect(json.stdout.toString()).toBe(jsonLines(one));
     expect(json.code).toBe(exitOf(one));
-    expect(human.stdout.toString()).toBe(formatReport(one, 'recording latest'));
+    // `latest` is named by its id.
+    expect(human.stdout.toString()).toBe(formatReport(one, `recording ${id}`));
   }, 60_000);
 
   it('stops with one line naming the file and line for a bad line in a later read', async () => {

@@ -38,8 +38,10 @@ describe('list, show, export, import, rm', () => {
     expect(table).toContain('sample');
 
     const show = (await cli(['show', 'latest', '--db', db])).stdout.toString();
-    expect(show).toMatch(/C→A request\s+initialize\s+#0/);
-    expect(show).toMatch(/C←A result\s+session\/prompt\s+#2 \d/);
+    // JSON-RPC ids are id=N; #N is the item number.
+    expect(show).toMatch(/C→A request\s+initialize\s+id=0 /);
+    expect(show).toMatch(/C←A result\s+session\/prompt\s+id=2 \d/);
+    expect(show).not.toMatch(/ #\d/);
 
     const out = join(t.dir, 'out.jsonl');
     const exp = await cli(['export', id, '-o', out, '--db', db, '--no-redact']);

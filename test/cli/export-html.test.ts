@@ -54,7 +54,7 @@ describe('export --html', () => {
   it('holds the findings `check` reports, with their rules', async () => {
     const d = embedded((await cli(['export', WIRE, '--html'])).stdout.toString());
     const check = (await cli(['check', WIRE, '--json'])).stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
-    expect(d.recording.findings.map((f) => ({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }))).toEqual(check);
+    expect(d.recording.findings.map((f) => ({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec, url: f.url }))).toEqual(check);
     expect(d.recording.findings.every((f) => typeof f.specText === 'string' && f.specText.length > 0)).toBe(true);
   });
 

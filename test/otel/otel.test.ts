@@ -383,6 +383,26 @@ describe('options', () => {
     expect(c.stderr.toString()).toMatch(/--otel-content needs --otlp/);
   });
 
+  it('takes the recording on either side of --otlp, with or without a URL', async () => {
+    const rx = await startReceiver();
+    try {
+      const env = { ...process.env, OTEL_EXPORTER_OTLP_ENDPOINT: rx.url };
+      // --otlp's URL is optional: a recording after it is the recording, not the collector.
+      for (const args of [['--otlp', 'latest'], ['latest', '--otlp'], ['--otlp', rx.url, 'latest'], ['--otlp', '1']]) {
+        const before = rx.spans.length;
+        const r = await cli(['export', '--db', db, ...args], { env });
+        expect(r.code, `${args.join(' ')}: ${r.stderr}`).toBe(0);
+        expect(r.stderr, args.join(' ')).toMatch(/^sent \d+ spans .* to http:\/\/127\.0\.0\.1:\d+\/v1\/traces in \d+ ms\n$/);
+        expect(rx.spans.length, args.join(' ')).toBeGreaterThan(before);
+      }
+      const none = await cli(['export', '--db', db, '--otlp'], { env });
+      expect(none.code).toBe(2);
+      expect(none.stderr).toBe("acp-inspect: missing required argument 'ref'; see acp-inspect export --help\n");
+    } finally {
+      await rx.close();
+    }
+  });
+
   it('places a transcript without a start time so that it ends now', async () => {
     const rx = await startReceiver();
     try {

@@ -1,13 +1,14 @@
 /**
- * The packed tarball as a user gets it: `npm pack`, then installed with the README's global command
- * into a temporary prefix (one install shared by every check), and as a devDependency of a new project with npm's install scripts
+ * The routes the README gives, as a user takes them: the checkout linked with its `npm link` line
+ * (into a temporary prefix), and the packed tarball: `npm pack`, then installed with the README's
+ * global command into a temporary prefix (one install shared by every check), and as a devDependency of a new project with npm's install scripts
  * skipped, where the tool must degrade and say what to run. Packages come from npm's cache where
  * it has them (--prefer-offline).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { EXAMPLE_AGENT, PEERS, ROOT, readmeCodeBlocks, run, runExampleClient, sh, tempDir } from '../helpers.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
@@ -71,6 +72,32 @@ function localSqlitePrebuild(): Record<string, string> {
   return r.status === 0 ? { npm_config_better_sqlite3_local_prebuilds: dir } : {};
 }
 
+/** The README's lines of its shell examples that start with `prefix`, comments cut off. */
+const readmeLines = (prefix: string) => readmeCodeBlocks(README, 'sh').flatMap((b) => b.split('\n'))
+  .map((l) => l.replace(/\s+#.*$/, '').trim()).filter((l) => l.startsWith(prefix));
+
+describe('a checkout, with the README\'s commands', () => {
+  it('has no install script that npm install would leave uncovered by allowScripts (npm 11 warns of each)', async () => {
+    const r = await npm(['install-scripts', 'ls'], ROOT, 60_000);
+    expect(r.code, text(r)).toBe(0);
+    expect(text(r)).toMatch(/No packages with unreviewed install scripts/);
+  });
+
+  it('npm link puts a working acp-inspect on the PATH, quietly', async () => {
+    const [link] = readmeLines('npm link');
+    expect(link, 'README shows `npm link ...`').toBeDefined();
+    const prefix = join(t.dir, 'link-prefix');
+    // Into a temporary prefix, not the machine's global one.
+    const r = await run('/bin/sh', ['-c', link!], { cwd: ROOT, env: { ...NPM_ENV, npm_config_prefix: prefix }, timeoutMs: 180_000 });
+    expect(r.code, text(r)).toBe(0);
+    expect(text(r)).not.toMatch(/allowScripts|npm warn/);
+    const bin = join(prefix, 'bin', 'acp-inspect');
+    const doctor = await run(bin, ['doctor'], { env: { XDG_DATA_HOME: join(t.dir, 'xdg-link'), NO_COLOR: '1' }, cwd: t.dir });
+    expect(doctor.code, text(doctor)).toBe(0);
+    expect(doctor.stdout.toString()).toMatch(/^ok +native SQLite module \(better-sqlite3\) loads$/m);
+  });
+});
+
 describe('installed globally with the README command', () => {
   const prefix = join(t.dir, 'prefix');
   const bin = join(prefix, 'bin', 'acp-inspect');
@@ -81,15 +108,16 @@ describe('installed globally with the README command', () => {
   let installCode: number | null = null;
 
   beforeAll(async () => {
-    const line = readmeCodeBlocks(README, 'sh').flatMap((b) => b.split('\n')).find((l) => /^npm install -g --allow-scripts=\S+ acp-inspect$/.test(l));
-    expect(line, 'README shows `npm install -g --allow-scripts=... acp-inspect`').toBeDefined();
-    // The README's command, with the tarball for the registry's name (npm knows a tarball's
-    // scripts by its file: spec, as the README says), into a temporary prefix.
-    const args = line!.split(' ').slice(1, -1).map((a) => a.replace(/^(--allow-scripts=)acp-inspect,/, `$1file:${tgz},`)).concat(tgz, '--prefix', prefix, '--prefer-offline');
+    const [line] = readmeLines('npm install -g ').filter((l) => /^npm install -g --allow-scripts=\S+ \.\/acp-inspect-\S+\.tgz$/.test(l));
+    expect(line, 'README shows `npm install -g --allow-scripts=... ./acp-inspect-VERSION.tgz`').toBeDefined();
+    // The tarball it names is the one `npm pack` writes.
+    expect(line!.endsWith(` ./${basename(tgz)}`), line).toBe(true);
+    // The README's command as a shell runs it beside the tarball, into a temporary prefix.
+    const cmd = `${line} --prefix ${sh(prefix)} --prefer-offline`;
     const t0 = Date.now();
-    const r = await run('npm', args, { cwd: t.dir, env: { ...NPM_ENV, ...localSqlitePrebuild() }, timeoutMs: INSTALL_MS });
+    const r = await run('/bin/sh', ['-c', cmd], { cwd: t.dir, env: { ...NPM_ENV, ...localSqlitePrebuild() }, timeoutMs: INSTALL_MS });
     const sqlite = existsSync(join(prefix, 'lib', 'node_modules', 'acp-inspect', 'node_modules', 'better-sqlite3', 'build', 'Release', 'obj.target')) ? 'compiled from source' : 'the local prebuild';
-    console.log(`npm ${args.join(' ').replace(t.dir, '<tmp>')}: ${((Date.now() - t0) / 1000).toFixed(0)} s (better-sqlite3: ${sqlite})`);
+    console.log(`${cmd.replaceAll(t.dir, '<tmp>')}: ${((Date.now() - t0) / 1000).toFixed(0)} s (better-sqlite3: ${sqlite})`);
     install = text(r);
     installCode = r.code;
   }, INSTALL_MS + 10_000);
@@ -156,6 +184,27 @@ describe('installed globally with the README command', () => {
       serve.kill('SIGTERM');
     }
   });
+});
+
+describe('installed globally with npm skipping install scripts', () => {
+  const prefix = join(t.dir, 'prefix-no-scripts');
+  const bin = join(prefix, 'bin', 'acp-inspect');
+  const env = { XDG_DATA_HOME: join(t.dir, 'xdg-no-scripts'), NO_COLOR: '1' };
+
+  it('doctor names the fix, and the fix (run as printed) builds both', async () => {
+    const r = await npm(['install', '-g', '--prefix', prefix, '--ignore-scripts', '--prefer-offline', tgz], t.dir);
+    expect(r.code, text(r)).toBe(0);
+    const before = await run(bin, ['doctor'], { env, cwd: t.dir });
+    expect(before.code).toBe(1);
+    const fix = /fix: run `(npm rebuild -g --allow-scripts=acp-inspect,better-sqlite3 acp-inspect better-sqlite3)`/.exec(before.stdout.toString())?.[1];
+    expect(fix, before.stdout.toString()).toBeDefined();
+    // As printed; only the global prefix is this test's, not the machine's.
+    const built = await run('/bin/sh', ['-c', fix!], { cwd: t.dir, env: { ...NPM_ENV, ...localSqlitePrebuild(), npm_config_prefix: prefix }, timeoutMs: INSTALL_MS });
+    expect(built.code, text(built)).toBe(0);
+    const after = await run(bin, ['doctor'], { env, cwd: t.dir });
+    expect(after.code, after.stdout.toString()).toBe(0);
+    expect(after.stdout.toString()).toMatch(/^ok +native forwarder loads/m);
+  }, INSTALL_MS + 10_000);
 });
 
 describe('a devDependency of a new project, installed with npm skipping install scripts', () => {

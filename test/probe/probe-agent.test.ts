@@ -195,6 +195,11 @@ describe('probe agent', () => {
     const dies = await cli(['probe', 'agent', '--db', db, '--', process.execPath, '-e', 'console.error("no API key set"); process.exit(1)']);
     expect(dies.code).toBe(2);
     expect(dies.stderr).toBe('acp-inspect: the agent exited (code 1) before answering initialize: no API key set\n');
+    // Not an agent at all (`probe agent -- ls`): it prints lines that are not JSON and exits 0.
+    const notAgent = await cli(['probe', 'agent', '--db', db, '--', process.execPath, '-e', 'console.log("README.md\\nbin")']);
+    expect(notAgent.code).toBe(2);
+    expect(notAgent.stdout.length).toBe(0);
+    expect(notAgent.stderr).toBe('acp-inspect: the agent exited (code 0) before answering initialize; its stdout is not ACP (first line: "README.md")\n');
     // The runs that could not run are ended, without a report, so the UI does not show them running.
     const store = Store.open(db);
     try {

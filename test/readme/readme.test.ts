@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, EXAMPLE_AGENT, ROOT, cli, docPages, markdownCodeBlocks, run, runExampleClient, sh, tempDir } from '../helpers.js';
 import { startReceiver, type Receiver } from '../otel/receiver.js';
@@ -104,6 +104,22 @@ describe('the fixture example', () => {
     expect(r.stdout.toString() + r.stderr).toMatch(/1 passed/);
     expect(r.code).toBe(0);
   });
+
+  it('passes on its first run, when the fixture is missing and is recorded from the real agent', async () => {
+    // A new project of its own: no fixture yet, and `agent.js` (the command the example names) is a real agent.
+    const fresh = join(t.dir, 'first-run');
+    mkdirSync(join(fresh, 'test'), { recursive: true });
+    symlinkSync(join(project, 'node_modules'), join(fresh, 'node_modules'));
+    writeFileSync(join(fresh, 'package.json'), JSON.stringify({ name: 'my-client', type: 'module', private: true }));
+    writeFileSync(join(fresh, 'agent.js'), `import ${JSON.stringify(EXAMPLE_AGENT)};\n`);
+    writeFileSync(join(fresh, 'test', 'session.test.ts'), block!);
+    const r = await run(process.execPath, [join(ROOT, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/session.test.ts'],
+      { cwd: fresh, env: { ...process.env, CI: 'true', ACP_INSPECT_RECORD: '' }, timeoutMs: 90_000 });
+    expect(r.stdout.toString() + r.stderr).toMatch(/1 passed/);
+    expect(r.code).toBe(0);
+    // It recorded the fixture, which the next run replays.
+    expect(readFileSync(join(fresh, 'test', 'fixtures', 'session.jsonl'), 'utf8')).toMatch(/session\/prompt/);
+  }, 120_000);
 
   it('fails when the client sends a changed prompt (strict by default)', async () => {
     expect(block).toContain("session.prompt('Hello, agent!')");

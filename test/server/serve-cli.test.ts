@@ -1,7 +1,8 @@
 /** `acp-inspect serve` as a user runs it: the real binary, one URL line on stdout, errors on one line. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { makeDb } from './fixture.js';
@@ -17,8 +18,8 @@ beforeAll(() => {
 afterAll(() => db.cleanup());
 
 /** Starts `serve`, resolves with the first stdout line and a stopper. */
-function serve(args: string[]): Promise<{ url: string; stderr: () => string; stop: () => Promise<number | null> }> {
-  const child = spawn(process.execPath, [bin, 'serve', '--db', db.dbPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+function serve(args: string[], env?: NodeJS.ProcessEnv): Promise<{ url: string; stderr: () => string; stop: () => Promise<number | null>; stderrMatches: (re: RegExp) => Promise<string> }> {
+  const child = spawn(process.execPath, [bin, 'serve', '--db', db.dbPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => { err += d.toString(); });
@@ -28,6 +29,15 @@ function serve(args: string[]): Promise<{ url: string; stderr: () => string; sto
       if (out.includes('\n')) {
         resolve({
           url: out.split('\n')[0]!, stderr: () => err,
+          stderrMatches: (re) => new Promise((ok) => {
+            const look = () => {
+              if (!re.test(err)) return;
+              child.stderr.off('data', look);
+              ok(err);
+            };
+            child.stderr.on('data', look);
+            look();
+          }),
           stop: () => new Promise((r) => { child.once('exit', (code) => r(code)); child.kill('SIGTERM'); }),
         });
       }
@@ -37,6 +47,24 @@ function serve(args: string[]): Promise<{ url: string; stderr: () => string; sto
 }
 
 describe('acp-inspect serve', () => {
+  it('--open with no browser to open says so, with the URL to open by hand', async () => {
+    // An opener that finds no browser, as xdg-open on a machine without one: it only exits non-zero.
+    const bins = mkdtempSync(join(tmpdir(), 'acp-inspect-open-'));
+    for (const name of ['xdg-open', 'open']) {
+      writeFileSync(join(bins, name), '#!/bin/sh\necho "no method available" >&2\nexit 3\n');
+      chmodSync(join(bins, name), 0o755);
+    }
+    const a = await serve(['--port', '0', '--open'], { PATH: `${bins}:${process.env.PATH}` });
+    try {
+      const err = await a.stderrMatches(/could not open/);
+      expect(err).toContain(`acp-inspect: could not open a browser (${process.platform === 'darwin' ? 'open' : 'xdg-open'}); open ${a.url} yourself\n`);
+      expect(err).not.toContain('no method available');
+    } finally {
+      expect(await a.stop()).toBe(0);
+      rmSync(bins, { recursive: true, force: true });
+    }
+  });
+
   it('prints exactly the URL with a fresh token, and the URL opens the UI', async () => {
     const a = await serve(['--port', '0']);
     const b = await serve(['--port', '0']);

@@ -134,11 +134,13 @@ describeBrowser('the self-contained HTML report', () => {
     expect(await page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
     expect(await page.locator('.row', { hasText: 'initialize' }).count()).toBeGreaterThan(0);
     // A finding with the spec's section and sentence.
-    const check = JSON.parse(`[${(await cli(['check', join(ROOT, 'recordings/golden/cancel-and-turns.jsonl'), '--json'])).stdout.toString().trim().split('\n').join(',')}]`) as { rule: string; spec: string }[];
+    const check = JSON.parse(`[${(await cli(['check', join(ROOT, 'recordings/golden/cancel-and-turns.jsonl'), '--json'])).stdout.toString().trim().split('\n').join(',')}]`) as { rule: string; spec: string; url: string }[];
     expect(check.length).toBeGreaterThan(0);
     await page.getByRole('tab', { name: `Findings (${check.length})` }).click();
     const group = page.locator('.rule-group').first();
     await expect.poll(() => group.innerText()).toContain(`spec ${check[0]!.spec}`);
+    // The citation links to the protocol's page, as check --json's url (a link: no request until followed).
+    expect(await group.locator('a.spec-link').getAttribute('href')).toBe(check.find((f) => f.rule === (check[0]!.rule))!.url);
     expect(await page.locator('.spec-text').count()).toBeGreaterThan(0);
     // Turn cards in the grouped timeline; the route lives in the fragment.
     await page.getByRole('tab', { name: 'Timeline' }).click();

@@ -156,6 +156,8 @@ describeBrowser('the timeline UI in chromium', () => {
     await page.getByRole('tablist', { name: 'Views', exact: true }).getByRole('tab', { name: /Findings/ }).click();
     await page.getByText('set_mode with a mode id that was never advertised').waitFor();
     await shot('findings');
+    // Each rule's spec citation links to the protocol's page for that part (set_mode: 4.4 rule 8).
+    expect(await page.locator('.findings-panel a.spec-link', { hasText: 'spec 4.4 rule 8' }).getAttribute('href')).toBe('https://agentclientprotocol.com/protocol/session-modes');
     const link = page.locator('.findings-panel button.link').first();
     const seq = Number((await link.textContent())!.replace('#', ''));
     await link.click();

@@ -5,6 +5,7 @@ import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen, applyFilter } 
 import { JsonTree } from './json-tree.js';
 import { ItemNotes } from './notes-view.js';
 import { Markdown } from './markdown.js';
+import { SpecLink } from './spec-link.js';
 import { DiffView, jsonText } from './diff-view.js';
 import { fmtClock, fmtMs, fmtSize, DIR_LABEL } from './format.js';
 import type { Item, Frame } from '../../src/wire/frame.js';
@@ -122,7 +123,7 @@ export function DetailPane() {
       <ItemNotes seq={item.seq} />
       {findings.length > 0 && (
         <ul class="finding-list compact">
-          {findings.map((f, i) => <li key={i} class={`sev-${f.severity}`}><span class={`badge sev-${f.severity}`}>{f.severity[0]!.toUpperCase()}</span> {f.message} <span class="muted">[{f.rule}{f.spec ? ` · ${f.spec}` : ''}]</span></li>)}
+          {findings.map((f, i) => <li key={i} class={`sev-${f.severity}`}><span class={`badge sev-${f.severity}`}>{f.severity[0]!.toUpperCase()}</span> {f.message} <span class="muted">[{f.rule}{f.spec ? <> · <SpecLink spec={f.spec} url={f.url} /></> : ''}]</span></li>)}
         </ul>
       )}
       <div role="tablist" class="tabs small" aria-label="Detail views">
@@ -157,7 +158,7 @@ export function DetailPane() {
                 <li key={i} class={`sev-${f.severity}`}>
                   <div><span class={`badge sev-${f.severity}`}>{f.severity}</span> <strong>{f.title ?? f.rule}</strong></div>
                   <div>{f.message}</div>
-                  <div class="muted">rule {f.rule}{f.spec ? <> · spec {f.spec}</> : null}</div>
+                  <div class="muted">rule {f.rule}{f.spec ? <> · <SpecLink spec={f.spec} url={f.url} label={`spec ${f.spec}`} /></> : null}</div>
                   {f.specText && <blockquote class="spec-text"><Markdown text={f.specText} /></blockquote>}
                 </li>
               ))}

@@ -2,6 +2,7 @@
 import type { FindingView } from './api.js';
 import { findings, jumpTo } from './model.js';
 import { Markdown } from './markdown.js';
+import { SpecLink } from './spec-link.js';
 
 const SEVS = ['error', 'warning', 'info'] as const;
 
@@ -22,7 +23,7 @@ export function FindingsPanel() {
             {[...byRule.entries()].map(([rule, list]) => (
               <details key={rule} class="rule-group" open={sev === 'error' || byRule.size <= 6}>
                 <summary>
-                  <strong>{list[0]!.title ?? rule}</strong> <span class="muted">{rule}{list[0]!.spec ? ` · spec ${list[0]!.spec}` : ''} · {list.length}×</span>
+                  <strong>{list[0]!.title ?? rule}</strong> <span class="muted">{rule}{list[0]!.spec ? <> · <SpecLink spec={list[0]!.spec} url={list[0]!.url} label={`spec ${list[0]!.spec}`} /></> : ''} · {list.length}×</span>
                 </summary>
                 {list[0]!.specText && <blockquote class="spec-text"><Markdown text={list[0]!.specText} /></blockquote>}
                 <ul class="finding-list">

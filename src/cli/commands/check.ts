@@ -12,10 +12,10 @@ export function registerCheck(program: Command): void {
     .description('check a recording against the ACP spec; exit 1 when there are errors')
     .argument('[ref]', 'recording id, latest, or a transcript file (.jsonl)')
     .option(...DB_OPTION)
-    .option('--json', 'one finding per line: {"seq","severity","rule","message","spec"}')
+    .option('--json', 'one finding per line: {"seq","severity","rule","message","spec","url"} (url: the protocol\'s page for that spec part)')
     .option('--ignore <rule...>', 'silence rules by id (also: "ignore" in .acp-inspect.json, found from the current folder upward)')
-    .option('--rules', 'list every rule with its severity and spec section')
-    .addHelpText('after', '\nExit status: 1 when there are errors, 0 otherwise, 2 when the check could not run.')
+    .option('--rules', 'list every rule with its severity, spec section and the protocol\'s page for it')
+    .addHelpText('after', '\nExit status: 1 when there are errors, 0 otherwise, 2 when the check could not run (or the recording\'s agent never started).')
     .action(async (ref: string | undefined, opts: { db?: string; json?: boolean; ignore?: string[]; rules?: boolean }) => {
       // A large transcript file is checked over two threads; the checking thread is started first,
       // before this thread loads the checker, since its start-up is the longest part of the way.
@@ -39,6 +39,11 @@ export function registerCheck(program: Command): void {
         const all = [...ignore, ...config.ignore];
         const result = started ? await started.run(all) : await (await import('../../check-run/run.js')).checkRecordingRef(ref, opts.db, all);
         try {
+          const label = result.recordingId !== undefined ? `recording ${result.recordingId}` : ref;
+          if (result.notStarted !== undefined) {
+            // Nothing ran, so nothing passed: not a clean check.
+            throw new CliError(`${label}: nothing to check: its agent did not start (${result.notStarted}); fix the agent's command and record it again`, 2);
+          }
           // Set before the output is written: a reader that stops early leaves this exit code.
           process.exitCode = result.spool.tally.counts.error > 0 ? 1 : 0;
           if (opts.json) {
@@ -46,7 +51,7 @@ export function registerCheck(program: Command): void {
             const { writeLinesToStdout } = await import('../../transcript/write-file.js');
             await writeLinesToStdout(result.spool.lines());
           } else {
-            process.stdout.write(run.formatReport(result, /^\d+$|^latest$/.test(ref) ? `recording ${ref}` : ref));
+            process.stdout.write(run.formatReport(result, label));
           }
         } finally {
           result.spool.close();

@@ -4,6 +4,7 @@ import { buildReport, ReportNotBuilt, ReportTooBig } from '../../report/html.js'
 import type { SliceSpec } from '../../transcript/slice.js';
 import { CliError } from '../../errors.js';
 import { writeStdout } from '../stdout.js';
+import { plural } from '../../text/format.js';
 
 export function exportHtml(ref: string, opts: { db?: string; output?: string; redact: boolean; spec?: SliceSpec }): void {
   let report;
@@ -21,5 +22,5 @@ export function exportHtml(ref: string, opts: { db?: string; output?: string; re
     return;
   }
   writeFileSync(out, report.html);
-  process.stderr.write(`wrote ${report.items} items and ${report.findings} findings (${Math.round(report.html.length / 1024)} KiB, ${opts.redact ? 'credentials redacted' : 'NOT redacted'}) to ${out}\n`);
+  process.stderr.write(`wrote ${plural(report.items, 'item')} and ${plural(report.findings, 'finding')} (${Math.round(report.html.length / 1024)} KiB, ${opts.redact ? 'credentials redacted' : 'NOT redacted'}) to ${out}\n`);
 }

@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { DB_OPTION } from '../options.js';
+import { plural } from '../../text/format.js';
 
 export function registerImport(program: Command): void {
   program
@@ -25,7 +26,7 @@ export function registerImport(program: Command): void {
             const id = store.importRecording(recording, name);
             checkStoredRecording(store, id);
             process.stdout.write(`${id}\n`);
-            process.stderr.write(`imported session ${sessionId} (${recording.items.length} items) from ${file} as recording ${id}\n`);
+            process.stderr.write(`imported session ${sessionId} (${plural(recording.items.length, 'item')}) from ${file} as recording ${id}\n`);
             n++;
           }
           if (n === 0) process.stderr.write(`${file} holds no sessions; nothing imported\n`);
@@ -44,7 +45,7 @@ export function registerImport(program: Command): void {
         const { importChecked } = await import('../../check-run/stored.js');
         const { id, items } = importChecked(store, src, opts.name ?? src.header.name ?? basename(file));
         process.stdout.write(`${id}\n`);
-        process.stderr.write(`imported ${items} items from ${file} as recording ${id}\n`);
+        process.stderr.write(`imported ${plural(items, 'item')} from ${file} as recording ${id}\n`);
       } finally {
         store.close();
       }

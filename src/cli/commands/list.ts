@@ -32,6 +32,7 @@ export function registerList(program: Command): void {
             durationMs: r.durationMs, frames: r.frames, items: r.items, status: r.status, incomplete: r.incomplete,
             exitCode: r.exitCode, exitSignal: r.exitSignal, errors: r.errors, warnings: r.warnings, command: r.command,
             ...(r.indexing ? { indexing: r.indexing } : {}),
+            ...(r.incompleteReason ? { incompleteReason: r.incompleteReason } : {}),
           })), null, 2) + '\n');
           return;
         }

@@ -9,7 +9,8 @@ export function registerShow(program: Command): void {
     .option(...DB_OPTION)
     .option('-f, --follow', 'keep printing new frames while the recording is live')
     .option('--raw', 'print the raw line of each frame after its summary')
-    .action(async (ref: string, opts: { db?: string; follow?: boolean; raw?: boolean }) => {
+    .option('--no-color', 'no colour (default: colour only on a terminal, and not with NO_COLOR set)')
+    .action(async (ref: string, opts: { db?: string; follow?: boolean; raw?: boolean; color?: boolean }) => {
       const { showRecording } = await import('../show.js');
       await showRecording(ref, opts);
     });

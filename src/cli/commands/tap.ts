@@ -13,6 +13,12 @@ export function registerTap(program: Command): void {
       const { runTapCli } = await import('../../tap/run.js');
       const argv = process.argv.slice(2);
       const i = argv.indexOf('tap');
+      // `tap --help` (before the --, as commander drops it from cmd.args): its usage, not "no agent command".
+      const dd = argv.indexOf('--');
+      if (argv.slice(i + 1, dd === -1 ? undefined : dd).some((a) => a === '--help' || a === '-h')) {
+        cmd.outputHelp();
+        return;
+      }
       // Before `tap` there can only be global options (`acp-inspect --db FILE tap -- agent`).
       await runTapCli(i === -1 ? cmd.args : [...argv.slice(0, i), ...argv.slice(i + 1)]);
     });

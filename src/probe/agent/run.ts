@@ -167,9 +167,13 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   if (s.id === 'initialize') {
     const initReply = proc.conn.received().find((f) => f.kind === 'result' && f.method === 'initialize');
     if (initReply && isObj(initReply.json) && isObj(initReply.json.result)) newFacts = factsOf(initReply.json.result);
-    else if (crashed && !proc.conn.received().length) {
+    else if (crashed && !proc.conn.received().some((f) => f.kind === 'result' || f.kind === 'error')) {
+      // Exited without answering anything: what it wrote instead (`probe agent -- ls`) says why.
       const tail = proc.stderrReason();
-      couldNotRun = `the agent exited (${crashed.signal ?? `code ${crashed.code}`}) before answering initialize${tail ? `: ${tail.slice(0, 200)}` : ''}`;
+      const junk = proc.conn.received().find((f) => f.kind === 'invalid');
+      couldNotRun = `the agent exited (${crashed.signal ?? `code ${crashed.code}`}) before answering initialize`
+        + (junk ? `; its stdout is not ACP (first line: ${JSON.stringify(junk.raw.slice(0, 80))})` : '')
+        + (tail ? `: ${tail.slice(0, 200)}` : '');
     }
   }
   if (crashed && outcome.status !== 'fail') {

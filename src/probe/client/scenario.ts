@@ -105,7 +105,7 @@ export function describeReply(method: string, r: Answer): string {
 }
 
 export function errorText(e: { code?: unknown; message?: unknown }): string {
-  return `error ${String(e.code)}${typeof e.message === 'string' ? ` "${clip(e.message)}"` : ''}`;
+  return `error ${String(e.code)}${typeof e.message === 'string' ? ` ${JSON.stringify(clip(e.message))}` : ''}`;
 }
 
 export function clip(s: string, n = 80): string {

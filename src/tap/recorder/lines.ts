@@ -13,6 +13,7 @@ import { chunkFrameOf, type ChunkKind } from '../../wire/chunk-frame.js';
 import { Correlator, type PendingRequest } from '../../wire/correlate.js';
 import type { Frame, Item } from '../../wire/frame.js';
 import { peerInfoFromFrame } from '../../wire/peer-info.js';
+import { spawnFailure } from '../../wire/spawn-failure.js';
 import { redactFrame } from '../../redact.js';
 
 /** Lines longer than the cap are kept cut (and marked truncated), so recorder memory stays bounded. */
@@ -103,6 +104,8 @@ export class LineIndexer {
       return;
     }
     if ('ev' in m) {
+      // An agent that never started leaves no session: the recording is not a complete one.
+      if (m.ev === 'spawn-error') this.hooks.onIncomplete(`the agent did not start: ${spawnFailure(m.data)}`);
       this.push({ seq: ++this.seq, t: m.t, dir: 'event', type: m.ev, data: m.data }, 256);
     } else if ('gap' in m) {
       const lost = this.splitters[m.gap]!.discard();

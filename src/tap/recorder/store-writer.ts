@@ -169,6 +169,11 @@ export class StoreWriter {
     this.hooks.send({ warn: msg });
   }
 
+  /** `3 items were not recorded` (or `1 item was`). */
+  private droppedText(): string {
+    return `${this.dropped === 1 ? '1 item was' : `${this.dropped} items were`} not recorded`;
+  }
+
   /** Marks the recording incomplete without a warning (the first reason given is kept). */
   noteIncomplete(reason: string): void {
     this.incompleteReason ??= reason;
@@ -321,7 +326,7 @@ export class StoreWriter {
     if (this.opening) {
       if (this.bytes >= MAX_PENDING_BYTES) {
         this.dropped += this.pendingRows;
-        this.incompleteReason ??= `the database was locked for too long; ${this.dropped} items were not recorded`;
+        this.incompleteReason ??= `the database was locked for too long; ${this.droppedText()}`;
         this.clear();
       }
       this.retrySoon();
@@ -530,7 +535,7 @@ export class StoreWriter {
             incomplete: incomplete ? 1 : 0,
             incomplete_reason: interrupted
               ? 'the recording process ended without finishing it; the recording holds everything it captured'
-              : this.incompleteReason ?? (this.dropped > 0 ? `${this.dropped} items were not recorded` : null),
+              : this.incompleteReason ?? (this.dropped > 0 ? this.droppedText() : null),
             ended_at: interrupted ? new Date(Date.parse(config.startedAt) + exitT).toISOString() : new Date().toISOString(),
             exit_code: code,
             exit_signal: signal,
