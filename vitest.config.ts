@@ -11,6 +11,8 @@ export default defineConfig({
     // to a detached indexer (see src/tap/run.ts). Most tests read the database as soon as the tap has
     // exited: they give it time to finish its recording itself. Tests of the exit set their own.
     env: { ACP_INSPECT_FINISH_WAIT_MS: '60000' },
+    // A run leaves nothing behind: no process it started, nothing in its temp folder (see the file).
+    globalSetup: ['test/leak-check.ts'],
     // Vitest runs one file at a time on 2 cores (its default is one worker less than the cores), yet
     // most files spend their time waiting for the processes they drive (the tap, the agent, the
     // browser): two at a time use the second core, for the same CPU time.
