@@ -137,6 +137,19 @@ export function sh(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
 }
 
+/**
+ * Ends a process a test started and waits until it has exited: `signal` first, SIGKILL if it is
+ * still there after `graceMs`. Resolves at once for one that already exited.
+ */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
+}
+
 /** Spawns the tap without waiting, for signal tests. */
 export function spawnTap(args: string[], env?: NodeJS.ProcessEnv): ChildProcess {
   return spawn(process.execPath, [BIN, ...args], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
