@@ -6,6 +6,7 @@
  *
  *   npm run test:soak -- --repeat 5                      the whole suite, 5 times
  *   npm run test:soak -- --repeat 10 test/tap/eof.test.ts   one file (any vitest filter), 10 times
+ *   npm run test:soak -- --repeat 10 test/tap -t 'four taps'  the tests so named in those files
  *
  * Builds once first, as `npm test` does (`--no-build` skips that). Each run is `vitest run` with its
  * JSON reporter; what fails outside a test (a file's setup or cleanup, an unhandled error, the end
@@ -18,7 +19,7 @@ import { join, relative, resolve, dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const USAGE = 'usage: npm run test:soak -- [--repeat N] [--no-build] [test files or filters...]';
+const USAGE = 'usage: npm run test:soak -- [--repeat N] [--no-build] [-t TEST_NAME_PATTERN] [test files or filters...]';
 
 function parseArgs(argv) {
   const o = { repeat: 5, build: true, files: [] };
@@ -31,6 +32,7 @@ function parseArgs(argv) {
     } else if (a.startsWith('--repeat=')) {
       return parseArgs([...argv.slice(0, i), '--repeat', a.slice('--repeat='.length), ...argv.slice(i + 1)]);
     } else if (a === '--no-build') o.build = false;
+    else if (a === '-t' || a === '--testNamePattern') o.files.push('-t', argv[++i] ?? '');
     else if (a === '--help' || a === '-h') {
       process.stdout.write(`${USAGE}\n`);
       process.exit(0);
@@ -62,7 +64,8 @@ function failuresOf(report) {
   for (const f of report.testResults ?? []) {
     const file = relative(ROOT, f.name);
     const failed = (f.assertionResults ?? []).filter((t) => t.status === 'failed');
-    for (const t of failed) out.push({ file, test: t.fullName ?? t.title, message: firstLine((t.failureMessages ?? []).join('\n')) });
+    // Vitest's JSON report heads a failure's text with this placeholder when it has no stack to give.
+    for (const t of failed) out.push({ file, test: t.fullName ?? t.title, message: firstLine((t.failureMessages ?? []).join('\n').replace(/^Error: STACK_TRACE_ERROR\s*/, '')) });
     if (failed.length === 0 && f.status === 'failed') out.push({ file, test: '(outside its tests: setup, cleanup or import)', message: firstLine(f.message ?? '') });
   }
   return out;
@@ -107,7 +110,7 @@ async function main() {
       } else {
         for (const l of stderr.split('\n').filter((x) => x.startsWith('leak check:'))) failures.push({ file: '(the run)', test: '', message: l });
       }
-      const n = report?.numTotalTests ?? 0;
+      const n = (report?.numPassedTests ?? 0) + (report?.numFailedTests ?? 0);
       tests += n;
       if (failures.length) failedRuns++;
       for (const f of failures) all.push({ run, ...f });
