@@ -95,7 +95,9 @@ async function flood(db: string, more: NodeJS.ProcessEnv = {}) {
   return r;
 }
 
-describe.concurrent('a live tap with a flood\'s backlog', () => {
+// One at a time, each with three minutes: three 150 MiB floods at once, beside the suite's other
+// file, timed out together at 60 s on a loaded 2-core machine (their waits inside are 60 s each).
+describe('a live tap with a flood\'s backlog', { timeout: 180_000 }, () => {
   it('indexes it on a second thread, takes it back, and stores what one indexer going through the log stores', async () => {
     const db = join(tmp.dir, 'live.db');
     const r = await flood(db);
