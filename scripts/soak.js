@@ -64,11 +64,22 @@ function failuresOf(report) {
   for (const f of report.testResults ?? []) {
     const file = relative(ROOT, f.name);
     const failed = (f.assertionResults ?? []).filter((t) => t.status === 'failed');
-    // Vitest's JSON report heads a failure's text with this placeholder when it has no stack to give.
-    for (const t of failed) out.push({ file, test: t.fullName ?? t.title, message: firstLine((t.failureMessages ?? []).join('\n').replace(/^Error: STACK_TRACE_ERROR\s*/, '')) });
+    for (const t of failed) out.push({ file, test: t.fullName ?? t.title, message: messageOf(t.failureMessages ?? []) });
     if (failed.length === 0 && f.status === 'failed') out.push({ file, test: '(outside its tests: setup, cleanup or import)', message: firstLine(f.message ?? '') });
   }
   return out;
+}
+
+/**
+ * A failed test's first line. Vitest's JSON report gives a test that timed out no message, only
+ * `Error: STACK_TRACE_ERROR` and a stack: that is said as a timeout, at the test's line.
+ */
+function messageOf(messages) {
+  const text = messages.join('\n');
+  if (!text.startsWith('Error: STACK_TRACE_ERROR')) return firstLine(text);
+  const at = /\((?:file:\/\/)?([^()]*\/test\/[^()]*?)\)|at (\/[^\s]*\/test\/\S+)/.exec(text);
+  const where = at ? relative(ROOT, at[1] ?? at[2]) : 'its test';
+  return `no message (vitest's JSON report gives a timeout so): ${where}`;
 }
 
 function firstLine(s) {

@@ -184,7 +184,8 @@ describe('tap forwarding', () => {
     for (const { r, input } of await Promise.all(runs)) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.toString()).toBe(input);
-      expect(r.stderr.split('\n').filter((l) => l.includes('acp-inspect:'))).toEqual([]);
+      const said = r.stderr.split('\n').filter((l) => l.includes('acp-inspect:'));
+      expect(said, `the tap said: ${said.join(' | ')}`).toEqual([]);
     }
     const list = JSON.parse((await cli(['list', '--json', '--db', db])).stdout.toString());
     expect(list).toHaveLength(4);
