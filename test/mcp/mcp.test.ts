@@ -395,9 +395,7 @@ describe('the MCP Inspector CLI (a third-party client)', () => {
     expect(turn.content[0]!.text).toMatch(/## Turn/);
     const bad = await call('--tool-name', 'get_frame', '--tool-arg', 'recording=2', '--tool-arg', 'seq=99999');
     expect(bad.isError).toBe(true);
-    // Four runs of the Inspector, each guarded at 30 s: the test's own guard leaves room for all four
-    // (at 60 s it timed out on a loaded 2-core machine while every call was still within its own).
-  }, 150_000);
+  });
 });
 
 describe('a recording whose tap died', () => {
