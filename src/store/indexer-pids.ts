@@ -27,7 +27,7 @@ export function recordIndexer(dbPath: string, pid: number, log: string | null = 
     for (const e of readIndexers(dbPath)) if (!e.alive && (!e.log || !existsSync(join(dir, e.log)))) rmSync(join(dir, `${e.pid}${EXT}`), { force: true });
     if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
     writeFileSync(join(dir, `${pid}${EXT}`), `${pid} ${processStartId(pid) ?? ''}\n${log ?? ''}\n`, { mode: 0o600 });
-  } catch { /* a hint only: without it, waiting falls back on the database's own claims */ }
+  } catch { /* a hint only: without it nobody waits for this indexer, and list decides on the tap alone */ }
 }
 
 /** This process, an indexer, is done: its file goes, unless it names a log still there (a fact about that log's tap). */
