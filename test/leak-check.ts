@@ -15,8 +15,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const MARK = 'ACP_INSPECT_TEST_RUN';
-/** How long processes and folders of the run get to go once the tests are done. */
-const LEFT_WAIT_MS = 30_000;
+/** How long processes and folders of the run get to go once the tests are done (ACP_INSPECT_LEAK_WAIT_MS sets it). */
+const LEFT_WAIT_MS = Number(process.env.ACP_INSPECT_LEAK_WAIT_MS) || 30_000;
 
 /** The lines a failed check prints start with this, so a soak run can pick them out. */
 export const LEAK_PREFIX = 'leak check:';
