@@ -4,13 +4,18 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    testTimeout: 60_000,
-    hookTimeout: 60_000,
+    // Guards against a hang, not timings (tests assert none): the heaviest tests (floods of 40-150 MiB
+    // through the tap and the indexers) took 15-30 s alone and over 60 s beside other work on 2 cores,
+    // and their own waits inside are up to 60 s each.
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
     pool: 'forks',
     // The tap exits within a moment of its agent and leaves what its recorder has not indexed by then
     // to a detached indexer (see src/tap/run.ts). Most tests read the database as soon as the tap has
     // exited: they give it time to finish its recording itself. Tests of the exit set their own.
     env: { ACP_INSPECT_FINISH_WAIT_MS: '60000' },
+    // A run leaves nothing behind: no process it started, nothing in its temp folder (see the file).
+    globalSetup: ['test/leak-check.ts'],
     // Vitest runs one file at a time on 2 cores (its default is one worker less than the cores), yet
     // most files spend their time waiting for the processes they drive (the tap, the agent, the
     // browser): two at a time use the second core, for the same CPU time.

@@ -1,9 +1,11 @@
 /** Shared test helpers: temp folders, the real binary, the SDK's example peers. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { liveIndexers } from '../src/store/indexer-pids.js';
+import { capturesDir } from '../src/store/paths.js';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const BIN = join(ROOT, 'bin', 'acp-inspect.js');
@@ -24,13 +26,63 @@ export function seededRandom(seed: number): () => number {
   };
 }
 
-/** A fresh temp folder, removed by the returned cleanup. */
+/** A fresh temp folder, removed by the returned cleanup (see removeDir). */
 export function tempDir(prefix = 'acp-inspect-test-'): { dir: string; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  // A detached indexer a tap started at its exit may still be writing there: retry a folder that
-  // filled again as it was removed.
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 }) };
+  return { dir, cleanup: () => removeDir(dir) };
 }
+
+/**
+ * Removes a test's folder once the detached indexers that taps and commands started for databases
+ * in it have exited (see waitForIndexers): one still at work there would write into the folder as
+ * it is removed.
+ */
+export function removeDir(dir: string): void {
+  waitForIndexers(dir);
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** How long waitForIndexers waits for an indexer before it gives up on it. */
+const INDEXER_WAIT_MS = 60_000;
+
+/**
+ * Waits (blocking) until no detached indexer named in a capture folder under `dir` runs (a tap
+ * names the one it starts at its exit there before it exits: see src/store/indexer-pids.ts), those
+ * an indexer starts in turn included. One still running after INDEXER_WAIT_MS is killed, and this
+ * throws, naming it.
+ */
+export function waitForIndexers(dir: string, ms = INDEXER_WAIT_MS): void {
+  const nap = new Int32Array(new SharedArrayBuffer(4));
+  const until = Date.now() + ms;
+  for (;;) {
+    const live = captureFolders(dir).flatMap((db) => liveIndexers(db).map((pid) => ({ pid, db })));
+    if (live.length === 0) return;
+    if (Date.now() > until) {
+      for (const { pid } of live) try { process.kill(pid, 'SIGKILL'); } catch { /* gone */ }
+      throw new Error(`detached indexer(s) still running after ${ms} ms, killed: ${live.map(({ pid, db }) => `pid ${pid} for ${db}`).join(', ')}`);
+    }
+    Atomics.wait(nap, 0, 0, 20);
+  }
+}
+
+/** The databases under `dir` (a few levels deep) that have a capture folder beside them. */
+function captureFolders(dir: string, depth = 4): string[] {
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+  const out: string[] = [];
+  for (const e of entries) {
+    if (!e.isDirectory()) continue;
+    const path = join(dir, e.name);
+    if (e.name.endsWith(CAPTURES_SUFFIX)) out.push(path.slice(0, -CAPTURES_SUFFIX.length));
+    else if (depth > 0) out.push(...captureFolders(path, depth - 1));
+  }
+  return out;
+}
+const CAPTURES_SUFFIX = capturesDir('');
 
 export interface RunResult {
   code: number | null;
@@ -83,6 +135,19 @@ export function runExampleClient(agentCommand: string, opts: { env?: NodeJS.Proc
 /** Shell-quotes one argument. */
 export function sh(arg: string): string {
   return `'${arg.replace(/'/g, `'\\''`)}'`;
+}
+
+/**
+ * Ends a process a test started and waits until it has exited: `signal` first, SIGKILL if it is
+ * still there after `graceMs`. Resolves at once for one that already exited.
+ */
+export async function stopProcess(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM', graceMs = 10_000): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null || child.pid === undefined) return;
+  const exited = new Promise<void>((r) => child.once('exit', () => r()));
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await exited;
+  clearTimeout(timer);
 }
 
 /** Spawns the tap without waiting, for signal tests. */

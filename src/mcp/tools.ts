@@ -8,7 +8,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { resolve as resolvePath } from 'node:path';
 import { z } from 'zod';
-import { rowToItem, writerAlive, type ItemRow, type RecordingSummary } from '../store/store.js';
+import { rowToItem, type ItemRow, type RecordingSummary } from '../store/store.js';
 import { compileFilter, FilterError } from '../server/filter.js';
 import { findingsAt, listTurns, methodStats, pairOf, readItem, turnItems } from '../server/queries.js';
 import { summarizeTurn } from '../view/turn-summary.js';
@@ -77,7 +77,7 @@ function summaryOf(ctx: McpContext, id: number): RecordingSummary {
   const r = ctx.store.getRecording(id)!;
   if (r.status !== 'running') return r;
   const row = ctx.store.runningRecordings(id)[0];
-  if (!row || writerAlive(row)) return r;
+  if (!row || !ctx.store.diedRunning(row)) return r;
   return { ...r, status: 'interrupted', incomplete: true, incompleteReason: r.incompleteReason ?? 'the recording process ended without finishing it' };
 }
 

@@ -18,6 +18,7 @@ import { StoreError } from './errors.js';
 import { CAPTURE_EXT, DONE_EXT, capturesDir, defaultDbPath, listCaptureLogs } from './paths.js';
 import { processStartId } from './process-id.js';
 import { orphanedCapturesFinisher } from './orphans.js';
+import { handedOnLogs } from './indexer-pids.js';
 import { readCaptureHeader } from './capture-header.js';
 import { ITEM_COLUMNS, ITEM_RAW, itemColumns, unpackRow, type PackedRows } from './item-rows.js';
 
@@ -473,23 +474,30 @@ export class Store {
   markInterrupted(isAlive: (pid: number) => boolean = pidAlive): number {
     finishOrphanedCaptures(this);
     let n = 0;
+    const handedOn = this.handedOn();
     for (const r of this.runningRecordings()) {
-      // A tap that exited cleanly (its exit is stored) before it indexed everything is not
-      // interrupted: its capture log holds the rest, and whoever indexes it finishes the recording.
-      if (r.ended_at !== null) continue;
-      if (!writerAlive(r, isAlive)) {
-        this.db.prepare(`UPDATE recordings SET status = 'interrupted', incomplete = 1,
-          incomplete_reason = COALESCE(incomplete_reason, 'the recording process ended without finishing it') WHERE id = ? AND status = 'running'`).run(r.id);
-        n++;
-      }
+      if (!cutShort(r, handedOn, isAlive)) continue;
+      this.db.prepare(`UPDATE recordings SET status = 'interrupted', incomplete = 1,
+        incomplete_reason = COALESCE(incomplete_reason, 'the recording process ended without finishing it') WHERE id = ? AND status = 'running'`).run(r.id);
+      n++;
     }
     return n;
   }
 
   /** Recordings marked running, with what tells whether their writer still lives (see writerAlive). */
   runningRecordings(id?: number): RunningRow[] {
-    return this.db.prepare(`SELECT id, host_pid, header, ended_at FROM recordings WHERE status = 'running'${id === undefined ? '' : ' AND id = ?'}`)
+    return this.db.prepare(`SELECT id, host_pid, header, ended_at${this.schemaVersion >= 5 ? ', capture' : ''} FROM recordings WHERE status = 'running'${id === undefined ? '' : ' AND id = ?'}`)
       .all(...(id === undefined ? [] : [id])) as RunningRow[];
+  }
+
+  /** Whether running recording `r` (see runningRecordings) was cut short: its writer died (see cutShort). */
+  diedRunning(r: RunningRow): boolean {
+    return cutShort(r, this.handedOn());
+  }
+
+  /** The capture logs beside this database that taps handed on as they exited cleanly (see indexer-pids.ts). */
+  private handedOn(): Set<string> {
+    return this.path === ':memory:' ? new Set() : handedOnLogs(this.path);
   }
 
   /**
@@ -942,7 +950,19 @@ export function copyLeftLog(path: string): void {
 /** How long copyLeftLog's TRUNCATE checkpoint waits for a writer (ms). */
 const LOG_TRUNCATE_WAIT_MS = 200;
 
-export interface RunningRow { id: number; host_pid: number | null; header: string | null; ended_at?: string | null }
+export interface RunningRow { id: number; host_pid: number | null; header: string | null; ended_at?: string | null; capture?: string | null }
+
+/**
+ * Whether a running recording was cut short: its writer died. Not when its tap exited cleanly before
+ * it indexed everything: its exit is stored, or, when the tap exited before its recorder could store
+ * it, the tap named its log as handed on to the indexer it started (`handedOn`). Its capture log
+ * holds the rest, and whoever indexes it finishes the recording; until then it reads as being indexed.
+ */
+function cutShort(r: RunningRow, handedOn: Set<string>, isAlive: (pid: number) => boolean = pidAlive): boolean {
+  if (r.ended_at !== null && r.ended_at !== undefined) return false;
+  if (r.capture && handedOn.has(r.capture)) return false;
+  return !writerAlive(r, isAlive);
+}
 
 /** Whether a running recording's writer still lives: its pid exists and, where known, is the same process. */
 export function writerAlive(r: RunningRow, isAlive: (pid: number) => boolean = pidAlive): boolean {

@@ -6,15 +6,21 @@
  * never waits on the recorder, and nobody has to run anything for a recording to be finished.
  */
 import { lazyRequire } from './agent.js';
+import { recordIndexer } from '../store/indexer-pids.js';
 
 const started = new Set<string>();
 /** Databases whose log a detached indexer started by copyLogElsewhere is copying now. */
 const copying = new Set<string>();
 
-export function startDetachedIndexer(dbPath: string): void {
-  if (started.has(dbPath) || process.env.ACP_INSPECT_NO_DETACHED_INDEXER === '1') return;
-  started.add(dbPath);
-  spawnIndexer(dbPath);
+/**
+ * Starts one for `dbPath` (once per process), or, for the capture log `handedOn` a tap hands on as
+ * it exits cleanly, one that is named as indexing that log (see indexer-pids.ts).
+ */
+export function startDetachedIndexer(dbPath: string, handedOn: string | null = null): void {
+  const key = handedOn === null ? dbPath : `${dbPath}\0${handedOn}`;
+  if (started.has(key) || process.env.ACP_INSPECT_NO_DETACHED_INDEXER === '1') return;
+  started.add(key);
+  spawnIndexer(dbPath, [], handedOn);
 }
 
 /**
@@ -40,8 +46,11 @@ export function copyingElsewhere(dbPath: string): boolean {
   return copying.has(dbPath);
 }
 
-/** `acp-inspect index --db dbPath` (and `more`) in a process of its own, not waited for; null when it cannot start. */
-function spawnIndexer(dbPath: string, more: string[] = []): import('node:child_process').ChildProcess | null {
+/**
+ * `acp-inspect index --db dbPath` (and `more`) in a process of its own, not waited for, named in the
+ * capture folder (recordIndexer) before this process goes on; null when it cannot start.
+ */
+function spawnIndexer(dbPath: string, more: string[] = [], handedOn: string | null = null): import('node:child_process').ChildProcess | null {
   const cli = process.argv[1];
   if (!cli) return null;
   try {
@@ -49,6 +58,7 @@ function spawnIndexer(dbPath: string, more: string[] = []): import('node:child_p
     const child = spawn(process.execPath, [cli, 'index', '--db', dbPath, ...more], { detached: true, stdio: 'ignore' });
     child.on('error', () => { /* the next opener starts one */ });
     child.unref();
+    if (child.pid !== undefined) recordIndexer(dbPath, child.pid, handedOn);
     return child;
   } catch {
     return null; // the next opener starts one

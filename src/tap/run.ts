@@ -21,7 +21,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { fstatSync, writeSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Socket as SocketType } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -458,7 +458,7 @@ export function runTap(opts: TapOptions): void {
     const stored = await rec.finish(code, signal, t, finishWaitMs);
     if (!stored && rec.logPath) {
       await rec.handOff(code, signal);
-      startDetachedIndexer(dbPath);
+      startDetachedIndexer(dbPath, basename(rec.logPath));
     }
     // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
     if (receivedSignal) killGroup(child, 'SIGKILL');

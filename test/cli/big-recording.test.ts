@@ -14,7 +14,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, cli, tempDir, type RunResult } from '../helpers.js';
+import { BIN, cli, stopProcess, tempDir, type RunResult } from '../helpers.js';
 import { writeFloodTranscript } from '../../bench/big-recording.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
@@ -101,7 +101,7 @@ describe('a recording larger than the heap', () => {
       expect((await html.json()).error).toMatch(/too big for a self-contained HTML report.*fixture/);
 
     } finally {
-      srv.kill('SIGTERM');
+      await stopProcess(srv);
     }
   }, 60_000);
 
@@ -129,7 +129,7 @@ describe('a recording larger than the heap', () => {
       expect(ins.throughput.frames.reduce((a, b) => a + b, 0)).toBe(FRAMES);
       expect(ins.turns.map((x) => x.seq)).toEqual([5]);
     } finally {
-      srv.kill('SIGTERM');
+      await stopProcess(srv);
     }
   }, 60_000);
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import type { Command } from 'commander';
-import { BIN, ROOT, cli, tempDir } from '../helpers.js';
+import { BIN, ROOT, cli, stopProcess, tempDir } from '../helpers.js';
 import { buildProgram } from '../../src/cli/program.js';
 import { GLOBAL_OPTIONS, hoistGlobalOptions, missingCommand } from '../../src/cli/global-options.js';
 
@@ -126,10 +126,10 @@ describe('global options before and after the command name, through the binary',
     const started = (args: string[]) => new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
       let out = '';
-      const timer = setTimeout(() => { child.kill('SIGKILL'); reject(new Error(`no answer from ${args.join(' ')}: ${out}`)); }, 20_000);
+      const timer = setTimeout(() => { void stopProcess(child, 'SIGKILL').then(() => reject(new Error(`no answer from ${args.join(' ')}: ${out}`))); }, 20_000);
       child.stdout.on('data', (c: Buffer) => {
         out += c.toString();
-        if (args.includes('serve') ? out.includes('http://') : out.includes('"id":2')) { clearTimeout(timer); child.kill(); resolve(out); }
+        if (args.includes('serve') ? out.includes('http://') : out.includes('"id":2')) { clearTimeout(timer); void stopProcess(child).then(() => resolve(out)); }
       });
       if (args.includes('mcp')) {
         child.stdin.write('{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n');

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { EXAMPLE_AGENT, PEERS, ROOT, readmeCodeBlocks, run, runExampleClient, sh, tempDir } from '../helpers.js';
+import { EXAMPLE_AGENT, PEERS, ROOT, readmeCodeBlocks, run, runExampleClient, sh, stopProcess, tempDir } from '../helpers.js';
 
 const README = readFileSync(join(ROOT, 'README.md'), 'utf8');
 const SAMPLE = join(ROOT, 'test', 'replay', 'fixtures', 'sdk-example.jsonl');
@@ -181,7 +181,7 @@ describe('installed globally with the README command', () => {
       const list = await fetch(new URL('/api/recordings', url), { headers });
       expect(((await list.json()) as unknown[]).length).toBe(1);
     } finally {
-      serve.kill('SIGTERM');
+      await stopProcess(serve);
     }
   });
 });

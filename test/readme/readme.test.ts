@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, EXAMPLE_AGENT, ROOT, cli, docPages, markdownCodeBlocks, run, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_AGENT, ROOT, cli, docPages, markdownCodeBlocks, run, runExampleClient, sh, stopProcess, tempDir } from '../helpers.js';
 import { startReceiver, type Receiver } from '../otel/receiver.js';
 
 const SAMPLE = join(ROOT, 'test', 'replay', 'fixtures', 'sdk-example.jsonl');
@@ -281,7 +281,7 @@ describe('the shell examples', () => {
       const want = / serve\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/\?token=/ : /initialize/;
       const deadline = Date.now() + 20_000;
       while (!want.test(out) && Date.now() < deadline && p.exitCode === null) await new Promise((r) => setTimeout(r, 50));
-      p.kill('SIGTERM');
+      await stopProcess(p);
       expect(out, line).toMatch(want);
     }
     const replay = lines.find((l) => / replay --as agent\b/.test(l));

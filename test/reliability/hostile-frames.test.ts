@@ -166,7 +166,9 @@ process.stdin.resume();
     await r.waitStderr('written', 60_000);
     // Wait until the recorder has stored the line (the tap stays up: the agent waits for stdin).
     for (let i = 0; i < 400; i++) {
-      const stored = existsSync(db) && withStore(db, (s) => s.db.prepare(`SELECT count(*) AS n FROM items WHERE dir = 'a2c'`).get() as { n: number }).n > 0;
+      let stored = false;
+      // The database's file is there a moment before its tables (a read-only open refuses it then).
+      try { stored = existsSync(db) && withStore(db, (s) => s.db.prepare(`SELECT count(*) AS n FROM items WHERE dir = 'a2c'`).get() as { n: number }).n > 0; } catch { /* not made yet */ }
       if (stored) break;
       await new Promise((res) => setTimeout(res, 100));
     }

@@ -10,7 +10,7 @@ import { parseTranscript, serializeTranscript, transcriptLines } from '../../src
 import { mayHoldSecret, redactItems } from '../../src/redact.js';
 import { frameFromText } from '../../src/wire/make-frame.js';
 import type { Frame, Item } from '../../src/wire/frame.js';
-import { tempDir } from '../helpers.js';
+import { stopProcess, tempDir } from '../helpers.js';
 
 const transcript = [
   '{"acpInspect":"recording","version":1,"name":"t"}',
@@ -102,7 +102,7 @@ describe('Store', () => {
     store.close();
   });
 
-  it('a running recording whose writer pid now belongs to another process is interrupted (pid plus start time)', () => {
+  it('a running recording whose writer pid now belongs to another process is interrupted (pid plus start time)', async () => {
     const t = tempDir();
     cleanup = t.cleanup;
     const store = Store.open(join(t.dir, 'x.sqlite'));
@@ -125,8 +125,8 @@ describe('Store', () => {
       // The identity is the writer's business: exports never show it.
       expect(JSON.stringify(store.headerOf(live))).not.toContain('hostStart');
     } finally {
-      writer.kill('SIGKILL');
       store.close();
+      await stopProcess(writer, 'SIGKILL');
     }
   });
 });

@@ -184,7 +184,10 @@ describe('tap forwarding', () => {
     for (const { r, input } of await Promise.all(runs)) {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout.toString()).toBe(input);
-      expect(r.stderr).not.toMatch(/acp-inspect:/);
+      // Beside three other writers, on a loaded machine, one may wait for the lock longer than its
+      // recorder's 1 s: it says so once ("recording delayed"), loses nothing, and the rows below show it.
+      const said = r.stderr.split('\n').filter((l) => l.includes('acp-inspect:') && !/: recording delayed: database .* is locked by another process; forwarding continues$/.test(l));
+      expect(said, `the tap said: ${said.join(' | ')}`).toEqual([]);
     }
     const list = JSON.parse((await cli(['list', '--json', '--db', db])).stdout.toString());
     expect(list).toHaveLength(4);

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -14,6 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
+import { removeDir } from '../helpers.js';
 import { Store } from '../../src/store/store.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -39,10 +40,14 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  if (client && client.exitCode === null) client.kill();
+  if (client && client.exitCode === null && client.signalCode === null) {
+    const gone = new Promise((r) => client!.once('exit', r));
+    client.kill();
+    await gone;
+  }
   await browser?.close();
   await srv?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
+  if (dir) removeDir(dir);
 });
 
 describeBrowser('following a live tap', () => {

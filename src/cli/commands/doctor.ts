@@ -153,8 +153,8 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
       : { level: 'fail', what: `database integrity_check: ${String(result).split('\n')[0]}`, fix: `move ${path} aside (keep it for recovery) and record into a fresh one` });
     const version = store.db.pragma('user_version', { simple: true });
     const recs = store.listRecordings();
-    const { writerAlive } = await import('../../store/store.js');
-    const stale = store.runningRecordings().filter((r) => !writerAlive(r));
+    const opened = store;
+    const stale = opened.runningRecordings().filter((r) => opened.diedRunning(r));
     const { MIGRATIONS } = await import('../../store/schema.js');
     const older = Number(version) < MIGRATIONS.length ? ` (older than this acp-inspect's ${MIGRATIONS.length}; the next command that writes upgrades it)` : '';
     checks.push({ level: 'ok', what: `schema version ${String(version)}${older}; ${recs.length} recording${recs.length === 1 ? '' : 's'}` });

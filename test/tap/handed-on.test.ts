@@ -1,0 +1,91 @@
+/**
+ * A tap that exits cleanly before its recorder could store anything (here: another process holds
+ * the database's write lock for the whole session) hands its capture log on to a detached indexer,
+ * which it names in the capture folder before it exits. Until that indexer is done, `list` shows the
+ * recording as being indexed, with its progress, never as interrupted; a tap killed is interrupted.
+ * Real binaries, real pipes, real SQLite.
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { asker, lockDb, makeTmp, run, start, until, writeChunksAgent } from '../reliability/helpers.js';
+import { liveIndexers, readIndexers } from '../../src/store/indexer-pids.js';
+import { waitForIndexers } from '../helpers.js';
+
+const tmp = makeTmp('acp-handed-on-');
+afterAll(() => tmp.cleanup());
+const node = process.execPath;
+/** 20 MiB of message chunks: an indexer takes a while over them. */
+const CHUNKS = 20_000;
+const agent = writeChunksAgent(tmp.dir, 'chunks', CHUNKS);
+
+interface Listed { id: number; status: string; frames: number; indexing?: { indexedBytes: number; totalBytes: number } }
+
+const list = async (db: string): Promise<Listed[]> => {
+  const r = await run(['list', '--json', '--db', db]);
+  expect(r.code, r.stderr).toBe(0);
+  return JSON.parse(r.stdout.toString()) as Listed[];
+};
+
+/** Runs a session through the tap while the database is locked; `end`: how the tap goes. */
+async function lockedSession(db: string, end: 'exit' | 'kill') {
+  const lock = lockDb(db);
+  await lock.locked;
+  // The default exit wait, not the suite's longer one: the tap hands on at once.
+  const r = start(['--db', db, '--', node, agent], { env: { ACP_INSPECT_FINISH_WAIT_MS: undefined }, readStdout: false });
+  const ask = asker(r);
+  await ask(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} });
+  await ask(2, 'session/new', { cwd: '/', mcpServers: [] });
+  await ask(3, 'session/prompt', { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] });
+  if (end === 'exit') r.child.stdin!.end();
+  else r.child.kill('SIGKILL');
+  const res = await r.done;
+  await lock.release();
+  return res;
+}
+
+describe('a recording its tap handed on as it exited', () => {
+  it('is listed as being indexed, with progress, until its indexer finishes it complete; never interrupted', async () => {
+    const db = join(tmp.dir, 'exit.db');
+    const res = await lockedSession(db, 'exit');
+    expect(res.code, res.stderr).toBe(0);
+    // The tap named the indexer it started, and the log it handed on, before it exited.
+    const named = readIndexers(db);
+    expect(named.some((e) => e.log.endsWith('.capture')), JSON.stringify(named)).toBe(true);
+    const seen: string[] = [];
+    let indexing: Listed['indexing'];
+    for (;;) {
+      const [rec] = await list(db);
+      if (rec) {
+        seen.push(rec.status);
+        if (rec.status === 'running') {
+          expect(rec.indexing, JSON.stringify(rec)).toBeDefined();
+          indexing ??= rec.indexing;
+        }
+        if (rec.status !== 'running') break;
+      }
+    }
+    expect(seen, seen.join(', ')).not.toContain('interrupted');
+    expect(seen[0]).toBe('running');
+    expect(indexing!.totalBytes).toBeGreaterThan(CHUNKS * 1000);
+    expect(seen.at(-1)).toBe('complete');
+    waitForIndexers(tmp.dir);
+    const [done] = await list(db);
+    expect(done).toMatchObject({ status: 'complete', frames: CHUNKS + 6 });
+    // The indexer is gone, and so is the file that named it, with the log.
+    expect(liveIndexers(db)).toEqual([]);
+    expect(readdirSync(`${db}-captures`)).toEqual([]);
+  });
+
+  it('a tap killed instead is interrupted at once', async () => {
+    const db = join(tmp.dir, 'kill.db');
+    const res = await lockedSession(db, 'kill');
+    expect(res.signal).toBe('SIGKILL');
+    const [rec] = await list(db);
+    expect(rec).toMatchObject({ status: 'interrupted' });
+    await until('the indexer done', () => liveIndexers(db).length === 0, 60_000);
+    const [done] = await list(db);
+    expect(done).toMatchObject({ status: 'interrupted' });
+    expect(done!.frames).toBeGreaterThan(0);
+  });
+});
