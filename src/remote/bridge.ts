@@ -84,12 +84,6 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
 
   const note: FailureNote = {};
   record({ op: 'connect', transport, url: shown, requestHeaders: redactHeaders(Object.entries(opts.headers)) });
-  const stream = transport === 'http'
-    ? createHttpStream(url, { fetch: watchingFetch(record, note), headers: opts.headers })
-    : createWebSocketStream(url, { WebSocket: watchingWebSocket(record, note), headers: opts.headers });
-  const writer = stream.writable.getWriter();
-  const reader = stream.readable.getReader();
-
   const out = openStdout();
   let clientGone = false;
   out.on('error', (e: NodeJS.ErrnoException) => {
@@ -138,6 +132,21 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
 
   const describe = (e: unknown): string => describeFailure(e, note, shown);
 
+  /**
+   * The connection, made for the editor's first message (the SDK's WebSocket client connects as it is
+   * made; its HTTP client with its first POST): a failure to connect then answers that message.
+   */
+  let writer: WritableStreamDefaultWriter<AnyMessage> | null = null;
+  const connect = (): WritableStreamDefaultWriter<AnyMessage> => {
+    if (writer) return writer;
+    const stream = transport === 'http'
+      ? createHttpStream(url, { fetch: watchingFetch(record, note), headers: opts.headers })
+      : createWebSocketStream(url, { WebSocket: watchingWebSocket(record, note), headers: opts.headers });
+    writer = stream.writable.getWriter();
+    void forwardToClient(stream.readable.getReader());
+    return writer;
+  };
+
   // editor → remote agent
   const splitter = new LineSplitter();
   let paused = false;
@@ -158,6 +167,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
       pending.set(idKey(ref.id), ref.id ?? null);
     }
     if (failure !== null) return;
+    const writer = connect();
     writer.write(msg as AnyMessage).catch((e: unknown) => { if (!stdinEnded) fail(describe(e)); });
     if (!paused && (writer.desiredSize ?? 1) <= 0) {
       // The SDK sends one message at a time: the editor's input waits meanwhile, as a full pipe would make it.
@@ -179,12 +189,13 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     rec.event('stdin-closed', t, {});
     stdinEnded = true;
     // The SDK ends the connection (HTTP: its DELETE; WebSocket: a close); the readable ends with it.
+    if (!writer) return void end(0);
     writer.close().catch(() => { /* already failed or closed */ });
     setTimeout(() => void end(failure === null ? 0 : 1), CLOSE_WAIT_MS);
   });
 
   // remote agent → editor
-  void (async () => {
+  async function forwardToClient(reader: ReadableStreamDefaultReader<AnyMessage>): Promise<void> {
     try {
       for (;;) {
         const r = await reader.read();
@@ -199,14 +210,14 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
       if (stdinEnded && failure === null) void end(0);
       else fail(describe(e));
     }
-  })();
+  }
 
   for (const sig of SIGNALS) {
     process.on(sig, () => {
       rec.event('signal', now(), { signal: sig });
       if (ending) return;
       // End the remote connection (its DELETE) for at most CLOSE_WAIT_MS, then the tap.
-      const closed = writer.close().catch(() => undefined);
+      const closed = writer ? writer.close().catch(() => undefined) : Promise.resolve();
       void Promise.race([closed, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS))]).then(() => end(128 + SIGNAL_NUMBERS[sig]!, sig));
     });
   }
@@ -252,7 +263,7 @@ export function describeFailure(e: unknown, note: FailureNote, url: string): str
     case 'dropped': return `the connection to the remote agent at ${url} dropped: ${c.reason}`;
     default: break;
   }
-  const message = (e as Error | null)?.message ?? String(e);
+  const message = ((e as Error | null)?.message ?? String(e)).replace(/\s+/g, ' ').trim();
   if (/SSE stream closed/.test(message)) return `the remote agent at ${url} closed its event stream (${message})`;
   return `the remote agent at ${url} failed: ${message}`;
 }

@@ -132,8 +132,12 @@ const TLS_CODE = /CERT|SSL|TLS|UNABLE_TO_VERIFY|SELF_SIGNED|ERR_TLS/i;
 export function classifyNetworkError(e: unknown): { kind: 'tls' | 'refused' | 'dns' | 'dropped' | 'other'; reason: string } {
   const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } } | null;
   const code = err?.cause?.code ?? err?.code ?? '';
-  const message = err?.cause?.message ?? err?.message ?? String(e);
-  if (TLS_CODE.test(code) || /certificate|SSL routines|TLS/i.test(message)) return { kind: 'tls', reason: message };
+  const message = (err?.cause?.message ?? err?.message ?? String(e)).replace(/\s+/g, ' ').trim();
+  if (TLS_CODE.test(code) || /certificate|SSL routines|TLS/i.test(message)) {
+    // OpenSSL's own lines ("…:SSL routines:ssl3_get_record:wrong version number:file:line:") say it in one field.
+    const ssl = /SSL routines:[^:]*:([^:]+)/.exec(message);
+    return { kind: 'tls', reason: ssl ? ssl[1]!.trim() : message };
+  }
   if (code === 'ECONNREFUSED') return { kind: 'refused', reason: `connection refused (${message.replace(/^connect /, '')})` };
   if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { kind: 'dns', reason: `host not found (${message})` };
   if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || /other side closed|terminated|socket hang up/i.test(message)) return { kind: 'dropped', reason: message };
@@ -142,5 +146,5 @@ export function classifyNetworkError(e: unknown): { kind: 'tls' | 'refused' | 'd
 
 /** A network error as a short phrase for the recording. */
 export function describeNetworkError(e: unknown): string {
-  return classifyNetworkError(e).reason.replace(/\s+/g, ' ').trim();
+  return classifyNetworkError(e).reason;
 }
