@@ -21,27 +21,16 @@ import type { AnyMessage } from '@agentclientprotocol/sdk';
 import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
 import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-client';
 import type { TapOptions } from '../tap/args.js';
-import { RecorderClient } from '../tap/recorder-client.js';
-import { openCaptureLog, recorderConfig } from '../tap/recording-setup.js';
-import { startDetachedIndexer } from '../tap/detached-indexer.js';
-import { A2C, C2A } from '../tap/messages.js';
-import { onOrphanedCaptures } from '../store/orphans.js';
-import { defaultDbPath } from '../store/paths.js';
 import { LineSplitter } from '../wire/line-splitter.js';
 import { redactHeaders, redactUrl } from './headers.js';
 import { classifyNetworkError, watchingFetch, type FailureNote } from './http-watch.js';
 import { watchingWebSocket } from './ws-watch.js';
-import { TRANSPORT_EVENT, rpcRefOfValue, type TransportData } from './transport-event.js';
+import { rpcRefOfValue, type TransportData } from './transport-event.js';
+import { RemoteRecording } from './recording.js';
 
 /** JSON-RPC's "Internal error", the code the SDK's own clients give a request whose transport failed. */
 export const TRANSPORT_FAILED_CODE = -32603;
 
-/**
- * How long the bridge's exit waits for its recorder to finish the recording (ACP_INSPECT_FINISH_WAIT_MS
- * sets it); the rest goes to a detached indexer, as for the stdio tap. Longer than the stdio tap's:
- * a remote session's end is not on an editor's start-up path.
- */
-const FINISH_WAIT_MS = 1000;
 /** How long the end of the editor's input waits for the remote connection to close (its DELETE) before the tap exits anyway. */
 const CLOSE_WAIT_MS = 3000;
 
@@ -66,28 +55,18 @@ const idKey = (id: unknown) => JSON.stringify(id);
 
 /** Runs the bridge for `opts.command` (the remote agent's URL) until the editor or the connection ends it. */
 export async function runRemoteBridge(opts: TapOptions, startedMs: number): Promise<void> {
-  const base = performance.now() - (Date.now() - startedMs);
-  const now = () => performance.now() - base;
   const url = opts.command;
   const shown = redactUrl(url);
   const transport: 'http' | 'ws' = /^wss?:/i.test(url) ? 'ws' : 'http';
-
-  onOrphanedCaptures(startDetachedIndexer);
-  const dbPath = opts.db ?? defaultDbPath();
-  const command = [shown];
-  const why = { message: '' };
-  const log = openCaptureLog(opts, command, dbPath, startedMs, why);
-  const rec = new RecorderClient((msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`), null, log, new SharedArrayBuffer(8));
-  if (!log) say(`acp-inspect: not recording: cannot write beside database ${dbPath} (${why.message}); the session is bridged unrecorded`);
-  rec.start(recorderConfig(opts, command, dbPath, startedMs));
-  const record = (data: TransportData) => rec.event(TRANSPORT_EVENT, now(), data as unknown as Record<string, unknown>);
+  const recording = new RemoteRecording(opts, shown, startedMs, say);
+  const record = (data: TransportData) => recording.transport(data);
 
   const note: FailureNote = {};
   record({ op: 'connect', transport, url: shown, requestHeaders: redactHeaders(Object.entries(opts.headers)) });
   const out = openStdout();
   let clientGone = false;
   out.on('error', (e: NodeJS.ErrnoException) => {
-    if (!clientGone) rec.event('client-stdout-error', now(), { code: e.code ?? null });
+    if (!clientGone) recording.event('client-stdout-error', { code: e.code ?? null });
     clientGone = true;
   });
 
@@ -101,9 +80,9 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   /** Writes one message to the editor, recorded as the a2c line it was given; false when stdout is full. */
   const toClient = (msg: unknown): boolean => {
     const line = Buffer.from(`${JSON.stringify(msg)}\n`);
-    const t = now();
+    const t = recording.now();
     const ok = clientGone ? true : out.write(line);
-    rec.chunk(A2C, t, line);
+    recording.lines('a2c', line, t);
     return ok;
   };
   const drained = () => new Promise<void>((r) => {
@@ -177,16 +156,14 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     }
   };
   process.stdin.on('data', (chunk: Buffer) => {
-    rec.chunk(C2A, now(), chunk);
+    recording.lines('c2a', chunk);
     for (const line of splitter.push(chunk)) send(line);
   });
   process.stdin.on('error', () => { /* the editor vanished: its 'end' or our exit follows */ });
   process.stdin.on('end', () => {
     const last = splitter.end();
     if (last) send(last);
-    const t = now();
-    rec.eof(C2A, t);
-    rec.event('stdin-closed', t, {});
+    recording.clientEnded();
     stdinEnded = true;
     // The SDK ends the connection (HTTP: its DELETE; WebSocket: a close); the readable ends with it.
     if (!writer) return void end(0);
@@ -214,7 +191,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
 
   for (const sig of SIGNALS) {
     process.on(sig, () => {
-      rec.event('signal', now(), { signal: sig });
+      recording.event('signal', { signal: sig });
       if (ending) return;
       // End the remote connection (its DELETE) for at most CLOSE_WAIT_MS, then the tap.
       const closed = writer ? writer.close().catch(() => undefined) : Promise.resolve();
@@ -226,12 +203,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     if (ending) return;
     ending = true;
     process.stdin.pause();
-    const finishWaitMs = Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || FINISH_WAIT_MS;
-    const stored = await rec.finish(code, signal, now(), finishWaitMs);
-    if (!stored && rec.logPath) {
-      await rec.handOff(code, signal);
-      startDetachedIndexer(dbPath);
-    }
+    const stored = await recording.finish(code, signal);
     // What was written to the editor reaches it before the tap exits.
     if (!clientGone && out !== process.stdout) {
       await new Promise<void>((r) => {
@@ -239,7 +211,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
         setTimeout(r, 2000).unref();
       });
     }
-    rec.quiesce(stored ? 5000 : 100);
+    recording.quiesce(stored);
     process.exit(code);
   }
 }

@@ -7,6 +7,7 @@
  */
 import { redactHeaders } from './headers.js';
 import { rpcRefOf, type TransportData } from './transport-event.js';
+import { SseSplitter } from './sse-splitter.js';
 
 /** Where the watchers record: one transport event's data. */
 export type RecordTransport = (data: TransportData) => void;
@@ -70,31 +71,12 @@ interface StreamRef { stream: 'connection' | 'session'; connectionId: string | n
  */
 function watchSse(body: ReadableStream<Uint8Array>, ref: StreamRef, record: RecordTransport, signal: AbortSignal | null, note: FailureNote): ReadableStream<Uint8Array> {
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  let text = '';
+  const sse = new SseSplitter();
   let closed = false;
   const close = (reason: string, message?: string) => {
     if (closed) return;
     closed = true;
     record({ op: 'sse-close', transport: 'http', ...ref, reason, ...(message ? { message } : {}) });
-  };
-  const events = (chunk: string) => {
-    text += chunk;
-    // Events end at a blank line (LF or CRLF line ends).
-    for (;;) {
-      const m = /\r?\n\r?\n/.exec(text);
-      if (!m) break;
-      const block = text.slice(0, m.index);
-      text = text.slice(m.index + m[0].length);
-      let data: string | null = null;
-      let eventId: string | undefined;
-      for (const line of block.split(/\r?\n/)) {
-        if (line.startsWith('data:')) data = (data === null ? '' : `${data}\n`) + line.slice(line[5] === ' ' ? 6 : 5);
-        else if (line.startsWith('id:')) eventId = line.slice(line[3] === ' ' ? 4 : 3);
-      }
-      if (data === null) continue;
-      record({ op: 'sse-message', transport: 'http', ...ref, rpc: rpcRefOf(data), bytes: Buffer.byteLength(data), ...(eventId !== undefined ? { eventId } : {}) });
-    }
   };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -115,7 +97,9 @@ function watchSse(body: ReadableStream<Uint8Array>, ref: StreamRef, record: Reco
         controller.close();
         return;
       }
-      events(decoder.decode(r.value, { stream: true }));
+      for (const ev of sse.push(r.value)) {
+        record({ op: 'sse-message', transport: 'http', ...ref, rpc: rpcRefOf(ev.data), bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
+      }
       controller.enqueue(r.value);
     },
     cancel(reason) {

@@ -7,6 +7,9 @@ import { join } from 'node:path';
 import type { TapOptions } from './args.js';
 import type { RecorderConfig } from './messages.js';
 import type { OpenCaptureLog } from './recorder-client.js';
+
+/** What of the tap's options a recording is made with (the proxy has them too). */
+export type RecordingOptions = Pick<TapOptions, 'name' | 'redact' | 'maxFrameBytes' | 'check' | 'ui' | 'otlp'>;
 import { createCaptureLog } from './capture-log.js';
 import { capturesDir } from '../store/paths.js';
 import { processStartId } from '../store/process-id.js';
@@ -16,7 +19,7 @@ import { processStartId } from '../store/process-id.js';
  * cannot be made: the session goes on unrecorded, and the tap says so once. `command` is what the
  * recording names as its agent (the command and its args, or the remote agent's URL).
  */
-export function openCaptureLog(opts: TapOptions, command: string[], dbPath: string, startedMs: number, why: { message: string }): OpenCaptureLog | null {
+export function openCaptureLog(opts: RecordingOptions, command: string[], dbPath: string, startedMs: number, why: { message: string }): OpenCaptureLog | null {
   try {
     const header = {
       name: opts.name ?? null, command, cwd: process.cwd(), startedAt: new Date(startedMs).toISOString(),
@@ -31,7 +34,7 @@ export function openCaptureLog(opts: TapOptions, command: string[], dbPath: stri
 }
 
 /** The recorder's configuration for a tap (see RecorderClient.start). */
-export function recorderConfig(opts: TapOptions, command: string[], dbPath: string, startedMs: number): Omit<RecorderConfig, 'capture'> {
+export function recorderConfig(opts: RecordingOptions, command: string[], dbPath: string, startedMs: number): Omit<RecorderConfig, 'capture'> {
   return {
     dbPath,
     name: opts.name ?? null,
