@@ -6,25 +6,16 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cli, tempDir } from '../helpers.js';
+import { cli } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import type { EventItem, Frame, Item } from '../../src/wire/frame.js';
-import { agentLog, closedPort, initialize, newSession, prompt, startRemoteAgent, throughBridge, type RemoteAgent } from './helpers.js';
+import { agentLog, closedPort, initialize, newSession, prompt, startRemoteAgent, testScope, throughBridge, type RemoteAgent } from './helpers.js';
 
-const stops: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const s of stops.splice(0).reverse()) await s();
-});
-
-function setUp(): { db: string; dir: string } {
-  const t = tempDir();
-  stops.push(t.cleanup);
-  return { db: join(t.dir, 'r.sqlite'), dir: t.dir };
-}
+const { defer, scope: setUp } = testScope(afterEach);
 
 async function agentIn(dir: string, args: string[] = []): Promise<RemoteAgent> {
   const a = await startRemoteAgent(dir, args);
-  stops.push(() => a.stop());
+  defer(() => a.stop());
   return a;
 }
 
