@@ -25,7 +25,7 @@ import { LineSplitter } from '../wire/line-splitter.js';
 import { redactHeaders, redactUrl } from './headers.js';
 import { classifyNetworkError, watchingFetch, type FailureNote } from './http-watch.js';
 import { watchingWebSocket } from './ws-watch.js';
-import { rpcRefOfValue, type TransportData } from './transport-event.js';
+import { rpcRefOfValue, type TransportData } from '../wire/transport-event.js';
 import { RemoteRecording } from './recording.js';
 
 /** JSON-RPC's "Internal error", the code the SDK's own clients give a request whose transport failed. */

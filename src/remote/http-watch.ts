@@ -6,7 +6,7 @@
  * it came on, before the SDK parses it and the tap forwards its message.
  */
 import { redactHeaders } from './headers.js';
-import { rpcRefOf, type TransportData } from './transport-event.js';
+import { rpcRefOf, type TransportData } from '../wire/transport-event.js';
 import { SseSplitter } from './sse-splitter.js';
 
 /** Where the watchers record: one transport event's data. */

@@ -18,7 +18,7 @@ import { redactHeaders, redactUrl } from './headers.js';
 import { describeNetworkError } from './http-watch.js';
 import { RemoteRecording, type RecordingOptions } from './recording.js';
 import { SseSplitter, asLine } from './sse-splitter.js';
-import { rpcRefOf, type TransportData } from './transport-event.js';
+import { rpcRefOf, type TransportData } from '../wire/transport-event.js';
 
 export interface ProxyOptions extends RecordingOptions {
   db?: string;

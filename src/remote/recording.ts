@@ -11,7 +11,7 @@ import { startDetachedIndexer } from '../tap/detached-indexer.js';
 import { A2C, C2A } from '../tap/messages.js';
 import { onOrphanedCaptures } from '../store/orphans.js';
 import { defaultDbPath } from '../store/paths.js';
-import { TRANSPORT_EVENT, type TransportData } from './transport-event.js';
+import { TRANSPORT_EVENT, type TransportData } from '../wire/transport-event.js';
 
 export type { RecordingOptions };
 

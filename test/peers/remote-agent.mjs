@@ -5,6 +5,7 @@
 // misbehaves. Prints its http:// URL on stdout once listening.
 //   --auth TOKEN   requests without "Authorization: Bearer TOKEN" get 401 (HTTP) or a refused upgrade
 //   --log FILE     every JSON-RPC message as the agent got and sent it, one JSON line each ({dir, msg})
+//   --fault status-200   answer every POST the SDK answers 202 Accepted with 200 OK instead
 // Prompt texts: "permission" asks permission first; "drop" streams one update and then the process
 // dies (every connection and stream drops mid-turn); "flood N" streams N updates of 1 KiB; any other
 // text streams three updates.
@@ -21,6 +22,7 @@ const arg = (name) => {
 };
 const token = arg('--auth');
 const logFile = arg('--log');
+const fault = arg('--fault');
 const log = (dir, msg) => { if (logFile) appendFileSync(logFile, `${JSON.stringify({ dir, msg })}\n`); };
 
 const sessions = new Map();
@@ -85,6 +87,10 @@ const isAcp = (req) => new URL(req.url ?? '/', 'http://localhost').pathname === 
 const http = createServer((req, res) => {
   if (!isAcp(req)) { res.writeHead(404).end('Not Found'); return; }
   if (!authorized(req)) { res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized'); return; }
+  if (fault === 'status-200' && req.method === 'POST') {
+    const writeHead = res.writeHead;
+    res.writeHead = function (status, ...rest) { return writeHead.call(this, status === 202 ? 200 : status, ...rest); };
+  }
   handle(req, res);
 });
 http.on('upgrade', (req, socket, head) => {

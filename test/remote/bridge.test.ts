@@ -6,6 +6,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import * as acp from '@agentclientprotocol/sdk';
 import { cli } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import type { EventItem, Frame, Item } from '../../src/wire/frame.js';
@@ -76,10 +77,39 @@ describe('the tap bridges stdio to a remote agent', () => {
       // Credentials were redacted before they were written: the token is nowhere in the database.
       expect(readFileSync(db).includes('s3cr3t-token-value')).toBe(false);
 
+      // The protocol rules and the transport rules find nothing wrong with the SDK on both ends.
       const check = await cli(['check', 'latest', '--db', db, '--json']);
-      expect(JSON.parse(check.stdout.toString()).errors ?? 0, check.stdout.toString()).toBe(0);
+      const findings = check.stdout.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule: string; severity: string });
+      expect(findings.filter((f) => f.severity === 'error' || f.rule.startsWith('transport-')), check.stdout.toString()).toEqual([]);
     });
   }
+});
+
+describe('transport faults of a remote agent', () => {
+  it('a 200 where the agent should answer 202 Accepted is flagged at its POST, and the session still runs', async () => {
+    const { db, dir } = setUp();
+    const agent = await agentIn(dir, ['--fault', 'status-200']);
+    const run = await throughBridge(db, agent.url, async (ctx) => {
+      await initialize(ctx);
+      const s = await newSession(ctx);
+      await ctx.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      return (await prompt(ctx, s.sessionId, 'hello')).stopReason;
+    });
+    expect(run.result, run.stderr).toBe('end_turn');
+    const items = await recording(db);
+    const check = await cli(['check', 'latest', '--db', db, '--json']);
+    const found = check.stdout.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule: string; seq: number; message: string }).filter((f) => f.rule === 'transport-accepted-status');
+    // Each finding is at the POST's transport event, right after the frame it carried.
+    const at = (seq: number) => items.find((i) => i.seq === seq) as EventItem;
+    const carried = found.map((f) => (at(f.seq).data as Record<string, any>).rpc);
+    expect(carried.map((r) => r.method ?? r.kind).sort()).toEqual(['session/cancel', 'session/new', 'session/prompt']);
+    expect(found.find((f) => (at(f.seq).data as Record<string, any>).rpc.method === 'session/cancel')!.message).toBe('the agent answered the POST of notification session/cancel with 200, not 202 Accepted');
+    // (The editor may send its next message while a POST is in flight: the event names its message by id and method.)
+    for (const f of found) {
+      const rpc = (at(f.seq).data as Record<string, any>).rpc;
+      expect(items.some((i) => i.dir === 'c2a' && i.seq < f.seq && (i.json as any).method === rpc.method && (i.json as any).id === rpc.id)).toBe(true);
+    }
+  });
 });
 
 describe('a remote agent that cannot be reached or used', () => {

@@ -79,8 +79,42 @@ describe('acp-inspect proxy between a remote client and a remote agent', () => {
         expect(meta.some((m) => m.op === 'ws-close')).toBe(true);
       }
       expect(readFileSync(db).includes('pr0xy-s3cret')).toBe(false);
+      // The protocol rules and the transport rules find nothing wrong with the SDK on both ends.
+      const check = await cli(['check', '1', '--db', db, '--json']);
+      const findings = check.stdout.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule: string; severity: string });
+      expect(findings.filter((f) => f.severity === 'error' || f.rule.startsWith('transport-')), check.stdout.toString()).toEqual([]);
     });
   }
+
+  it('a client that sends the wrong Acp-Session-Id is flagged at its POST', async () => {
+    const { db, dir } = setUp();
+    const agent = await startRemoteAgent(dir);
+    defer(() => agent.stop());
+    const proxy = await startProxy(db, agent.url);
+    defer(() => proxy.stop());
+    // A hand-written client: the SDK's would never send it.
+    const post = (body: unknown, headers: Record<string, string> = {}) => fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
+    const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'hand', version: '1' } } });
+    const conn = { 'acp-connection-id': init.headers.get('acp-connection-id')! };
+    await init.text();
+    const events = (await fetch(proxy.url, { headers: { accept: 'text/event-stream', ...conn } })).body!.getReader();
+    await (await post({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } }, conn)).text();
+    let text = '';
+    while (!/"id":1,/.test(text)) text += new TextDecoder().decode((await events.read()).value);
+    const sessionId = /"sessionId":"([^"]+)"/.exec(text)![1]!;
+    const wrong = await post({ jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: 'hi' }] } }, { ...conn, 'acp-session-id': 'not-the-session' });
+    await wrong.text();
+    await events.cancel();
+    await (await fetch(proxy.url, { method: 'DELETE', headers: conn })).text();
+    expect(await proxy.stop()).toBe(0);
+
+    const [items] = await recordings(db);
+    const check = await cli(['check', '1', '--db', db, '--json']);
+    const found = check.stdout.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule: string; seq: number; message: string }).filter((f) => f.rule.startsWith('transport-'));
+    expect(found.map((f) => [f.rule, f.message])).toEqual([['transport-session-header', `POST of session/prompt for session ${sessionId} with Acp-Session-Id not-the-session`]]);
+    const event = items!.find((i) => i.seq === found[0]!.seq) as EventItem;
+    expect(event.data).toMatchObject({ op: 'post', rpc: { id: 2, method: 'session/prompt' }, sessionId: 'not-the-session' });
+  });
 
   it('passes a refusal through as the agent gave it (401), and records it', async () => {
     const { db, dir } = setUp();

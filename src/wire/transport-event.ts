@@ -1,10 +1,10 @@
 /**
- * Transport metadata of a remote agent, recorded as lifecycle events of type `transport` in the
+ * Transport metadata of a remote agent (see src/remote/), recorded as lifecycle events of type `transport` in the
  * recording's item sequence, beside the frames they carry (a POST's event right after its frame, a
  * streamed message's right before it). Readers that do not know the type skip it, so check, export,
  * show and the UI read a remote recording as they read a stdio one.
  */
-import type { EventItem } from '../wire/frame.js';
+import type { EventItem } from './frame.js';
 
 /** The event type under which transport metadata is recorded. */
 export const TRANSPORT_EVENT = 'transport';
@@ -62,6 +62,8 @@ export interface TransportData {
 export interface RpcRef {
   id?: string | number | null;
   method?: string;
+  /** `params.sessionId`, when the message has one. */
+  sessionId?: string;
   kind: 'request' | 'notification' | 'response' | 'other';
 }
 
@@ -82,6 +84,8 @@ export function rpcRefOfValue(v: unknown): RpcRef {
   if (typeof m.method === 'string') {
     ref.method = m.method;
     ref.kind = 'id' in m ? 'request' : 'notification';
+    const params = m.params as Record<string, unknown> | null | undefined;
+    if (params && typeof params === 'object' && typeof params.sessionId === 'string') ref.sessionId = params.sessionId;
   } else if ('result' in m || 'error' in m) ref.kind = 'response';
   return ref;
 }
