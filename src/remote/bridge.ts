@@ -74,6 +74,8 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   const pending = new Map<string, string | number | null>();
   let failure: string | null = null;
   let stdinEnded = false;
+  /** The tap closes the connection (the editor's input ended and every request of it is answered). */
+  let closing = false;
   let ending = false;
   let warnedNotSent = false;
 
@@ -147,7 +149,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     }
     if (failure !== null) return;
     const writer = connect();
-    writer.write(msg as AnyMessage).catch((e: unknown) => { if (!stdinEnded) fail(describe(e)); });
+    writer.write(msg as AnyMessage).catch((e: unknown) => { if (!closing) fail(describe(e)); });
     if (!paused && (writer.desiredSize ?? 1) <= 0) {
       // The SDK sends one message at a time: the editor's input waits meanwhile, as a full pipe would make it.
       paused = true;
@@ -165,11 +167,21 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     if (last) send(last);
     recording.clientEnded();
     stdinEnded = true;
-    // The SDK ends the connection (HTTP: its DELETE; WebSocket: a close); the readable ends with it.
+    closeWhenAnswered();
+  });
+
+  /**
+   * Once the editor's input ended, the connection is closed when every request it sent is answered
+   * (as an agent on stdio answers what it read before its input ended): the SDK ends it (HTTP: its
+   * DELETE; WebSocket: a close), and the readable ends with it.
+   */
+  function closeWhenAnswered(): void {
+    if (!stdinEnded || pending.size > 0 || closing || ending) return;
+    closing = true;
     if (!writer) return void end(0);
     writer.close().catch(() => { /* already failed or closed */ });
     setTimeout(() => void end(failure === null ? 0 : 1), CLOSE_WAIT_MS);
-  });
+  }
 
   // remote agent → editor
   async function forwardToClient(reader: ReadableStreamDefaultReader<AnyMessage>): Promise<void> {
@@ -180,11 +192,12 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
         const ref = rpcRefOfValue(r.value);
         if (ref.kind === 'response') pending.delete(idKey(ref.id));
         if (!toClient(r.value)) await drained();
+        if (ref.kind === 'response') closeWhenAnswered();
       }
-      if (stdinEnded) void end(failure === null ? 0 : 1);
-      else fail(`the remote agent at ${shown} closed the connection`);
+      if (closing) void end(failure === null ? 0 : 1);
+      else fail(describeClose(note, shown));
     } catch (e) {
-      if (stdinEnded && failure === null) void end(0);
+      if (closing && failure === null) void end(0);
       else fail(describe(e));
     }
   }
@@ -216,6 +229,14 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   }
 }
 
+/** The one line for a connection the remote agent's side ended (the SDK's readable ended without an error). */
+export function describeClose(note: FailureNote, url: string): string {
+  const ws = note.wsClose;
+  // 1006: the WebSocket ended without a close frame (the connection broke).
+  if (ws?.code === 1006) return `the connection to the remote agent at ${url} dropped (WebSocket closed without a close frame, 1006)`;
+  return `the remote agent at ${url} closed the connection${ws ? ` (WebSocket close ${ws.code}${ws.reason ? `: ${ws.reason}` : ''})` : ''}`;
+}
+
 /**
  * The one line the tap prints for a failed remote connection: what happened, where, and what to do
  * about it where there is something to do.
@@ -235,6 +256,9 @@ export function describeFailure(e: unknown, note: FailureNote, url: string): str
     case 'dropped': return `the connection to the remote agent at ${url} dropped: ${c.reason}`;
     default: break;
   }
+  const err = (note.error ?? e) as Error | null;
+  // fetch's own failure ("fetch failed") says why in its cause: a request that never got an answer.
+  if (err?.message === 'fetch failed') return `cannot reach the remote agent at ${url}: ${c.reason}`;
   const message = ((e as Error | null)?.message ?? String(e)).replace(/\s+/g, ' ').trim();
   if (/SSE stream closed/.test(message)) return `the remote agent at ${url} closed its event stream (${message})`;
   return `the remote agent at ${url} failed: ${message}`;

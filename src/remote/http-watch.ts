@@ -13,7 +13,13 @@ import { SseSplitter } from './sse-splitter.js';
 export type RecordTransport = (data: TransportData) => void;
 
 /** The last failure a watcher saw (its status, or the network error), for the tap's one-line message. */
-export interface FailureNote { status?: number; statusText?: string; error?: unknown }
+export interface FailureNote {
+  status?: number;
+  statusText?: string;
+  error?: unknown;
+  /** How the WebSocket closed, once it did. */
+  wsClose?: { code: number; reason: string };
+}
 
 const CONNECTION_ID = 'acp-connection-id';
 const SESSION_ID = 'acp-session-id';

@@ -30,7 +30,8 @@ export function watchingWebSocket(record: RecordTransport, note: FailureNote): W
         record({ op: 'error', transport: 'ws', ...(status ? { status: Number(status[1]) } : {}), requestHeaders, message: status ? e.message : describeNetworkError(e) });
       });
       this.on('close', (code: number, reason: Buffer) => {
-        record({ op: 'ws-close', transport: 'ws', code, reason: reason.toString('utf8') });
+        note.wsClose = { code, reason: reason.toString('utf8') };
+        record({ op: 'ws-close', transport: 'ws', code, reason: note.wsClose.reason });
       });
     }
   };

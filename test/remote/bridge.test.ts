@@ -85,6 +85,28 @@ describe('the tap bridges stdio to a remote agent', () => {
   }
 });
 
+describe('the end of the editor\'s input', () => {
+  const INIT = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}\n';
+
+  it('closes the connection once what the editor asked is answered, as an agent on stdio answers what it read', async () => {
+    const { db, dir } = setUp();
+    const agent = await agentIn(dir);
+    const r = await cli(['--db', db, '--', agent.url], { input: INIT });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout.toString())).toMatchObject({ id: 0, result: { protocolVersion: 1 } });
+    const meta = transport(await recording(db));
+    expect(meta.map((m) => m.op).filter((op) => op === 'post' || op === 'delete')).toEqual(['post', 'delete']);
+  });
+
+  it('still says why, and answers, when the connection fails after it', async () => {
+    const { db } = setUp();
+    const r = await cli(['--db', db, '--', `http://127.0.0.1:${await closedPort()}/acp`], { input: INIT });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^acp-inspect: cannot reach the remote agent at .*: connection refused/);
+    expect(JSON.parse(r.stdout.toString())).toMatchObject({ id: 0, error: { code: -32603 } });
+  });
+});
+
 describe('transport faults of a remote agent', () => {
   it('a 200 where the agent should answer 202 Accepted is flagged at its POST, and the session still runs', async () => {
     const { db, dir } = setUp();
@@ -170,6 +192,7 @@ describe('a remote agent that cannot be reached or used', () => {
       expect(run.code).toBe(1);
       expect(run.stderr.trim().split('\n'), run.stderr).toHaveLength(1);
       expect(run.error).toMatchObject({ code: -32603 });
+      expect(run.stderr).toMatch(new RegExp(`^acp-inspect: the connection to the remote agent at ${scheme}://127\\.0\\.0\\.1:\\d+/acp dropped`));
       expect(run.received.some((m: any) => m.method === 'session/update' && m.params.update.content.text === 'about to drop')).toBe(true);
       const items = await recording(db);
       const meta = transport(items);
