@@ -79,10 +79,24 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   let ending = false;
   let warnedNotSent = false;
 
+  /**
+   * The messages of one turn of the event loop go to the editor in one write (corked until the loop
+   * turns): a stream of updates then costs a write per burst, not per message.
+   */
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    out.uncork();
+  };
   /** Writes one message to the editor, recorded as the a2c line it was given; false when stdout is full. */
   const toClient = (msg: unknown): boolean => {
     const line = Buffer.from(`${JSON.stringify(msg)}\n`);
     const t = recording.now();
+    if (!corked && !clientGone) {
+      corked = true;
+      out.cork();
+      setImmediate(uncork);
+    }
     const ok = clientGone ? true : out.write(line);
     recording.lines('a2c', line, t);
     return ok;
