@@ -94,3 +94,24 @@ export function rpcRefOfValue(v: unknown): RpcRef {
 export function isTransportEvent(item: { dir: string; type?: string }): item is EventItem & { data: TransportData } {
   return item.dir === 'event' && item.type === TRANSPORT_EVENT;
 }
+
+/** A transport event in a few words, for a timeline's line: `POST 202 session/prompt #2 session s1`. */
+export function describeTransport(d: TransportData): string {
+  const rpc = d.rpc ? `${d.rpc.method ?? d.rpc.kind}${d.rpc.id !== undefined ? ` #${JSON.stringify(d.rpc.id)}` : ''}` : '';
+  const stream = `${d.stream ?? ''} stream${d.stream === 'session' && d.sessionId ? ` ${d.sessionId}` : ''}`;
+  const words = (...w: (string | number | undefined | null | false)[]) => w.filter((x) => x !== undefined && x !== null && x !== false && x !== '').join(' ');
+  switch (d.op) {
+    case 'connect': return words('connect', d.transport === 'ws' ? 'WebSocket' : 'HTTP', d.url);
+    case 'post': return words('POST', d.status, rpc, d.sessionId && `session ${d.sessionId}`);
+    case 'delete': return words('DELETE', d.status);
+    case 'sse-open': return words('GET', d.status, stream);
+    case 'sse-message': return words('SSE', stream, '→', rpc);
+    case 'sse-close': return words('SSE', stream, 'closed:', d.reason);
+    case 'ws-open': return words('WebSocket', d.status, d.connectionId && `connection ${d.connectionId}`);
+    case 'ws-close': return words('WebSocket closed', d.code, d.reason);
+    case 'error': return words('error', d.status, d.message);
+    case 'answered-by-tap': return words('answered by the tap', rpc);
+    case 'not-sent': return words('not sent:', d.message);
+    default: return JSON.stringify(d);
+  }
+}

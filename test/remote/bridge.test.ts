@@ -71,6 +71,12 @@ describe('the tap bridges stdio to a remote agent', () => {
         expect(updates.length).toBeGreaterThan(0);
         expect(updates.every((m) => m.stream === 'session' && typeof m.sessionId === 'string')).toBe(true);
         expect(meta.some((m) => m.op === 'delete' && m.status === 202)).toBe(true);
+        // `show` puts each exchange in a few words beside its frames.
+        const show = (await cli(['show', 'latest', '--db', db])).stdout.toString();
+        expect(show).toMatch(/• transport {2}POST 200 initialize #0\n/);
+        expect(show).toMatch(/• transport {2}POST 202 session\/prompt #\d+ session \S+\n/);
+        expect(show).toMatch(/• transport {2}GET 200 session stream \S+\n/);
+        expect(show).toMatch(/• transport {2}SSE session stream \S+ → session\/update\n/);
       } else {
         expect(meta.find((m) => m.op === 'ws-open')).toMatchObject({ status: 101, connectionId: expect.any(String) });
       }
