@@ -115,6 +115,9 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     target.search = new URL(req.url ?? '/', 'http://proxy').search;
     const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
     const up = send(target, { method, headers: forwardHeaders(req.headers, upstream.host) });
+    // Each message goes on as it comes: Nagle's algorithm would hold a small write back for the previous one's ACK.
+    up.setNoDelay(true);
+    req.socket.setNoDelay(true);
 
     // client → agent: streamed on; a copy of the body is the message recorded.
     const body: Buffer[] = [];
