@@ -33,6 +33,8 @@ export const TRANSPORT_FAILED_CODE = -32603;
 
 /** How long the end of the editor's input waits for the remote connection to close (its DELETE) before the tap exits anyway. */
 const CLOSE_WAIT_MS = 3000;
+/** How long the tap's end waits for a closing WebSocket's close (its code is recorded). */
+const WS_CLOSE_WAIT_MS = 500;
 
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
@@ -230,6 +232,8 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     if (ending) return;
     ending = true;
     process.stdin.pause();
+    // A WebSocket the SDK closed reports its close a moment later: recorded before the recording ends.
+    for (let waited = 0; writer && transport === 'ws' && !note.wsClose && waited < WS_CLOSE_WAIT_MS; waited += 10) await new Promise((r) => setTimeout(r, 10));
     const stored = await recording.finish(code, signal);
     // What was written to the editor reaches it before the tap exits.
     if (!clientGone && out !== process.stdout) {

@@ -79,6 +79,7 @@ describe('the tap bridges stdio to a remote agent', () => {
         expect(show).toMatch(/• transport {2}SSE session stream \S+ → session\/update\n/);
       } else {
         expect(meta.find((m) => m.op === 'ws-open')).toMatchObject({ status: 101, connectionId: expect.any(String) });
+        expect(meta.find((m) => m.op === 'ws-close')).toMatchObject({ code: 1005 });
       }
       // Credentials were redacted before they were written: the token is nowhere in the database.
       expect(readFileSync(db).includes('s3cr3t-token-value')).toBe(false);
