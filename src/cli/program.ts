@@ -27,6 +27,7 @@ import { registerIndex } from './commands/index-captures.js';
 import { onOrphanedCaptures } from '../store/orphans.js';
 import { startDetachedIndexer } from '../tap/detached-indexer.js';
 import { registerProbe } from './commands/probe.js';
+import { registerProxy } from './commands/proxy.js';
 
 export function buildProgram(): Command {
   const program = new Command('acp-inspect')
@@ -37,7 +38,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput(usageErrors('acp-inspect'));
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe, registerIndex]) {
+    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe, registerIndex, registerProxy]) {
     register(program);
   }
   // Every command takes --no-color (docs/cli.md): those that colour honour it, the others print none.

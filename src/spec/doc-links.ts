@@ -60,7 +60,11 @@ export function specUrl(spec: string): string {
   return url;
 }
 
+/** The remote transport's RFD, which transport rules cite ("RFD …") since the spec leaves transport out. */
+export const TRANSPORT_RFD = 'https://github.com/agentclientprotocol/agent-client-protocol/blob/main/docs/rfds/streamable-http-websocket-transport.mdx';
+
 function lookUp(spec: string): string {
+  if (spec.startsWith('RFD ')) return TRANSPORT_RFD;
   for (let key = spec.trim(); key;) {
     const page = PAGES[key];
     if (page !== undefined) return PROTOCOL_DOCS + page;

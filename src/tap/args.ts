@@ -2,8 +2,10 @@
  * Tap options, parsed by hand (no commander) to keep the tap's start-up lean:
  *   acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N]
  *               [--no-check] [--otlp [URL]] [--otel-content] -- <agent command> [args...]
+ *   acp-inspect [same options] [--header 'Name: value']... -- <http(s):// or ws(s):// URL>
  */
 import { CliError } from '../errors.js';
+import { isRemoteTarget, parseHeaderFlags } from '../remote/headers.js';
 import { OtlpConfigError, resolveOtlpTarget, type OtlpTarget } from '../otel/endpoint.js';
 
 export interface TapOptions {
@@ -16,12 +18,14 @@ export interface TapOptions {
   check: boolean;
   /** Send spans live to an OpenTelemetry collector (--otlp). */
   otlp?: { target: OtlpTarget; content: boolean };
+  /** Headers for a remote agent (`--header 'Name: value'`, environment variables expanded). */
+  headers: Record<string, string>;
   command: string;
   args: string[];
 }
 
 export const TAP_USAGE =
-  'usage: acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] [--otlp [URL]] [--otel-content] -- <agent command> [args...]';
+  'usage: acp-inspect [--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] [--otlp [URL]] [--otel-content] [--header "Name: value"]... -- <agent command> [args...] | <http(s):// or ws(s):// URL>';
 
 function count(flag: string, v: string | undefined): number {
   if (v === undefined || !/^\d+$/.test(v) || !Number.isSafeInteger(Number(v))) {
@@ -33,7 +37,8 @@ function count(flag: string, v: string | undefined): number {
 export function parseTapArgs(argv: string[]): TapOptions {
   const dd = argv.indexOf('--');
   if (dd === -1) throw new CliError(`no agent command; put it after --. ${TAP_USAGE}`);
-  const opts: TapOptions = { redact: false, check: true, command: '', args: [] };
+  const opts: TapOptions = { redact: false, check: true, headers: {}, command: '', args: [] };
+  const headerFlags: string[] = [];
   const before = argv.slice(0, dd);
   let otlp: string | undefined | null = null;
   let otelContent = false;
@@ -62,6 +67,7 @@ export function parseTapArgs(argv: string[]): TapOptions {
         break;
       case '--otel-content': otelContent = true; break;
       case '--no-color': break; // the tap prints no colour; every command takes it (docs/cli.md)
+      case '--header': headerFlags.push(value()); break;
       default:
         throw new CliError(`unknown tap option "${a}"; ${TAP_USAGE}`);
     }
@@ -78,5 +84,10 @@ export function parseTapArgs(argv: string[]): TapOptions {
   if (cmd.length === 0 || cmd[0] === '') throw new CliError(`no agent command after --; ${TAP_USAGE}`);
   opts.command = cmd[0]!;
   opts.args = cmd.slice(1);
+  if (headerFlags.length > 0) {
+    if (!isRemoteTarget(opts.command)) throw new CliError(`--header is for a remote agent: put an http(s):// or ws(s):// URL after --; ${TAP_USAGE}`);
+    opts.headers = parseHeaderFlags(headerFlags, process.env);
+  }
+  if (isRemoteTarget(opts.command) && opts.args.length > 0) throw new CliError(`a remote agent is one URL after --, got "${opts.args[0]}" after it; ${TAP_USAGE}`);
   return opts;
 }

@@ -26,8 +26,9 @@ import type { Socket as SocketType } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
 import { parseTapArgs, type TapOptions } from './args.js';
+import { isRemoteTarget } from '../remote/headers.js';
 import { RecorderClient, type OpenCaptureLog } from './recorder-client.js';
-import { createCaptureLog } from './capture-log.js';
+import { openCaptureLog, recorderConfig } from './recording-setup.js';
 import { startDetachedIndexer } from './detached-indexer.js';
 import { onOrphanedCaptures } from '../store/orphans.js';
 import { NATIVE_A2C_ENDED, NATIVE_CLIENT_BROKEN, NATIVE_EV_A2C_END, NATIVE_EV_EXIT, NATIVE_WRITING_TO_CLIENT, loadNativeForwarder, type NativeForwarder } from './native.js';
@@ -218,8 +219,22 @@ export async function runTapCli(argv: string[]): Promise<void> {
     say(`acp-inspect: ${(e as Error).message}`);
     process.exit(2);
   }
+  if (isRemoteTarget(opts.command)) {
+    // A remote agent: the tap bridges stdio to its URL (loaded through a variable: the bundle of the
+    // stdio tap's start-up leaves it out).
+    (import(REMOTE_BRIDGE) as Promise<typeof import('../remote/bridge.js')>)
+      .then((m) => m.runRemoteBridge(opts, startedMs))
+      .catch((e) => {
+        say(`acp-inspect: the remote bridge failed: ${(e as Error)?.message ?? String(e)}`);
+        process.exit(1);
+      });
+    return;
+  }
   runTap(opts);
 }
+
+/** The stdio↔remote bridge, relative to this module and to the CLI's bundle alike. */
+const REMOTE_BRIDGE = '../remote/bridge.js';
 
 /**
  * The tap runs its JavaScript without V8's optimizing compiler (the baseline compilers still run).
@@ -262,25 +277,6 @@ function setUpNative(log: OpenCaptureLog | null, shared: SharedArrayBuffer): Nat
 }
 
 /**
- * Opens the recording's capture log beside the database, before the agent starts, so that its first
- * byte is kept. Null (and the reason in `why`) when it cannot be made: the session is forwarded
- * unrecorded, and the tap says so once.
- */
-function openCaptureLog(opts: TapOptions, dbPath: string, why: { message: string }): OpenCaptureLog | null {
-  try {
-    const header = {
-      name: opts.name ?? null, command: [opts.command, ...opts.args], cwd: process.cwd(), startedAt: new Date(startedMs).toISOString(),
-      hostPid: process.pid, hostStart: processStartId(process.pid), redact: opts.redact, maxFrameBytes: opts.maxFrameBytes ?? null, check: opts.check,
-    };
-    const { fd, name, pos } = createCaptureLog(dbPath, header);
-    return { fd, name, pos, path: join(capturesDir(dbPath), name) };
-  } catch (e) {
-    why.message = (e as Error).message;
-    return null;
-  }
-}
-
-/**
  * Starts the tap. Its start-up is on the path of every agent an editor launches, so the agent is
  * spawned and forwarded first, with as little loaded as can be (this file and what it imports are
  * bundled as one); the recorder (SQLite, the checker) is loaded after, while what arrives waits in
@@ -291,7 +287,7 @@ export function runTap(opts: TapOptions): void {
   onOrphanedCaptures(startDetachedIndexer);
   const dbPath = opts.db ?? defaultDbPath();
   const why = { message: '' };
-  const log = openCaptureLog(opts, dbPath, why);
+  const log = openCaptureLog(opts, [opts.command, ...opts.args], dbPath, startedMs, why);
   const shared = new SharedArrayBuffer(8);
   const native = setUpNative(log, shared);
   let child: AgentProcess;
@@ -356,19 +352,8 @@ export function runTap(opts: TapOptions): void {
   // 13.6 s, the same peak RSS).
   if (!opts.otlp) withoutOptimizer();
   const finishWaitMs = Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || FINISH_WAIT_MS;
-  rec.start({
-    dbPath,
-    name: opts.name ?? null,
-    command: [opts.command, ...opts.args],
-    cwd: process.cwd(),
-    hostPid: process.pid,
-    startedAt: new Date(startedMs).toISOString(),
-    redact: opts.redact,
-    maxFrameBytes: opts.maxFrameBytes ?? null,
-    check: opts.check,
-    ui: opts.ui ?? null,
-    otlp: opts.otlp ?? null,
-  });
+  rec.start(recorderConfig(opts, [opts.command, ...opts.args], dbPath, startedMs));
+
 
   // agent stderr → our stderr, and recorded; never waiting for the client to read it (toStderr)
   const stderrState = { dstBroken: false };

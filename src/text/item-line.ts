@@ -1,6 +1,7 @@
 /** One line per item, as `show` prints it and the MCP server quotes it. */
 import { formatBytes, formatDuration } from './format.js';
 import { arrow, isFrame, type Item } from '../wire/frame.js';
+import { describeTransport, isTransportEvent } from '../wire/transport-event.js';
 
 const useColor = process.stdout.isTTY === true && !process.env.NO_COLOR;
 
@@ -11,6 +12,10 @@ export function formatItem(item: Item, opts: { raw?: boolean; color?: boolean } 
   const time = `${(item.t / 1000).toFixed(3).padStart(9)}s`;
   const seq = String(item.seq).padStart(6);
   if (item.dir === 'stderr') return `${seq} ${time} ${c('2', 'stderr')}  ${c('2', item.raw)}`;
+  if (isTransportEvent(item)) {
+    // A remote agent's transport metadata in a few words; all of it with --raw.
+    return `${seq} ${time} ${c('35', '• transport')}  ${describeTransport(item.data)}${opts.raw ? `\n         ${JSON.stringify(item.data)}` : ''}`;
+  }
   if (item.dir === 'event') return `${seq} ${time} ${c('36', '• ' + item.type)}  ${c('2', JSON.stringify(item.data))}`;
   if (!isFrame(item)) return '';
   const dir = item.dir === 'c2a' ? c('34', `C${arrow('c2a')}A`) : c('32', `C${arrow('a2c')}A`);

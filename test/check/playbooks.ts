@@ -32,6 +32,14 @@ const COMPACT = { session: { compaction: {} } };
 const compaction = (status: string, extra: Record<string, unknown> = {}) => update(S, { sessionUpdate: 'compaction_update', compactionId: 'c1', status, ...extra });
 const summaryChunk = () => update(S, { sessionUpdate: 'compaction_summary_chunk', compactionId: 'c1', content: { type: 'text', text: 'so far' } });
 const MODES = { modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] } };
+/** A transport event (a remote agent's recording, src/wire/transport-event.ts). */
+const tx = (d: Record<string, unknown>): Step => ['event', 'transport', { transport: 'http', ...d }];
+const HEADERS = { 'acp-connection-id': 'c1', 'content-type': 'application/json' };
+const promptRpc = { kind: 'request', id: 2, method: 'session/prompt', sessionId: S };
+/** The POST of prompt 2 as the SDK's client sends it, with `h` changed, answered `status`. */
+const postPrompt = (h: Record<string, string | undefined> = {}, status = 202): Step => tx({ op: 'post', method: 'POST', status, requestHeaders: Object.fromEntries(Object.entries({ ...HEADERS, 'acp-session-id': S, ...h }).filter(([, v]) => v !== undefined)), rpc: promptRpc });
+/** A remote turn: the prompt, its POST (`post`), the agent's update on the stream of session `stream`, the end. */
+const remoteTurn = (post: Step, stream = S): Step[] => [['c2a', prompt(2)], post, tx({ op: 'sse-message', stream: 'session', connectionId: 'c1', sessionId: stream, rpc: { kind: 'notification', method: 'session/update', sessionId: S } }), ['a2c', chunk()], ['a2c', endTurn(2)]];
 
 export const PLAYBOOKS: Playbook[] = [
   // ---- JSON-RPC shape (part 4) ----
@@ -151,4 +159,11 @@ export const PLAYBOOKS: Playbook[] = [
   // ---- round 3: field names (9 rules 5 and 6), reported at the end at the first frame that carried them ----
   { rule: 'unknown-field', bad: [...init(), ...session(S, { bogusField: 1 }), ...turn(2, [['a2c', update(S, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'a' } })]])], seq: 4, good: [...init({ _acme: true }, { _meta: { x: 1 } }), ...session(S, { _meta: { models: [] }, _acmeModels: [] }), ...turn(2, [['a2c', update(S, { sessionUpdate: 'tool_call', toolCallId: 't', title: 'x', rawInput: { anything: 1 }, _acme: 1 })]])] },
   { rule: 'unstable-field', bad: [...init({ plan: {} }), ...session(S)], seq: 1, good: [...init({ fs: { readTextFile: true } }), ...session(S)] },
+  // ---- transport (remote agents: RFD streamable-http-websocket-transport) ----
+  { rule: 'transport-connection-id-missing', bad: [...base(), ...remoteTurn(postPrompt({ 'acp-connection-id': undefined }))], seq: 6, good: [...base(), ...remoteTurn(postPrompt())] },
+  { rule: 'transport-session-header', bad: [...base(), ...remoteTurn(postPrompt({ 'acp-session-id': 's2' }))], seq: 6, good: [...base(), ...remoteTurn(postPrompt())] },
+  { rule: 'transport-accepted-status', bad: [...base(), ['c2a', note('session/cancel', { sessionId: S })], tx({ op: 'post', method: 'POST', status: 200, requestHeaders: { ...HEADERS, 'acp-session-id': S }, rpc: { kind: 'notification', method: 'session/cancel', sessionId: S } })], seq: 6, good: [...base(), ['c2a', note('session/cancel', { sessionId: S })], tx({ op: 'post', method: 'POST', status: 202, requestHeaders: { ...HEADERS, 'acp-session-id': S }, rpc: { kind: 'notification', method: 'session/cancel', sessionId: S } })] },
+  { rule: 'transport-wrong-stream', bad: [...base(), ...remoteTurn(postPrompt(), 's2')], seq: 7, good: [...base(), ...remoteTurn(postPrompt())] },
+  { rule: 'transport-post-content-type', bad: [...base(), ...remoteTurn(postPrompt({ 'content-type': 'text/plain' }))], seq: 6, good: [...base(), ...remoteTurn(postPrompt({ 'content-type': 'application/json; charset=utf-8' }))] },
+  { rule: 'transport-response-content-type', bad: [...base(), tx({ op: 'sse-open', method: 'GET', status: 200, stream: 'session', connectionId: 'c1', sessionId: S, contentType: 'application/json', requestHeaders: { 'acp-connection-id': 'c1', 'acp-session-id': S } })], seq: 5, good: [...base(), tx({ op: 'sse-open', method: 'GET', status: 200, stream: 'session', connectionId: 'c1', sessionId: S, contentType: 'text/event-stream', requestHeaders: { 'acp-connection-id': 'c1', 'acp-session-id': S } })] },
 ];

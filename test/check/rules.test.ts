@@ -15,7 +15,8 @@ describe('rule playbooks', () => {
     for (const r of RULES) {
       expect(r.id).toMatch(/^[a-z0-9]+(-[a-z0-9]+)*$/);
       expect(['error', 'warning', 'info']).toContain(r.severity);
-      expect(r.spec).toMatch(/^\d/);
+      // A section of the spec, or (transport rules) the remote transport's RFD.
+      expect(r.spec).toMatch(/^(\d|RFD streamable-http-websocket-transport: )/);
       expect(r.specText.length).toBeGreaterThan(10);
     }
   });

@@ -13,6 +13,7 @@ import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync, chmo
 import { join } from 'node:path';
 import { BIN, EXAMPLE_AGENT, ROOT, cli, docPages, markdownCodeBlocks, run, runExampleClient, sh, stopProcess, tempDir } from '../helpers.js';
 import { startReceiver, type Receiver } from '../otel/receiver.js';
+import { startRemoteAgent } from '../remote/helpers.js';
 
 const SAMPLE = join(ROOT, 'test', 'replay', 'fixtures', 'sdk-example.jsonl');
 
@@ -142,15 +143,22 @@ describe('the editor configurations', () => {
     for (const server of servers.filter((x) => !x.args.includes('--'))) expect(hasCommand(server.args[0]!), server.args.join(' ')).toBe(true);
     const taps = servers.filter((x) => x.args.includes('--'));
     expect(taps.length).toBeGreaterThanOrEqual(2);
+    // A remote agent's configuration (a URL after `--`) among them.
+    expect(taps.some((x) => /^(https?|wss?):\/\//.test(x.args.at(-1)!))).toBe(true);
     for (const server of taps) {
       const sep = server.args.indexOf('--');
       const t = tempDir();
+      const remote = /^(https?|wss?):\/\//.exec(server.args[sep + 1]!);
+      // A remote agent: the SDK's own server hosting the test agent, with the token the header names.
+      const agent = remote ? await startRemoteAgent(t.dir, ['--auth', 'readme-token']) : null;
       try {
         const db = join(t.dir, 'r.sqlite');
-        // The agent after `--` is a placeholder path: put the SDK's example agent there.
-        const args = [...server.args.slice(0, sep), '--db', db, '--', process.execPath, EXAMPLE_AGENT];
-        const r = await runExampleClient([process.execPath, BIN, ...args].map(sh).join(' '));
+        // The agent after `--` is a placeholder path: put the SDK's example agent there (or the URL of the remote one).
+        const target = agent ? [remote![1]!.startsWith('ws') ? agent.url.replace(/^http/, 'ws') : agent.url] : [process.execPath, EXAMPLE_AGENT];
+        const args = [...server.args.slice(0, sep), '--db', db, '--', ...target];
+        const r = await runExampleClient([process.execPath, BIN, ...args].map(sh).join(' '), { env: { AGENT_TOKEN: 'readme-token' } });
         expect(r.code, r.stderr).toBe(0);
+        expect(r.stdout.toString(), r.stderr).toContain('Agent completed with: end_turn');
         const list = await cli(['list', '--json', '--db', db]);
         const recs = JSON.parse(list.stdout.toString()) as { frames: number; status: string; name?: string }[];
         expect(recs).toHaveLength(1);
@@ -159,6 +167,7 @@ describe('the editor configurations', () => {
         const name = server.args[server.args.indexOf('--name') + 1];
         if (server.args.includes('--name')) expect(recs[0]!.name).toBe(name);
       } finally {
+        await agent?.stop();
         t.cleanup();
       }
     }
@@ -222,7 +231,7 @@ describe('the shell examples', () => {
   });
 
   it('every command that finishes on its own runs and answers (exit 0, or 1 for findings/divergence)', async () => {
-    const finishing = lines.filter((l) => !/ serve\b| --follow\b| replay --as agent\b/.test(l));
+    const finishing = lines.filter((l) => !/ serve\b| --follow\b| replay --as agent\b|^acp-inspect proxy\b/.test(l));
     expect(finishing.length).toBeGreaterThanOrEqual(7);
     for (const line of finishing) {
       const r = await shell(line);
@@ -272,13 +281,15 @@ describe('the shell examples', () => {
   });
 
   it('the long-running ones start and do their job', async () => {
-    for (const line of lines.filter((l) => / serve\b| --follow\b/.test(l))) {
-      const filled = line.replace('--open', '--open --port 0');
+    const proxies = lines.filter((l) => /^acp-inspect proxy\b/.test(l));
+    expect(proxies.length).toBeGreaterThanOrEqual(1);
+    for (const line of [...lines.filter((l) => / serve\b| --follow\b/.test(l)), ...proxies]) {
+      const filled = line.replace('--open', '--open --port 0').replace(/--listen (\S+):\d+/, '--listen $1:0');
       const p = spawn('/bin/sh', ['-c', `exec ${filled}`], { cwd: t.dir, env: { ...process.env, PATH: `${join(t.dir, 'bin')}:${process.env.PATH}`, ACP_INSPECT_DB: db, NO_COLOR: '1', BROWSER: 'true' } });
       let out = '';
       p.stdout.on('data', (b: Buffer) => { out += b.toString(); });
       p.stderr.on('data', (b: Buffer) => { out += b.toString(); });
-      const want = / serve\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/\?token=/ : /initialize/;
+      const want = / serve\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/\?token=/ : / proxy\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/acp\n/ : /initialize/;
       const deadline = Date.now() + 20_000;
       while (!want.test(out) && Date.now() < deadline && p.exitCode === null) await new Promise((r) => setTimeout(r, 50));
       await stopProcess(p);

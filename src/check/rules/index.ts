@@ -99,6 +99,12 @@ import { turnEndedWithPendingRequests } from './turn-ended-with-pending-requests
 import { unknownField } from './unknown-field.js';
 import { invalidFormat } from './invalid-format.js';
 import { unstableField } from './unstable-field.js';
+import { transportConnectionIdMissing } from './transport-connection-id-missing.js';
+import { transportSessionHeader } from './transport-session-header.js';
+import { transportAcceptedStatus } from './transport-accepted-status.js';
+import { transportWrongStream } from './transport-wrong-stream.js';
+import { transportPostContentType } from './transport-post-content-type.js';
+import { transportResponseContentType } from './transport-response-content-type.js';
 
 export const ALL_RULES: readonly Rule[] = [
   notJson,
@@ -200,4 +206,11 @@ export const ALL_RULES: readonly Rule[] = [
   terminalIdReused,
   unknownField,
   unstableField,
+  // Transport rules: metadata of remote agents (transport events), not frames.
+  transportConnectionIdMissing,
+  transportSessionHeader,
+  transportAcceptedStatus,
+  transportWrongStream,
+  transportPostContentType,
+  transportResponseContentType,
 ];

@@ -5,7 +5,7 @@ export function registerTap(program: Command): void {
   program
     .command('tap')
     .description('spawn an agent and record its ACP traffic (same as: acp-inspect [options] -- <agent command>)')
-    .usage('[--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] [--otlp [URL]] [--otel-content] -- <agent command> [args...]')
+    .usage('[--db FILE] [--name LABEL] [--ui[=PORT]] [--redact] [--max-frame-bytes N] [--no-check] [--otlp [URL]] [--otel-content] [--header "Name: value"]... -- <agent command> [args...] | <http(s):// or ws(s):// URL>')
     .allowUnknownOption(true)
     .allowExcessArguments(true)
     .helpOption(false)

@@ -1,0 +1,283 @@
+/**
+ * The tap for a remote agent (`acp-inspect -- https://host/acp`, or `ws(s)://`): a stdio↔remote
+ * bridge. The editor speaks newline-delimited JSON on stdio as to any agent; the tap speaks the
+ * remote transport (Streamable HTTP, or WebSocket) through the protocol SDK's client, with the
+ * user's `--header`s. Both directions are recorded as a stdio tap records them, into the same kind
+ * of capture log and database: each line the editor sent (its exact bytes) as a c2a frame, each
+ * message of the agent as the a2c line the editor was given; beside them the transport's metadata as
+ * `transport` events (see transport-event.ts).
+ *
+ * When the transport fails (an unreachable URL, a TLS error, 401/403, a dropped stream), the tap says
+ * so in one line on stderr, records it, answers every request still waiting with a JSON-RPC error the
+ * editor understands, and exits 1: nothing waits for an agent that is gone.
+ *
+ * Not here: the stdio tap's forwarding (tap/run.ts), which this does not touch. A line that is not a
+ * JSON object is recorded but not sent: the remote transport carries JSON-RPC messages only.
+ */
+import { fstatSync } from 'node:fs';
+import { Socket } from 'node:net';
+import type { Writable } from 'node:stream';
+import type { AnyMessage } from '@agentclientprotocol/sdk';
+import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-client';
+import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-client';
+import type { TapOptions } from '../tap/args.js';
+import { LineSplitter } from '../wire/line-splitter.js';
+import { redactHeaders, redactUrl } from './headers.js';
+import { classifyNetworkError, watchingFetch, type FailureNote } from './http-watch.js';
+import { watchingWebSocket } from './ws-watch.js';
+import { rpcRefOfValue, type TransportData } from '../wire/transport-event.js';
+import { RemoteRecording } from './recording.js';
+
+/** JSON-RPC's "Internal error", the code the SDK's own clients give a request whose transport failed. */
+export const TRANSPORT_FAILED_CODE = -32603;
+
+/** How long the end of the editor's input waits for the remote connection to close (its DELETE) before the tap exits anyway. */
+const CLOSE_WAIT_MS = 3000;
+/** How long the tap's end waits for a closing WebSocket's close (its code is recorded). */
+const WS_CLOSE_WAIT_MS = 500;
+
+const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
+const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
+
+function say(msg: string): void {
+  try { process.stderr.write(`${msg.replace(/\s*\n\s*/g, ' ')}\n`); } catch { /* stderr gone */ }
+}
+
+/** Our stdout as a non-blocking stream where it is a pipe or socket (see openStdout in tap/run.ts). */
+function openStdout(): Writable {
+  try {
+    const st = fstatSync(1);
+    if (st.isFIFO() || st.isSocket()) return new Socket({ fd: 1, readable: false, writable: true });
+  } catch { /* fall back */ }
+  return process.stdout;
+}
+
+/** A JSON-RPC id as a map key (1 and "1" are different ids). */
+const idKey = (id: unknown) => JSON.stringify(id);
+
+/** Runs the bridge for `opts.command` (the remote agent's URL) until the editor or the connection ends it. */
+export async function runRemoteBridge(opts: TapOptions, startedMs: number): Promise<void> {
+  const url = opts.command;
+  const shown = redactUrl(url);
+  const transport: 'http' | 'ws' = /^wss?:/i.test(url) ? 'ws' : 'http';
+  const recording = new RemoteRecording(opts, shown, startedMs, say);
+  const record = (data: TransportData) => recording.transport(data);
+
+  const note: FailureNote = {};
+  record({ op: 'connect', transport, url: shown, requestHeaders: redactHeaders(Object.entries(opts.headers)) });
+  const out = openStdout();
+  let clientGone = false;
+  out.on('error', (e: NodeJS.ErrnoException) => {
+    if (!clientGone) recording.event('client-stdout-error', { code: e.code ?? null });
+    clientGone = true;
+  });
+
+  /** Requests of the editor not answered yet: answered by the tap if the connection fails. */
+  const pending = new Map<string, string | number | null>();
+  let failure: string | null = null;
+  let stdinEnded = false;
+  /** The tap closes the connection (the editor's input ended and every request of it is answered). */
+  let closing = false;
+  let ending = false;
+  let warnedNotSent = false;
+
+  /**
+   * The messages of one turn of the event loop go to the editor in one write (corked until the loop
+   * turns): a stream of updates then costs a write per burst, not per message.
+   */
+  let corked = false;
+  const uncork = () => {
+    corked = false;
+    out.uncork();
+  };
+  /** Writes one message to the editor, recorded as the a2c line it was given; false when stdout is full. */
+  const toClient = (msg: unknown): boolean => {
+    const line = Buffer.from(`${JSON.stringify(msg)}\n`);
+    const t = recording.now();
+    if (!corked && !clientGone) {
+      corked = true;
+      out.cork();
+      setImmediate(uncork);
+    }
+    const ok = clientGone ? true : out.write(line);
+    recording.lines('a2c', line, t);
+    return ok;
+  };
+  const drained = () => new Promise<void>((r) => {
+    const done = () => { out.off('drain', done); out.off('close', done); r(); };
+    out.on('drain', done);
+    out.on('close', done);
+  });
+
+  /** The transport failed: one line, recorded, every waiting request answered, and the tap ends. */
+  const fail = (reason: string): void => {
+    if (failure !== null || ending) return;
+    failure = reason;
+    say(`acp-inspect: ${reason}`);
+    record({ op: 'error', transport, ...(note.status ? { status: note.status } : {}), message: reason });
+    for (const id of pending.values()) answer(id);
+    pending.clear();
+    void end(1);
+  };
+  const answer = (id: string | number | null): void => {
+    record({ op: 'answered-by-tap', transport, rpc: { id, kind: 'response' }, message: failure ?? undefined });
+    toClient({
+      jsonrpc: '2.0', id,
+      error: { code: TRANSPORT_FAILED_CODE, message: `acp-inspect: ${failure}`, data: { transport, url: shown, ...(note.status ? { status: note.status } : {}) } },
+    });
+  };
+
+  const describe = (e: unknown): string => describeFailure(e, note, shown);
+
+  /**
+   * The connection, made for the editor's first message (the SDK's WebSocket client connects as it is
+   * made; its HTTP client with its first POST): a failure to connect then answers that message.
+   */
+  let writer: WritableStreamDefaultWriter<AnyMessage> | null = null;
+  const connect = (): WritableStreamDefaultWriter<AnyMessage> => {
+    if (writer) return writer;
+    const stream = transport === 'http'
+      ? createHttpStream(url, { fetch: watchingFetch(record, note), headers: opts.headers })
+      : createWebSocketStream(url, { WebSocket: watchingWebSocket(record, note), headers: opts.headers });
+    writer = stream.writable.getWriter();
+    void forwardToClient(stream.readable.getReader());
+    return writer;
+  };
+
+  // editor → remote agent
+  const splitter = new LineSplitter();
+  let paused = false;
+  const send = (bytes: Buffer): void => {
+    const text = bytes.toString('utf8');
+    if (text.trim() === '') return;
+    let msg: unknown;
+    try { msg = JSON.parse(text); } catch { msg = undefined; }
+    if (!msg || typeof msg !== 'object' || Array.isArray(msg)) {
+      record({ op: 'not-sent', transport, message: 'not a JSON-RPC message object' });
+      if (!warnedNotSent) say('acp-inspect: a line from the editor is not a JSON-RPC message object and cannot be sent to a remote agent; it is recorded, not sent');
+      warnedNotSent = true;
+      return;
+    }
+    const ref = rpcRefOfValue(msg);
+    if (ref.kind === 'request') {
+      if (failure !== null) return answer(ref.id ?? null);
+      pending.set(idKey(ref.id), ref.id ?? null);
+    }
+    if (failure !== null) return;
+    const writer = connect();
+    writer.write(msg as AnyMessage).catch((e: unknown) => { if (!closing) fail(describe(e)); });
+    if (!paused && (writer.desiredSize ?? 1) <= 0) {
+      // The SDK sends one message at a time: the editor's input waits meanwhile, as a full pipe would make it.
+      paused = true;
+      process.stdin.pause();
+      writer.ready.then(() => { paused = false; if (!ending) process.stdin.resume(); }, () => { /* failed: fail() ends the tap */ });
+    }
+  };
+  process.stdin.on('data', (chunk: Buffer) => {
+    recording.lines('c2a', chunk);
+    for (const line of splitter.push(chunk)) send(line);
+  });
+  process.stdin.on('error', () => { /* the editor vanished: its 'end' or our exit follows */ });
+  process.stdin.on('end', () => {
+    const last = splitter.end();
+    if (last) send(last);
+    recording.clientEnded();
+    stdinEnded = true;
+    closeWhenAnswered();
+  });
+
+  /**
+   * Once the editor's input ended, the connection is closed when every request it sent is answered
+   * (as an agent on stdio answers what it read before its input ended): the SDK ends it (HTTP: its
+   * DELETE; WebSocket: a close), and the readable ends with it.
+   */
+  function closeWhenAnswered(): void {
+    if (!stdinEnded || pending.size > 0 || closing || ending) return;
+    closing = true;
+    if (!writer) return void end(0);
+    writer.close().catch(() => { /* already failed or closed */ });
+    setTimeout(() => void end(failure === null ? 0 : 1), CLOSE_WAIT_MS);
+  }
+
+  // remote agent → editor
+  async function forwardToClient(reader: ReadableStreamDefaultReader<AnyMessage>): Promise<void> {
+    try {
+      for (;;) {
+        const r = await reader.read();
+        if (r.done) break;
+        const ref = rpcRefOfValue(r.value);
+        if (ref.kind === 'response') pending.delete(idKey(ref.id));
+        if (!toClient(r.value)) await drained();
+        if (ref.kind === 'response') closeWhenAnswered();
+      }
+      if (closing) void end(failure === null ? 0 : 1);
+      else fail(describeClose(note, shown));
+    } catch (e) {
+      if (closing && failure === null) void end(0);
+      else fail(describe(e));
+    }
+  }
+
+  for (const sig of SIGNALS) {
+    process.on(sig, () => {
+      recording.event('signal', { signal: sig });
+      if (ending) return;
+      // End the remote connection (its DELETE) for at most CLOSE_WAIT_MS, then the tap.
+      const closed = writer ? writer.close().catch(() => undefined) : Promise.resolve();
+      void Promise.race([closed, new Promise((r) => setTimeout(r, CLOSE_WAIT_MS))]).then(() => end(128 + SIGNAL_NUMBERS[sig]!, sig));
+    });
+  }
+
+  async function end(code: number, signal: string | null = null): Promise<void> {
+    if (ending) return;
+    ending = true;
+    process.stdin.pause();
+    // A WebSocket the SDK closed reports its close a moment later: recorded before the recording ends.
+    for (let waited = 0; writer && transport === 'ws' && !note.wsClose && waited < WS_CLOSE_WAIT_MS; waited += 10) await new Promise((r) => setTimeout(r, 10));
+    const stored = await recording.finish(code, signal);
+    // What was written to the editor reaches it before the tap exits.
+    if (!clientGone && out !== process.stdout) {
+      await new Promise<void>((r) => {
+        out.end(r);
+        setTimeout(r, 2000).unref();
+      });
+    }
+    recording.quiesce(stored);
+    process.exit(code);
+  }
+}
+
+/** The one line for a connection the remote agent's side ended (the SDK's readable ended without an error). */
+export function describeClose(note: FailureNote, url: string): string {
+  const ws = note.wsClose;
+  // 1006: the WebSocket ended without a close frame (the connection broke).
+  if (ws?.code === 1006) return `the connection to the remote agent at ${url} dropped (WebSocket closed without a close frame, 1006)`;
+  return `the remote agent at ${url} closed the connection${ws ? ` (WebSocket close ${ws.code}${ws.reason ? `: ${ws.reason}` : ''})` : ''}`;
+}
+
+/**
+ * The one line the tap prints for a failed remote connection: what happened, where, and what to do
+ * about it where there is something to do.
+ */
+export function describeFailure(e: unknown, note: FailureNote, url: string): string {
+  const status = note.status ?? (e as { status?: unknown } | null)?.status;
+  if (status === 401 || status === 403) {
+    return `the remote agent at ${url} refused the credentials (HTTP ${status}${note.statusText ? ` ${note.statusText}` : ''}); give them with --header 'Authorization: Bearer …'`;
+  }
+  if (status === 404 || status === 410) return `no ACP connection at ${url} (HTTP ${status}): check the URL, or the agent ended the connection`;
+  if (typeof status === 'number') return `the remote agent at ${url} answered HTTP ${status}${note.statusText ? ` ${note.statusText}` : ''}`;
+  const c = classifyNetworkError(note.error ?? e);
+  switch (c.kind) {
+    case 'refused': return `cannot reach the remote agent at ${url}: ${c.reason}`;
+    case 'dns': return `cannot reach the remote agent at ${url}: ${c.reason}`;
+    case 'tls': return `TLS error with the remote agent at ${url}: ${c.reason} (for a private CA, point NODE_EXTRA_CA_CERTS at its certificate)`;
+    case 'dropped': return `the connection to the remote agent at ${url} dropped: ${c.reason}`;
+    default: break;
+  }
+  const err = (note.error ?? e) as Error | null;
+  // fetch's own failure ("fetch failed") says why in its cause: a request that never got an answer.
+  if (err?.message === 'fetch failed') return `cannot reach the remote agent at ${url}: ${c.reason}`;
+  const message = ((e as Error | null)?.message ?? String(e)).replace(/\s+/g, ' ').trim();
+  if (/SSE stream closed/.test(message)) return `the remote agent at ${url} closed its event stream (${message})`;
+  return `the remote agent at ${url} failed: ${message}`;
+}

@@ -1,0 +1,140 @@
+/**
+ * The tap's view of the Streamable HTTP transport: a `fetch` for the protocol SDK's HTTP client that
+ * fetches as it would and records each exchange's metadata (method, status, stream, connection and
+ * session ids, headers with credentials redacted) as `transport` events. SSE bodies are handed on
+ * chunk by chunk as they arrive (never buffered whole); each event on them is noted, with the stream
+ * it came on, before the SDK parses it and the tap forwards its message.
+ */
+import { redactHeaders } from './headers.js';
+import { rpcRefOf, type TransportData } from '../wire/transport-event.js';
+import { SseSplitter } from './sse-splitter.js';
+
+/** Where the watchers record: one transport event's data. */
+export type RecordTransport = (data: TransportData) => void;
+
+/** The last failure a watcher saw (its status, or the network error), for the tap's one-line message. */
+export interface FailureNote {
+  status?: number;
+  statusText?: string;
+  error?: unknown;
+  /** How the WebSocket closed, once it did. */
+  wsClose?: { code: number; reason: string };
+}
+
+const CONNECTION_ID = 'acp-connection-id';
+const SESSION_ID = 'acp-session-id';
+
+/** A `fetch` that records what it does (see the file's comment); `note` keeps the last failure. */
+export function watchingFetch(record: RecordTransport, note: FailureNote, fetchImpl: typeof fetch = globalThis.fetch): typeof fetch {
+  return async (input, init) => {
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const reqHeaders = new Headers(init?.headers);
+    const connectionId = reqHeaders.get(CONNECTION_ID);
+    const sessionId = reqHeaders.get(SESSION_ID);
+    const isSse = method === 'GET';
+    const stream = isSse ? (sessionId ? 'session' : 'connection') : undefined;
+    const rpc = method === 'POST' && typeof init?.body === 'string' ? rpcRefOf(init.body) : undefined;
+    let res: Response;
+    try {
+      res = await fetchImpl(input, init);
+    } catch (e) {
+      if (init?.signal?.aborted) throw e;
+      note.error = e;
+      record({ op: 'error', transport: 'http', method, ...(stream ? { stream } : {}), sessionId, ...(rpc ? { rpc } : {}), message: describeNetworkError(e) });
+      throw e;
+    }
+    const data: TransportData = {
+      op: isSse ? 'sse-open' : method === 'DELETE' ? 'delete' : 'post',
+      transport: 'http',
+      method,
+      status: res.status,
+      ...(stream ? { stream } : {}),
+      connectionId: connectionId ?? res.headers.get(CONNECTION_ID),
+      sessionId,
+      contentType: res.headers.get('content-type'),
+      requestHeaders: redactHeaders(reqHeaders),
+      responseHeaders: redactHeaders(res.headers),
+    };
+    if (rpc) data.rpc = rpc;
+    record(data);
+    if (!res.ok) {
+      note.status = res.status;
+      note.statusText = res.statusText;
+    }
+    if (!isSse || !res.ok || !res.body) return res;
+    const watched = watchSse(res.body, { stream: stream!, connectionId, sessionId }, record, init?.signal ?? null, note);
+    return new Response(watched, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
+
+/** Which SSE stream a body is. */
+interface StreamRef { stream: 'connection' | 'session'; connectionId: string | null; sessionId: string | null }
+
+/**
+ * Hands `body` on chunk by chunk, noting each SSE event in it (`sse-message`, with its message's
+ * id and method) and how the stream ended (`sse-close`: the agent ended it, the tap closed it, or it
+ * broke).
+ */
+function watchSse(body: ReadableStream<Uint8Array>, ref: StreamRef, record: RecordTransport, signal: AbortSignal | null, note: FailureNote): ReadableStream<Uint8Array> {
+  const reader = body.getReader();
+  const sse = new SseSplitter();
+  let closed = false;
+  const close = (reason: string, message?: string) => {
+    if (closed) return;
+    closed = true;
+    record({ op: 'sse-close', transport: 'http', ...ref, reason, ...(message ? { message } : {}) });
+  };
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      let r: ReadableStreamReadResult<Uint8Array>;
+      try {
+        r = await reader.read();
+      } catch (e) {
+        if (signal?.aborted) close('closed by the tap');
+        else {
+          note.error = e;
+          close('broken', describeNetworkError(e));
+        }
+        controller.error(e);
+        return;
+      }
+      if (r.done) {
+        close('ended by the agent');
+        controller.close();
+        return;
+      }
+      for (const ev of sse.push(r.value)) {
+        record({ op: 'sse-message', transport: 'http', ...ref, rpc: rpcRefOf(ev.data), bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
+      }
+      controller.enqueue(r.value);
+    },
+    cancel(reason) {
+      close('closed by the tap');
+      return reader.cancel(reason);
+    },
+  });
+}
+
+/** TLS failures Node reports by code (OpenSSL's verification results and Node's own). */
+const TLS_CODE = /CERT|SSL|TLS|UNABLE_TO_VERIFY|SELF_SIGNED|ERR_TLS/i;
+
+/** Classifies a network error from fetch or a WebSocket: `tls`, `refused`, `dns`, `dropped` or `other`, and a short reason. */
+export function classifyNetworkError(e: unknown): { kind: 'tls' | 'refused' | 'dns' | 'dropped' | 'other'; reason: string } {
+  const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } } | null;
+  const code = err?.cause?.code ?? err?.code ?? '';
+  const message = (err?.cause?.message ?? err?.message ?? String(e)).replace(/\s+/g, ' ').trim();
+  if (TLS_CODE.test(code) || /certificate|SSL routines|TLS/i.test(message)) {
+    // OpenSSL's own lines ("…:SSL routines:ssl3_get_record:wrong version number:file:line:") say it in one field.
+    const ssl = /SSL routines:[^:]*:([^:]+)/.exec(message);
+    return { kind: 'tls', reason: ssl ? ssl[1]!.trim() : message };
+  }
+  if (code === 'ECONNREFUSED') return { kind: 'refused', reason: `connection refused (${message.replace(/^connect /, '')})` };
+  if (code === 'ENOTFOUND' || code === 'EAI_AGAIN') return { kind: 'dns', reason: `host not found (${message})` };
+  if (code === 'ECONNRESET' || code === 'UND_ERR_SOCKET' || code === 'EPIPE' || /other side closed|terminated|socket hang up/i.test(message)) return { kind: 'dropped', reason: message };
+  return { kind: 'other', reason: code && !message.includes(code) ? `${message} (${code})` : message };
+}
+
+/** A network error as a short phrase for the recording. */
+export function describeNetworkError(e: unknown): string {
+  return classifyNetworkError(e).reason;
+}

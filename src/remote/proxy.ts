@@ -1,0 +1,290 @@
+/**
+ * The reverse proxy for remote clients (`acp-inspect proxy --listen 127.0.0.1:PORT --to URL`): it
+ * serves the remote transport's endpoint to a client that already speaks it and forwards every POST,
+ * GET (SSE), DELETE and WebSocket upgrade to the agent at URL, and the answers back: status and
+ * headers as the agent gave them (hop-by-hop headers aside), bodies streamed chunk by chunk, never
+ * buffered whole. Each ACP connection (an `initialize` POST, or a WebSocket) becomes a recording,
+ * with the client's messages as c2a lines, the agent's as a2c lines, and the transport's metadata as
+ * `transport` events, credentials redacted.
+ *
+ * Not here: the bridge for a stdio client (bridge.ts). WebSocket messages are relayed message by
+ * message (the proxy ends both WebSockets), not as the agent's frames byte for byte.
+ */
+import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import type { Duplex } from 'node:stream';
+import WebSocket, { WebSocketServer, type RawData } from 'ws';
+import { redactHeaders, redactUrl } from './headers.js';
+import { describeNetworkError } from './http-watch.js';
+import { RemoteRecording, type RecordingOptions } from './recording.js';
+import { SseSplitter, asLine } from './sse-splitter.js';
+import { rpcRefOf, type TransportData } from '../wire/transport-event.js';
+
+export interface ProxyOptions extends RecordingOptions {
+  db?: string;
+  host: string;
+  port: number;
+  /** The remote agent's endpoint (http(s):// or ws(s)://). */
+  to: string;
+}
+
+export interface RunningProxy {
+  /** The endpoint the proxy serves (http://HOST:PORT/PATH). */
+  url: string;
+  /** Stops listening, ends what is open and finishes every recording. */
+  close(): Promise<void>;
+}
+
+/** Headers of one hop only (RFC 9110 7.6.1), never forwarded. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
+/** What the WebSocket client makes for itself on the agent's side. */
+const WS_OWN = /^sec-websocket-(key|version|extensions|protocol)$/;
+
+function forwardHeaders(headers: IncomingHttpHeaders, host: string, skip?: RegExp): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  const named = new Set(String(headers.connection ?? '').toLowerCase().split(',').map((s) => s.trim()));
+  for (const [k, v] of Object.entries(headers)) {
+    if (v === undefined || HOP_BY_HOP.has(k) || named.has(k) || skip?.test(k)) continue;
+    out[k] = v;
+  }
+  out.host = host;
+  return out;
+}
+
+function entries(headers: IncomingHttpHeaders): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(headers)) {
+    if (Array.isArray(v)) for (const x of v) out.push([k, x]);
+    else if (v !== undefined) out.push([k, String(v)]);
+  }
+  return out;
+}
+
+const one = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
+
+/** One ACP connection through the proxy, and its recording. */
+class ProxiedConnection {
+  id: string | null = null;
+  constructor(readonly recording: RemoteRecording) {}
+}
+
+/** Starts the proxy; resolves once it listens. `say` prints its one-line messages. */
+export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Promise<RunningProxy> {
+  const upstream = new URL(opts.to.replace(/^ws/i, 'http'));
+  const wsUpstream = upstream.toString().replace(/^http/i, 'ws');
+  const shown = redactUrl(opts.to);
+  const path = upstream.pathname;
+  const connections = new Map<string, ProxiedConnection>();
+  const open = new Set<ProxiedConnection>();
+  const finishing: { c: ProxiedConnection; stored: Promise<boolean> }[] = [];
+
+  const begin = (): ProxiedConnection => {
+    const c = new ProxiedConnection(new RemoteRecording(opts, shown, Date.now(), say));
+    c.recording.transport({ op: 'connect', transport: 'http', url: shown });
+    open.add(c);
+    return c;
+  };
+  const end = (c: ProxiedConnection, code = 0): void => {
+    if (!open.delete(c)) return;
+    if (c.id) connections.delete(c.id);
+    finishing.push({ c, stored: c.recording.finish(code) });
+  };
+  const served = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://proxy').pathname === path;
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    if (!served(req)) {
+      res.writeHead(404, { 'content-type': 'text/plain' }).end(`acp-inspect proxy: not found; the ACP endpoint is ${path}\n`);
+      return;
+    }
+    const method = (req.method ?? 'GET').toUpperCase();
+    const connectionId = one(req.headers['acp-connection-id']);
+    const sessionId = one(req.headers['acp-session-id']);
+    let conn = connectionId ? connections.get(connectionId) : undefined;
+    if (!conn) {
+      conn = begin();
+      if (connectionId) {
+        conn.id = connectionId;
+        connections.set(connectionId, conn);
+      }
+    }
+    const c = conn;
+    const rec = c.recording;
+    const isSse = method === 'GET';
+    const stream: 'connection' | 'session' | undefined = isSse ? (sessionId ? 'session' : 'connection') : undefined;
+    const target = new URL(upstream);
+    target.search = new URL(req.url ?? '/', 'http://proxy').search;
+    const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
+    const up = send(target, { method, headers: forwardHeaders(req.headers, upstream.host) });
+    // Each message goes on as it comes: Nagle's algorithm would hold a small write back for the previous one's ACK.
+    up.setNoDelay(true);
+    req.socket.setNoDelay(true);
+
+    // client → agent: streamed on; a copy of the body is the message recorded.
+    const body: Buffer[] = [];
+    req.on('data', (b: Buffer) => body.push(b));
+    req.pipe(up);
+    let rpc: TransportData['rpc'];
+    req.on('end', () => {
+      if (method !== 'POST' || body.length === 0) return;
+      const text = Buffer.concat(body).toString('utf8');
+      rpc = rpcRefOf(text);
+      rec.lines('c2a', asLine(text));
+    });
+
+    up.on('response', (ures) => {
+      const status = ures.statusCode ?? 502;
+      const newId = one(ures.headers['acp-connection-id']);
+      if (newId && !c.id) {
+        c.id = newId;
+        connections.set(newId, c);
+      }
+      rec.transport({
+        op: isSse ? 'sse-open' : method === 'DELETE' ? 'delete' : 'post', transport: 'http', method, status,
+        ...(stream ? { stream } : {}), connectionId: connectionId ?? newId, sessionId, contentType: one(ures.headers['content-type']),
+        requestHeaders: redactHeaders(entries(req.headers)), responseHeaders: redactHeaders(entries(ures.headers)), ...(rpc ? { rpc } : {}),
+      });
+      const headers: Record<string, string | string[]> = {};
+      for (const [k, v] of Object.entries(ures.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
+      res.writeHead(status, ures.statusMessage, headers);
+      // Now, not with the first chunk of the body: an SSE stream opens (and its client goes on) before its first event.
+      res.flushHeaders();
+      const json = /application\/json/i.test(one(ures.headers['content-type']) ?? '');
+      const events = isSse && status < 300 ? new SseSplitter() : null;
+      const copy: Buffer[] = [];
+      ures.on('data', (b: Buffer) => {
+        if (events) {
+          for (const ev of events.push(b)) {
+            rec.transport({ op: 'sse-message', transport: 'http', stream: stream!, connectionId, sessionId, rpc: rpcRefOf(ev.data), bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
+            rec.lines('a2c', asLine(ev.data));
+          }
+        } else if (json && status < 300) copy.push(b);
+      });
+      ures.pipe(res);
+      ures.on('end', () => {
+        // A JSON answer in the POST's own body (initialize's) is a message of the agent's too.
+        if (copy.length > 0) rec.lines('a2c', asLine(Buffer.concat(copy).toString('utf8')));
+        if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: stream!, connectionId, sessionId, reason: 'ended by the agent' });
+        if (method === 'DELETE' && status < 300) end(c);
+        // An initialize the agent refused leaves no connection.
+        if (method === 'POST' && !c.id) end(c, 1);
+      });
+      ures.on('error', (e) => {
+        if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: stream!, connectionId, sessionId, reason: 'broken', message: describeNetworkError(e) });
+        res.destroy();
+      });
+      res.on('close', () => {
+        if (!ures.complete) {
+          if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: stream!, connectionId, sessionId, reason: 'closed by the client' });
+          ures.destroy();
+        }
+      });
+    });
+    up.on('error', (e) => {
+      const reason = describeNetworkError(e);
+      rec.transport({ op: 'error', transport: 'http', method, ...(stream ? { stream } : {}), sessionId, message: `cannot reach the remote agent at ${shown}: ${reason}` });
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`acp-inspect proxy: cannot reach the remote agent at ${shown}: ${reason}\n`);
+      else res.destroy();
+      if (!c.id) end(c, 1);
+    });
+  };
+
+  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
+  const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
+    if (!served(req)) {
+      socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+      return;
+    }
+    const c = begin();
+    const rec = c.recording;
+    const requestHeaders = redactHeaders(entries(req.headers));
+    const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
+    const agent = new WebSocket(wsUpstream, protocols, { headers: forwardHeaders(req.headers, upstream.host, WS_OWN) as Record<string, string>, perMessageDeflate: false });
+    let upgradeHeaders: IncomingHttpHeaders = {};
+    /** The client's upgrade was answered (refused, or handed to the WebSocket server). */
+    let answered = false;
+    agent.on('upgrade', (ures) => { upgradeHeaders = ures.headers; });
+    agent.on('unexpected-response', (_ureq, ures) => {
+      // The agent refused the upgrade: the client gets its answer as it was (status, headers, body).
+      answered = true;
+      const status = ures.statusCode ?? 502;
+      rec.transport({ op: 'error', transport: 'ws', status, requestHeaders, responseHeaders: redactHeaders(entries(ures.headers)), message: `the remote agent at ${shown} refused the WebSocket upgrade (HTTP ${status})` });
+      const head = [`HTTP/1.1 ${status} ${ures.statusMessage ?? ''}`];
+      for (const [k, v] of entries(ures.headers)) if (!HOP_BY_HOP.has(k)) head.push(`${k}: ${v}`);
+      socket.write(`${head.join('\r\n')}\r\nConnection: close\r\n\r\n`);
+      ures.pipe(socket);
+      end(c, 1);
+    });
+    agent.on('error', (e) => {
+      // After the upgrade, the close that follows is relayed (see relay).
+      if (answered) return;
+      answered = true;
+      const reason = describeNetworkError(e);
+      rec.transport({ op: 'error', transport: 'ws', requestHeaders, message: `cannot reach the remote agent at ${shown}: ${reason}` });
+      socket.end(`HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nacp-inspect proxy: cannot reach the remote agent at ${shown}: ${reason}\n`);
+      end(c, 1);
+    });
+    agent.on('open', () => {
+      answered = true;
+      const id = one(upgradeHeaders['acp-connection-id']);
+      c.id = id;
+      rec.transport({ op: 'ws-open', transport: 'ws', status: 101, connectionId: id, requestHeaders, responseHeaders: redactHeaders(entries(upgradeHeaders)) });
+      // The client's 101 carries what the agent's did beyond the handshake itself (Acp-Connection-Id, cookies).
+      const extra = entries(upgradeHeaders).filter(([k]) => !HOP_BY_HOP.has(k) && !/^sec-websocket-/.test(k));
+      const addHeaders = (headers: string[], r: IncomingMessage) => {
+        if (r !== req) return;
+        wss.off('headers', addHeaders);
+        for (const [k, v] of extra) headers.push(`${k}: ${v}`);
+      };
+      wss.on('headers', addHeaders);
+      wss.handleUpgrade(req, socket, head, (client) => relay(c, client, agent));
+    });
+  };
+
+  /** Relays messages both ways, each recorded; a close on either side closes the other. */
+  const relay = (c: ProxiedConnection, client: WebSocket, agent: WebSocket): void => {
+    const rec = c.recording;
+    const closeCode = (code: number) => (code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 && code !== 1015 ? code : undefined);
+    client.on('message', (data: RawData, isBinary: boolean) => {
+      agent.send(data, { binary: isBinary });
+      if (!isBinary) rec.lines('c2a', asLine(data.toString()));
+      else rec.transport({ op: 'not-sent', transport: 'ws', message: 'a binary WebSocket message from the client (forwarded, not a JSON-RPC message)' });
+    });
+    agent.on('message', (data: RawData, isBinary: boolean) => {
+      client.send(data, { binary: isBinary });
+      if (!isBinary) rec.lines('a2c', asLine(data.toString()));
+    });
+    client.on('close', (code: number, reason: Buffer) => {
+      rec.transport({ op: 'ws-close', transport: 'ws', code, reason: `closed by the client${reason.length ? `: ${reason.toString()}` : ''}` });
+      if (agent.readyState === WebSocket.OPEN) agent.close(closeCode(code), reason);
+      end(c);
+    });
+    agent.on('close', (code: number, reason: Buffer) => {
+      rec.transport({ op: 'ws-close', transport: 'ws', code, reason: `closed by the agent${reason.length ? `: ${reason.toString()}` : ''}` });
+      if (client.readyState === WebSocket.OPEN) client.close(closeCode(code), reason);
+      end(c);
+    });
+    client.on('error', () => { /* its close follows */ });
+  };
+
+  const server: Server = createServer(onRequest);
+  server.on('upgrade', onUpgrade);
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(opts.port, opts.host, () => {
+      server.off('error', reject);
+      const addr = server.address() as { port: number };
+      const host = opts.host.includes(':') ? `[${opts.host}]` : opts.host;
+      resolve({
+        url: `http://${host}:${addr.port}${path}`,
+        close: async () => {
+          await new Promise<void>((r) => {
+            server.close(() => r());
+            server.closeAllConnections();
+          });
+          for (const c of [...open]) end(c);
+          for (const f of finishing) f.c.recording.quiesce(await f.stored);
+        },
+      });
+    });
+  });
+}

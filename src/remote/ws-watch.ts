@@ -1,0 +1,52 @@
+/**
+ * The tap's view of the WebSocket transport: a WebSocket constructor for the protocol SDK's
+ * WebSocket client (on the `ws` package, since Node 20 has no WebSocket of its own) that records the
+ * upgrade (status 101 and the response's headers, credentials redacted) and the close as `transport`
+ * events. Every ACP message on it is one text message; the messages themselves are the frames.
+ */
+import type { IncomingMessage } from 'node:http';
+import WebSocket from 'ws';
+import type { WebSocketConstructor } from '@agentclientprotocol/sdk/experimental/ws-client';
+import { redactHeaders } from './headers.js';
+import type { FailureNote, RecordTransport } from './http-watch.js';
+import { describeNetworkError } from './http-watch.js';
+
+/** A `ws` WebSocket constructor that records its upgrade and close (see the file's comment). */
+export function watchingWebSocket(record: RecordTransport, note: FailureNote): WebSocketConstructor {
+  return class WatchedWebSocket extends WebSocket {
+    constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
+      super(url, protocols, options);
+      const requestHeaders = redactHeaders(Object.entries(options?.headers ?? {}).map(([k, v]) => [k, String(v)]));
+      this.on('upgrade', (res: IncomingMessage) => {
+        record({
+          op: 'ws-open', transport: 'ws', status: res.statusCode ?? 101,
+          connectionId: headerOf(res, 'acp-connection-id'), requestHeaders, responseHeaders: redactHeaders(entriesOf(res)),
+        });
+      });
+      this.on('error', (e: Error) => {
+        const status = /Unexpected server response: (\d+)/.exec(e.message);
+        if (status) note.status = Number(status[1]);
+        else note.error = e;
+        record({ op: 'error', transport: 'ws', ...(status ? { status: Number(status[1]) } : {}), requestHeaders, message: status ? e.message : describeNetworkError(e) });
+      });
+      this.on('close', (code: number, reason: Buffer) => {
+        note.wsClose = { code, reason: reason.toString('utf8') };
+        record({ op: 'ws-close', transport: 'ws', code, reason: note.wsClose.reason });
+      });
+    }
+  };
+}
+
+function headerOf(res: IncomingMessage, name: string): string | null {
+  const v = res.headers[name];
+  return Array.isArray(v) ? (v[0] ?? null) : (v ?? null);
+}
+
+function entriesOf(res: IncomingMessage): [string, string][] {
+  const out: [string, string][] = [];
+  for (const [k, v] of Object.entries(res.headers)) {
+    if (Array.isArray(v)) for (const x of v) out.push([k, x]);
+    else if (v !== undefined) out.push([k, v]);
+  }
+  return out;
+}

@@ -1,0 +1,117 @@
+/**
+ * Transport metadata of a remote agent (see src/remote/), recorded as lifecycle events of type `transport` in the
+ * recording's item sequence, beside the frames they carry (a POST's event right after its frame, a
+ * streamed message's right before it). Readers that do not know the type skip it, so check, export,
+ * show and the UI read a remote recording as they read a stdio one.
+ */
+import type { EventItem } from './frame.js';
+
+/** The event type under which transport metadata is recorded. */
+export const TRANSPORT_EVENT = 'transport';
+
+/** What happened on the transport. */
+export type TransportOp =
+  /** The bridge starts talking to the remote agent (url, transport, the headers it sends). */
+  | 'connect'
+  /** A POST carrying one client message, with the agent's answer status. */
+  | 'post'
+  /** A DELETE ending the connection. */
+  | 'delete'
+  /** An SSE GET opened (or refused: see `status`). */
+  | 'sse-open'
+  /** One event on an SSE stream: the message that follows it came on `stream`. */
+  | 'sse-message'
+  /** An SSE stream ended (`reason`). */
+  | 'sse-close'
+  /** The WebSocket upgrade was answered (status 101 and the response's headers). */
+  | 'ws-open'
+  /** The WebSocket closed (`code`, `reason`). */
+  | 'ws-close'
+  /** A transport failure: `message` is the line the tap printed. */
+  | 'error'
+  /** The tap answered a request itself (the remote agent could not): the frame that follows is its answer. */
+  | 'answered-by-tap'
+  /** A line from the client the tap could not send (not a JSON-RPC message). */
+  | 'not-sent';
+
+/** The data of a `transport` event. Fields beyond `op` and `transport` are there when they apply. */
+export interface TransportData {
+  op: TransportOp;
+  transport: 'http' | 'ws';
+  url?: string;
+  method?: string;
+  status?: number;
+  /** Which SSE stream: the connection's, or a session's (with `sessionId`). */
+  stream?: 'connection' | 'session';
+  connectionId?: string | null;
+  sessionId?: string | null;
+  contentType?: string | null;
+  requestHeaders?: Record<string, string>;
+  responseHeaders?: Record<string, string>;
+  /** The JSON-RPC message this event is about: its id, method, and kind. */
+  rpc?: RpcRef;
+  /** Bytes of the message (an SSE event's data, a WebSocket message). */
+  bytes?: number;
+  eventId?: string;
+  code?: number;
+  reason?: string;
+  message?: string;
+}
+
+/** Which JSON-RPC message a transport event is about. */
+export interface RpcRef {
+  id?: string | number | null;
+  method?: string;
+  /** `params.sessionId`, when the message has one. */
+  sessionId?: string;
+  kind: 'request' | 'notification' | 'response' | 'other';
+}
+
+/** The id, method and kind of a JSON-RPC message's text (`other` when it is not one). */
+export function rpcRefOf(text: string): RpcRef {
+  let v: unknown;
+  try { v = JSON.parse(text); } catch { return { kind: 'other' }; }
+  return rpcRefOfValue(v);
+}
+
+/** The id, method and kind of a parsed JSON-RPC message. */
+export function rpcRefOfValue(v: unknown): RpcRef {
+  if (!v || typeof v !== 'object' || Array.isArray(v)) return { kind: 'other' };
+  const m = v as Record<string, unknown>;
+  const ref: RpcRef = { kind: 'other' };
+  const id = m.id;
+  if (typeof id === 'string' || typeof id === 'number' || id === null) ref.id = id;
+  if (typeof m.method === 'string') {
+    ref.method = m.method;
+    ref.kind = 'id' in m ? 'request' : 'notification';
+    const params = m.params as Record<string, unknown> | null | undefined;
+    if (params && typeof params === 'object' && typeof params.sessionId === 'string') ref.sessionId = params.sessionId;
+  } else if ('result' in m || 'error' in m) ref.kind = 'response';
+  return ref;
+}
+
+/** Whether an item is a transport event. */
+export function isTransportEvent(item: { dir: string; type?: string }): item is EventItem & { data: TransportData } {
+  return item.dir === 'event' && item.type === TRANSPORT_EVENT;
+}
+
+/** A transport event in a few words, for a timeline's line: `POST 202 session/prompt #2 session s1`. */
+export function describeTransport(d: TransportData): string {
+  const rpc = d.rpc ? `${d.rpc.method ?? d.rpc.kind}${d.rpc.id !== undefined ? ` #${JSON.stringify(d.rpc.id)}` : ''}` : '';
+  const stream = `${d.stream ?? ''} stream${d.stream === 'session' && d.sessionId ? ` ${d.sessionId}` : ''}`;
+  const words = (...w: (string | number | undefined | null | false)[]) => w.filter((x) => x !== undefined && x !== null && x !== false && x !== '').join(' ');
+  switch (d.op) {
+    case 'connect': return words('connect', d.transport === 'ws' ? 'WebSocket' : 'HTTP', d.url);
+    case 'post': return words('POST', d.status, rpc, d.sessionId && `session ${d.sessionId}`);
+    case 'delete': return words('DELETE', d.status);
+    case 'sse-open': return words('GET', d.status, stream);
+    case 'sse-message': return words('SSE', stream, '→', rpc);
+    case 'sse-close': return words('SSE', stream, 'closed:', d.reason);
+    case 'ws-open': return words('WebSocket', d.status, d.connectionId && `connection ${d.connectionId}`);
+    case 'ws-close': return words('WebSocket closed', d.code, d.reason);
+    case 'error': return words('error', d.status, d.message);
+    case 'answered-by-tap': return words('answered by the tap', rpc);
+    case 'not-sent': return words('not sent:', d.message);
+    default: return JSON.stringify(d);
+  }
+}

@@ -1,0 +1,108 @@
+#!/usr/bin/env node
+// A remote ACP agent for tests: the protocol SDK's own server transport (AcpServer, Streamable HTTP
+// and WebSocket on one /acp endpoint, through the SDK's Node adapter) hosting an agent written with
+// the SDK, shaped like the SDK's example agent: it streams updates, asks permission, and on demand
+// misbehaves. Prints its http:// URL on stdout once listening.
+//   --auth TOKEN   requests without "Authorization: Bearer TOKEN" get 401 (HTTP) or a refused upgrade
+//   --log FILE     every JSON-RPC message as the agent got and sent it, one JSON line each ({dir, msg})
+//   --fault status-200   answer every POST the SDK answers 202 Accepted with 200 OK instead
+// Prompt texts: "permission" asks permission first; "drop" streams one update and then the process
+// dies (every connection and stream drops mid-turn); "flood N" streams N updates of 1 KiB; any other
+// text streams three updates.
+import { appendFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { WebSocketServer } from 'ws';
+import * as acp from '@agentclientprotocol/sdk';
+import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
+import { createNodeHttpHandler, createNodeWebSocketUpgradeHandler } from '@agentclientprotocol/sdk/experimental/node';
+
+const arg = (name) => {
+  const i = process.argv.indexOf(name);
+  return i === -1 ? undefined : process.argv[i + 1];
+};
+const token = arg('--auth');
+const logFile = arg('--log');
+const fault = arg('--fault');
+const log = (dir, msg) => { if (logFile) appendFileSync(logFile, `${JSON.stringify({ dir, msg })}\n`); };
+
+const sessions = new Map();
+const update = (ctx, sessionId, text) => ctx.client.notify(acp.methods.client.session.update, {
+  sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
+});
+
+const app = acp
+  .agent({ name: 'remote-test-agent' })
+  .onRequest(acp.methods.agent.initialize, () => ({ protocolVersion: acp.PROTOCOL_VERSION, agentCapabilities: { loadSession: false } }))
+  .onRequest(acp.methods.agent.session.new, (ctx) => {
+    const sessionId = crypto.randomUUID();
+    sessions.set(sessionId, { cwd: ctx.params.cwd });
+    return { sessionId };
+  })
+  .onRequest(acp.methods.agent.session.prompt, async (ctx) => {
+    const { sessionId, prompt } = ctx.params;
+    const text = prompt.map((b) => (b.type === 'text' ? b.text : '')).join('');
+    if (text === 'permission') {
+      const answer = await ctx.client.request(acp.methods.client.session.requestPermission, {
+        sessionId,
+        toolCall: { toolCallId: 'call_1', title: 'Write a file', kind: 'edit', status: 'pending' },
+        options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }, { optionId: 'reject', name: 'Reject', kind: 'reject_once' }],
+      });
+      await update(ctx, sessionId, `permission: ${answer.outcome.outcome === 'selected' ? answer.outcome.optionId : answer.outcome.outcome}`);
+      return { stopReason: 'end_turn' };
+    }
+    if (text === 'drop') {
+      await update(ctx, sessionId, 'about to drop');
+      setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
+      await new Promise(() => {});
+    }
+    const flood = /^flood (\d+)$/.exec(text);
+    if (flood) {
+      const chunk = 'x'.repeat(1024);
+      for (let i = 0; i < Number(flood[1]); i++) await update(ctx, sessionId, chunk);
+      return { stopReason: 'end_turn' };
+    }
+    for (const part of ['Hello', ' from', ` ${sessions.get(sessionId)?.cwd ?? 'nowhere'}`]) await update(ctx, sessionId, part);
+    return { stopReason: 'end_turn' };
+  })
+  .onNotification(acp.methods.agent.session.cancel, () => {});
+
+/** The agent, with every message it gets and sends logged (--log). */
+const agent = {
+  connect(stream, options) {
+    const inbound = new TransformStream({ transform(msg, c) { log('in', msg); c.enqueue(msg); } });
+    const outbound = new TransformStream({ transform(msg, c) { log('out', msg); c.enqueue(msg); } });
+    void stream.readable.pipeTo(inbound.writable).catch(() => {});
+    void outbound.readable.pipeTo(stream.writable).catch(() => {});
+    return app.connect({ readable: inbound.readable, writable: outbound.writable }, options);
+  },
+};
+
+const server = new AcpServer({ agent });
+const handle = createNodeHttpHandler(server);
+const wss = new WebSocketServer({ noServer: true });
+const upgrade = createNodeWebSocketUpgradeHandler(server, wss);
+const authorized = (req) => token === undefined || req.headers.authorization === `Bearer ${token}`;
+const isAcp = (req) => new URL(req.url ?? '/', 'http://localhost').pathname === '/acp';
+
+const http = createServer((req, res) => {
+  if (!isAcp(req)) { res.writeHead(404).end('Not Found'); return; }
+  if (!authorized(req)) { res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized'); return; }
+  if (fault === 'status-200' && req.method === 'POST') {
+    const writeHead = res.writeHead;
+    res.writeHead = function (status, ...rest) { return writeHead.call(this, status === 202 ? 200 : status, ...rest); };
+  }
+  handle(req, res);
+});
+http.on('upgrade', (req, socket, head) => {
+  if (!isAcp(req) || !authorized(req)) {
+    socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
+    return;
+  }
+  upgrade(req, socket, head);
+});
+http.listen(0, '127.0.0.1', () => {
+  process.stdout.write(`http://127.0.0.1:${http.address().port}/acp\n`);
+});
+const stop = () => { http.closeAllConnections?.(); http.close(() => process.exit(0)); setTimeout(() => process.exit(0), 500).unref(); };
+process.on('SIGTERM', stop);
+process.on('SIGINT', stop);
