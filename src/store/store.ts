@@ -19,6 +19,8 @@ import { processStartId } from './process-id.js';
 import { orphanedCapturesFinisher } from './orphans.js';
 import { readCaptureHeader } from './capture-header.js';
 import { ITEM_COLUMNS, ITEM_RAW, itemColumns, unpackRow, type PackedRows } from './item-rows.js';
+import { diskFull } from './disk.js';
+import type { Indexing } from '../view/indexing.js';
 
 export { onOrphanedCaptures } from './orphans.js';
 import { isSqliteBuildError, nativeFixCommand, sqliteBuildReason } from '../install-hint.js';
@@ -51,9 +53,10 @@ export interface RecordingSummary {
   /**
    * While the recording's capture log is not fully indexed after its tap exited or died (another
    * process finishes it): bytes of the log indexed and its size. Null once it is all in the
-   * database, and while its tap runs.
+   * database, and while its tap runs unless its indexing is blocked. `blocked`: why nothing is
+   * indexed now (the database's disk is full: it goes on by itself once space returns).
    */
-  indexing?: { indexedBytes: number; totalBytes: number } | null;
+  indexing?: Indexing | null;
 }
 
 /** One finding of the checker, as stored. */
@@ -390,26 +393,29 @@ export class Store {
   /**
    * Waits (blocking, polling) until recording `id` has no capture log left to index, as long as
    * indexing advances (`onProgress` hears how far); returns at once for a recording whose tap still
-   * runs (it is read as far as it got, as always). False when indexing stalled for `stallMs`.
+   * runs (it is read as far as it got, as always). Otherwise says why the log is not all indexed:
+   * `stalled` when indexing made no progress for `stallMs`, `blocked` at once when the database's
+   * disk is full (nothing can be indexed until space returns), with how far it got.
    */
-  waitIndexed(id: number, onProgress?: (indexing: { indexedBytes: number; totalBytes: number }) => void, stallMs = 15_000): boolean {
-    if (this.schemaVersion < 5) return true;
+  waitIndexed(id: number, onProgress?: (indexing: Indexing) => void, stallMs = 15_000): { stopped: 'stalled' | 'blocked'; indexing: Indexing } | null {
+    if (this.schemaVersion < 5) return null;
     const nap = new Int32Array(new SharedArrayBuffer(4));
     let last = -1;
     let since = Date.now();
     for (;;) {
       const row = this.stmt(`SELECT * FROM recordings WHERE id = ?`).get(id) as RecordingRow | undefined;
-      if (!row?.capture) return true;
-      if (row.status === 'running' && row.ended_at === null && row.host_pid !== null && writerAlive(row)) return true;
-      const s = toSummary(row, this.path);
-      if (s.indexing) {
-        if (s.indexing.indexedBytes !== last) {
-          last = s.indexing.indexedBytes;
+      if (!row?.capture) return null;
+      if (row.status === 'running' && row.ended_at === null && row.host_pid !== null && writerAlive(row)) return null;
+      const { indexing } = toSummary(row, this.path);
+      if (indexing) {
+        if (indexing.blocked) return { stopped: 'blocked', indexing };
+        if (indexing.indexedBytes !== last) {
+          last = indexing.indexedBytes;
           since = Date.now();
-          onProgress?.(s.indexing);
+          onProgress?.(indexing);
         }
+        if (Date.now() - since > stallMs) return { stopped: 'stalled', indexing };
       }
-      if (Date.now() - since > stallMs) return false;
       Atomics.wait(nap, 0, 0, 100);
     }
   }
@@ -668,11 +674,19 @@ export class Store {
   resolveIndexedRef(ref: string): number {
     const id = this.resolveRef(ref);
     let said = false;
-    this.waitIndexed(id, (p) => {
+    const stopped = this.waitIndexed(id, (p) => {
       if (said) return;
       said = true;
       process.stderr.write(`acp-inspect: recording ${id} is being indexed (${Math.floor((100 * p.indexedBytes) / Math.max(1, p.totalBytes))}% of ${(p.totalBytes / 1048576).toFixed(1)} MiB); waiting for it\n`);
     });
+    // Never a partial answer: what is not indexed is not read (the capture log holds it, safe).
+    if (stopped) {
+      const { indexing } = stopped;
+      const waiting = `${((indexing.totalBytes - indexing.indexedBytes) / 1048576).toFixed(1)} MiB of its capture log waiting`;
+      throw new StoreError('E_NOT_INDEXED', stopped.stopped === 'blocked'
+        ? `recording ${id} cannot be read whole: indexing blocked: disk full (${waiting}); free space on the disk of ${this.path} and indexing resumes by itself`
+        : `recording ${id} cannot be read whole: its indexing made no progress for 15 s (${waiting}); run \`acp-inspect index${this.dbFlag()}\`, then read it again`);
+    }
     return id;
   }
 
@@ -840,7 +854,7 @@ export function toTranscriptNote(n: StoredNote): TranscriptNote {
  * an indexer finishes its capture log is not (it can be deleted: the indexer stops).
  */
 export function stillRecording(r: RecordingSummary): boolean {
-  return r.status === 'running' && !r.indexing;
+  return r.status === 'running' && (!r.indexing || r.indexing.live === true);
 }
 
 function toSummary(r: RecordingRow, dbPath: string): RecordingSummary {
@@ -854,8 +868,7 @@ function toSummary(r: RecordingRow, dbPath: string): RecordingSummary {
     agent: { name: r.agent_name, version: r.agent_version },
     protocolVersion: r.protocol_version, items: r.item_count, frames: r.frame_count,
     errors: r.error_count, warnings: r.warning_count, infos: r.info_count, durationMs: r.duration_ms,
-    // Said only once its tap is done with it (exited, or dead): a live tap's own indexing is just "running".
-    indexing: r.capture && (r.status !== 'running' || r.ended_at !== null || !writerAlive(r)) ? indexingOf(dbPath, r.capture, r.capture_indexed ?? 0) : null,
+    indexing: r.capture ? indexingOf(dbPath, r.capture, r.capture_indexed ?? 0, r.status !== 'running' || r.ended_at !== null || !writerAlive(r)) : null,
   };
 }
 
@@ -1021,15 +1034,25 @@ export function finishOrphanedCaptures(store: Store): void {
   } catch { /* locked: the indexer makes them */ }
   try {
     const finisher = orphanedCapturesFinisher();
-    if (finisher && store.capturesOrphaned()) finisher(store.path);
+    // Not on a full disk: nothing could be indexed (a tap that left a log on one started an indexer that waits for space).
+    if (finisher && store.capturesOrphaned() && !diskFull(store.path)) finisher(store.path);
   } catch { /* a locked or older database: the next opener sees to it */ }
 }
 
-/** How far a capture log is indexed: bytes indexed and the file's size (the indexed count if it is gone). */
-function indexingOf(dbPath: string, capture: string, indexed: number): { indexedBytes: number; totalBytes: number } {
+/**
+ * How far a capture log is indexed: bytes indexed and the file's size (the indexed count if it is
+ * gone), and whether a full disk blocks the rest. Said once its tap is done with it (`tapDone`:
+ * exited, or dead); a live tap's own indexing is just "running", unless it is blocked.
+ */
+function indexingOf(dbPath: string, capture: string, indexed: number, tapDone: boolean): Indexing | null {
   let total = indexed;
   try { total = Math.max(indexed, statSync(join(capturesDir(dbPath), capture)).size); } catch { /* removed meanwhile */ }
-  return { indexedBytes: indexed, totalBytes: total };
+  const blocked = total > indexed && diskFull(dbPath);
+  if (!tapDone && !blocked) return null;
+  const indexing: Indexing = { indexedBytes: indexed, totalBytes: total };
+  if (blocked) indexing.blocked = 'disk full';
+  if (!tapDone) indexing.live = true;
+  return indexing;
 }
 
 /** A process's identity as an indexer records it: its pid and processStartId. */

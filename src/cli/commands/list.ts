@@ -12,6 +12,7 @@ export function registerList(program: Command): void {
     .action(async (opts: { db?: string; json?: boolean; search?: string }) => {
       const { Store } = await import('../../store/store.js');
       const { formatDuration, formatTable } = await import('../../text/format.js');
+      const { indexingText } = await import('../../view/indexing.js');
       const { existsSync } = await import('node:fs');
       const { defaultDbPath, listCaptureLogs } = await import('../../store/paths.js');
       const path = opts.db ?? defaultDbPath();
@@ -46,7 +47,7 @@ export function registerList(program: Command): void {
             [r.client.name, r.client.version].filter(Boolean).join(' '), r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
             r.durationMs === null ? '' : formatDuration(r.durationMs), String(r.frames), String(r.errors), String(r.warnings),
             r.status + (r.incomplete && r.status !== 'incomplete' && r.status !== 'interrupted' ? ' (incomplete)' : '')
-              + (r.indexing ? `, indexing ${Math.floor((100 * r.indexing.indexedBytes) / Math.max(1, r.indexing.totalBytes))}%` : ''),
+              + (r.indexing ? `, ${indexingText(r.indexing)}` : ''),
           ]),
         ));
       } finally {

@@ -20,6 +20,7 @@ import type { Guard } from './guard.js';
 import type { PackedRows } from '../../store/item-rows.js';
 import { FLUSH_BYTES, FLUSH_ITEMS, FLUSH_MS, STATE_EVERY_BYTES } from './batch-bounds.js';
 import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer } from '../detached-indexer.js';
+import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, isFullError } from '../../store/disk.js';
 
 /**
  * A batch made on the indexer's worker (see index-worker.ts): its rows, their findings, where the log
@@ -123,8 +124,11 @@ export class StoreWriter {
   gone = false;
   /** True while the database was locked at start and opening it is being retried. */
   private opening = false;
-  /** True while a write found the database locked and is being retried. */
+  /** True while a write found the database locked, or its disk full, and is being retried. */
   private stalled = false;
+  /** When a write was first refused by a full disk, while it is (Date.now() time; 0: not full). */
+  private fullSince = 0;
+  private fullNoted = false;
   private warned = false;
   private delayNoted = false;
   private incompleteReason: string | null = null;
@@ -302,8 +306,49 @@ export class StoreWriter {
     this.bytes = 0;
   }
 
-  private retrySoon(): void {
-    if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), RETRY_MS);
+  private retrySoon(ms = RETRY_MS): void {
+    if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), ms);
+  }
+
+  /**
+   * A write was refused for want of space. When the database's disk is full (not a page limit), nothing
+   * is lost: what waits is kept (the intake takes nothing more, the rest waits in the capture log, which
+   * is what the next write goes on from), said once, and tried again every FULL_RETRY_MS. An indexer
+   * whose tap is gone waits FULL_WAIT_MS at most, then lets go. False: a page limit, dropped as before.
+   */
+  private waitForSpace(e: unknown): boolean {
+    if (!isFullError(e) || !diskFull(this.config.dbPath)) return false;
+    const now = Date.now();
+    if (this.fullSince === 0) this.fullSince = now;
+    if (this.config.resume && now - this.fullSince > FULL_WAIT_MS) {
+      this.stopWriting();
+      return true;
+    }
+    this.stalled = true;
+    if (!this.fullNoted) {
+      this.fullNoted = true;
+      this.hooks.send(this.config.resume
+        ? { info: `indexing blocked: the disk of database ${this.config.dbPath} is full; it goes on once space returns` }
+        : { warn: `recording delayed: the disk of database ${this.config.dbPath} is full; what the capture log holds is indexed once space returns; forwarding continues` });
+    }
+    this.retrySoon(FULL_RETRY_MS);
+    return true;
+  }
+
+  /**
+   * Writes nothing more, closes the database and tells the recorder (hooks.gone), which takes nothing
+   * more: the recording was deleted (see deleted()), or an indexer whose tap is gone waited for space
+   * too long (the log stays as far as it is indexed, for the next opener of the database).
+   */
+  private stopWriting(): void {
+    this.gone = true;
+    this.clear();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.flushTimer = this.checkpointTimer = null;
+    this.stalled = false;
+    this.close();
+    this.hooks.gone();
   }
 
   /**
@@ -351,6 +396,7 @@ export class StoreWriter {
       this.unCheckpointed += this.bytes;
       this.clear();
       this.stalled = false;
+      this.fullSince = 0;
       if (this.hooks.inBurst()) this.flushLogAhead();
       this.checkpointSoon();
     } catch (e) {
@@ -359,6 +405,8 @@ export class StoreWriter {
         this.stalled = true;
         this.noteDelay();
         this.retrySoon();
+      } else if (this.waitForSpace(e)) {
+        // Kept: see waitForSpace.
       } else {
         this.stalled = false; // not a lock (or held too long): dropped below; the intake goes on
         this.dropped += this.pendingRows;
@@ -383,14 +431,7 @@ export class StoreWriter {
     } catch {
       return false;
     }
-    this.gone = true;
-    this.clear();
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
-    this.flushTimer = this.checkpointTimer = null;
-    this.stalled = false;
-    this.close();
-    this.hooks.gone();
+    this.stopWriting();
     return true;
   }
 
@@ -495,7 +536,8 @@ export class StoreWriter {
   async finish(code: number | null, signal: string | null, exitT: number, deadline: number, interrupted: boolean, last: StoredFinding[]): Promise<void> {
     const { config } = this;
     this.flush();
-    while (this.pending > 0 && Date.now() < deadline) {
+    // An indexer whose tap is gone waits for space as long as waitForSpace lets it.
+    while (this.pending > 0 && (Date.now() < deadline || (config.resume && this.fullSince > 0))) {
       if (this.flushTimer) clearTimeout(this.flushTimer);
       this.flushTimer = null;
       await new Promise((r) => setTimeout(r, RETRY_MS));
@@ -506,12 +548,15 @@ export class StoreWriter {
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
     const { store, recordingId, guard } = this;
+    if (this.gone) return;
     if (this.pending > 0) {
-      // Still locked: the capture log keeps what is not stored, and the next opener stores it.
+      // Still locked, or the disk still full: the capture log keeps what is not stored, and the next
+      // opener stores it; once the disk has room again, the detached indexer started here.
       if (store && recordingId !== null) {
         try { guard.sql(() => store.releaseCapture(recordingId)); } catch { /* the lease goes with this process */ }
       }
-      this.hooks.send({ warn: `recording delayed: database ${config.dbPath} stayed locked; the rest is kept beside it and stored by the next acp-inspect that opens it` });
+      if (this.fullSince > 0) startDetachedIndexer(config.dbPath);
+      else this.hooks.send({ warn: `recording delayed: database ${config.dbPath} stayed locked; the rest is kept beside it and stored by the next acp-inspect that opens it` });
       await this.closeLog();
       return;
     }
@@ -519,28 +564,41 @@ export class StoreWriter {
       // A tap's own capture log of some size is left for a detached indexer to remove, once this
       // process (which holds it open) is gone: see Store.captureIndexed.
       const leaveLog = !config.resume && this.hooks.indexedTo() >= CLOSE_COPY_MAX_BYTES;
-      try {
-        this.updatePeer();
-        const incomplete = interrupted || this.incompleteReason !== null || this.dropped > 0;
-        if (process.env.ACP_INSPECT_TEST_KILL_BEFORE_INDEXED === '1') process.kill(process.pid, 'SIGKILL');
-        guard.sql(() => store.db.transaction(() => {
-          this.appendFindings(store, recordingId, last);
-          store.updateRecording(recordingId, {
-            status: interrupted ? 'interrupted' : incomplete ? 'incomplete' : 'complete',
-            incomplete: incomplete ? 1 : 0,
-            incomplete_reason: interrupted
-              ? 'the recording process ended without finishing it; the recording holds everything it captured'
-              : this.incompleteReason ?? (this.dropped > 0 ? `${this.dropped} items were not recorded` : null),
-            ended_at: interrupted ? new Date(Date.parse(config.startedAt) + exitT).toISOString() : new Date().toISOString(),
-            exit_code: code,
-            exit_signal: signal,
-            duration_ms: exitT,
-          });
-          store.captureIndexed(recordingId, leaveLog);
-        })());
-      } catch (e) {
-        if (this.deleted()) return;
-        this.warnOnce(`recording not finished: ${(e as Error).message}`);
+      const incomplete = interrupted || this.incompleteReason !== null || this.dropped > 0;
+      const ended = {
+        status: interrupted ? 'interrupted' : incomplete ? 'incomplete' : 'complete',
+        incomplete: incomplete ? 1 : 0,
+        incomplete_reason: interrupted
+          ? 'the recording process ended without finishing it; the recording holds everything it captured'
+          : this.incompleteReason ?? (this.dropped > 0 ? `${this.dropped} items were not recorded` : null),
+        ended_at: interrupted ? new Date(Date.parse(config.startedAt) + exitT).toISOString() : new Date().toISOString(),
+        exit_code: code,
+        exit_signal: signal,
+        duration_ms: exitT,
+      };
+      for (;;) {
+        try {
+          this.updatePeer();
+          if (process.env.ACP_INSPECT_TEST_KILL_BEFORE_INDEXED === '1') process.kill(process.pid, 'SIGKILL');
+          guard.sql(() => store.db.transaction(() => {
+            this.appendFindings(store, recordingId, last);
+            store.updateRecording(recordingId, ended);
+            store.captureIndexed(recordingId, leaveLog);
+          })());
+        } catch (e) {
+          if (this.deleted()) return;
+          if (isFullError(e) && diskFull(config.dbPath)) {
+            // The disk is full: an indexer whose tap is gone waits for space (see waitForSpace); a tap
+            // leaves it to the detached indexer it starts, which waits for it.
+            this.fullSince ||= Date.now();
+            if (config.resume && Date.now() - this.fullSince < FULL_WAIT_MS) {
+              await new Promise((r) => setTimeout(r, FULL_RETRY_MS));
+              continue;
+            }
+            if (!config.resume) startDetachedIndexer(config.dbPath);
+          } else this.warnOnce(`recording not finished: ${(e as Error).message}`);
+        }
+        break;
       }
       // The last connection's close copies SQLite's log into the database and removes the log's
       // file, on this thread, before the tap can exit. A tap's own recorder with a large log to copy
