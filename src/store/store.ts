@@ -309,11 +309,15 @@ export class Store {
    */
   claimCapture(name: string, me: string, tapAlive: boolean, create: () => NewRecording): { id: number; indexed: number; state: string | null; storedSeq: number } | null {
     return this.db.transaction(() => {
-      // Finished meanwhile by another process (which removes the log before its commit, under this lock).
-      if (!existsSync(join(capturesDir(this.path), name))) return null;
+      const file = join(capturesDir(this.path), name);
+      // Finished meanwhile by another process.
+      if (!existsSync(file)) return null;
       const row = this.stmt(`SELECT id, capture_indexed, index_state, indexer FROM recordings WHERE capture = ?`).get(name) as
         { id: number; capture_indexed: number | null; index_state: string | null; indexer: string | null } | undefined;
       if (!row && tapAlive) return null;
+      if (!row && this.logDone(file, create())) return null;
+      // Marked by a deletion that was not committed (killed before it): the log is its recording's again.
+      if (row) unmarkDeleting(file);
       if (row && row.indexer && row.indexer !== me && identityAlive(row.indexer)) return null;
       const id = row ? row.id : this.createRecording({ ...create(), capture: name, indexer: me });
       if (row) this.stmt(`UPDATE recordings SET indexer = ? WHERE id = ?`).run(me, id);
@@ -333,16 +337,25 @@ export class Store {
   }
 
   /**
-   * Recording `id`'s capture log is all indexed: forget it and remove the file. `leave`: rename it
-   * (DONE_EXT) for another process to remove instead. A file removed while this process holds it
-   * open is freed when the process exits: a tap that removed its 1 GiB log had its exit take 50-200 ms
-   * longer.
+   * Recording `id`'s capture log is all indexed: forgets it, in the caller's transaction, and returns
+   * its name, for the caller to remove once that transaction is committed (dropCapture). Removed
+   * before the commit, a kill at that instant left a row whose log was gone; removed after it, the
+   * same kill leaves a log whose recording is indexed, which the next claim removes (claimCapture).
    */
-  captureIndexed(id: number, leave = false): void {
+  captureIndexed(id: number): string | null {
     const row = this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null } | undefined;
     this.stmt(`UPDATE recordings SET capture = NULL, capture_indexed = NULL, index_state = NULL, indexer = NULL WHERE id = ?`).run(id);
-    if (!row?.capture) return;
-    const file = join(capturesDir(this.path), row.capture);
+    return row?.capture ?? null;
+  }
+
+  /**
+   * Removes capture log `name` (its recording no longer names it: committed). `leave`: rename it
+   * (DONE_EXT) for another process to remove instead. A file removed while this process holds it
+   * open is freed when the process exits: a tap that removed its 1 GiB log had its exit take
+   * 50-200 ms longer.
+   */
+  dropCapture(name: string, leave = false): void {
+    const file = join(capturesDir(this.path), name);
     if (leave) {
       try {
         renameSync(file, file.slice(0, -CAPTURE_EXT.length) + DONE_EXT);
@@ -350,6 +363,18 @@ export class Store {
       } catch { /* removed below */ }
     }
     rmSync(file, { force: true });
+  }
+
+  /**
+   * Whether a log no recording names is one whose recording is done with it (removed here, then): one
+   * deleted (markDeleting), or all indexed (the recording its header makes is there, its log
+   * forgotten: captureIndexed) by a process killed, or not yet come, between its commit and the removal.
+   */
+  private logDone(file: string, made: NewRecording): boolean {
+    const indexed = () => this.stmt(`SELECT 1 FROM recordings WHERE capture IS NULL AND host_pid IS ? AND started_at = ?`).get(made.hostPid ?? null, made.startedAt ?? '') !== undefined;
+    if (!markedDeleting(file) && !indexed()) return false;
+    rmSync(file, { force: true });
+    return true;
   }
 
   /**
@@ -549,19 +574,23 @@ export class Store {
 
   /**
    * Deletes a recording: its rows and its capture log, if one is left. An indexer at work on the log
-   * finds the recording gone at its next write and stops (see StoreWriter); the log goes under the
-   * write lock, as when it is all indexed (captureIndexed), so no claim adopts it again meanwhile.
+   * finds the recording gone at its next write and stops (see StoreWriter). The log is marked under
+   * the write lock (markDeleting) and removed once the deletion is committed: a kill before the commit
+   * leaves the recording with its log, one after it a marked log that the next claim removes rather
+   * than adopts (claimCapture), as does a claim made between the commit and the removal.
    */
   deleteRecording(id: number): void {
     this.requireRecording(id);
+    let capture: string | null = null;
     this.db.transaction(() => {
-      const capture = this.schemaVersion >= 5 ? (this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null }).capture : null;
+      capture = this.schemaVersion >= 5 ? (this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null }).capture : null;
       this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM notes WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM items WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM recordings WHERE id = ?`).run(id);
-      if (capture) rmSync(join(capturesDir(this.path), capture), { force: true });
+      if (capture) markDeleting(join(capturesDir(this.path), capture));
     }).immediate();
+    if (capture) this.dropCapture(capture);
   }
 
   /** Whether recording `id` exists (an indexer asks when a write fails: was it deleted meanwhile?). */
@@ -1068,6 +1097,25 @@ export function identityAlive(who: string): boolean {
   if (!start) return true;
   const now = processStartId(n);
   return now === null || now === start;
+}
+
+/**
+ * Marks a capture log as its recording's deletion's (in the deleting transaction): no permissions at
+ * all, which nothing else gives one (logs are made 0600), and which changes no data: a deletion rolled
+ * back leaves its log as it was but for the mark, which the next claim clears (see claimCapture).
+ */
+function markDeleting(file: string): void {
+  try { chmodSync(file, 0); } catch { /* gone */ }
+}
+
+function markedDeleting(file: string): boolean {
+  try { return (statSync(file).mode & 0o777) === 0; } catch { return false; }
+}
+
+function unmarkDeleting(file: string): void {
+  if (markedDeleting(file)) {
+    try { chmodSync(file, 0o600); } catch { /* gone */ }
+  }
 }
 
 /** Whether the tap writing capture log `name` (its pid is in the name: see createCaptureLog) may still run. */

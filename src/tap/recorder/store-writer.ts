@@ -562,7 +562,7 @@ export class StoreWriter {
     }
     if (store && recordingId !== null) {
       // A tap's own capture log of some size is left for a detached indexer to remove, once this
-      // process (which holds it open) is gone: see Store.captureIndexed.
+      // process (which holds it open) is gone: see Store.dropCapture.
       const leaveLog = !config.resume && this.hooks.indexedTo() >= CLOSE_COPY_MAX_BYTES;
       const incomplete = interrupted || this.incompleteReason !== null || this.dropped > 0;
       const ended = {
@@ -580,11 +580,13 @@ export class StoreWriter {
         try {
           this.updatePeer();
           if (process.env.ACP_INSPECT_TEST_KILL_BEFORE_INDEXED === '1') process.kill(process.pid, 'SIGKILL');
+          let log: string | null = null;
           guard.sql(() => store.db.transaction(() => {
             this.appendFindings(store, recordingId, last);
             store.updateRecording(recordingId, ended);
-            store.captureIndexed(recordingId, leaveLog);
+            log = store.captureIndexed(recordingId);
           })());
+          if (log) store.dropCapture(log, leaveLog);
         } catch (e) {
           if (this.deleted()) return;
           if (isFullError(e) && diskFull(config.dbPath)) {
