@@ -14,7 +14,7 @@ import { decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
 import { StoreError } from './errors.js';
-import { CAPTURE_EXT, DONE_EXT, capturesDir, defaultDbPath, listCaptureLogs } from './paths.js';
+import { CAPTURE_EXT, DONE_EXT, capturesDir, defaultDbPath, listCaptureLogs, listDoneCaptureLogs } from './paths.js';
 import { processStartId } from './process-id.js';
 import { orphanedCapturesFinisher } from './orphans.js';
 import { readCaptureHeader } from './capture-header.js';
@@ -400,10 +400,13 @@ export class Store {
 
   /**
    * Whether capture logs beside this database wait for an indexer: a log whose recording no live
-   * process indexes (its tap died or exited before it caught up, or a recovery stopped halfway).
+   * process indexes (its tap died or exited before it caught up, or a recovery stopped halfway), or
+   * an indexed one whose tap is gone and left it to be removed.
    */
   capturesOrphaned(): boolean {
     if (this.path === ':memory:' || this.schemaVersion < 5) return false;
+    // Indexed logs a tap left to remove (Store.dropCapture), whose remover did not come: the indexer removes them.
+    if (listDoneCaptureLogs(this.path).some((n) => !logWriterAlive(n))) return true;
     const names = listCaptureLogs(this.path);
     if (names.length === 0) return false;
     const owned = new Map<string, string | null>();
@@ -1120,6 +1123,6 @@ function unmarkDeleting(file: string): void {
 
 /** Whether the tap writing capture log `name` (its pid is in the name: see createCaptureLog) may still run. */
 function logWriterAlive(name: string): boolean {
-  const pid = Number(/-(\d+)-[a-z0-9]+\.capture$/.exec(name)?.[1]);
+  const pid = Number(/-(\d+)-[a-z0-9]+\.capture(?:\.done)?$/.exec(name)?.[1]);
   return Number.isSafeInteger(pid) && pid > 0 && pidAlive(pid);
 }
