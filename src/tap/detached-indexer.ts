@@ -40,13 +40,27 @@ export function copyingElsewhere(dbPath: string): boolean {
   return copying.has(dbPath);
 }
 
+/**
+ * Applies the store's retention settings (store/retention.ts) in a process of its own: `acp-inspect
+ * prune --auto`, not waited for. The tap's recorder starts it once its recording is made (the agent
+ * runs by then), when something is due; the agent and the editor never wait for a deletion.
+ */
+export function startRetention(dbPath: string): void {
+  spawnCli(['prune', '--auto', '--db', dbPath]);
+}
+
 /** `acp-inspect index --db dbPath` (and `more`) in a process of its own, not waited for; null when it cannot start. */
 function spawnIndexer(dbPath: string, more: string[] = []): import('node:child_process').ChildProcess | null {
+  return spawnCli(['index', '--db', dbPath, ...more]);
+}
+
+/** `acp-inspect ARGS` in a process of its own (its own session, no stdio), not waited for; null when it cannot start. */
+function spawnCli(args: string[]): import('node:child_process').ChildProcess | null {
   const cli = process.argv[1];
   if (!cli) return null;
   try {
     const { spawn } = lazyRequire('node:child_process') as typeof import('node:child_process');
-    const child = spawn(process.execPath, [cli, 'index', '--db', dbPath, ...more], { detached: true, stdio: 'ignore' });
+    const child = spawn(process.execPath, [cli, ...args], { detached: true, stdio: 'ignore' });
     child.on('error', () => { /* the next opener starts one */ });
     child.unref();
     return child;

@@ -50,6 +50,18 @@ export function registerList(program: Command): void {
               + (r.indexing ? `, ${indexingText(r.indexing)}` : ''),
           ]),
         ));
+        // The store's size and its disk's free space, against the retention settings (see `doctor`).
+        const retention = await import('../../store/retention.js');
+        const usage = retention.storeUsage(store);
+        let settings;
+        try {
+          settings = retention.retentionSettings(store.path);
+        } catch (e) {
+          process.stdout.write(`\n${retention.storeUsageText(usage, null)}\nwarning: ${(e as Error).message}\n`);
+          return;
+        }
+        process.stdout.write(`\n${retention.storeUsageText(usage, settings)}\n`);
+        for (const w of retention.retentionWarnings(usage, settings)) process.stdout.write(`warning: ${w}\n`);
       } finally {
         store.close();
       }

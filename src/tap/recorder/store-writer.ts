@@ -19,7 +19,8 @@ import { Store, processIdentity, processStartId, toStoreError, type StoredFindin
 import type { Guard } from './guard.js';
 import type { PackedRows } from '../../store/item-rows.js';
 import { FLUSH_BYTES, FLUSH_ITEMS, FLUSH_MS, STATE_EVERY_BYTES } from './batch-bounds.js';
-import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer } from '../detached-indexer.js';
+import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer, startRetention } from '../detached-indexer.js';
+import { retentionDue, retentionSettings } from '../../store/retention.js';
 import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, isFullError } from '../../store/disk.js';
 
 /**
@@ -79,6 +80,14 @@ const CHECKPOINT_QUIET_MS = 250;
  * 195-389 ms after its client closed stdin, most of it that copy.
  */
 const CLOSE_COPY_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * SQLite's log is copied into the database once this much was written since the last copy, however
+ * much waits to be indexed, on this connection, between two batches: only a copy made between two
+ * of the writer's transactions lets the next one start the log's file over, so it stays about this
+ * large. Before, nothing was copied while a backlog waited: the log reached 378 MB for 200k frames,
+ * 1.9 GB for a 1 GiB flood, beside the capture log and the database.
+ */
+const WAL_BOUND_BYTES = 128 * 1024 * 1024;
 /** A backlog this large is a burst's (see CHECKPOINT_QUIET_MS). */
 const BURST_BACKLOG_BYTES = 512 * 1024;
 /**
@@ -220,6 +229,7 @@ export class StoreWriter {
       }));
       this.opening = false;
       this.hooks.send({ recordingId: this.recordingId });
+      if (!config.resume) this.retentionDue(store);
       if (Object.keys(this.peer).length) this.updatePeer();
     } catch (e) {
       if (isBusy(e)) {
@@ -235,6 +245,19 @@ export class StoreWriter {
       this.warnOnce(`not recording: ${err.message}. The session is forwarded untouched.`);
       this.store?.close();
       this.store = null;
+    }
+  }
+
+  /**
+   * A tap's recorder, its recording made (its agent runs): when the store's retention has something to
+   * do, has another process do it (startRetention). Bad settings are said once; the session goes on.
+   */
+  private retentionDue(store: Store): void {
+    if (process.env.ACP_INSPECT_NO_RETENTION === '1') return;
+    try {
+      if (retentionDue(store, retentionSettings(this.config.dbPath))) startRetention(this.config.dbPath);
+    } catch (e) {
+      this.hooks.send({ info: `acp-inspect: retention not applied: ${(e as Error).message}` });
     }
   }
 
@@ -465,6 +488,10 @@ export class StoreWriter {
       return performance.now() - this.caughtUpAt < CHECKPOINT_QUIET_MS;
     };
     const after = afterBurst();
+    if (this.unCheckpointed >= WAL_BOUND_BYTES) {
+      this.checkpoint(true);
+      return;
+    }
     if (this.unCheckpointed === 0 || this.checkpointTimer) return;
     const { hooks } = this;
     if (this.unCheckpointed >= CHECKPOINT_FORCE_BYTES && !after && !hooks.arriving() && hooks.backlog() === 0) {
@@ -479,13 +506,14 @@ export class StoreWriter {
     this.checkpointTimer.unref();
   }
 
-  private checkpoint(): void {
+  /** `here`: on this connection, whatever its size (see WAL_BOUND_BYTES). */
+  private checkpoint(here = false): void {
     const { store } = this;
     if (!store) return;
     try {
       // A tap's own recorder with much to copy (a flood's log) has another process copy it: stdin closed
       // 400-700 ms after a 1 GiB backlog was caught up, the tap exited 3.3-5.1 s later, the copy done.
-      const elsewhere = !this.config.resume && this.unCheckpointed >= CLOSE_COPY_MAX_BYTES && copyLogElsewhere(this.config.dbPath);
+      const elsewhere = !here && !this.config.resume && this.unCheckpointed >= CLOSE_COPY_MAX_BYTES && copyLogElsewhere(this.config.dbPath);
       if (!elsewhere) this.guard.sql(() => store.db.pragma('wal_checkpoint(PASSIVE)'));
       this.unCheckpointed = 0;
       this.logFlushedAt = 0;
