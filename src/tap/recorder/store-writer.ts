@@ -592,6 +592,15 @@ export class StoreWriter {
       // A tap's own capture log of some size is left for a detached indexer to remove, once this
       // process (which holds it open) is gone: see Store.dropCapture.
       const leaveLog = !config.resume && this.hooks.indexedTo() >= CLOSE_COPY_MAX_BYTES;
+      // A log without its finish record whose tap said it exited (handOff): the disk was too full
+      // for the tap to write the end of the session. Not interrupted: ended as the tap said.
+      const said = interrupted && config.resume ? this.handedOffExit(store, recordingId) : null;
+      if (said) {
+        interrupted = false;
+        code = said.exitCode;
+        signal = said.exitSignal;
+        this.incompleteReason ??= 'the capture log could not take the end of the session (its disk was full); the recording holds everything it captured';
+      }
       const incomplete = interrupted || this.incompleteReason !== null || this.dropped > 0;
       const ended = {
         status: interrupted ? 'interrupted' : incomplete ? 'incomplete' : 'complete',
@@ -599,7 +608,7 @@ export class StoreWriter {
         incomplete_reason: interrupted
           ? 'the recording process ended without finishing it; the recording holds everything it captured'
           : this.incompleteReason ?? (this.dropped > 0 ? `${this.dropped} items were not recorded` : null),
-        ended_at: interrupted ? new Date(Date.parse(config.startedAt) + exitT).toISOString() : new Date().toISOString(),
+        ended_at: said?.endedAt ?? (interrupted ? new Date(Date.parse(config.startedAt) + exitT).toISOString() : new Date().toISOString()),
         exit_code: code,
         exit_signal: signal,
         duration_ms: exitT,
@@ -647,6 +656,16 @@ export class StoreWriter {
     await this.closeLog();
   }
 
+  /** The exit a tap wrote when it handed its log on (handOff), if it did. */
+  private handedOffExit(store: Store, recordingId: number): { endedAt: string; exitCode: number | null; exitSignal: string | null } | null {
+    try {
+      const r = store.getRecording(recordingId);
+      return r?.endedAt ? { endedAt: r.endedAt, exitCode: r.exitCode, exitSignal: r.exitSignal } : null;
+    } catch {
+      return null;
+    }
+  }
+
   /**
    * The tap is exiting before the capture log is all indexed: writes what waits (with how far it
    * got), the agent's exit, and lets go of the log, so that the next indexer (a detached one, or the
@@ -655,11 +674,20 @@ export class StoreWriter {
    */
   handOff(code: number | null, signal: string | null): void {
     const { store, recordingId, guard } = this;
-    if (!store || recordingId === null || this.blocked) return;
+    // On a full disk what waits is let go (the capture log holds it, and the next indexer makes it
+    // again from the last state saved), and the exit is written if the database takes it: a row's
+    // update often fits in SQLite's log as its failed writes left it.
+    const full = this.fullSince > 0;
+    if (!store || recordingId === null || (this.blocked && !full)) return;
     try {
       store.db.pragma('busy_timeout = 0');
-      this.flush(true);
-      if (this.items.length > 0) return;
+      if (full) {
+        this.clear();
+        this.stalled = false;
+      } else {
+        this.flush(true);
+        if (this.items.length > 0) return;
+      }
       guard.sql(() => store.db.transaction(() => {
         store.updateRecording(recordingId, { ended_at: new Date().toISOString(), exit_code: code, exit_signal: signal });
         store.releaseCapture(recordingId);
