@@ -59,3 +59,8 @@ export function isFullError(e: unknown): boolean {
 export function mib(n: number): string {
   return `${(n / 1048576).toFixed(1)} MiB`;
 }
+
+/** What a tap says, once, when the disk of its database is full: the recording waits, nothing is lost. */
+export function fullDiskDelay(dbPath: string): string {
+  return `recording delayed: the disk of database ${dbPath} is full; what the capture log holds is indexed once space returns; forwarding continues`;
+}

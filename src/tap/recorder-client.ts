@@ -11,6 +11,7 @@ import { WORKER_BUSY_MS, type FromRecorder, type RecorderConfig, type StreamCode
 import { RECORD_CONTROL, RECORD_HEADER, writeRecord } from './capture-log.js';
 import type { NativeForwarder } from './native.js';
 import { lazyRequire } from './agent.js';
+import { diskFull, fullDiskDelay } from '../store/disk.js';
 import type { Recorder } from './recorder/index.js';
 
 /** A capture log open for appending: its descriptor, path, file name and where the next record goes. */
@@ -142,14 +143,21 @@ export class RecorderClient {
   }
 
   /**
-   * At the tap's exit, with the rest of the log handed on: when its recorder made no recording and
-   * said nothing (the session ended before it met the database), says once whether the database is
-   * locked by another process, since the recording then waits for the next acp-inspect that opens it.
+   * At the tap's exit, with the rest of the log handed on, when its recorder said nothing: says once
+   * that the database's disk is full, or, the recorder having made no recording (the session ended
+   * before it met the database), that the database is locked by another process, since the recording
+   * then waits for space, or for the next acp-inspect that opens it.
    * A write is tried at once, not waited for. Not where SQLite's log is large: closing the last
    * connection copies it, which the tap's exit does not wait on (see StoreWriter.finish).
    */
   sayIfLocked(dbPath: string): void {
-    if (this.recordingId !== null || this.spoke || this.warned || !this.log) return;
+    if (this.spoke || this.warned || !this.log) return;
+    // Its disk full (the recorder may not have met it yet): the rest waits for space.
+    if (diskFull(dbPath)) {
+      this.warnOnce(fullDiskDelay(dbPath));
+      return;
+    }
+    if (this.recordingId !== null) return;
     try {
       const { existsSync, statSync } = lazyRequire('node:fs') as typeof import('node:fs');
       if (!existsSync(dbPath) || (existsSync(`${dbPath}-wal`) && statSync(`${dbPath}-wal`).size >= 16 * 1024 * 1024)) return;

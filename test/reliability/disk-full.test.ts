@@ -11,16 +11,16 @@
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { BIN, makeTmp, NODE, rpc, waitGone } from './helpers.js';
 import { RECORD_HEADER, readRecords } from '../../src/tap/capture-log.js';
 import { A2C, C2A } from '../../src/tap/messages.js';
 
 const tmp = makeTmp('acp-disk-full-');
-const probe = process.platform === 'linux' ? spawnSync('unshare', ['-m', '--propagation', 'private', 'true'], { stdio: 'ignore' }) : null;
+const probe = process.platform === 'linux' ? spawnSync('unshare', ['-m', '-p', '-f', '--propagation', 'private', 'true'], { stdio: 'ignore' }) : null;
 const permitted = probe?.status === 0;
-if (!permitted) console.warn('SKIPPED: disk-full tests need `unshare -m` (root, Linux); mount namespaces are not permitted here');
+if (!permitted) console.warn('SKIPPED: disk-full tests need `unshare -m -p` (root, Linux); mount and PID namespaces are not permitted here');
 
 /** An agent that answers each request with its params. */
 const echo = join(tmp.dir, 'echo.mjs');
@@ -42,27 +42,36 @@ const output = Array.from({ length: N }, (_, i) => JSON.stringify({ jsonrpc: '2.
 
 interface Result { code: number | null; stdout: string; stderr: string }
 
-/** A private mount namespace holding a tmpfs of `mib` MiB at `dir` (a `sleep` keeps it). */
+/**
+ * A private mount namespace holding a tmpfs of `mib` MiB at `dir`, in a PID namespace of its own whose
+ * first process (a `sleep`) keeps both: killing it ends every process started in them (the tap's
+ * detached indexers among them), so nothing outlives the test.
+ */
 class SmallDisk {
   readonly holder: ChildProcess;
   readonly ready: Promise<void>;
+  /** The namespaces' first process (the sleep), as this process sees its pid. */
+  private init = 0;
   constructor(readonly dir: string, mib: number) {
     mkdirSync(dir, { recursive: true });
-    this.holder = spawn('unshare', ['-m', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs -o size=${mib}m tmpfs '${dir}' && echo ready && exec sleep 600`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    this.holder = spawn('unshare', ['-m', '-p', '-f', '--propagation', 'private', 'sh', '-c', `mount -t tmpfs -o size=${mib}m tmpfs '${dir}' && echo ready && exec sleep 600`], { stdio: ['ignore', 'pipe', 'inherit'] });
     this.ready = new Promise((res, rej) => {
-      this.holder.stdout!.once('data', () => res());
+      this.holder.stdout!.once('data', () => {
+        this.init = Number(readFileSync(`/proc/${this.holder.pid}/task/${this.holder.pid}/children`, 'utf8').trim().split(' ')[0]);
+        res();
+      });
       this.holder.once('exit', (code) => rej(new Error(`the mount namespace ended (${code})`)));
     });
   }
 
   /** A path in the namespace, as this process reaches it. */
   seen(path: string): string {
-    return `/proc/${this.holder.pid}/root${path}`;
+    return `/proc/${this.init}/root${path}`;
   }
 
-  /** Runs acp-inspect in the namespace. */
+  /** Runs acp-inspect in the namespaces. */
   cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Result> & { child: ChildProcess } {
-    const child = spawn('nsenter', ['-t', String(this.holder.pid), '-m', '--', NODE, BIN, ...args], {
+    const child = spawn('nsenter', ['-t', String(this.init), '-m', '-p', '--', NODE, BIN, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ACP_INSPECT_DB: undefined, ...opts.env },
     });
     let stdout = '';
@@ -94,6 +103,7 @@ class SmallDisk {
   }
 
   async end(): Promise<void> {
+    if (this.init) process.kill(this.init, 'SIGKILL');
     this.holder.kill('SIGKILL');
     if (this.holder.pid) await waitGone(this.holder.pid);
   }

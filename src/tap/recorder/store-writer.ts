@@ -21,7 +21,7 @@ import type { PackedRows } from '../../store/item-rows.js';
 import { FLUSH_BYTES, FLUSH_ITEMS, FLUSH_MS, STATE_EVERY_BYTES } from './batch-bounds.js';
 import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer, startRetention } from '../detached-indexer.js';
 import { retentionDue, retentionSettings } from '../../store/retention.js';
-import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, isFullError } from '../../store/disk.js';
+import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, fullDiskDelay, isFullError } from '../../store/disk.js';
 
 /**
  * A batch made on the indexer's worker (see index-worker.ts): its rows, their findings, where the log
@@ -352,7 +352,7 @@ export class StoreWriter {
       this.fullNoted = true;
       this.hooks.send(this.config.resume
         ? { info: `indexing blocked: the disk of database ${this.config.dbPath} is full; it goes on once space returns` }
-        : { warn: `recording delayed: the disk of database ${this.config.dbPath} is full; what the capture log holds is indexed once space returns; forwarding continues` });
+        : { warn: fullDiskDelay(this.config.dbPath) });
     }
     this.retrySoon(FULL_RETRY_MS);
     return true;
