@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { BIN, makeTmp, NODE, rpc, waitGone } from './helpers.js';
 import { RECORD_HEADER, readRecords } from '../../src/tap/capture-log.js';
 import { A2C, C2A } from '../../src/tap/messages.js';
+import { BROWSER_AVAILABLE, launchBrowser } from '../browser.js';
 
 const tmp = makeTmp('acp-disk-full-');
 const probe = process.platform === 'linux' ? spawnSync('unshare', ['-m', '-p', '-f', '--propagation', 'private', 'true'], { stdio: 'ignore' }) : null;
@@ -69,11 +70,16 @@ class SmallDisk {
     return `/proc/${this.init}/root${path}`;
   }
 
+  /** Starts acp-inspect in the namespaces. */
+  spawn(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+    return spawn('nsenter', ['-t', String(this.init), '-m', '-p', '--', NODE, BIN, ...args], {
+      stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ACP_INSPECT_DB: undefined, ...env },
+    });
+  }
+
   /** Runs acp-inspect in the namespaces. */
   cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Result> & { child: ChildProcess } {
-    const child = spawn('nsenter', ['-t', String(this.init), '-m', '-p', '--', NODE, BIN, ...args], {
-      stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ACP_INSPECT_DB: undefined, ...opts.env },
-    });
+    const child = this.spawn(args, opts.env);
     let stdout = '';
     let stderr = '';
     child.stdout!.setEncoding('utf8').on('data', (s: string) => { stdout += s; });
@@ -166,6 +172,31 @@ async function expectRefusals(disk: SmallDisk, db: string): Promise<void> {
   }
 }
 
+/** The served UI's recordings list says so too (a real browser; skipped, saying so, without one). */
+async function expectUiSaysBlocked(disk: SmallDisk, db: string): Promise<void> {
+  if (!BROWSER_AVAILABLE) {
+    console.warn('SKIPPED: the UI part of the disk-full test needs Chromium');
+    return;
+  }
+  const srv = disk.spawn(['serve', '--db', db, '--port', '0']);
+  const exited = new Promise((r) => srv.once('exit', r));
+  const browser = await launchBrowser();
+  try {
+    const url = await new Promise<string>((res, rej) => {
+      let out = '';
+      srv.stdout!.on('data', (d: Buffer) => { out += d; if (out.includes('\n')) res(out.split('\n')[0]!); });
+      srv.once('exit', (code) => rej(new Error(`serve exited ${code}`)));
+    });
+    const page = await browser.newPage();
+    await page.goto(url);
+    await page.getByText(/^indexing blocked: disk full \(\d+\.\d MiB waiting\)$/).waitFor({ timeout: 20_000 });
+  } finally {
+    await browser.close();
+    srv.kill('SIGTERM');
+    await exited;
+  }
+}
+
 /** Once space returned: the recording finished by itself, with every frame the log held. */
 async function expectFinished(disk: SmallDisk, db: string, held: { c2a: number; a2c: number }): Promise<void> {
   await until('indexing to finish by itself', async () => {
@@ -214,6 +245,7 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
     expect(held.c2a + held.a2c).toBeGreaterThan(0);
     expect(held.c2a + held.a2c).toBeLessThan(2 * N); // the disk really filled mid-flood
     await expectRefusals(disk, db);
+    await expectUiSaysBlocked(disk, db);
 
     disk.free();
     await expectFinished(disk, db, held);
