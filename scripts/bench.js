@@ -943,6 +943,18 @@ async function cleanIndexing(tmp, size, count) {
 
 // ---- exit with the agent -----------------------------------------------------------------------
 
+/**
+ * What a store takes on its disk now (bytes): the database, SQLite's log and the capture logs, and
+ * SQLite's log alone. Sampled through a flood and its indexing, beside the tap's footprint.
+ */
+function diskUse(db) {
+  const size = (f) => { try { return statSync(f).size; } catch { return 0; } };
+  let captures = 0;
+  try { for (const f of readdirSync(`${db}-captures`)) captures += size(join(`${db}-captures`, f)); } catch { /* none */ }
+  const wal = size(`${db}-wal`);
+  return { sum: size(db) + wal + captures, wal };
+}
+
 /** Polls until the latest recording of `db` is no longer running; ms waited, or null after `ms`. */
 async function finished(db, ms = 600_000) {
   const t0 = performance.now();
@@ -970,6 +982,8 @@ async function benchExit(o, tmp, results) {
     const ok = (await roundTrip(p, initializeRequest(1), initializeResult(1))) !== null && (await roundTrip(p, newSessionRequest(2), newSessionResult(2))) !== null;
     const exp = expectedFlood(3, 1024, n);
     const got = p.expect(exp.len);
+    let diskPeak = 0, walPeak = 0;
+    const diskPoll = setInterval(() => { const d = diskUse(db); diskPeak = Math.max(diskPeak, d.sum); walPeak = Math.max(walPeak, d.wal); }, 50);
     p.send(promptRequest(3, `flood 1024 ${n}`));
     const r = await got;
     // Later: the tap is still alive when its recorder has stored the flood, and its session ends a
@@ -992,13 +1006,15 @@ async function benchExit(o, tmp, results) {
     const ex = await p.exited;
     const exitMs = performance.now() - t;
     const doneMs = await finished(db);
+    clearInterval(diskPoll);
     const rec = await countRecorded(db);
     if (!ok || r.hash !== exp.hash) problem(`exit (${key}): bytes altered`);
     const complete = rec.c2a + rec.a2c === 4 + 2 + n && rec.status === 'complete';
     if (!complete) problem(`exit (${key}): recording ${rec.status} with ${rec.c2a + rec.a2c} of ${6 + n} frames`);
     log(`  ${pad(how === 'stdin' ? 'stdin closed' : 'SIGTERM', 12)} ${later ? '(1 s after the last row) ' : ''}the tap exited ${fmt(exitMs, 0)} ms later (${ex.code ?? ex.signal}); the recording ${rec.status} with ${rec.c2a + rec.a2c}/${6 + n} frames ${doneMs === null ? 'never' : `${fmt((doneMs + exitMs) / 1000, 1)} s`} after`);
     if (aliveMs !== null) log(`    (the tap alive, its recorder stored the flood's last row ${fmt(aliveMs, 0)} ms after the flood's end: ${fmt((n + 1) / aliveMs, 1)}k frames/s; its footprint (RSS + tmpfs) peaked at ${fmt(alivePeak / 1024, 1)} MiB meanwhile)`);
-    results.exit[key] = { frames: n, exitMs, completeMs: doneMs === null ? null : doneMs + exitMs, exit: ex, recorded: rec, aliveIndexMs: aliveMs, aliveIndexFramesPerSec: aliveMs === null ? null : (n + 1) / (aliveMs / 1000), alivePeakMiB: later ? alivePeak / 1024 : null };
+    log(`    peak disk use through the flood and its indexing (capture logs + database + SQLite's log) ${fmt(diskPeak / 1048576, 0)} MiB, ${fmt(diskPeak / exp.len)}× the flood   (target ≤ 2.3×); SQLite's log at most ${fmt(walPeak / 1048576, 0)} MiB   (target ≤ 256)`);
+    results.exit[key] = { diskPeakMiB: diskPeak / 1048576, diskPeakVsTraffic: diskPeak / exp.len, walPeakMiB: walPeak / 1048576, frames: n, exitMs, completeMs: doneMs === null ? null : doneMs + exitMs, exit: ex, recorded: rec, aliveIndexMs: aliveMs, aliveIndexFramesPerSec: aliveMs === null ? null : (n + 1) / (aliveMs / 1000), alivePeakMiB: later ? alivePeak / 1024 : null };
     // The detached indexer the tap started (it removes the logs the tap left) goes first.
     await indexersGone(db, 20_000);
     for (const x of ['', '-wal', '-shm']) rmSync(db + x, { force: true });

@@ -17,7 +17,7 @@ import { transcriptDownload } from './download.js';
 import { StoreError } from '../store/errors.js';
 import { transcriptLines, TranscriptError } from '../transcript/format.js';
 import { redactItems } from '../redact.js';
-import { importChecked } from '../check-run/stored.js';
+import { importUpload, type ImportResult } from './import-worker.js';
 import { spoolUpload, UploadTooBig } from './upload.js';
 import { listProbeRuns, getProbeRun } from '../store/probe-runs.js';
 import { RULES, summarizeState } from '../check/index.js';
@@ -147,7 +147,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (err instanceof FilterError) return c.json({ error: err.message }, 400);
     if (err instanceof TranscriptError || err instanceof SliceError) return c.json({ error: err.message }, 400);
     if (err instanceof StoreError) {
-      const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' || err.code === 'E_NO_PROBE_RUN' ? 404 : err.code === 'E_DB_LOCKED' ? 503
+      const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' || err.code === 'E_NO_PROBE_RUN' ? 404 : err.code === 'E_DB_LOCKED' || err.code === 'E_NOT_INDEXED' ? 503
         : err.code === 'E_NO_ITEM' || err.code === 'E_NOTE_TOO_LONG' ? 400 : 500;
       return c.json({ error: err.message }, status);
     }
@@ -273,18 +273,21 @@ export function createApp(opts: AppOptions): InspectorApp {
       if (code && ['ENOSPC', 'EDQUOT', 'EACCES', 'EPERM', 'EROFS', 'ENOENT'].includes(code)) throw new HttpError(500, `cannot keep the upload in ${dir}, the database's folder (${code}); free some space there or let this user write it, or import the file with \`acp-inspect import FILE\``);
       throw e;
     }
+    let done: ImportResult;
     try {
-      const src = transcriptFileStream(file);
-      const { id, items } = importChecked(store, src, c.req.query('name') || src.header.name || 'imported');
-      live.poke();
-      return c.json({ id, items }, 201);
-    } catch (e) {
-      // The messages name the file they read: here, the upload.
-      if (e instanceof TranscriptError) throw new HttpError(400, e.message.split(file).join('the upload'));
-      throw e;
+      done = await importUpload({ dbPath: store.path, file, name: c.req.query('name') || null });
     } finally {
       rmSync(file, { force: true });
     }
+    if ('error' in done) {
+      const { kind, code, message } = done.error;
+      // The messages name the file they read: here, the upload.
+      if (kind === 'transcript') throw new HttpError(400, message.split(file).join('the upload'));
+      if (kind === 'store') throw new StoreError(code as StoreError['code'], message);
+      throw new Error(message);
+    }
+    live.poke();
+    return c.json({ id: done.id, items: done.items }, 201);
   });
   app.get('/api/recordings/:id/export', async (c) => {
     const id = recId(c);

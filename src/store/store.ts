@@ -15,12 +15,14 @@ import { decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
 import { StoreError } from './errors.js';
-import { CAPTURE_EXT, DONE_EXT, capturesDir, defaultDbPath, listCaptureLogs } from './paths.js';
+import { CAPTURE_EXT, DONE_EXT, capturesDir, defaultDbPath, listCaptureLogs, listDoneCaptureLogs } from './paths.js';
 import { processStartId } from './process-id.js';
 import { orphanedCapturesFinisher } from './orphans.js';
 import { handedOnLogs } from './indexer-pids.js';
 import { readCaptureHeader } from './capture-header.js';
 import { ITEM_COLUMNS, ITEM_RAW, itemColumns, unpackRow, type PackedRows } from './item-rows.js';
+import { diskFull } from './disk.js';
+import type { Indexing } from '../view/indexing.js';
 
 export { onOrphanedCaptures } from './orphans.js';
 import { isSqliteBuildError, nativeFixCommand, sqliteBuildReason } from '../install-hint.js';
@@ -258,11 +260,15 @@ export class Store {
    */
   claimCapture(name: string, me: string, tapAlive: boolean, create: () => NewRecording): { id: number; indexed: number; state: string | null; storedSeq: number } | null {
     return this.db.transaction(() => {
-      // Finished meanwhile by another process (which removes the log before its commit, under this lock).
-      if (!existsSync(join(capturesDir(this.path), name))) return null;
+      const file = join(capturesDir(this.path), name);
+      // Finished meanwhile by another process.
+      if (!existsSync(file)) return null;
       const row = this.stmt(`SELECT id, capture_indexed, index_state, indexer FROM recordings WHERE capture = ?`).get(name) as
         { id: number; capture_indexed: number | null; index_state: string | null; indexer: string | null } | undefined;
       if (!row && tapAlive) return null;
+      if (!row && this.logDone(file, create())) return null;
+      // Marked by a deletion that was not committed (killed before it): the log is its recording's again.
+      if (row) unmarkDeleting(file);
       if (row && row.indexer && row.indexer !== me && identityAlive(row.indexer)) return null;
       const id = row ? row.id : this.createRecording({ ...create(), capture: name, indexer: me });
       if (row) this.stmt(`UPDATE recordings SET indexer = ? WHERE id = ?`).run(me, id);
@@ -282,16 +288,25 @@ export class Store {
   }
 
   /**
-   * Recording `id`'s capture log is all indexed: forget it and remove the file. `leave`: rename it
-   * (DONE_EXT) for another process to remove instead. A file removed while this process holds it
-   * open is freed when the process exits: a tap that removed its 1 GiB log had its exit take 50-200 ms
-   * longer.
+   * Recording `id`'s capture log is all indexed: forgets it, in the caller's transaction, and returns
+   * its name, for the caller to remove once that transaction is committed (dropCapture). Removed
+   * before the commit, a kill at that instant left a row whose log was gone; removed after it, the
+   * same kill leaves a log whose recording is indexed, which the next claim removes (claimCapture).
    */
-  captureIndexed(id: number, leave = false): void {
+  captureIndexed(id: number): string | null {
     const row = this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null } | undefined;
     this.stmt(`UPDATE recordings SET capture = NULL, capture_indexed = NULL, index_state = NULL, indexer = NULL WHERE id = ?`).run(id);
-    if (!row?.capture) return;
-    const file = join(capturesDir(this.path), row.capture);
+    return row?.capture ?? null;
+  }
+
+  /**
+   * Removes capture log `name` (its recording no longer names it: committed). `leave`: rename it
+   * (DONE_EXT) for another process to remove instead. A file removed while this process holds it
+   * open is freed when the process exits: a tap that removed its 1 GiB log had its exit take
+   * 50-200 ms longer.
+   */
+  dropCapture(name: string, leave = false): void {
+    const file = join(capturesDir(this.path), name);
     if (leave) {
       try {
         renameSync(file, file.slice(0, -CAPTURE_EXT.length) + DONE_EXT);
@@ -299,6 +314,18 @@ export class Store {
       } catch { /* removed below */ }
     }
     rmSync(file, { force: true });
+  }
+
+  /**
+   * Whether a log no recording names is one whose recording is done with it (removed here, then): one
+   * deleted (markDeleting), or all indexed (the recording its header makes is there, its log
+   * forgotten: captureIndexed) by a process killed, or not yet come, between its commit and the removal.
+   */
+  private logDone(file: string, made: NewRecording): boolean {
+    const indexed = () => this.stmt(`SELECT 1 FROM recordings WHERE capture IS NULL AND host_pid IS ? AND started_at = ?`).get(made.hostPid ?? null, made.startedAt ?? '') !== undefined;
+    if (!markedDeleting(file) && !indexed()) return false;
+    rmSync(file, { force: true });
+    return true;
   }
 
   /**
@@ -324,10 +351,13 @@ export class Store {
 
   /**
    * Whether capture logs beside this database wait for an indexer: a log whose recording no live
-   * process indexes (its tap died or exited before it caught up, or a recovery stopped halfway).
+   * process indexes (its tap died or exited before it caught up, or a recovery stopped halfway), or
+   * an indexed one whose tap is gone and left it to be removed.
    */
   capturesOrphaned(): boolean {
     if (this.path === ':memory:' || this.schemaVersion < 5) return false;
+    // Indexed logs a tap left to remove (Store.dropCapture), whose remover did not come: the indexer removes them.
+    if (listDoneCaptureLogs(this.path).some((n) => !logWriterAlive(n))) return true;
     const names = listCaptureLogs(this.path);
     if (names.length === 0) return false;
     const owned = new Map<string, string | null>();
@@ -342,26 +372,29 @@ export class Store {
   /**
    * Waits (blocking, polling) until recording `id` has no capture log left to index, as long as
    * indexing advances (`onProgress` hears how far); returns at once for a recording whose tap still
-   * runs (it is read as far as it got, as always). False when indexing stalled for `stallMs`.
+   * runs (it is read as far as it got, as always). Otherwise says why the log is not all indexed:
+   * `stalled` when indexing made no progress for `stallMs`, `blocked` at once when the database's
+   * disk is full (nothing can be indexed until space returns), with how far it got.
    */
-  waitIndexed(id: number, onProgress?: (indexing: { indexedBytes: number; totalBytes: number }) => void, stallMs = 15_000): boolean {
-    if (this.schemaVersion < 5) return true;
+  waitIndexed(id: number, onProgress?: (indexing: Indexing) => void, stallMs = 15_000): { stopped: 'stalled' | 'blocked'; indexing: Indexing } | null {
+    if (this.schemaVersion < 5) return null;
     const nap = new Int32Array(new SharedArrayBuffer(4));
     let last = -1;
     let since = Date.now();
     for (;;) {
       const row = this.stmt(`SELECT * FROM recordings WHERE id = ?`).get(id) as RecordingRow | undefined;
-      if (!row?.capture) return true;
-      if (row.status === 'running' && row.ended_at === null && row.host_pid !== null && writerAlive(row)) return true;
-      const s = toSummary(row, this.path);
-      if (s.indexing) {
-        if (s.indexing.indexedBytes !== last) {
-          last = s.indexing.indexedBytes;
+      if (!row?.capture) return null;
+      if (row.status === 'running' && row.ended_at === null && row.host_pid !== null && writerAlive(row)) return null;
+      const { indexing } = toSummary(row, this.path);
+      if (indexing) {
+        if (indexing.blocked) return { stopped: 'blocked', indexing };
+        if (indexing.indexedBytes !== last) {
+          last = indexing.indexedBytes;
           since = Date.now();
-          onProgress?.(s.indexing);
+          onProgress?.(indexing);
         }
+        if (Date.now() - since > stallMs) return { stopped: 'stalled', indexing };
       }
-      if (Date.now() - since > stallMs) return false;
       Atomics.wait(nap, 0, 0, 100);
     }
   }
@@ -502,19 +535,23 @@ export class Store {
 
   /**
    * Deletes a recording: its rows and its capture log, if one is left. An indexer at work on the log
-   * finds the recording gone at its next write and stops (see StoreWriter); the log goes under the
-   * write lock, as when it is all indexed (captureIndexed), so no claim adopts it again meanwhile.
+   * finds the recording gone at its next write and stops (see StoreWriter). The log is marked under
+   * the write lock (markDeleting) and removed once the deletion is committed: a kill before the commit
+   * leaves the recording with its log, one after it a marked log that the next claim removes rather
+   * than adopts (claimCapture), as does a claim made between the commit and the removal.
    */
   deleteRecording(id: number): void {
     this.requireRecording(id);
+    let capture: string | null = null;
     this.db.transaction(() => {
-      const capture = this.schemaVersion >= 5 ? (this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null }).capture : null;
+      capture = this.schemaVersion >= 5 ? (this.stmt(`SELECT capture FROM recordings WHERE id = ?`).get(id) as { capture: string | null }).capture : null;
       this.stmt(`DELETE FROM findings WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM notes WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM items WHERE recording_id = ?`).run(id);
       this.stmt(`DELETE FROM recordings WHERE id = ?`).run(id);
-      if (capture) rmSync(join(capturesDir(this.path), capture), { force: true });
+      if (capture) markDeleting(join(capturesDir(this.path), capture));
     }).immediate();
+    if (capture) this.dropCapture(capture);
   }
 
   /** Whether recording `id` exists (an indexer asks when a write fails: was it deleted meanwhile?). */
@@ -627,11 +664,19 @@ export class Store {
   resolveIndexedRef(ref: string): number {
     const id = this.resolveRef(ref);
     let said = false;
-    this.waitIndexed(id, (p) => {
+    const stopped = this.waitIndexed(id, (p) => {
       if (said) return;
       said = true;
       process.stderr.write(`acp-inspect: recording ${id} is being indexed (${Math.floor((100 * p.indexedBytes) / Math.max(1, p.totalBytes))}% of ${(p.totalBytes / 1048576).toFixed(1)} MiB); waiting for it\n`);
     });
+    // Never a partial answer: what is not indexed is not read (the capture log holds it, safe).
+    if (stopped) {
+      const { indexing } = stopped;
+      const waiting = `${((indexing.totalBytes - indexing.indexedBytes) / 1048576).toFixed(1)} MiB of its capture log waiting`;
+      throw new StoreError('E_NOT_INDEXED', stopped.stopped === 'blocked'
+        ? `recording ${id} cannot be read whole: indexing blocked: disk full (${waiting}); free space on the disk of ${this.path} and indexing resumes by itself`
+        : `recording ${id} cannot be read whole: its indexing made no progress for 15 s (${waiting}); run \`acp-inspect index${this.dbFlag()}\`, then read it again`);
+    }
     return id;
   }
 
@@ -799,7 +844,7 @@ export function toTranscriptNote(n: StoredNote): TranscriptNote {
  * an indexer finishes its capture log is not (it can be deleted: the indexer stops).
  */
 export function stillRecording(r: RecordingSummary): boolean {
-  return r.status === 'running' && !r.indexing;
+  return r.status === 'running' && (!r.indexing || r.indexing.live === true);
 }
 
 function toSummary(r: RecordingRow, dbPath: string): RecordingSummary {
@@ -813,8 +858,7 @@ function toSummary(r: RecordingRow, dbPath: string): RecordingSummary {
     agent: { name: r.agent_name, version: r.agent_version },
     protocolVersion: r.protocol_version, items: r.item_count, frames: r.frame_count,
     errors: r.error_count, warnings: r.warning_count, infos: r.info_count, durationMs: r.duration_ms,
-    // Said only once its tap is done with it (exited, or dead): a live tap's own indexing is just "running".
-    indexing: r.capture && (r.status !== 'running' || r.ended_at !== null || !writerAlive(r)) ? indexingOf(dbPath, r.capture, r.capture_indexed ?? 0) : null,
+    indexing: r.capture ? indexingOf(dbPath, r.capture, r.capture_indexed ?? 0, r.status !== 'running' || r.ended_at !== null || !writerAlive(r)) : null,
   };
 }
 
@@ -992,15 +1036,25 @@ export function finishOrphanedCaptures(store: Store): void {
   } catch { /* locked: the indexer makes them */ }
   try {
     const finisher = orphanedCapturesFinisher();
-    if (finisher && store.capturesOrphaned()) finisher(store.path);
+    // Not on a full disk: nothing could be indexed (a tap that left a log on one started an indexer that waits for space).
+    if (finisher && store.capturesOrphaned() && !diskFull(store.path)) finisher(store.path);
   } catch { /* a locked or older database: the next opener sees to it */ }
 }
 
-/** How far a capture log is indexed: bytes indexed and the file's size (the indexed count if it is gone). */
-function indexingOf(dbPath: string, capture: string, indexed: number): { indexedBytes: number; totalBytes: number } {
+/**
+ * How far a capture log is indexed: bytes indexed and the file's size (the indexed count if it is
+ * gone), and whether a full disk blocks the rest. Said once its tap is done with it (`tapDone`:
+ * exited, or dead); a live tap's own indexing is just "running", unless it is blocked.
+ */
+function indexingOf(dbPath: string, capture: string, indexed: number, tapDone: boolean): Indexing | null {
   let total = indexed;
   try { total = Math.max(indexed, statSync(join(capturesDir(dbPath), capture)).size); } catch { /* removed meanwhile */ }
-  return { indexedBytes: indexed, totalBytes: total };
+  const blocked = total > indexed && diskFull(dbPath);
+  if (!tapDone && !blocked) return null;
+  const indexing: Indexing = { indexedBytes: indexed, totalBytes: total };
+  if (blocked) indexing.blocked = 'disk full';
+  if (!tapDone) indexing.live = true;
+  return indexing;
 }
 
 /** A process's identity as an indexer records it: its pid and processStartId. */
@@ -1018,8 +1072,27 @@ export function identityAlive(who: string): boolean {
   return now === null || now === start;
 }
 
+/**
+ * Marks a capture log as its recording's deletion's (in the deleting transaction): no permissions at
+ * all, which nothing else gives one (logs are made 0600), and which changes no data: a deletion rolled
+ * back leaves its log as it was but for the mark, which the next claim clears (see claimCapture).
+ */
+function markDeleting(file: string): void {
+  try { chmodSync(file, 0); } catch { /* gone */ }
+}
+
+function markedDeleting(file: string): boolean {
+  try { return (statSync(file).mode & 0o777) === 0; } catch { return false; }
+}
+
+function unmarkDeleting(file: string): void {
+  if (markedDeleting(file)) {
+    try { chmodSync(file, 0o600); } catch { /* gone */ }
+  }
+}
+
 /** Whether the tap writing capture log `name` (its pid is in the name: see createCaptureLog) may still run. */
 function logWriterAlive(name: string): boolean {
-  const pid = Number(/-(\d+)-[a-z0-9]+\.capture$/.exec(name)?.[1]);
+  const pid = Number(/-(\d+)-[a-z0-9]+\.capture(?:\.done)?$/.exec(name)?.[1]);
   return Number.isSafeInteger(pid) && pid > 0 && pidAlive(pid);
 }

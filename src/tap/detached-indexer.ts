@@ -47,18 +47,34 @@ export function copyingElsewhere(dbPath: string): boolean {
 }
 
 /**
+/**
+ * Applies the store's retention settings (store/retention.ts) in a process of its own: `acp-inspect
+ * prune --auto`, not waited for. The tap's recorder starts it once its recording is made (the agent
+ * runs by then), when something is due; the agent and the editor never wait for a deletion.
+ */
+export function startRetention(dbPath: string): void {
+  spawnCli(['prune', '--auto', '--db', dbPath]);
+}
+
+/**
  * `acp-inspect index --db dbPath` (and `more`) in a process of its own, not waited for, named in the
  * capture folder (recordIndexer) before this process goes on; null when it cannot start.
  */
 function spawnIndexer(dbPath: string, more: string[] = [], handedOn: string | null = null): import('node:child_process').ChildProcess | null {
+  const child = spawnCli(['index', '--db', dbPath, ...more]);
+  if (child?.pid !== undefined) recordIndexer(dbPath, child.pid, handedOn);
+  return child;
+}
+
+/** `acp-inspect ARGS` in a process of its own (its own session, no stdio), not waited for; null when it cannot start. */
+function spawnCli(args: string[]): import('node:child_process').ChildProcess | null {
   const cli = process.argv[1];
   if (!cli) return null;
   try {
     const { spawn } = lazyRequire('node:child_process') as typeof import('node:child_process');
-    const child = spawn(process.execPath, [cli, 'index', '--db', dbPath, ...more], { detached: true, stdio: 'ignore' });
+    const child = spawn(process.execPath, [cli, ...args], { detached: true, stdio: 'ignore' });
     child.on('error', () => { /* the next opener starts one */ });
     child.unref();
-    if (child.pid !== undefined) recordIndexer(dbPath, child.pid, handedOn);
     return child;
   } catch {
     return null; // the next opener starts one

@@ -49,3 +49,10 @@ export interface RecorderConfig {
   /** [in SQLite, stop] flags shared with the forwarding thread; see `sql()` in recorder-worker.ts. */
   guard?: SharedArrayBuffer;
 }
+
+/**
+ * SQLite's busy timeout for the recorder on a worker thread (beside the JavaScript forwarder): how
+ * long one write may wait for a database another process holds. The tap's exit waits that long at
+ * most for a write in flight (see RecorderClient.quiesce).
+ */
+export const WORKER_BUSY_MS = 2000;

@@ -7,10 +7,11 @@
  * and a `gap` record says how much once it can; forwarding goes on either way.
  */
 import type { Worker as WorkerType } from 'node:worker_threads';
-import type { FromRecorder, RecorderConfig, StreamCode, ToRecorder } from './messages.js';
+import { WORKER_BUSY_MS, type FromRecorder, type RecorderConfig, type StreamCode, type ToRecorder } from './messages.js';
 import { RECORD_CONTROL, RECORD_HEADER, writeRecord } from './capture-log.js';
 import type { NativeForwarder } from './native.js';
 import { lazyRequire } from './agent.js';
+import { diskFull, fullDiskDelay } from '../store/disk.js';
 import type { Recorder } from './recorder/index.js';
 
 /** A capture log open for appending: its descriptor, path, file name and where the next record goes. */
@@ -31,7 +32,7 @@ const RECORDER_MODULE = '../tap/recorder/index.js';
 const RECORDER_WORKER = '../tap/recorder-worker.js';
 /**
  * SQLite's busy timeout for the recorder on this thread: how long one write may wait for a database
- * another process holds. Shorter than the worker's 2 s, since this thread also forwards the agent's
+ * another process holds. Shorter than the worker's (WORKER_BUSY_MS), since this thread also forwards the agent's
  * stderr and takes the tap's signals; a write that gives up keeps its items and is tried again.
  */
 const IN_PROCESS_BUSY_MS = 1000;
@@ -52,6 +53,8 @@ export class RecorderClient {
   private worker: WorkerType | null = null;
   private handedOff: (() => void) | null = null;
   recordingId: number | null = null;
+  /** The recorder said something (it met a locked database, for one). */
+  private spoke = false;
   /** The committed position of the log (its first Int64), shared with the recorder (and the native forwarder). */
   private readonly committed: BigInt64Array;
   /** [in SQLite, stop, progress, finish sent]: shared with the recorder (see guard.ts). */
@@ -86,7 +89,10 @@ export class RecorderClient {
   /** A message from the recorder. */
   private onMessage(m: FromRecorder): void {
     if ('warn' in m) this.warnOnce(m.warn);
-    else if ('info' in m) this.warn(m.info);
+    else if ('info' in m) {
+      this.spoke = true;
+      this.warn(m.info);
+    }
     else if ('recordingId' in m) this.recordingId = m.recordingId;
     else if ('done' in m) this.doneResolve?.();
     else if ('handedOff' in m) this.handedOff?.();
@@ -134,6 +140,41 @@ export class RecorderClient {
         helped: tuning.pin,
       });
     }).catch((e) => this.failed(e));
+  }
+
+  /**
+   * At the tap's exit, with the rest of the log handed on, when its recorder said nothing: says once
+   * that the database's disk is full, or, the recorder having made no recording (the session ended
+   * before it met the database), that the database is locked by another process, since the recording
+   * then waits for space, or for the next acp-inspect that opens it.
+   * A write is tried at once, not waited for. Not where SQLite's log is large: closing the last
+   * connection copies it, which the tap's exit does not wait on (see StoreWriter.finish).
+   */
+  sayIfLocked(dbPath: string): void {
+    if (this.spoke || this.warned || !this.log) return;
+    // Its disk full (the recorder may not have met it yet): the rest waits for space.
+    if (diskFull(dbPath)) {
+      this.warnOnce(fullDiskDelay(dbPath));
+      return;
+    }
+    if (this.recordingId !== null) return;
+    try {
+      const { existsSync, statSync } = lazyRequire('node:fs') as typeof import('node:fs');
+      if (!existsSync(dbPath) || (existsSync(`${dbPath}-wal`) && statSync(`${dbPath}-wal`).size >= 16 * 1024 * 1024)) return;
+      const Database = lazyRequire('better-sqlite3') as typeof import('better-sqlite3');
+      const db = new Database(dbPath, { fileMustExist: true, timeout: 0 });
+      try {
+        db.exec('BEGIN IMMEDIATE');
+        db.exec('ROLLBACK');
+      } finally {
+        db.close();
+      }
+    } catch (e) {
+      const code = (e as { code?: string }).code ?? '';
+      if (code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED')) {
+        this.warnOnce(`recording delayed: database ${dbPath} is locked by another process; the recording is kept beside it and stored by the next acp-inspect that opens it`);
+      }
+    }
   }
 
   private warnOnce(msg: string): void {
@@ -184,8 +225,8 @@ export class RecorderClient {
   }
 
   /**
-   * Stops the recorder from starting SQLite calls and waits (blocking, at most `maxMs`) for the one in
-   * progress to return, and stops the log's writers. Call right before the process exits: a thread
+   * Stops the recorder from starting SQLite calls and waits (blocking, at most `maxMs`, or a worker's
+   * busy timeout) for the one in progress to return, and stops the log's writers. Call right before the process exits: a thread
    * terminated inside better-sqlite3 aborts the whole process (exit 134 and a native stack trace
    * instead of the agent's exit code), and the forwarder's threads may still be running (a leftover
    * child writing).
@@ -194,7 +235,9 @@ export class RecorderClient {
     this.running = false;
     this.native?.stopRecording();
     Atomics.store(this.guard, 1, 1);
-    const until = Date.now() + maxMs;
+    // A worker's write waiting on a locked database is waited out: a process that exits while a
+    // thread is inside SQLite aborts (SIGABRT), and the agent's exit code is lost with it.
+    const until = Date.now() + (this.worker ? Math.max(maxMs, WORKER_BUSY_MS + 250) : maxMs);
     while (Atomics.load(this.guard, 0) === 1) {
       const left = until - Date.now();
       if (left <= 0) return;

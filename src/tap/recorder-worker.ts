@@ -4,7 +4,7 @@
  * seconds) must never block the thread that forwards bytes.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { FromRecorder, RecorderConfig } from './messages.js';
+import { WORKER_BUSY_MS, type FromRecorder, type RecorderConfig } from './messages.js';
 import { lowerPriority, startRecorder } from './recorder/index.js';
 import { onOrphanedCaptures } from '../store/orphans.js';
 import { startDetachedIndexer } from './detached-indexer.js';
@@ -15,7 +15,7 @@ onOrphanedCaptures(startDetachedIndexer);
 
 const port = parentPort!;
 const recorder = startRecorder(workerData as RecorderConfig, (m: FromRecorder) => port.postMessage(m), {
-  busyTimeoutMs: 2000,
+  busyTimeoutMs: WORKER_BUSY_MS,
   // A failure the recorder did not expect ends this thread; the tap sees it ('error') and forwards on.
   onFatal: (e) => { throw e; },
 });

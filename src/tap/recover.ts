@@ -14,6 +14,7 @@ import { Store, processIdentity, writerAlive } from '../store/store.js';
 import { capturesDir, listCaptureLogs, listDoneCaptureLogs } from '../store/paths.js';
 import { readCaptureHeader, type CaptureHeader } from './capture-log.js';
 import type { FromRecorder, RecorderConfig } from './messages.js';
+import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, isFullError } from '../store/disk.js';
 
 /** How long a log that holds no header yet is left alone (its tap may be starting). */
 const HEADERLESS_GRACE_MS = 10_000;
@@ -34,13 +35,7 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
         removeIfAbandoned(path);
         continue;
       }
-      const store = Store.open(dbPath, { busyTimeout: 10_000 });
-      let claim;
-      try {
-        claim = store.claimCapture(name, me, tapAlive(header), () => newRecording(header));
-      } finally {
-        store.close();
-      }
+      const claim = await claimWhenRoom(dbPath, name, me, header);
       if (!claim) {
         owned++;
         continue;
@@ -71,6 +66,29 @@ export async function removeDoneCaptures(dbPath: string): Promise<void> {
     }
     if (held === 0 || Date.now() > until) return;
     await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/**
+ * Claims a log (Store.claimCapture). A disk too full for even that write is waited for (FULL_WAIT_MS
+ * at most, looking every FULL_RETRY_MS), so that a detached indexer started on a full disk goes on by
+ * itself once space returns; then the error is thrown, and the next opener tries again.
+ */
+async function claimWhenRoom(dbPath: string, name: string, me: string, header: CaptureHeader): Promise<Claim | null> {
+  const since = Date.now();
+  for (;;) {
+    try {
+      const store = Store.open(dbPath, { busyTimeout: 10_000 });
+      try {
+        return store.claimCapture(name, me, tapAlive(header), () => newRecording(header));
+      } finally {
+        store.close();
+      }
+    } catch (e) {
+      const full = isFullError(e) || (e as { message?: string }).message?.includes('disk is full');
+      if (!full || !diskFull(dbPath) || Date.now() - since > FULL_WAIT_MS) throw e;
+      await new Promise((r) => setTimeout(r, FULL_RETRY_MS));
+    }
   }
 }
 

@@ -443,6 +443,7 @@ export function runTap(opts: TapOptions): void {
     const stored = await rec.finish(code, signal, t, finishWaitMs);
     if (!stored && rec.logPath) {
       await rec.handOff(code, signal);
+      rec.sayIfLocked(dbPath);
       startDetachedIndexer(dbPath, basename(rec.logPath));
     }
     // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.

@@ -5,6 +5,7 @@
  * contract between the data and the page lives in one place, beside the interface that serves it.
  */
 import type { ItemDir, FrameKind, RpcId, Item } from '../wire/frame.js';
+import type { Indexing } from './indexing.js';
 
 export type { Item };
 
@@ -36,9 +37,10 @@ export interface RecordingSummary {
   /**
    * While the recording's capture log is not fully indexed after its tap exited or died (another
    * process finishes it): bytes of the log indexed and its size. Null once it is all in the
-   * database, and while its tap runs.
+   * database, and while its tap runs unless its indexing is blocked. `blocked`: why nothing is
+   * indexed now (the database's disk is full: it goes on by itself once space returns).
    */
-  indexing?: { indexedBytes: number; totalBytes: number } | null;
+  indexing?: Indexing | null;
 }
 
 /** One finding of the checker, as stored. */

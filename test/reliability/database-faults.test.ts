@@ -157,6 +157,30 @@ describe('database faults', () => {
     }
   });
 
+  it('database locked for the whole of sessions that end at once, before the recorder meets the lock: each says it is delayed', async () => {
+    const db = join(tmp.dir, 'locked-short.db');
+    await run(['--db', db, '--', node, echo], { input: '' });
+    const lock = lockDb(db);
+    await lock.locked;
+    try {
+      const quick = writeAgent(tmp.dir, 'quick', `process.exitCode = 3;`);
+      // Both forwarders: the native one's recorder runs on the tap's thread, the JavaScript one's on a worker.
+      for (const native of ['1', '0', '1', '0']) {
+        // The tap's own exit wait (not the suite's long one), and no indexer started to meet the lock instead.
+        const res = await run(['--db', db, '--', node, quick], { env: { ACP_INSPECT_FINISH_WAIT_MS: undefined, ACP_INSPECT_NO_DETACHED_INDEXER: '1', ACP_INSPECT_NATIVE: native } });
+        expect(res.code, `${res.signal} ${res.stderr}`).toBe(3);
+        const lines = tapLines(res.stderr);
+        expect(lines, res.stderr).toHaveLength(1);
+        expect(lines[0]).toMatch(/recording delayed: database .* is locked by another process/);
+      }
+    } finally {
+      await lock.release();
+    }
+    // Nothing was lost: the next opener stores the four sessions.
+    expect((await run(['index', '--db', db])).code).toBe(0);
+    expect(withStore(db, (s) => s.listRecordings().filter((r) => r.status === 'complete'))).toHaveLength(5);
+  });
+
   it('database locked by another process mid-session: forwarding goes on, nothing is lost', async () => {
     const db = join(tmp.dir, 'locked-mid.db');
     const r = start(['--db', db, '--', node, echo]);

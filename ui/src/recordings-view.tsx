@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { server as api } from './api.js';
 import { recordings, recordingsError, listSearch, loadRecordings, recId, writeUrl, openRecording, view, filter, selSeq, comparing, openCompare } from './model.js';
 import { fmtDate, fmtMs } from './format.js';
+import { indexingText } from '../../src/view/indexing.js';
 import { AgentsCompare } from './agents-view.js';
 import { openProbe, verdictClass } from './probe-view.js';
 import { homeEntries, type HomeEntry } from './home-entries.js';
@@ -157,7 +158,8 @@ function RecordingRow({ r, nested, cursor, onDelete }: { r: RecordingSummary; ne
       <td class="num">{r.frames}</td>
       <td class={`num${r.errors ? ' bad' : ''}`}>{r.errors || ''}</td>
       <td class={`num${r.warnings ? ' warn' : ''}`}>{r.warnings || ''}</td>
-      <td>{r.indexing ? <span class="pill" title={`its tap has ended; the rest of its capture log is being indexed (${r.status})`}>indexing {Math.floor((100 * r.indexing.indexedBytes) / Math.max(1, r.indexing.totalBytes))}%</span>
+      <td>{r.indexing?.blocked ? <span class="pill warn" title="the database's disk is full: the rest of its capture log waits, and is indexed once space returns">{indexingText(r.indexing)}</span>
+        : r.indexing && !r.indexing.live ? <span class="pill" title={`its tap has ended; the rest of its capture log is being indexed (${r.status})`}>{indexingText(r.indexing)}</span>
         : r.status === 'running' ? <span class="pill live"><span class="dot" aria-hidden="true" />live</span> : <span class={`pill ${r.incomplete ? 'warn' : ''}`}>{r.status}</span>}</td>
       <td class="actions">
         <button type="button" class="link" onClick={() => openCompare(r.id, null)} aria-label={`Compare recording ${r.id} with another`}>compare</button>

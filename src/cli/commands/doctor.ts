@@ -161,6 +161,7 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
     if (stale.length) {
       checks.push({ level: 'warn', what: `${stale.length} recording(s) marked running whose tap is gone (${stale.map((r) => r.id).join(', ')})`, fix: 'run `acp-inspect list`; it marks them interrupted' });
     }
+    checks.push(...await retentionChecks(store));
   } catch (e) {
     const msg = firstLine(e);
     checks.push({ level: 'fail', what: `database cannot be read: ${msg}`, fix: /locked/.test(msg) ? 'retry when other acp-inspect processes are idle' : `move ${path} aside and record into a fresh one, or pass --db FILE` });
@@ -168,6 +169,27 @@ export async function runDoctor(dbOption?: string): Promise<Check[]> {
     store?.close();
   }
   return checks;
+}
+
+/** The store's size and its disk's free space against the retention settings, and the settings themselves. */
+async function retentionChecks(store: import('../../store/store.js').Store): Promise<Check[]> {
+  const { retentionSettings, retentionWarnings, sizeText, storeUsage, storeUsageText } = await import('../../store/retention.js');
+  let settings;
+  try {
+    settings = retentionSettings(store.path);
+  } catch (e) {
+    return [{ level: 'fail', what: `retention settings: ${firstLine(e)}`, fix: 'the tap applies none until they are fixed' }];
+  }
+  const usage = storeUsage(store);
+  const gib = (n: number | null) => (n === null ? 'off' : sizeText(n));
+  const age = (ms: number | null) => (ms === null ? 'off' : `${Math.round(ms / 3_600_000)}h`);
+  const from = (k: string) => settings.sources[k] ?? 'default';
+  const out: Check[] = [
+    { level: 'ok', what: storeUsageText(usage, settings) },
+    { level: 'ok', what: `retention (applied at each tap's start, oldest recordings first): maxStoreSize ${gib(settings.maxStoreBytes)} (${from('maxStoreSize')}), keepFree ${gib(settings.keepFreeBytes)} (${from('keepFree')}), maxAge ${age(settings.maxAgeMs)} (${from('maxAge')}); kept: recordings younger than ${age(settings.minAgeMs)} (${from('minAge')})${settings.protectNotes ? ', and with a note' : ''} (${from('protectNotes')})` },
+  ];
+  for (const w of retentionWarnings(usage, settings)) out.push({ level: 'warn', what: w, fix: 'raise the limit (config file or environment: see docs/retention.md), or delete recordings with `acp-inspect prune`' });
+  return out;
 }
 
 function octal(mode: number): string {

@@ -12,6 +12,7 @@ export function registerList(program: Command): void {
     .action(async (opts: { db?: string; json?: boolean; search?: string }) => {
       const { Store } = await import('../../store/store.js');
       const { formatDuration, formatTable } = await import('../../text/format.js');
+      const { indexingText } = await import('../../view/indexing.js');
       const { existsSync } = await import('node:fs');
       const { defaultDbPath, listCaptureLogs } = await import('../../store/paths.js');
       const path = opts.db ?? defaultDbPath();
@@ -47,9 +48,21 @@ export function registerList(program: Command): void {
             [r.client.name, r.client.version].filter(Boolean).join(' '), r.startedAt.replace('T', ' ').replace(/\.\d+Z$/, 'Z'),
             r.durationMs === null ? '' : formatDuration(r.durationMs), String(r.frames), String(r.errors), String(r.warnings),
             r.status + (r.incomplete && r.status !== 'incomplete' && r.status !== 'interrupted' ? ' (incomplete)' : '')
-              + (r.indexing ? `, indexing ${Math.floor((100 * r.indexing.indexedBytes) / Math.max(1, r.indexing.totalBytes))}%` : ''),
+              + (r.indexing ? `, ${indexingText(r.indexing)}` : ''),
           ]),
         ));
+        // The store's size and its disk's free space, against the retention settings (see `doctor`).
+        const retention = await import('../../store/retention.js');
+        const usage = retention.storeUsage(store);
+        let settings;
+        try {
+          settings = retention.retentionSettings(store.path);
+        } catch (e) {
+          process.stdout.write(`\n${retention.storeUsageText(usage, null)}\nwarning: ${(e as Error).message}\n`);
+          return;
+        }
+        process.stdout.write(`\n${retention.storeUsageText(usage, settings)}\n`);
+        for (const w of retention.retentionWarnings(usage, settings)) process.stdout.write(`warning: ${w}\n`);
       } finally {
         store.close();
       }

@@ -6,14 +6,16 @@ import { CliError } from '../../errors.js';
 export function registerPrune(program: Command): void {
   program
     .command('prune')
-    .description('delete old recordings: those older than an age, or all but the newest N (running ones are kept)')
+    .description('delete old recordings: those older than an age, or all but the newest N (running ones are kept); --auto: as the store\'s retention settings say (see `doctor`)')
     .option('--older-than <age>', 'delete recordings started longer ago than this (7d, 12h, 30m, 2w, 90s)')
     .option('--keep <n>', 'keep only the newest n recordings', parseCount('--keep'))
     .option(...DB_OPTION)
     .option('--dry-run', 'print what would be deleted, delete nothing')
-    .action(async (opts: { olderThan?: string; keep?: number; db?: string; dryRun?: boolean }) => {
+    .option('--auto', 'delete as the retention settings say (maximum store size, free space to keep, maximum age; what a tap starts)')
+    .action(async (opts: { olderThan?: string; keep?: number; db?: string; dryRun?: boolean; auto?: boolean }) => {
+      if (opts.auto) return pruneAuto(opts.db, !!opts.dryRun);
       if (opts.olderThan === undefined && opts.keep === undefined) {
-        throw new CliError('prune needs --older-than <age> (like 7d) or --keep <n>; nothing was deleted');
+        throw new CliError('prune needs --older-than <age> (like 7d), --keep <n> or --auto; nothing was deleted');
       }
       const { parseAge, selectPrune, deleteRecordings } = await import('../../store/prune.js');
       let olderThanMs: number | undefined;
@@ -49,4 +51,34 @@ export function registerPrune(program: Command): void {
         store.close();
       }
     });
+}
+
+/** `prune --auto`: the retention settings applied (store/retention.ts), oldest first, protected ones kept. */
+async function pruneAuto(db: string | undefined, dryRun: boolean): Promise<void> {
+  const { Store } = await import('../../store/store.js');
+  const { defaultDbPath } = await import('../../store/paths.js');
+  const { retentionSettings, selectRetention, storeUsage } = await import('../../store/retention.js');
+  const path = db ?? defaultDbPath();
+  let settings;
+  try {
+    settings = retentionSettings(path);
+  } catch (e) {
+    throw new CliError(`${(e as Error).message}; nothing was deleted`);
+  }
+  const store = Store.open(path, { mustExist: true });
+  try {
+    try { store.markInterrupted(); } catch { /* locked: running ones are skipped anyway */ }
+    const noted = new Set(store.readAllNotes().map((n) => n.recordingId));
+    const ids = selectRetention(store.listRecordings(), storeUsage(store), settings, noted).map((r) => r.id);
+    const what = ids.length === 1 ? `1 recording (${ids[0]})` : `${ids.length} recordings${ids.length ? ` (${ids.join(', ')})` : ''}`;
+    if (dryRun) {
+      process.stdout.write(`would delete ${what}\n`);
+      return;
+    }
+    // One at a time, each its own transaction: a store being trimmed stays usable meanwhile.
+    for (const id of ids) store.deleteRecording(id);
+    process.stdout.write(`deleted ${what}\n`);
+  } finally {
+    store.close();
+  }
 }

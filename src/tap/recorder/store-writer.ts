@@ -19,7 +19,9 @@ import { Store, processIdentity, processStartId, toStoreError, type StoredFindin
 import type { Guard } from './guard.js';
 import type { PackedRows } from '../../store/item-rows.js';
 import { FLUSH_BYTES, FLUSH_ITEMS, FLUSH_MS, STATE_EVERY_BYTES } from './batch-bounds.js';
-import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer } from '../detached-indexer.js';
+import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer, startRetention } from '../detached-indexer.js';
+import { retentionDue, retentionSettings } from '../../store/retention.js';
+import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, fullDiskDelay, isFullError } from '../../store/disk.js';
 
 /**
  * A batch made on the indexer's worker (see index-worker.ts): its rows, their findings, where the log
@@ -78,6 +80,14 @@ const CHECKPOINT_QUIET_MS = 250;
  * 195-389 ms after its client closed stdin, most of it that copy.
  */
 const CLOSE_COPY_MAX_BYTES = 16 * 1024 * 1024;
+/**
+ * SQLite's log is copied into the database once this much was written since the last copy, however
+ * much waits to be indexed, on this connection, between two batches: only a copy made between two
+ * of the writer's transactions lets the next one start the log's file over, so it stays about this
+ * large. Before, nothing was copied while a backlog waited: the log reached 378 MB for 200k frames,
+ * 1.9 GB for a 1 GiB flood, beside the capture log and the database.
+ */
+const WAL_BOUND_BYTES = 128 * 1024 * 1024;
 /** A backlog this large is a burst's (see CHECKPOINT_QUIET_MS). */
 const BURST_BACKLOG_BYTES = 512 * 1024;
 /**
@@ -123,8 +133,11 @@ export class StoreWriter {
   gone = false;
   /** True while the database was locked at start and opening it is being retried. */
   private opening = false;
-  /** True while a write found the database locked and is being retried. */
+  /** True while a write found the database locked, or its disk full, and is being retried. */
   private stalled = false;
+  /** When a write was first refused by a full disk, while it is (Date.now() time; 0: not full). */
+  private fullSince = 0;
+  private fullNoted = false;
   private warned = false;
   private delayNoted = false;
   private incompleteReason: string | null = null;
@@ -221,6 +234,7 @@ export class StoreWriter {
       }));
       this.opening = false;
       this.hooks.send({ recordingId: this.recordingId });
+      if (!config.resume) this.retentionDue(store);
       if (Object.keys(this.peer).length) this.updatePeer();
     } catch (e) {
       if (isBusy(e)) {
@@ -236,6 +250,19 @@ export class StoreWriter {
       this.warnOnce(`not recording: ${err.message}. The session is forwarded untouched.`);
       this.store?.close();
       this.store = null;
+    }
+  }
+
+  /**
+   * A tap's recorder, its recording made (its agent runs): when the store's retention has something to
+   * do, has another process do it (startRetention). Bad settings are said once; the session goes on.
+   */
+  private retentionDue(store: Store): void {
+    if (process.env.ACP_INSPECT_NO_RETENTION === '1') return;
+    try {
+      if (retentionDue(store, retentionSettings(this.config.dbPath))) startRetention(this.config.dbPath);
+    } catch (e) {
+      this.hooks.send({ info: `acp-inspect: retention not applied: ${(e as Error).message}` });
     }
   }
 
@@ -307,8 +334,49 @@ export class StoreWriter {
     this.bytes = 0;
   }
 
-  private retrySoon(): void {
-    if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), RETRY_MS);
+  private retrySoon(ms = RETRY_MS): void {
+    if (!this.flushTimer) this.flushTimer = this.later(() => this.flush(), ms);
+  }
+
+  /**
+   * A write was refused for want of space. When the database's disk is full (not a page limit), nothing
+   * is lost: what waits is kept (the intake takes nothing more, the rest waits in the capture log, which
+   * is what the next write goes on from), said once, and tried again every FULL_RETRY_MS. An indexer
+   * whose tap is gone waits FULL_WAIT_MS at most, then lets go. False: a page limit, dropped as before.
+   */
+  private waitForSpace(e: unknown): boolean {
+    if (!isFullError(e) || !diskFull(this.config.dbPath)) return false;
+    const now = Date.now();
+    if (this.fullSince === 0) this.fullSince = now;
+    if (this.config.resume && now - this.fullSince > FULL_WAIT_MS) {
+      this.stopWriting();
+      return true;
+    }
+    this.stalled = true;
+    if (!this.fullNoted) {
+      this.fullNoted = true;
+      this.hooks.send(this.config.resume
+        ? { info: `indexing blocked: the disk of database ${this.config.dbPath} is full; it goes on once space returns` }
+        : { warn: fullDiskDelay(this.config.dbPath) });
+    }
+    this.retrySoon(FULL_RETRY_MS);
+    return true;
+  }
+
+  /**
+   * Writes nothing more, closes the database and tells the recorder (hooks.gone), which takes nothing
+   * more: the recording was deleted (see deleted()), or an indexer whose tap is gone waited for space
+   * too long (the log stays as far as it is indexed, for the next opener of the database).
+   */
+  private stopWriting(): void {
+    this.gone = true;
+    this.clear();
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
+    this.flushTimer = this.checkpointTimer = null;
+    this.stalled = false;
+    this.close();
+    this.hooks.gone();
   }
 
   /**
@@ -356,6 +424,7 @@ export class StoreWriter {
       this.unCheckpointed += this.bytes;
       this.clear();
       this.stalled = false;
+      this.fullSince = 0;
       if (this.hooks.inBurst()) this.flushLogAhead();
       this.checkpointSoon();
     } catch (e) {
@@ -364,6 +433,8 @@ export class StoreWriter {
         this.stalled = true;
         this.noteDelay();
         this.retrySoon();
+      } else if (this.waitForSpace(e)) {
+        // Kept: see waitForSpace.
       } else {
         this.stalled = false; // not a lock (or held too long): dropped below; the intake goes on
         this.dropped += this.pendingRows;
@@ -388,14 +459,7 @@ export class StoreWriter {
     } catch {
       return false;
     }
-    this.gone = true;
-    this.clear();
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
-    this.flushTimer = this.checkpointTimer = null;
-    this.stalled = false;
-    this.close();
-    this.hooks.gone();
+    this.stopWriting();
     return true;
   }
 
@@ -429,6 +493,10 @@ export class StoreWriter {
       return performance.now() - this.caughtUpAt < CHECKPOINT_QUIET_MS;
     };
     const after = afterBurst();
+    if (this.unCheckpointed >= WAL_BOUND_BYTES) {
+      this.checkpoint(true);
+      return;
+    }
     if (this.unCheckpointed === 0 || this.checkpointTimer) return;
     const { hooks } = this;
     if (this.unCheckpointed >= CHECKPOINT_FORCE_BYTES && !after && !hooks.arriving() && hooks.backlog() === 0) {
@@ -443,13 +511,14 @@ export class StoreWriter {
     this.checkpointTimer.unref();
   }
 
-  private checkpoint(): void {
+  /** `here`: on this connection, whatever its size (see WAL_BOUND_BYTES). */
+  private checkpoint(here = false): void {
     const { store } = this;
     if (!store) return;
     try {
       // A tap's own recorder with much to copy (a flood's log) has another process copy it: stdin closed
       // 400-700 ms after a 1 GiB backlog was caught up, the tap exited 3.3-5.1 s later, the copy done.
-      const elsewhere = !this.config.resume && this.unCheckpointed >= CLOSE_COPY_MAX_BYTES && copyLogElsewhere(this.config.dbPath);
+      const elsewhere = !here && !this.config.resume && this.unCheckpointed >= CLOSE_COPY_MAX_BYTES && copyLogElsewhere(this.config.dbPath);
       if (!elsewhere) this.guard.sql(() => store.db.pragma('wal_checkpoint(PASSIVE)'));
       this.unCheckpointed = 0;
       this.logFlushedAt = 0;
@@ -500,7 +569,8 @@ export class StoreWriter {
   async finish(code: number | null, signal: string | null, exitT: number, deadline: number, interrupted: boolean, last: StoredFinding[]): Promise<void> {
     const { config } = this;
     this.flush();
-    while (this.pending > 0 && Date.now() < deadline) {
+    // An indexer whose tap is gone waits for space as long as waitForSpace lets it.
+    while (this.pending > 0 && (Date.now() < deadline || (config.resume && this.fullSince > 0))) {
       if (this.flushTimer) clearTimeout(this.flushTimer);
       this.flushTimer = null;
       await new Promise((r) => setTimeout(r, RETRY_MS));
@@ -511,41 +581,68 @@ export class StoreWriter {
     if (this.checkpointTimer) clearTimeout(this.checkpointTimer);
     this.checkpointTimer = null;
     const { store, recordingId, guard } = this;
+    if (this.gone) return;
     if (this.pending > 0) {
-      // Still locked: the capture log keeps what is not stored, and the next opener stores it.
+      // Still locked, or the disk still full: the capture log keeps what is not stored, and the next
+      // opener stores it; once the disk has room again, the detached indexer started here.
       if (store && recordingId !== null) {
         try { guard.sql(() => store.releaseCapture(recordingId)); } catch { /* the lease goes with this process */ }
       }
-      this.hooks.send({ warn: `recording delayed: database ${config.dbPath} stayed locked; the rest is kept beside it and stored by the next acp-inspect that opens it` });
+      if (this.fullSince > 0) startDetachedIndexer(config.dbPath);
+      else this.hooks.send({ warn: `recording delayed: database ${config.dbPath} stayed locked; the rest is kept beside it and stored by the next acp-inspect that opens it` });
       await this.closeLog();
       return;
     }
     if (store && recordingId !== null) {
       // A tap's own capture log of some size is left for a detached indexer to remove, once this
-      // process (which holds it open) is gone: see Store.captureIndexed.
+      // process (which holds it open) is gone: see Store.dropCapture.
       const leaveLog = !config.resume && this.hooks.indexedTo() >= CLOSE_COPY_MAX_BYTES;
-      try {
-        this.updatePeer();
-        const incomplete = interrupted || this.incompleteReason !== null || this.dropped > 0;
-        if (process.env.ACP_INSPECT_TEST_KILL_BEFORE_INDEXED === '1') process.kill(process.pid, 'SIGKILL');
-        guard.sql(() => store.db.transaction(() => {
-          this.appendFindings(store, recordingId, last);
-          store.updateRecording(recordingId, {
-            status: interrupted ? 'interrupted' : incomplete ? 'incomplete' : 'complete',
-            incomplete: incomplete ? 1 : 0,
-            incomplete_reason: interrupted
-              ? 'the recording process ended without finishing it; the recording holds everything it captured'
-              : this.incompleteReason ?? (this.dropped > 0 ? this.droppedText() : null),
-            ended_at: interrupted ? new Date(Date.parse(config.startedAt) + exitT).toISOString() : new Date().toISOString(),
-            exit_code: code,
-            exit_signal: signal,
-            duration_ms: exitT,
-          });
-          store.captureIndexed(recordingId, leaveLog);
-        })());
-      } catch (e) {
-        if (this.deleted()) return;
-        this.warnOnce(`recording not finished: ${(e as Error).message}`);
+      // A log without its finish record whose tap said it exited (handOff): the disk was too full
+      // for the tap to write the end of the session. Not interrupted: ended as the tap said.
+      const said = interrupted && config.resume ? this.handedOffExit(store, recordingId) : null;
+      if (said) {
+        interrupted = false;
+        code = said.exitCode;
+        signal = said.exitSignal;
+        this.incompleteReason ??= 'the capture log could not take the end of the session (its disk was full); the recording holds everything it captured';
+      }
+      const incomplete = interrupted || this.incompleteReason !== null || this.dropped > 0;
+      const ended = {
+        status: interrupted ? 'interrupted' : incomplete ? 'incomplete' : 'complete',
+        incomplete: incomplete ? 1 : 0,
+        incomplete_reason: interrupted
+          ? 'the recording process ended without finishing it; the recording holds everything it captured'
+          : this.incompleteReason ?? (this.dropped > 0 ? this.droppedText() : null),
+        ended_at: said?.endedAt ?? (interrupted ? new Date(Date.parse(config.startedAt) + exitT).toISOString() : new Date().toISOString()),
+        exit_code: code,
+        exit_signal: signal,
+        duration_ms: exitT,
+      };
+      for (;;) {
+        try {
+          this.updatePeer();
+          if (process.env.ACP_INSPECT_TEST_KILL_BEFORE_INDEXED === '1') process.kill(process.pid, 'SIGKILL');
+          let log: string | null = null;
+          guard.sql(() => store.db.transaction(() => {
+            this.appendFindings(store, recordingId, last);
+            store.updateRecording(recordingId, ended);
+            log = store.captureIndexed(recordingId);
+          })());
+          if (log) store.dropCapture(log, leaveLog);
+        } catch (e) {
+          if (this.deleted()) return;
+          if (isFullError(e) && diskFull(config.dbPath)) {
+            // The disk is full: an indexer whose tap is gone waits for space (see waitForSpace); a tap
+            // leaves it to the detached indexer it starts, which waits for it.
+            this.fullSince ||= Date.now();
+            if (config.resume && Date.now() - this.fullSince < FULL_WAIT_MS) {
+              await new Promise((r) => setTimeout(r, FULL_RETRY_MS));
+              continue;
+            }
+            if (!config.resume) startDetachedIndexer(config.dbPath);
+          } else this.warnOnce(`recording not finished: ${(e as Error).message}`);
+        }
+        break;
       }
       // The last connection's close copies SQLite's log into the database and removes the log's
       // file, on this thread, before the tap can exit. A tap's own recorder with a large log to copy
@@ -564,6 +661,16 @@ export class StoreWriter {
     await this.closeLog();
   }
 
+  /** The exit a tap wrote when it handed its log on (handOff), if it did. */
+  private handedOffExit(store: Store, recordingId: number): { endedAt: string; exitCode: number | null; exitSignal: string | null } | null {
+    try {
+      const r = store.getRecording(recordingId);
+      return r?.endedAt ? { endedAt: r.endedAt, exitCode: r.exitCode, exitSignal: r.exitSignal } : null;
+    } catch {
+      return null;
+    }
+  }
+
   /**
    * The tap is exiting before the capture log is all indexed: writes what waits (with how far it
    * got), the agent's exit, and lets go of the log, so that the next indexer (a detached one, or the
@@ -572,11 +679,20 @@ export class StoreWriter {
    */
   handOff(code: number | null, signal: string | null): void {
     const { store, recordingId, guard } = this;
-    if (!store || recordingId === null || this.blocked) return;
+    // On a full disk what waits is let go (the capture log holds it, and the next indexer makes it
+    // again from the last state saved), and the exit is written if the database takes it: a row's
+    // update often fits in SQLite's log as its failed writes left it.
+    const full = this.fullSince > 0;
+    if (!store || recordingId === null || (this.blocked && !full)) return;
     try {
       store.db.pragma('busy_timeout = 0');
-      this.flush(true);
-      if (this.items.length > 0) return;
+      if (full) {
+        this.clear();
+        this.stalled = false;
+      } else {
+        this.flush(true);
+        if (this.items.length > 0) return;
+      }
       guard.sql(() => store.db.transaction(() => {
         store.updateRecording(recordingId, { ended_at: new Date().toISOString(), exit_code: code, exit_signal: signal });
         store.releaseCapture(recordingId);

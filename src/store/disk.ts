@@ -1,0 +1,66 @@
+/**
+ * The database's disk: how much room is left on it, and whether it is full. A full disk stops
+ * indexing (SQLite cannot write a batch) but loses nothing the capture log holds: the indexer waits
+ * for space and goes on from its last batch. Readers ask here to tell "indexing blocked: disk full"
+ * from an indexer at work, since an indexer that cannot write cannot say so in the database either.
+ */
+import { statfsSync } from 'node:fs';
+import { dirname } from 'node:path';
+
+/**
+ * Free space below which the database's disk counts as full: a batch of the indexer is up to 8 MiB of
+ * rows, and SQLite, failing to write it, leaves its log grown into whatever was left (a few pages).
+ */
+export const FULL_FREE_BYTES = 1024 * 1024;
+
+/**
+ * How often a write refused by a full disk is tried again, and how long an indexer whose tap is gone
+ * waits for space before it lets go (the next acp-inspect to open the database goes on from there).
+ */
+export const FULL_RETRY_MS = 1000;
+export const FULL_WAIT_MS = 10 * 60_000;
+
+/**
+ * Bytes free for new data on the disk that holds `dbPath` (what its owner may still write: root may
+ * use the blocks a file system keeps back, others not). Null when it cannot be asked.
+ */
+export function freeBytes(dbPath: string): number | null {
+  try {
+    const s = statfsSync(dirname(dbPath));
+    return (process.getuid?.() === 0 ? s.bfree : s.bavail) * s.bsize;
+  } catch {
+    return null;
+  }
+}
+
+/** The size of the disk that holds `dbPath` (bytes), null when it cannot be asked. */
+export function diskBytes(dbPath: string): number | null {
+  try {
+    const s = statfsSync(dirname(dbPath));
+    return s.blocks * s.bsize;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether the disk that holds `dbPath` is full (see FULL_FREE_BYTES). */
+export function diskFull(dbPath: string): boolean {
+  const free = freeBytes(dbPath);
+  return free !== null && free < FULL_FREE_BYTES;
+}
+
+/** Whether an error is a write refused for want of space (SQLite's SQLITE_FULL, or ENOSPC from a file write). */
+export function isFullError(e: unknown): boolean {
+  const code = (e as { code?: string })?.code ?? '';
+  return code.startsWith('SQLITE_FULL') || code === 'ENOSPC' || code === 'EDQUOT';
+}
+
+/** Bytes in MiB, one decimal (as the store's messages say sizes). */
+export function mib(n: number): string {
+  return `${(n / 1048576).toFixed(1)} MiB`;
+}
+
+/** What a tap says, once, when the disk of its database is full: the recording waits, nothing is lost. */
+export function fullDiskDelay(dbPath: string): string {
+  return `recording delayed: the disk of database ${dbPath} is full; what the capture log holds is indexed once space returns; forwarding continues`;
+}
