@@ -16,6 +16,7 @@ import { registerImport } from './commands/import.js';
 import { registerRm } from './commands/rm.js';
 import { registerCheck } from './commands/check.js';
 import { registerServe } from './commands/serve.js';
+import { registerConsole } from './commands/console.js';
 import { registerReplay } from './commands/replay.js';
 import { registerDiff } from './commands/diff.js';
 import { registerPrune } from './commands/prune.js';
@@ -36,7 +37,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput(usageErrors('acp-inspect'));
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe, registerIndex]) {
+    registerCheck, registerServe, registerConsole, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe, registerIndex]) {
     register(program);
   }
   // A usage error points at the help of the command it is about (`see acp-inspect note list --help`).

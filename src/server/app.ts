@@ -7,7 +7,7 @@
  */
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { streamSSE } from 'hono/streaming';
+import { streamEvents } from './sse.js';
 import { timingSafeEqual } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -37,6 +37,8 @@ import { findViewerDir, loadStatic, type StaticFile } from './static.js';
 import { NotesHttpError, registerNoteRoutes } from './notes.js';
 import { registerSliceRoute } from './slice-route.js';
 import { SliceError } from '../transcript/slice.js';
+import { ConsoleError, type ConsoleSession } from '../console/session.js';
+import { registerConsoleRoutes } from '../console/routes.js';
 import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from '../view/contract.js';
 
 export interface AppOptions {
@@ -58,6 +60,8 @@ export interface AppOptions {
   viewerFiles?: Map<string, StaticFile>;
   /** Largest accepted import upload in bytes (default 256 MiB). */
   maxUploadBytes?: number;
+  /** The console this server is the page of (`acp-inspect console`): its routes and /console. */
+  console?: ConsoleSession;
 }
 
 export type InspectorApp = Hono & {
@@ -145,6 +149,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.onError((err, c) => {
     if (err instanceof HttpError || err instanceof NotesHttpError) return c.json({ error: err.message }, err.status);
     if (err instanceof FilterError) return c.json({ error: err.message }, 400);
+    if (err instanceof ConsoleError) return c.json({ error: err.message }, err.status);
     if (err instanceof TranscriptError || err instanceof SliceError) return c.json({ error: err.message }, 400);
     if (err instanceof StoreError) {
       const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' || err.code === 'E_NO_PROBE_RUN' ? 404 : err.code === 'E_DB_LOCKED' ? 503
@@ -205,6 +210,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   };
   app.get('/', index);
   app.get('/index.html', index);
+  if (opts.console) app.get('/console', index);
   app.get('/assets/*', (c) => {
     const f = files.get(c.req.path);
     if (!f) return c.text('404 Not Found\n', 404);
@@ -443,42 +449,16 @@ export function createApp(opts: AppOptions): InspectorApp {
     return c.json(page);
   });
 
+  if (opts.console) {
+    opts.console.attach((pid) => (store.db.prepare('SELECT id FROM recordings WHERE host_pid = ? ORDER BY id DESC LIMIT 1').get(pid) as { id: number } | undefined)?.id ?? null);
+    registerConsoleRoutes(app, opts.console);
+  }
+
   // ---- live stream --------------------------------------------------------------------------
   app.get('/api/events', (c) => {
     const r = c.req.query('recording');
     const recordingId = r && /^\d+$/.test(r) ? Number(r) : null;
-    return streamSSE(c, async (stream) => {
-      const queue: LiveEvent[] = [];
-      let wake: (() => void) | null = null;
-      const unsubscribe = live.subscribe({
-        recordingId,
-        send(ev) {
-          queue.push(ev);
-          wake?.();
-        },
-      });
-      let closed = false;
-      stream.onAbort(() => {
-        closed = true;
-        wake?.();
-      });
-      try {
-        await stream.writeSSE({ data: JSON.stringify({ type: 'hello', dataVersion: 0 } satisfies LiveEvent) });
-        while (!closed) {
-          while (queue.length && !closed) await stream.writeSSE({ data: JSON.stringify(queue.shift()) });
-          if (closed) break;
-          // Wait for an event, or 15 s for a keep-alive comment.
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, 15_000);
-            wake = () => { clearTimeout(timer); resolve(); };
-          });
-          wake = null;
-          if (!queue.length && !closed) await stream.write(': keep-alive\n\n');
-        }
-      } finally {
-        unsubscribe();
-      }
-    });
+    return streamEvents<LiveEvent>(c, (send) => live.subscribe({ recordingId, send }), [{ type: 'hello', dataVersion: 0 }]);
   });
 
   app.notFound((c) => (c.req.path.startsWith('/api/') ? c.json({ error: `no such API route: ${c.req.path}` }, 404) : c.text('404 Not Found\n', 404)));
