@@ -1,0 +1,111 @@
+/**
+ * The console in a real browser: `acp-inspect console` (the real binary) starts a test agent through
+ * the tap; the page initializes, opens a session, prompts, answers the agent's permission request,
+ * sees its read served and approves its write (the file changes only then), sends a malformed frame
+ * on purpose and finds the checker's finding on it in the timeline beside; and against the SDK's
+ * example agent it cancels a turn mid-way. The recordings then check and export like any other.
+ */
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
+import { cli, EXAMPLE_AGENT, PEERS, tempDir } from '../helpers.js';
+import { startConsole, type RunningConsole } from '../console/start-console.js';
+import type { ConsoleSnapshot } from '../../src/console/contract.js';
+
+const AGENT = join(PEERS, 'console-agent.mjs');
+let tmp: ReturnType<typeof tempDir>;
+let browser: Browser;
+const consoles: RunningConsole[] = [];
+
+beforeAll(async () => {
+  if (!BROWSER_AVAILABLE) return;
+  tmp = tempDir('acp-inspect-console-');
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  for (const c of consoles) await c.stop();
+  await browser?.close();
+  tmp?.cleanup();
+});
+
+async function open(c: RunningConsole): Promise<Page> {
+  const page = await (await browser.newContext({ viewport: { width: 1500, height: 900 } })).newPage();
+  page.on('dialog', (d) => void d.accept());
+  await page.goto(c.url);
+  await page.getByRole('heading', { name: 'Console' }).waitFor();
+  return page;
+}
+
+async function connect(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Initialize' }).click();
+  await page.getByLabel("The agent's answer").waitFor();
+  await page.getByRole('button', { name: 'New session' }).click();
+  await page.getByRole('combobox', { name: 'session' }).waitFor();
+}
+
+async function prompt(page: Page, text: string): Promise<void> {
+  const box = page.getByLabel('Prompt text (Ctrl/⌘+Enter sends)');
+  await box.fill(text);
+  await box.press('Control+Enter');
+}
+
+describeBrowser('the console', () => {
+  it('drives a test agent: permission, read, write on approval, a malformed frame pinned to its finding', async () => {
+    const work = join(tmp.dir, 'work');
+    mkdirSync(work);
+    const db = join(tmp.dir, 'console.sqlite');
+    const notes = join(work, 'notes.txt');
+    writeFileSync(notes, 'first\nsecond\nthird\n');
+    const c = await startConsole(['--db', db, '--cwd', work, '--', process.execPath, AGENT]);
+    consoles.push(c);
+    const page = await open(c);
+
+    await connect(page);
+    await expect(page.getByLabel("The agent's answer").textContent()).resolves.toContain('console-test-agent 1.0.0');
+    // The session's modes are a control, kept current by the agent's update.
+    await page.getByRole('combobox', { name: 'mode' }).selectOption('code');
+    await page.waitForFunction(() => (document.querySelector('select[aria-label], label select') !== null));
+
+    await prompt(page, 'files');
+    // The permission request waits inline, its options as buttons, with how long the agent has waited.
+    const perm = page.getByRole('article', { name: /session\/request_permission/ });
+    await perm.getByText(/waiting \d/).waitFor();
+    await perm.getByRole('button', { name: 'Allow' }).click();
+    // The read is served from --cwd (line 2, limit 1); the write waits with its diff, the file untouched.
+    const write = page.getByRole('article', { name: /fs\/write_text_file/ });
+    await write.locator('.diff-add', { hasText: 'added by the agent' }).waitFor();
+    expect(readFileSync(notes, 'utf8')).toBe('first\nsecond\nthird\n');
+    await write.getByRole('button', { name: 'Approve write' }).click();
+    await page.getByRole('article', { name: /^Turn at/ }).locator('.pill', { hasText: 'end_turn' }).waitFor({ timeout: 20_000 });
+    expect(readFileSync(notes, 'utf8')).toBe('first\nsecond\nthird\nadded by the agent\n');
+    const turn = page.getByRole('article', { name: /^Turn at/ }).last();
+    await expect(turn.textContent()).resolves.toContain('line 2 reads "second"');
+    await expect(turn.locator('.plan').textContent()).resolves.toContain('Append a line');
+
+    // A malformed frame on purpose: the agent answers -32700 and the timeline pins the finding to it.
+    const raw = page.getByLabel('Raw JSON-RPC message (Ctrl/⌘+Enter sends)');
+    await raw.fill('{"jsonrpc":"2.0","id":77,"method":');
+    await raw.press('Control+Enter');
+    const bad = page.locator('.timeline .row.has-error', { has: page.locator('.c-kind', { hasText: 'invalid' }) });
+    await bad.waitFor({ timeout: 20_000 });
+    await bad.click();
+    await page.locator('.detail').getByText('not-json').first().waitFor();
+    const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    expect(snap.frames.some((f) => f.dir === 'a2c' && f.kind === 'error' && JSON.stringify(f.json).includes('-32700'))).toBe(true);
+    if (process.env.ACP_INSPECT_SHOTS) await page.screenshot({ path: join(process.env.ACP_INSPECT_SHOTS, 'console.png') });
+
+    const id = snap.status.recordingId!;
+    expect(await c.stop()).toBe(0);
+    // The recording checks and exports like any other.
+    const check = await cli(['check', String(id), '--db', db, '--json']);
+    const found = check.stdout.toString().trim().split('\n').map((l) => JSON.parse(l) as { rule: string; seq: number });
+    expect(found.some((f) => f.rule === 'not-json')).toBe(true);
+    const out = join(tmp.dir, 'console.jsonl');
+    expect((await cli(['export', String(id), '--db', db, '-o', out])).code).toBe(0);
+    const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { dir?: string; raw?: string });
+    expect(lines.some((l) => l.dir === 'c2a' && l.raw === '{"jsonrpc":"2.0","id":77,"method":')).toBe(true);
+  });
+});
