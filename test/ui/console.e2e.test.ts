@@ -6,7 +6,7 @@
  * example agent it cancels a turn mid-way. The recordings then check and export like any other.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readFileSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
@@ -107,5 +107,82 @@ describeBrowser('the console', () => {
     expect((await cli(['export', String(id), '--db', db, '-o', out])).code).toBe(0);
     const lines = readFileSync(out, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { dir?: string; raw?: string });
     expect(lines.some((l) => l.dir === 'c2a' && l.raw === '{"jsonrpc":"2.0","id":77,"method":')).toBe(true);
+  });
+
+  it('cancels the SDK example agent while it waits on a permission: the console answers it cancelled, the checker sees the turn end', async () => {
+    const db = join(tmp.dir, 'example.sqlite');
+    const c = await startConsole(['--db', db, '--cwd', tmp.dir, '--', process.execPath, EXAMPLE_AGENT]);
+    consoles.push(c);
+    const page = await open(c);
+    await connect(page);
+    await prompt(page, 'hello');
+    // The turn streams into its card while it runs.
+    const turn = page.getByRole('article', { name: /^Turn at/ }).last();
+    await turn.locator('.pill', { hasText: 'running' }).waitFor({ timeout: 20_000 });
+    // Mid-turn: the agent waits on its permission request.
+    const perm = page.getByRole('article', { name: /session\/request_permission/ });
+    await perm.waitFor({ timeout: 20_000 });
+    await turn.locator('.md').waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Cancel turn' }).click();
+    await perm.waitFor({ state: 'detached' });
+    await page.getByText(/stop reason: \w+/).waitFor({ timeout: 20_000 });
+    const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    expect(snap.pending).toEqual([]);
+    const cancelAt = snap.frames.findIndex((f) => f.method === 'session/cancel');
+    expect(cancelAt).toBeGreaterThan(-1);
+    // The permission request was answered with the cancelled outcome, after the cancel.
+    const asked = snap.frames.filter((x) => x.dir === 'a2c' && x.method === 'session/request_permission' && x.kind === 'request');
+    expect(asked).toHaveLength(1);
+    const answered = snap.frames.findIndex((x) => x.dir === 'c2a' && x.kind === 'result' && JSON.stringify(x.id) === JSON.stringify(asked[0]!.id));
+    expect(answered).toBeGreaterThan(cancelAt);
+    expect(JSON.parse(snap.frames[answered]!.raw)).toMatchObject({ result: { outcome: { outcome: 'cancelled' } } });
+    // This example agent ends a turn cancelled during its permission request with end_turn: the checker says so.
+    const stop = snap.frames.find((x) => x.dir === 'a2c' && x.method === 'session/prompt' && x.kind === 'result')!;
+    expect(await c.stop()).toBe(0);
+    const check = await cli(['check', String(snap.status.recordingId), '--db', db, '--json']);
+    const rules = check.stdout.toString().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { rule: string }).rule);
+    expect(rules.includes('cancel-stop-reason')).toBe(!stop.raw.includes('"cancelled"'));
+  });
+
+  it('cancels a streaming turn mid-way: the agent stops with "cancelled"', async () => {
+    const db = join(tmp.dir, 'slow.sqlite');
+    const c = await startConsole(['--db', db, '--cwd', tmp.dir, '--', process.execPath, AGENT]);
+    consoles.push(c);
+    const page = await open(c);
+    await connect(page);
+    await prompt(page, 'slow');
+    const turn = page.getByRole('article', { name: /^Turn at/ }).last();
+    await turn.locator('.md', { hasText: 'chunk 2' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Cancel turn' }).click();
+    await page.getByText('stop reason: cancelled').waitFor({ timeout: 20_000 });
+    await turn.locator('.pill', { hasText: 'cancelled' }).waitFor({ timeout: 20_000 });
+    await turn.getByText(/Cancelled by the client/).waitFor();
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('refuses terminals until switched on; reconnecting starts a fresh agent and a new recording', async () => {
+    const db = join(tmp.dir, 'terminal.sqlite');
+    const work = join(tmp.dir, 'term-work');
+    mkdirSync(work);
+    const c = await startConsole(['--db', db, '--cwd', work, '--', process.execPath, AGENT]);
+    consoles.push(c);
+    const page = await open(c);
+    // Off: the capability cannot even be advertised, and the agent's terminal/create is refused.
+    await expect(page.getByRole('checkbox', { name: 'terminal', exact: true }).isDisabled()).resolves.toBe(true);
+    await connect(page);
+    await prompt(page, 'terminal');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText(/terminal refused: error -32601/).waitFor({ timeout: 20_000 });
+    const first = (await c.api<ConsoleSnapshot>('/api/console')).json.status.recordingId;
+
+    await page.getByRole('checkbox', { name: 'terminals' }).check();
+    await page.getByRole('button', { name: 'Reconnect' }).click();
+    await page.getByText('running (run 2)').waitFor({ timeout: 20_000 });
+    await page.getByRole('checkbox', { name: 'terminal', exact: true }).check();
+    await connect(page);
+    await prompt(page, 'terminal');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('terminal said: from-terminal').waitFor({ timeout: 20_000 });
+    const second = (await c.api<ConsoleSnapshot>('/api/console')).json.status.recordingId;
+    expect(second).not.toBe(first);
+    expect(await c.stop()).toBe(0);
   });
 });
