@@ -39,6 +39,16 @@ async function open(c: RunningConsole): Promise<Page> {
   return page;
 }
 
+/** A console over `agent` recording into db `name`, its page open, initialized, a session open. */
+async function started(name: string, cwd: string, agent: string): Promise<{ c: RunningConsole; page: Page; db: string }> {
+  const db = join(tmp.dir, `${name}.sqlite`);
+  const c = await startConsole(['--db', db, '--cwd', cwd, '--', process.execPath, agent]);
+  consoles.push(c);
+  const page = await open(c);
+  await connect(page);
+  return { c, page, db };
+}
+
 async function connect(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Initialize' }).click();
   await page.getByLabel("The agent's answer").waitFor();
@@ -110,11 +120,7 @@ describeBrowser('the console', () => {
   });
 
   it('cancels the SDK example agent while it waits on a permission: the console answers it cancelled, the checker sees the turn end', async () => {
-    const db = join(tmp.dir, 'example.sqlite');
-    const c = await startConsole(['--db', db, '--cwd', tmp.dir, '--', process.execPath, EXAMPLE_AGENT]);
-    consoles.push(c);
-    const page = await open(c);
-    await connect(page);
+    const { c, page, db } = await started('example', tmp.dir, EXAMPLE_AGENT);
     await prompt(page, 'hello');
     // The turn streams into its card while it runs.
     const turn = page.getByRole('article', { name: /^Turn at/ }).last();
@@ -145,11 +151,7 @@ describeBrowser('the console', () => {
   });
 
   it('cancels a streaming turn mid-way: the agent stops with "cancelled"', async () => {
-    const db = join(tmp.dir, 'slow.sqlite');
-    const c = await startConsole(['--db', db, '--cwd', tmp.dir, '--', process.execPath, AGENT]);
-    consoles.push(c);
-    const page = await open(c);
-    await connect(page);
+    const { c, page } = await started('slow', tmp.dir, AGENT);
     await prompt(page, 'slow');
     const turn = page.getByRole('article', { name: /^Turn at/ }).last();
     await turn.locator('.md', { hasText: 'chunk 2' }).waitFor({ timeout: 20_000 });
