@@ -76,3 +76,20 @@ export interface ConsoleSnapshot {
 export const CONSOLE_RAW_LIMIT = 256 * 1024;
 /** How many recent frames the server keeps for a page that (re)connects. */
 export const CONSOLE_KEPT_FRAMES = 2000;
+
+/**
+ * A running console as `serve` lists it (from a file the console keeps beside the database while
+ * it runs). No token: the console's page opens only from the URL the console printed.
+ */
+export interface RunningConsoleInfo {
+  pid: number;
+  /** processStartId(pid): tells the console apart from a later process given the same pid. */
+  hostStart: string | null;
+  /** The console's address (without its token). */
+  address: string;
+  command: string[];
+  cwd: string;
+  startedAt: string;
+  /** The recording it is making now (a reconnect starts another). */
+  recordingId: number | null;
+}

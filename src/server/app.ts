@@ -39,6 +39,7 @@ import { registerSliceRoute } from './slice-route.js';
 import { SliceError } from '../transcript/slice.js';
 import { ConsoleError, type ConsoleSession } from '../console/session.js';
 import { registerConsoleRoutes } from '../console/routes.js';
+import { listConsoles } from '../console/registry.js';
 import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from '../view/contract.js';
 
 export interface AppOptions {
@@ -397,6 +398,8 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.get('/api/recordings/:id/waterfall', (c) => c.body(timeModel(recId(c)).waterfall, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/recordings/:id/insights', (c) => c.body(timeModel(recId(c)).insights, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/agents', (c) => c.json(agentComparison(store)));
+  // The consoles running on this database (acp-inspect console), without their tokens.
+  app.get('/api/consoles', (c) => c.json(listConsoles(opts.dbPath)));
   // Probe runs (acp-inspect probe agent|client): the UI's scorecards, each scenario linking its recording.
   app.get('/api/probes', (c) => c.json(listProbeRuns(store)));
   app.get('/api/probes/:id', (c) => {

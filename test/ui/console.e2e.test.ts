@@ -108,6 +108,11 @@ describeBrowser('the console', () => {
     if (process.env.ACP_INSPECT_SHOTS) await page.screenshot({ path: join(process.env.ACP_INSPECT_SHOTS, 'console.png') });
 
     const id = snap.status.recordingId!;
+    // The same server's recordings list names the running console and links its recording.
+    await page.goto(`${c.origin}/`);
+    const listed = page.getByRole('region', { name: 'Running consoles' });
+    await listed.getByText('console-agent.mjs').waitFor();
+    await listed.getByRole('link', { name: `recording #${id}` }).waitFor();
     expect(await c.stop()).toBe(0);
     // The recording checks and exports like any other.
     const check = await cli(['check', String(id), '--db', db, '--json']);

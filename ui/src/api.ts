@@ -12,6 +12,7 @@ import type { Insights } from '../../src/view/insights.js';
 import type { AgentRow } from '../../src/view/contract.js';
 import type { ProbeReport } from '../../src/probe/report.js';
 import type { ProbeRunSummary } from '../../src/store/probe-runs.js';
+import type { RunningConsoleInfo } from '../../src/console/contract.js';
 
 export type { RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage };
 export type { TimelineRow } from '../../src/view/contract.js';
@@ -21,6 +22,7 @@ export type { Insights, Insight } from '../../src/view/insights.js';
 export type { AgentRow } from '../../src/view/contract.js';
 export type { ProbeReport, ScenarioResult } from '../../src/probe/report.js';
 export type { ProbeRunSummary } from '../../src/store/probe-runs.js';
+export type { RunningConsoleInfo } from '../../src/console/contract.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -99,6 +101,8 @@ export class HttpSource implements DataSource {
   probes() { return this.call<ProbeRunSummary[]>('/api/probes'); }
   /** One probe run with its report (null while it runs). */
   probe(id: number) { return this.call<ProbeRunSummary & { report: ProbeReport | null }>(`/api/probes/${id}`); }
+  /** The consoles (acp-inspect console) running on this database. */
+  consoles() { return this.call<RunningConsoleInfo[]>('/api/consoles'); }
   /** Every agent name and version of the store, compared (latency per method, turn durations). */
   agents() { return this.call<AgentRow[]>('/api/agents'); }
   /** Two recordings aligned: the totals and every row's status; the rows come from `compareRows`. */

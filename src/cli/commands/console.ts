@@ -25,12 +25,22 @@ export function registerConsole(program: Command): void {
       let isDir = false;
       try { isDir = statSync(cwd).isDirectory(); } catch { /* said below */ }
       if (!isDir) throw new CliError(`--cwd ${cwd} is not a folder; pass an existing folder for the agent to work in`, 2);
-      const [{ ConsoleSession }, { startServer }, { defaultDbPath }] = await Promise.all([
-        import('../../console/session.js'), import('../../server/start.js'), import('../../store/paths.js'),
+      const [{ ConsoleSession }, { startServer }, { defaultDbPath }, registry, { processStartId }] = await Promise.all([
+        import('../../console/session.js'), import('../../server/start.js'), import('../../store/paths.js'), import('../../console/registry.js'), import('../../store/process-id.js'),
       ]);
       const dbPath = opts.db ?? defaultDbPath();
       const session = new ConsoleSession({ command, cwd, dbPath });
       const srv = await startServer({ dbPath, port: opts.port, open: opts.open, console: session });
+      // Listed by `serve` on the same database while it runs.
+      const entry = { pid: process.pid, hostStart: processStartId(process.pid), address: srv.url.replace(/\?token=.*$/, ''), command, cwd, startedAt: new Date().toISOString(), recordingId: null as number | null };
+      session.subscribe((ev) => {
+        if (ev.type === 'status' && ev.status.recordingId !== entry.recordingId) {
+          entry.recordingId = ev.status.recordingId;
+          registry.saveConsoleEntry(dbPath, entry);
+        }
+      });
+      registry.saveConsoleEntry(dbPath, entry);
+      process.once('exit', () => registry.removeConsoleEntry(dbPath, process.pid));
       await session.start();
       process.stdout.write(`${srv.url}\n`);
       process.stderr.write(`acp-inspect: console for \`${command.join(' ')}\` in ${cwd}; press Ctrl-C to stop\n`);
