@@ -4,6 +4,8 @@
  * listen on (DNS rebinding) or when an Origin header names another origin, and 401 without the
  * launch token (query `?token=`, `Authorization: Bearer`, or the cookie the first visit sets).
  * No route starts a process or touches a file other than the database; the UI is served from memory.
+ * A console's server (`acp-inspect console`) adds its routes (src/console/routes.ts): they send to the
+ * agent its command line started, and none of them takes a command.
  */
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';

@@ -6,7 +6,7 @@
  * example agent it cancels a turn mid-way. The recordings then check and export like any other.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
@@ -14,14 +14,17 @@ import { cli, EXAMPLE_AGENT, PEERS, tempDir } from '../helpers.js';
 import { startConsole, type RunningConsole } from '../console/start-console.js';
 import type { ConsoleSnapshot } from '../../src/console/contract.js';
 
-const AGENT = join(PEERS, 'console-agent.mjs');
 let tmp: ReturnType<typeof tempDir>;
+/** The test agent, copied beside the test's files (so a screenshot shows no path of this checkout). */
+let AGENT: string;
 let browser: Browser;
 const consoles: RunningConsole[] = [];
 
 beforeAll(async () => {
   if (!BROWSER_AVAILABLE) return;
   tmp = tempDir('acp-inspect-console-');
+  AGENT = join(tmp.dir, 'console-agent.mjs');
+  copyFileSync(join(PEERS, 'console-agent.mjs'), AGENT);
   browser = await launchBrowser();
 });
 
