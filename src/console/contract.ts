@@ -72,10 +72,11 @@ export interface ConsoleSnapshot {
   notices: Extract<ConsoleEvent, { type: 'notice' }>[];
 }
 
-/** How much of a line the page is sent. */
-export const CONSOLE_RAW_LIMIT = 256 * 1024;
-/** How many recent frames the server keeps for a page that (re)connects. */
+/** How much of a line the page is sent (a longer line comes cut, without its parsed message). */
+export const CONSOLE_RAW_LIMIT = 64 * 1024;
+/** How many recent frames the server keeps for a page that (re)connects, and at most how many bytes of them. */
 export const CONSOLE_KEPT_FRAMES = 2000;
+export const CONSOLE_KEPT_BYTES = 16 * 1024 * 1024;
 
 /**
  * A running console as `serve` lists it (from a file the console keeps beside the database while

@@ -18,7 +18,7 @@ import type { Frame, RpcId } from '../wire/frame.js';
 import { M } from '../spec/methods.js';
 import { insideFolder, textLines } from './files.js';
 import { TerminalHost } from './terminals.js';
-import { CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest } from './contract.js';
+import { CONSOLE_KEPT_BYTES, CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest } from './contract.js';
 
 export interface ConsoleOptions {
   /** The agent command and its arguments. */
@@ -60,6 +60,8 @@ export class ConsoleSession {
   private nextId = 1;
   private n = 0;
   private readonly frames: ConsoleFrame[] = [];
+  /** Characters of raw text in `frames`. */
+  private keptBytes = 0;
   private readonly notices: Extract<ConsoleEvent, { type: 'notice' }>[] = [];
   private readonly pending = new Map<string, PendingRequest>();
   /** The methods of the requests the console sent that wait for their answer, by the JSON of their id. */
@@ -90,6 +92,7 @@ export class ConsoleSession {
     this.pending.clear();
     this.asked.clear();
     this.frames.length = 0;
+    this.keptBytes = 0;
     this.n = 0;
     this.status = { ...this.status, run: this.status.run + 1, state: 'running', exitCode: null, signal: null, recordingId: null, advertised: { readTextFile: false, writeTextFile: false, terminal: false } };
     const run = this.status.run;
@@ -201,7 +204,10 @@ export class ConsoleSession {
       ...(f.json !== undefined && !cut ? { json: f.json } : {}), ...(f.parseError !== undefined ? { parseError: f.parseError } : {}),
     };
     this.frames.push(ev);
-    if (this.frames.length > CONSOLE_KEPT_FRAMES) this.frames.splice(0, this.frames.length - CONSOLE_KEPT_FRAMES);
+    this.keptBytes += ev.raw.length;
+    let drop = 0;
+    while (this.frames.length - drop > CONSOLE_KEPT_FRAMES || (this.keptBytes > CONSOLE_KEPT_BYTES && drop < this.frames.length - 1)) this.keptBytes -= this.frames[drop++]!.raw.length;
+    if (drop) this.frames.splice(0, drop);
     this.emit(ev);
   }
 

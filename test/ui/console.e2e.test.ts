@@ -79,8 +79,11 @@ describeBrowser('the console', () => {
     await connect(page);
     await expect(page.getByLabel("The agent's answer").textContent()).resolves.toContain('console-test-agent 1.0.0');
     // The session's modes are a control, kept current by the agent's update.
-    await page.getByRole('combobox', { name: 'mode' }).selectOption('code');
-    await page.waitForFunction(() => (document.querySelector('select[aria-label], label select') !== null));
+    const mode = page.getByRole('combobox', { name: 'mode' });
+    expect(await mode.inputValue()).toBe('ask');
+    await mode.selectOption('code');
+    await page.locator('.timeline .row', { hasText: 'current_mode_update' }).waitFor({ timeout: 20_000 });
+    expect(await mode.inputValue()).toBe('code');
 
     await prompt(page, 'files');
     // The permission request waits inline, its options as buttons, with how long the agent has waited.

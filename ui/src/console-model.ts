@@ -11,7 +11,6 @@ import { openRecording, recId, writeUrl } from './model.js';
 
 export const status = signal<ConsoleStatus | null>(null);
 export const pending = signal<PendingRequest[]>([]);
-export const frames = signal<ConsoleFrame[]>([]);
 export const notices = signal<Extract<ConsoleEvent, { type: 'notice' }>[]>([]);
 export const cstate = signal<ConsoleState>(emptyConsoleState());
 /** The session the composer and the session controls act on. */
@@ -36,7 +35,6 @@ function onFrame(f: ConsoleFrame): void {
   const s = cstate.value;
   foldConsoleFrame(s, f, sent);
   batch(() => {
-    frames.value = [...frames.value.slice(-1999), f];
     cstate.value = { ...s };
     if (activeSession.value === null && s.sessions.size) activeSession.value = [...s.sessions.keys()].at(-1)!;
   });
@@ -55,7 +53,7 @@ function onStatus(st: ConsoleStatus): void {
   if (prev && prev.run !== st.run) {
     // A fresh agent process: what the page knew of the last one is gone.
     sent = new Map();
-    batch(() => { frames.value = []; cstate.value = emptyConsoleState(); activeSession.value = null; });
+    batch(() => { cstate.value = emptyConsoleState(); activeSession.value = null; });
   }
   status.value = st;
   if (st.recordingId !== null && st.recordingId !== recId.value) {
@@ -82,7 +80,6 @@ export async function connectConsole(): Promise<void> {
     const s = emptyConsoleState();
     for (const f of snap.frames) foldConsoleFrame(s, f, sent);
     batch(() => {
-      frames.value = snap.frames;
       cstate.value = s;
       pending.value = snap.pending;
       notices.value = snap.notices;
