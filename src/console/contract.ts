@@ -52,6 +52,11 @@ export interface ConsoleStatus {
   recordingId: number | null;
   /** Terminal commands the agent asks for run only when this is on (switched on in the page). */
   terminals: boolean;
+  /**
+   * A fork: this run began by replaying a recording's client side up to a frame (with the replay's
+   * matching: ids, sessions and paths mapped), then the console took over.
+   */
+  fork: { recordingId: number; seq: number; state: 'replaying' | 'done'; sent: number; divergences: number | null; ended: string | null } | null;
   /** What the last `initialize` the console sent advertised for the duties the server performs. */
   advertised: { readTextFile: boolean; writeTextFile: boolean; terminal: boolean };
 }

@@ -8,6 +8,7 @@ import type { Hono, Context } from 'hono';
 import { streamEvents } from '../server/sse.js';
 import { ConsoleError, type ConsoleAnswer, type ConsoleSession } from './session.js';
 import type { ConsoleEvent } from './contract.js';
+import type { Recording } from '../transcript/format.js';
 
 /** Largest JSON body a console route reads. */
 const MAX_BODY = 8 * 1024 * 1024;
@@ -25,7 +26,10 @@ async function body(c: Context): Promise<Record<string, unknown>> {
   return v as Record<string, unknown>;
 }
 
-export function registerConsoleRoutes(app: Hono, session: ConsoleSession): void {
+/** Items 1..seq of a stored recording with its header, or an HTTP-ready refusal (thrown). */
+export type ForkSource = (recordingId: number, seq: number) => Recording;
+
+export function registerConsoleRoutes(app: Hono, session: ConsoleSession, forkSource: ForkSource): void {
   app.get('/api/console', (c) => c.json(session.snapshot()));
   app.post('/api/console/request', async (c) => {
     const b = await body(c);
@@ -56,6 +60,15 @@ export function registerConsoleRoutes(app: Hono, session: ConsoleSession): void 
   app.post('/api/console/reconnect', async (c) => {
     await body(c);
     await session.start();
+    return c.json(session.snapshot().status);
+  });
+  // Fork from a frame of a recording of this database: the console's own agent command again, the
+  // recording's client side replayed up to that frame, then the page has the session.
+  app.post('/api/console/fork', async (c) => {
+    const b = await body(c);
+    if (!Number.isSafeInteger(b.recordingId) || !Number.isSafeInteger(b.seq) || (b.seq as number) < 1) throw new ConsoleError(400, 'a fork names {"recordingId": ID, "seq": N}, a frame of a recording');
+    const rec = forkSource(b.recordingId as number, b.seq as number);
+    await session.fork(b.recordingId as number, b.seq as number, rec);
     return c.json(session.snapshot().status);
   });
   app.get('/api/console/events', (c) => streamEvents<ConsoleEvent>(c, (send) => session.subscribe(send)));

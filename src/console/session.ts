@@ -18,6 +18,9 @@ import type { Frame, RpcId } from '../wire/frame.js';
 import { M } from '../spec/methods.js';
 import { insideFolder, textLines } from './files.js';
 import { TerminalHost } from './terminals.js';
+import { ClientReplayer } from '../replay/client-replayer.js';
+import type { Effect } from '../replay/agent-replayer.js';
+import type { Recording } from '../transcript/format.js';
 import { CONSOLE_KEPT_BYTES, CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest } from './contract.js';
 
 export interface ConsoleOptions {
@@ -69,6 +72,8 @@ export class ConsoleSession {
   private readonly listeners = new Set<(ev: ConsoleEvent) => void>();
   private exited: Promise<void> = Promise.resolve();
   private terminals: TerminalHost | null = null;
+  /** While a fork replays the recording's client side: the agent's lines go to it, not to the user. */
+  private replaying: { replayer: ClientReplayer; t0: number; timer: NodeJS.Timeout; sent: number } | null = null;
 
   /** The recording a tap with this pid writes (the server sets it: see attach). */
   private findRecording: (pid: number) => number | null = () => null;
@@ -76,7 +81,7 @@ export class ConsoleSession {
   constructor(private readonly opts: ConsoleOptions) {
     this.root = realpathSync(opts.cwd);
     this.status = {
-      command: opts.command, cwd: this.root, run: 0, state: 'exited', exitCode: null, signal: null, recordingId: null, terminals: false,
+      command: opts.command, cwd: this.root, run: 0, state: 'exited', exitCode: null, signal: null, recordingId: null, terminals: false, fork: null,
       advertised: { readTextFile: false, writeTextFile: false, terminal: false },
     };
   }
@@ -94,7 +99,8 @@ export class ConsoleSession {
     this.frames.length = 0;
     this.keptBytes = 0;
     this.n = 0;
-    this.status = { ...this.status, run: this.status.run + 1, state: 'running', exitCode: null, signal: null, recordingId: null, advertised: { readTextFile: false, writeTextFile: false, terminal: false } };
+    this.replaying = null;
+    this.status = { ...this.status, run: this.status.run + 1, state: 'running', exitCode: null, signal: null, recordingId: null, fork: null, advertised: { readTextFile: false, writeTextFile: false, terminal: false } };
     const run = this.status.run;
     // detached: the tap leads a process group of its own (and puts the agent in another), so ending
     // the console ends the group, never an unrelated process.
@@ -141,6 +147,10 @@ export class ConsoleSession {
   private ended(run: number, code: number | null, signal: NodeJS.Signals | null): void {
     if (run !== this.status.run || this.status.state === 'exited') return;
     this.terminals?.dispose();
+    if (this.replaying) {
+      this.replaying.replayer.agentExited();
+      this.replayDone(run);
+    }
     this.status = { ...this.status, state: 'exited', exitCode: code, signal };
     if (this.pending.size) {
       this.pending.clear();
@@ -209,6 +219,55 @@ export class ConsoleSession {
     while (this.frames.length - drop > CONSOLE_KEPT_FRAMES || (this.keptBytes > CONSOLE_KEPT_BYTES && drop < this.frames.length - 1)) this.keptBytes -= this.frames[drop++]!.raw.length;
     if (drop) this.frames.splice(0, drop);
     this.emit(ev);
+  }
+
+  /**
+   * Fork from frame `upTo` of `recording` (its items up to that frame): a fresh agent process, the
+   * recording's client frames replayed to it in causal order (the agent's requests answered with the
+   * recorded answers, ids, sessions and paths under the recorded cwd mapped to this run's), then the
+   * console takes over, with the session as the replay left it.
+   */
+  async fork(recordingId: number, upTo: number, recording: Recording): Promise<void> {
+    await this.start();
+    const run = this.status.run;
+    const replayer = new ClientReplayer(recording, { cwd: this.root, timeoutMs: 10_000 });
+    const t0 = Date.now();
+    const timer = setInterval(() => {
+      if (this.replaying?.replayer !== replayer) return;
+      this.applyReplay(replayer.tick(Date.now() - t0));
+      this.replayDone(run);
+    }, 200);
+    timer.unref();
+    this.replaying = { replayer, t0, timer, sent: 0 };
+    this.status = { ...this.status, fork: { recordingId, seq: upTo, state: 'replaying', sent: 0, divergences: null, ended: null } };
+    this.emitStatus();
+    this.notice('info', `forking recording ${recordingId} at #${upTo}: replaying its client side`);
+    this.applyReplay(replayer.start(0));
+    this.replayDone(run);
+  }
+
+  private applyReplay(effects: Effect[]): void {
+    for (const e of effects) {
+      if (e.type === 'send') {
+        this.replaying!.sent++;
+        try { this.write(e.line); } catch { /* the agent ended: its exit ends the replay */ }
+      } else if (e.type === 'log') this.notice('info', e.text.replace(/^replay: /, 'fork: '));
+    }
+  }
+
+  /** Hands the session to the user once the replay has nothing more to send or wait for. */
+  private replayDone(run: number): void {
+    const r = this.replaying;
+    if (!r || run !== this.status.run || !r.replayer.isDone(Date.now() - r.t0)) return;
+    clearInterval(r.timer);
+    this.replaying = null;
+    const result = r.replayer.finish();
+    // The console's own ids follow the replayed ones (an id used again in a session is a finding).
+    for (const f of r.replayer.liveFrames) if (f.dir === 'c2a' && typeof f.id === 'number' && f.id >= this.nextId) this.nextId = f.id + 1;
+    const fork = this.status.fork && { ...this.status.fork, state: 'done' as const, sent: r.sent, divergences: result.divergences.length, ended: result.ended };
+    this.status = { ...this.status, fork };
+    this.notice(result.divergences.length ? 'error' : 'info', `fork: replayed ${r.sent} client frame${r.sent === 1 ? '' : 's'} (${result.ended}), ${result.divergences.length} difference${result.divergences.length === 1 ? '' : 's'} from the recording; the console has the session now`);
+    this.emitStatus();
   }
 
   // ---- what the page sends ------------------------------------------------------------------
@@ -336,6 +395,13 @@ export class ConsoleSession {
       }
     }
     this.keep(run, f);
+    const r = this.replaying;
+    if (r) {
+      const now = Date.now() - r.t0;
+      this.applyReplay(r.replayer.receive(f.raw, now, now));
+      this.replayDone(run);
+      return;
+    }
     const j = isObj(f.json) ? f.json : undefined;
     if (f.kind === 'notification' && f.method === M.cancelRequest && j && isObj(j.params)) {
       // The agent gave up on a request: it waits no more.

@@ -99,6 +99,9 @@ const COMPARE_LIMIT: MemoryLimit = {
   fix: 'compare parts: export each with `acp-inspect export ID --seq A-B -o a.jsonl` and run `acp-inspect diff a.jsonl b.jsonl`, or pick the smaller recording as the first',
 };
 
+/** The most of a recording a fork replays (it holds the items up to the frame, as replay holds a recording). */
+const FORK_LIMIT = { items: 100_000, bytes: 64 * 1024 * 1024 };
+
 /** Comparisons held for `/api/compare/rows` (each holds the first recording's frames). */
 const KEPT_COMPARISONS = 2;
 
@@ -456,7 +459,14 @@ export function createApp(opts: AppOptions): InspectorApp {
 
   if (opts.console) {
     opts.console.attach((pid) => (store.db.prepare('SELECT id FROM recordings WHERE host_pid = ? ORDER BY id DESC LIMIT 1').get(pid) as { id: number } | undefined)?.id ?? null);
-    registerConsoleRoutes(app, opts.console);
+    registerConsoleRoutes(app, opts.console, (id, seq) => {
+      if (!store.getRecording(id)) throw new HttpError(404, `no recording with id ${id}`);
+      const { items, bytes } = store.db.prepare('SELECT COUNT(*) AS items, SUM(length(CAST(raw AS BLOB))) AS bytes FROM items WHERE recording_id = ? AND seq <= ?').get(id, seq) as { items: number; bytes: number | null };
+      if (items > FORK_LIMIT.items || (bytes ?? 0) > FORK_LIMIT.bytes) {
+        throw new HttpError(413, `forking at #${seq} would hold ${items} items (${Math.round((bytes ?? 0) / 1048576)} MiB) in memory, past ${FORK_LIMIT.items} items or ${FORK_LIMIT.bytes / 1048576} MiB; fork from an earlier frame, or export a part (acp-inspect export ${id} --turn SEQ) and import it`);
+      }
+      return { header: store.headerOf(id), items: [...store.pagedItems(id, 0, seq)] };
+    });
   }
 
   // ---- live stream --------------------------------------------------------------------------

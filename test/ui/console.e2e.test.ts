@@ -198,4 +198,26 @@ describeBrowser('the console', () => {
     expect(second).not.toBe(first);
     expect(await c.stop()).toBe(0);
   });
+
+  it('forks from a frame of a recorded session: the client side replayed up to there, then the console continues', async () => {
+    const { c, page } = await started('fork', tmp.dir, AGENT);
+    await prompt(page, 'first try');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: first try').waitFor({ timeout: 20_000 });
+    const first = (await c.api<ConsoleSnapshot>('/api/console')).json.status.recordingId!;
+    const rows = (await c.api<{ rows: { seq: number }[] }>(`/api/recordings/${first}/items?q=${encodeURIComponent('method:session/prompt kind:request')}`)).json.rows;
+    const promptSeq = rows[0]!.seq;
+    // In the recording's ordinary timeline, the frame before the prompt: fork from here.
+    await page.goto(`${c.origin}/?rec=${first}&sel=${promptSeq - 1}`);
+    await page.getByRole('button', { name: 'Fork from here' }).click();
+    await page.waitForURL(/\/console$/);
+    await page.getByText(`forked from #${first} at #${promptSeq - 1}`).getByText(/frames replayed, 0 differences/).waitFor({ timeout: 20_000 });
+    // The replayed session is the console's now: ask something else there.
+    await page.getByRole('combobox', { name: 'session' }).waitFor();
+    await prompt(page, 'second try');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: second try').waitFor({ timeout: 20_000 });
+    const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    expect(snap.status.recordingId).not.toBe(first);
+    expect(snap.frames.filter((f) => f.dir === 'c2a' && f.kind === 'request').map((f) => f.method)).toEqual(['initialize', 'session/new', 'session/prompt']);
+    expect(await c.stop()).toBe(0);
+  });
 });

@@ -42,6 +42,11 @@ function Header() {
       </span>
       {st.recordingId !== null && <a href={`/?rec=${st.recordingId}`} target="_blank" rel="noopener">recording #{st.recordingId}</a>}
       <span class="muted">cwd {st.cwd}</span>
+      {st.fork && (
+        <span class={`pill ${st.fork.state === 'replaying' ? 'live' : st.fork.divergences ? 'warn' : 'ok'}`} role="status" title="This run began by replaying a recording's client side">
+          forked from #{st.fork.recordingId} at #{st.fork.seq}: {st.fork.state === 'replaying' ? 'replaying…' : `${st.fork.sent} frames replayed, ${st.fork.divergences} difference${st.fork.divergences === 1 ? '' : 's'}`}
+        </span>
+      )}
       {!streamOpen.value && <span class="pill warn">reconnecting…</span>}
       <span class="spacer-flex" />
       <label class="switch" title="Let the agent run terminal commands (terminal/create) in this console">

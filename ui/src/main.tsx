@@ -3,9 +3,11 @@ import { render } from 'preact';
 import { App } from './app.js';
 import { ConsoleApp } from './console-view.js';
 import { readUrl, openRecording, recId } from './model.js';
+import { detectConsole } from './api.js';
 import './style.css';
 
 readUrl();
+detectConsole();
 if (location.pathname === '/console') {
   render(<ConsoleApp />, document.getElementById('app')!);
 } else {
