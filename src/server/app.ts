@@ -403,6 +403,8 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.get('/api/recordings/:id/waterfall', (c) => c.body(timeModel(recId(c)).waterfall, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/recordings/:id/insights', (c) => c.body(timeModel(recId(c)).insights, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/agents', (c) => c.json(agentComparison(store)));
+  // What this server is: a console's (it forks from frames) or serve's.
+  app.get('/api/server', (c) => c.json({ console: opts.console !== undefined }));
   // The consoles running on this database (acp-inspect console), without their tokens.
   app.get('/api/consoles', (c) => c.json(listConsoles(opts.dbPath)));
   // Probe runs (acp-inspect probe agent|client): the UI's scorecards, each scenario linking its recording.

@@ -34,9 +34,14 @@ afterAll(async () => {
   tmp?.cleanup();
 });
 
+/** Errors the console pages logged (a failed request, an exception). */
+const pageErrors: string[] = [];
+
 async function open(c: RunningConsole): Promise<Page> {
   const page = await (await browser.newContext({ viewport: { width: 1500, height: 900 } })).newPage();
   page.on('dialog', (d) => void d.accept());
+  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
+  page.on('pageerror', (e) => pageErrors.push(e.message));
   await page.goto(c.url);
   await page.getByRole('heading', { name: 'Console' }).waitFor();
   return page;
@@ -119,6 +124,7 @@ describeBrowser('the console', () => {
     const listed = page.getByRole('region', { name: 'Running consoles' });
     await listed.getByText('console-agent.mjs').waitFor();
     await listed.getByRole('link', { name: `recording #${id}` }).waitFor();
+    expect(pageErrors).toEqual([]);
     expect(await c.stop()).toBe(0);
     // The recording checks and exports like any other.
     const check = await cli(['check', String(id), '--db', db, '--json']);

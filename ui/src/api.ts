@@ -137,7 +137,7 @@ export const consoleServer = signal<boolean | null>(null);
 export function detectConsole(): void {
   if (consoleServer.value !== null || !(source instanceof HttpSource)) return;
   consoleServer.value = false;
-  fetch('/api/console', { credentials: 'same-origin' }).then((r) => { consoleServer.value = r.ok; }).catch(() => undefined);
+  fetch('/api/server', { credentials: 'same-origin' }).then((r) => r.json() as Promise<{ console?: boolean }>).then((j) => { consoleServer.value = j.console === true; }).catch(() => undefined);
 }
 
 /** Forks the console from frame `seq` of recording `id`: its agent again, the recording's client side replayed up to there. */
