@@ -116,7 +116,10 @@ function handle(line) {
   const p = m.params ?? {};
   switch (m.method) {
     case 'initialize':
-      return send({ id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: false }, agentInfo: { name: 'console-test-agent', version: '1.0.0' }, authMethods: [] } });
+      return send({ id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: false }, agentInfo: { name: 'console-test-agent', version: '1.0.0' },
+        authMethods: [{ id: 'token', name: 'Token', description: 'a test token' }, { id: 'login', name: 'Log in', type: 'terminal', args: ['--login'] }] } });
+    case 'authenticate':
+      return send({ id: m.id, result: {} });
     case 'session/new': {
       const sessionId = `sess-${sessions.size + 1}`;
       sessions.set(sessionId, p.cwd);

@@ -83,6 +83,10 @@ describeBrowser('the console', () => {
 
     await connect(page);
     await expect(page.getByLabel("The agent's answer").textContent()).resolves.toContain('console-test-agent 1.0.0');
+    // Authenticate by choosing a method; a terminal method is not run from here.
+    expect(await page.getByRole('button', { name: 'Log in' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Token' }).click();
+    await page.locator('.timeline .row', { has: page.locator('.c-method', { hasText: 'authenticate' }) }).nth(1).waitFor({ timeout: 20_000 });
     // The session's modes are a control, kept current by the agent's update.
     const mode = page.getByRole('combobox', { name: 'mode' });
     expect(await mode.inputValue()).toBe('ask');
@@ -224,6 +228,15 @@ describeBrowser('the console', () => {
     const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
     expect(snap.status.recordingId).not.toBe(first);
     expect(snap.frames.filter((f) => f.dir === 'c2a' && f.kind === 'request').map((f) => f.method)).toEqual(['initialize', 'session/new', 'session/prompt']);
+    // Edit and resend a client frame from the timeline beside: it lands in the raw composer.
+    await page.locator('.timeline .row', { has: page.locator('.c-prev', { hasText: 'second try' }) }).first().click();
+    await page.getByRole('button', { name: 'Edit and resend' }).click();
+    const raw = page.getByLabel('Raw JSON-RPC message (Ctrl/⌘+Enter sends)');
+    const sent = await raw.inputValue();
+    expect(JSON.parse(sent)).toMatchObject({ method: 'session/prompt', params: { prompt: [{ text: 'second try' }] } });
+    await raw.fill(sent.replace('second try', 'third try').replace(/"id":\d+/, '"id":90'));
+    await raw.press('Control+Enter');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: third try').waitFor({ timeout: 20_000 });
     expect(await c.stop()).toBe(0);
   });
 });

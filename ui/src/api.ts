@@ -3,7 +3,6 @@
  * other, MemorySource, reads a transcript in memory). Types come from the server (`import type`),
  * never copied.
  */
-import { signal } from '@preact/signals';
 import type {
   RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage,
 } from '../../src/view/contract.js';
@@ -34,7 +33,7 @@ export class ApiError extends Error {
 const enc = encodeURIComponent;
 
 /** The error of a failed answer: the API's `{error}` message when it sent one. */
-async function errorOf(res: Response): Promise<ApiError> {
+export async function errorOf(res: Response): Promise<ApiError> {
   let msg = `${res.status} ${res.statusText}`;
   try {
     const j = (await res.json()) as { error?: string };
@@ -125,25 +124,6 @@ export class HttpSource implements DataSource {
     es.onerror = () => onState?.(false);
     return () => es.close();
   }
-}
-
-/**
- * Whether this page is served by a console (`acp-inspect console`), which can fork from a frame:
- * null until known.
- */
-export const consoleServer = signal<boolean | null>(null);
-
-/** Asks once whether the page's server is a console. */
-export function detectConsole(): void {
-  if (consoleServer.value !== null || !(source instanceof HttpSource)) return;
-  consoleServer.value = false;
-  fetch('/api/server', { credentials: 'same-origin' }).then((r) => r.json() as Promise<{ console?: boolean }>).then((j) => { consoleServer.value = j.console === true; }).catch(() => undefined);
-}
-
-/** Forks the console from frame `seq` of recording `id`: its agent again, the recording's client side replayed up to there. */
-export async function forkInConsole(id: number, seq: number): Promise<void> {
-  const res = await fetch('/api/console/fork', { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ recordingId: id, seq }) });
-  if (!res.ok) throw await errorOf(res);
 }
 
 /** The served page's own API. */

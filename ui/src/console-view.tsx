@@ -17,6 +17,7 @@ import {
   status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, sendRaw, answer, setTerminals, reconnect, act,
 } from './console-model.js';
 import type { PendingRequest } from '../../src/console/contract.js';
+import { rawDraft, takeStoredDraft } from './console-link.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -333,12 +334,19 @@ function Turns() {
 
 function Raw() {
   const [text, setText] = useState('');
+  const draft = rawDraft.value;
+  useEffect(() => {
+    if (!draft) return;
+    setText(draft.text);
+    document.getElementById('c-raw')?.scrollIntoView({ block: 'center' });
+    document.querySelector<HTMLTextAreaElement>('#c-raw-text')?.focus();
+  }, [draft?.n]);
   const send = () => void act(() => sendRaw(text));
   return (
     <section class="console-box" aria-labelledby="c-raw">
       <h2 id="c-raw">Raw</h2>
       <p class="muted small-note">Any line, sent as written (invalid on purpose too: it is recorded and checked as such). JSON over several lines goes as one line.</p>
-      <textarea rows={3} aria-label="Raw JSON-RPC message (Ctrl/⌘+Enter sends)" value={text} placeholder='{"jsonrpc":"2.0","id":99,"method":"session/list","params":{}}'
+      <textarea id="c-raw-text" rows={3} aria-label="Raw JSON-RPC message (Ctrl/⌘+Enter sends)" value={text} placeholder='{"jsonrpc":"2.0","id":99,"method":"session/list","params":{}}'
         onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)} onKeyDown={onCtrlEnter(send)} />
       <button type="button" onClick={send} disabled={!text}>Send raw</button>
     </section>
@@ -357,7 +365,7 @@ function Notices() {
 }
 
 export function ConsoleApp() {
-  useEffect(() => { void connectConsole(); }, []);
+  useEffect(() => { takeStoredDraft(); void connectConsole(); }, []);
   const nf = findings.value?.length ?? 0;
   return (
     <div class="app console-app">

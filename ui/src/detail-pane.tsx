@@ -1,6 +1,7 @@
 /** The detail of the selected item: JSON tree, raw text, its request/response pair, the model state, findings, and the diff for patching updates. */
 import { useEffect, useState } from 'preact/hooks';
-import { source, consoleServer, detectConsole, forkInConsole, type ItemDetail, type ItemState } from './api.js';
+import { source, type ItemDetail, type ItemState } from './api.js';
+import { consoleServer, editInConsole, forkInConsole } from './console-link.js';
 import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen, applyFilter } from './model.js';
 import { JsonTree } from './json-tree.js';
 import { ItemNotes } from './notes-view.js';
@@ -133,6 +134,9 @@ export function DetailPane() {
           </button>
           <button type="button" onClick={() => { void navigator.clipboard?.writeText(rawOf(item)); }} title="Copy the raw line">Copy raw</button>
           {consoleServer.value && <ForkButton seq={item.seq} />}
+          {consoleServer.value && item.dir === 'c2a' && (
+            <button type="button" onClick={() => editInConsole(rawOf(item))} title="Put this client frame in the console's raw composer, to edit and send again">Edit and resend</button>
+          )}
           <button type="button" onClick={() => { detailOpen.value = false; }} aria-label="Close the detail">✕</button>
         </div>
       </div>

@@ -3,7 +3,7 @@ import { render } from 'preact';
 import { App } from './app.js';
 import { ConsoleApp } from './console-view.js';
 import { readUrl, openRecording, recId } from './model.js';
-import { detectConsole } from './api.js';
+import { detectConsole } from './console-link.js';
 import './style.css';
 
 readUrl();
