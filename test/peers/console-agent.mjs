@@ -4,6 +4,7 @@
 //              with a line added, then reports what happened and ends the turn;
 //   "outside"  asks to write a file outside the session's folder;
 //   "terminal" runs `echo from-terminal` through terminal/* and reports its output or the error;
+//   "elicit"   asks for a form (a name, an age, tea or not, a colour) and says what came back;
 //   "slow"     streams a chunk every 200 ms until cancelled (then stops with `cancelled`);
 //   anything else is echoed back. A line that is not JSON gets -32700, as the SDK answers.
 import { join } from 'node:path';
@@ -79,6 +80,17 @@ async function prompt(id, p) {
     await ask('terminal/release', { sessionId: sid, terminalId });
     update(sid, { sessionUpdate: 'tool_call_update', toolCallId: 'term-1', status: 'completed' });
     say(sid, `terminal said: ${out.result.output.trim()}`);
+    return send({ id, result: { stopReason: 'end_turn' } });
+  }
+  if (text === 'elicit') {
+    const r = await ask('elicitation/create', {
+      sessionId: sid, mode: 'form', message: 'Who is asking?',
+      requestedSchema: { type: 'object', required: ['name'], properties: {
+        name: { type: 'string', title: 'Name' }, age: { type: 'integer', title: 'Age' }, tea: { type: 'boolean', title: 'Tea', default: false },
+        colour: { type: 'string', title: 'Colour', oneOf: [{ const: 'r', title: 'Red' }, { const: 'b', title: 'Blue' }] },
+      } },
+    });
+    say(sid, `elicited ${JSON.stringify(r.result ?? r.error)}`);
     return send({ id, result: { stopReason: 'end_turn' } });
   }
   if (text === 'slow') {

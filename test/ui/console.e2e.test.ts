@@ -48,11 +48,12 @@ async function open(c: RunningConsole): Promise<Page> {
 }
 
 /** A console over `agent` recording into db `name`, its page open, initialized, a session open. */
-async function started(name: string, cwd: string, agent: string): Promise<{ c: RunningConsole; page: Page; db: string }> {
+async function started(name: string, cwd: string, agent: string, caps: string[] = []): Promise<{ c: RunningConsole; page: Page; db: string }> {
   const db = join(tmp.dir, `${name}.sqlite`);
   const c = await startConsole(['--db', db, '--cwd', cwd, '--', process.execPath, agent]);
   consoles.push(c);
   const page = await open(c);
+  for (const cap of caps) await page.getByRole('checkbox', { name: cap, exact: true }).check();
   await connect(page);
   return { c, page, db };
 }
@@ -237,6 +238,22 @@ describeBrowser('the console', () => {
     await raw.fill(sent.replace('second try', 'third try').replace(/"id":\d+/, '"id":90'));
     await raw.press('Control+Enter');
     await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: third try').waitFor({ timeout: 20_000 });
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('renders an elicitation form from its schema and answers with what was filled in', async () => {
+    const { c, page } = await started('elicit', tmp.dir, AGENT, ['elicitation form']);
+    await prompt(page, 'elicit');
+    const card = page.getByRole('article', { name: /elicitation\/create/ });
+    await card.locator('form.elicitation').getByText('Who is asking?').waitFor({ timeout: 20_000 });
+    // Name is required: Accept waits for it.
+    expect(await card.getByRole('button', { name: 'Accept' }).isDisabled()).toBe(true);
+    await card.getByLabel('Name *').fill('Ada');
+    await card.getByLabel('Age').fill('36');
+    await card.getByLabel('Tea').check();
+    await card.getByLabel('Colour').selectOption('b');
+    await card.getByRole('button', { name: 'Accept' }).click();
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('elicited {"action":"accept","content":{"tea":true,"name":"Ada","age":36,"colour":"b"}}').waitFor({ timeout: 20_000 });
     expect(await c.stop()).toBe(0);
   });
 });

@@ -233,10 +233,72 @@ function Waited({ since }: { since: number }) {
   return <span class="waited" title="How long the agent has been waiting on you">waiting {fmtMs(Math.max(0, now - since))}</span>;
 }
 
+type Field = { name: string; schema: Obj };
+
+/** One property of an elicitation form, by its type (primitive types only; another is left to the raw answer). */
+function FormField({ f, value, set, required }: { f: Field; value: unknown; set: (v: unknown) => void; required: boolean }) {
+  const s = f.schema;
+  const label = `${String(s.title ?? f.name)}${required ? ' *' : ''}`;
+  const options = Array.isArray(s.enum) ? s.enum.map((v) => ({ value: String(v), title: String(v) }))
+    : Array.isArray(s.oneOf) ? s.oneOf.filter(isObj).map((o) => ({ value: String(o.const ?? ''), title: String(o.title ?? o.const ?? '') })) : null;
+  const help = typeof s.description === 'string' ? s.description : undefined;
+  if (s.type === 'boolean') return <label title={help}><input type="checkbox" name={f.name} checked={value === true} onChange={(e) => set((e.currentTarget as HTMLInputElement).checked)} /> {label}</label>;
+  if (s.type === 'string' && options) {
+    return <label title={help}>{label} <select name={f.name} value={String(value ?? '')} onChange={(e) => set((e.currentTarget as HTMLSelectElement).value)}>
+      <option value="">—</option>{options.map((o) => <option key={o.value} value={o.value}>{o.title}</option>)}
+    </select></label>;
+  }
+  if (s.type === 'string') return <label title={help}>{label} <input type="text" name={f.name} value={String(value ?? '')} onInput={(e) => set((e.currentTarget as HTMLInputElement).value)} /></label>;
+  if (s.type === 'number' || s.type === 'integer') {
+    return <label title={help}>{label} <input type="number" name={f.name} step={s.type === 'integer' ? 1 : 'any'} value={value === undefined ? '' : String(value)}
+      onInput={(e) => { const t = (e.currentTarget as HTMLInputElement).value; set(t === '' ? undefined : Number(t)); }} /></label>;
+  }
+  if (s.type === 'array') {
+    const items = isObj(s.items) ? s.items : {};
+    const choices = Array.isArray(items.enum) ? items.enum.map(String) : Array.isArray(items.anyOf) ? items.anyOf.filter(isObj).map((o) => String(o.const ?? '')) : [];
+    return <label title={help}>{label} <select multiple name={f.name} onChange={(e) => set([...(e.currentTarget as HTMLSelectElement).selectedOptions].map((o) => o.value))}>
+      {choices.map((c) => <option key={c} value={c} selected={Array.isArray(value) && value.includes(c)}>{c}</option>)}
+    </select></label>;
+  }
+  return <p class="muted">{label}: a property of type {JSON.stringify(s.type)} is not a known kind; answer with the raw JSON below.</p>;
+}
+
+/** An elicitation in form mode, rendered from its schema; the answer is `{action, content}`. */
+function ElicitationForm({ params, send }: { params: Obj; send: (result: unknown) => void }) {
+  const schema = isObj(params.requestedSchema) ? params.requestedSchema : {};
+  const fields: Field[] = Object.entries(isObj(schema.properties) ? schema.properties : {}).filter(([, v]) => isObj(v)).map(([name, v]) => ({ name, schema: v as Obj }));
+  const required = Array.isArray(schema.required) ? schema.required.map(String) : [];
+  const [values, setValues] = useState<Obj>(() => Object.fromEntries(fields.filter((f) => f.schema.default !== undefined && f.schema.default !== null).map((f) => [f.name, f.schema.default])));
+  const accept = () => send({ action: 'accept', content: Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined && v !== '')) });
+  return (
+    <form class="elicitation" onSubmit={(e) => { e.preventDefault(); accept(); }}>
+      <p>{String(params.message ?? '')}</p>
+      {typeof schema.title === 'string' && <h3>{schema.title}</h3>}
+      {fields.map((f) => <div key={f.name} class="row-form"><FormField f={f} value={values[f.name]} required={required.includes(f.name)} set={(v) => setValues({ ...values, [f.name]: v })} /></div>)}
+      <div class="row-form">
+        <button type="submit" class="primary" disabled={required.some((r) => values[r] === undefined || values[r] === '')}>Accept</button>
+        <button type="button" onClick={() => send({ action: 'decline' })}>Decline</button>
+        <button type="button" onClick={() => send({ action: 'cancel' })}>Cancel</button>
+      </div>
+    </form>
+  );
+}
+
 function PendingCard({ p }: { p: PendingRequest }) {
   const params = isObj(p.params) ? p.params : {};
   const [reply, setReply] = useState('{}');
   const reply2 = (a: Record<string, unknown>) => void act(() => answer(p.key, a));
+  const rawAnswer = (
+    <>
+      <JsonTree value={p.params ?? null} />
+      <label class="block">answer (JSON: the result, or the error object)
+        <textarea rows={3} value={reply} onInput={(e) => setReply((e.currentTarget as HTMLTextAreaElement).value)} onKeyDown={onCtrlEnter(() => reply2({ result: parseJson(reply, 'the answer') }))} /></label>
+      <div class="row-form">
+        <button type="button" onClick={() => void act(async () => answer(p.key, { result: parseJson(reply, 'the result') }))}>Send result</button>
+        <button type="button" onClick={() => void act(async () => answer(p.key, { error: parseJson(reply, 'the error') }))}>Send error</button>
+      </div>
+    </>
+  );
   let body;
   if (p.method === 'session/request_permission') {
     const tc = isObj(params.toolCall) ? params.toolCall : {};
@@ -261,15 +323,23 @@ function PendingCard({ p }: { p: PendingRequest }) {
       </>
     );
   } else {
+    const form = p.method === 'elicitation/create' && params.mode === 'form';
+    const url = p.method === 'elicitation/create' && params.mode === 'url' && typeof params.url === 'string' ? params.url : null;
     body = (
       <>
-        <JsonTree value={p.params ?? null} />
-        <label class="block">answer (JSON: the result, or the error object)
-          <textarea rows={3} value={reply} onInput={(e) => setReply((e.currentTarget as HTMLTextAreaElement).value)} onKeyDown={onCtrlEnter(() => reply2({ result: parseJson(reply, 'the answer') }))} /></label>
-        <div class="row-form">
-          <button type="button" onClick={() => void act(async () => answer(p.key, { result: parseJson(reply, 'the result') }))}>Send result</button>
-          <button type="button" onClick={() => void act(async () => answer(p.key, { error: parseJson(reply, 'the error') }))}>Send error</button>
-        </div>
+        {form && <ElicitationForm params={params} send={(result) => reply2({ result })} />}
+        {url !== null && (
+          <div>
+            <p>{String(params.message ?? '')}</p>
+            <p>The agent asks you to open {/^https?:\/\//i.test(url) ? <a href={url} target="_blank" rel="noopener noreferrer">{url}</a> : <code>{url}</code>}</p>
+            <div class="row-form">
+              <button type="button" class="primary" onClick={() => reply2({ result: { action: 'accept' } })}>Accept</button>
+              <button type="button" onClick={() => reply2({ result: { action: 'decline' } })}>Decline</button>
+              <button type="button" onClick={() => reply2({ result: { action: 'cancel' } })}>Cancel</button>
+            </div>
+          </div>
+        )}
+        {(form || url !== null) ? <details><summary>raw JSON</summary>{rawAnswer}</details> : rawAnswer}
       </>
     );
   }
