@@ -99,6 +99,7 @@ export class ConsoleSession {
     this.frames.length = 0;
     this.keptBytes = 0;
     this.n = 0;
+    if (this.replaying) clearInterval(this.replaying.timer);
     this.replaying = null;
     this.status = { ...this.status, run: this.status.run + 1, state: 'running', exitCode: null, signal: null, recordingId: null, fork: null, advertised: { readTextFile: false, writeTextFile: false, terminal: false } };
     const run = this.status.run;
