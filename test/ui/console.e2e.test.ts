@@ -177,7 +177,9 @@ describeBrowser('the console', () => {
     await prompt(page, 'slow');
     const turn = page.getByRole('article', { name: /^Turn at/ }).last();
     await turn.locator('.md', { hasText: 'chunk 2' }).waitFor({ timeout: 20_000 });
-    await page.getByRole('button', { name: 'Cancel turn' }).click();
+    // Without the mouse: focus the button and press Enter (the timeline's keys leave buttons alone).
+    await page.getByRole('button', { name: 'Cancel turn' }).focus();
+    await page.keyboard.press('Enter');
     await page.getByText('stop reason: cancelled').waitFor({ timeout: 20_000 });
     await turn.locator('.pill', { hasText: 'cancelled' }).waitFor({ timeout: 20_000 });
     await turn.getByText(/Cancelled by the client/).waitFor();

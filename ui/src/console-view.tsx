@@ -8,6 +8,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { source, type TurnDetail, type TurnInfo } from './api.js';
 import { current, detailOpen, findings, selSeq } from './model.js';
 import { TimelineList } from './timeline-view.js';
+import { useTimelineKeys } from './app.js';
 import { DetailPane } from './detail-pane.js';
 import { TurnSummaryBody } from './turns-view.js';
 import { DiffView } from './diff-view.js';
@@ -436,6 +437,8 @@ function Notices() {
 
 export function ConsoleApp() {
   useEffect(() => { takeStoredDraft(); void connectConsole(); }, []);
+  // The timeline beside answers the same keys as anywhere (j/k, Enter, Esc...); there is no filter box here.
+  useTimelineKeys({ current: null });
   const nf = findings.value?.length ?? 0;
   return (
     <div class="app console-app">
