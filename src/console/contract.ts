@@ -53,6 +53,11 @@ export interface ConsoleStatus {
   /** Terminal commands the agent asks for run only when this is on (switched on in the page). */
   terminals: boolean;
   /**
+   * How permission requests are answered: `ask` (they wait for the user), or at once with the first
+   * option of the kind `allow` or `reject` names (for repeated runs). Kept across reconnects.
+   */
+  permissions: PermissionPolicy;
+  /**
    * A fork: this run began by replaying a recording's client side up to a frame (with the replay's
    * matching: ids, sessions and paths mapped), then the console took over.
    */
@@ -60,6 +65,8 @@ export interface ConsoleStatus {
   /** What the last `initialize` the console sent advertised for the duties the server performs. */
   advertised: { readTextFile: boolean; writeTextFile: boolean; terminal: boolean };
 }
+
+export type PermissionPolicy = 'ask' | 'allow' | 'reject';
 
 export type ConsoleEvent =
   | ConsoleFrame

@@ -7,7 +7,7 @@
 import type { Hono, Context } from 'hono';
 import { streamEvents } from '../server/sse.js';
 import { ConsoleError, type ConsoleAnswer, type ConsoleSession } from './session.js';
-import type { ConsoleEvent } from './contract.js';
+import type { ConsoleEvent, PermissionPolicy } from './contract.js';
 import type { Recording } from '../transcript/format.js';
 
 /** Largest JSON body a console route reads. */
@@ -56,6 +56,11 @@ export function registerConsoleRoutes(app: Hono, session: ConsoleSession, forkSo
     if (typeof b.on !== 'boolean') throw new ConsoleError(400, 'send {"on": true} or {"on": false}');
     session.setTerminals(b.on);
     return c.json({ terminals: b.on });
+  });
+  app.post('/api/console/permissions', async (c) => {
+    const b = await body(c);
+    session.setPermissions(b.policy as PermissionPolicy);
+    return c.json({ permissions: b.policy });
   });
   app.post('/api/console/reconnect', async (c) => {
     await body(c);

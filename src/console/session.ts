@@ -21,7 +21,7 @@ import { TerminalHost } from './terminals.js';
 import { ClientReplayer } from '../replay/client-replayer.js';
 import type { Effect } from '../replay/agent-replayer.js';
 import type { Recording } from '../transcript/format.js';
-import { CONSOLE_KEPT_BYTES, CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest } from './contract.js';
+import { CONSOLE_KEPT_BYTES, CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, type PermissionPolicy, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest } from './contract.js';
 
 export interface ConsoleOptions {
   /** The agent command and its arguments. */
@@ -81,7 +81,7 @@ export class ConsoleSession {
   constructor(private readonly opts: ConsoleOptions) {
     this.root = realpathSync(opts.cwd);
     this.status = {
-      command: opts.command, cwd: this.root, run: 0, state: 'exited', exitCode: null, signal: null, recordingId: null, terminals: false, fork: null,
+      command: opts.command, cwd: this.root, run: 0, state: 'exited', exitCode: null, signal: null, recordingId: null, terminals: false, permissions: 'ask', fork: null,
       advertised: { readTextFile: false, writeTextFile: false, terminal: false },
     };
   }
@@ -340,6 +340,13 @@ export class ConsoleSession {
     this.emitStatus();
   }
 
+  /** How permission requests are answered from now on (see ConsoleStatus.permissions). */
+  setPermissions(policy: PermissionPolicy): void {
+    if (policy !== 'ask' && policy !== 'allow' && policy !== 'reject') throw new ConsoleError(400, 'the permission policy is "ask", "allow" or "reject"');
+    this.status = { ...this.status, permissions: policy };
+    this.emitStatus();
+  }
+
   /** Answers a waiting request of the agent. */
   answer(key: string, a: ConsoleAnswer): void {
     const p = this.pending.get(key);
@@ -451,6 +458,15 @@ export class ConsoleSession {
       }
     } catch (e) {
       return refuse(-32603, (e as Error).message);
+    }
+    if (f.method === M.requestPermission && this.status.permissions !== 'ask') {
+      const kind = this.status.permissions === 'allow' ? 'allow' : 'reject';
+      const options = Array.isArray(params.options) ? params.options.filter(isObj) : [];
+      const option = options.find((o) => typeof o.kind === 'string' && o.kind.startsWith(kind) && typeof o.optionId === 'string');
+      if (option) {
+        this.notice('info', `answered a permission request with "${String(option.name ?? option.optionId)}" (the console's policy: ${kind})`);
+        return this.respond(req, { result: { outcome: { outcome: 'selected', optionId: option.optionId } } });
+      }
     }
     // Everything else (permission requests, elicitations, extension methods) waits for the user.
     this.wait({ ...req, receivedAt: Date.now() });

@@ -258,4 +258,21 @@ describeBrowser('the console', () => {
     await page.getByRole('article', { name: /^Turn at/ }).getByText('elicited {"action":"accept","content":{"tea":true,"name":"Ada","age":36,"colour":"b"}}').waitFor({ timeout: 20_000 });
     expect(await c.stop()).toBe(0);
   });
+
+  it('answers permission requests by the console\'s policy when set, while writes still wait for approval', async () => {
+    const work = join(tmp.dir, 'policy-work');
+    mkdirSync(work);
+    writeFileSync(join(work, 'notes.txt'), 'one\ntwo\n');
+    const { c, page } = await started('policy', work, AGENT);
+    await page.getByRole('combobox', { name: 'permission requests' }).selectOption('allow');
+    await prompt(page, 'files');
+    const write = page.getByRole('article', { name: /fs\/write_text_file/ });
+    await write.waitFor({ timeout: 20_000 });
+    expect(await page.getByRole('article', { name: /session\/request_permission/ }).count()).toBe(0);
+    await page.getByText('answered a permission request with "Allow" (the console\'s policy: allow)').waitFor();
+    await write.getByRole('button', { name: 'Reject' }).click();
+    await page.getByRole('article', { name: /^Turn at/ }).getByText(/write refused: error -32000/).waitFor({ timeout: 20_000 });
+    expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
+    expect(await c.stop()).toBe(0);
+  });
 });

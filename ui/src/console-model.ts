@@ -126,3 +126,4 @@ export const sendRaw = (text: string) => post('raw', { text });
 export const answer = (key: string, a: Record<string, unknown>) => post('answer', { key, ...a });
 export const setTerminals = (on: boolean) => post('terminals', { on });
 export const reconnect = () => post('reconnect', {});
+export const setPermissions = (policy: string) => post('permissions', { policy });

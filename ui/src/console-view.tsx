@@ -15,7 +15,7 @@ import { DiffView } from './diff-view.js';
 import { JsonTree } from './json-tree.js';
 import { fmtMs } from './format.js';
 import {
-  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, sendRaw, answer, setTerminals, reconnect, act,
+  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, sendRaw, answer, setTerminals, setPermissions, reconnect, act,
 } from './console-model.js';
 import type { PendingRequest } from '../../src/console/contract.js';
 import { rawDraft, takeStoredDraft } from './console-link.js';
@@ -357,6 +357,11 @@ function Waiting() {
   return (
     <section class="console-box" aria-labelledby="c-waiting">
       <h2 id="c-waiting">Waiting on you {list.length > 0 && <span class="badge sev-warning">{list.length}</span>}</h2>
+      <label title="For repeated runs: answer every permission request at once with its first option of that kind">permission requests{' '}
+        <select value={status.value?.permissions ?? 'ask'} onChange={(e) => void act(() => setPermissions((e.currentTarget as HTMLSelectElement).value))}>
+          <option value="ask">ask me</option><option value="allow">allow (first allow option)</option><option value="reject">reject (first reject option)</option>
+        </select>
+      </label>
       {list.length === 0 ? <p class="muted">No request of the agent is waiting.</p> : list.map((p) => <PendingCard key={p.key} p={p} />)}
     </section>
   );
