@@ -128,7 +128,7 @@ function handle(line) {
   const p = m.params ?? {};
   switch (m.method) {
     case 'initialize':
-      return send({ id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: false }, agentInfo: { name: 'console-test-agent', version: '1.0.0' },
+      return send({ id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: false, sessionCapabilities: { list: {}, close: {}, fork: {} } }, agentInfo: { name: 'console-test-agent', version: '1.0.0' },
         authMethods: [{ id: 'token', name: 'Token', description: 'a test token' }, { id: 'login', name: 'Log in', type: 'terminal', args: ['--login'] }] } });
     case 'authenticate':
       return send({ id: m.id, result: {} });
@@ -138,6 +138,16 @@ function handle(line) {
       send({ id: m.id, result: { sessionId, modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] } } });
       return update(sessionId, { sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'files', description: 'Edit notes.txt', input: null }] });
     }
+    case 'session/fork': {
+      const sessionId = `sess-${sessions.size + 1}`;
+      sessions.set(sessionId, p.cwd);
+      return send({ id: m.id, result: { sessionId } });
+    }
+    case 'session/list':
+      return send({ id: m.id, result: { sessions: [...sessions.keys()].map((sessionId) => ({ sessionId, cwd: sessions.get(sessionId), title: `title of ${sessionId}` })) } });
+    case 'session/close':
+      sessions.delete(p.sessionId);
+      return send({ id: m.id, result: {} });
     case 'session/set_mode':
       send({ id: m.id, result: {} });
       return update(p.sessionId, { sessionUpdate: 'current_mode_update', currentModeId: p.modeId });

@@ -51,6 +51,18 @@ describe('the console state', () => {
     expect(s.sessions.has('other')).toBe(false);
   });
 
+  it('forgets a session closed or deleted', () => {
+    const s = fold([
+      frame('c2a', { id: 1, method: 'session/new', params: {} }),
+      frame('a2c', { id: 1, result: { sessionId: 's' } }),
+      frame('c2a', { id: 2, method: 'session/fork', params: { sessionId: 's' } }),
+      frame('a2c', { id: 2, result: { sessionId: 't' } }),
+      frame('c2a', { id: 3, method: 'session/close', params: { sessionId: 's' } }),
+      frame('a2c', { id: 3, result: {} }),
+    ]);
+    expect([...s.sessions.keys()]).toEqual(['t']);
+  });
+
   it('keeps an initialize error as the answer', () => {
     const s = fold([frame('c2a', { id: 1, method: 'initialize', params: {} }), frame('a2c', { id: 1, error: { code: -32602, message: 'bad version' } })]);
     expect(s.init).toEqual({ error: { code: -32602, message: 'bad version' } });

@@ -36,6 +36,8 @@ function onFrame(f: ConsoleFrame): void {
   foldConsoleFrame(s, f, sent);
   batch(() => {
     cstate.value = { ...s };
+    // The active session closed or deleted: the newest one left, if any.
+    if (activeSession.value !== null && !s.sessions.has(activeSession.value)) activeSession.value = null;
     if (activeSession.value === null && s.sessions.size) activeSession.value = [...s.sessions.keys()].at(-1)!;
   });
   if (f.dir === 'a2c' && (f.kind === 'result' || f.kind === 'error')) {

@@ -76,6 +76,8 @@ export function foldConsoleFrame(s: ConsoleState, f: ConsoleFrame, sent: Map<str
       s.sessions.set(result.sessionId, sessionFrom(result.sessionId, result));
     } else if (result && (req.method === 'session/load' || req.method === 'session/resume') && typeof reqParams.sessionId === 'string') {
       s.sessions.set(reqParams.sessionId, sessionFrom(reqParams.sessionId, result, s.sessions.get(reqParams.sessionId)));
+    } else if (result && (req.method === 'session/close' || req.method === 'session/delete') && typeof reqParams.sessionId === 'string') {
+      s.sessions.delete(reqParams.sessionId);
     } else if (result && req.method === 'session/prompt' && typeof reqParams.sessionId === 'string' && typeof result.stopReason === 'string') {
       s.stopReasons.set(reqParams.sessionId, result.stopReason);
     } else if (result && req.method === 'session/set_config_option' && typeof reqParams.sessionId === 'string' && Array.isArray(result.configOptions)) {

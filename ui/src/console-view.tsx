@@ -165,12 +165,26 @@ function Sessions() {
           })}>List sessions</button>}
         </div>
       )}
-      {listed && <ul class="listed">{listed.map((s) => <li key={String(s.sessionId)}><code>{String(s.sessionId)}</code> {String(s.title ?? '')} <button type="button" class="link" onClick={() => setLoadId(String(s.sessionId))}>pick</button></li>)}</ul>}
+      {listed && <ul class="listed" aria-label="Listed sessions">{listed.map((s) => {
+        const id = String(s.sessionId);
+        return (
+          <li key={id}><code>{id}</code> {String(s.title ?? '')}{' '}
+            {agentCaps.loadSession === true && <button type="button" class="link" onClick={() => setLoadId(id)}>pick to load</button>}
+            {isObj(sessionCaps.resume) && <button type="button" class="link" onClick={() => void act(async () => { await request('session/resume', { sessionId: id, cwd, mcpServers: parseJson(mcp, 'the MCP servers') }); activeSession.value = id; })}>resume</button>}
+            {isObj(sessionCaps.delete) && <button type="button" class="link danger" onClick={() => void act(async () => { await request('session/delete', { sessionId: id }); setListed(listed.filter((x) => x !== s)); })}>delete</button>}
+          </li>
+        );
+      })}</ul>}
       {sessions.length > 0 && (
         <div class="row-form">
           <label>session <select value={sid ?? ''} onChange={(e) => { activeSession.value = (e.currentTarget as HTMLSelectElement).value; }}>
             {sessions.map((s) => <option key={s.sessionId} value={s.sessionId}>{s.sessionId}</option>)}
           </select></label>
+          {cur && isObj(sessionCaps.fork) && <button type="button" onClick={() => void act(async () => {
+            const r = await request('session/fork', { sessionId: cur.sessionId, cwd, mcpServers: parseJson(mcp, 'the MCP servers') });
+            if (isObj(r.json) && isObj(r.json.result) && typeof r.json.result.sessionId === 'string') activeSession.value = r.json.result.sessionId;
+          })} title="session/fork: a new session with this one's conversation">Fork session</button>}
+          {cur && isObj(sessionCaps.close) && <button type="button" onClick={() => void act(() => request('session/close', { sessionId: cur.sessionId }))} title="session/close: the agent frees this session">Close session</button>}
           {cur && cur.modes.length > 0 && (
             <label>mode <select value={cur.currentModeId ?? ''} onChange={(e) => void act(() => request('session/set_mode', { sessionId: cur.sessionId, modeId: (e.currentTarget as HTMLSelectElement).value }))}>
               {cur.modes.map((m) => <option key={m.id} value={m.id}>{m.name}</option>)}
