@@ -15,7 +15,7 @@ const PROGRAM = './program.js';
 
 /** Subcommand names; a first argument among these is never the tap. */
 export const SUBCOMMANDS = new Set([
-  'tap', 'list', 'ls', 'show', 'export', 'import', 'rm', 'check', 'serve', 'replay', 'diff', 'prune', 'doctor', 'mcp', 'note', 'probe', 'index', 'proxy', 'help',
+  'tap', 'list', 'ls', 'show', 'export', 'import', 'rm', 'check', 'serve', 'console', 'replay', 'diff', 'prune', 'doctor', 'mcp', 'note', 'probe', 'index', 'proxy', 'help',
 ]);
 
 export function main(argv: string[]): void {

@@ -17,6 +17,7 @@ import { registerImport } from './commands/import.js';
 import { registerRm } from './commands/rm.js';
 import { registerCheck } from './commands/check.js';
 import { registerServe } from './commands/serve.js';
+import { registerConsole } from './commands/console.js';
 import { registerReplay } from './commands/replay.js';
 import { registerDiff } from './commands/diff.js';
 import { registerPrune } from './commands/prune.js';
@@ -38,7 +39,7 @@ export function buildProgram(): Command {
     .exitOverride()
     .configureOutput(usageErrors('acp-inspect'));
   for (const register of [registerTap, registerList, registerShow, registerExport, registerImport, registerRm,
-    registerCheck, registerServe, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe, registerIndex, registerProxy]) {
+    registerCheck, registerServe, registerConsole, registerReplay, registerDiff, registerPrune, registerDoctor, registerMcp, registerNote, registerProbe, registerIndex, registerProxy]) {
     register(program);
   }
   // Every command takes --no-color (docs/cli.md): those that colour honour it, the others print none.

@@ -4,10 +4,12 @@
  * listen on (DNS rebinding) or when an Origin header names another origin, and 401 without the
  * launch token (query `?token=`, `Authorization: Bearer`, or the cookie the first visit sets).
  * No route starts a process or touches a file other than the database; the UI is served from memory.
+ * A console's server (`acp-inspect console`) adds its routes (src/console/routes.ts): they send to the
+ * agent its command line started, and none of them takes a command.
  */
 import { Hono, type Context } from 'hono';
 import { getCookie, setCookie } from 'hono/cookie';
-import { streamSSE } from 'hono/streaming';
+import { streamEvents } from './sse.js';
 import { timingSafeEqual } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -37,6 +39,9 @@ import { findViewerDir, loadStatic, type StaticFile } from './static.js';
 import { NotesHttpError, registerNoteRoutes } from './notes.js';
 import { registerSliceRoute } from './slice-route.js';
 import { SliceError } from '../transcript/slice.js';
+import { ConsoleError, type ConsoleSession } from '../console/session.js';
+import { registerConsoleRoutes } from '../console/routes.js';
+import { listConsoles } from '../console/registry.js';
 import type { CompareIndex, CompareRowsPage, FindingView, ItemDetail, ItemState, LiveEvent, StoredFinding } from '../view/contract.js';
 
 export interface AppOptions {
@@ -58,6 +63,8 @@ export interface AppOptions {
   viewerFiles?: Map<string, StaticFile>;
   /** Largest accepted import upload in bytes (default 256 MiB). */
   maxUploadBytes?: number;
+  /** The console this server is the page of (`acp-inspect console`): its routes and /console. */
+  console?: ConsoleSession;
 }
 
 export type InspectorApp = Hono & {
@@ -91,6 +98,9 @@ const COMPARE_LIMIT: MemoryLimit = {
   use: 'the first recording of a comparison',
   fix: 'compare parts: export each with `acp-inspect export ID --seq A-B -o a.jsonl` and run `acp-inspect diff a.jsonl b.jsonl`, or pick the smaller recording as the first',
 };
+
+/** The most of a recording a fork replays (it holds the items up to the frame, as replay holds a recording). */
+const FORK_LIMIT = { items: 100_000, bytes: 64 * 1024 * 1024 };
 
 /** Comparisons held for `/api/compare/rows` (each holds the first recording's frames). */
 const KEPT_COMPARISONS = 2;
@@ -145,6 +155,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.onError((err, c) => {
     if (err instanceof HttpError || err instanceof NotesHttpError) return c.json({ error: err.message }, err.status);
     if (err instanceof FilterError) return c.json({ error: err.message }, 400);
+    if (err instanceof ConsoleError) return c.json({ error: err.message }, err.status);
     if (err instanceof TranscriptError || err instanceof SliceError) return c.json({ error: err.message }, 400);
     if (err instanceof StoreError) {
       const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' || err.code === 'E_NO_PROBE_RUN' ? 404 : err.code === 'E_DB_LOCKED' || err.code === 'E_NOT_INDEXED' ? 503
@@ -205,6 +216,7 @@ export function createApp(opts: AppOptions): InspectorApp {
   };
   app.get('/', index);
   app.get('/index.html', index);
+  if (opts.console) app.get('/console', index);
   app.get('/assets/*', (c) => {
     const f = files.get(c.req.path);
     if (!f) return c.text('404 Not Found\n', 404);
@@ -394,6 +406,10 @@ export function createApp(opts: AppOptions): InspectorApp {
   app.get('/api/recordings/:id/waterfall', (c) => c.body(timeModel(recId(c)).waterfall, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/recordings/:id/insights', (c) => c.body(timeModel(recId(c)).insights, 200, { 'Content-Type': 'application/json' }));
   app.get('/api/agents', (c) => c.json(agentComparison(store)));
+  // What this server is: a console's (it forks from frames) or serve's.
+  app.get('/api/server', (c) => c.json({ console: opts.console !== undefined }));
+  // The consoles running on this database (acp-inspect console), without their tokens.
+  app.get('/api/consoles', (c) => c.json(listConsoles(opts.dbPath)));
   // Probe runs (acp-inspect probe agent|client): the UI's scorecards, each scenario linking its recording.
   app.get('/api/probes', (c) => c.json(listProbeRuns(store)));
   app.get('/api/probes/:id', (c) => {
@@ -446,42 +462,23 @@ export function createApp(opts: AppOptions): InspectorApp {
     return c.json(page);
   });
 
+  if (opts.console) {
+    opts.console.attach((pid) => (store.db.prepare('SELECT id FROM recordings WHERE host_pid = ? ORDER BY id DESC LIMIT 1').get(pid) as { id: number } | undefined)?.id ?? null);
+    registerConsoleRoutes(app, opts.console, (id, seq) => {
+      if (!store.getRecording(id)) throw new HttpError(404, `no recording with id ${id}`);
+      const { items, bytes } = store.db.prepare('SELECT COUNT(*) AS items, SUM(length(CAST(raw AS BLOB))) AS bytes FROM items WHERE recording_id = ? AND seq <= ?').get(id, seq) as { items: number; bytes: number | null };
+      if (items > FORK_LIMIT.items || (bytes ?? 0) > FORK_LIMIT.bytes) {
+        throw new HttpError(413, `forking at #${seq} would hold ${items} items (${Math.round((bytes ?? 0) / 1048576)} MiB) in memory, past ${FORK_LIMIT.items} items or ${FORK_LIMIT.bytes / 1048576} MiB; fork from an earlier frame, or export a part (acp-inspect export ${id} --turn SEQ) and import it`);
+      }
+      return { header: store.headerOf(id), items: [...store.pagedItems(id, 0, seq)] };
+    });
+  }
+
   // ---- live stream --------------------------------------------------------------------------
   app.get('/api/events', (c) => {
     const r = c.req.query('recording');
     const recordingId = r && /^\d+$/.test(r) ? Number(r) : null;
-    return streamSSE(c, async (stream) => {
-      const queue: LiveEvent[] = [];
-      let wake: (() => void) | null = null;
-      const unsubscribe = live.subscribe({
-        recordingId,
-        send(ev) {
-          queue.push(ev);
-          wake?.();
-        },
-      });
-      let closed = false;
-      stream.onAbort(() => {
-        closed = true;
-        wake?.();
-      });
-      try {
-        await stream.writeSSE({ data: JSON.stringify({ type: 'hello', dataVersion: 0 } satisfies LiveEvent) });
-        while (!closed) {
-          while (queue.length && !closed) await stream.writeSSE({ data: JSON.stringify(queue.shift()) });
-          if (closed) break;
-          // Wait for an event, or 15 s for a keep-alive comment.
-          await new Promise<void>((resolve) => {
-            const timer = setTimeout(resolve, 15_000);
-            wake = () => { clearTimeout(timer); resolve(); };
-          });
-          wake = null;
-          if (!queue.length && !closed) await stream.write(': keep-alive\n\n');
-        }
-      } finally {
-        unsubscribe();
-      }
-    });
+    return streamEvents<LiveEvent>(c, (send) => live.subscribe({ recordingId, send }), [{ type: 'hello', dataVersion: 0 }]);
   });
 
   app.notFound((c) => (c.req.path.startsWith('/api/') ? c.json({ error: `no such API route: ${c.req.path}` }, 404) : c.text('404 Not Found\n', 404)));

@@ -9,6 +9,7 @@ import { spawn } from 'node:child_process';
 import { getRequestListener } from '@hono/node-server';
 import { defaultDbPath } from '../store/paths.js';
 import { createApp, type InspectorApp } from './app.js';
+import type { ConsoleSession } from '../console/session.js';
 
 export interface StartOptions {
   dbPath?: string;
@@ -22,6 +23,8 @@ export interface StartOptions {
   pollMs?: number;
   /** Largest accepted import upload in bytes (default 256 MiB). */
   maxUploadBytes?: number;
+  /** Serve this console's page and routes too (`acp-inspect console`); the URL then opens it. */
+  console?: ConsoleSession;
 }
 
 export interface RunningServer {
@@ -86,13 +89,13 @@ export async function startServer(opts: StartOptions = {}): Promise<RunningServe
   const port = typeof addr === 'object' && addr ? addr.port : opts.port ?? 0;
   allowedHosts.push(...hostNames(host, port));
   try {
-    app = createApp({ dbPath: opts.dbPath ?? defaultDbPath(), token, allowedHosts, cookieName: `acp_inspect_${port}`, pollMs: opts.pollMs, maxUploadBytes: opts.maxUploadBytes });
+    app = createApp({ dbPath: opts.dbPath ?? defaultDbPath(), token, allowedHosts, cookieName: `acp_inspect_${port}`, pollMs: opts.pollMs, maxUploadBytes: opts.maxUploadBytes, console: opts.console });
   } catch (e) {
     server.close();
     throw e;
   }
   const shownHost = host === '127.0.0.1' || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
-  const url = `http://${shownHost}:${port}/?token=${token}`;
+  const url = `http://${shownHost}:${port}/${opts.console ? 'console' : ''}?token=${token}`;
   if (opts.open) openBrowser(url);
   let closing: Promise<void> | null = null;
   return {

@@ -231,7 +231,7 @@ describe('the shell examples', () => {
   });
 
   it('every command that finishes on its own runs and answers (exit 0, or 1 for findings/divergence)', async () => {
-    const finishing = lines.filter((l) => !/ serve\b| --follow\b| replay --as agent\b|^acp-inspect proxy\b/.test(l));
+    const finishing = lines.filter((l) => !/ serve\b| console\b| --follow\b| replay --as agent\b|^acp-inspect proxy\b/.test(l));
     expect(finishing.length).toBeGreaterThanOrEqual(7);
     for (const line of finishing) {
       const r = await shell(line);
@@ -283,13 +283,14 @@ describe('the shell examples', () => {
   it('the long-running ones start and do their job', async () => {
     const proxies = lines.filter((l) => /^acp-inspect proxy\b/.test(l));
     expect(proxies.length).toBeGreaterThanOrEqual(1);
-    for (const line of [...lines.filter((l) => / serve\b| --follow\b/.test(l)), ...proxies]) {
+    expect(lines.some((l) => / console\b/.test(l))).toBe(true);
+    for (const line of [...lines.filter((l) => / serve\b| console\b| --follow\b/.test(l)), ...proxies]) {
       const filled = line.replace('--open', '--open --port 0').replace(/--listen (\S+):\d+/, '--listen $1:0');
       const p = spawn('/bin/sh', ['-c', `exec ${filled}`], { cwd: t.dir, env: { ...process.env, PATH: `${join(t.dir, 'bin')}:${process.env.PATH}`, ACP_INSPECT_DB: db, NO_COLOR: '1', BROWSER: 'true' } });
       let out = '';
       p.stdout.on('data', (b: Buffer) => { out += b.toString(); });
       p.stderr.on('data', (b: Buffer) => { out += b.toString(); });
-      const want = / serve\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/\?token=/ : / proxy\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/acp\n/ : /initialize/;
+      const want = / serve\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/\?token=/ : / console\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/console\?token=/ : / proxy\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/acp\n/ : /initialize/;
       const deadline = Date.now() + 20_000;
       while (!want.test(out) && Date.now() < deadline && p.exitCode === null) await new Promise((r) => setTimeout(r, 50));
       await stopProcess(p);

@@ -11,6 +11,7 @@ import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
 import type { AgentRow, ProbeRunSummary } from '../../src/view/contract.js';
 import type { ProbeReport } from '../../src/probe/report.js';
+import type { RunningConsoleInfo } from '../../src/console/contract.js';
 
 export type { RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage };
 export type { TimelineRow } from '../../src/view/contract.js';
@@ -20,6 +21,7 @@ export type { Insights, Insight } from '../../src/view/insights.js';
 export type { AgentRow } from '../../src/view/contract.js';
 export type { ProbeReport, ScenarioResult } from '../../src/probe/report.js';
 export type { ProbeRunSummary } from '../../src/view/contract.js';
+export type { RunningConsoleInfo } from '../../src/console/contract.js';
 
 export class ApiError extends Error {
   constructor(readonly status: number, message: string) {
@@ -30,7 +32,7 @@ export class ApiError extends Error {
 const enc = encodeURIComponent;
 
 /** The error of a failed answer: the API's `{error}` message when it sent one. */
-async function errorOf(res: Response): Promise<ApiError> {
+export async function errorOf(res: Response): Promise<ApiError> {
   let msg = `${res.status} ${res.statusText}`;
   try {
     const j = (await res.json()) as { error?: string };
@@ -98,6 +100,8 @@ export class HttpSource implements DataSource {
   probes() { return this.call<ProbeRunSummary[]>('/api/probes'); }
   /** One probe run with its report (null while it runs). */
   probe(id: number) { return this.call<ProbeRunSummary & { report: ProbeReport | null }>(`/api/probes/${id}`); }
+  /** The consoles (acp-inspect console) running on this database. */
+  consoles() { return this.call<RunningConsoleInfo[]>('/api/consoles'); }
   /** Every agent name and version of the store, compared (latency per method, turn durations). */
   agents() { return this.call<AgentRow[]>('/api/agents'); }
   /** Two recordings aligned: the totals and every row's status; the rows come from `compareRows`. */

@@ -143,22 +143,8 @@ function SaveTranscript({ make }: { make: () => { name: string; text: string } }
   return <button type="button" class="link" onClick={save} title="Save this recording as a transcript, to check, replay or import it with acp-inspect">save .jsonl</button>;
 }
 
-export function App() {
-  const [theme, cycleTheme] = useTheme();
-  const filterRef = useRef<HTMLInputElement>(null);
-
-  useEffect(() => {
-    const onPop = () => { const prev = recId.value; const prevProbe = probeId.value; const wasComparing = comparing.value; readUrl(); if (comparing.value !== wasComparing && recId.value === null) { void openRecording(null); return; } if (recId.value !== prev || (recId.value === null && probeId.value !== prevProbe)) void openRecording(recId.value); else if (timeline.value?.q !== filter.value) void applyFilter(filter.value); };
-    window.addEventListener('popstate', onPop);
-    return () => window.removeEventListener('popstate', onPop);
-  }, []);
-
-  useEffect(() => {
-    if (refSeq.value !== null && refT.value === null && recId.value !== null) {
-      void source.item(recId.value, refSeq.value).then((d) => { refT.value = d.item.t; }).catch(() => undefined);
-    }
-  }, [recId.value, refSeq.value]);
-
+/** The timeline's keys (j/k, g/G, Enter, Esc, ←/→, `/`, `,` `.`, n) on any page that shows it: the app and the console. */
+export function useTimelineKeys(filterRef: { current: HTMLInputElement | null }): void {
   useEffect(() => {
     const onKey = (e: KeyboardEvent) => {
       const target = e.target as HTMLElement;
@@ -176,6 +162,8 @@ export function App() {
         return;
       }
       if (typing || recId.value === null || view.value !== 'timeline') return;
+      // Enter on a button or link presses it (the console's controls sit beside the timeline).
+      if (e.key === 'Enter' && (target.tagName === 'BUTTON' || target.tagName === 'A' || target.tagName === 'SUMMARY')) return;
       const tl = timeline.value;
       if (!tl) return;
       const cur = selIndex.value;
@@ -199,6 +187,25 @@ export function App() {
     window.addEventListener('keydown', onKey);
     return () => window.removeEventListener('keydown', onKey);
   }, []);
+}
+
+export function App() {
+  const [theme, cycleTheme] = useTheme();
+  const filterRef = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    const onPop = () => { const prev = recId.value; const prevProbe = probeId.value; const wasComparing = comparing.value; readUrl(); if (comparing.value !== wasComparing && recId.value === null) { void openRecording(null); return; } if (recId.value !== prev || (recId.value === null && probeId.value !== prevProbe)) void openRecording(recId.value); else if (timeline.value?.q !== filter.value) void applyFilter(filter.value); };
+    window.addEventListener('popstate', onPop);
+    return () => window.removeEventListener('popstate', onPop);
+  }, []);
+
+  useEffect(() => {
+    if (refSeq.value !== null && refT.value === null && recId.value !== null) {
+      void source.item(recId.value, refSeq.value).then((d) => { refT.value = d.item.t; }).catch(() => undefined);
+    }
+  }, [recId.value, refSeq.value]);
+
+  useTimelineKeys(filterRef);
 
   const goHome = (e: Event) => {
     e.preventDefault();

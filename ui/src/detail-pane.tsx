@@ -1,6 +1,7 @@
 /** The detail of the selected item: JSON tree, raw text, its request/response pair, the model state, findings, and the diff for patching updates. */
 import { useEffect, useState } from 'preact/hooks';
 import { source, type ItemDetail, type ItemState } from './api.js';
+import { consoleServer, editInConsole, forkInConsole } from './console-link.js';
 import { recId, selSeq, jumpTo, setReference, refSeq, detailOpen, applyFilter } from './model.js';
 import { JsonTree } from './json-tree.js';
 import { ItemNotes } from './notes-view.js';
@@ -9,6 +10,23 @@ import { SpecLink } from './spec-link.js';
 import { DiffView, jsonText } from './diff-view.js';
 import { fmtClock, fmtMs, fmtSize, DIR_LABEL } from './format.js';
 import type { Item, Frame } from '../../src/wire/frame.js';
+
+/** In a console's server: start its agent again, replay this recording's client side up to this frame, and go to the console. */
+function ForkButton({ seq }: { seq: number }) {
+  const [err, setErr] = useState<string | null>(null);
+  const fork = () => {
+    const id = recId.value;
+    if (id === null) return;
+    setErr(null);
+    forkInConsole(id, seq).then(() => { location.assign('/console'); }).catch((e: Error) => setErr(e.message));
+  };
+  return (
+    <>
+      <button type="button" onClick={fork} title="Start the console's agent again, replay this recording's client side up to this frame, then drive it from the console">Fork from here</button>
+      {err && <span class="bad" role="alert">{err}</span>}
+    </>
+  );
+}
 
 type Tab = 'tree' | 'raw' | 'pair' | 'state' | 'findings' | 'diff';
 
@@ -116,6 +134,10 @@ export function DetailPane() {
             {refSeq.value === item.seq ? 'Reference ✓' : 'Set reference'}
           </button>
           <button type="button" onClick={() => { void navigator.clipboard?.writeText(rawOf(item)); }} title="Copy the raw line">Copy raw</button>
+          {consoleServer.value && <ForkButton seq={item.seq} />}
+          {consoleServer.value && item.dir === 'c2a' && (
+            <button type="button" onClick={() => editInConsole(rawOf(item))} title="Put this client frame in the console's raw composer, to edit and send again">Edit and resend</button>
+          )}
           <button type="button" onClick={() => { detailOpen.value = false; }} aria-label="Close the detail">✕</button>
         </div>
       </div>

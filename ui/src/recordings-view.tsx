@@ -1,6 +1,6 @@
 /** The recordings list: live ones marked, search by name, open, export, delete, import a .jsonl. */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { server as api } from './api.js';
+import { server as api, type RunningConsoleInfo } from './api.js';
 import { recordings, recordingsError, listSearch, loadRecordings, recId, writeUrl, openRecording, view, filter, selSeq, comparing, openCompare } from './model.js';
 import { fmtDate, fmtMs } from './format.js';
 import { indexingText } from '../../src/view/indexing.js';
@@ -29,6 +29,29 @@ function useShowProbes(): [boolean, (on: boolean) => void] {
 
 /** One row of the table per visible entry: a recording, a probe run, or (when its run is open) a scenario's recording. */
 type Row = { kind: 'recording'; r: RecordingSummary; nested: boolean } | Extract<HomeEntry, { kind: 'run' }>;
+
+
+/** The consoles running on this database: what they drive, and their recording (their pages open from the URL each printed). */
+function RunningConsoles() {
+  const [list, setList] = useState<RunningConsoleInfo[]>([]);
+  const n = recordings.value.length;
+  const live = recordings.value.filter((r) => r.status === 'running').map((r) => r.id).join(',');
+  useEffect(() => { api.consoles().then(setList).catch(() => setList([])); }, [n, live]);
+  if (!list.length) return null;
+  return (
+    <section class="consoles" aria-label="Running consoles">
+      <h2>Running consoles</h2>
+      <ul>
+        {list.map((c) => (
+          <li key={c.pid}>
+            <code>{c.command.join(' ')}</code> <span class="muted">in {c.cwd} · since {fmtDate(c.startedAt)} · at {c.address} (open it from the URL it printed)</span>
+            {c.recordingId !== null && <>{' · '}<a href={`?rec=${c.recordingId}`} onClick={(e) => { e.preventDefault(); open(c.recordingId!); }}>recording #{c.recordingId}</a></>}
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
 
 export function RecordingsView() {
   const fileRef = useRef<HTMLInputElement>(null);
@@ -115,6 +138,7 @@ export function RecordingsView() {
         {msg && <span class="muted" role="status">{msg}</span>}
       </div>
       {recordingsError.value && <p class="bad" role="alert">{recordingsError.value}</p>}
+      <RunningConsoles />
       {n === 0 && !recordingsError.value && (
         <div class="empty-state">
           <p>No recordings {listSearch.value ? 'match this search' : 'yet'}.</p>

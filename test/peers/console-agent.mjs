@@ -1,0 +1,163 @@
+#!/usr/bin/env node
+// A small ACP agent for the console's tests, speaking newline-delimited JSON-RPC by hand. Prompts:
+//   "files"    streams a plan, asks a permission, reads notes.txt (line 2, limit 1) and writes it
+//              with a line added, then reports what happened and ends the turn;
+//   "outside"  asks to write a file outside the session's folder;
+//   "terminal" runs `echo from-terminal` through terminal/* and reports its output or the error;
+//   "elicit"   asks for a form (a name, an age, tea or not, a colour) and says what came back;
+//   "slow"     streams a chunk every 200 ms until cancelled (then stops with `cancelled`);
+//   anything else is echoed back. A line that is not JSON gets -32700, as the SDK answers.
+import { join } from 'node:path';
+
+let nextId = 0;
+const waiting = new Map();
+const sessions = new Map();
+let cancelled = new Set();
+
+const send = (m) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+const ask = (method, params) => new Promise((resolve) => {
+  const id = nextId++;
+  waiting.set(id, resolve);
+  send({ id, method, params });
+});
+const update = (sessionId, u) => send({ method: 'session/update', params: { sessionId, update: u } });
+const say = (sessionId, text) => update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } });
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+const errText = (r) => `error ${r.error.code}: ${r.error.message}`;
+
+async function prompt(id, p) {
+  const sid = p.sessionId;
+  const cwd = sessions.get(sid);
+  const text = (p.prompt ?? []).map((b) => b.text ?? '').join('');
+  cancelled.delete(sid);
+  if (text === 'files') {
+    const file = join(cwd, 'notes.txt');
+    update(sid, { sessionUpdate: 'plan', entries: [{ content: 'Read notes.txt', status: 'in_progress', priority: 'high' }, { content: 'Append a line', status: 'pending', priority: 'medium' }] });
+    update(sid, { sessionUpdate: 'tool_call', toolCallId: 'edit-1', title: 'Edit notes.txt', kind: 'edit', status: 'pending', locations: [{ path: file }] });
+    const perm = await ask('session/request_permission', {
+      sessionId: sid,
+      toolCall: { toolCallId: 'edit-1', title: 'Edit notes.txt', kind: 'edit' },
+      options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }, { optionId: 'reject', name: 'Reject', kind: 'reject_once' }],
+    });
+    const outcome = perm.result?.outcome;
+    if (outcome?.outcome !== 'selected' || outcome.optionId !== 'allow') {
+      update(sid, { sessionUpdate: 'tool_call_update', toolCallId: 'edit-1', status: 'failed' });
+      say(sid, `not allowed (${JSON.stringify(outcome)})`);
+      return send({ id, result: { stopReason: outcome?.outcome === 'cancelled' ? 'cancelled' : 'end_turn' } });
+    }
+    update(sid, { sessionUpdate: 'tool_call_update', toolCallId: 'edit-1', status: 'in_progress' });
+    const read = await ask('fs/read_text_file', { sessionId: sid, path: file, line: 2, limit: 1 });
+    say(sid, read.error ? `read failed: ${errText(read)}. ` : `line 2 reads "${read.result.content}". `);
+    const whole = await ask('fs/read_text_file', { sessionId: sid, path: file });
+    const before = whole.result?.content ?? '';
+    const after = `${before}added by the agent\n`;
+    const write = await ask('fs/write_text_file', { sessionId: sid, path: file, content: after });
+    if (write.error) {
+      update(sid, { sessionUpdate: 'tool_call_update', toolCallId: 'edit-1', status: 'failed' });
+      say(sid, `write refused: ${errText(write)}`);
+    } else {
+      update(sid, { sessionUpdate: 'tool_call_update', toolCallId: 'edit-1', status: 'completed', content: [{ type: 'diff', path: file, oldText: before, newText: after }] });
+      say(sid, 'wrote notes.txt');
+    }
+    update(sid, { sessionUpdate: 'plan', entries: [{ content: 'Read notes.txt', status: 'completed', priority: 'high' }, { content: 'Append a line', status: 'completed', priority: 'medium' }] });
+    return send({ id, result: { stopReason: 'end_turn' } });
+  }
+  if (text === 'outside') {
+    const w = await ask('fs/write_text_file', { sessionId: sid, path: join(cwd, '..', 'outside.txt'), content: 'escaped\n' });
+    say(sid, w.error ? `write refused: ${errText(w)}` : 'wrote outside.txt');
+    return send({ id, result: { stopReason: 'end_turn' } });
+  }
+  if (text === 'terminal') {
+    const t = await ask('terminal/create', { sessionId: sid, command: 'echo', args: ['from-terminal'] });
+    if (t.error) {
+      say(sid, `terminal refused: ${errText(t)}`);
+      return send({ id, result: { stopReason: 'end_turn' } });
+    }
+    const terminalId = t.result.terminalId;
+    update(sid, { sessionUpdate: 'tool_call', toolCallId: 'term-1', title: 'echo from-terminal', kind: 'execute', status: 'in_progress', content: [{ type: 'terminal', terminalId }] });
+    await ask('terminal/wait_for_exit', { sessionId: sid, terminalId });
+    const out = await ask('terminal/output', { sessionId: sid, terminalId });
+    await ask('terminal/release', { sessionId: sid, terminalId });
+    update(sid, { sessionUpdate: 'tool_call_update', toolCallId: 'term-1', status: 'completed' });
+    say(sid, `terminal said: ${out.result.output.trim()}`);
+    return send({ id, result: { stopReason: 'end_turn' } });
+  }
+  if (text === 'elicit') {
+    const r = await ask('elicitation/create', {
+      sessionId: sid, mode: 'form', message: 'Who is asking?',
+      requestedSchema: { type: 'object', required: ['name'], properties: {
+        name: { type: 'string', title: 'Name' }, age: { type: 'integer', title: 'Age' }, tea: { type: 'boolean', title: 'Tea', default: false },
+        colour: { type: 'string', title: 'Colour', oneOf: [{ const: 'r', title: 'Red' }, { const: 'b', title: 'Blue' }] },
+      } },
+    });
+    say(sid, `elicited ${JSON.stringify(r.result ?? r.error)}`);
+    return send({ id, result: { stopReason: 'end_turn' } });
+  }
+  if (text === 'slow') {
+    for (let i = 0; i < 150 && !cancelled.has(sid); i++) {
+      say(sid, `chunk ${i} `);
+      await sleep(200);
+    }
+    return send({ id, result: { stopReason: cancelled.has(sid) ? 'cancelled' : 'end_turn' } });
+  }
+  say(sid, `echo: ${text}`);
+  send({ id, result: { stopReason: 'end_turn' } });
+}
+
+let buf = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  buf += chunk;
+  let nl;
+  while ((nl = buf.indexOf('\n')) !== -1) {
+    const line = buf.slice(0, nl).trim();
+    buf = buf.slice(nl + 1);
+    if (line) handle(line);
+  }
+});
+process.stdin.on('end', () => process.exit(0));
+
+function handle(line) {
+  let m;
+  try { m = JSON.parse(line); } catch { return send({ id: null, error: { code: -32700, message: 'Parse error' } }); }
+  if (m.method === undefined && m.id !== undefined && waiting.has(m.id)) {
+    const w = waiting.get(m.id);
+    waiting.delete(m.id);
+    return w(m);
+  }
+  const p = m.params ?? {};
+  switch (m.method) {
+    case 'initialize':
+      return send({ id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: false, sessionCapabilities: { list: {}, close: {}, fork: {} } }, agentInfo: { name: 'console-test-agent', version: '1.0.0' },
+        authMethods: [{ id: 'token', name: 'Token', description: 'a test token' }, { id: 'login', name: 'Log in', type: 'terminal', args: ['--login'] }] } });
+    case 'authenticate':
+      return send({ id: m.id, result: {} });
+    case 'session/new': {
+      const sessionId = `sess-${sessions.size + 1}`;
+      sessions.set(sessionId, p.cwd);
+      send({ id: m.id, result: { sessionId, modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] } } });
+      return update(sessionId, { sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'files', description: 'Edit notes.txt', input: null }] });
+    }
+    case 'session/fork': {
+      const sessionId = `sess-${sessions.size + 1}`;
+      sessions.set(sessionId, p.cwd);
+      return send({ id: m.id, result: { sessionId } });
+    }
+    case 'session/list':
+      return send({ id: m.id, result: { sessions: [...sessions.keys()].map((sessionId) => ({ sessionId, cwd: sessions.get(sessionId), title: `title of ${sessionId}` })) } });
+    case 'session/close':
+      sessions.delete(p.sessionId);
+      return send({ id: m.id, result: {} });
+    case 'session/set_mode':
+      send({ id: m.id, result: {} });
+      return update(p.sessionId, { sessionUpdate: 'current_mode_update', currentModeId: p.modeId });
+    case 'session/prompt':
+      return void prompt(m.id, p);
+    case 'session/cancel':
+      cancelled.add(p.sessionId);
+      return undefined;
+    default:
+      if (m.id !== undefined && m.method !== undefined) send({ id: m.id, error: { code: -32601, message: `Method not found: ${m.method}` } });
+      return undefined;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * The console page's model: the server's console (status, the agent's waiting requests, the lines
+ * both ways) followed over its event stream, the state folded from those lines, and the actions
+ * the page may take. The page is an ACP client through the server: it asks the server to send, and
+ * hears everything that went and came back. Nothing here renders.
+ */
+import { signal, batch } from '@preact/signals';
+import type { ConsoleEvent, ConsoleFrame, ConsoleSnapshot, ConsoleStatus, PendingRequest } from '../../src/console/contract.js';
+import { emptyConsoleState, foldConsoleFrame, type ConsoleState } from './console-state.js';
+import { openRecording, recId, writeUrl } from './model.js';
+
+export const status = signal<ConsoleStatus | null>(null);
+export const pending = signal<PendingRequest[]>([]);
+export const notices = signal<Extract<ConsoleEvent, { type: 'notice' }>[]>([]);
+export const cstate = signal<ConsoleState>(emptyConsoleState());
+/** The session the composer and the session controls act on. */
+export const activeSession = signal<string | null>(null);
+export const consoleError = signal<string | null>(null);
+export const streamOpen = signal(false);
+
+let sent = new Map<string, ConsoleFrame>();
+/** Answers waited for, by the JSON of the console's request id. */
+const waiters = new Map<string, (f: ConsoleFrame) => void>();
+/** Answers that came before their waiter (the event stream can outrun the POST's answer). */
+const early = new Map<string, ConsoleFrame>();
+
+async function post<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(`/api/console/${path}`, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+  const j = (await res.json().catch(() => ({}))) as T & { error?: string };
+  if (!res.ok) throw new Error(j.error ?? `${res.status} ${res.statusText}`);
+  return j;
+}
+
+function onFrame(f: ConsoleFrame): void {
+  const s = cstate.value;
+  foldConsoleFrame(s, f, sent);
+  batch(() => {
+    cstate.value = { ...s };
+    // The active session closed or deleted: the newest one left, if any.
+    if (activeSession.value !== null && !s.sessions.has(activeSession.value)) activeSession.value = null;
+    if (activeSession.value === null && s.sessions.size) activeSession.value = [...s.sessions.keys()].at(-1)!;
+  });
+  if (f.dir === 'a2c' && (f.kind === 'result' || f.kind === 'error')) {
+    const key = JSON.stringify(f.id);
+    const w = waiters.get(key);
+    if (w) { waiters.delete(key); w(f); } else {
+      early.set(key, f);
+      if (early.size > 200) early.delete(early.keys().next().value!);
+    }
+  }
+}
+
+function onStatus(st: ConsoleStatus): void {
+  const prev = status.value;
+  if (prev && prev.run !== st.run) {
+    // A fresh agent process: what the page knew of the last one is gone.
+    sent = new Map();
+    batch(() => { cstate.value = emptyConsoleState(); activeSession.value = null; });
+  }
+  status.value = st;
+  if (st.recordingId !== null && st.recordingId !== recId.value) {
+    recId.value = st.recordingId;
+    writeUrl();
+    void openRecording(st.recordingId);
+  }
+}
+
+function onEvent(ev: ConsoleEvent): void {
+  if (ev.type === 'frame') onFrame(ev);
+  else if (ev.type === 'status') onStatus(ev.status);
+  else if (ev.type === 'pending') pending.value = ev.pending;
+  else if (ev.type === 'notice') notices.value = [...notices.value.slice(-99), ev];
+}
+
+/** Loads the console's state and follows its event stream (reloading the state after a drop). */
+export async function connectConsole(): Promise<void> {
+  const load = async () => {
+    const res = await fetch('/api/console', { credentials: 'same-origin' });
+    if (!res.ok) throw new Error(res.status === 401 ? 'Not authorized: open the URL that acp-inspect console printed (it carries ?token=…).' : `${res.status} ${res.statusText}`);
+    const snap = (await res.json()) as ConsoleSnapshot;
+    sent = new Map();
+    const s = emptyConsoleState();
+    for (const f of snap.frames) foldConsoleFrame(s, f, sent);
+    batch(() => {
+      cstate.value = s;
+      pending.value = snap.pending;
+      notices.value = snap.notices;
+      if (activeSession.value === null && s.sessions.size) activeSession.value = [...s.sessions.keys()].at(-1)!;
+    });
+    onStatus(snap.status);
+  };
+  try {
+    await load();
+  } catch (e) {
+    consoleError.value = (e as Error).message;
+    return;
+  }
+  const es = new EventSource('/api/console/events');
+  let dropped = false;
+  es.onmessage = (m) => { try { onEvent(JSON.parse(m.data as string) as ConsoleEvent); } catch { /* a bad message */ } };
+  es.onopen = () => {
+    streamOpen.value = true;
+    if (dropped) { dropped = false; void load().catch(() => undefined); }
+  };
+  es.onerror = () => { streamOpen.value = false; dropped = true; };
+}
+
+/** Sends a request; resolves with the agent's answer (a result or error frame). */
+export async function request(method: string, params: unknown): Promise<ConsoleFrame> {
+  const { id } = await post<{ id: number }>('request', { method, params });
+  const key = JSON.stringify(id);
+  const got = early.get(key);
+  if (got) { early.delete(key); return got; }
+  return new Promise((resolve) => waiters.set(key, resolve));
+}
+
+export async function act(fn: () => Promise<unknown>): Promise<void> {
+  try {
+    consoleError.value = null;
+    await fn();
+  } catch (e) {
+    consoleError.value = (e as Error).message;
+  }
+}
+
+export const notify = (method: string, params: unknown) => post('notify', { method, params });
+export const sendRaw = (text: string) => post('raw', { text });
+export const answer = (key: string, a: Record<string, unknown>) => post('answer', { key, ...a });
+export const setTerminals = (on: boolean) => post('terminals', { on });
+export const reconnect = () => post('reconnect', {});
+export const setPermissions = (policy: string) => post('permissions', { policy });
