@@ -7,7 +7,7 @@
 // PROBE_AGENT_STORE=DIR keeps each session's history in DIR and, like some real agents, reopens
 // (load, resume) only a session that is not open on this connection.
 import { createInterface } from 'node:readline';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const DEFECT = process.env.PROBE_AGENT_DEFECT ?? '';
@@ -242,4 +242,9 @@ rl.on('line', (line) => {
   }
   handle(msg);
 });
-rl.on('close', () => process.exit(0));
+// PROBE_AGENT_LINGER=1: stays up when stdin closes (as codex-acp), =term: ignores SIGTERM as well.
+// PROBE_AGENT_PIDFILE=FILE: appends its pid there (a test checks it is gone after the probe).
+const LINGER = process.env.PROBE_AGENT_LINGER;
+if (process.env.PROBE_AGENT_PIDFILE) appendFileSync(process.env.PROBE_AGENT_PIDFILE, `${process.pid}\n`);
+if (LINGER === 'term') process.on('SIGTERM', () => undefined);
+rl.on('close', () => { if (LINGER) setInterval(() => undefined, 60_000); else process.exit(0); });
