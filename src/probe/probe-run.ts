@@ -12,7 +12,7 @@ import { abandonProbeRun, createProbeRun, finishProbeRun } from '../store/probe-
 import type { Item } from '../wire/frame.js';
 import { packageVersion } from '../version.js';
 import { recordScenario, scenarioRecordingName, type RecordedScenario, type ScenarioExchange } from './record.js';
-import { buildReport, type ProbeKind, type ProbeReport, type ProbeTarget, type ScenarioResult } from './report.js';
+import { buildReport, type AmbientFinding, type ProbeKind, type ProbeReport, type ProbeTarget, type ScenarioResult } from './report.js';
 import { probeReportHtml } from './html.js';
 
 export interface ProbeOutputs {
@@ -68,8 +68,9 @@ export class ProbeRun {
   }
 
   /** Builds the report, keeps it with the run (for the UI's scorecard) and returns it. */
-  finish(target: ProbeTarget, scenarios: ScenarioResult[]): ProbeReport {
+  finish(target: ProbeTarget, scenarios: ScenarioResult[], ambient?: AmbientFinding[]): ProbeReport {
     const report = buildReport(this.kind, target, scenarios, {
+      ...(ambient ? { ambient } : {}),
       run: this.id, db: resolve(this.store.path), startedAt: this.startedAt, durationMs: Math.round(performance.now() - this.t0), tool: packageVersion(),
     });
     finishProbeRun(this.store, this.id, report);

@@ -12,7 +12,7 @@ import { CliError } from '../../errors.js';
 import { ProbeRun, checkOutputs, type ProbeOutputs } from '../probe-run.js';
 import { defaultDbPath } from '../../store/paths.js';
 import type { Frame } from '../../wire/frame.js';
-import type { ProbeReport, ScenarioResult } from '../report.js';
+import { tierOfSeverity, type AmbientFinding, type ProbeFinding, type ProbeReport, type ScenarioResult } from '../report.js';
 import { gradeByChecker } from '../record.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
 import { installClientSide, type ClientSide } from './client-side.js';
@@ -74,35 +74,49 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     }
     const wanted = AGENT_SCENARIOS.filter((s) => s.id !== 'initialize' && (!opts.only || opts.only.includes(s.id)));
     const results = new Map<string, ScenarioResult>();
+    const runs = new Map<string, ScenarioRun>([['initialize', first]]);
     // initialize is reported when asked for, and always when it failed (nothing else could run then).
     if (!opts.only || opts.only.includes('initialize') || first.result.status !== 'pass') results.set('initialize', first.result);
     const total = wanted.length + 1;
     let done = 0;
     const told = (r: ScenarioResult): void => opts.onScenario?.(r, ++done, total);
-    told(first.result);
+    told(gradeScenario(first, new Set()).result);
     const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
     const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length)) }, async () => {
       for (let s = queue.shift(); s; s = queue.shift()) {
         if (!facts) {
-          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
+          results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
           told(results.get(s.id)!);
           continue;
         }
         const reason = s.skipUnless?.(facts, settings);
         if (reason !== undefined) {
-          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: reason, recording: null, findings: [] });
+          results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: reason, recording: null, findings: [] });
           told(results.get(s.id)!);
           continue;
         }
-        const r = (await runScenario(run, s, settings, facts, opts.env)).result;
+        const sr = await runScenario(run, s, settings, facts, opts.env);
+        runs.set(s.id, sr);
+        // Told graded by what is known so far; the report grades again once every scenario ran.
+        const r = gradeScenario(sr, ambientRules(runs)).result;
         results.set(s.id, r);
         told(r);
       }
     });
     await Promise.all(workers);
+    // Graded now that the run's ambient findings are known: each once for the run.
+    const rules = ambientRules(runs);
+    const moved: Array<{ id: string; ambient: Array<ProbeFinding & { recording: number }> }> = [];
+    for (const [id, sr] of runs) {
+      if (!results.has(id)) continue;
+      const g = gradeScenario(sr, rules);
+      results.set(id, g.result);
+      moved.push({ id, ambient: g.moved.map((f) => ({ ...f, recording: sr.result.recording! })) });
+    }
+    const ambient = ambientOf([...[...runs].map(([id, sr]) => ({ id, ambient: sr.ambient ?? [] })), ...moved]);
     const ordered = AGENT_SCENARIOS.map((s) => results.get(s.id)).filter((r): r is ScenarioResult => r !== undefined);
     const info = facts?.agentInfo;
-    const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered);
+    const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered, ambient);
     return { report, text: run.write(report, opts.outputs ?? {}) };
   } catch (e) {
     run.abandon();
@@ -112,6 +126,9 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
 }
+
+/** Rules seen outside the focus of any scenario so far. */
+const ambientRules = (runs: ReadonlyMap<string, ScenarioRun>): Set<string> => new Set([...runs.values()].flatMap((r) => (r.ambient ?? []).map((f) => f.rule)));
 
 function factsOf(result: Record<string, unknown>): AgentFacts {
   return {
@@ -124,7 +141,7 @@ function factsOf(result: Record<string, unknown>): AgentFacts {
 
 /** Runs one scenario in its own agent process, records it and grades it. */
 async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv):
-  Promise<{ result: ScenarioResult; facts?: AgentFacts; couldNotRun?: string }> {
+  Promise<ScenarioRun> {
   const startedAt = new Date().toISOString();
   const t0 = performance.now();
   // The process starts where the probe was started, as an editor starts it in the project, so a
@@ -136,15 +153,19 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   };
   const record = (name: string, proc: AgentProcess) => run.record(name, {
     items: proc.conn.items, provoked: proc.conn.provoked, provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
+    // Before the scenario's first frame of its own, the findings are ambient; a process that ran only setup is all ambient.
+    focusFrom: proc.conn.focusFrom ?? Infinity,
     pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
   });
   // A process the scenario is done with (before a restart) is kept as the scenario's setup recording.
   let setups = 0;
+  const ambient: Array<ProbeFinding & { recording: number }> = [];
   const retire = async (proc: AgentProcess, client: ClientSide): Promise<void> => {
     client.cancelHeld();
     await proc.stop();
     client.dispose();
-    record(`${s.id} (setup${++setups > 1 ? ` ${setups}` : ''})`, proc);
+    const setup = record(`${s.id} (setup${++setups > 1 ? ` ${setups}` : ''})`, proc);
+    ambient.push(...setup.ambient.map((f) => ({ ...f, recording: setup.recordingId })));
   };
   const d = new Driver(launch, settings, facts, caps, retire);
   // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
@@ -167,22 +188,66 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   if (s.id === 'initialize') {
     const initReply = proc.conn.received().find((f) => f.kind === 'result' && f.method === 'initialize');
     if (initReply && isObj(initReply.json) && isObj(initReply.json.result)) newFacts = factsOf(initReply.json.result);
-    else if (crashed && !proc.conn.received().length) {
+    else if (crashed) {
       const tail = proc.stderrReason();
       couldNotRun = `the agent exited (${crashed.signal ?? `code ${crashed.code}`}) before answering initialize${tail ? `: ${tail.slice(0, 200)}` : ''}`;
     }
   }
-  if (crashed && outcome.status !== 'fail') {
+  // An exit the outcome already accounts for (graded on its own words) stays as the outcome says.
+  if (crashed && outcome.status !== 'fail' && !outcome.tier) {
     outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrReason() ? `: ${proc.stderrReason()!.slice(0, 120)}` : ''}`);
   }
   const recorded = record(s.id, proc);
-  outcome = gradeByChecker(outcome, recorded.findings);
-  const reproduce = outcome.status === 'fail' ? fixtureCommand(run, recorded.recordingId, proc.conn.frames()) : undefined;
+  ambient.push(...recorded.ambient.map((f) => ({ ...f, recording: recorded.recordingId })));
   return {
-    result: { ...blank(s, outcome.status, outcome.why), ...(reproduce ? { reproduce } : {}), recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },
+    result: { ...blank(s, outcome.status, outcome.why), tier: outcome.tier ?? s.tier, quote: outcome.quote ?? s.quote, recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },
+    ungraded: outcome,
+    fixture: fixtureCommand(run, recorded.recordingId, proc.conn.frames()),
+    ambient,
     facts: newFacts,
     couldNotRun,
   };
+}
+
+/** What a scenario left: its result before the checker's grading, and the findings outside its focus. */
+interface ScenarioRun {
+  result: ScenarioResult;
+  /** Its own outcome, before the checker's say (graded once the run's ambient findings are known). */
+  ungraded?: Outcome;
+  fixture?: string;
+  ambient?: Array<ProbeFinding & { recording: number }>;
+  facts?: AgentFacts;
+  couldNotRun?: string;
+}
+
+/**
+ * Grades a scenario by the checker once the run is over. A rule that shows outside the focus of any
+ * scenario (the handshake, a session's creation) is ambient for the whole run: reported once, never
+ * a scenario's failure, even where it shows inside one's focus (an update sent before the
+ * `session/new` answer fails no scenario that opens a session for its own purpose).
+ */
+export function gradeScenario(sr: ScenarioRun, ambientRules: ReadonlySet<string>): { result: ScenarioResult; moved: ProbeFinding[] } {
+  if (!sr.ungraded) return { result: sr.result, moved: [] };
+  const own = sr.result.findings.filter((f) => !ambientRules.has(f.rule));
+  const moved = sr.result.findings.filter((f) => ambientRules.has(f.rule));
+  const scenarioTier = sr.result.tier;
+  const o = { ...sr.ungraded, ...gradeByChecker({ ...sr.ungraded, tier: scenarioTier }, own) };
+  const result: ScenarioResult = { ...sr.result, status: o.status, why: o.why, tier: o.tier ?? scenarioTier, quote: o.quote ?? sr.result.quote, findings: own };
+  if (o.status === 'fail' && sr.fixture) result.reproduce = sr.fixture;
+  return { result, moved };
+}
+
+/** The run's ambient findings, once per rule, with the scenarios whose recordings show them. */
+export function ambientOf(runs: ReadonlyArray<{ id: string; ambient: ReadonlyArray<ProbeFinding & { recording: number }> }>): AmbientFinding[] {
+  const byRule = new Map<string, AmbientFinding>();
+  for (const r of runs) {
+    for (const f of r.ambient) {
+      const a = byRule.get(f.rule);
+      if (!a) byRule.set(f.rule, { ...f, tier: tierOfSeverity(f.severity), scenarios: [r.id] });
+      else if (!a.scenarios.includes(r.id)) a.scenarios.push(r.id);
+    }
+  }
+  return [...byRule.values()];
 }
 
 /** `acp-inspect export` of a failed scenario's last prompt turn (or its whole exchange) as a fixture. */
@@ -195,5 +260,5 @@ function fixtureCommand(run: ProbeRun, recording: number, frames: Frame[]): stri
 const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function blank(s: AgentScenario, status: ScenarioResult['status'], why: string): ScenarioResult {
-  return { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status, why, recording: null, findings: [] };
+  return { id: s.id, title: s.title, tier: s.tier, spec: s.spec, quote: s.quote, status, why, recording: null, findings: [] };
 }
