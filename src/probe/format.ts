@@ -51,6 +51,11 @@ export function formatProbeReport(report: ProbeReport, opts: { width?: number } 
     }
   }
   const c = report.counts;
+  const b = report.baseline;
+  if (b) {
+    lines.push('', `Baseline ${b.file}: ${b.known.length} known failure${b.known.length === 1 ? '' : 's'}${b.known.length ? ` (${b.known.join(', ')})` : ''}; ` +
+      `${b.unexpected.length ? `NEW: ${b.unexpected.join(', ')}` : 'no new failure'}${b.stale.length ? `; stale (now passing, drop them): ${b.stale.join(', ')}` : ''}`);
+  }
   lines.push('', `${report.verdict.toUpperCase()}: ${c.pass} passed, ${c.fail} failed, ${c.skip} skipped, ${c.info} info` +
     (report.run !== undefined ? `; probe run ${report.run} (open it with: acp-inspect serve, or show a scenario with: acp-inspect show ID)` : ''));
   return `${lines.join('\n')}\n`;

@@ -83,6 +83,8 @@ export interface ProbeReport {
   scenarios: ScenarioResult[];
   /** Findings outside what the scenarios were about, once each (by rule). */
   ambient?: AmbientFinding[];
+  /** With `--baseline FILE`: the known failures, the new ones (which fail the run) and the stale entries. */
+  baseline?: { file: string; known: string[]; unexpected: string[]; stale: string[] };
   /** Id of the probe run in the store (the UI's scorecard: `?probe=ID`). */
   run?: number;
   /** The database the recordings are in. */
@@ -116,8 +118,12 @@ export function buildReport(probe: ProbeKind, target: ProbeTarget, scenarios: Sc
   return { probe, target, verdict: verdictOf(scenarios, extra.ambient), counts: countScenarios(scenarios), scenarios, ...extra };
 }
 
-/** The exit code of a probe command: 0 conformant, 1 not conformant (2, could not run, is the CLI's). */
+/**
+ * The exit code of a probe command: 0 conformant, 1 not conformant (2, could not run, is the CLI's);
+ * with a baseline, 0 when every failure that decides is one the baseline lists.
+ */
 export function exitCodeOf(report: ProbeReport): 0 | 1 {
+  if (report.baseline) return report.baseline.unexpected.length ? 1 : 0;
   return report.verdict === 'conformant' ? 0 : 1;
 }
 

@@ -5,7 +5,7 @@
  * runs are independent, so they run concurrently.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EXAMPLE_AGENT, PEERS, cli, tempDir } from '../helpers.js';
 import { probeAgent } from '../../src/probe/agent/run.js';
@@ -235,6 +235,31 @@ describe('probe agent', () => {
     const report = await probeDefect('', ['session-load'], 4000, { PROBE_AGENT_LOAD_OPEN: 'wipe' });
     expect(byId(report, 'session-load')).toMatchObject({ status: 'pass', why: expect.stringMatching(/^replayed \d+ updates, then answered \(in a new process/) });
   }, 60_000);
+
+  it.concurrent('keeps a CI baseline: --write-baseline writes the failures, --baseline exits 0 on known ones, 1 on a new one, and reports a stale entry', async () => {
+    const db = join(tmp.dir, 'baseline.sqlite');
+    const file = join(tmp.dir, 'baseline.json');
+    const probe = (defect: string, ...flags: string[]) => cli(['probe', 'agent', '--db', db, '--json', '--timeout', '4000', '--only', 'prompt-resource-link,unknown-method', ...flags, '--', process.execPath, AGENT],
+      { env: { PROBE_AGENT_DEFECT: defect }, timeoutMs: 60_000 });
+    const first = await probe('resource-link-refused', '--write-baseline', file);
+    expect(first.code).toBe(1);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ acpInspect: 'probe-baseline', version: 1, probe: 'agent', failures: ['prompt-resource-link'] });
+    const known = await probe('resource-link-refused', '--baseline', file);
+    expect(JSON.parse(known.stdout.toString()).baseline).toEqual({ file, known: ['prompt-resource-link'], unexpected: [], stale: [] });
+    expect(known.code).toBe(0);
+    const fixed = await probe('', '--baseline', file);
+    expect(JSON.parse(fixed.stdout.toString()).baseline).toMatchObject({ known: [], unexpected: [], stale: ['prompt-resource-link'] });
+    expect(fixed.code).toBe(0);
+    const other = await probe('unknown-method-result', '--baseline', file);
+    expect(JSON.parse(other.stdout.toString()).baseline).toMatchObject({ known: [], unexpected: ['unknown-method'], stale: ['prompt-resource-link'] });
+    expect(other.code).toBe(1);
+    const text = await cli(['probe', 'agent', '--db', db, '--timeout', '4000', '--only', 'prompt-resource-link', '--baseline', file, '--', process.execPath, AGENT], { timeoutMs: 60_000 });
+    expect(text.stdout.toString()).toContain(`Baseline ${file}: 0 known failures; no new failure; stale (now passing, drop them): prompt-resource-link`);
+    writeFileSync(join(tmp.dir, 'bad-baseline.json'), '{"acpInspect":"probe-baseline","version":1,"probe":"agent","failures":["nope"]}');
+    const bad = await cli(['probe', 'agent', '--db', db, '--baseline', join(tmp.dir, 'bad-baseline.json'), '--', process.execPath, AGENT]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toBe(`acp-inspect: --baseline ${join(tmp.dir, 'bad-baseline.json')}: no scenario "nope"; see --list\n`);
+  }, 120_000);
 
   it.concurrent('exits 2 with one line when it cannot run: no such command, an unknown scenario, an authentication method not advertised', async () => {
     const db = join(tmp.dir, 'norun.sqlite');

@@ -31,10 +31,12 @@ export function registerProbe(program: Command): void {
     .option('--cwd <dir>', 'the session folder given to the agent (default: a new empty temporary folder)')
     .option('--auth <methodId>', 'authenticate with this advertised method before sessions')
     .option('--parallel <n>', 'scenarios run at once, each with its own agent process (default 6; 1 for agents that share state on disk)', parseCount('--parallel'))
+    .option('--baseline <file>', 'known failures (written by --write-baseline): exit 0 when every failure is one of them; stale entries are reported')
+    .option('--write-baseline <file>', 'write the run\'s failures as a baseline file')
     .option('--list', 'list the scenarios (id, tier, spec section, title) and exit')
     .addHelpText('after', '\nExample:  acp-inspect probe agent --html probe.html -- npx my-agent --acp\n' +
-      'Exit status: 0 conformant, 1 not conformant (a required or capability scenario failed), 2 could not run.')
-    .action(async (command: string[], opts: ProbeCliOptions & { cwd?: string; auth?: string; parallel?: number; list?: boolean }) => {
+      'Exit status: 0 conformant, 1 not conformant (a required or capability scenario failed, or a required ambient finding; with --baseline, one it does not list), 2 could not run.')
+    .action(async (command: string[], opts: ProbeCliOptions & { cwd?: string; auth?: string; parallel?: number; list?: boolean; baseline?: string; writeBaseline?: string }) => {
       const { AGENT_SCENARIOS, probeAgent } = await import('../../probe/agent/run.js');
       if (opts.list) {
         for (const s of AGENT_SCENARIOS) process.stdout.write(`${s.id.padEnd(28)} ${s.tier.padEnd(10)} ${s.spec.padEnd(14)} ${s.title}\n`);
@@ -43,12 +45,13 @@ export function registerProbe(program: Command): void {
       const { formatProbeReport } = await import('../../probe/format.js');
       const only = onlyIds(opts.only);
       const { report, text } = await probeAgent({
-        command, db: opts.db, only, timeoutMs: opts.timeout, cwd: opts.cwd, auth: opts.auth, parallel: opts.parallel,
+        command, db: opts.db, only, timeoutMs: opts.timeout, cwd: opts.cwd, auth: opts.auth, parallel: opts.parallel, baseline: opts.baseline, writeBaseline: opts.writeBaseline,
         outputs: { json: opts.json, report: opts.report, html: opts.html },
         // Progress on a terminal only: a run against a real agent takes minutes.
         onScenario: process.stderr.isTTY ? (r, done, total) => process.stderr.write(`probe agent: ${done}/${total} ${r.id} ${r.status}${r.durationMs !== undefined ? ` (${(r.durationMs / 1000).toFixed(1)} s)` : ''}\n`) : undefined,
       });
-      process.exitCode = report.verdict === 'conformant' ? 0 : 1;
+      const { exitCodeOf } = await import('../../probe/report.js');
+      process.exitCode = exitCodeOf(report);
       process.stdout.write(text ?? formatProbeReport(report, { width: process.stdout.columns }));
     });
 

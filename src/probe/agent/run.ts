@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError } from '../../errors.js';
 import { ProbeRun, checkOutputs, type ProbeOutputs } from '../probe-run.js';
+import { compareBaseline, readBaseline, writeBaseline } from '../baseline.js';
 import { defaultDbPath } from '../../store/paths.js';
 import type { Frame } from '../../wire/frame.js';
 import { tierOfSeverity, type AmbientFinding, type ProbeFinding, type ProbeReport, type ScenarioResult } from '../report.js';
@@ -30,6 +31,10 @@ export interface ProbeAgentOptions {
   auth?: string;
   parallel?: number;
   outputs?: ProbeOutputs;
+  /** Known failures (a file --write-baseline wrote): the run fails only on others. */
+  baseline?: string;
+  /** Writes the run's failures as a baseline to this file. */
+  writeBaseline?: string;
   env?: NodeJS.ProcessEnv;
   /** Told of each scenario as it ends (the CLI prints progress on a terminal). */
   onScenario?: (r: ScenarioResult, done: number, total: number) => void;
@@ -45,7 +50,8 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
   const unknown = (opts.only ?? []).filter((id) => !AGENT_SCENARIO_IDS.includes(id));
   if (unknown.length) throw new CliError(`no scenario ${unknown.map((u) => JSON.stringify(u)).join(', ')}; the scenarios are: ${AGENT_SCENARIO_IDS.join(', ')}`, 2);
   if (opts.timeoutMs !== undefined && opts.timeoutMs < 1) throw new CliError('--timeout must be at least 1 ms', 2);
-  checkOutputs(opts.outputs ?? {});
+  checkOutputs(opts.outputs ?? {}, [['--write-baseline', opts.writeBaseline]]);
+  const baseline = opts.baseline === undefined ? undefined : readBaseline(opts.baseline, 'agent', AGENT_SCENARIO_IDS);
   let scratch: string | undefined;
   let cwd: string;
   if (opts.cwd !== undefined) {
@@ -116,7 +122,9 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     const ambient = ambientOf([...[...runs].map(([id, sr]) => ({ id, ambient: sr.ambient ?? [] })), ...moved]);
     const ordered = AGENT_SCENARIOS.map((s) => results.get(s.id)).filter((r): r is ScenarioResult => r !== undefined);
     const info = facts?.agentInfo;
-    const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered, ambient);
+    const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered, ambient,
+      baseline && ((r) => compareBaseline(r, opts.baseline!, baseline)));
+    if (opts.writeBaseline !== undefined) writeBaseline(opts.writeBaseline, report);
     return { report, text: run.write(report, opts.outputs ?? {}) };
   } catch (e) {
     run.abandon();
