@@ -263,7 +263,8 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       const rest = selection.scenarios.filter((s) => !results.some((r) => r.id === s.id) && !s.gate?.(client) && !(s.person && !selection.asked.has(s.id))).map((s) => s.id);
       const again = rest.length ? `; "/probe ${rest.join(' ')}" runs ${rest.length === 1 ? 'it' : 'them'}` : '';
       if (current) {
-        record(current.s, { status: 'skip', why: `not finished: ${cause} during this scenario, which a client may do, so it is not graded${again}` }, current.from, true);
+        const choice = ended === 'aborted' ? '' : ', which a client may do, so it is not graded';
+        record(current.s, { status: 'skip', why: `not finished: ${cause} during this scenario${choice}${again}` }, current.from, true);
         current = undefined;
       }
       for (const s of selection.scenarios) {
