@@ -82,6 +82,11 @@ export class ProbeConnection {
     return performance.now() - this.t0;
   }
 
+  /** Requests of the probe still waiting for their answer. */
+  get pending(): number {
+    return this.waiting.size;
+  }
+
   get isClosed(): boolean {
     return this.closedReason !== undefined;
   }

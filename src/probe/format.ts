@@ -56,6 +56,11 @@ export function formatProbeReport(report: ProbeReport, opts: { width?: number } 
     lines.push('', `Baseline ${b.file}: ${b.known.length} known failure${b.known.length === 1 ? '' : 's'}${b.known.length ? ` (${b.known.join(', ')})` : ''}; ` +
       `${b.unexpected.length ? `NEW: ${b.unexpected.join(', ')}` : 'no new failure'}${b.stale.length ? `; stale (now passing, drop them): ${b.stale.join(', ')}` : ''}`);
   }
+  const shared = report.scenarios.filter((s) => s.sharedProcess).length;
+  if (report.durationMs !== undefined) {
+    lines.push('', `Time: ${(report.durationMs / 1000).toFixed(1)} s in all; the agent's start-up and handshake ${report.handshakeMs !== undefined ? `${(report.handshakeMs / 1000).toFixed(1)} s` : 'not timed'}` +
+      `${shared ? `; ${shared} scenario${shared === 1 ? '' : 's'} shared one process` : ''}.`);
+  }
   lines.push('', `${report.verdict.toUpperCase()}: ${c.pass} passed, ${c.fail} failed, ${c.skip} skipped, ${c.info} info` +
     (report.run !== undefined ? `; probe run ${report.run} (open it with: acp-inspect serve, or show a scenario with: acp-inspect show ID)` : ''));
   return `${lines.join('\n')}\n`;

@@ -8,6 +8,8 @@ import type { Item } from '../wire/frame.js';
 import { peerInfoOf } from '../wire/peer-info.js';
 import type { Store } from '../store/store.js';
 import { checkItems } from '../check/checker.js';
+import { Correlator } from '../wire/correlate.js';
+import { frameFromText } from '../wire/make-frame.js';
 import type { ProbeFinding, ProbeKind, ScenarioResult } from './report.js';
 
 export interface ScenarioExchange {
@@ -38,6 +40,27 @@ export interface RecordedScenario {
   probeFindings: ProbeFinding[];
   /** The target's findings before the focus (ambient: the handshake, the session's creation). */
   ambient: ProbeFinding[];
+}
+
+/**
+ * Items picked from a longer exchange (the handshake, then one scenario's part of a connection
+ * several scenarios shared), renumbered from 1 as an exchange of their own: frames are made again so
+ * that answers point at their requests' new seqs. Returns the provoked seqs and each old seq's new one.
+ */
+export function renumber(picked: readonly Item[], provoked: ReadonlySet<number>): { items: Item[]; provoked: Set<number>; seqOf: Map<number, number> } {
+  const correlator = new Correlator();
+  const out = new Set<number>();
+  const seqOf = new Map<number, number>();
+  const items = picked.map((it, i): Item => {
+    const seq = i + 1;
+    seqOf.set(it.seq, seq);
+    if (it.dir !== 'c2a' && it.dir !== 'a2c') return { ...it, seq };
+    const f = frameFromText(seq, it.t, it.dir, it.raw, it.size);
+    correlator.observe(f);
+    if (provoked.has(it.seq)) out.add(seq);
+    return f;
+  });
+  return { items, provoked: out, seqOf };
 }
 
 /** Splits checker findings into the target's and the probe's. Pure. */

@@ -44,6 +44,8 @@ export interface ScenarioResult {
   probeFindings?: ProbeFinding[];
   /** Wall time of the scenario (ms). */
   durationMs?: number;
+  /** Ran on a process shared with other scenarios (after a handshake done once), not on its own. */
+  sharedProcess?: boolean;
   /** For a failure: the command that exports it as a fixture reproducing it (its last prompt turn, or the whole exchange). */
   reproduce?: string;
 }
@@ -91,6 +93,8 @@ export interface ProbeReport {
   db?: string;
   startedAt?: string;
   durationMs?: number;
+  /** The agent's start-up and handshake, timed once (the `initialize` scenario, on its own process). */
+  handshakeMs?: number;
   /** acp-inspect's version. */
   tool?: string;
 }

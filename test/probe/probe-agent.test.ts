@@ -236,6 +236,30 @@ describe('probe agent', () => {
     expect(byId(report, 'session-load')).toMatchObject({ status: 'pass', why: expect.stringMatching(/^replayed \d+ updates, then answered \(in a new process/) });
   }, 60_000);
 
+  it.concurrent('runs the scenarios that need no fresh process on one, after one handshake, each recording its own part; a crash there costs only its scenario', async () => {
+    const only = ['prompt-turn', 'unknown-method', 'extension-request', 'not-json'];
+    const report = await probeDefect('crash-in-turn', only, 4000);
+    expect(report.handshakeMs).toEqual(expect.any(Number));
+    const st = Object.fromEntries(report.scenarios.map((x) => [x.id, [x.status, !!x.sharedProcess]]));
+    // prompt-turn crashed its shared process (code 3); the shared scenarios after it got a new one.
+    expect(st).toEqual({ 'prompt-turn': ['fail', true], 'unknown-method': ['pass', true], 'extension-request': ['pass', true], 'not-json': ['pass', false] });
+    expect(byId(report, 'prompt-turn').why).toMatch(/the agent exited \(code 3\)/);
+    const store = Store.open(join(tmp.dir, 'defects.sqlite'));
+    try {
+      for (const id of ['unknown-method', 'extension-request']) {
+        // Its recording: the shared handshake, then its own exchange, numbered from 1 and checked as one.
+        const items = store.readItems(byId(report, id).recording!, 0, 1000);
+        const methods = items.filter((i) => i.dir === 'c2a').map((i) => ('method' in i ? i.method : undefined)).filter(Boolean);
+        expect(methods[0]).toBe('initialize');
+        expect(methods).not.toContain('session/prompt');
+        expect(items.map((i) => i.seq)).toEqual(items.map((_, k) => k + 1));
+        expect(byId(report, id).findings.filter((f) => f.severity === 'error')).toEqual([]);
+      }
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
   it.concurrent('keeps a CI baseline: --write-baseline writes the failures, --baseline exits 0 on known ones, 1 on a new one, and reports a stale entry', async () => {
     const db = join(tmp.dir, 'baseline.sqlite');
     const file = join(tmp.dir, 'baseline.json');

@@ -20,7 +20,7 @@ export function registerProbe(program: Command): void {
 
   probe
     .command('agent')
-    .description('probe an agent: one agent process per scenario, each scenario kept as a recording and checked')
+    .description('probe an agent: each scenario kept as a recording and checked; those that need no fresh agent process share one')
     .argument('[command...]', 'the agent command and its arguments (after --)')
     .option(...DB_OPTION)
     .option('--json', 'print the report as JSON on stdout')
@@ -30,7 +30,7 @@ export function registerProbe(program: Command): void {
     .option('--timeout <ms>', 'how long to wait for each answer of the agent (default 15000)', parseCount('--timeout'))
     .option('--cwd <dir>', 'the session folder given to the agent (default: a new empty temporary folder)')
     .option('--auth <methodId>', 'authenticate with this advertised method before sessions')
-    .option('--parallel <n>', 'scenarios run at once, each with its own agent process (default 6; 1 for agents that share state on disk)', parseCount('--parallel'))
+    .option('--parallel <n>', 'scenarios run at once (default 6; 1 for agents that share state on disk); the shared ones run one after another on one process', parseCount('--parallel'))
     .option('--baseline <file>', 'known failures (written by --write-baseline): exit 0 when every failure is one of them; stale entries are reported')
     .option('--write-baseline <file>', 'write the run\'s failures as a baseline file')
     .option('--list', 'list the scenarios (id, tier, spec section, title) and exit')

@@ -65,13 +65,24 @@ export interface SessionInfo {
   result: Record<string, unknown>;
 }
 
-/** Starts a new agent process for the scenario, with the scenario's client side installed. */
-export type Launch = () => { proc: AgentProcess; client: ClientSide };
+/**
+ * The handshake already done on a process that scenarios share: `initialize`'s result, and whether
+ * `authenticate` succeeded. A scenario on it skips those steps (initialize is once per connection).
+ */
+export interface Handshake {
+  init: Record<string, unknown>;
+  authed: boolean;
+}
+
+/** Starts a new agent process for the scenario (or hands over a shared one), with its client side installed. */
+export type Launch = () => { proc: AgentProcess; client: ClientSide; handshake?: Handshake };
 
 export class Driver {
   proc: AgentProcess;
   conn: ProbeConnection;
   client: ClientSide;
+  /** Set on a shared process whose handshake is done. */
+  handshake: Handshake | undefined;
 
   /**
    * `launch` starts an agent process (the first one at once); `retire` stops one the scenario is done
@@ -79,7 +90,7 @@ export class Driver {
    */
   constructor(private readonly launch: Launch, readonly settings: AgentProbeSettings, readonly facts: AgentFacts | undefined,
     private readonly caps: { fs: boolean; terminal: boolean }, private readonly retire: (proc: AgentProcess, client: ClientSide) => Promise<void>) {
-    ({ proc: this.proc, client: this.client } = launch());
+    ({ proc: this.proc, client: this.client, handshake: this.handshake } = launch());
     this.conn = this.proc.conn;
   }
 
@@ -89,7 +100,7 @@ export class Driver {
    */
   async restart(): Promise<void> {
     await this.retire(this.proc, this.client);
-    ({ proc: this.proc, client: this.client } = this.launch());
+    ({ proc: this.proc, client: this.client, handshake: this.handshake } = this.launch());
     this.conn = this.proc.conn;
   }
 
@@ -112,6 +123,7 @@ export class Driver {
    * A setup step, unless `own` (the scenario is about the handshake itself).
    */
   async initialize(version = 1, opts: SendOptions = {}, own = false): Promise<Record<string, unknown>> {
+    if (this.handshake && !own && version === 1) return this.handshake.init;
     const params = { protocolVersion: version, clientCapabilities: this.clientCapabilities(), clientInfo: PROBE_CLIENT_INFO };
     const r = await (own ? this.request : this.setupRequest).call(this, 'initialize', params, { timeoutMs: this.startTimeout(), ...opts });
     if (!isObj(r.result)) throw new ScenarioStop(fail(`initialize got ${describeReply(r)}${this.exitNote()}`));
@@ -120,7 +132,7 @@ export class Driver {
 
   /** `authenticate` with the `--auth` method, when one was given. */
   async authenticate(): Promise<void> {
-    if (!this.settings.auth) return;
+    if (!this.settings.auth || this.handshake?.authed) return;
     const r = await this.setupRequest('authenticate', { methodId: this.settings.auth });
     if (r.result === undefined) throw new ScenarioStop(fail(`authenticate with ${this.settings.auth} got ${describeReply(r)}`));
   }

@@ -1,9 +1,11 @@
 /**
- * `probe agent`: runs the scenarios against an agent command, one agent process per scenario (a
- * crash stays that scenario's failure), a few at once. The `initialize` scenario runs first: what
- * the agent advertises there decides which capability scenarios apply. Each exchange becomes a
- * recording of the probe run, checked; a scenario passes when its own expectation holds and the
- * checker finds no error of the agent's in it.
+ * `probe agent`: runs the scenarios against an agent command, a few at once. A scenario that needs a
+ * fresh agent process gets one (a crash stays that scenario's failure); the others take turns on one
+ * shared process, after a handshake done once. The `initialize` scenario runs first: what the agent
+ * advertises there decides which capability scenarios apply. Each exchange becomes a recording of the
+ * probe run, checked; a scenario passes when its own expectation holds and the checker finds no error
+ * of the agent's among its own frames. Findings outside every scenario's frames are ambient: once
+ * for the run.
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -12,12 +14,12 @@ import { CliError } from '../../errors.js';
 import { ProbeRun, checkOutputs, type ProbeOutputs } from '../probe-run.js';
 import { compareBaseline, readBaseline, writeBaseline } from '../baseline.js';
 import { defaultDbPath } from '../../store/paths.js';
-import type { Frame } from '../../wire/frame.js';
+import type { Frame, Item } from '../../wire/frame.js';
 import { tierOfSeverity, type AmbientFinding, type ProbeFinding, type ProbeReport, type ScenarioResult } from '../report.js';
-import { gradeByChecker } from '../record.js';
+import { gradeByChecker, renumber } from '../record.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
 import { installClientSide, type ClientSide } from './client-side.js';
-import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Outcome } from './driver.js';
+import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Handshake, type Outcome } from './driver.js';
 import { AGENT_SCENARIOS, AGENT_SCENARIO_IDS, type AgentScenario } from './scenarios.js';
 
 export { AGENT_SCENARIOS };
@@ -87,9 +89,15 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     let done = 0;
     const told = (r: ScenarioResult): void => opts.onScenario?.(r, ++done, total);
     told(gradeScenario(first, new Set()).result);
-    const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
-    const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length)) }, async () => {
-      for (let s = queue.shift(); s; s = queue.shift()) {
+    // Scenarios that share a process run one after another on it (the first worker's), the others
+    // each on its own process, the long ones first so that the short ones fill in around them.
+    const shared = facts ? new SharedAgent(settings, facts, opts.env) : undefined;
+    const sharedQueue = shared ? wanted.filter((s) => s.shared) : [];
+    const queue = [...wanted.filter((s) => s.long && !sharedQueue.includes(s)), ...wanted.filter((s) => !s.long && !sharedQueue.includes(s))];
+    // Only the first worker takes shared scenarios: one at a time on the shared process.
+    const next = (w: number): AgentScenario | undefined => (w === 0 ? sharedQueue.shift() ?? queue.shift() : queue.shift());
+    const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length + (sharedQueue.length ? 1 : 0))) }, async (_, w) => {
+      for (let s = next(w); s; s = next(w)) {
         if (!facts) {
           results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
           told(results.get(s.id)!);
@@ -101,7 +109,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
           told(results.get(s.id)!);
           continue;
         }
-        const sr = await runScenario(run, s, settings, facts, opts.env);
+        const sr = await runScenario(run, s, settings, facts, opts.env, s.shared ? shared : undefined);
         runs.set(s.id, sr);
         // Told graded by what is known so far; the report grades again once every scenario ran.
         const r = gradeScenario(sr, ambientRules(runs)).result;
@@ -109,7 +117,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
         told(r);
       }
     });
-    await Promise.all(workers);
+    await Promise.all(workers).finally(() => shared?.close());
     // Graded now that the run's ambient findings are known: each once for the run.
     const rules = ambientRules(runs);
     const moved: Array<{ id: string; ambient: Array<ProbeFinding & { recording: number }> }> = [];
@@ -123,7 +131,10 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     const ordered = AGENT_SCENARIOS.map((s) => results.get(s.id)).filter((r): r is ScenarioResult => r !== undefined);
     const info = facts?.agentInfo;
     const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered, ambient,
-      baseline && ((r) => compareBaseline(r, opts.baseline!, baseline)));
+      (r) => {
+        if (first.handshakeMs !== undefined) r.handshakeMs = first.handshakeMs;
+        return baseline && compareBaseline(r, opts.baseline!, baseline);
+      });
     if (opts.writeBaseline !== undefined) writeBaseline(opts.writeBaseline, report);
     return { report, text: run.write(report, opts.outputs ?? {}) };
   } catch (e) {
@@ -132,6 +143,64 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
   } finally {
     run.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/** A process scenarios share, with its handshake done. */
+interface SharedProcess {
+  proc: AgentProcess;
+  client: ClientSide;
+  handshake: Handshake;
+  /** Items of the handshake: the start of every shared scenario's recording. */
+  handshakeEnd: number;
+}
+
+/**
+ * The process the shared scenarios take turns on: started, and its handshake (initialize,
+ * authenticate) done, when the first of them needs it, and again after one left it busy or it died.
+ * When its handshake fails, `take` gives nothing and the scenario starts a process of its own (where
+ * the failure is the scenario's to report).
+ */
+class SharedAgent {
+  private current: SharedProcess | undefined;
+  private broken = false;
+  /** Every process it started, so that none outlives the run whatever happened. */
+  private readonly started = new Set<AgentProcess>();
+
+  constructor(private readonly settings: AgentProbeSettings, private readonly facts: AgentFacts, private readonly env?: NodeJS.ProcessEnv) {}
+
+  async take(): Promise<SharedProcess | undefined> {
+    if (this.current && !this.current.proc.exit) return this.current;
+    this.current = undefined;
+    if (this.broken) return undefined;
+    const proc = startAgent(this.settings.command, { cwd: process.cwd(), env: this.env, timeoutMs: this.settings.timeoutMs });
+    this.started.add(proc);
+    const client = installClientSide(proc.conn, { fs: false, terminal: false, cwd: this.settings.cwd });
+    const d = new Driver(() => ({ proc, client }), this.settings, this.facts, { fs: false, terminal: false }, async () => {});
+    try {
+      const init = await d.initialize();
+      await d.authenticate();
+      this.current = { proc, client, handshake: { init, authed: !!this.settings.auth }, handshakeEnd: proc.conn.items.length };
+      return this.current;
+    } catch {
+      this.broken = true;
+      await proc.stop();
+      return undefined;
+    }
+  }
+
+  /** After a scenario: ends the process when the scenario left it `busy`. */
+  async release(busy: boolean): Promise<void> {
+    if (!busy || !this.current) return;
+    const { proc, client } = this.current;
+    this.current = undefined;
+    await proc.stop();
+    client.dispose();
+  }
+
+  async close(): Promise<void> {
+    await this.release(true);
+    await Promise.all([...this.started].map((p) => p.stop()));
   }
 }
 
@@ -148,21 +217,31 @@ function factsOf(result: Record<string, unknown>): AgentFacts {
 }
 
 /** Runs one scenario in its own agent process, records it and grades it. */
-async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv):
+async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv, pool?: SharedAgent):
   Promise<ScenarioRun> {
   const startedAt = new Date().toISOString();
+  const caps = { fs: !!s.client?.fs, terminal: !!s.client?.terminal };
+  // A shared process (its handshake done), when the scenario takes one and one could be started.
+  const shared = pool && (await pool.take());
   const t0 = performance.now();
+  const from = shared ? shared.proc.conn.items.length : 0;
+  if (shared) shared.proc.conn.focusFrom = undefined;
   // The process starts where the probe was started, as an editor starts it in the project, so a
   // relative command (`node my-agent.js`) works; the session folder is what session/new names.
-  const caps = { fs: !!s.client?.fs, terminal: !!s.client?.terminal };
-  const launch = () => {
+  const launch = shared ? () => shared : () => {
     const proc = startAgent(settings.command, { cwd: process.cwd(), env, timeoutMs: settings.timeoutMs });
     return { proc, client: installClientSide(proc.conn, { ...caps, cwd: settings.cwd, permission: s.client?.permission }) };
   };
+  /** The scenario's exchange: its process's, or on a shared one the handshake and its own part, renumbered. */
+  const exchange = (proc: AgentProcess): { items: Item[]; provoked: ReadonlySet<number>; focusFrom: number } => {
+    const c = proc.conn;
+    if (!shared || proc !== shared.proc) return { items: c.items, provoked: c.provoked, focusFrom: c.focusFrom ?? Infinity };
+    const r = renumber([...c.items.slice(0, shared.handshakeEnd), ...c.items.slice(from)], c.provoked);
+    return { items: r.items, provoked: r.provoked, focusFrom: (c.focusFrom !== undefined ? r.seqOf.get(c.focusFrom) : undefined) ?? Infinity };
+  };
   const record = (name: string, proc: AgentProcess) => run.record(name, {
-    items: proc.conn.items, provoked: proc.conn.provoked, provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
     // Before the scenario's first frame of its own, the findings are ambient; a process that ran only setup is all ambient.
-    focusFrom: proc.conn.focusFrom ?? Infinity,
+    ...exchange(proc), provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
     pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
   });
   // A process the scenario is done with (before a restart) is kept as the scenario's setup recording.
@@ -179,23 +258,35 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
   const limitMs = d.turnTimeout() * 3;
   let outcome: Outcome;
+  let unfinished = false;
   try {
-    outcome = await within(s.run(d), limitMs, fail(`the scenario did not finish in ${limitMs} ms`));
+    outcome = await within(s.run(d), limitMs, undefined) ?? (unfinished = true, fail(`the scenario did not finish in ${limitMs} ms`));
   } catch (e) {
     outcome = e instanceof ScenarioStop ? e.outcome : fail(`the probe failed: ${(e as Error).message}`);
   }
   const { proc, client } = d;
   const crashed = proc.exit && !proc.exit.stoppedByProbe ? proc.exit : undefined;
-  client.cancelHeld();
-  await proc.stop();
-  client.dispose();
+  if (shared && proc === shared.proc) {
+    // Kept for the next scenario, unless this one left it busy (a request still waiting, a
+    // permission held) or it is gone: then it is ended, and the next one gets a new process.
+    const busy = unfinished || proc.conn.pending > 0 || client.held.length > 0 || !!proc.exit;
+    client.cancelHeld();
+    await pool!.release(busy);
+  } else {
+    client.cancelHeld();
+    await proc.stop();
+    client.dispose();
+  }
   if (proc.spawnError) return { result: blank(s, 'fail', proc.spawnError), couldNotRun: proc.spawnError };
 
   let newFacts: AgentFacts | undefined;
+  let handshakeMs: number | undefined;
   let couldNotRun: string | undefined;
   if (s.id === 'initialize') {
     const initReply = proc.conn.received().find((f) => f.kind === 'result' && f.method === 'initialize');
     if (initReply && isObj(initReply.json) && isObj(initReply.json.result)) newFacts = factsOf(initReply.json.result);
+    // The handshake, timed once: from the spawn to initialize's answer (the agent's start-up included).
+    if (initReply) handshakeMs = Math.round(initReply.t);
     else if (crashed) {
       const tail = proc.stderrReason();
       couldNotRun = `the agent exited (${crashed.signal ?? `code ${crashed.code}`}) before answering initialize${tail ? `: ${tail.slice(0, 200)}` : ''}`;
@@ -205,14 +296,16 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   if (crashed && outcome.status !== 'fail' && !outcome.tier) {
     outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrReason() ? `: ${proc.stderrReason()!.slice(0, 120)}` : ''}`);
   }
+  const x = exchange(proc);
   const recorded = record(s.id, proc);
   ambient.push(...recorded.ambient.map((f) => ({ ...f, recording: recorded.recordingId })));
   return {
-    result: { ...blank(s, outcome.status, outcome.why), tier: outcome.tier ?? s.tier, quote: outcome.quote ?? s.quote, recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },
+    result: { ...blank(s, outcome.status, outcome.why), tier: outcome.tier ?? s.tier, quote: outcome.quote ?? s.quote, recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0), ...(shared ? { sharedProcess: true } : {}) },
     ungraded: outcome,
-    fixture: fixtureCommand(run, recorded.recordingId, proc.conn.frames()),
+    fixture: fixtureCommand(run, recorded.recordingId, x.items.filter((i): i is Frame => i.dir === 'c2a' || i.dir === 'a2c')),
     ambient,
     facts: newFacts,
+    handshakeMs,
     couldNotRun,
   };
 }
@@ -225,6 +318,8 @@ interface ScenarioRun {
   fixture?: string;
   ambient?: Array<ProbeFinding & { recording: number }>;
   facts?: AgentFacts;
+  /** initialize's answer, ms after the spawn (the initialize scenario). */
+  handshakeMs?: number;
   couldNotRun?: string;
 }
 

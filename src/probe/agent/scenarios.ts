@@ -42,6 +42,12 @@ export interface AgentScenario {
   provokes?: string[];
   /** Waits for whole turns: scheduled first, so that the short scenarios fill in around it. */
   long?: boolean;
+  /**
+   * Needs no process of its own: it runs on one that other such scenarios share, one after another,
+   * each with its own session, after a handshake done once (see run.ts). Only for scenarios with the
+   * default client side (no `client`) whose provocations cannot leave the connection unusable.
+   */
+  shared?: boolean;
   run(d: Driver): Promise<Outcome>;
 }
 
@@ -101,7 +107,7 @@ async function reopen(d: Driver, method: 'session/load' | 'session/resume', sess
 /** A content block the agent may only get when it advertised the prompt capability. */
 function contentScenario(id: string, capability: 'image' | 'audio' | 'embeddedContext', block: Record<string, unknown>, what: string, meaning: string): AgentScenario {
   return {
-    id, tier: 'info', spec: '4.4 rule 3', quote: QUOTES.promptBlocks,
+    id, tier: 'info', spec: '4.4 rule 3', quote: QUOTES.promptBlocks, shared: true,
     title: `a prompt with ${what}: what the agent does with it, advertised (promptCapabilities.${capability}) or not`,
     async run(d) {
       const advertised = cap(d.facts!, 'promptCapabilities', capability) === true;
@@ -152,7 +158,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'prompt-turn', long: true, tier: 'required', spec: '4.4 rule 2', quote: `${QUOTES.mustSupport}; the session/prompt result: "stopReason StopReason req" (4.1)`, title: 'session/new, then a prompt turn ends with a stop reason',
+    id: 'prompt-turn', shared: true, long: true, tier: 'required', spec: '4.4 rule 2', quote: `${QUOTES.mustSupport}; the session/prompt result: "stopReason StopReason req" (4.1)`, title: 'session/new, then a prompt turn ends with a stop reason',
     async run(d) {
       const { sessionId } = await d.ready();
       const r = await d.prompt(sessionId, text(PROMPTS.pong));
@@ -163,7 +169,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-new-missing-fields', tier: 'info', spec: '7 rule 4', quote: QUOTES.notShown,
+    id: 'session-new-missing-fields', shared: true, tier: 'info', spec: '7 rule 4', quote: QUOTES.notShown,
     title: 'session/new without its required fields: which answer the agent gives (-32602, invalid params, is JSON-RPC\'s code for it)',
     async run(d) {
       await d.initialize();
@@ -174,7 +180,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'unknown-method', tier: 'required', spec: '7 rule 3',
+    id: 'unknown-method', shared: true, tier: 'required', spec: '7 rule 3',
     quote: 'JSON-RPC 2.0 (5.1): "-32601 Method not found: The method does not exist / is not available."; "-32601 covers methods that do not exist or are not available." (7 rule 3)',
     title: 'an unknown method gets -32601 (method not found)',
     async run(d) {
@@ -185,7 +191,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'extension-request', tier: 'required', spec: '4.3', quote: QUOTES.reply, title: 'an `_`-prefixed extension request gets a response (a result or an error)',
+    id: 'extension-request', shared: true, tier: 'required', spec: '4.3', quote: QUOTES.reply, title: 'an `_`-prefixed extension request gets a response (a result or an error)',
     async run(d) {
       await d.initialize();
       const r = await d.request('_acp_inspect/probe', { probe: true });
@@ -194,7 +200,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'unknown-notifications', tier: 'required', spec: '4.3', quote: QUOTES.noReply, title: 'unknown `_` and `$/` notifications are ignored and the connection stays usable',
+    id: 'unknown-notifications', shared: true, tier: 'required', spec: '4.3', quote: QUOTES.noReply, title: 'unknown `_` and `$/` notifications are ignored and the connection stays usable',
     async run(d) {
       await d.initialize();
       const from = d.conn.items.length;
@@ -211,7 +217,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'unknown-session', tier: 'info', spec: '7 rule 4', quote: QUOTES.notShown, title: 'a prompt to a session that does not exist: what the agent answers',
+    id: 'unknown-session', shared: true, tier: 'info', spec: '7 rule 4', quote: QUOTES.notShown, title: 'a prompt to a session that does not exist: what the agent answers',
     async run(d) {
       await d.initialize();
       await d.authenticate();
@@ -244,7 +250,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'prompt-resource-link', tier: 'required', spec: '4.4 rule 3', quote: '"every agent must accept `text` and `resource_link` blocks" (4.4 rule 3)', title: 'a prompt with a resource_link block is accepted (every agent must)',
+    id: 'prompt-resource-link', shared: true, tier: 'required', spec: '4.4 rule 3', quote: '"every agent must accept `text` and `resource_link` blocks" (4.4 rule 3)', title: 'a prompt with a resource_link block is accepted (every agent must)',
     async run(d) {
       const { sessionId } = await d.ready();
       const link = { type: 'resource_link', uri: `file://${d.settings.cwd}/probe-readme.txt`, name: 'probe-readme.txt', mimeType: 'text/plain' };
@@ -311,7 +317,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'capabilities-off', long: true, tier: 'required', spec: '4.4 rule 4',
+    id: 'capabilities-off', shared: true, long: true, tier: 'required', spec: '4.4 rule 4',
     quote: '"`fs/read_text_file` and `fs/write_text_file` exist only when the matching client capability is true; `terminal/*` only when `terminal` is true." (4.4 rule 4)',
     title: 'with every client capability off, the agent never calls fs/* or terminal/*',
     async run(d) {
@@ -324,7 +330,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'cancel-request', long: true, tier: 'required', spec: '7 rule 2',
+    id: 'cancel-request', shared: true, long: true, tier: 'required', spec: '7 rule 2',
     quote: '"After `$/cancel_request`, the receiver must answer the original request with either a valid response (partial results or a cancellation marker) or an error with code -32800." (7 rule 2)',
     title: '$/cancel_request for a running prompt: the prompt is still answered (a result, or -32800)',
     async run(d) {
@@ -365,7 +371,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'set-mode', tier: 'capability', spec: '3', title: 'session/set_mode with an advertised mode works; what a bogus mode id gets is reported',
+    id: 'set-mode', shared: true, tier: 'capability', spec: '3', title: 'session/set_mode with an advertised mode works; what a bogus mode id gets is reported',
     quote: 'session/set_mode: "mode is one of the `availableModes` given at creation or load" → "current mode changed" (3)',
     async run(d) {
       const { sessionId, result } = await d.ready();
@@ -382,7 +388,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'set-config-option', tier: 'capability', spec: '4.1', title: 'session/set_config_option with an offered value works; what a bogus value gets is reported',
+    id: 'set-config-option', shared: true, tier: 'capability', spec: '4.1', title: 'session/set_config_option with an offered value works; what a bogus value gets is reported',
     quote: 'the session/set_config_option result: "configOptions SessionConfigOption[] req (full set with current values)" (4.1)',
     async run(d) {
       const { sessionId, result } = await d.ready();
@@ -432,7 +438,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-list', tier: 'capability', spec: '4.1', quote: 'the session/list result: "sessions SessionInfo[] req" (4.1)', title: 'session/list answers a sessions array',
+    id: 'session-list', shared: true, tier: 'capability', spec: '4.1', quote: 'the session/list result: "sessions SessionInfo[] req" (4.1)', title: 'session/list answers a sessions array',
     skipUnless: SESSION_CAP('list'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -443,7 +449,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-close', tier: 'capability', spec: '3', title: 'session/close works; what a prompt to the closed session gets is reported',
+    id: 'session-close', shared: true, tier: 'capability', spec: '3', title: 'session/close works; what a prompt to the closed session gets is reported',
     quote: 'Session active → `session/close` (capability `close`) → closed (3); its result: "empty" (4.1)',
     skipUnless: SESSION_CAP('close'),
     async run(d) {
@@ -459,7 +465,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-fork', tier: 'unstable', spec: '9 rule 5', quote: `${QUOTES.unstable}; \`session/fork\` is marked UNSTABLE (4.1)`, title: 'session/fork answers a new, different session id',
+    id: 'session-fork', shared: true, tier: 'unstable', spec: '9 rule 5', quote: `${QUOTES.unstable}; \`session/fork\` is marked UNSTABLE (4.1)`, title: 'session/fork answers a new, different session id',
     skipUnless: SESSION_CAP('fork'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -472,7 +478,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
 
   // ---- advisory ------------------------------------------------------------------------------
   {
-    id: 'session-new-relative-cwd', tier: 'info', spec: '2.1', title: 'session/new with a relative cwd: what the agent answers',
+    id: 'session-new-relative-cwd', shared: true, tier: 'info', spec: '2.1', title: 'session/new with a relative cwd: what the agent answers',
     quote: '"Fields named `path`, `cwd` and each entry of `additionalDirectories` are absolute paths." (2.1): a rule on the sender, the client; the answer to a relative one is not shown (7 rule 4)',
     async run(d) {
       await d.initialize();
@@ -499,7 +505,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'concurrent-prompts', long: true, tier: 'info', spec: '3', quote: '"The stop reason values of a prompt turn and any further turn states are not shown." (3)',
+    id: 'concurrent-prompts', shared: true, long: true, tier: 'info', spec: '3', quote: '"The stop reason values of a prompt turn and any further turn states are not shown." (3)',
     title: 'two prompts on one session at once: what the agent does with the second',
     async run(d) {
       const { sessionId } = await d.ready();
