@@ -12,10 +12,10 @@ import { TIERS, type ProbeReport, type ScenarioResult } from './report.js';
 const MAX_LINES = 400;
 const MAX_CHARS = 4000;
 
-const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 const ARROW: Record<string, string> = { c2a: 'client → agent', a2c: 'agent → client', stderr: 'stderr', event: 'event' };
 
-const STYLE = `
+export const STYLE = `
 :root{color-scheme:light dark;--fg:#1d2330;--muted:#667;--bg:#fff;--line:#d8dce3;--pass:#1f7a3a;--fail:#b3261e;--skip:#8a6d00;--info:#2f5d8a}
 @media (prefers-color-scheme:dark){:root{--fg:#e4e7ec;--muted:#98a;--bg:#14171c;--line:#2c323c;--pass:#5cc27a;--fail:#ff8a80;--skip:#e0c060;--info:#8ab4f8}}
 body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:1200px;padding:1.5rem}

@@ -56,6 +56,26 @@ export function registerProbe(program: Command): void {
     });
 
   probe
+    .command('agents')
+    .description('probe several agents (a config lists them) and write one matrix: a column per agent, a row per scenario')
+    .requiredOption('--config <file>', 'the agents: {"agents":[{"id":"my-agent","command":["npx","my-agent"],"env":{},"cwd":".","auth":"METHOD_ID"}]}')
+    .option(...DB_OPTION)
+    .option('--json', 'print the matrix as JSON on stdout')
+    .option('--html <file>', 'write the matrix as a self-contained page, and each agent\'s report beside it (FILE-ID.html)')
+    .option('--timeout <ms>', 'how long to wait for each answer of an agent (default 15000)', parseCount('--timeout'))
+    .option('--parallel <n>', 'scenarios run at once for each agent (default 6)', parseCount('--parallel'))
+    .addHelpText('after', '\nExit status: 0 every agent conformant, 1 one is not, 2 one could not be probed (its column says why) or the config is wrong.')
+    .action(async (opts: { config: string; db?: string; json?: boolean; html?: string; timeout?: number; parallel?: number }) => {
+      const { probeAgents, matrixExitCode } = await import('../../probe/agents.js');
+      const { matrix, text } = await probeAgents({
+        config: opts.config, db: opts.db, json: opts.json, html: opts.html, timeoutMs: opts.timeout, parallel: opts.parallel,
+        onAgent: process.stderr.isTTY ? (c) => process.stderr.write(`probe agents: ${c.id} ${c.couldNotRun ? `could not run: ${c.couldNotRun}` : c.verdict}\n`) : undefined,
+      });
+      process.exitCode = matrixExitCode(matrix);
+      process.stdout.write(text);
+    });
+
+  probe
     .command('client')
     .description('probe an editor: run this as the agent your client launches, send one message, get a verdict')
     .option(...DB_OPTION)

@@ -22,6 +22,8 @@ export interface AgentProbeSettings {
   command: string[];
   /** The session folder (absolute). */
   cwd: string;
+  /** Where the agent process starts (default: the current folder, as an editor starts it in the project). */
+  startIn?: string;
   /** ms to wait for each answer. */
   timeoutMs: number;
   /** Advertised authentication method to use. */

@@ -37,6 +37,8 @@ export interface ProbeAgentOptions {
   baseline?: string;
   /** Writes the run's failures as a baseline to this file. */
   writeBaseline?: string;
+  /** Where the agent process starts (default: the current folder). */
+  startIn?: string;
   env?: NodeJS.ProcessEnv;
   /** Told of each scenario as it ends (the CLI prints progress on a terminal). */
   onScenario?: (r: ScenarioResult, done: number, total: number) => void;
@@ -66,7 +68,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     cwd = scratch;
     writeFileSync(join(cwd, 'probe-readme.txt'), 'pong\n');
   }
-  const settings: AgentProbeSettings = { command: opts.command, cwd, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, auth: opts.auth };
+  const settings: AgentProbeSettings = { command: opts.command, cwd, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, auth: opts.auth, startIn: opts.startIn };
   const run = ProbeRun.open('agent', opts.db);
   try {
     // initialize first, always: it tells which scenarios apply.
@@ -173,7 +175,7 @@ class SharedAgent {
     if (this.current && !this.current.proc.exit) return this.current;
     this.current = undefined;
     if (this.broken) return undefined;
-    const proc = startAgent(this.settings.command, { cwd: process.cwd(), env: this.env, timeoutMs: this.settings.timeoutMs });
+    const proc = startAgent(this.settings.command, { cwd: this.settings.startIn ?? process.cwd(), env: this.env, timeoutMs: this.settings.timeoutMs });
     this.started.add(proc);
     const client = installClientSide(proc.conn, { fs: false, terminal: false, cwd: this.settings.cwd });
     const d = new Driver(() => ({ proc, client }), this.settings, this.facts, { fs: false, terminal: false }, async () => {});
@@ -229,7 +231,7 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   // The process starts where the probe was started, as an editor starts it in the project, so a
   // relative command (`node my-agent.js`) works; the session folder is what session/new names.
   const launch = shared ? () => shared : () => {
-    const proc = startAgent(settings.command, { cwd: process.cwd(), env, timeoutMs: settings.timeoutMs });
+    const proc = startAgent(settings.command, { cwd: settings.startIn ?? process.cwd(), env, timeoutMs: settings.timeoutMs });
     return { proc, client: installClientSide(proc.conn, { ...caps, cwd: settings.cwd, permission: s.client?.permission }) };
   };
   /** The scenario's exchange: its process's, or on a shared one the handshake and its own part, renumbered. */
