@@ -11,7 +11,9 @@
 // early-update: an available_commands_update before the session/new answer (as copilot);
 // commands-before-turn: a prompt first gets an available_commands_update, and its turn starts 150 ms
 // later, a cancel before it being lost (as opencode); permission-after-cancel: a running turn asks a
-// permission right after a cancel and waits for its answer before it ends (as auggie).
+// permission right after a cancel and waits for its answer before it ends (as auggie); late-permission:
+// 50 ms after a turn ended it asks one more permission for that session (as claude-agent-acp's tool calls
+// that outlive their turn).
 import { createInterface } from 'node:readline';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -86,6 +88,12 @@ async function turn(id, sessionId, prompt) {
     if (t.dropped) return;
     s.turn = undefined;
     reply(id, { stopReason });
+    if (QUIRKS.has('late-permission')) {
+      setTimeout(() => void request('session/request_permission', {
+        sessionId, toolCall: { toolCallId: `after-${id}`, title: 'Write a file', kind: 'edit', status: 'pending' },
+        options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }],
+      }), 50);
+    }
   };
   if (process.env.PROBE_AGENT_SHORT_TURN === '1') {
     // A turn over at once: one chunk, one turn of the event loop, the answer (cancelled if the cancel was

@@ -260,6 +260,16 @@ describe('probe agent', () => {
     }
   }, 60_000);
 
+  it.concurrent('leaves out of a shared scenario what the agent still says about an earlier scenario\'s session, and keeps it in the shared process\'s recording', async () => {
+    const report = await probeDefect('', ['prompt-turn', 'unknown-method', 'extension-request'], 4000, { PROBE_AGENT_QUIRKS: 'late-permission' });
+    expect(report.scenarios.map((s) => [s.id, s.status, !!s.sharedProcess])).toEqual([['prompt-turn', 'pass', true], ['unknown-method', 'pass', true], ['extension-request', 'pass', true]]);
+    expect((report.ambient ?? []).map((a) => a.rule)).not.toContain('session-unknown');
+    const list = JSON.parse((await cli(['list', '--db', join(tmp.dir, 'defects.sqlite'), '--json'])).stdout.toString()) as Array<{ id: number; name: string }>;
+    const whole = list.find((r) => r.name === `probe agent #${report.run}: shared process`)!;
+    const shown = (await cli(['show', String(whole.id), '--db', join(tmp.dir, 'defects.sqlite')])).stdout.toString();
+    expect(shown.match(/session\/request_permission/g)!.length).toBeGreaterThanOrEqual(2); // the late ask and its answer
+  }, 60_000);
+
   it.concurrent('keeps a CI baseline: --write-baseline writes the failures, --baseline exits 0 on known ones, 1 on a new one, and reports a stale entry', async () => {
     const db = join(tmp.dir, 'baseline.sqlite');
     const file = join(tmp.dir, 'baseline.json');

@@ -93,7 +93,10 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     told(gradeScenario(first, new Set()).result);
     // Scenarios that share a process run one after another on it (the first worker's), the others
     // each on its own process, the long ones first so that the short ones fill in around them.
-    const shared = facts ? new SharedAgent(settings, facts, opts.env) : undefined;
+    const shared = facts ? new SharedAgent(settings, facts, opts.env, (name, proc) => run.record(name, {
+      items: proc.conn.items, provoked: proc.conn.provoked, command: settings.command, cwd: settings.cwd, startedAt: run.startedAt,
+      pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
+    })) : undefined;
     const sharedQueue = shared ? wanted.filter((s) => s.shared) : [];
     const queue = [...wanted.filter((s) => s.long && !sharedQueue.includes(s)), ...wanted.filter((s) => !s.long && !sharedQueue.includes(s))];
     // Only the first worker takes shared scenarios: one at a time on the shared process.
@@ -165,11 +168,14 @@ interface SharedProcess {
  */
 class SharedAgent {
   private current: SharedProcess | undefined;
+  private kept = 0;
   private broken = false;
   /** Every process it started, so that none outlives the run whatever happened. */
   private readonly started = new Set<AgentProcess>();
 
-  constructor(private readonly settings: AgentProbeSettings, private readonly facts: AgentFacts, private readonly env?: NodeJS.ProcessEnv) {}
+  /** `keep` stores a shared process's whole exchange as a recording once it ends (its findings are its scenarios'). */
+  constructor(private readonly settings: AgentProbeSettings, private readonly facts: AgentFacts, private readonly env: NodeJS.ProcessEnv | undefined,
+    private readonly keep: (name: string, proc: AgentProcess) => void) {}
 
   async take(): Promise<SharedProcess | undefined> {
     if (this.current && !this.current.proc.exit) return this.current;
@@ -198,6 +204,7 @@ class SharedAgent {
     this.current = undefined;
     await proc.stop();
     client.dispose();
+    this.keep(`shared process${++this.kept > 1 ? ` ${this.kept}` : ''}`, proc);
   }
 
   async close(): Promise<void> {
@@ -238,7 +245,17 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   const exchange = (proc: AgentProcess): { items: Item[]; provoked: ReadonlySet<number>; focusFrom: number } => {
     const c = proc.conn;
     if (!shared || proc !== shared.proc) return { items: c.items, provoked: c.provoked, focusFrom: c.focusFrom ?? Infinity };
-    const r = renumber([...c.items.slice(0, shared.handshakeEnd), ...c.items.slice(from)], c.provoked);
+    // What the agent still says about an earlier scenario's sessions (a tool call that outlived its
+    // turn, a late permission request) and the probe's answers to it are that scenario's business, not
+    // this one's: left out here (the shared process's own recording keeps every line).
+    const earlier = new Set(c.items.slice(shared.handshakeEnd, from).flatMap((i) => ('sessionId' in i && i.sessionId !== undefined ? [i.sessionId] : [])));
+    const dropped = new Set<number>();
+    const own = c.items.slice(from).filter((i) => {
+      const theirs = ('sessionId' in i && i.sessionId !== undefined && earlier.has(i.sessionId)) || ('replyTo' in i && i.replyTo !== undefined && dropped.has(i.replyTo));
+      if (theirs) dropped.add(i.seq);
+      return !theirs;
+    });
+    const r = renumber([...c.items.slice(0, shared.handshakeEnd), ...own], c.provoked);
     return { items: r.items, provoked: r.provoked, focusFrom: (c.focusFrom !== undefined ? r.seqOf.get(c.focusFrom) : undefined) ?? Infinity };
   };
   const record = (name: string, proc: AgentProcess) => run.record(name, {
