@@ -150,9 +150,9 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     title: 'initialize with an unsupported version (65535) is answered with a version the agent supports',
     async run(d) {
       const r = await d.request('initialize', { protocolVersion: 65535, clientCapabilities: d.clientCapabilities(), clientInfo: { name: 'acp-inspect-probe', version: '1' } }, { provoke: true, timeoutMs: d.startTimeout() });
-      if (!isObj(r.result)) return fail(`initialize 65535 got ${describeReply(r)}${d.exitNote()}; the agent must answer with the latest version it supports`);
+      if (!isObj(r.result)) return fail(`initialize 65535 got ${describeReply(r)}${d.exitNote()}; an agent that does not support the version asked for "answers ... with the latest it supports" (9 rule 2)`);
       const v = r.result.protocolVersion;
-      if (v === 65535) return fail('the agent accepted protocol version 65535, which it cannot support; it must answer with the latest it supports');
+      if (v === 65535) return fail('the agent accepted protocol version 65535, which it cannot support; it "answers ... with the latest it supports" (9 rule 2)');
       if (typeof v !== 'number' || !Number.isInteger(v)) return fail(`protocolVersion ${JSON.stringify(v)} is not an integer`);
       return pass(`answered version ${v}`);
     },
