@@ -59,7 +59,7 @@ export function formatProbeReport(report: ProbeReport, opts: { width?: number } 
   const shared = report.scenarios.filter((s) => s.sharedProcess).length;
   if (report.durationMs !== undefined) {
     lines.push('', `Time: ${(report.durationMs / 1000).toFixed(1)} s in all; the agent's start-up and handshake ${report.handshakeMs !== undefined ? `${(report.handshakeMs / 1000).toFixed(1)} s` : 'not timed'}` +
-      `${shared ? `; ${shared} scenario${shared === 1 ? '' : 's'} shared one process` : ''}.`);
+      `${shared ? `; ${shared} scenario${shared === 1 ? '' : 's'} ran on shared processes` : ''}.`);
   }
   lines.push('', `${report.verdict.toUpperCase()}: ${c.pass} passed, ${c.fail} failed, ${c.skip} skipped, ${c.info} info` +
     (report.run !== undefined ? `; probe run ${report.run} (open it with: acp-inspect serve, or show a scenario with: acp-inspect show ID)` : ''));

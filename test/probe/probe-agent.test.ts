@@ -26,11 +26,11 @@ const byId = (r: ProbeReport, id: string): ScenarioResult => {
 };
 
 /** The test agent with one defect (or quirk), probed on a few scenarios (plus initialize, which always runs). */
-async function probeDefect(defect: string, only: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}): Promise<ProbeReport> {
+async function probeDefect(defect: string, only: string[], timeoutMs: number, env: NodeJS.ProcessEnv = {}, parallel?: number): Promise<ProbeReport> {
   const store = tempDir('acp-probe-store-');
   try {
     const { report } = await probeAgent({
-      command: [process.execPath, AGENT], db: join(tmp.dir, `defects.sqlite`), only, timeoutMs, auth: 'token',
+      command: [process.execPath, AGENT], db: join(tmp.dir, `defects.sqlite`), only, timeoutMs, auth: 'token', parallel,
       env: { ...process.env, PROBE_AGENT_DEFECT: defect, PROBE_AGENT_AUTH: '1', PROBE_AGENT_STORE: store.dir, ...env },
     });
     return report;
@@ -238,7 +238,8 @@ describe('probe agent', () => {
 
   it.concurrent('runs the scenarios that need no fresh process on one, after one handshake, each recording its own part; a crash there costs only its scenario', async () => {
     const only = ['prompt-turn', 'unknown-method', 'extension-request', 'not-json'];
-    const report = await probeDefect('crash-in-turn', only, 4000);
+    // One worker: its shared process carries every shared scenario, one after another.
+    const report = await probeDefect('crash-in-turn', only, 4000, {}, 1);
     expect(report.handshakeMs).toEqual(expect.any(Number));
     const st = Object.fromEntries(report.scenarios.map((x) => [x.id, [x.status, !!x.sharedProcess]]));
     // prompt-turn crashed its shared process (code 3); the shared scenarios after it got a new one.
@@ -261,11 +262,11 @@ describe('probe agent', () => {
   }, 60_000);
 
   it.concurrent('leaves out of a shared scenario what the agent still says about an earlier scenario\'s session, and keeps it in the shared process\'s recording', async () => {
-    const report = await probeDefect('', ['prompt-turn', 'unknown-method', 'extension-request'], 4000, { PROBE_AGENT_QUIRKS: 'late-permission' });
+    const report = await probeDefect('', ['prompt-turn', 'unknown-method', 'extension-request'], 4000, { PROBE_AGENT_QUIRKS: 'late-permission' }, 1);
     expect(report.scenarios.map((s) => [s.id, s.status, !!s.sharedProcess])).toEqual([['prompt-turn', 'pass', true], ['unknown-method', 'pass', true], ['extension-request', 'pass', true]]);
     expect((report.ambient ?? []).map((a) => a.rule)).not.toContain('session-unknown');
     const list = JSON.parse((await cli(['list', '--db', join(tmp.dir, 'defects.sqlite'), '--json'])).stdout.toString()) as Array<{ id: number; name: string }>;
-    const whole = list.find((r) => r.name === `probe agent #${report.run}: shared process`)!;
+    const whole = list.find((r) => r.name === `probe agent #${report.run}: shared process 1`)!;
     const shown = (await cli(['show', String(whole.id), '--db', join(tmp.dir, 'defects.sqlite')])).stdout.toString();
     expect(shown.match(/session\/request_permission/g)!.length).toBeGreaterThanOrEqual(2); // the late ask and its answer
   }, 60_000);

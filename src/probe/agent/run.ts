@@ -91,18 +91,17 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     let done = 0;
     const told = (r: ScenarioResult): void => opts.onScenario?.(r, ++done, total);
     told(gradeScenario(first, new Set()).result);
-    // Scenarios that share a process run one after another on it (the first worker's), the others
-    // each on its own process, the long ones first so that the short ones fill in around them.
-    const shared = facts ? new SharedAgent(settings, facts, opts.env, (name, proc) => run.record(name, {
+    // Each worker keeps one process for the scenarios that can share one (started when it first
+    // runs one), so they run one after another on it; the others get a process each. The long ones
+    // first, so that the short ones fill in around them.
+    const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
+    const nWorkers = Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length));
+    const pools = facts ? Array.from({ length: nWorkers }, (_, w) => new SharedAgent(settings, facts, opts.env, (n, proc) => run.record(`shared process ${w + 1}${n > 1 ? `.${n}` : ''}`, {
       items: proc.conn.items, provoked: proc.conn.provoked, command: settings.command, cwd: settings.cwd, startedAt: run.startedAt,
       pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
-    })) : undefined;
-    const sharedQueue = shared ? wanted.filter((s) => s.shared) : [];
-    const queue = [...wanted.filter((s) => s.long && !sharedQueue.includes(s)), ...wanted.filter((s) => !s.long && !sharedQueue.includes(s))];
-    // Only the first worker takes shared scenarios: one at a time on the shared process.
-    const next = (w: number): AgentScenario | undefined => (w === 0 ? sharedQueue.shift() ?? queue.shift() : queue.shift());
-    const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length + (sharedQueue.length ? 1 : 0))) }, async (_, w) => {
-      for (let s = next(w); s; s = next(w)) {
+    }))) : [];
+    const workers = Array.from({ length: nWorkers }, async (_, w) => {
+      for (let s = queue.shift(); s; s = queue.shift()) {
         if (!facts) {
           results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
           told(results.get(s.id)!);
@@ -114,7 +113,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
           told(results.get(s.id)!);
           continue;
         }
-        const sr = await runScenario(run, s, settings, facts, opts.env, s.shared ? shared : undefined);
+        const sr = await runScenario(run, s, settings, facts, opts.env, s.shared ? pools[w] : undefined);
         runs.set(s.id, sr);
         // Told graded by what is known so far; the report grades again once every scenario ran.
         const r = gradeScenario(sr, ambientRules(runs)).result;
@@ -122,7 +121,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
         told(r);
       }
     });
-    await Promise.all(workers).finally(() => shared?.close());
+    await Promise.all(workers).finally(() => Promise.all(pools.map((p) => p.close())));
     // Graded now that the run's ambient findings are known: each once for the run.
     const rules = ambientRules(runs);
     const moved: Array<{ id: string; ambient: Array<ProbeFinding & { recording: number }> }> = [];
@@ -173,9 +172,9 @@ class SharedAgent {
   /** Every process it started, so that none outlives the run whatever happened. */
   private readonly started = new Set<AgentProcess>();
 
-  /** `keep` stores a shared process's whole exchange as a recording once it ends (its findings are its scenarios'). */
+  /** `keep` stores a shared process's whole exchange (the n-th this pool started) as a recording once it ends (its findings are its scenarios'). */
   constructor(private readonly settings: AgentProbeSettings, private readonly facts: AgentFacts, private readonly env: NodeJS.ProcessEnv | undefined,
-    private readonly keep: (name: string, proc: AgentProcess) => void) {}
+    private readonly keep: (n: number, proc: AgentProcess) => void) {}
 
   async take(): Promise<SharedProcess | undefined> {
     if (this.current && !this.current.proc.exit) return this.current;
@@ -204,7 +203,7 @@ class SharedAgent {
     this.current = undefined;
     await proc.stop();
     client.dispose();
-    this.keep(`shared process${++this.kept > 1 ? ` ${this.kept}` : ''}`, proc);
+    this.keep(++this.kept, proc);
   }
 
   async close(): Promise<void> {
