@@ -1,7 +1,7 @@
 /**
  * `probe agent`: runs the scenarios against an agent command, a few at once. A scenario that needs a
- * fresh agent process gets one (a crash stays that scenario's failure); the others take turns on one
- * shared process, after a handshake done once. The `initialize` scenario runs first: what the agent
+ * fresh agent process gets one (a crash stays that scenario's failure); the others take turns on their
+ * worker's shared process, after a handshake done once. The `initialize` scenario runs first: what the agent
  * advertises there decides which capability scenarios apply. Each exchange becomes a recording of the
  * probe run, checked; a scenario passes when its own expectation holds and the checker finds no error
  * of the agent's among its own frames. Findings outside every scenario's frames are ambient: once
