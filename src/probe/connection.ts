@@ -64,6 +64,12 @@ export class ProbeConnection {
   private readonly watchers = new Set<(f: Frame) => void>();
   private closedReason: string | undefined;
   private batched: string[] | undefined;
+  private setupDepth = 0;
+  /**
+   * Seq of the first frame sent outside `asSetup`: where what the scenario is about begins. A
+   * finding before it is ambient (the handshake, the session's creation), not the scenario's.
+   */
+  focusFrom: number | undefined;
 
   constructor(private readonly opts: ProbeConnectionOptions) {
     this.out = opts.side === 'client' ? 'c2a' : 'a2c';
@@ -74,6 +80,11 @@ export class ProbeConnection {
   /** ms since the connection started (the recording's clock). */
   now(): number {
     return performance.now() - this.t0;
+  }
+
+  /** Requests of the probe still waiting for their answer. */
+  get pending(): number {
+    return this.waiting.size;
   }
 
   get isClosed(): boolean {
@@ -107,10 +118,21 @@ export class ProbeConnection {
     this.items.push({ seq: this.items.length + 1, t: this.now(), dir: 'stderr', raw: line });
   }
 
+  /** Runs `fn` (which sends synchronously) as setup: what it sends does not start the focus. */
+  asSetup<T>(fn: () => T): T {
+    this.setupDepth++;
+    try {
+      return fn();
+    } finally {
+      this.setupDepth--;
+    }
+  }
+
   /** Sends one raw line as is (it may be anything, even not JSON). */
   sendRaw(line: string, opts: SendOptions = {}): Frame | undefined {
     if (this.closedReason !== undefined) return undefined;
     const f = this.push(this.out, line);
+    if (!this.setupDepth) this.focusFrom ??= f.seq;
     if (opts.provoke) this.provoked.add(f.seq);
     if (this.batched) this.batched.push(line);
     else try { this.opts.write(line); } catch { /* the peer is gone: seen as close */ }

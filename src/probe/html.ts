@@ -13,12 +13,12 @@ import { TIERS, type ProbeReport, type ScenarioResult } from './report.js';
 const MAX_LINES = 400;
 const MAX_CHARS = 4000;
 
-const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+export const esc = (s: string): string => s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 /** Escaped text whose `backticked` parts show as code (the scenarios' titles and reasons name methods and fields so). */
 const prose = (s: string): string => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>');
 const ARROW: Record<string, string> = { c2a: 'client → agent', a2c: 'agent → client', stderr: 'stderr', event: 'event' };
 
-const STYLE = `
+export const STYLE = `
 :root{color-scheme:light dark;--fg:#1d2330;--muted:#667;--bg:#fff;--line:#d8dce3;--pass:#1f7a3a;--fail:#b3261e;--skip:#8a6d00;--info:#2f5d8a}
 @media (prefers-color-scheme:dark){:root{--fg:#e4e7ec;--muted:#98a;--bg:#14171c;--line:#2c323c;--pass:#5cc27a;--fail:#ff8a80;--skip:#e0c060;--info:#8ab4f8}}
 body{font:14px/1.45 system-ui,sans-serif;color:var(--fg);background:var(--bg);margin:0 auto;max-width:1200px;padding:1.5rem}
@@ -56,8 +56,10 @@ export function probeReportHtml(report: ProbeReport, items: ReadonlyMap<number, 
     const rows = report.scenarios.filter((s) => s.tier === tier);
     if (!rows.length) return '';
     return `<h2>${tier}</h2><table><thead><tr><th>status</th><th>scenario</th><th>spec</th><th>why</th><th>recording</th></tr></thead><tbody>${rows.map((s) =>
-      `<tr><td class="st ${s.status}">${s.status}</td><td><a href="#${esc(s.id)}">${esc(s.id)}</a><div class="muted">${prose(s.title)}</div></td><td>${esc(s.spec)}</td><td>${prose(s.why)}${s.findings.some((f) => f.severity === 'error') ? `<div class="finding">${s.findings.filter((f) => f.severity === 'error').length} checker error(s)</div>` : ''}</td><td>${s.recording === null ? '' : `<a href="#${esc(s.id)}">#${s.recording}</a>`}</td></tr>`).join('')}</tbody></table>`;
+      `<tr><td class="st ${s.status}">${s.status}</td><td><a href="#${esc(s.id)}">${esc(s.id)}</a><div class="muted">${prose(s.title)}</div></td><td>${esc(s.spec)}</td><td>${prose(s.why)}${s.quote ? `<div class="muted">spec: ${esc(s.quote)}</div>` : ''}${s.findings.some((f) => f.severity === 'error') ? `<div class="finding">${s.findings.filter((f) => f.severity === 'error').length} checker error(s)</div>` : ''}</td><td>${s.recording === null ? '' : `<a href="#${esc(s.id)}">#${s.recording}</a>`}</td></tr>`).join('')}</tbody></table>`;
   }).join('');
+  const ambient = report.ambient?.length ? `<h2>ambient</h2><p class="muted">Findings outside what any scenario was about, once for the run; an error counts as one required failure.</p><table><thead><tr><th>tier</th><th>finding</th><th>scenarios</th><th>recording</th></tr></thead><tbody>${report.ambient.map((a) =>
+    `<tr><td class="st ${a.tier === 'required' ? 'fail' : 'info'}">${esc(a.tier)}</td><td><code>${esc(a.rule)}</code> (spec ${esc(a.spec)}): ${esc(a.message)}</td><td>${esc(a.scenarios.join(', '))}</td><td>#${a.recording} item ${a.seq}</td></tr>`).join('')}</tbody></table>` : '';
   const details = report.scenarios.filter((s) => s.recording !== null).map((s) => scenarioSection(s, items.get(s.recording!))).join('');
   return `${pageHead(title, STYLE.trim())}
 <body>
@@ -66,6 +68,7 @@ export function probeReportHtml(report: ProbeReport, items: ReadonlyMap<number, 
 <p class="verdict ${report.verdict === 'conformant' ? 'ok' : 'bad'}">${esc(report.verdict)}</p>
 <p>${c.pass} passed · ${c.fail} failed · ${c.skip} skipped · ${c.info} info</p>
 ${tiers}
+${ambient}
 <h2>Exchanges</h2>
 <p class="muted">Each scenario is a recording: open it with <code>acp-inspect serve</code>, <code>acp-inspect show ID</code>, or export it with <code>acp-inspect export ID</code>.</p>
 ${details}

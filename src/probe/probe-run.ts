@@ -12,7 +12,7 @@ import { abandonProbeRun, createProbeRun, finishProbeRun } from '../store/probe-
 import type { Item } from '../wire/frame.js';
 import { packageVersion } from '../version.js';
 import { recordScenario, scenarioRecordingName, type RecordedScenario, type ScenarioExchange } from './record.js';
-import { buildReport, type ProbeKind, type ProbeReport, type ProbeTarget, type ScenarioResult } from './report.js';
+import { buildReport, type AmbientFinding, type ProbeKind, type ProbeReport, type ProbeTarget, type ScenarioResult } from './report.js';
 import { probeReportHtml } from './html.js';
 
 export interface ProbeOutputs {
@@ -25,8 +25,8 @@ export interface ProbeOutputs {
 }
 
 /** Refuses, before anything runs, an output file whose folder does not exist. */
-export function checkOutputs(out: ProbeOutputs): void {
-  for (const [flag, file] of [['--report', out.report], ['--html', out.html]] as const) {
+export function checkOutputs(out: ProbeOutputs, more: ReadonlyArray<readonly [flag: string, file: string | undefined]> = []): void {
+  for (const [flag, file] of [['--report', out.report], ['--html', out.html], ...more] as const) {
     if (file === undefined) continue;
     const dir = dirname(resolve(file));
     let ok = false;
@@ -68,10 +68,13 @@ export class ProbeRun {
   }
 
   /** Builds the report, keeps it with the run (for the UI's scorecard) and returns it. */
-  finish(target: ProbeTarget, scenarios: ScenarioResult[]): ProbeReport {
+  finish(target: ProbeTarget, scenarios: ScenarioResult[], ambient?: AmbientFinding[], baseline?: (r: ProbeReport) => ProbeReport['baseline']): ProbeReport {
     const report = buildReport(this.kind, target, scenarios, {
+      ...(ambient ? { ambient } : {}),
       run: this.id, db: resolve(this.store.path), startedAt: this.startedAt, durationMs: Math.round(performance.now() - this.t0), tool: packageVersion(),
     });
+    const b = baseline?.(report);
+    if (b) report.baseline = b;
     finishProbeRun(this.store, this.id, report);
     return report;
   }

@@ -8,6 +8,8 @@ import type { Item } from '../wire/frame.js';
 import { peerInfoOf } from '../wire/peer-info.js';
 import type { Store } from '../store/store.js';
 import { checkItems } from '../check/checker.js';
+import { Correlator } from '../wire/correlate.js';
+import { frameFromText } from '../wire/make-frame.js';
 import type { ProbeFinding, ProbeKind, ScenarioResult } from './report.js';
 
 export interface ScenarioExchange {
@@ -18,6 +20,8 @@ export interface ScenarioExchange {
   provoked: ReadonlySet<number>;
   /** Rule ids the scenario's provocations are expected to trigger (the probe's wherever they are). */
   provokes?: readonly string[];
+  /** Seq where what the scenario is about begins: the target's findings before it are ambient (default 0: none is). */
+  focusFrom?: number;
   command: string[] | null;
   cwd: string | null;
   startedAt: string;
@@ -34,6 +38,29 @@ export interface RecordedScenario {
   findings: ProbeFinding[];
   /** The probe's (caused by its provocations). */
   probeFindings: ProbeFinding[];
+  /** The target's findings before the focus (ambient: the handshake, the session's creation). */
+  ambient: ProbeFinding[];
+}
+
+/**
+ * Items picked from a longer exchange (the handshake, then one scenario's part of a connection
+ * several scenarios shared), renumbered from 1 as an exchange of their own: frames are made again so
+ * that answers point at their requests' new seqs. Returns the provoked seqs and each old seq's new one.
+ */
+export function renumber(picked: readonly Item[], provoked: ReadonlySet<number>): { items: Item[]; provoked: Set<number>; seqOf: Map<number, number> } {
+  const correlator = new Correlator();
+  const out = new Set<number>();
+  const seqOf = new Map<number, number>();
+  const items = picked.map((it, i): Item => {
+    const seq = i + 1;
+    seqOf.set(it.seq, seq);
+    if (it.dir !== 'c2a' && it.dir !== 'a2c') return { ...it, seq };
+    const f = frameFromText(seq, it.t, it.dir, it.raw, it.size);
+    correlator.observe(f);
+    if (provoked.has(it.seq)) out.add(seq);
+    return f;
+  });
+  return { items, provoked: out, seqOf };
 }
 
 /** Splits checker findings into the target's and the probe's. Pure. */
@@ -71,7 +98,8 @@ export function recordScenario(store: Store, x: ScenarioExchange): RecordedScena
     protocol_version: info.protocolVersion ?? null,
   });
   const { target, probe } = attributeFindings(all, x.provoked, x.provokes);
-  return { recordingId: id, findings: target, probeFindings: probe };
+  const focus = x.focusFrom ?? 0;
+  return { recordingId: id, findings: target.filter((f) => f.seq >= focus), probeFindings: probe, ambient: target.filter((f) => f.seq < focus) };
 }
 
 /** The recording name of a scenario: "probe agent #RUN: SCENARIO". */
@@ -80,13 +108,16 @@ export function scenarioRecordingName(kind: ProbeKind, run: number, scenario: st
 }
 
 /**
- * A scenario graded by the full checker after its own expectation: one that passed fails when the
- * checker found an error of the target's in its exchange; an info notes it. Both probes grade so.
+ * A scenario graded by the full checker after its own expectation: one that passed, or failed only on
+ * a weaker tier, fails as required when the checker found an error of the target's in its exchange
+ * (the checker's errors rest on a "must" of the spec); an info notes it. Both probes grade so.
  */
-export function gradeByChecker(s: { status: ScenarioResult['status']; why: string }, findings: readonly ProbeFinding[]): Pick<ScenarioResult, 'status' | 'why'> {
+export function gradeByChecker(s: { status: ScenarioResult['status']; why: string; tier?: ScenarioResult['tier'] }, findings: readonly ProbeFinding[]): Pick<ScenarioResult, 'status' | 'why'> & { tier?: ScenarioResult['tier']; quote?: string } {
   const errors = findings.filter((f) => f.severity === 'error');
-  if (!errors.length || (s.status !== 'pass' && s.status !== 'info')) return { status: s.status, why: s.why };
+  const weakFail = s.status === 'fail' && (s.tier === 'advisory' || s.tier === 'info');
+  if (!errors.length || (s.status !== 'pass' && s.status !== 'info' && !weakFail)) return { status: s.status, why: s.why };
   const e = errors[0]!;
   const found = `the checker found ${e.rule} at #${e.seq} (spec ${e.spec}): ${e.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
-  return s.status === 'pass' ? { status: 'fail', why: found } : { status: 'info', why: `${s.why}; ${found}` };
+  if (s.status === 'info') return { status: 'info', why: `${s.why}; ${found}` };
+  return { status: 'fail', why: weakFail ? `${found}; and ${s.why}` : found, tier: 'required', quote: `the checker's rule ${e.rule} (spec ${e.spec}), an error` };
 }

@@ -3,8 +3,15 @@
  * `--report FILE`, keep in the store for the UI's scorecard and render as HTML. Pure: no IO.
  */
 
-/** How much a scenario's result weighs: required and capability failures make a target not conformant. */
-export type Tier = 'required' | 'capability' | 'advisory' | 'info';
+/**
+ * How much a scenario's result weighs, from the spec's own words: *required* rests on a "must" or
+ * "required" of the spec (or of JSON-RPC 2.0 itself), or on the spec's statement of what a method
+ * does; *capability* is the same for a feature the target advertised; a "should" is *advisory*; where
+ * the spec says "not shown", or puts the rule on the other peer, the result is *info*; UNSTABLE
+ * methods and fields are *unstable* ("not part of the specification", 9 rule 5). Only required and
+ * capability failures make a target not conformant.
+ */
+export type Tier = 'required' | 'capability' | 'advisory' | 'info' | 'unstable';
 export type ScenarioStatus = 'pass' | 'fail' | 'skip' | 'info';
 export type Verdict = 'conformant' | 'not conformant';
 export type ProbeKind = 'agent' | 'client';
@@ -25,6 +32,8 @@ export interface ScenarioResult {
   status: ScenarioStatus;
   /** Section of the spec the scenario tests, e.g. "9 rule 2". */
   spec: string;
+  /** The words of the spec (or of JSON-RPC 2.0) that this result's tier rests on. */
+  quote?: string;
   /** One line: why it passed, failed or was skipped, or what was seen (info). */
   why: string;
   /** Id of the scenario's recording in the store (null when it did not run). */
@@ -35,8 +44,23 @@ export interface ScenarioResult {
   probeFindings?: ProbeFinding[];
   /** Wall time of the scenario (ms). */
   durationMs?: number;
+  /** Ran on a process shared with other scenarios (after a handshake done once), not on its own. */
+  sharedProcess?: boolean;
   /** For a failure: the command that exports it as a fixture reproducing it (its last prompt turn, or the whole exchange). */
   reproduce?: string;
+}
+
+/**
+ * A finding of the target's outside what any scenario was about (the handshake, a session's
+ * creation...): reported once for the run, however many scenarios' recordings show it, with the tier
+ * of its severity (an error, on a "must", is required; a warning advisory; an info info).
+ */
+export interface AmbientFinding extends ProbeFinding {
+  tier: Tier;
+  /** The recording where it was first seen (its `seq` is in that one). */
+  recording: number;
+  /** The scenarios whose recordings show it. */
+  scenarios: string[];
 }
 
 export interface ProbeTarget {
@@ -59,22 +83,33 @@ export interface ProbeReport {
   verdict: Verdict;
   counts: ScenarioCounts;
   scenarios: ScenarioResult[];
+  /** Findings outside what the scenarios were about, once each (by rule). */
+  ambient?: AmbientFinding[];
+  /** With `--baseline FILE`: the known failures, the new ones (which fail the run) and the stale entries. */
+  baseline?: { file: string; known: string[]; unexpected: string[]; stale: string[] };
   /** Id of the probe run in the store (the UI's scorecard: `?probe=ID`). */
   run?: number;
   /** The database the recordings are in. */
   db?: string;
   startedAt?: string;
   durationMs?: number;
+  /** The agent's start-up and handshake, timed once (the `initialize` scenario, on its own process). */
+  handshakeMs?: number;
   /** acp-inspect's version. */
   tool?: string;
 }
 
-export const TIERS: readonly Tier[] = ['required', 'capability', 'advisory', 'info'];
+export const TIERS: readonly Tier[] = ['required', 'capability', 'advisory', 'info', 'unstable'];
 
-/** "not conformant" exactly when a required or capability scenario failed. */
-export function verdictOf(scenarios: readonly ScenarioResult[]): Verdict {
-  return scenarios.some((s) => s.status === 'fail' && (s.tier === 'required' || s.tier === 'capability')) ? 'not conformant' : 'conformant';
+const deciding = (tier: Tier): boolean => tier === 'required' || tier === 'capability';
+
+/** "not conformant" exactly when a required or capability scenario failed, or an ambient finding is required. */
+export function verdictOf(scenarios: readonly ScenarioResult[], ambient: readonly AmbientFinding[] = []): Verdict {
+  return scenarios.some((s) => s.status === 'fail' && deciding(s.tier)) || ambient.some((a) => deciding(a.tier)) ? 'not conformant' : 'conformant';
 }
+
+/** The tier of a finding by its severity: the checker's errors rest on a "must", its warnings on a "should". */
+export const tierOfSeverity = (severity: ProbeFinding['severity']): Tier => (severity === 'error' ? 'required' : severity === 'warning' ? 'advisory' : 'info');
 
 export function countScenarios(scenarios: readonly ScenarioResult[]): ScenarioCounts {
   const c: ScenarioCounts = { pass: 0, fail: 0, skip: 0, info: 0, total: scenarios.length };
@@ -83,12 +118,16 @@ export function countScenarios(scenarios: readonly ScenarioResult[]): ScenarioCo
 }
 
 /** Builds the report from the scenario results (verdict and counts derived, never passed in). */
-export function buildReport(probe: ProbeKind, target: ProbeTarget, scenarios: ScenarioResult[], extra: Pick<ProbeReport, 'run' | 'db' | 'startedAt' | 'durationMs' | 'tool'> = {}): ProbeReport {
-  return { probe, target, verdict: verdictOf(scenarios), counts: countScenarios(scenarios), scenarios, ...extra };
+export function buildReport(probe: ProbeKind, target: ProbeTarget, scenarios: ScenarioResult[], extra: Pick<ProbeReport, 'run' | 'db' | 'startedAt' | 'durationMs' | 'tool' | 'ambient'> = {}): ProbeReport {
+  return { probe, target, verdict: verdictOf(scenarios, extra.ambient), counts: countScenarios(scenarios), scenarios, ...extra };
 }
 
-/** The exit code of a probe command: 0 conformant, 1 not conformant (2, could not run, is the CLI's). */
+/**
+ * The exit code of a probe command: 0 conformant, 1 not conformant (2, could not run, is the CLI's);
+ * with a baseline, 0 when every failure that decides is one the baseline lists.
+ */
 export function exitCodeOf(report: ProbeReport): 0 | 1 {
+  if (report.baseline) return report.baseline.unexpected.length ? 1 : 0;
   return report.verdict === 'conformant' ? 0 : 1;
 }
 

@@ -5,13 +5,22 @@
 // session/cancel and $/cancel_request. PROBE_AGENT_DEFECT=<name> plants one defect (see DEFECTS);
 // each is meant to be caught by one probe scenario. PROBE_AGENT_SHORT_TURN=1 makes a turn end almost at once.
 // PROBE_AGENT_STORE=DIR keeps each session's history in DIR and, like some real agents, reopens
-// (load, resume) only a session that is not open on this connection. PROBE_AGENT_ANONYMOUS=1 leaves
-// agentInfo out of its initialize answer (it is optional), as many agents do.
+// (load, resume) only a session that is not open on this connection; with PROBE_AGENT_LOAD_OPEN=wipe
+// it loads an open one instead, as gemini does, answering without a replay and wiping the stored history.
+// Behaviours of real agents that are no defect (PROBE_AGENT_QUIRKS, comma-separated):
+// early-update: an available_commands_update before the session/new answer (as copilot);
+// commands-before-turn: a prompt first gets an available_commands_update, and its turn starts 150 ms
+// later, a cancel before it being lost (as opencode); permission-after-cancel: a running turn asks a
+// permission right after a cancel and waits for its answer before it ends (as auggie); late-permission:
+// 50 ms after a turn ended it asks one more permission for that session (as claude-agent-acp's tool calls
+// that outlive their turn).
+// PROBE_AGENT_ANONYMOUS=1 leaves agentInfo out of its initialize answer (it is optional), as many agents do.
 import { createInterface } from 'node:readline';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const DEFECT = process.env.PROBE_AGENT_DEFECT ?? '';
+const QUIRKS = new Set((process.env.PROBE_AGENT_QUIRKS ?? '').split(',').filter(Boolean));
 const AUTH = process.env.PROBE_AGENT_AUTH === '1';
 const DEFECTS = [
   'version-echo', 'invalid-params-code', 'unknown-method-result', 'extension-unanswered', 'answers-notifications',
@@ -53,6 +62,11 @@ function update(sessionId, u) {
 /** With a store: a session open on this connection cannot be reopened; a stored one is read back. */
 function reopenStored(id, sessionId) {
   if (!STORE) return true;
+  if (opened.has(sessionId) && process.env.PROBE_AGENT_LOAD_OPEN === 'wipe') {
+    sessions.get(sessionId).history = [];
+    writeFileSync(storedFile(sessionId), '[]');
+    return true;
+  }
   if (opened.has(sessionId)) { error(id, -32602, `session ${sessionId} is already loaded`); return false; }
   if (!existsSync(storedFile(sessionId))) { error(id, -32602, 'unknown session'); return false; }
   sessions.set(sessionId, { history: JSON.parse(readFileSync(storedFile(sessionId), 'utf8')), mode: 'ask', model: 'small', cwd: '/', closed: false });
@@ -75,6 +89,12 @@ async function turn(id, sessionId, prompt) {
     if (t.dropped) return;
     s.turn = undefined;
     reply(id, { stopReason });
+    if (QUIRKS.has('late-permission')) {
+      setTimeout(() => void request('session/request_permission', {
+        sessionId, toolCall: { toolCallId: `after-${id}`, title: 'Write a file', kind: 'edit', status: 'pending' },
+        options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }],
+      }), 50);
+    }
   };
   if (process.env.PROBE_AGENT_SHORT_TURN === '1') {
     // A turn over at once: one chunk, one turn of the event loop, the answer (cancelled if the cancel was
@@ -87,6 +107,15 @@ async function turn(id, sessionId, prompt) {
     await request('fs/read_text_file', { sessionId, path: `${s.cwd}/probe-readme.txt` });
   }
   for (let i = 1; i <= 4; i++) {
+    if (t.askAfterCancel) {
+      // A tool call already under way asks its permission as the cancel arrives, and waits for the answer.
+      const a = await request('session/request_permission', {
+        sessionId, toolCall: { toolCallId: `late-${id}`, title: 'Write a file', kind: 'edit', status: 'pending' },
+        options: [{ optionId: 'allow', name: 'Allow', kind: 'allow_once' }, { optionId: 'reject', name: 'Reject', kind: 'reject_once' }],
+      });
+      if (a?.result?.outcome?.outcome !== 'cancelled') process.stderr.write('probe-agent: the permission after the cancel was not answered cancelled\n');
+      return end('cancelled');
+    }
     if (t.cancelled) return end(DEFECT === 'cancel-end-turn' ? 'end_turn' : 'cancelled');
     update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `part ${i} ` } });
     if (DEFECT === 'crash-in-turn' && i === 2) process.exit(3);
@@ -142,6 +171,7 @@ function handle(msg) {
       opened.add(sessionId);
       const sess = { history: [], mode: 'ask', model: 'small', cwd: params.cwd, closed: false };
       sessions.set(sessionId, sess);
+      if (QUIRKS.has('early-update')) send({ method: 'session/update', params: { sessionId, update: { sessionUpdate: 'available_commands_update', availableCommands: [] } } });
       return reply(id, { sessionId, modes: { currentModeId: 'ask', availableModes: MODES }, configOptions: configOptions(sess) });
     }
     case 'session/prompt': {
@@ -156,12 +186,18 @@ function handle(msg) {
         if ((b.type === 'image' && DEFECT !== 'image-accepted') || b.type === 'audio') return error(id, -32602, `${b.type} content is not supported`);
       }
       if (s.turn) return error(id, -32602, 'a turn is already running on this session');
+      if (QUIRKS.has('commands-before-turn')) {
+        send({ method: 'session/update', params: { sessionId: params.sessionId, update: { sessionUpdate: 'available_commands_update', availableCommands: [] } } });
+        setTimeout(() => void turn(id, params.sessionId, prompt), 150);
+        return;
+      }
       void turn(id, params.sessionId, prompt);
       return;
     }
     case 'session/cancel':
       if (s?.turn) {
         s.turn.cancelled = true;
+        if (QUIRKS.has('permission-after-cancel')) s.turn.askAfterCancel = true;
         if (DEFECT === 'update-after-cancel') {
           const t = s.turn;
           setTimeout(() => { if (t.dropped) return; update(params.sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'late' } }); }, 80);
@@ -243,4 +279,9 @@ rl.on('line', (line) => {
   }
   handle(msg);
 });
-rl.on('close', () => process.exit(0));
+// PROBE_AGENT_LINGER=1: stays up when stdin closes (as codex-acp), =term: ignores SIGTERM as well.
+// PROBE_AGENT_PIDFILE=FILE: appends its pid there (a test checks it is gone after the probe).
+const LINGER = process.env.PROBE_AGENT_LINGER;
+if (process.env.PROBE_AGENT_PIDFILE) appendFileSync(process.env.PROBE_AGENT_PIDFILE, `${process.pid}\n`);
+if (LINGER === 'term') process.on('SIGTERM', () => undefined);
+rl.on('close', () => { if (LINGER) setInterval(() => undefined, 60_000); else process.exit(0); });

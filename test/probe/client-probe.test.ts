@@ -99,9 +99,10 @@ describe('probe client against the test client', () => {
     'permission-unoffered-option': { groups: ['permission', 'requests'], failed: ['permission-answer'] },
     'permission-always-cancelled': { groups: ['permission'], failed: ['permission-answer'] },
     'unknown-method-wrong-code': { groups: ['requests', 'updates'], failed: ['unknown-method'] },
-    'crash-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
+    // A client that disconnects (here: it crashes on an unknown update kind) is graded on what ran; the
+    // scenario it cut short is not failed (a client may hang up), but named with the /probe that reruns it.
+    'crash-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: [] },
     'truncated-always-true': { groups: ['terminal'], failed: ['terminal-wait-for-exit'] },
-    'cancel-on-unknown-update': { groups: ['requests', 'updates', 'tools'], failed: ['update-unknown-kinds'] },
     'cancel-request-drops': { groups: ['permission'], failed: ['cancel-request'], timeoutMs: 2000 },
   };
 
@@ -114,11 +115,32 @@ describe('probe client against the test client', () => {
       expect({ defect: d, failed: failed(run) }, why.join('\n')).toEqual({ defect: d, failed: DEFECTS[d]!.failed });
       expect(run.scenarios.filter((s) => s.status === 'pass').length).toBeGreaterThan(0);
     }
-    // A crash fails the scenario running then; the rest are listed as not run.
+    // A disconnect leaves the scenario running then not finished, and the rest not run, each naming the /probe that runs them.
     const crashed = outcomes.find(([d]) => d === 'crash-on-unknown-update')![1].run;
     expect(crashed.ended).toBe('disconnected');
+    expect(crashed.scenarios.find((s) => s.id === 'update-unknown-kinds')).toMatchObject({ status: 'skip', why: expect.stringMatching(/^not finished: the client disconnected during this scenario.*"\/probe update-unknown-kinds /) });
     const after = crashed.scenarios.slice(crashed.scenarios.findIndex((s) => s.id === 'update-unknown-kinds') + 1);
     expect(after.length).toBeGreaterThan(0);
-    for (const s of after) expect(s).toMatchObject({ status: 'skip', ran: false, why: expect.stringMatching(/^not run: the client disconnected during update-unknown-kinds/) });
+    for (const s of after) expect(s).toMatchObject({ status: 'skip', ran: false, why: expect.stringMatching(/^not run: the client disconnected during update-unknown-kinds; "\/probe update-unknown-kinds [^"]+" runs them$/) });
+  });
+
+  it('grades what ran when the client cancels the turn mid-battery, names what did not run, and offers the /probe that runs it', async () => {
+    // This client sends session/cancel when it sees an update kind it does not know: its choice.
+    const { run, seen } = await probeTestClient('cancel-on-unknown-update', { only: ['requests', 'updates', 'tools'] });
+    expect(run.ended).toBe('cancelled');
+    expect(failed(run)).toEqual([]);
+    // The scenario it cancelled in finished, and passed: graded, saying so.
+    expect(run.scenarios.find((s) => s.id === 'update-unknown-kinds')).toMatchObject({ status: 'pass', why: expect.stringContaining('(the client then cancelled the turn)') });
+    const at = run.scenarios.findIndex((s) => s.id === 'update-unknown-kinds') + 1;
+    expect(run.scenarios.slice(0, at).filter((s) => s.status === 'pass').length).toBeGreaterThan(1);
+    const cut = run.scenarios.slice(at);
+    expect(cut.length).toBeGreaterThan(0);
+    const rerun = `/probe ${cut.map((s) => s.id).join(' ')}`;
+    const them = cut.length === 1 ? 'it' : 'them';
+    for (const s of cut) expect(s).toMatchObject({ status: 'skip', ran: false, why: `not run: the client cancelled the turn (session/cancel); "${rerun}" runs ${them}` });
+    // The turn it cancelled ends cancelled, and the last message says what was not graded and how to run it.
+    expect(seen.stopReasons).toEqual(['cancelled']);
+    expect(seen.text).toContain(`Not graded: ${cut.length} scenario${cut.length === 1 ? '' : 's'}, because the client cancelled the turn (its choice, not a defect); send "${rerun}" to run ${them}.`);
+    expect(seen.text).toContain('CONFORMANT');
   });
 });

@@ -56,8 +56,13 @@ describeBrowser('probe runs in the UI', () => {
     expect(await failed.innerText()).toContain('7 rule 3');
     expect(await failed.innerText()).toContain('it must be -32601');
     expect(await required.locator('tr[data-scenario="not-json"] .probe-st').innerText()).toBe('pass');
-    expect(await card.getByRole('region', { name: 'Capability (when advertised)' }).locator('tr[data-scenario="session-fork"] .probe-st').innerText()).toBe('pass');
-    expect(await card.getByRole('region', { name: /^Advisory/ }).locator('tr[data-scenario="prompt-image"] .probe-st').innerText()).toBe('pass');
+    // fork is UNSTABLE: its own section; an image refused unadvertised is info (the spec binds the client there).
+    expect(await card.getByRole('region', { name: /^Unstable/ }).locator('tr[data-scenario="session-fork"] .probe-st').innerText()).toBe('pass');
+    const image = card.getByRole('region', { name: /^Info/ }).locator('tr[data-scenario="prompt-image"]');
+    expect(await image.locator('.probe-st').innerText()).toBe('info');
+    expect(await image.innerText()).toContain('spec: "`image`, `audio` and `resource` blocks are accepted only when');
+    // Ambient findings, once for the run: fork advertised in initialize is an UNSTABLE field.
+    expect(await card.getByRole('region', { name: 'Ambient findings' }).locator('tr[data-ambient="unstable-field"]').innerText()).toContain('unstable-field');
     // The scenario's recording: an ordinary recording, named after the run and the scenario.
     const rec = report.scenarios.find((s) => s.id === 'unknown-method')!.recording!;
     await failed.getByRole('link', { name: `#${rec}` }).click();

@@ -12,6 +12,7 @@ import { InlineCode } from './markdown.js';
 
 const TIERS: Array<[ScenarioResult['tier'], string]> = [
   ['required', 'Required'], ['capability', 'Capability (when advertised)'], ['advisory', 'Advisory (does not change the verdict)'], ['info', 'Info (not graded)'],
+  ['unstable', 'Unstable (not part of the specification; never decides)'],
 ];
 
 /** Opens a probe run's scorecard (null: back to the list). */
@@ -64,7 +65,7 @@ export function ProbeScorecard({ id }: { id: number }) {
                     <td><span class={`pill probe-st ${s.status}`}>{s.status}</span></td>
                     <td><b>{s.id}</b><div class="muted"><InlineCode text={s.title} /></div></td>
                     <td>{s.spec}</td>
-                    <td><InlineCode text={s.why} />{s.findings.filter((f) => f.severity === 'error').map((f) => <div key={`${f.seq}-${f.rule}`} class="bad">#{f.seq} {f.rule} ({f.spec}): <InlineCode text={f.message} /></div>)}</td>
+                    <td><InlineCode text={s.why} />{s.quote && <div class="muted">spec: {s.quote}</div>}{s.findings.filter((f) => f.severity === 'error').map((f) => <div key={`${f.seq}-${f.rule}`} class="bad">#{f.seq} {f.rule} ({f.spec}): <InlineCode text={f.message} /></div>)}</td>
                     <td>{s.recording !== null && <a href={`?rec=${s.recording}`} onClick={(e) => { e.preventDefault(); openScenarioRecording(s.recording!); }}>#{s.recording}</a>}</td>
                   </tr>
                 ))}
@@ -73,6 +74,24 @@ export function ProbeScorecard({ id }: { id: number }) {
           </section>
         );
       })}
+      {!!r.ambient?.length && (
+        <section aria-label="Ambient findings">
+          <h2>Ambient (outside what any scenario was about; once for the run)</h2>
+          <table class="rec-table probe-table">
+            <thead><tr><th scope="col">tier</th><th scope="col">finding</th><th scope="col">scenarios</th><th scope="col">recording</th></tr></thead>
+            <tbody>
+              {r.ambient.map((a) => (
+                <tr key={a.rule} data-ambient={a.rule}>
+                  <td><span class={`pill probe-st ${a.tier === 'required' ? 'fail' : 'info'}`}>{a.tier}</span></td>
+                  <td><b>{a.rule}</b> ({a.spec}): {a.message}</td>
+                  <td>{a.scenarios.join(', ')}</td>
+                  <td><a href={`?rec=${a.recording}`} onClick={(e) => { e.preventDefault(); openScenarioRecording(a.recording); }}>#{a.recording}</a></td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
     </main>
   );
 }

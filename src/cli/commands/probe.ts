@@ -20,7 +20,7 @@ export function registerProbe(program: Command): void {
 
   probe
     .command('agent')
-    .description('probe an agent: one agent process per scenario, each scenario kept as a recording and checked')
+    .description('probe an agent: each scenario kept as a recording and checked; those that need no fresh agent process share one')
     .argument('[command...]', 'the agent command and its arguments (after --)')
     .option(...DB_OPTION)
     .option('--json', 'print the report as JSON on stdout')
@@ -30,11 +30,13 @@ export function registerProbe(program: Command): void {
     .option('--timeout <ms>', 'how long to wait for each answer of the agent (default 15000)', parseCount('--timeout'))
     .option('--cwd <dir>', 'the session folder given to the agent (default: a new empty temporary folder)')
     .option('--auth <methodId>', 'authenticate with this advertised method before sessions')
-    .option('--parallel <n>', 'scenarios run at once, each with its own agent process (default 6; 1 for agents that share state on disk)', parseCount('--parallel'))
+    .option('--parallel <n>', 'scenarios run at once (default 6; 1 for agents that share state on disk); the shared ones run one after another on one process', parseCount('--parallel'))
+    .option('--baseline <file>', 'known failures (written by --write-baseline): exit 0 when every failure is one of them; stale entries are reported')
+    .option('--write-baseline <file>', 'write the run\'s failures as a baseline file')
     .option('--list', 'list the scenarios (id, tier, spec section, title) and exit')
     .addHelpText('after', '\nExample:  acp-inspect probe agent --html probe.html -- npx my-agent --acp\n' +
-      'Exit status: 0 conformant, 1 not conformant (a required or capability scenario failed), 2 could not run.')
-    .action(async (command: string[], opts: ProbeCliOptions & { cwd?: string; auth?: string; parallel?: number; list?: boolean }) => {
+      'Exit status: 0 conformant, 1 not conformant (a required or capability scenario failed, or a required ambient finding; with --baseline, one it does not list), 2 could not run.')
+    .action(async (command: string[], opts: ProbeCliOptions & { cwd?: string; auth?: string; parallel?: number; list?: boolean; baseline?: string; writeBaseline?: string }) => {
       const { AGENT_SCENARIOS, probeAgent } = await import('../../probe/agent/run.js');
       if (opts.list) {
         for (const s of AGENT_SCENARIOS) process.stdout.write(`${s.id.padEnd(28)} ${s.tier.padEnd(10)} ${s.spec.padEnd(14)} ${s.title}\n`);
@@ -43,13 +45,34 @@ export function registerProbe(program: Command): void {
       const { formatProbeReport } = await import('../../probe/format.js');
       const only = onlyIds(opts.only);
       const { report, text } = await probeAgent({
-        command, db: opts.db, only, timeoutMs: opts.timeout, cwd: opts.cwd, auth: opts.auth, parallel: opts.parallel,
+        command, db: opts.db, only, timeoutMs: opts.timeout, cwd: opts.cwd, auth: opts.auth, parallel: opts.parallel, baseline: opts.baseline, writeBaseline: opts.writeBaseline,
         outputs: { json: opts.json, report: opts.report, html: opts.html },
         // Progress on a terminal only: a run against a real agent takes minutes.
         onScenario: process.stderr.isTTY ? (r, done, total) => process.stderr.write(`probe agent: ${done}/${total} ${r.id} ${r.status}${r.durationMs !== undefined ? ` (${(r.durationMs / 1000).toFixed(1)} s)` : ''}\n`) : undefined,
       });
-      process.exitCode = report.verdict === 'conformant' ? 0 : 1;
+      const { exitCodeOf } = await import('../../probe/report.js');
+      process.exitCode = exitCodeOf(report);
       process.stdout.write(text ?? formatProbeReport(report, { width: process.stdout.columns }));
+    });
+
+  probe
+    .command('agents')
+    .description('probe several agents (a config lists them) and write one matrix: a column per agent, a row per scenario')
+    .requiredOption('--config <file>', 'the agents: {"agents":[{"id":"my-agent","command":["npx","my-agent"],"env":{},"cwd":".","auth":"METHOD_ID"}]}')
+    .option(...DB_OPTION)
+    .option('--json', 'print the matrix as JSON on stdout')
+    .option('--html <file>', 'write the matrix as a self-contained page, and each agent\'s report beside it (FILE-ID.html)')
+    .option('--timeout <ms>', 'how long to wait for each answer of an agent (default 15000)', parseCount('--timeout'))
+    .option('--parallel <n>', 'scenarios run at once for each agent (default 6)', parseCount('--parallel'))
+    .addHelpText('after', '\nExit status: 0 every agent conformant, 1 one is not, 2 one could not be probed (its column says why) or the config is wrong.')
+    .action(async (opts: { config: string; db?: string; json?: boolean; html?: string; timeout?: number; parallel?: number }) => {
+      const { probeAgents, matrixExitCode } = await import('../../probe/agents.js');
+      const { matrix, text } = await probeAgents({
+        config: opts.config, db: opts.db, json: opts.json, html: opts.html, timeoutMs: opts.timeout, parallel: opts.parallel,
+        onAgent: process.stderr.isTTY ? (c) => process.stderr.write(`probe agents: ${c.id} ${c.couldNotRun ? `could not run: ${c.couldNotRun}` : c.verdict}\n`) : undefined,
+      });
+      process.exitCode = matrixExitCode(matrix);
+      process.stdout.write(text);
     });
 
   probe

@@ -19,6 +19,14 @@ export interface ClientSide {
   permission: PermissionPolicy;
   /** Answers every held permission request `cancelled`. */
   cancelHeld(): void;
+  /**
+   * The turn of `sessionId` is cancelled: held permission requests of it are answered `cancelled`,
+   * and so is every one it still asks, whenever it comes, until the next prompt (`newTurn`): "on
+   * cancel of the turn the client must answer with the cancelled outcome" (4.2).
+   */
+  cancelTurn(sessionId: string): void;
+  /** A prompt starts a new turn of `sessionId`: its permission requests are answered by the policy again. */
+  newTurn(sessionId: string): void;
   /** Kills and forgets the terminals the agent left. */
   dispose(): void;
 }
@@ -38,10 +46,21 @@ function optionOf(params: Record<string, unknown>, kinds: string[]): string | un
 export function installClientSide(conn: ProbeConnection, opts: { fs: boolean; terminal: boolean; cwd: string; permission?: PermissionPolicy }): ClientSide {
   const root = realpathSync(opts.cwd);
   const terminals = new TerminalHost(root, 'probe-term');
+  const cancelled = new Set<string>();
+  const answerCancelled = (r: IncomingRequest): void => conn.respond(r.id, { outcome: { outcome: 'cancelled' } });
   const side: ClientSide = {
     called: [], held: [], permission: opts.permission ?? 'allow',
     cancelHeld() {
-      for (const r of side.held.splice(0)) conn.respond(r.id, { outcome: { outcome: 'cancelled' } });
+      for (const r of side.held.splice(0)) answerCancelled(r);
+    },
+    cancelTurn(sessionId) {
+      cancelled.add(sessionId);
+      const keep = side.held.filter((r) => r.params.sessionId !== sessionId);
+      for (const r of side.held) if (r.params.sessionId === sessionId) answerCancelled(r);
+      side.held = keep;
+    },
+    newTurn(sessionId) {
+      cancelled.delete(sessionId);
     },
     dispose() {
       terminals.dispose();
@@ -52,6 +71,7 @@ export function installClientSide(conn: ProbeConnection, opts: { fs: boolean; te
     const p = req.params;
     const notFound = (): void => conn.respondError(req.id, -32601, `Method not found: ${req.method} (not advertised by this client)`);
     if (req.method === 'session/request_permission') {
+      if (typeof p.sessionId === 'string' && cancelled.has(p.sessionId)) return answerCancelled(req);
       if (side.permission === 'hold') { side.held.push(req); return; }
       const optionId = optionOf(p, side.permission === 'allow' ? ['allow_once', 'allow'] : ['reject_once', 'reject']);
       conn.respond(req.id, { outcome: optionId === undefined ? { outcome: 'cancelled' } : { outcome: 'selected', optionId } });

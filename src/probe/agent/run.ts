@@ -1,22 +1,25 @@
 /**
- * `probe agent`: runs the scenarios against an agent command, one agent process per scenario (a
- * crash stays that scenario's failure), a few at once. The `initialize` scenario runs first: what
- * the agent advertises there decides which capability scenarios apply. Each exchange becomes a
- * recording of the probe run, checked; a scenario passes when its own expectation holds and the
- * checker finds no error of the agent's in it.
+ * `probe agent`: runs the scenarios against an agent command, a few at once. A scenario that needs a
+ * fresh agent process gets one (a crash stays that scenario's failure); the others take turns on their
+ * worker's shared process, after a handshake done once. The `initialize` scenario runs first: what the agent
+ * advertises there decides which capability scenarios apply. Each exchange becomes a recording of the
+ * probe run, checked; a scenario passes when its own expectation holds and the checker finds no error
+ * of the agent's among its own frames. Findings outside every scenario's frames are ambient: once
+ * for the run.
  */
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { CliError } from '../../errors.js';
 import { ProbeRun, checkOutputs, type ProbeOutputs } from '../probe-run.js';
+import { compareBaseline, readBaseline, writeBaseline } from '../baseline.js';
 import { defaultDbPath } from '../../store/paths.js';
-import type { Frame } from '../../wire/frame.js';
-import type { ProbeReport, ScenarioResult } from '../report.js';
-import { gradeByChecker } from '../record.js';
+import type { Frame, Item } from '../../wire/frame.js';
+import { tierOfSeverity, type AmbientFinding, type ProbeFinding, type ProbeReport, type ScenarioResult } from '../report.js';
+import { gradeByChecker, renumber } from '../record.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
 import { installClientSide, type ClientSide } from './client-side.js';
-import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Outcome } from './driver.js';
+import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Handshake, type Outcome } from './driver.js';
 import { AGENT_SCENARIOS, AGENT_SCENARIO_IDS, type AgentScenario } from './scenarios.js';
 
 export { AGENT_SCENARIOS };
@@ -30,6 +33,12 @@ export interface ProbeAgentOptions {
   auth?: string;
   parallel?: number;
   outputs?: ProbeOutputs;
+  /** Known failures (a file --write-baseline wrote): the run fails only on others. */
+  baseline?: string;
+  /** Writes the run's failures as a baseline to this file. */
+  writeBaseline?: string;
+  /** Where the agent process starts (default: the current folder). */
+  startIn?: string;
   env?: NodeJS.ProcessEnv;
   /** Told of each scenario as it ends (the CLI prints progress on a terminal). */
   onScenario?: (r: ScenarioResult, done: number, total: number) => void;
@@ -45,7 +54,8 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
   const unknown = (opts.only ?? []).filter((id) => !AGENT_SCENARIO_IDS.includes(id));
   if (unknown.length) throw new CliError(`no scenario ${unknown.map((u) => JSON.stringify(u)).join(', ')}; the scenarios are: ${AGENT_SCENARIO_IDS.join(', ')}`, 2);
   if (opts.timeoutMs !== undefined && opts.timeoutMs < 1) throw new CliError('--timeout must be at least 1 ms', 2);
-  checkOutputs(opts.outputs ?? {});
+  checkOutputs(opts.outputs ?? {}, [['--write-baseline', opts.writeBaseline]]);
+  const baseline = opts.baseline === undefined ? undefined : readBaseline(opts.baseline, 'agent', AGENT_SCENARIO_IDS);
   let scratch: string | undefined;
   let cwd: string;
   if (opts.cwd !== undefined) {
@@ -58,7 +68,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     cwd = scratch;
     writeFileSync(join(cwd, 'probe-readme.txt'), 'pong\n');
   }
-  const settings: AgentProbeSettings = { command: opts.command, cwd, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, auth: opts.auth };
+  const settings: AgentProbeSettings = { command: opts.command, cwd, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, auth: opts.auth, startIn: opts.startIn };
   const run = ProbeRun.open('agent', opts.db);
   try {
     // initialize first, always: it tells which scenarios apply.
@@ -74,35 +84,62 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     }
     const wanted = AGENT_SCENARIOS.filter((s) => s.id !== 'initialize' && (!opts.only || opts.only.includes(s.id)));
     const results = new Map<string, ScenarioResult>();
+    const runs = new Map<string, ScenarioRun>([['initialize', first]]);
     // initialize is reported when asked for, and always when it failed (nothing else could run then).
     if (!opts.only || opts.only.includes('initialize') || first.result.status !== 'pass') results.set('initialize', first.result);
     const total = wanted.length + 1;
     let done = 0;
     const told = (r: ScenarioResult): void => opts.onScenario?.(r, ++done, total);
-    told(first.result);
+    told(gradeScenario(first, new Set()).result);
+    // Each worker keeps one process for the scenarios that can share one (started when it first
+    // runs one), so they run one after another on it; the others get a process each. The long ones
+    // first, so that the short ones fill in around them.
     const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
-    const workers = Array.from({ length: Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length)) }, async () => {
+    const nWorkers = Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length));
+    const pools = facts ? Array.from({ length: nWorkers }, (_, w) => new SharedAgent(settings, facts, opts.env, (n, proc) => run.record(`shared process ${w + 1}${n > 1 ? `.${n}` : ''}`, {
+      items: proc.conn.items, provoked: proc.conn.provoked, command: settings.command, cwd: settings.cwd, startedAt: run.startedAt,
+      pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
+    }))) : [];
+    const workers = Array.from({ length: nWorkers }, async (_, w) => {
       for (let s = queue.shift(); s; s = queue.shift()) {
         if (!facts) {
-          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
+          results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
           told(results.get(s.id)!);
           continue;
         }
         const reason = s.skipUnless?.(facts, settings);
         if (reason !== undefined) {
-          results.set(s.id, { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: 'skip', why: reason, recording: null, findings: [] });
+          results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: reason, recording: null, findings: [] });
           told(results.get(s.id)!);
           continue;
         }
-        const r = (await runScenario(run, s, settings, facts, opts.env)).result;
+        const sr = await runScenario(run, s, settings, facts, opts.env, s.shared ? pools[w] : undefined);
+        runs.set(s.id, sr);
+        // Told graded by what is known so far; the report grades again once every scenario ran.
+        const r = gradeScenario(sr, ambientRules(runs)).result;
         results.set(s.id, r);
         told(r);
       }
     });
-    await Promise.all(workers);
+    await Promise.all(workers).finally(() => Promise.all(pools.map((p) => p.close())));
+    // Graded now that the run's ambient findings are known: each once for the run.
+    const rules = ambientRules(runs);
+    const moved: Array<{ id: string; ambient: Array<ProbeFinding & { recording: number }> }> = [];
+    for (const [id, sr] of runs) {
+      if (!results.has(id)) continue;
+      const g = gradeScenario(sr, rules);
+      results.set(id, g.result);
+      moved.push({ id, ambient: g.moved.map((f) => ({ ...f, recording: sr.result.recording! })) });
+    }
+    const ambient = ambientOf([...[...runs].map(([id, sr]) => ({ id, ambient: sr.ambient ?? [] })), ...moved]);
     const ordered = AGENT_SCENARIOS.map((s) => results.get(s.id)).filter((r): r is ScenarioResult => r !== undefined);
     const info = facts?.agentInfo;
-    const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered);
+    const report = run.finish({ name: info?.name ?? null, version: info?.version ?? null, command: opts.command }, ordered, ambient,
+      (r) => {
+        if (first.handshakeMs !== undefined) r.handshakeMs = first.handshakeMs;
+        return baseline && compareBaseline(r, opts.baseline!, baseline);
+      });
+    if (opts.writeBaseline !== undefined) writeBaseline(opts.writeBaseline, report);
     return { report, text: run.write(report, opts.outputs ?? {}) };
   } catch (e) {
     run.abandon();
@@ -112,6 +149,71 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
 }
+
+/** A process scenarios share, with its handshake done. */
+interface SharedProcess {
+  proc: AgentProcess;
+  client: ClientSide;
+  handshake: Handshake;
+  /** Items of the handshake: the start of every shared scenario's recording. */
+  handshakeEnd: number;
+}
+
+/**
+ * The process the shared scenarios take turns on: started, and its handshake (initialize,
+ * authenticate) done, when the first of them needs it, and again after one left it busy or it died.
+ * When its handshake fails, `take` gives nothing and the scenario starts a process of its own (where
+ * the failure is the scenario's to report).
+ */
+class SharedAgent {
+  private current: SharedProcess | undefined;
+  private kept = 0;
+  private broken = false;
+  /** Every process it started, so that none outlives the run whatever happened. */
+  private readonly started = new Set<AgentProcess>();
+
+  /** `keep` stores a shared process's whole exchange (the n-th this pool started) as a recording once it ends (its findings are its scenarios'). */
+  constructor(private readonly settings: AgentProbeSettings, private readonly facts: AgentFacts, private readonly env: NodeJS.ProcessEnv | undefined,
+    private readonly keep: (n: number, proc: AgentProcess) => void) {}
+
+  async take(): Promise<SharedProcess | undefined> {
+    if (this.current && !this.current.proc.exit) return this.current;
+    this.current = undefined;
+    if (this.broken) return undefined;
+    const proc = startAgent(this.settings.command, { cwd: this.settings.startIn ?? process.cwd(), env: this.env, timeoutMs: this.settings.timeoutMs });
+    this.started.add(proc);
+    const client = installClientSide(proc.conn, { fs: false, terminal: false, cwd: this.settings.cwd });
+    const d = new Driver(() => ({ proc, client }), this.settings, this.facts, { fs: false, terminal: false }, async () => {});
+    try {
+      const init = await d.initialize();
+      await d.authenticate();
+      this.current = { proc, client, handshake: { init, authed: !!this.settings.auth }, handshakeEnd: proc.conn.items.length };
+      return this.current;
+    } catch {
+      this.broken = true;
+      await proc.stop();
+      return undefined;
+    }
+  }
+
+  /** After a scenario: ends the process when the scenario left it `busy`. */
+  async release(busy: boolean): Promise<void> {
+    if (!busy || !this.current) return;
+    const { proc, client } = this.current;
+    this.current = undefined;
+    await proc.stop();
+    client.dispose();
+    this.keep(++this.kept, proc);
+  }
+
+  async close(): Promise<void> {
+    await this.release(true);
+    await Promise.all([...this.started].map((p) => p.stop()));
+  }
+}
+
+/** Rules seen outside the focus of any scenario so far. */
+const ambientRules = (runs: ReadonlyMap<string, ScenarioRun>): Set<string> => new Set([...runs.values()].flatMap((r) => (r.ambient ?? []).map((f) => f.rule)));
 
 function factsOf(result: Record<string, unknown>): AgentFacts {
   return {
@@ -123,50 +225,86 @@ function factsOf(result: Record<string, unknown>): AgentFacts {
 }
 
 /** Runs one scenario in its own agent process, records it and grades it. */
-async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv):
-  Promise<{ result: ScenarioResult; facts?: AgentFacts; couldNotRun?: string }> {
+async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv, pool?: SharedAgent):
+  Promise<ScenarioRun> {
   const startedAt = new Date().toISOString();
+  const caps = { fs: !!s.client?.fs, terminal: !!s.client?.terminal };
+  // A shared process (its handshake done), when the scenario takes one and one could be started.
+  const shared = pool && (await pool.take());
   const t0 = performance.now();
+  const from = shared ? shared.proc.conn.items.length : 0;
+  if (shared) shared.proc.conn.focusFrom = undefined;
   // The process starts where the probe was started, as an editor starts it in the project, so a
   // relative command (`node my-agent.js`) works; the session folder is what session/new names.
-  const caps = { fs: !!s.client?.fs, terminal: !!s.client?.terminal };
-  const launch = () => {
-    const proc = startAgent(settings.command, { cwd: process.cwd(), env, timeoutMs: settings.timeoutMs });
+  const launch = shared ? () => shared : () => {
+    const proc = startAgent(settings.command, { cwd: settings.startIn ?? process.cwd(), env, timeoutMs: settings.timeoutMs });
     return { proc, client: installClientSide(proc.conn, { ...caps, cwd: settings.cwd, permission: s.client?.permission }) };
   };
+  /** The scenario's exchange: its process's, or on a shared one the handshake and its own part, renumbered. */
+  const exchange = (proc: AgentProcess): { items: Item[]; provoked: ReadonlySet<number>; focusFrom: number } => {
+    const c = proc.conn;
+    if (!shared || proc !== shared.proc) return { items: c.items, provoked: c.provoked, focusFrom: c.focusFrom ?? Infinity };
+    // What the agent still says about an earlier scenario's sessions (a tool call that outlived its
+    // turn, a late permission request) and the probe's answers to it are that scenario's business, not
+    // this one's: left out here (the shared process's own recording keeps every line).
+    const earlier = new Set(c.items.slice(shared.handshakeEnd, from).flatMap((i) => ('sessionId' in i && i.sessionId !== undefined ? [i.sessionId] : [])));
+    const dropped = new Set<number>();
+    const own = c.items.slice(from).filter((i) => {
+      const theirs = ('sessionId' in i && i.sessionId !== undefined && earlier.has(i.sessionId)) || ('replyTo' in i && i.replyTo !== undefined && dropped.has(i.replyTo));
+      if (theirs) dropped.add(i.seq);
+      return !theirs;
+    });
+    const r = renumber([...c.items.slice(0, shared.handshakeEnd), ...own], c.provoked);
+    return { items: r.items, provoked: r.provoked, focusFrom: (c.focusFrom !== undefined ? r.seqOf.get(c.focusFrom) : undefined) ?? Infinity };
+  };
   const record = (name: string, proc: AgentProcess) => run.record(name, {
-    items: proc.conn.items, provoked: proc.conn.provoked, provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
+    // Before the scenario's first frame of its own, the findings are ambient; a process that ran only setup is all ambient.
+    ...exchange(proc), provokes: s.provokes, command: settings.command, cwd: settings.cwd, startedAt,
     pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
   });
   // A process the scenario is done with (before a restart) is kept as the scenario's setup recording.
   let setups = 0;
+  const ambient: Array<ProbeFinding & { recording: number }> = [];
   const retire = async (proc: AgentProcess, client: ClientSide): Promise<void> => {
     client.cancelHeld();
     await proc.stop();
     client.dispose();
-    record(`${s.id} (setup${++setups > 1 ? ` ${setups}` : ''})`, proc);
+    const setup = record(`${s.id} (setup${++setups > 1 ? ` ${setups}` : ''})`, proc);
+    ambient.push(...setup.ambient.map((f) => ({ ...f, recording: setup.recordingId })));
   };
   const d = new Driver(launch, settings, facts, caps, retire);
   // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
   const limitMs = d.turnTimeout() * 3;
   let outcome: Outcome;
+  let unfinished = false;
   try {
-    outcome = await within(s.run(d), limitMs, fail(`the scenario did not finish in ${limitMs} ms`));
+    outcome = await within(s.run(d), limitMs, undefined) ?? (unfinished = true, fail(`the scenario did not finish in ${limitMs} ms`));
   } catch (e) {
     outcome = e instanceof ScenarioStop ? e.outcome : fail(`the probe failed: ${(e as Error).message}`);
   }
   const { proc, client } = d;
   const crashed = proc.exit && !proc.exit.stoppedByProbe ? proc.exit : undefined;
-  client.cancelHeld();
-  await proc.stop();
-  client.dispose();
+  if (shared && proc === shared.proc) {
+    // Kept for the next scenario, unless this one left it busy (a request still waiting, a
+    // permission held) or it is gone: then it is ended, and the next one gets a new process.
+    const busy = unfinished || proc.conn.pending > 0 || client.held.length > 0 || !!proc.exit;
+    client.cancelHeld();
+    await pool!.release(busy);
+  } else {
+    client.cancelHeld();
+    await proc.stop();
+    client.dispose();
+  }
   if (proc.spawnError) return { result: blank(s, 'fail', proc.spawnError), couldNotRun: proc.spawnError };
 
   let newFacts: AgentFacts | undefined;
+  let handshakeMs: number | undefined;
   let couldNotRun: string | undefined;
   if (s.id === 'initialize') {
     const initReply = proc.conn.received().find((f) => f.kind === 'result' && f.method === 'initialize');
     if (initReply && isObj(initReply.json) && isObj(initReply.json.result)) newFacts = factsOf(initReply.json.result);
+    // The handshake, timed once: from the spawn to initialize's answer (the agent's start-up included).
+    if (initReply) handshakeMs = Math.round(initReply.t);
     else if (crashed && !proc.conn.received().some((f) => f.kind === 'result' || f.kind === 'error')) {
       // Exited without answering anything: what it wrote instead (`probe agent -- ls`) says why.
       const tail = proc.stderrReason();
@@ -176,17 +314,65 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
         + (tail ? `: ${tail.slice(0, 200)}` : '');
     }
   }
-  if (crashed && outcome.status !== 'fail') {
+  // An exit the outcome already accounts for (graded on its own words) stays as the outcome says.
+  if (crashed && outcome.status !== 'fail' && !outcome.tier) {
     outcome = fail(`the agent exited (${crashed.signal ?? `code ${crashed.code}`}) during the scenario${proc.stderrReason() ? `: ${proc.stderrReason()!.slice(0, 120)}` : ''}`);
   }
+  const x = exchange(proc);
   const recorded = record(s.id, proc);
-  outcome = gradeByChecker(outcome, recorded.findings);
-  const reproduce = outcome.status === 'fail' ? fixtureCommand(run, recorded.recordingId, proc.conn.frames()) : undefined;
+  ambient.push(...recorded.ambient.map((f) => ({ ...f, recording: recorded.recordingId })));
   return {
-    result: { ...blank(s, outcome.status, outcome.why), ...(reproduce ? { reproduce } : {}), recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0) },
+    result: { ...blank(s, outcome.status, outcome.why), tier: outcome.tier ?? s.tier, quote: outcome.quote ?? s.quote, recording: recorded.recordingId, findings: recorded.findings, probeFindings: recorded.probeFindings, durationMs: Math.round(performance.now() - t0), ...(shared ? { sharedProcess: true } : {}) },
+    ungraded: outcome,
+    fixture: fixtureCommand(run, recorded.recordingId, x.items.filter((i): i is Frame => i.dir === 'c2a' || i.dir === 'a2c')),
+    ambient,
     facts: newFacts,
+    handshakeMs,
     couldNotRun,
   };
+}
+
+/** What a scenario left: its result before the checker's grading, and the findings outside its focus. */
+interface ScenarioRun {
+  result: ScenarioResult;
+  /** Its own outcome, before the checker's say (graded once the run's ambient findings are known). */
+  ungraded?: Outcome;
+  fixture?: string;
+  ambient?: Array<ProbeFinding & { recording: number }>;
+  facts?: AgentFacts;
+  /** initialize's answer, ms after the spawn (the initialize scenario). */
+  handshakeMs?: number;
+  couldNotRun?: string;
+}
+
+/**
+ * Grades a scenario by the checker once the run is over. A rule that shows outside the focus of any
+ * scenario (the handshake, a session's creation) is ambient for the whole run: reported once, never
+ * a scenario's failure, even where it shows inside one's focus (an update sent before the
+ * `session/new` answer fails no scenario that opens a session for its own purpose).
+ */
+export function gradeScenario(sr: ScenarioRun, ambientRules: ReadonlySet<string>): { result: ScenarioResult; moved: ProbeFinding[] } {
+  if (!sr.ungraded) return { result: sr.result, moved: [] };
+  const own = sr.result.findings.filter((f) => !ambientRules.has(f.rule));
+  const moved = sr.result.findings.filter((f) => ambientRules.has(f.rule));
+  const scenarioTier = sr.result.tier;
+  const o = { ...sr.ungraded, ...gradeByChecker({ ...sr.ungraded, tier: scenarioTier }, own) };
+  const result: ScenarioResult = { ...sr.result, status: o.status, why: o.why, tier: o.tier ?? scenarioTier, quote: o.quote ?? sr.result.quote, findings: own };
+  if (o.status === 'fail' && sr.fixture) result.reproduce = sr.fixture;
+  return { result, moved };
+}
+
+/** The run's ambient findings, once per rule, with the scenarios whose recordings show them. */
+export function ambientOf(runs: ReadonlyArray<{ id: string; ambient: ReadonlyArray<ProbeFinding & { recording: number }> }>): AmbientFinding[] {
+  const byRule = new Map<string, AmbientFinding>();
+  for (const r of runs) {
+    for (const f of r.ambient) {
+      const a = byRule.get(f.rule);
+      if (!a) byRule.set(f.rule, { ...f, tier: tierOfSeverity(f.severity), scenarios: [r.id] });
+      else if (!a.scenarios.includes(r.id)) a.scenarios.push(r.id);
+    }
+  }
+  return [...byRule.values()];
 }
 
 /** `acp-inspect export` of a failed scenario's last prompt turn (or its whole exchange) as a fixture. */
@@ -199,5 +385,5 @@ function fixtureCommand(run: ProbeRun, recording: number, frames: Frame[]): stri
 const shellQuote = (s: string): string => (/^[\w@%+=:,./-]+$/.test(s) ? s : `'${s.replace(/'/g, `'\\''`)}'`);
 
 function blank(s: AgentScenario, status: ScenarioResult['status'], why: string): ScenarioResult {
-  return { id: s.id, title: s.title, tier: s.tier, spec: s.spec, status, why, recording: null, findings: [] };
+  return { id: s.id, title: s.title, tier: s.tier, spec: s.spec, quote: s.quote, status, why, recording: null, findings: [] };
 }

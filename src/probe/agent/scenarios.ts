@@ -8,14 +8,32 @@ import type { Frame } from '../../wire/frame.js';
 import type { Tier } from '../report.js';
 import { describeReply, errorCode, updateKind, type Reply } from '../connection.js';
 import type { PermissionPolicy } from './client-side.js';
-import { type AgentFacts, type AgentProbeSettings, type Driver, type Outcome, fail, first, info, isObj, pass, skip, text, within } from './driver.js';
+import { type AgentFacts, type AgentProbeSettings, type Driver, type Outcome, fail, first, graded, info, isObj, isTurnUpdate, pass, skip, text, within } from './driver.js';
+
+/** The words tiers rest on, where several scenarios share them. */
+export const QUOTES = {
+  reply: 'JSON-RPC 2.0 (4): "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."',
+  noReply: 'JSON-RPC 2.0 (4.1): "The Server MUST NOT reply to a Notification"',
+  nullId: 'JSON-RPC 2.0 (5): "If there was an error in detecting the id in the Request object (e.g. Parse error/Invalid Request), it MUST be Null."',
+  notShown: '"Which other method returns which other error, and the content of `data` for any code, are not shown." (7 rule 4)',
+  mustSupport: '"Every agent must support `session/new`, `session/prompt`, `session/cancel` and `session/update`." (4.4 rule 2)',
+  cancelShould: '"agent should stop model requests, abort tool calls, send pending updates, then answer the prompt request with the cancelled stop reason" (3, a running prompt turn on `session/cancel`)',
+  unstable: '"Features marked UNSTABLE are not part of the specification and may change or vanish at any time." (9 rule 5)',
+  promptBlocks: '"`image`, `audio` and `resource` blocks are accepted only when the matching prompt capability is true. The client must adapt to the prompt capabilities." (4.4 rule 3): a rule on the client, the sender',
+} as const;
+
+/** A request that got no answer at all: JSON-RPC's own "must reply", whatever the scenario's tier. */
+const unanswered = (o: Outcome): Outcome => graded(o, 'required', QUOTES.reply);
 
 export interface AgentScenario {
   id: string;
   title: string;
+  /** The tier of its main expectation (a part resting on other words says so in its outcome: `graded`). */
   tier: Tier;
   /** Section of the spec (shared spec numbering), e.g. "9 rule 2". */
   spec: string;
+  /** The spec's (or JSON-RPC 2.0's) words that `tier` rests on. */
+  quote: string;
   /** Why the scenario does not apply to this agent (it is then skipped), from its `initialize` answer. */
   skipUnless?: (facts: AgentFacts, settings: AgentProbeSettings) => string | undefined;
   /** What the probe advertises and how it answers permission requests (default: nothing; allow). */
@@ -24,6 +42,12 @@ export interface AgentScenario {
   provokes?: string[];
   /** Waits for whole turns: scheduled first, so that the short scenarios fill in around it. */
   long?: boolean;
+  /**
+   * Needs no process of its own: it runs on one that other such scenarios share, one after another,
+   * each with its own session, after a handshake done once (see run.ts). Only for scenarios with the
+   * default client side (no `client`) whose provocations cannot leave the connection unusable.
+   */
+  shared?: boolean;
   run(d: Driver): Promise<Outcome>;
 }
 
@@ -46,14 +70,8 @@ const updatesOf = (d: Driver, sessionId: string, from: number, to = Infinity): F
 /** Responses from the agent since item `from` that answer none of the probe's requests. */
 const strayAnswers = (d: Driver, from: number): Frame[] =>
   d.conn.received().filter((f) => f.seq > from && (f.kind === 'result' || f.kind === 'error') && f.replyTo === undefined);
-/**
- * Updates that belong to a turn or to the conversation's history: messages, thoughts, tool calls,
- * plans. Session-level ones (available commands, mode, config, session info, usage) may come at any
- * time, so they neither break "no update after the cancelled answer" nor count as replayed history.
- */
-const CONVERSATION_UPDATES = new Set(['user_message_chunk', 'agent_message_chunk', 'agent_thought_chunk', 'tool_call', 'tool_call_update', 'plan', 'plan_update', 'plan_removed']);
 const conversationUpdatesOf = (d: Driver, sessionId: string, from: number, to = Infinity): Frame[] =>
-  updatesOf(d, sessionId, from, to).filter((f) => CONVERSATION_UPDATES.has(updateKind(f) ?? ''));
+  updatesOf(d, sessionId, from, to).filter(isTurnUpdate);
 
 /**
  * Prompts and waits for the turn to show it runs (its first update, or a request to the client such
@@ -67,33 +85,30 @@ async function promptUntilFirstUpdate(d: Driver, sessionId: string, prompt: unkn
 
 /** Cancels a turn that is still running and waits for its answer (to end a scenario cleanly). */
 async function endTurn(d: Driver, sessionId: string, reply: Promise<Reply>): Promise<Reply> {
-  d.conn.notify('session/cancel', { sessionId });
-  d.client.cancelHeld();
+  d.cancel(sessionId);
   return reply;
 }
 
 /**
- * `session/load` or `session/resume` of a session that had a turn: on this connection, or, when the
- * agent will not reopen a session that is open on it ("already loaded"), on a new connection to a
- * new process, where the session is a stored one, as after an editor restart.
+ * `session/load` or `session/resume` of a session that had a turn, as an editor does after a restart:
+ * the process that ran the session is ended (the session is then a stored one, part 3), and a new
+ * process is asked to reopen it. Never on the session's own connection, where it is still open: an
+ * agent may refuse that, or lose the history it stored.
  */
 async function reopen(d: Driver, method: 'session/load' | 'session/resume', sessionId: string): Promise<{ r: Reply; from: number; note: string }> {
-  const params = { sessionId, cwd: d.settings.cwd, mcpServers: [] };
-  const from = d.conn.items.length;
-  const r = await d.request(method, params);
-  if (!r.error || d.conn.isClosed) return { r, from, note: '' };
   await d.restart();
   await d.initialize();
   await d.authenticate();
-  const again = d.conn.items.length;
-  return { r: await d.request(method, params), from: again, note: ` (in a new process: on the session's own connection it answered ${describeReply(r)})` };
+  const from = d.conn.items.length;
+  const r = await d.request(method, { sessionId, cwd: d.settings.cwd, mcpServers: [] });
+  return { r, from, note: ' (in a new process, the one that ran the session ended)' };
 }
 
 /** A content block the agent may only get when it advertised the prompt capability. */
-function contentScenario(id: string, capability: 'image' | 'audio' | 'embeddedContext', block: Record<string, unknown>, what: string): AgentScenario {
+function contentScenario(id: string, capability: 'image' | 'audio' | 'embeddedContext', block: Record<string, unknown>, what: string, meaning: string): AgentScenario {
   return {
-    id, tier: 'advisory', spec: '4.4 rule 3',
-    title: `a prompt with ${what} is refused unless promptCapabilities.${capability} is advertised`,
+    id, tier: 'info', spec: '4.4 rule 3', quote: QUOTES.promptBlocks, shared: true,
+    title: `a prompt with ${what}: what the agent does with it, advertised (promptCapabilities.${capability}) or not`,
     async run(d) {
       const advertised = cap(d.facts!, 'promptCapabilities', capability) === true;
       const { sessionId } = await d.ready();
@@ -101,10 +116,14 @@ function contentScenario(id: string, capability: 'image' | 'audio' | 'embeddedCo
       const r = 'a' in got ? got.a : undefined;
       const accepted = r ? r.result !== undefined : 'b' in got && got.b !== undefined;
       if (!('a' in got)) await endTurn(d, sessionId, reply);
-      if (advertised) return accepted ? pass(`${what} accepted (promptCapabilities.${capability} advertised)`) : fail(`${what} refused although promptCapabilities.${capability} is advertised: ${r ? describeReply(r) : 'no answer'}`);
-      if (r?.error) return pass(`${what} refused (${describeReply(r)}); promptCapabilities.${capability} is not advertised`);
-      if (accepted) return fail(`${what} accepted although promptCapabilities.${capability} is not advertised; the agent should answer an error`);
-      return fail(`no answer and no update for a prompt with ${what}`);
+      if (advertised) {
+        const q = `${capability}: "${meaning}" (2.3, PromptCapabilities)`;
+        return accepted ? graded(pass(`${what} accepted (promptCapabilities.${capability} advertised)`), 'capability', q)
+          : graded(fail(`${what} refused although promptCapabilities.${capability} is advertised: ${r ? describeReply(r) : 'no answer'}`), 'capability', q);
+      }
+      if (r?.error) return info(`${what} refused (${describeReply(r)}); promptCapabilities.${capability} is not advertised`);
+      if (accepted) return info(`${what} accepted although promptCapabilities.${capability} is not advertised (the spec binds the client not to send it)`);
+      return unanswered(fail(`no answer and no update for a prompt with ${what}`));
     },
   };
 }
@@ -115,9 +134,11 @@ const SESSION_CAP = (name: string) => (f: AgentFacts): string | undefined =>
 export const AGENT_SCENARIOS: AgentScenario[] = [
   // ---- required ------------------------------------------------------------------------------
   {
-    id: 'initialize', tier: 'required', spec: '9 rule 2', title: 'initialize with version 1 is answered with a protocol version and capabilities',
+    id: 'initialize', tier: 'required', spec: '9 rule 2',
+    quote: 'the initialize result: "protocolVersion req" (4.1); "If the agent supports it, it answers with the same version" (9 rule 2)',
+    title: 'initialize with version 1 is answered with a protocol version and capabilities',
     async run(d) {
-      const r = await d.initialize();
+      const r = await d.initialize(1, {}, true);
       if (typeof r.protocolVersion !== 'number' || !Number.isInteger(r.protocolVersion)) return fail(`initialize answered protocolVersion ${JSON.stringify(r.protocolVersion)}, not an integer`);
       if (r.protocolVersion !== 1) return fail(`asked for version 1, the agent answered ${r.protocolVersion}; an agent that supports version 1 answers 1, and this probe tests version 1`);
       return pass(`answered protocol version ${r.protocolVersion}`);
@@ -125,18 +146,19 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
   },
   {
     id: 'version-unsupported', tier: 'required', spec: '9 rule 2', provokes: ['version-mismatch'],
+    quote: '"If the agent supports it, it answers with the same version; otherwise with the latest it supports." (9 rule 2)',
     title: 'initialize with an unsupported version (65535) is answered with a version the agent supports',
     async run(d) {
       const r = await d.request('initialize', { protocolVersion: 65535, clientCapabilities: d.clientCapabilities(), clientInfo: { name: 'acp-inspect-probe', version: '1' } }, { provoke: true, timeoutMs: d.startTimeout() });
-      if (!isObj(r.result)) return fail(`initialize 65535 got ${describeReply(r)}${d.exitNote()}; the agent must answer with the latest version it supports`);
+      if (!isObj(r.result)) return fail(`initialize 65535 got ${describeReply(r)}${d.exitNote()}; an agent that does not support the version asked for "answers ... with the latest it supports" (9 rule 2)`);
       const v = r.result.protocolVersion;
-      if (v === 65535) return fail('the agent accepted protocol version 65535, which it cannot support; it must answer with the latest it supports');
+      if (v === 65535) return fail('the agent accepted protocol version 65535, which it cannot support; it "answers ... with the latest it supports" (9 rule 2)');
       if (typeof v !== 'number' || !Number.isInteger(v)) return fail(`protocolVersion ${JSON.stringify(v)} is not an integer`);
       return pass(`answered version ${v}`);
     },
   },
   {
-    id: 'prompt-turn', long: true, tier: 'required', spec: '4.4 rule 2', title: 'session/new, then a prompt turn ends with a stop reason',
+    id: 'prompt-turn', shared: true, long: true, tier: 'required', spec: '4.4 rule 2', quote: `${QUOTES.mustSupport}; the session/prompt result: "stopReason StopReason req" (4.1)`, title: 'session/new, then a prompt turn ends with a stop reason',
     async run(d) {
       const { sessionId } = await d.ready();
       const r = await d.prompt(sessionId, text(PROMPTS.pong));
@@ -147,18 +169,20 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-new-missing-fields', tier: 'required', spec: '7', title: 'session/new without its required fields gets -32602 (invalid params)',
+    id: 'session-new-missing-fields', shared: true, tier: 'info', spec: '7 rule 4', quote: QUOTES.notShown,
+    title: 'session/new without its required fields: which answer the agent gives (-32602, invalid params, is JSON-RPC\'s code for it)',
     async run(d) {
       await d.initialize();
       await d.authenticate();
       const r = await d.request('session/new', {}, { provoke: true });
-      if (errorCode(r) === -32602) return pass('answered -32602');
-      if (r.error) return fail(`answered ${describeReply(r)}; missing cwd and mcpServers is invalid params, -32602`);
-      return fail(`session/new with no cwd and no mcpServers got ${describeReply(r)}${d.exitNote()}; it must be -32602`);
+      if (r.error || r.result !== undefined) return info(`answered ${describeReply(r)}${errorCode(r) === -32602 ? '' : ' (JSON-RPC\'s code for invalid params is -32602)'}`);
+      return unanswered(fail(`session/new with no cwd and no mcpServers got ${describeReply(r)}${d.exitNote()}; every request gets a response`));
     },
   },
   {
-    id: 'unknown-method', tier: 'required', spec: '7 rule 3', title: 'an unknown method gets -32601 (method not found)',
+    id: 'unknown-method', shared: true, tier: 'required', spec: '7 rule 3',
+    quote: 'JSON-RPC 2.0 (5.1): "-32601 Method not found: The method does not exist / is not available."; "-32601 covers methods that do not exist or are not available." (7 rule 3)',
+    title: 'an unknown method gets -32601 (method not found)',
     async run(d) {
       await d.initialize();
       const r = await d.request('acp_inspect_probe/no_such_method', {}, { provoke: true });
@@ -167,7 +191,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'extension-request', tier: 'required', spec: '4.3', title: 'an `_`-prefixed extension request gets a response (a result or an error)',
+    id: 'extension-request', shared: true, tier: 'required', spec: '4.3', quote: QUOTES.reply, title: 'an `_`-prefixed extension request gets a response (a result or an error)',
     async run(d) {
       await d.initialize();
       const r = await d.request('_acp_inspect/probe', { probe: true });
@@ -176,7 +200,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'unknown-notifications', tier: 'required', spec: '4.3', title: 'unknown `_` and `$/` notifications are ignored and the connection stays usable',
+    id: 'unknown-notifications', shared: true, tier: 'required', spec: '4.3', quote: QUOTES.noReply, title: 'unknown `_` and `$/` notifications are ignored and the connection stays usable',
     async run(d) {
       await d.initialize();
       const from = d.conn.items.length;
@@ -193,17 +217,18 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'unknown-session', tier: 'required', spec: '7', title: 'a prompt to a session that does not exist gets an error',
+    id: 'unknown-session', shared: true, tier: 'info', spec: '7 rule 4', quote: QUOTES.notShown, title: 'a prompt to a session that does not exist: what the agent answers',
     async run(d) {
       await d.initialize();
       await d.authenticate();
       const r = await d.request('session/prompt', { sessionId: 'acp-inspect-no-such-session', prompt: text(PROMPTS.pong) }, { provoke: true });
-      if (r.error) return pass(`answered ${describeReply(r)}`);
-      return fail(`a prompt to an unknown session got ${describeReply(r)}${d.exitNote()}; it must be an error`);
+      if (r.error || r.result !== undefined) return info(`answered ${describeReply(r)}`);
+      return unanswered(fail(`a prompt to an unknown session got ${describeReply(r)}${d.exitNote()}; every request gets a response`));
     },
   },
   {
-    id: 'not-json', tier: 'required', spec: '7', title: 'a line that is not JSON gets a parse error (-32700) or is ignored, and the connection stays usable',
+    id: 'not-json', tier: 'required', spec: '7', quote: QUOTES.nullId,
+    title: 'a line that is not JSON gets a parse error (-32700, id null) or nothing; whether the connection stays usable is reported',
     async run(d) {
       await d.initialize();
       const from = d.conn.items.length;
@@ -212,19 +237,20 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
         await d.authenticate();
         await d.newSession();
       } catch (e) {
-        if (d.conn.isClosed) return fail(`the connection did not survive a line that was not JSON${d.exitNote()}`);
-        throw e;
+        if (!d.conn.isClosed) throw e;
       }
       await d.conn.settle(100);
-      if (d.proc.exit) return fail(`the connection did not survive a line that was not JSON${d.exitNote()}`);
       const answers = strayAnswers(d, from);
-      const bad = answers.find((f) => !(f.kind === 'error' && isObj(f.json) && isObj(f.json.error) && f.json.error.code === -32700));
-      if (bad) return fail(`answered the non-JSON line with #${bad.seq}: ${bad.raw.slice(0, 100)}; only a -32700 parse error (or nothing) fits`);
+      const bad = answers.find((f) => !(f.kind === 'error' && isObj(f.json) && isObj(f.json.error) && f.json.error.code === -32700 && f.json.id === null));
+      if (bad) return fail(`answered the non-JSON line with #${bad.seq}: ${bad.raw.slice(0, 100)}; only a -32700 parse error with id null (or nothing) fits`);
+      // The spec says nothing of a client that writes a line that is not JSON (it binds the client to
+      // write only ACP messages): an agent that gives up on such a connection breaks no rule of it.
+      if (d.conn.isClosed || d.proc.exit) return graded(info(`the connection did not survive a line that was not JSON${d.exitNote()}`), 'info', 'the spec does not say what a peer does with a line that is not JSON');
       return pass(`${answers.length ? 'answered -32700' : 'ignored it'}; session/new still works`);
     },
   },
   {
-    id: 'prompt-resource-link', tier: 'required', spec: '4.4 rule 3', title: 'a prompt with a resource_link block is accepted (every agent must)',
+    id: 'prompt-resource-link', shared: true, tier: 'required', spec: '4.4 rule 3', quote: '"every agent must accept `text` and `resource_link` blocks" (4.4 rule 3)', title: 'a prompt with a resource_link block is accepted (every agent must)',
     async run(d) {
       const { sessionId } = await d.ready();
       const link = { type: 'resource_link', uri: `file://${d.settings.cwd}/probe-readme.txt`, name: 'probe-readme.txt', mimeType: 'text/plain' };
@@ -239,18 +265,17 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'cancel-mid-turn', tier: 'required', spec: '3', client: { permission: 'hold' },
+    id: 'cancel-mid-turn', tier: 'required', spec: '3', client: { permission: 'hold' }, quote: QUOTES.mustSupport,
     title: 'session/cancel after the first update: the turn ends `cancelled`, pending requests are resolved, no update after the answer',
     async run(d) {
       const { sessionId } = await d.ready();
       const { reply, got } = await promptUntilFirstUpdate(d, sessionId, text(PROMPTS.long));
       if ('a' in got) return skip(`the turn ended (${describeReply(got.a)}) before any update, so there was no moment to cancel mid-turn`);
       if (!got.b) return fail(`no update and no answer in ${d.turnTimeout()} ms${d.exitNote()}`);
-      d.conn.notify('session/cancel', { sessionId }, { provoke: true });
-      d.client.cancelHeld();
+      d.cancel(sessionId, { provoke: true });
       let r = await within(reply, d.settings.timeoutMs, { timeout: true } as Reply);
       let reason = stopReasonOf(r);
-      if (!reason) return fail(`after session/cancel the prompt got ${describeReply(r)}${d.exitNote()}; it must end with stopReason "cancelled"`);
+      if (!reason) return fail(`after session/cancel the prompt got ${describeReply(r)}${d.exitNote()}; an agent must support session/cancel, and the prompt must be answered`);
       let note = '';
       if (reason !== 'cancelled') {
         // The cancel may have crossed the answer of a turn that was ending anyway (a short scripted
@@ -259,24 +284,23 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
         const first = reason;
         const again = d.conn.batch(() => {
           const p = d.prompt(sessionId, text(PROMPTS.long));
-          d.conn.notify('session/cancel', { sessionId }, { provoke: true });
+          d.cancel(sessionId, { provoke: true });
           return p;
         });
         r = await within(again, d.settings.timeoutMs, { timeout: true } as Reply);
         reason = stopReasonOf(r);
-        if (reason !== 'cancelled') return fail(`after session/cancel the turn ended "${first}", and a second turn cancelled right after its prompt ${reason ? `ended "${reason}"` : `got ${describeReply(r)}`}; it must be "cancelled"`);
+        if (!reason) return fail(`after session/cancel the turn ended "${first}", and a second turn cancelled right after its prompt got ${describeReply(r)}${d.exitNote()}; the prompt must be answered`);
+        if (reason !== 'cancelled') return graded(fail(`after session/cancel the turn ended "${first}", and a second turn cancelled right after its prompt ended "${reason}"; it should be "cancelled"`), 'advisory', QUOTES.cancelShould);
         note = ` (the first cancel crossed the end of a short turn, answered "${first}"; a turn cancelled right after its prompt ended cancelled)`;
       }
       await d.conn.settle(LATE_MS);
       const late = conversationUpdatesOf(d, sessionId, r.frame!.seq);
-      if (late.length) return fail(`${late.length} session/update of the turn (${updateKind(late[0]!)}) after the cancelled answer (first #${late[0]!.seq}); updates of a turn come before its answer`);
-      const held = d.client.held.length;
-      if (held) return fail(`${held} permission request(s) arrived after the cancel and stayed pending`);
+      if (late.length) return graded(fail(`${late.length} session/update of the turn (${updateKind(late[0]!)}) after the cancelled answer (first #${late[0]!.seq}); pending updates should come before the answer`), 'advisory', QUOTES.cancelShould);
       return pass(`answered cancelled; no update after the answer${note}`);
     },
   },
   {
-    id: 'cancel-pending-permission', long: true, tier: 'required', spec: '3', client: { permission: 'hold' },
+    id: 'cancel-pending-permission', long: true, tier: 'required', spec: '3', client: { permission: 'hold' }, quote: QUOTES.mustSupport,
     title: 'session/cancel while a permission request is pending: the probe answers it `cancelled`, the turn ends `cancelled`',
     async run(d) {
       const { sessionId } = await d.ready();
@@ -284,16 +308,17 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const got = await first(reply, d.nextRequest('session/request_permission', d.turnTimeout()));
       if ('a' in got) return skip(`the agent asked no permission in this turn (${describeReply(got.a)}); it depends on what the model chose to do`);
       if (!got.b) return fail(`no permission request and no answer in ${d.turnTimeout()} ms${d.exitNote()}`);
-      d.conn.notify('session/cancel', { sessionId }, { provoke: true });
-      d.client.cancelHeld();
+      d.cancel(sessionId, { provoke: true });
       const r = await within(reply, d.settings.timeoutMs, { timeout: true } as Reply);
       const reason = stopReasonOf(r);
       if (reason === 'cancelled') return pass('the permission was answered cancelled; the turn ended cancelled');
-      return fail(`after session/cancel with a pending permission the prompt got ${reason ? `stopReason "${reason}"` : describeReply(r)}${d.exitNote()}; it must be "cancelled"`);
+      if (reason) return graded(fail(`after session/cancel with a pending permission (answered cancelled) the prompt got stopReason "${reason}"; it should be "cancelled"`), 'advisory', QUOTES.cancelShould);
+      return fail(`after session/cancel with a pending permission the prompt got ${describeReply(r)}${d.exitNote()}; an agent must support session/cancel, and the prompt must be answered`);
     },
   },
   {
-    id: 'capabilities-off', long: true, tier: 'required', spec: '4.4 rule 4',
+    id: 'capabilities-off', shared: true, long: true, tier: 'required', spec: '4.4 rule 4',
+    quote: '"`fs/read_text_file` and `fs/write_text_file` exist only when the matching client capability is true; `terminal/*` only when `terminal` is true." (4.4 rule 4)',
     title: 'with every client capability off, the agent never calls fs/* or terminal/*',
     async run(d) {
       const { sessionId } = await d.ready();
@@ -305,7 +330,8 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'cancel-request', long: true, tier: 'required', spec: '7 rule 2',
+    id: 'cancel-request', shared: true, long: true, tier: 'required', spec: '7 rule 2',
+    quote: '"After `$/cancel_request`, the receiver must answer the original request with either a valid response (partial results or a cancellation marker) or an error with code -32800." (7 rule 2)',
     title: '$/cancel_request for a running prompt: the prompt is still answered (a result, or -32800)',
     async run(d) {
       const { sessionId } = await d.ready();
@@ -318,8 +344,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       let note = '';
       if (!r) {
         // Ignoring a `$/` notification is allowed (4.3): end the turn the ordinary way, then judge.
-        d.conn.notify('session/cancel', { sessionId });
-        d.client.cancelHeld();
+        d.cancel(sessionId);
         r = await within(reply, d.settings.timeoutMs, { timeout: true } as Reply);
         note = ' after session/cancel (it ignored $/cancel_request, which 4.3 allows)';
       }
@@ -331,7 +356,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
 
   // ---- capability ----------------------------------------------------------------------------
   {
-    id: 'authenticate', tier: 'capability', spec: '5',
+    id: 'authenticate', tier: 'capability', spec: '5', quote: '"After success, `session/new` does not return the authentication-required error." (5 rule 2)',
     title: 'with authMethods: session/new gets -32000 before authenticate (--auth), and works after it',
     skipUnless: (f, s) => (!f.authMethods.length ? 'the agent advertises no authentication methods'
       : !s.auth ? `pass --auth METHOD_ID to test authentication (advertised: ${f.authMethods.map((m) => m.id).join(', ')})` : undefined),
@@ -342,11 +367,12 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       await d.newSession();
       if (errorCode(before) === -32000) return pass(`-32000 before authenticate; session/new works after authenticate ${d.settings.auth}`);
       if (before.result !== undefined) return pass(`the agent does not require authentication before session/new; authenticate ${d.settings.auth} works`);
-      return fail(`before authenticate, session/new got ${describeReply(before)}; authentication required is -32000`);
+      return graded(info(`before authenticate, session/new got ${describeReply(before)} (the authentication-required error is -32000); authenticate ${d.settings.auth} works`), 'info', '"The authentication-required error has code -32000 and may be returned by `session/new`." (5 rule 5): may, and which other error another answer is is not shown (7 rule 4)');
     },
   },
   {
-    id: 'set-mode', tier: 'capability', spec: '4.4 rule 8', title: 'session/set_mode with an advertised mode works; with a bogus mode id it gets an error',
+    id: 'set-mode', shared: true, tier: 'capability', spec: '3', title: 'session/set_mode with an advertised mode works; what a bogus mode id gets is reported',
+    quote: 'session/set_mode: "mode is one of the `availableModes` given at creation or load" → "current mode changed" (3)',
     async run(d) {
       const { sessionId, result } = await d.ready();
       const modes = isObj(result.modes) && Array.isArray(result.modes.availableModes) ? result.modes.availableModes.filter(isObj) : [];
@@ -356,12 +382,14 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const ok = await d.request('session/set_mode', { sessionId, modeId: target });
       if (ok.result === undefined) return fail(`set_mode to the advertised mode ${JSON.stringify(target)} got ${describeReply(ok)}`);
       const bad = await d.request('session/set_mode', { sessionId, modeId: 'acp-inspect-no-such-mode' }, { provoke: true });
-      if (!bad.error) return fail(`set_mode to a mode that was never advertised got ${describeReply(bad)}; it must be an error`);
-      return pass(`mode ${JSON.stringify(target)} set; the bogus mode got ${describeReply(bad)}`);
+      const q = '"`session/set_mode` is valid only with a mode id advertised in `availableModes`." (4.4 rule 8): a rule on the client; the answer to an invalid one is not shown (7 rule 4)';
+      if (!bad.error && bad.result === undefined) return unanswered(fail(`set_mode to a mode that was never advertised got ${describeReply(bad)}; every request gets a response`));
+      return graded(info(`mode ${JSON.stringify(target)} set; the bogus mode got ${describeReply(bad)}`), 'info', q);
     },
   },
   {
-    id: 'set-config-option', tier: 'capability', spec: '4.1', title: 'session/set_config_option with an offered value works; with a bogus value it gets an error',
+    id: 'set-config-option', shared: true, tier: 'capability', spec: '4.1', title: 'session/set_config_option with an offered value works; what a bogus value gets is reported',
+    quote: 'the session/set_config_option result: "configOptions SessionConfigOption[] req (full set with current values)" (4.1)',
     async run(d) {
       const { sessionId, result } = await d.ready();
       const opts = Array.isArray(result.configOptions) ? result.configOptions.filter(isObj) : [];
@@ -372,12 +400,12 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const ok = await d.request('session/set_config_option', { sessionId, configId: select.id, value });
       if (!isObj(ok.result) || !Array.isArray(ok.result.configOptions)) return fail(`setting ${String(select.id)} to ${JSON.stringify(value)} got ${describeReply(ok)}; the result is the full configOptions`);
       const bad = await d.request('session/set_config_option', { sessionId, configId: select.id, value: 'acp-inspect-no-such-value' }, { provoke: true });
-      if (!bad.error) return fail(`setting ${String(select.id)} to a value never offered got ${describeReply(bad)}; it must be an error`);
-      return pass(`${String(select.id)} set to ${JSON.stringify(value)}; the bogus value got ${describeReply(bad)}`);
+      if (!bad.error && bad.result === undefined) return unanswered(fail(`setting ${String(select.id)} to a value never offered got ${describeReply(bad)}; every request gets a response`));
+      return graded(info(`${String(select.id)} set to ${JSON.stringify(value)}; the bogus value got ${describeReply(bad)}`), 'info', QUOTES.notShown);
     },
   },
   {
-    id: 'session-load', long: true, tier: 'capability', spec: '6 rule 2', title: 'session/load replays the history as updates before it answers',
+    id: 'session-load', long: true, tier: 'capability', spec: '6 rule 2', quote: '"`session/load` streams the whole conversation history as notifications before completing." (6 rule 2)', title: 'session/load replays the history as updates before it answers',
     skipUnless: (f) => (f.agentCapabilities.loadSession === true ? undefined : 'loadSession is not advertised'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -394,7 +422,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-resume', long: true, tier: 'capability', spec: '3', title: 'session/resume reopens a session (after a turn) without replaying its history',
+    id: 'session-resume', long: true, tier: 'capability', spec: '3', quote: 'Session stored → `session/resume` (capability `resume`) → active: "history is not replayed" (3)', title: 'session/resume reopens a session (after a turn) without replaying its history',
     skipUnless: SESSION_CAP('resume'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -410,7 +438,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-list', tier: 'capability', spec: '4.1', title: 'session/list answers a sessions array',
+    id: 'session-list', shared: true, tier: 'capability', spec: '4.1', quote: 'the session/list result: "sessions SessionInfo[] req" (4.1)', title: 'session/list answers a sessions array',
     skipUnless: SESSION_CAP('list'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -421,7 +449,8 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-close', tier: 'capability', spec: '3', title: 'session/close works, and a prompt to the closed session gets an error',
+    id: 'session-close', shared: true, tier: 'capability', spec: '3', title: 'session/close works; what a prompt to the closed session gets is reported',
+    quote: 'Session active → `session/close` (capability `close`) → closed (3); its result: "empty" (4.1)',
     skipUnless: SESSION_CAP('close'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -431,12 +460,12 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const r = await d.request('session/close', { sessionId });
       if (r.result === undefined) return fail(`session/close got ${describeReply(r)}${d.exitNote()}`);
       const after = await d.request('session/prompt', { sessionId, prompt: text(PROMPTS.pong) }, { provoke: true, timeoutMs: d.settings.timeoutMs });
-      if (!after.error) return fail(`a prompt to the closed session got ${describeReply(after)}; it must be an error`);
-      return pass(`closed; a prompt to it got ${describeReply(after)}`);
+      if (!after.error && after.result === undefined) return unanswered(fail(`a prompt to the closed session got ${describeReply(after)}; every request gets a response`));
+      return graded(info(`closed; a prompt to it got ${describeReply(after)}`), 'info', QUOTES.notShown);
     },
   },
   {
-    id: 'session-fork', tier: 'capability', spec: '3', title: 'session/fork answers a new, different session id',
+    id: 'session-fork', shared: true, tier: 'unstable', spec: '9 rule 5', quote: `${QUOTES.unstable}; \`session/fork\` is marked UNSTABLE (4.1)`, title: 'session/fork answers a new, different session id',
     skipUnless: SESSION_CAP('fork'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -449,23 +478,24 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
 
   // ---- advisory ------------------------------------------------------------------------------
   {
-    id: 'session-new-relative-cwd', tier: 'advisory', spec: '2.1', title: 'session/new with a relative cwd gets an error (-32602)',
+    id: 'session-new-relative-cwd', shared: true, tier: 'info', spec: '2.1', title: 'session/new with a relative cwd: what the agent answers',
+    quote: '"Fields named `path`, `cwd` and each entry of `additionalDirectories` are absolute paths." (2.1): a rule on the sender, the client; the answer to a relative one is not shown (7 rule 4)',
     async run(d) {
       await d.initialize();
       await d.authenticate();
       const r = await d.request('session/new', { cwd: 'relative/folder', mcpServers: [] }, { provoke: true });
-      if (errorCode(r) === -32602) return pass('answered -32602');
-      if (r.error) return pass(`answered ${describeReply(r)} (-32602 would be more precise)`);
-      return fail(`session/new with a relative cwd got ${describeReply(r)}; cwd must be absolute, so -32602 is expected`);
+      if (r.error || r.result !== undefined) return info(`answered ${describeReply(r)}`);
+      return unanswered(fail(`session/new with a relative cwd got ${describeReply(r)}${d.exitNote()}; every request gets a response`));
     },
   },
-  contentScenario('prompt-image', 'image', { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==' }, 'an image block'),
-  contentScenario('prompt-audio', 'audio', { type: 'audio', mimeType: 'audio/wav', data: 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=' }, 'an audio block'),
-  contentScenario('prompt-embedded-resource', 'embeddedContext', { type: 'resource', resource: { uri: 'file:///probe/note.txt', mimeType: 'text/plain', text: 'pong' } }, 'an embedded resource block'),
+  contentScenario('prompt-image', 'image', { type: 'image', mimeType: 'image/png', data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==' }, 'an image block', 'prompts may include image blocks'),
+  contentScenario('prompt-audio', 'audio', { type: 'audio', mimeType: 'audio/wav', data: 'UklGRiQAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQAAAAA=' }, 'an audio block', 'prompts may include audio blocks'),
+  contentScenario('prompt-embedded-resource', 'embeddedContext', { type: 'resource', resource: { uri: 'file:///probe/note.txt', mimeType: 'text/plain', text: 'pong' } }, 'an embedded resource block', 'prompts may include embedded resource blocks'),
 
   // ---- info ----------------------------------------------------------------------------------
   {
     id: 'capabilities-on', long: true, tier: 'info', spec: '2.3', client: { fs: true, terminal: true },
+    quote: 'the client advertised fs and terminal: whether an agent uses them is its choice ("Every capability is optional", 9 rule 3)',
     title: 'with fs and terminal advertised: which client methods the agent uses',
     async run(d) {
       const { sessionId } = await d.ready();
@@ -475,7 +505,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'concurrent-prompts', long: true, tier: 'info', spec: '3',
+    id: 'concurrent-prompts', shared: true, long: true, tier: 'info', spec: '3', quote: '"The stop reason values of a prompt turn and any further turn states are not shown." (3)',
     title: 'two prompts on one session at once: what the agent does with the second',
     async run(d) {
       const { sessionId } = await d.ready();
@@ -489,6 +519,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
   },
   {
     id: 'permission-rejected', long: true, tier: 'info', spec: '4.2', client: { permission: 'reject' },
+    quote: 'what an agent does after a rejected permission is not shown (4.2, 2.13: RequestPermissionOutcome)',
     title: 'a rejected permission: how the turn goes on',
     async run(d) {
       const { sessionId } = await d.ready();

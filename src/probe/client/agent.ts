@@ -253,15 +253,22 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
       results.push({ id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: o.status, why: o.why, from, to: ran ? conn.items.length : from, ran, ...(s.provokes ? { provokes: s.provokes } : {}) });
     };
 
-    /** Ends the run; `cause` ("the client disconnected") explains the scenario cut short and those not run. */
+    /**
+     * Ends the run; `cause` ("the client disconnected") explains the scenario cut short and those not
+     * run. A client's own cancel or disconnect is its choice, not a defect: what ran is graded, the
+     * scenario it cut short and the rest are not, and the message names the `/probe` that runs them.
+     */
     const finish = (ended: ClientProbeRun['ended'], cause: string): Promise<void> => finishing ??= (async () => {
       const during = current ? ` during ${current.s.id}` : '';
+      const rest = selection.scenarios.filter((s) => !results.some((r) => r.id === s.id) && !s.gate?.(client) && !(s.person && !selection.asked.has(s.id))).map((s) => s.id);
+      const again = rest.length ? `; "/probe ${rest.join(' ')}" runs ${rest.length === 1 ? 'it' : 'them'}` : '';
       if (current) {
-        record(current.s, { status: 'fail', why: `${cause} during this scenario` }, current.from, true);
+        const choice = ended === 'aborted' ? '' : ', which a client may do, so it is not graded';
+        record(current.s, { status: 'skip', why: `not finished: ${cause} during this scenario${choice}${again}` }, current.from, true);
         current = undefined;
       }
       for (const s of selection.scenarios) {
-        if (!results.some((r) => r.id === s.id)) record(s, { status: 'skip', why: `not run: ${cause}${during}` }, conn.items.length, false);
+        if (!results.some((r) => r.id === s.id)) record(s, { status: 'skip', why: `not run: ${cause}${during}${again}` }, conn.items.length, false);
       }
       for (const f of cleanups.splice(0)) {
         try { await f(); } catch (e) { log(`probe: cleanup failed: ${(e as Error).message}`); }
@@ -297,7 +304,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         + (selection.unknown.length ? ` (Not a group or scenario: ${selection.unknown.join(', ')}.)` : '') + '\n');
       for (const s of selection.scenarios) {
         if (finishing) return;
-        if (session.cancelled) return void finish('cancelled', 'the turn was cancelled');
+        if (session.cancelled) return void finish('cancelled', 'the client cancelled the turn (session/cancel)');
         const gated = s.gate?.(client);
         if (gated) { record(s, { status: 'skip', why: gated }, conn.items.length, false); continue; }
         if (s.person && !selection.asked.has(s.id)) {
@@ -315,8 +322,12 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
         if (finishing) return;
         if (conn.isClosed) return void finish('disconnected', 'the client disconnected');
         current = undefined;
-        // A client must not end the turn because of what it was sent; a person pressing Stop reads this too.
-        if (session.cancelled && !s.person) o = { status: 'fail', why: 'the client cancelled the turn (session/cancel) during this scenario; if that was you pressing Stop, run the probe again' };
+        // A client may cancel the turn (a person pressing Stop, or its own choice): a scenario it cut
+        // short is not failed for it; the run ends there, grading what ran and naming what did not.
+        if (session.cancelled && !s.person) {
+          if (o.status === 'fail') { current = { s, from }; return void finish('cancelled', 'the client cancelled the turn (session/cancel)'); }
+          o = { ...o, why: `${o.why} (the client then cancelled the turn)` };
+        }
         if (s.id === 'extension-request' && o.status === 'fail') answersExtensions = false;
         record(s, o, from, true);
         opts.onScenarioEnd?.({ items: conn.items, from, to: conn.items.length });
@@ -388,6 +399,14 @@ function promptText(prompt: unknown): string {
   return prompt.map((b) => (isObject(b) && b.type === 'text' && typeof b.text === 'string' ? b.text : '')).join('\n');
 }
 
+/** What the client's own cancel or disconnect left unrun, and the `/probe` that runs it. */
+function notRunLine(results: ScenarioResult[]): string[] {
+  const cut = results.filter((r) => r.status === 'skip' && /^not (run|finished): the client /.test(r.why));
+  if (!cut.length) return [];
+  const m = /"\/probe [^"]+"/.exec(cut[0]!.why);
+  return [`Not graded: ${cut.length} scenario${cut.length === 1 ? '' : 's'}, because the client ${cut[0]!.why.includes('cancelled') ? 'cancelled the turn' : 'disconnected'} (its choice, not a defect)${m ? `; send ${m[0]} to run ${cut.length === 1 ? 'it' : 'them'}` : ''}.`];
+}
+
 /** The final agent message: the verdict, every failure with its spec section, and where the report is. */
 export function summaryText(results: ScenarioResult[], where: string[]): string {
   const failed = results.filter((r) => r.status === 'fail');
@@ -397,6 +416,7 @@ export function summaryText(results: ScenarioResult[], where: string[]): string 
   const lines = [
     `ACP client probe verdict: ${verdict}. ${count('pass')} passed, ${count('fail')} failed, ${count('skip')} skipped, ${count('info')} info, of ${results.length} scenarios.`,
     ...failed.map((r) => `✗ ${r.id} [${r.tier}, spec ${r.spec}]: ${r.why}`),
+    ...notRunLine(results),
     ...where,
     probeHelp(),
   ];

@@ -7,14 +7,12 @@
  */
 import { resolve } from 'node:path';
 import { checkItems } from '../../check/checker.js';
-import { Correlator } from '../../wire/correlate.js';
 import type { Item } from '../../wire/frame.js';
-import { frameFromText } from '../../wire/make-frame.js';
 import { Store } from '../../store/store.js';
 import { defaultDbPath } from '../../store/paths.js';
 import { CliError } from '../../errors.js';
 import { ProbeRun, checkOutputs } from '../probe-run.js';
-import { attributeFindings, gradeByChecker } from '../record.js';
+import { attributeFindings, gradeByChecker, renumber } from '../record.js';
 import type { ProbeFinding, ScenarioResult } from '../report.js';
 import { HANDSHAKE_ID } from './scenarios-requests.js';
 import { type ClientProbeOptions, type ClientProbeRun, startClientProbe } from './agent.js';
@@ -128,16 +126,7 @@ export function scenarioItems(r: ClientProbeRun, from: number, to: number): { it
   const own = r.items.slice(from, to).filter((it) => (it as { replyTo?: number }).replyTo === undefined || answers(it, from, to) || answers(it, 0, r.handshake));
   const late = r.items.slice(to, r.tail.from > to ? r.tail.from : r.items.length).filter((it) => answers(it, from, to));
   const picked = [...r.items.slice(0, r.handshake), ...prompt, ...own, ...late, ...r.items.slice(r.tail.from, r.tail.to)];
-  const correlator = new Correlator();
-  const provoked = new Set<number>();
-  const items: Item[] = picked.map((it, i) => {
-    const seq = i + 1;
-    if (it.dir !== 'c2a' && it.dir !== 'a2c') return { ...it, seq };
-    const f = frameFromText(seq, it.t, it.dir, it.raw, it.size);
-    correlator.observe(f);
-    if (r.provoked.has(it.seq)) provoked.add(seq);
-    return f;
-  });
+  const { items, provoked } = renumber(picked, r.provoked);
   // A turn the client left before it ended: the prompt it never got an answer to is not its fault.
   if (r.prompt >= 0 && r.tail.to === r.tail.from) provoked.add(r.handshake + 1);
   return { items, provoked };
