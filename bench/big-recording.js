@@ -42,10 +42,10 @@ export const RSS_TARGET_MIB = 300;
  * Writes a transcript of `frames` frames: initialize, session/new, then prompt turns of
  * `perTurn` `session/update` frames of `size` bytes each (one turn of everything by default, the
  * shape of a session/load of a big history or a long flood). `newSession: false` leaves session/new
- * out, so every prompt and update is for a session never opened: a finding on each frame. Returns the
- * number of frames.
+ * out, so every prompt and update is for a session never opened: a finding on each frame. `text`: the
+ * kind of the updates' text (bench/frames.js's TEXT_KINDS). Returns the number of frames.
  */
-export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infinity, newSession = true } = {}) {
+export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infinity, newSession = true, text = 'ascii' } = {}) {
   const fd = openSync(file, 'w');
   let buf = [];
   let bytes = 0;
@@ -76,7 +76,7 @@ export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infi
     n++;
     const k = Math.min(perTurn, frames - n - 1);
     if (k > 0) {
-      for (const c of floodChunks(size, k, size)) put('a2c', c);
+      for (const c of floodChunks(size, k, size, text)) put('a2c', c);
       n += k;
     }
     put('a2c', promptResult(pid));
