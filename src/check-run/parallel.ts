@@ -127,9 +127,9 @@ export class ParallelCheck {
       // The common chunk lines are recognised without parsing (wire/chunk-line.ts); the rest is read.
       const m = newChunkMatch();
       const sink: TranscriptSink = {
-        take(text, start) {
+        take(text, start, _lineNo, bytes) {
           const end = matchChunkLine(text, m, start);
-          if (end >= 0) packer.chunk(text, m, reader.countRecognised(m.t));
+          if (end >= 0) packer.chunk(text, m, reader.countRecognised(m.t), bytes !== undefined);
           return end;
         },
         line: (l) => packer.line(l),
