@@ -5,7 +5,12 @@
  * a separate process, each with its wall time and peak RSS. Called by scripts/bench.js (section
  * `big`); runs alone too:
  *
- *   node bench/big-recording.js [--frames N] [--dir DIR] [--bin BIN] [--only export,import,...] [--json FILE]
+ *   node bench/big-recording.js [--frames N] [--dir DIR] [--bin BIN] [--only export,import,...] [--text ascii,multibyte,...] [--json FILE]
+ *
+ * It does so for each kind of chunk text (bench/frames.js's TEXT_KINDS: ASCII prose, multi-byte UTF-8,
+ * text full of JSON escapes, and a mix), a recording of each, and ends with a table of every command's
+ * time and peak RSS per kind beside ASCII's (issue 45: what an agent streams is not ASCII, and no
+ * command may fall off a cliff on it). `--text` picks the kinds.
  *
  * `--dir` keeps the transcript and the database there (made once, reused when present: the
  * recording takes a minute to make); `--bin` measures another build of acp-inspect on the same files.
@@ -30,13 +35,15 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { floodChunks, initializeRequest, initializeResult, newSessionRequest, newSessionResult, promptRequest, promptResult } from './frames.js';
+import { TEXT_KINDS, floodChunks, initializeRequest, initializeResult, newSessionRequest, newSessionResult, promptRequest, promptResult } from './frames.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NODE = process.execPath;
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 /** What the issue asks of every command on a 1 GiB recording. */
 export const RSS_TARGET_MIB = 300;
+/** What issue 45 asks of every command on a text that is not ASCII: at most this many times its time on ASCII text. */
+export const TEXT_TIME_TARGET = 2;
 
 /**
  * Writes a transcript of `frames` frames: initialize, session/new, then prompt turns of
@@ -333,48 +340,87 @@ export async function runBigCommands({ bin, dir, file, findings, db, id, frames,
   return { commands: out, floors };
 }
 
-/** The section as scripts/bench.js runs it: make the recording (import is its first measure), then the rest. */
-export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(ROOT, 'bin', 'acp-inspect.js'), only = null, log = console.log } = {}) {
+/**
+ * The section as scripts/bench.js runs it: for each text kind (ASCII first), make the recording
+ * (import is its first measure), then the rest; then the table of the kinds side by side. The result
+ * holds ASCII's commands as `commands` and every kind's in `texts`.
+ */
+export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(ROOT, 'bin', 'acp-inspect.js'), only = null, texts = TEXT_KINDS, log = console.log } = {}) {
   const keep = !!dir;
   dir ??= mkdtempSync(join(tmpdir(), 'acp-inspect-big-'));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'big.jsonl');
-  const db = join(dir, 'big.db');
-  log(`## big frames: ${frames} session/update frames of 1 KiB in one turn, each command as its own process (target ≤ ${RSS_TARGET_MIB} MiB peak RSS)`);
-  const result = { frames, targetMiB: RSS_TARGET_MIB, commands: {} };
+  const result = { frames, targetMiB: RSS_TARGET_MIB, timeTarget: TEXT_TIME_TARGET, commands: {}, texts: {} };
   try {
-    let total = frames;
-    if (!existsSync(file)) {
-      const t0 = performance.now();
-      total = writeFloodTranscript(file, frames);
-      log(`  made the transcript (${fmt(statSync(file).size / 1048576, 0)} MiB) in ${fmt((performance.now() - t0) / 1000)} s`);
+    for (const text of texts) {
+      const r = await benchBigText({ frames, dir, bin, only, text, log });
+      result.texts[text] = r;
+      if (text === 'ascii') Object.assign(result, { commands: r.commands, floors: r.floors, fileMiB: r.fileMiB, error: r.error });
     }
-    if (!existsSync(db)) {
-      const r = await measure(bin, ['import', '--db', db, '--name', 'big-frames', file], { keep: true });
-      if (r.exit !== 0) {
-        log(`  import into the database failed (exit ${r.exit}): ${r.stderr}`);
-        result.error = r.stderr;
-        return result;
-      }
-    }
-    const id = 1;
-    const want = (name) => !only || only.some((o) => name.startsWith(o));
-    // The same number of frames, 256 bytes each, for a session never opened: a finding on each.
-    const findings = join(dir, 'findings.jsonl');
-    if (['checkFindings', 'importFindings'].some(want) && !existsSync(findings)) writeFloodTranscript(findings, frames, { size: 256, newSession: false });
-    result.fileMiB = statSync(file).size / 1048576;
-    Object.assign(result, await runBigCommands({ bin, dir, file, findings: existsSync(findings) ? findings : undefined, db, id, frames: total, want, log }));
+    if (Object.keys(result.texts).length > 1) logTextTable(result.texts, log);
     return result;
   } finally {
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/** One kind of text: its transcript and database in `dir` (named by the kind; ASCII's keep the names they had), the commands on them. */
+async function benchBigText({ frames, dir, bin, only, text, log }) {
+  const suffix = text === 'ascii' ? '' : `-${text}`;
+  const file = join(dir, `big${suffix}.jsonl`);
+  const db = join(dir, `big${suffix}.db`);
+  log(`## big frames, ${text} text: ${frames} session/update frames of 1 KiB in one turn, each command as its own process (target ≤ ${RSS_TARGET_MIB} MiB peak RSS${text === 'ascii' ? '' : `, ≤ ${TEXT_TIME_TARGET}× ASCII's time`})`);
+  const result = { frames, text, commands: {} };
+  let total = frames;
+  if (!existsSync(file)) {
+    const t0 = performance.now();
+    total = writeFloodTranscript(file, frames, { text });
+    log(`  made the transcript (${fmt(statSync(file).size / 1048576, 0)} MiB) in ${fmt((performance.now() - t0) / 1000)} s`);
+  }
+  if (!existsSync(db)) {
+    const r = await measure(bin, ['import', '--db', db, '--name', `big-frames-${text}`, file], { keep: true });
+    if (r.exit !== 0) {
+      log(`  import into the database failed (exit ${r.exit}): ${r.stderr}`);
+      result.error = r.stderr;
+      return result;
+    }
+  }
+  const id = 1;
+  const want = (name) => !only || only.some((o) => name.startsWith(o));
+  // The same number of frames, 256 bytes each, for a session never opened: a finding on each.
+  const findings = join(dir, `findings${suffix}.jsonl`);
+  if (['checkFindings', 'importFindings'].some(want) && !existsSync(findings)) writeFloodTranscript(findings, frames, { size: 256, newSession: false, text });
+  result.fileMiB = statSync(file).size / 1048576;
+  Object.assign(result, await runBigCommands({ bin, dir, file, findings: existsSync(findings) ? findings : undefined, db, id, frames: total, want, log }));
+  return result;
+}
+
+/** Every command's time and peak RSS per text kind, each beside ASCII's: its time over ASCII's, OVER past a target. */
+function logTextTable(texts, log) {
+  const kinds = Object.keys(texts);
+  const ascii = texts.ascii?.commands ?? {};
+  log(`## big frames by text kind: time (× ASCII's) and peak RSS (targets ≤ ${TEXT_TIME_TARGET}× and ≤ ${RSS_TARGET_MIB} MiB)`);
+  log(`  ${'command'.padEnd(44)} ${kinds.map((k) => k.padStart(24)).join('')}`);
+  const names = [...new Set(kinds.flatMap((k) => Object.keys(texts[k].commands ?? {})))];
+  for (const name of names) {
+    const cells = kinds.map((k) => {
+      const c = texts[k].commands?.[name];
+      if (!c) return ''.padStart(24);
+      const base = ascii[name];
+      const ratio = k !== 'ascii' && base && base.exit === 0 && c.exit === 0 ? c.ms / base.ms : undefined;
+      const over = c.peakMiB > RSS_TARGET_MIB || (ratio !== undefined && ratio > TEXT_TIME_TARGET) || String(c.exit) !== String(base?.exit ?? c.exit);
+      const cell = `${fmt(c.ms / 1000)} s${ratio === undefined ? '' : ` ${fmt(ratio, 2)}×`} ${fmt(c.peakMiB, 0)} MiB${over ? '!' : ''}${c.exit === 0 ? '' : ` e${c.exit}`}`;
+      return cell.padStart(24);
+    });
+    log(`  ${(ascii[name]?.what ?? texts[kinds[0]].commands[name]?.what ?? name).slice(0, 44).padEnd(44)} ${cells.join('')}`);
+  }
+  log('  (! marks a cell over a target, or an exit status other than ASCII\'s)');
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
   const frames = Number(opt('--frames') ?? 1_000_000);
-  const res = await benchBigRecording({ frames, dir: opt('--dir'), bin: opt('--bin') ? resolve(opt('--bin')) : undefined, only: opt('--only')?.split(',') ?? null });
+  const res = await benchBigRecording({ frames, dir: opt('--dir'), bin: opt('--bin') ? resolve(opt('--bin')) : undefined, only: opt('--only')?.split(',') ?? null, texts: opt('--text')?.split(',') ?? TEXT_KINDS });
   if (opt('--json')) {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(opt('--json'), JSON.stringify(res, null, 2));
