@@ -15,11 +15,12 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CHUNK_UPDATES, matchChunkLine, newChunkMatch } from '../../src/wire/chunk-line.js';
+import { CHUNK_UPDATES } from '../../src/wire/chunk-line.js';
 import { chunkFrameOf } from '../../src/wire/chunk-frame.js';
 import { frameFromBytes } from '../../src/wire/make-frame.js';
 import { itemFromLine, TranscriptLineReader } from '../../src/transcript/format.js';
-import { readTranscriptItems, scanTranscriptFile, type TranscriptSink } from '../../src/transcript/read-file.js';
+import { readTranscriptItems, scanTranscriptFile } from '../../src/transcript/read-file.js';
+import { packingSink } from '../../src/check-run/parallel.js';
 import { type LineBatch, LinePacker, LineRing, unpackLines } from '../../src/check-run/batch.js';
 import { CheckFold } from '../../src/check/fold.js';
 import type { Finding } from '../../src/check/checker.js';
@@ -108,22 +109,13 @@ function viaBatches(file: string, batchBytes: number): { items: string[]; findin
   const ring = new LineRing(2, LineRing.slotBytesFor(batchBytes));
   const packer = new LinePacker(batchBytes, ring);
   const reader = new TranscriptLineReader();
-  const m = newChunkMatch();
   const correlator = new Correlator();
   const got: [Item, number][] = [];
   const unpack = (b: LineBatch): void => unpackLines(b, (item, chunk) => {
     if (chunk < 0 && isFrame(item)) correlator.observe(item);
     got.push([item, chunk]);
   }, ring);
-  const sink: TranscriptSink = {
-    take(t, start, _lineNo, bytes) {
-      const end = matchChunkLine(t, m, start);
-      if (end >= 0) packer.chunk(t, m, reader.countRecognised(m.t), bytes !== undefined);
-      return end;
-    },
-    line: (l) => packer.line(l),
-  };
-  for (const _ of scanTranscriptFile(file, sink, reader, 4096)) {
+  for (const _ of scanTranscriptFile(file, packingSink(packer, reader), reader, 4096)) {
     // Each batch unpacked before the next is packed (a ring of two slots: as the reader waits for the worker).
     if (packer.full) unpack(packer.take().batch);
   }
