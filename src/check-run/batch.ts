@@ -311,15 +311,16 @@ export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => v
 
 /**
  * Stored items travel the same way: rows of the items table (columns ROW_COLUMNS, as arrays) become
- * their raw text in the ASCII buffer and their other columns in one JSON text per batch; a row with
- * a blob, a non-ASCII text or a non-finite number travels as the row itself.
+ * their raw text in the buffer (ASCII, or UTF-8 marked as such: text read from SQLite holds no lone
+ * surrogate) and their other columns in one JSON text per batch; a row with a blob or a non-finite
+ * number travels as the row itself.
  */
 export const ROW_COLUMNS = 'seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated';
 const RAW = 10;
 const RAW_BYTES = 11;
-/** Row codes: its raw in the text, its raw in the JSON, or the whole row in `others`. */
+/** Row codes: its raw in the text (ASCII or UTF-8), or the whole row in `others`. */
 const ROW_TEXT = 0;
-const ROW_JSON = 1;
+const ROW_UTF8 = 1;
 const ROW_WHOLE = 2;
 
 export interface RowBatch {
@@ -327,7 +328,7 @@ export interface RowBatch {
   textLength: number;
   ends: Int32Array;
   code: Uint8Array;
-  /** JSON array, one entry per ROW_TEXT/ROW_JSON row: its columns but raw and raw_bytes (raw last for ROW_JSON). */
+  /** JSON array, one entry per ROW_TEXT/ROW_UTF8 row: its columns but raw and raw_bytes. */
   columns: string;
   others: unknown[][];
 }
@@ -341,7 +342,7 @@ export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayB
   let cap = 4; // as in packLines
   for (let i = 0; i < n; i++) {
     const r = rows[i]![RAW];
-    if (typeof r === 'string') cap += r.length;
+    if (typeof r === 'string') cap += 3 * r.length; // UTF-8 takes at most 3 bytes a UTF-16 unit
   }
   const buf = Buffer.allocUnsafeSlow(cap) as unknown as Buffer & FastWrite;
   const ends = new Int32Array(n);
@@ -359,13 +360,9 @@ export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayB
       code[i] = ROW_WHOLE;
       others.push(row);
     } else {
-      if (buf.utf8Write(raw as string, pos) === (raw as string).length) {
-        pos += (raw as string).length;
-        code[i] = ROW_TEXT;
-      } else {
-        cols.push(raw);
-        code[i] = ROW_JSON;
-      }
+      const written = buf.utf8Write(raw as string, pos);
+      code[i] = written === (raw as string).length ? ROW_TEXT : ROW_UTF8;
+      pos += written;
       columns.push(cols);
     }
     ends[i] = pos;
@@ -391,7 +388,7 @@ export function unpackRows<R>(b: RowBatch, each: (row: R) => void): void {
       row = { seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpc_id: r[5], reply_to: r[6], latency: r[7], session_id: r[8], size: r[9], raw: r[10], raw_bytes: r[11], parse_error: r[12], truncated: r[13] };
     } else {
       const c = columns[k++]!;
-      const raw = code === ROW_TEXT ? bytes.toString('latin1', start, end) : c[12];
+      const raw = bytes.toString(code === ROW_TEXT ? 'latin1' : 'utf8', start, end);
       row = { seq: c[0], t: c[1], dir: c[2], kind: c[3], method: c[4], rpc_id: c[5], reply_to: c[6], latency: c[7], session_id: c[8], size: c[9], raw, raw_bytes: null, parse_error: c[10], truncated: c[11] };
     }
     each(row as R);

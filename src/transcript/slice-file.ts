@@ -7,19 +7,21 @@
 import type { Frame, Item } from '../wire/frame.js';
 import { checkNotes, sortNotes, TranscriptLineReader } from './format.js';
 import { readTranscriptItems } from './read-file.js';
-import { planSlice, SessionUpdatesBuilder, type SlicePlan, type SliceSpec } from './slice.js';
+import { planSlice, SessionUpdatesBuilder, type SlicePlan, type SliceSpec, updateWithoutText } from './slice.js';
 
 /** Update text the slice's plan may read: it may name a tool call or a terminal, be a state update, or spell either in escapes. */
 const MAY_MATTER = /toolCallId|terminalId|current_mode_update|config_option_update|available_commands_update|session_info_update|\\u/;
 
-/** An agent update whose text cannot matter to the plan, without its text (SessionUpdatesBuilder takes it). */
-function planned(it: Item): Item {
+/**
+ * An agent update whose text cannot matter to the plan, without its text (SessionUpdatesBuilder
+ * takes it): a text chunk frame (`chunk` ≥ 0, as readTranscriptItems reports it), whatever its text
+ * spells, or an update whose raw text names nothing the plan reads.
+ */
+function planned(it: Item, chunk: number): Item {
   if (it.dir !== 'a2c') return it;
   const f = it as Frame;
-  if (f.method !== 'session/update' || f.kind !== 'notification' || MAY_MATTER.test(f.raw)) return it;
-  const lite: Frame = { seq: f.seq, t: f.t, dir: f.dir, raw: '', size: f.size, kind: f.kind, method: f.method };
-  if (f.sessionId !== undefined) lite.sessionId = f.sessionId;
-  return lite;
+  if (chunk < 0 && (f.method !== 'session/update' || f.kind !== 'notification' || MAY_MATTER.test(f.raw))) return it;
+  return updateWithoutText(f);
 }
 
 /** Plans `spec` on transcript `file` (reading it once); `items()` reads it again for the kept items. Throws SliceError, TranscriptError. */
@@ -27,8 +29,9 @@ export function sliceTranscriptFile(file: string, spec: SliceSpec): { plan: Slic
   const reader = new TranscriptLineReader();
   const all: Item[] = [];
   const updates = new SessionUpdatesBuilder(1);
-  for (const it of readTranscriptItems(file, reader)) {
-    const p = planned(it);
+  const last = { chunk: -1 };
+  for (const it of readTranscriptItems(file, reader, last)) {
+    const p = planned(it, last.chunk);
     if (!updates.take(p)) all.push(p);
   }
   checkNotes(reader.notes, reader.seq);

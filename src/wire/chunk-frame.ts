@@ -32,6 +32,14 @@ const PLAIN = new RegExp(head + '(' + PLAIN_CHAR + '*)' + reEsc(F_TAIL) + '$');
 const ESCAPED = new RegExp(head + '(' + PLAIN_CHAR + '*(?:' + ESCAPE + PLAIN_CHAR + '*)+)' + reEsc(F_TAIL) + '$');
 
 /**
+ * Whether `raw` is a text chunk frame in the SDK's form (what chunkFrameOf recognises, without making
+ * the frame): its keys are the fixed ones, and only its text, which may spell anything, varies.
+ */
+export function isTextChunkRaw(raw: string): boolean {
+  return raw.charCodeAt(0) === 0x7b && raw.charCodeAt(raw.length - 1) === 0x7d && (PLAIN.test(raw) || ESCAPED.test(raw));
+}
+
+/**
  * Where chunkFrameOf says which update kind it recognised: an index into CHUNK_UPDATES; and the
  * session id of the last frame it recognised, reused for the next one of the same session.
  */
