@@ -9,7 +9,7 @@ import { closeSync, openSync, read, readSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
 import { TranscriptError, TranscriptLineReader, itemFromLine, type TranscriptLine } from './format.js';
 import { Correlator } from '../wire/correlate.js';
-import { isFrame, type Item } from '../wire/frame.js';
+import { type Frame, isFrame, type Item } from '../wire/frame.js';
 import { openCapture, type OpenedCapture } from './open-capture.js';
 import { chunkLineFrame, matchChunkLine, newChunkMatch } from '../wire/chunk-line.js';
 
@@ -37,9 +37,12 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
  * item came, the notes at the end). The common text chunk lines are recognised without parsing them
  * (wire/chunk-line.ts: the same frames, in a fraction of two JSON.parse calls); `last.chunk` says,
  * while an item is yielded, whether it is such a frame: the index of its update kind (what
- * Checker.step takes as `chunk`), else -1. Errors as readTranscriptFile's.
+ * Checker.step takes as `chunk`), else -1. `textless(seq, dir)`, when it says so, makes such a frame
+ * without its text (`raw` "", size 0, no `json`: its session only), which costs nothing to decode:
+ * for a reader that needs no more of it (a slice's plan, the items a slice leaves out). Errors as
+ * readTranscriptFile's.
  */
-export function* readTranscriptItems(file: string, reader = new TranscriptLineReader(), last: { chunk: number } = { chunk: -1 }): Generator<Item> {
+export function* readTranscriptItems(file: string, reader = new TranscriptLineReader(), last: { chunk: number } = { chunk: -1 }, textless?: (seq: number, dir: 'a2c' | 'c2a') => boolean): Generator<Item> {
   const correlator = new Correlator();
   let out: Item[] = [];
   /** Each item's chunk kind, beside `out`. */
@@ -49,7 +52,11 @@ export function* readTranscriptItems(file: string, reader = new TranscriptLineRe
   const sink: TranscriptSink = {
     take(text, start, _lineNo, bytes) {
       const end = matchChunkLine(text, m, start);
-      if (end >= 0) {
+      if (end >= 0 && textless?.(reader.seq + 1, m.dir)) {
+        const f: Frame = { seq: reader.countRecognised(m.t), t: m.t, dir: m.dir, raw: '', size: 0, kind: 'notification', method: 'session/update', sessionId: text.slice(m.sidStart, m.sidEnd) };
+        out.push(f);
+        kinds.push(m.update);
+      } else if (end >= 0) {
         const span = bytes === undefined ? text.slice(m.spanStart, m.spanEnd) : bytes.toString('utf8', m.spanStart, m.spanEnd);
         out.push(chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, text.slice(m.sidStart, m.sidEnd), m.update, span, m.escaped, kind, bytes === undefined ? span.length : -1));
         kinds.push(kind.update);

@@ -14,13 +14,13 @@ const MAY_MATTER = /toolCallId|terminalId|current_mode_update|config_option_upda
 
 /**
  * An agent update whose text cannot matter to the plan, without its text (SessionUpdatesBuilder
- * takes it): a text chunk frame (`chunk` ≥ 0, as readTranscriptItems reports it), whatever its text
+ * takes it): a text chunk frame (read without its text: see sliceTranscriptFile), whatever its text
  * spells, or an update whose raw text names nothing the plan reads.
  */
-function planned(it: Item, chunk: number): Item {
+function planned(it: Item): Item {
   if (it.dir !== 'a2c') return it;
   const f = it as Frame;
-  if (chunk < 0 && (f.method !== 'session/update' || f.kind !== 'notification' || MAY_MATTER.test(f.raw))) return it;
+  if (f.raw === '' || f.method !== 'session/update' || f.kind !== 'notification' || MAY_MATTER.test(f.raw)) return it;
   return updateWithoutText(f);
 }
 
@@ -29,12 +29,13 @@ export function sliceTranscriptFile(file: string, spec: SliceSpec): { plan: Slic
   const reader = new TranscriptLineReader();
   const all: Item[] = [];
   const updates = new SessionUpdatesBuilder(1);
-  const last = { chunk: -1 };
-  for (const it of readTranscriptItems(file, reader, last)) {
-    const p = planned(it, last.chunk);
+  // The agent's text chunk frames read without their text (the plan holds what the client sent whole).
+  for (const it of readTranscriptItems(file, reader, undefined, (_seq, dir) => dir === 'a2c')) {
+    const p = planned(it);
     if (!updates.take(p)) all.push(p);
   }
   checkNotes(reader.notes, reader.seq);
   const plan = planSlice({ recording: { header: reader.header, items: all, notes: sortNotes(reader.notes) }, maxSeq: reader.seq, updates: updates.done() }, spec);
-  return { plan, items: () => readTranscriptItems(file) };
+  // The second reading makes the text of the kept ones only.
+  return { plan, items: () => readTranscriptItems(file, undefined, undefined, (seq) => plan.newSeq(seq) === undefined) };
 }
