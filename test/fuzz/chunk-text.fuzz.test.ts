@@ -8,7 +8,8 @@
  *   lines recognised by wire/chunk-line.ts, pieces with non-ASCII read as Latin-1 bytes);
  * - the same file through the two-thread check's batches (check-run/batch.ts's LinePacker, then
  *   unpackLines, as the worker unpacks them);
- * - each frame's raw bytes through wire/chunk-frame.ts (the tap's recorder, stored rows).
+ * - each frame's raw bytes through wire/chunk-frame.ts (the tap's recorder, stored rows), and its
+ *   raw text written as a JSON string (export's test of a line redaction need not parse).
  * Seeded and bounded.
  */
 import { writeFileSync } from 'node:fs';
@@ -16,7 +17,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CHUNK_UPDATES } from '../../src/wire/chunk-line.js';
-import { chunkFrameOf } from '../../src/wire/chunk-frame.js';
+import { chunkFrameOf, isQuotedTextChunk, isTextChunkRaw } from '../../src/wire/chunk-frame.js';
 import { frameFromBytes } from '../../src/wire/make-frame.js';
 import { itemFromLine, TranscriptLineReader } from '../../src/transcript/format.js';
 import { readTranscriptItems, scanTranscriptFile } from '../../src/transcript/read-file.js';
@@ -159,5 +160,20 @@ describe('text-chunk fast paths (property)', () => {
       expect(show(got)).toBe(show(want));
       expect(CHUNK_UPDATES[out.update]).toBe(c.kind);
     }), { ...RUNS, numRuns: 1000 });
+  });
+
+  it('a raw text written as a JSON string is a text chunk frame only when the raw text is one (export keeps such lines unparsed)', () => {
+    // Chunk frames, and the same with a piece of text put anywhere (keys, a bare quote, a cut).
+    const raw = fc.oneof(chunkFrame.map(frameOf), fc.tuple(chunkFrame.map(frameOf), piece, fc.nat()).map(([r, p, at]) => r.slice(0, at % (r.length + 1)) + p + r.slice(at % (r.length + 1))));
+    let yes = 0;
+    fc.assert(fc.property(raw, (r) => {
+      const quoted = isQuotedTextChunk(JSON.stringify(r));
+      if (quoted) {
+        yes++;
+        expect(isTextChunkRaw(r), r).toBe(true);
+        expect(JSON.parse(r).params.update.content.type).toBe('text');
+      } else if (r.isWellFormed()) expect(isTextChunkRaw(r), r).toBe(false);
+    }), { ...RUNS, numRuns: 2000 });
+    expect(yes).toBeGreaterThan(500);
   });
 });
