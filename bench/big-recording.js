@@ -5,7 +5,12 @@
  * a separate process, each with its wall time and peak RSS. Called by scripts/bench.js (section
  * `big`); runs alone too:
  *
- *   node bench/big-recording.js [--frames N] [--dir DIR] [--bin BIN] [--only export,import,...] [--json FILE]
+ *   node bench/big-recording.js [--frames N] [--dir DIR] [--bin BIN] [--only export,import,...] [--text ascii,multibyte,...] [--json FILE]
+ *
+ * It does so for each kind of chunk text (bench/frames.js's TEXT_KINDS: ASCII prose, multi-byte UTF-8,
+ * text full of JSON escapes, and a mix), a recording of each, and ends with a table of every command's
+ * time and peak RSS per kind beside ASCII's (issue 45: what an agent streams is not ASCII, and no
+ * command may fall off a cliff on it). `--text` picks the kinds.
  *
  * `--dir` keeps the transcript and the database there (made once, reused when present: the
  * recording takes a minute to make); `--bin` measures another build of acp-inspect on the same files.
@@ -30,22 +35,24 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { floodChunks, initializeRequest, initializeResult, newSessionRequest, newSessionResult, promptRequest, promptResult } from './frames.js';
+import { TEXT_KINDS, floodChunks, initializeRequest, initializeResult, newSessionRequest, newSessionResult, promptRequest, promptResult } from './frames.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const NODE = process.execPath;
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : null;
 /** What the issue asks of every command on a 1 GiB recording. */
 export const RSS_TARGET_MIB = 300;
+/** What issue 45 asks of every command on a text that is not ASCII: at most this many times its time on ASCII text. */
+export const TEXT_TIME_TARGET = 2;
 
 /**
  * Writes a transcript of `frames` frames: initialize, session/new, then prompt turns of
  * `perTurn` `session/update` frames of `size` bytes each (one turn of everything by default, the
  * shape of a session/load of a big history or a long flood). `newSession: false` leaves session/new
- * out, so every prompt and update is for a session never opened: a finding on each frame. Returns the
- * number of frames.
+ * out, so every prompt and update is for a session never opened: a finding on each frame. `text`: the
+ * kind of the updates' text (bench/frames.js's TEXT_KINDS). Returns the number of frames.
  */
-export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infinity, newSession = true } = {}) {
+export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infinity, newSession = true, text = 'ascii' } = {}) {
   const fd = openSync(file, 'w');
   let buf = [];
   let bytes = 0;
@@ -76,7 +83,7 @@ export function writeFloodTranscript(file, frames, { size = 1024, perTurn = Infi
     n++;
     const k = Math.min(perTurn, frames - n - 1);
     if (k > 0) {
-      for (const c of floodChunks(size, k, size)) put('a2c', c);
+      for (const c of floodChunks(size, k, size, text)) put('a2c', c);
       n += k;
     }
     put('a2c', promptResult(pid));
@@ -242,139 +249,208 @@ const cpu = (ms) => (ms === null || ms === undefined ? '' : `(cpu ${(ms / 1000).
 const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '?' : x.toFixed(d));
 
 /**
- * The floors, then the commands of the issue's table and the others it names, on `file` (the
- * transcript) and `db` (recording `id` in it), and check and import on `findings` (a transcript with
- * a finding on every frame), when given. `want(name)` picks the commands.
+ * The floors, then the commands of the issue's table and the others it names, on each target's
+ * `file` (the transcript) and `db` (recording `id` in it), and check and import on its `findings` (a
+ * transcript with a finding on every frame), when given. The targets (one per kind of text) take
+ * turns command by command, so that what else runs on the machine weighs on each alike. `want(name)`
+ * picks the commands. Returns each target's commands and floors, by its `text`.
  */
-export async function runBigCommands({ bin, dir, file, findings, db, id, frames, want = () => true, log = console.log }) {
+export async function runBigCommands({ bin, dir, targets, id, want = () => true, log = console.log }) {
   const out = {};
-  const mid = Math.floor(frames / 2);
-  const turnSeq = 6;
-  const o = (name) => join(dir, `out-${name}`);
   const floors = {};
+  for (const tg of targets) {
+    out[tg.text] = {};
+    floors[tg.text] = {};
+  }
+  const many = targets.length > 1;
+  const label = (what, tg) => (many ? `${what} [${tg.text}]` : what);
+  const o = (name, tg) => join(dir, `out-${tg.text}-${name}`);
   const floorRow = async (name, what, run) => {
-    const r = await run();
-    floors[name] = { what, ms: r.ms, cpuMs: r.cpuMs, peakMiB: r.peakMiB, exit: r.exit, stdout: r.out.trim() };
-    log(`  ${`floor: ${what}`.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s ${cpu(r.cpuMs)}  ${fmt(r.peakMiB, 0).padStart(6)} MiB   [${r.exit === 0 ? r.out.trim() : r.stderr}]`);
+    for (const tg of targets) {
+      const r = await run(tg);
+      floors[tg.text][name] = { what, ms: r.ms, cpuMs: r.cpuMs, peakMiB: r.peakMiB, exit: r.exit, stdout: r.out.trim() };
+      log(`  ${label(`floor: ${what}`, tg).padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s ${cpu(r.cpuMs)}  ${fmt(r.peakMiB, 0).padStart(6)} MiB   [${r.exit === 0 ? r.out.trim() : r.stderr}]`);
+    }
   };
-  await floorRow('scan', 'one SQL scan of the rows', () => floor('scan', db, String(id)));
-  await floorRow('write', 'the scan, each raw line written to a file', () => floor('write', db, String(id), o('floor.txt')));
-  rmSync(o('floor.txt'), { force: true });
-  await floorRow('read', 'read FILE, JSON.parse each line', () => floor('read', file));
-  await floorRow('insert', 'SQLite INSERT … SELECT the rows', () => floor('insert', db, String(id)));
-  floors.import = { what: 'read + insert', ms: floors.read.ms + floors.insert.ms, cpuMs: floors.read.cpuMs + floors.insert.cpuMs };
-  const row = async (name, what, run) => {
+  await floorRow('scan', 'one SQL scan of the rows', (tg) => floor('scan', tg.db, String(id)));
+  await floorRow('write', 'the scan, each raw line written to a file', async (tg) => {
+    const r = await floor('write', tg.db, String(id), o('floor.txt', tg));
+    rmSync(o('floor.txt', tg), { force: true });
+    return r;
+  });
+  await floorRow('read', 'read FILE, JSON.parse each line', (tg) => floor('read', tg.file));
+  await floorRow('insert', 'SQLite INSERT … SELECT the rows', (tg) => floor('insert', tg.db, String(id)));
+  for (const tg of targets) {
+    const f = floors[tg.text];
+    f.import = { what: 'read + insert', ms: f.read.ms + f.insert.ms, cpuMs: f.read.cpuMs + f.insert.cpuMs };
+  }
+  const row = async (name, what, run, { when = () => true } = {}) => {
     if (!want(name)) return;
-    const r = await run();
-    const fl = floorOf(name);
-    const f = fl === null ? null : floors[fl];
-    const ratio = f ? r.ms / f.ms : undefined;
-    const cpuRatio = !f || r.cpuMs === null || r.cpuMs === undefined || !f.cpuMs ? null : r.cpuMs / f.cpuMs;
-    out[name] = { what, ms: r.ms, cpuMs: r.cpuMs, peakMiB: r.peakMiB, exit: r.exit, outBytes: r.outBytes, stderr: r.stderr, floor: fl, ratio, cpuRatio, slice: SLICES.has(name) };
-    const ok = r.peakMiB <= RSS_TARGET_MIB ? '' : '   OVER';
-    log(`  ${what.padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s ${cpu(r.cpuMs)}  ${fmt(r.peakMiB, 0).padStart(6)} MiB  ${f ? `${fmt(ratio, 2).padStart(5)}× ${fl.padEnd(6)}` : ' '.repeat(13)}${cpuRatio === null ? '' : ` (cpu ${fmt(cpuRatio, 2)}×)`}${ok}${r.stderr ? `   [${r.stderr.slice(0, 150)}]` : ''}`);
+    for (const tg of targets) {
+      if (!when(tg)) continue;
+      const r = await run(tg);
+      const fl = floorOf(name);
+      const f = fl === null ? null : floors[tg.text][fl];
+      const ratio = f ? r.ms / f.ms : undefined;
+      const cpuRatio = !f || r.cpuMs === null || r.cpuMs === undefined || !f.cpuMs ? null : r.cpuMs / f.cpuMs;
+      const w = typeof what === 'function' ? what(tg) : what;
+      out[tg.text][name] = { what: w, ms: r.ms, cpuMs: r.cpuMs, peakMiB: r.peakMiB, exit: r.exit, outBytes: r.outBytes, stderr: r.stderr, floor: fl, ratio, cpuRatio, slice: SLICES.has(name) };
+      const ok = r.peakMiB <= RSS_TARGET_MIB ? '' : '   OVER';
+      log(`  ${label(w, tg).padEnd(44)} exit ${String(r.exit).padEnd(3)} ${fmt(r.ms / 1000).padStart(7)} s ${cpu(r.cpuMs)}  ${fmt(r.peakMiB, 0).padStart(6)} MiB  ${f ? `${fmt(ratio, 2).padStart(5)}× ${fl.padEnd(6)}` : ' '.repeat(13)}${cpuRatio === null ? '' : ` (cpu ${fmt(cpuRatio, 2)}×)`}${ok}${r.stderr ? `   [${r.stderr.slice(0, 150)}]` : ''}`);
+    }
   };
   const cli = (args, opts) => measure(bin, args, opts);
-  await row('export', `export ${id} -o f.jsonl`, () => cli(['export', String(id), '--db', db, '-o', o('export.jsonl')]));
-  await row('exportStdout', `export ${id} > f.jsonl (stdout)`, () => cli(['export', String(id), '--db', db]));
-  await row('exportTurn', `export ${id} --turn ${turnSeq}`, () => cli(['export', String(id), '--db', db, '--turn', String(turnSeq), '-o', o('turn.jsonl')]));
-  await row('exportSeq', `export ${id} --seq ${mid}-${mid + 999} (1,000 items)`, () => cli(['export', String(id), '--db', db, '--seq', `${mid}-${mid + 999}`, '-o', o('seq.jsonl')]));
-  await row('exportFileSeq', `export FILE --seq ${mid}-${mid + 999}`, () => cli(['export', file, '--seq', `${mid}-${mid + 999}`, '-o', o('fseq.jsonl')]));
-  await row('exportHtml', `export ${id} --html`, () => cli(['export', String(id), '--db', db, '--html', '-o', o('report.html')]));
+  const mid = (tg) => Math.floor(tg.frames / 2);
+  const turnSeq = 6;
+  await row('export', `export ${id} -o f.jsonl`, (tg) => cli(['export', String(id), '--db', tg.db, '-o', o('export.jsonl', tg)]));
+  await row('exportStdout', `export ${id} > f.jsonl (stdout)`, (tg) => cli(['export', String(id), '--db', tg.db]));
+  await row('exportTurn', `export ${id} --turn ${turnSeq}`, (tg) => cli(['export', String(id), '--db', tg.db, '--turn', String(turnSeq), '-o', o('turn.jsonl', tg)]));
+  await row('exportSeq', (tg) => `export ${id} --seq ${mid(tg)}-${mid(tg) + 999} (1,000 items)`, (tg) => cli(['export', String(id), '--db', tg.db, '--seq', `${mid(tg)}-${mid(tg) + 999}`, '-o', o('seq.jsonl', tg)]));
+  await row('exportFileSeq', (tg) => `export FILE --seq ${mid(tg)}-${mid(tg) + 999}`, (tg) => cli(['export', tg.file, '--seq', `${mid(tg)}-${mid(tg) + 999}`, '-o', o('fseq.jsonl', tg)]));
+  await row('exportHtml', `export ${id} --html`, (tg) => cli(['export', String(id), '--db', tg.db, '--html', '-o', o('report.html', tg)]));
   if (want('exportOtlp')) {
     const sink = await startSink();
-    await row('exportOtlp', `export ${id} --otlp URL`, () => cli(['export', String(id), '--db', db, '--otlp', sink.url]));
-    if (out.exportOtlp) out.exportOtlp.collector = sink.stats();
+    await row('exportOtlp', `export ${id} --otlp URL`, (tg) => cli(['export', String(id), '--db', tg.db, '--otlp', sink.url]));
+    for (const tg of targets) if (out[tg.text].exportOtlp) out[tg.text].exportOtlp.collector = sink.stats();
     await sink.close();
   }
-  await row('import', `import f.jsonl (${fmt(statSync(file).size / 1048576, 0)} MiB)`, () => {
-    const idb = join(dir, 'import.db');
-    for (const s of ['', '-wal', '-shm']) rmSync(idb + s, { force: true });
-    return cli(['import', '--db', idb, file]);
+  await row('import', (tg) => `import f.jsonl (${fmt(statSync(tg.file).size / 1048576, 0)} MiB)`, (tg) => {
+    const idb = join(dir, `import-${tg.text}.db`);
+    for (const x of ['', '-wal', '-shm']) rmSync(idb + x, { force: true });
+    return cli(['import', '--db', idb, tg.file]);
   });
-  await row('checkFile', 'check f.jsonl', () => cli(['check', file]));
-  await row('checkId', `check ${id} (stored)`, () => cli(['check', String(id), '--db', db]));
-  if (findings) {
-    // A finding on every frame (its session never opened): check and import hold none of them.
-    await row('checkFindingsJson', 'check g.jsonl --json (a finding a frame)', () => cli(['check', findings, '--json']));
-    await row('checkFindingsText', 'check g.jsonl (a finding a frame)', () => cli(['check', findings]));
-    const fdb = join(dir, 'findings.db');
-    for (const s of ['', '-wal', '-shm']) rmSync(fdb + s, { force: true });
-    await row('importFindings', 'import g.jsonl (a finding a frame)', () => cli(['import', '--db', fdb, findings]));
-    await row('checkFindingsId', 'check ID --json (a finding a frame, stored)', () => cli(['check', '1', '--db', fdb, '--json']));
-    for (const s of ['', '-wal', '-shm']) rmSync(fdb + s, { force: true });
-  }
-  await row('show', `show ${id}`, () => cli(['show', String(id), '--db', db]));
-  await row('diffSame', `diff ${id} ${id}`, () => cli(['diff', String(id), String(id), '--db', db]));
-  await row('diffFile', `diff ${id} f.jsonl`, () => cli(['diff', String(id), file, '--db', db]));
-  await row('replayAgent', `replay --as agent ${id}`, () => cli(['replay', '--as', 'agent', String(id), '--db', db], { input: '' }));
-  await row('mcp', 'mcp: get_turn, list_frames, diff_recordings (file)', () => cli(['mcp', '--db', db], {
+  await row('checkFile', 'check f.jsonl', (tg) => cli(['check', tg.file]));
+  await row('checkId', `check ${id} (stored)`, (tg) => cli(['check', String(id), '--db', tg.db]));
+  // A finding on every frame (its session never opened): check and import hold none of them.
+  const withFindings = { when: (tg) => !!tg.findings };
+  const fdb = (tg) => join(dir, `findings-${tg.text}.db`);
+  await row('checkFindingsJson', 'check g.jsonl --json (a finding a frame)', (tg) => cli(['check', tg.findings, '--json']), withFindings);
+  await row('checkFindingsText', 'check g.jsonl (a finding a frame)', (tg) => cli(['check', tg.findings]), withFindings);
+  await row('importFindings', 'import g.jsonl (a finding a frame)', (tg) => {
+    for (const x of ['', '-wal', '-shm']) rmSync(fdb(tg) + x, { force: true });
+    return cli(['import', '--db', fdb(tg), tg.findings]);
+  }, withFindings);
+  await row('checkFindingsId', 'check ID --json (a finding a frame, stored)', (tg) => cli(['check', '1', '--db', fdb(tg), '--json']), withFindings);
+  for (const tg of targets) for (const x of ['', '-wal', '-shm']) rmSync(fdb(tg) + x, { force: true });
+  await row('show', `show ${id}`, (tg) => cli(['show', String(id), '--db', tg.db]));
+  await row('diffSame', `diff ${id} ${id}`, (tg) => cli(['diff', String(id), String(id), '--db', tg.db]));
+  await row('diffFile', `diff ${id} f.jsonl`, (tg) => cli(['diff', String(id), tg.file, '--db', tg.db]));
+  await row('replayAgent', `replay --as agent ${id}`, (tg) => cli(['replay', '--as', 'agent', String(id), '--db', tg.db], { input: '' }));
+  await row('mcp', 'mcp: get_turn, list_frames, diff_recordings (file)', (tg) => cli(['mcp', '--db', tg.db], {
     input: mcpInput([
       { name: 'get_turn', args: { recording: id, seq: turnSeq } },
-      { name: 'list_frames', args: { recording: id, cursor: String(mid) } },
-      { name: 'diff_recordings', args: { a: id, b: file, aSeq: `${mid}-${mid + 999}`, bSeq: `${mid}-${mid + 999}` } },
+      { name: 'list_frames', args: { recording: id, cursor: String(mid(tg)) } },
+      { name: 'diff_recordings', args: { a: id, b: tg.file, aSeq: `${mid(tg)}-${mid(tg) + 999}`, bSeq: `${mid(tg)}-${mid(tg) + 999}` } },
     ]),
   }));
-  await row('serveExport', 'serve: GET /api/recordings/ID/export', () => measureRoute(bin, db, `/api/recordings/${id}/export`));
-  await row('serveFixture', `serve: GET …/fixture?seq=${mid}-${mid + 999}`, () => measureRoute(bin, db, `/api/recordings/${id}/fixture?seq=${mid}-${mid + 999}`));
-  await row('serveHtml', 'serve: GET …/export?format=html', () => measureRoute(bin, db, `/api/recordings/${id}/export?format=html`));
-  await row('serveWaterfall', 'serve: GET …/waterfall', () => measureRoute(bin, db, `/api/recordings/${id}/waterfall`));
-  await row('serveInsights', 'serve: GET …/insights', () => measureRoute(bin, db, `/api/recordings/${id}/insights`));
+  await row('serveExport', 'serve: GET /api/recordings/ID/export', (tg) => measureRoute(bin, tg.db, `/api/recordings/${id}/export`));
+  await row('serveFixture', (tg) => `serve: GET …/fixture?seq=${mid(tg)}-${mid(tg) + 999}`, (tg) => measureRoute(bin, tg.db, `/api/recordings/${id}/fixture?seq=${mid(tg)}-${mid(tg) + 999}`));
+  await row('serveHtml', 'serve: GET …/export?format=html', (tg) => measureRoute(bin, tg.db, `/api/recordings/${id}/export?format=html`));
+  await row('serveWaterfall', 'serve: GET …/waterfall', (tg) => measureRoute(bin, tg.db, `/api/recordings/${id}/waterfall`));
+  await row('serveInsights', 'serve: GET …/insights', (tg) => measureRoute(bin, tg.db, `/api/recordings/${id}/insights`));
   if (want('serveImport')) {
     // The upload limit is 256 MiB: a part of that size, exported first.
-    const part = o('upload.jsonl');
-    const n = Math.min(frames, 200_000);
-    const made = await cli(['export', String(id), '--db', db, '--seq', `1-${n}`, '-o', part]);
-    if (made.exit === 0) await row('serveImport', `serve: POST /api/import (${fmt(statSync(part).size / 1048576, 0)} MiB)`, () => measureRoute(bin, db, '/api/import', { upload: part }));
-    rmSync(part, { force: true });
+    const parts = new Map();
+    for (const tg of targets) {
+      const part = o('upload.jsonl', tg);
+      const n = Math.min(tg.frames, 200_000);
+      const made = await cli(['export', String(id), '--db', tg.db, '--seq', `1-${n}`, '-o', part]);
+      if (made.exit === 0) parts.set(tg.text, part);
+    }
+    await row('serveImport', (tg) => `serve: POST /api/import (${fmt(statSync(parts.get(tg.text)).size / 1048576, 0)} MiB)`, (tg) => measureRoute(bin, tg.db, '/api/import', { upload: parts.get(tg.text) }), { when: (tg) => parts.has(tg.text) });
+    for (const part of parts.values()) rmSync(part, { force: true });
   }
-  for (const f of ['export.jsonl', 'turn.jsonl', 'seq.jsonl', 'fseq.jsonl', 'report.html']) rmSync(o(f), { force: true });
-  for (const s of ['', '-wal', '-shm']) rmSync(join(dir, 'import.db') + s, { force: true });
-  return { commands: out, floors };
+  for (const tg of targets) {
+    for (const f of ['export.jsonl', 'turn.jsonl', 'seq.jsonl', 'fseq.jsonl', 'report.html']) rmSync(o(f, tg), { force: true });
+    for (const x of ['', '-wal', '-shm']) rmSync(join(dir, `import-${tg.text}.db`) + x, { force: true });
+  }
+  const res = {};
+  for (const tg of targets) res[tg.text] = { commands: out[tg.text], floors: floors[tg.text] };
+  return res;
 }
 
-/** The section as scripts/bench.js runs it: make the recording (import is its first measure), then the rest. */
-export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(ROOT, 'bin', 'acp-inspect.js'), only = null, log = console.log } = {}) {
+/**
+ * The section as scripts/bench.js runs it: for each text kind (ASCII first), the recording made
+ * (transcript, then imported), then every command on each kind in turn; then the table of the kinds
+ * side by side. The result holds ASCII's commands as `commands` and every kind's in `texts`.
+ */
+export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(ROOT, 'bin', 'acp-inspect.js'), only = null, texts = TEXT_KINDS, log = console.log } = {}) {
   const keep = !!dir;
   dir ??= mkdtempSync(join(tmpdir(), 'acp-inspect-big-'));
   mkdirSync(dir, { recursive: true });
-  const file = join(dir, 'big.jsonl');
-  const db = join(dir, 'big.db');
-  log(`## big frames: ${frames} session/update frames of 1 KiB in one turn, each command as its own process (target ≤ ${RSS_TARGET_MIB} MiB peak RSS)`);
-  const result = { frames, targetMiB: RSS_TARGET_MIB, commands: {} };
+  const result = { frames, targetMiB: RSS_TARGET_MIB, timeTarget: TEXT_TIME_TARGET, commands: {}, texts: {} };
   try {
-    let total = frames;
-    if (!existsSync(file)) {
-      const t0 = performance.now();
-      total = writeFloodTranscript(file, frames);
-      log(`  made the transcript (${fmt(statSync(file).size / 1048576, 0)} MiB) in ${fmt((performance.now() - t0) / 1000)} s`);
-    }
-    if (!existsSync(db)) {
-      const r = await measure(bin, ['import', '--db', db, '--name', 'big-frames', file], { keep: true });
-      if (r.exit !== 0) {
-        log(`  import into the database failed (exit ${r.exit}): ${r.stderr}`);
-        result.error = r.stderr;
-        return result;
-      }
-    }
-    const id = 1;
+    log(`## big frames: ${frames} session/update frames of 1 KiB in one turn, text ${texts.join(', ')}, each command as its own process (target ≤ ${RSS_TARGET_MIB} MiB peak RSS${texts.length > 1 ? `, ≤ ${TEXT_TIME_TARGET}× ASCII's time` : ''})`);
     const want = (name) => !only || only.some((o) => name.startsWith(o));
-    // The same number of frames, 256 bytes each, for a session never opened: a finding on each.
-    const findings = join(dir, 'findings.jsonl');
-    if (['checkFindings', 'importFindings'].some(want) && !existsSync(findings)) writeFloodTranscript(findings, frames, { size: 256, newSession: false });
-    result.fileMiB = statSync(file).size / 1048576;
-    Object.assign(result, await runBigCommands({ bin, dir, file, findings: existsSync(findings) ? findings : undefined, db, id, frames: total, want, log }));
+    const targets = [];
+    for (const text of texts) {
+      // ASCII's files keep the names they had.
+      const suffix = text === 'ascii' ? '' : `-${text}`;
+      const tg = { text, file: join(dir, `big${suffix}.jsonl`), db: join(dir, `big${suffix}.db`), frames };
+      if (!existsSync(tg.file)) {
+        const t0 = performance.now();
+        tg.frames = writeFloodTranscript(tg.file, frames, { text });
+        log(`  made the ${text} transcript (${fmt(statSync(tg.file).size / 1048576, 0)} MiB) in ${fmt((performance.now() - t0) / 1000)} s`);
+      }
+      if (!existsSync(tg.db)) {
+        const r = await measure(bin, ['import', '--db', tg.db, '--name', `big-frames-${text}`, tg.file], { keep: true });
+        if (r.exit !== 0) {
+          log(`  import of the ${text} transcript into its database failed (exit ${r.exit}): ${r.stderr}`);
+          result.texts[text] = { error: r.stderr };
+          if (text === 'ascii') result.error = r.stderr;
+          continue;
+        }
+      }
+      // The same number of frames, 256 bytes each, for a session never opened: a finding on each.
+      const findings = join(dir, `findings${suffix}.jsonl`);
+      if (['checkFindings', 'importFindings'].some(want) && !existsSync(findings)) writeFloodTranscript(findings, frames, { size: 256, newSession: false, text });
+      if (existsSync(findings)) tg.findings = findings;
+      targets.push(tg);
+    }
+    const runs = await runBigCommands({ bin, dir, targets, id: 1, want, log });
+    for (const tg of targets) {
+      result.texts[tg.text] = { ...runs[tg.text], fileMiB: statSync(tg.file).size / 1048576 };
+      if (tg.text === 'ascii') Object.assign(result, { commands: runs.ascii.commands, floors: runs.ascii.floors, fileMiB: result.texts.ascii.fileMiB });
+    }
+    if (targets.length > 1) logTextTable(result.texts, log);
     return result;
   } finally {
     if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }
 
+/**
+ * Every command's time and peak RSS per text kind, each beside ASCII's: its wall and CPU time over
+ * ASCII's (the CPU time's ratio is the steadier on a busy machine), `!` past a target.
+ */
+function logTextTable(texts, log) {
+  const kinds = Object.keys(texts);
+  const ascii = texts.ascii?.commands ?? {};
+  log(`## big frames by text kind: time, its ratio to ASCII's (wall/CPU), peak RSS (targets ≤ ${TEXT_TIME_TARGET}× and ≤ ${RSS_TARGET_MIB} MiB)`);
+  log(`  ${'command'.padEnd(44)} ${kinds.map((k) => k.padStart(30)).join('')}`);
+  const names = [...new Set(kinds.flatMap((k) => Object.keys(texts[k].commands ?? {})))];
+  for (const name of names) {
+    const cells = kinds.map((k) => {
+      const c = texts[k].commands?.[name];
+      if (!c) return ''.padStart(30);
+      const base = ascii[name];
+      const same = base && base.exit === 0 && c.exit === 0 && k !== 'ascii';
+      const ratio = same ? c.ms / base.ms : undefined;
+      const cpuRatio = same && c.cpuMs && base.cpuMs ? c.cpuMs / base.cpuMs : undefined;
+      const over = c.peakMiB > RSS_TARGET_MIB || (ratio !== undefined && ratio > TEXT_TIME_TARGET) || String(c.exit) !== String(base?.exit ?? c.exit);
+      const rel = ratio === undefined ? '' : ` ${fmt(ratio, 2)}/${fmt(cpuRatio, 2)}×`;
+      return `${fmt(c.ms / 1000)} s${rel} ${fmt(c.peakMiB, 0)} MiB${over ? '!' : ''}${c.exit === 0 ? '' : ` e${c.exit}`}`.padStart(30);
+    });
+    log(`  ${(ascii[name]?.what ?? texts[kinds[0]].commands?.[name]?.what ?? name).slice(0, 44).padEnd(44)} ${cells.join('')}`);
+  }
+  log("  (! marks a cell over a target, or an exit status other than ASCII's)");
+}
+
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
   const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
   const frames = Number(opt('--frames') ?? 1_000_000);
-  const res = await benchBigRecording({ frames, dir: opt('--dir'), bin: opt('--bin') ? resolve(opt('--bin')) : undefined, only: opt('--only')?.split(',') ?? null });
+  const res = await benchBigRecording({ frames, dir: opt('--dir'), bin: opt('--bin') ? resolve(opt('--bin')) : undefined, only: opt('--only')?.split(',') ?? null, texts: opt('--text')?.split(',') ?? TEXT_KINDS });
   if (opt('--json')) {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(opt('--json'), JSON.stringify(res, null, 2));

@@ -9,13 +9,47 @@ const PREFIX = '{"jsonrpc":"2.0","method":"session/update","params":{"sessionId"
 const SUFFIX = '"}}}}\n';
 const FILLER = 'The quick brown fox jumps over the lazy dog; 0123456789. ';
 
-/** A template `session/update` line of exactly `size` bytes (with its `\n`); bytes [at, at+10) hold the frame number. */
-export function updateTemplate(size) {
+/** A JSON escape as one piece (backslash, then what follows it). */
+const e = (s) => '\\' + s;
+/**
+ * The kinds of chunk text the bench floods with, each as the pieces of a JSON string body as the
+ * frame writes it (an escape is one piece, so a text cut to size never splits one): `ascii`, plain
+ * prose; `multibyte`, what agents stream all day: 2-, 3- and 4-byte UTF-8 (é, ✓ and —, CJK, emoji)
+ * and a surrogate pair written as JSON escapes; `escapes`, ASCII prose full of `\n`, `\"`, `\\`,
+ * `\t` and `\u00e9`; `mixed`, both.
+ */
+const PIECES = {
+  ascii: [...FILLER],
+  multibyte: [...'Prose with a few ✓ marks — dashes, café, naïve; 日本語のテキスト, 中文 and 한국어; emoji 🚀🎉 and ', e('ud83d') + e('ude00'), ...' done. '],
+  escapes: [...'Line one', e('n'), ...'A ', e('"'), ...'quoted', e('"'), ...' word, a back', e('\\'), ...'slash, caf', e('u00e9'), e('t'), ...'tab; C:', e('\\'), ...'dir', e('n'), ...'end. '],
+  mixed: [...'✓ done — ', e('"'), ...'naïve', e('"'), e('n'), ...'日本語 ', e('u00e9'), ...' 🚀 ', e('\\'), e('ud83d') + e('ude00'), e('t'), ...'fin. '],
+};
+/** The text kinds, ASCII first. */
+export const TEXT_KINDS = Object.keys(PIECES);
+
+/** `head` then whole pieces of the kind `text`, then ASCII dots: a frame text body of exactly `bytes` bytes of UTF-8. */
+function textBody(head, bytes, text) {
+  const pieces = PIECES[text];
+  if (!pieces) throw new Error(`unknown text kind ${text} (one of ${TEXT_KINDS.join(', ')})`);
+  let body = head;
+  let len = Buffer.byteLength(head);
+  for (let i = 0; ; i = (i + 1) % pieces.length) {
+    const n = Buffer.byteLength(pieces[i]);
+    if (len + n > bytes) break;
+    body += pieces[i];
+    len += n;
+  }
+  return body + '.'.repeat(bytes - len);
+}
+
+/**
+ * A template `session/update` line of exactly `size` bytes (with its `\n`), its text of the kind
+ * `text` (TEXT_KINDS); bytes [at, at+10) hold the frame number.
+ */
+export function updateTemplate(size, text = 'ascii') {
   const textLen = size - PREFIX.length - SUFFIX.length;
   if (textLen < 10) throw new Error(`frame size ${size} is too small (minimum ${PREFIX.length + SUFFIX.length + 10})`);
-  let text = '0000000000';
-  while (text.length < textLen) text += FILLER;
-  const buf = Buffer.from(PREFIX + text.slice(0, textLen) + SUFFIX, 'latin1');
+  const buf = Buffer.from(PREFIX + textBody('0000000000', textLen, text) + SUFFIX, 'utf8');
   return { buf, at: PREFIX.length };
 }
 
@@ -28,11 +62,12 @@ export function stamp(buf, off, i) {
 }
 
 /**
- * Yields the flood as chunks of whole frames (about `chunkBytes` each): frames `0..count-1`.
+ * Yields the flood as chunks of whole frames (about `chunkBytes` each): frames `0..count-1`, their
+ * text of the kind `text` (TEXT_KINDS).
  * The yielded buffer is reused between yields; consume it before asking for the next.
  */
-export function* floodChunks(size, count, chunkBytes = 256 * 1024) {
-  const { buf: tpl, at } = updateTemplate(size);
+export function* floodChunks(size, count, chunkBytes = 256 * 1024, text = 'ascii') {
+  const { buf: tpl, at } = updateTemplate(size, text);
   const per = Math.max(1, Math.floor(chunkBytes / size));
   const chunk = Buffer.allocUnsafe(per * size);
   for (let k = 0; k < per; k++) tpl.copy(chunk, k * size);

@@ -1684,6 +1684,17 @@ function targets(r) {
       // A refusal reads nothing, a slice a part: only what read it all is held to the speed of reading the data once.
       if (c.exit === 0 && c.ratio !== undefined && !c.slice) add(`${c.what} on ${r.big.frames} 1 KiB frames: at the speed of reading the data once (issue 32: time ≤ 1× the ${c.floor} floor's)`, `${fmt(c.ratio, 2)}×`, c.ratio <= 1);
     }
+    // The same commands on text that is not ASCII (issue 45): bounded, and within 2× ASCII's time.
+    for (const [text, t] of Object.entries(r.big.texts ?? {})) {
+      if (text === 'ascii') continue;
+      for (const [name, c] of Object.entries(t.commands ?? {})) {
+        const a = r.big.commands[name];
+        const ratio = a && a.exit === 0 && c.exit === 0 ? c.ms / a.ms : undefined;
+        add(`${c.what} on ${r.big.frames} 1 KiB frames of ${text} text: within ${r.big.targetMiB} MiB${ratio === undefined ? '' : ` and ${r.big.timeTarget}× its time on ASCII text`} (issue 45)`,
+          `exit ${c.exit}, ${fmt(c.ms / 1000)} s${ratio === undefined ? '' : ` (${fmt(ratio, 2)}×)`}, ${fmt(c.peakMiB, 0)} MiB`,
+          c.peakMiB <= r.big.targetMiB && String(c.exit) === String(a?.exit ?? c.exit) && (ratio === undefined || ratio <= r.big.timeTarget));
+      }
+    }
   }
   return out;
 }

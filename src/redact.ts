@@ -16,6 +16,7 @@
  */
 import type { Frame, Item } from './wire/frame.js';
 import type { Recording } from './transcript/format.js';
+import { isQuotedTextChunk, isTextChunkRaw } from './wire/chunk-frame.js';
 
 export const REDACTED = '<redacted>';
 
@@ -206,6 +207,12 @@ export function* redactItems(items: Iterable<Item>): Generator<Item> {
     const rawJson = (f as { rawJson?: string }).rawJson;
     if (f.json === undefined && (rawJson !== undefined ? mayHoldSecret(rawJson, true) : mayHoldSecret(f.raw))) {
       // The line from its quoted text when it has one (a RawJsonFrame's raw is a getter, which a copy made by spreading lacks).
+      // A text chunk frame in the SDK's form holds no key redaction looks at, whatever its text
+      // spells (a `\u` escape in it made mayHoldSecret say yes): kept as it is, unparsed.
+      if (rawJson !== undefined ? isQuotedTextChunk(rawJson) : isTextChunkRaw(f.raw)) {
+        yield f;
+        continue;
+      }
       const raw = rawJson !== undefined ? (JSON.parse(rawJson) as string) : f.raw;
       let json: unknown;
       try { json = JSON.parse(raw); } catch { /* not JSON: nothing to redact */ }

@@ -177,11 +177,14 @@ export interface RecordingStream {
   file?: string;
 }
 
-/** The items of a transcript file as a RecordingStream (the header is read before this returns). */
-export function transcriptFileStream(file: string): RecordingStream {
+/**
+ * The items of a transcript file as a RecordingStream (the header is read before this returns).
+ * `textless`: as readTranscriptItems takes it (text chunk frames the caller passes over, made without their text).
+ */
+export function transcriptFileStream(file: string, textless?: (seq: number) => boolean): RecordingStream {
   const reader = new TranscriptLineReader();
   const last = { chunk: -1 };
-  const rest = readTranscriptItems(file, reader, last);
+  const rest = readTranscriptItems(file, reader, last, textless);
   const first = rest.next(); // reads up to the first item: the header, when there is one
   const items = (function* () {
     try {

@@ -2,17 +2,18 @@
  * How read transcript lines travel from the reading thread to the checking worker: one message per
  * batch, its lines packed into bytes rather than objects (structured cloning a thousand objects
  * costs as much as parsing them): a file's batches in the slots of a LineRing of shared memory,
- * stored rows in transferred buffers. Plain lines (a frame or stderr line whose text is ASCII, with no
- * size, rawBase64 or truncated mark) become their text in one ASCII buffer plus their seq, t and
- * direction in typed arrays; the rest (non-ASCII text, events, marked frames) travel as the
- * TranscriptLine itself, which is rare; recognised chunk lines (wire/chunk-line.ts) travel as their
- * session id and text body only. The worker turns each line into the same Item as itemFromLine
- * would, in the same order.
+ * stored rows in transferred buffers. Plain lines (a frame or stderr line with no size, rawBase64 or
+ * truncated mark) become their text in one buffer (ASCII, or UTF-8 marked as such) plus their seq, t
+ * and direction in typed arrays; the rest (events, marked frames, a text with a lone surrogate, which
+ * UTF-8 cannot carry) travel as the TranscriptLine itself, which is rare, and count toward the
+ * batch's size as their text does, so a batch is bounded whatever the lines are; recognised chunk
+ * lines (wire/chunk-line.ts) travel as their session id and text body only. The worker turns each
+ * line into the same Item as itemFromLine would, in the same order.
  */
 import type { Item, StderrItem } from '../wire/frame.js';
-import { frameFromText } from '../wire/make-frame.js';
+import { frameFromText, utf8Length } from '../wire/make-frame.js';
 import { itemFromLine, type TranscriptLine } from '../transcript/format.js';
-import { CHUNK_UPDATES, chunkFrame, type ChunkMatch } from '../wire/chunk-line.js';
+import { CHUNK_UPDATES, chunkLineFrame, type ChunkMatch } from '../wire/chunk-line.js';
 
 /**
  * Shared counters between the reader and the checking worker: [DONE] batches checked so far; [WANT]
@@ -56,6 +57,10 @@ const OTHER = 255;
  */
 const CHUNK = 3;
 const CHUNK_ESCAPED = 2 * CHUNK_UPDATES.length;
+/** Added to a line's code (a plain line's or a chunk line's, never OTHER's) when its text is UTF-8 rather than ASCII. */
+const UTF8 = 0x40;
+/** String#isWellFormed (Node 20; ES2024): false when the string holds a lone surrogate, which UTF-8 cannot carry (it would arrive as U+FFFD). */
+interface WellFormed { isWellFormed(): boolean }
 /** Buffer#utf8Write and #latin1Write: Buffer#write without its argument juggling (a third of the packing time). */
 interface FastWrite { utf8Write(s: string, offset: number): number; latin1Write(s: string, offset: number): number }
 const PIECE_BYTES = 64 * 1024;
@@ -103,6 +108,8 @@ export class LinePacker {
   private slot = -1;
   private nextSlot = 0;
   private pos = 0;
+  /** The text of the lines that travel as themselves (OTHER), counted toward `full`. */
+  private otherChars = 0;
   /** Lines so far and their seq, t, text end, AUX and DIR_* code (typed arrays: nothing of them is left for V8's collector to copy). */
   private n = 0;
   private seq = new Float64Array(1024);
@@ -127,7 +134,7 @@ export class LinePacker {
   }
 
   get full(): boolean {
-    return this.pos >= this.bytes;
+    return this.pos + this.otherChars >= this.bytes;
   }
 
   get empty(): boolean {
@@ -154,6 +161,21 @@ export class LinePacker {
     }
   }
 
+  /**
+   * Writes `s` at `pos` (room for its length + 4 made): the bytes it took, and whether they are
+   * UTF-8 rather than ASCII; -1 when UTF-8 cannot carry it (a lone surrogate).
+   */
+  private write(s: string): number {
+    // A text is ASCII exactly when its UTF-8 takes one byte per UTF-16 unit; the room left is always
+    // at least its length + 4, so a non-ASCII text (cut or not) writes more bytes than its length.
+    const n = this.text.utf8Write(s, this.pos);
+    if (n === s.length) return n;
+    if (!(s as unknown as WellFormed).isWellFormed()) return -1;
+    const bytes = utf8Length(s);
+    this.room(bytes);
+    return this.text.utf8Write(s, this.pos);
+  }
+
   /** Adds a line the transcript reader read. */
   line(l: TranscriptLine): void {
     const r = l.raw;
@@ -162,31 +184,34 @@ export class LinePacker {
     this.seq[k] = l.seq;
     this.t[k] = l.t;
     const d = l.dir === 'c2a' ? 0 : l.dir === 'a2c' ? 1 : l.dir === 'stderr' ? 2 : OTHER;
-    // A text is ASCII exactly when its UTF-8 takes one byte per UTF-16 unit; the room left is always
-    // at least its length + 4, so a non-ASCII text (cut or not) writes more bytes than its length.
-    if (d !== OTHER && r !== undefined && l.size === undefined && l.rawBase64 === undefined && l.truncated === undefined
-      && this.text.utf8Write(r, this.pos) === r.length) {
-      this.pos += r.length;
-      this.dir[k] = d;
+    const n = d !== OTHER && r !== undefined && l.size === undefined && l.rawBase64 === undefined && l.truncated === undefined ? this.write(r) : -1;
+    if (n >= 0) {
+      this.dir[k] = n === r!.length ? d : d + UTF8;
+      this.pos += n;
     } else {
       this.dir[k] = OTHER;
       this.others.push(l);
+      this.otherChars += (r?.length ?? 0) + 64;
     }
     this.ends[k] = this.pos;
   }
 
-  /** Adds a line recognised as a chunk frame (`m` from matchChunkLine on `line`), whose seq is `seq`. */
-  chunk(line: string, m: ChunkMatch, seq: number): void {
+  /**
+   * Adds a line recognised as a chunk line (`m` from matchChunkLine on `line`), whose seq is `seq`:
+   * its session id and text span as they are in `line`, which is the line's UTF-8 bytes read as
+   * Latin-1 when `utf8` (scanTranscriptFile's `bytes`): written back as Latin-1, they are the bytes
+   * again, and the worker decodes them.
+   */
+  chunk(line: string, m: ChunkMatch, seq: number, utf8: boolean): void {
     const sidLength = m.sidEnd - m.sidStart;
-    this.room(sidLength + m.body.length);
+    this.room(sidLength + m.spanEnd - m.spanStart);
     const k = this.n++;
     this.seq[k] = seq;
     this.t[k] = m.t;
     this.aux[k] = sidLength;
-    this.dir[k] = CHUNK + (m.dir === 'c2a' ? 1 : 0) + 2 * m.update + (m.body !== m.text ? CHUNK_ESCAPED : 0);
-    // Both ASCII (the recogniser made sure).
+    this.dir[k] = CHUNK + (m.dir === 'c2a' ? 1 : 0) + 2 * m.update + (m.escaped ? CHUNK_ESCAPED : 0) + (utf8 ? UTF8 : 0);
     let pos = this.pos + this.text.latin1Write(line.slice(m.sidStart, m.sidEnd), this.pos);
-    pos += this.text.latin1Write(m.body, pos);
+    pos += this.text.latin1Write(line.slice(m.spanStart, m.spanEnd), pos);
     this.pos = pos;
     this.ends[k] = pos;
   }
@@ -214,6 +239,7 @@ export class LinePacker {
     const batch: LineBatch = slot < 0 ? { buffer, textLength: this.pos, count: n, others: this.others } : { slot, textLength: this.pos, count: n, others: this.others };
     this.text = this.fresh();
     this.pos = 0;
+    this.otherChars = 0;
     this.n = 0;
     this.others = [];
     return { batch, transfer: slot < 0 ? [buffer] : [] };
@@ -238,41 +264,45 @@ export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => v
   const dir = new Uint8Array(memory, base + at.dir, n);
   // Texts are decoded a piece of lines at a time and sliced: a piece stays in V8's young generation
   // (a string over ~128 KB would take fresh pages of its own, over ~1 MB it would be external memory).
+  // A UTF-8 text is decoded on its own (a piece is Latin-1).
   let piece = '';
   let pieceStart = 0;
   let pieceEnd = 0;
   let start = 0;
   let k = 0;
+  const kind = { update: -1 };
   for (let i = 0; i < n; i++) {
-    const d = dir[i]!;
+    const code = dir[i]!;
     const end = ends[i]!;
-    if (d === OTHER) {
+    if (code === OTHER) {
       each(itemFromLine(b.others[k++]!), -1);
+      start = end;
+      continue;
+    }
+    const utf8 = (code & UTF8) !== 0;
+    const d = code & ~UTF8;
+    if (end > pieceEnd && !(utf8 && d < CHUNK)) {
+      let j = i;
+      while (j + 1 < n && ends[j + 1]! - start <= PIECE_BYTES) j++;
+      pieceStart = start;
+      pieceEnd = ends[j]!;
+      piece = bytes.toString('latin1', pieceStart, pieceEnd);
+    }
+    if (d >= CHUNK) {
+      const c = d - CHUNK;
+      const sidEnd = start + aux[i]!;
+      const sessionId = piece.slice(start - pieceStart, sidEnd - pieceStart);
+      const span = utf8 ? bytes.toString('utf8', sidEnd, end) : piece.slice(sidEnd - pieceStart, end - pieceStart);
+      const item = chunkLineFrame(seq[i]!, t[i]!, c & 1 ? 'c2a' : 'a2c', sessionId, (c % CHUNK_ESCAPED) >> 1, span, c >= CHUNK_ESCAPED, kind, utf8 ? -1 : span.length);
+      each(item, kind.update);
     } else {
-      if (end > pieceEnd) {
-        let j = i;
-        while (j + 1 < n && ends[j + 1]! - start <= PIECE_BYTES) j++;
-        pieceStart = start;
-        pieceEnd = ends[j]!;
-        piece = bytes.toString('latin1', pieceStart, pieceEnd);
-      }
-      if (d >= CHUNK) {
-        const c = d - CHUNK;
-        const update = (c % CHUNK_ESCAPED) >> 1;
-        const sidEnd = start - pieceStart + aux[i]!;
-        const sessionId = piece.slice(start - pieceStart, sidEnd);
-        const body = piece.slice(sidEnd, end - pieceStart);
-        const text = c >= CHUNK_ESCAPED ? (JSON.parse('"' + body + '"') as string) : body;
-        each(chunkFrame(seq[i]!, t[i]!, c & 1 ? 'c2a' : 'a2c', sessionId, update, body, text), update);
+      const raw = utf8 ? bytes.toString('utf8', start, end) : piece.slice(start - pieceStart, end - pieceStart);
+      if (d === 2) {
+        const s: StderrItem = { seq: seq[i]!, t: t[i]!, dir: 'stderr', raw };
+        each(s, -1);
       } else {
-        const raw = piece.slice(start - pieceStart, end - pieceStart);
-        if (d === 2) {
-          const s: StderrItem = { seq: seq[i]!, t: t[i]!, dir: 'stderr', raw };
-          each(s, -1);
-        } else {
-          // ASCII: the byte size is the length.
-          each(frameFromText(seq[i]!, t[i]!, d === 0 ? 'c2a' : 'a2c', raw, raw.length), -1);
-        }
+        // The byte size is what was written (the text is well-formed: see LinePacker#write).
+        each(frameFromText(seq[i]!, t[i]!, d === 0 ? 'c2a' : 'a2c', raw, end - start), -1);
       }
     }
     start = end;
@@ -281,15 +311,16 @@ export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => v
 
 /**
  * Stored items travel the same way: rows of the items table (columns ROW_COLUMNS, as arrays) become
- * their raw text in the ASCII buffer and their other columns in one JSON text per batch; a row with
- * a blob, a non-ASCII text or a non-finite number travels as the row itself.
+ * their raw text in the buffer (ASCII, or UTF-8 marked as such: text read from SQLite holds no lone
+ * surrogate) and their other columns in one JSON text per batch; a row with a blob or a non-finite
+ * number travels as the row itself.
  */
 export const ROW_COLUMNS = 'seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated';
 const RAW = 10;
 const RAW_BYTES = 11;
-/** Row codes: its raw in the text, its raw in the JSON, or the whole row in `others`. */
+/** Row codes: its raw in the text (ASCII or UTF-8), or the whole row in `others`. */
 const ROW_TEXT = 0;
-const ROW_JSON = 1;
+const ROW_UTF8 = 1;
 const ROW_WHOLE = 2;
 
 export interface RowBatch {
@@ -297,7 +328,7 @@ export interface RowBatch {
   textLength: number;
   ends: Int32Array;
   code: Uint8Array;
-  /** JSON array, one entry per ROW_TEXT/ROW_JSON row: its columns but raw and raw_bytes (raw last for ROW_JSON). */
+  /** JSON array, one entry per ROW_TEXT/ROW_UTF8 row: its columns but raw and raw_bytes. */
   columns: string;
   others: unknown[][];
 }
@@ -311,7 +342,7 @@ export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayB
   let cap = 4; // as in packLines
   for (let i = 0; i < n; i++) {
     const r = rows[i]![RAW];
-    if (typeof r === 'string') cap += r.length;
+    if (typeof r === 'string') cap += 3 * r.length; // UTF-8 takes at most 3 bytes a UTF-16 unit
   }
   const buf = Buffer.allocUnsafeSlow(cap) as unknown as Buffer & FastWrite;
   const ends = new Int32Array(n);
@@ -329,13 +360,9 @@ export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayB
       code[i] = ROW_WHOLE;
       others.push(row);
     } else {
-      if (buf.utf8Write(raw as string, pos) === (raw as string).length) {
-        pos += (raw as string).length;
-        code[i] = ROW_TEXT;
-      } else {
-        cols.push(raw);
-        code[i] = ROW_JSON;
-      }
+      const written = buf.utf8Write(raw as string, pos);
+      code[i] = written === (raw as string).length ? ROW_TEXT : ROW_UTF8;
+      pos += written;
       columns.push(cols);
     }
     ends[i] = pos;
@@ -361,7 +388,7 @@ export function unpackRows<R>(b: RowBatch, each: (row: R) => void): void {
       row = { seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpc_id: r[5], reply_to: r[6], latency: r[7], session_id: r[8], size: r[9], raw: r[10], raw_bytes: r[11], parse_error: r[12], truncated: r[13] };
     } else {
       const c = columns[k++]!;
-      const raw = code === ROW_TEXT ? bytes.toString('latin1', start, end) : c[12];
+      const raw = bytes.toString(code === ROW_TEXT ? 'latin1' : 'utf8', start, end);
       row = { seq: c[0], t: c[1], dir: c[2], kind: c[3], method: c[4], rpc_id: c[5], reply_to: c[6], latency: c[7], session_id: c[8], size: c[9], raw, raw_bytes: null, parse_error: c[10], truncated: c[11] };
     }
     each(row as R);

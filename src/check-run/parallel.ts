@@ -79,6 +79,23 @@ function workerFile(): URL {
   return existsSync(fileURLToPath(bundle)) ? bundle : new URL('./check-worker.js', import.meta.url);
 }
 
+/**
+ * Where the reading thread puts a file's lines: the common chunk lines recognised without parsing
+ * (wire/chunk-line.ts) and packed as their session id and text span (as the file's bytes, when the
+ * piece had non-ASCII: the worker decodes them), the rest read by `reader` and packed as lines.
+ */
+export function packingSink(packer: LinePacker, reader: TranscriptLineReader): TranscriptSink {
+  const m = newChunkMatch();
+  return {
+    take(text, start, _lineNo, bytes) {
+      const end = matchChunkLine(text, m, start);
+      if (end >= 0) packer.chunk(text, m, reader.countRecognised(m.t), bytes !== undefined);
+      return end;
+    },
+    line: (l) => packer.line(l),
+  };
+}
+
 export class ParallelCheck {
   private readonly counters = new Int32Array(new SharedArrayBuffer(8));
   /** Where a file's batches travel (stored rows travel as transferred buffers). */
@@ -124,17 +141,7 @@ export class ParallelCheck {
       // export) its copies cost CPU on the two cores this check already keeps busy.
       const packer = new LinePacker(BATCH_BYTES, ring);
       const reader = new TranscriptLineReader();
-      // The common chunk lines are recognised without parsing (wire/chunk-line.ts); the rest is read.
-      const m = newChunkMatch();
-      const sink: TranscriptSink = {
-        take(text, start) {
-          const end = matchChunkLine(text, m, start);
-          if (end >= 0) packer.chunk(text, m, reader.countRecognised(m.t));
-          return end;
-        },
-        line: (l) => packer.line(l),
-      };
-      for (const _ of scanTranscriptFile(file, sink, reader, READ_BYTES)) {
+      for (const _ of scanTranscriptFile(file, packingSink(packer, reader), reader, READ_BYTES)) {
         if (packer.full) {
           const { batch, transfer } = packer.take();
           yield { msg: { batch }, transfer };

@@ -673,7 +673,7 @@ function loadRef(ctx: McpContext, ref: string | number, which: 'a' | 'b', range:
     if (!existsSync(file)) throw new ToolError(`${which}: file ${file} does not exist; pass a recording id, "latest" or the path of a .jsonl transcript`);
     const st = statSync(file);
     // Read a piece at a time, keeping only the range (a file of any size; refused once past the bound).
-    const src = transcriptFileStream(file);
+    const src = transcriptFileStream(file, (seq) => seq < from || seq > to);
     const items: Item[] = [];
     for (const it of src.items) {
       if (it.seq < from) continue;

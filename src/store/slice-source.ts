@@ -14,7 +14,8 @@
  * 3. the kept items themselves, read a page at a time in seq order (`items`), never all at once.
  */
 import type { Frame, Item } from '../wire/frame.js';
-import { planSlice, SessionUpdatesBuilder, sliceSpan, SliceError, type SlicePlan, type SliceSpec } from '../transcript/slice.js';
+import { planSlice, SessionUpdatesBuilder, sliceSpan, SliceError, type SlicePlan, type SliceSpec, updateWithoutText } from '../transcript/slice.js';
+import { isTextChunkRaw } from '../wire/chunk-frame.js';
 import type { TranscriptNote } from '../transcript/format.js';
 import type { Store } from './store.js';
 import { toTranscriptNote } from './store.js';
@@ -89,7 +90,9 @@ export function readStoredSlice(store: Store, id: number, spec: SliceSpec, opts:
   const updates = new SessionUpdatesBuilder(span.from, span.to - span.from + 1);
   const ids = new Set<string>();
   const outside: number[] = []; // requests of the span's answers that came before it
-  for (const it of store.pagedItems(id, span.from - 1, span.to, 2000, { blankRawWhen: `dir = 'a2c' AND method = 'session/update' AND NOT (${MAY_REFER})` })) {
+  for (const read of store.pagedItems(id, span.from - 1, span.to, 2000, { blankRawWhen: `dir = 'a2c' AND method = 'session/update' AND NOT (${MAY_REFER})` })) {
+    // A text chunk frame read whole for an escape in its text: its text cannot matter either.
+    const it = read.dir === 'a2c' && (read as Frame).raw !== '' && (read as Frame).method === 'session/update' && isTextChunkRaw((read as Frame).raw) ? updateWithoutText(read as Frame) : read;
     if (updates.take(it)) continue;
     spanRows.push(it);
     if (it.dir !== 'a2c' && it.dir !== 'c2a') continue;

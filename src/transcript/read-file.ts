@@ -9,9 +9,9 @@ import { closeSync, openSync, read, readSync } from 'node:fs';
 import { isAscii } from 'node:buffer';
 import { TranscriptError, TranscriptLineReader, itemFromLine, type TranscriptLine } from './format.js';
 import { Correlator } from '../wire/correlate.js';
-import { isFrame, type Item } from '../wire/frame.js';
+import { type Frame, isFrame, type Item } from '../wire/frame.js';
 import { openCapture, type OpenedCapture } from './open-capture.js';
-import { chunkFrame, matchChunkLine, newChunkMatch } from '../wire/chunk-line.js';
+import { chunkLineFrame, matchChunkLine, newChunkMatch } from '../wire/chunk-line.js';
 
 const READ_BYTES = 1024 * 1024;
 const PIECE_BYTES = 64 * 1024;
@@ -37,20 +37,29 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
  * item came, the notes at the end). The common text chunk lines are recognised without parsing them
  * (wire/chunk-line.ts: the same frames, in a fraction of two JSON.parse calls); `last.chunk` says,
  * while an item is yielded, whether it is such a frame: the index of its update kind (what
- * Checker.step takes as `chunk`), else -1. Errors as readTranscriptFile's.
+ * Checker.step takes as `chunk`), else -1. `textless(seq, dir)`, when it says so, makes such a frame
+ * without its text (`raw` "", size 0, no `json`: its session only), which costs nothing to decode:
+ * for a reader that needs no more of it (a slice's plan, the items a slice leaves out). Errors as
+ * readTranscriptFile's.
  */
-export function* readTranscriptItems(file: string, reader = new TranscriptLineReader(), last: { chunk: number } = { chunk: -1 }): Generator<Item> {
+export function* readTranscriptItems(file: string, reader = new TranscriptLineReader(), last: { chunk: number } = { chunk: -1 }, textless?: (seq: number, dir: 'a2c' | 'c2a') => boolean): Generator<Item> {
   const correlator = new Correlator();
   let out: Item[] = [];
   /** Each item's chunk kind, beside `out`. */
   let kinds: number[] = [];
   const m = newChunkMatch();
+  const kind = { update: -1 };
   const sink: TranscriptSink = {
-    take(text, start) {
+    take(text, start, _lineNo, bytes) {
       const end = matchChunkLine(text, m, start);
-      if (end >= 0) {
-        out.push(chunkFrame(reader.countRecognised(m.t), m.t, m.dir, text.slice(m.sidStart, m.sidEnd), m.update, m.body, m.text));
+      if (end >= 0 && textless?.(reader.seq + 1, m.dir)) {
+        const f: Frame = { seq: reader.countRecognised(m.t), t: m.t, dir: m.dir, raw: '', size: 0, kind: 'notification', method: 'session/update', sessionId: text.slice(m.sidStart, m.sidEnd) };
+        out.push(f);
         kinds.push(m.update);
+      } else if (end >= 0) {
+        const span = bytes === undefined ? text.slice(m.spanStart, m.spanEnd) : bytes.toString('utf8', m.spanStart, m.spanEnd);
+        out.push(chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, text.slice(m.sidStart, m.sidEnd), m.update, span, m.escaped, kind, bytes === undefined ? span.length : -1));
+        kinds.push(kind.update);
       }
       return end;
     },
@@ -76,13 +85,17 @@ export function* readTranscriptItems(file: string, reader = new TranscriptLineRe
 /** Where scanTranscriptFile puts each line, in order. */
 export interface TranscriptSink {
   /**
-   * Offered each line before the reader parses it, as the decoded `text` it is in and the index
-   * where it `start`s (it runs to the next `\n` or the end of `text`; `lineNo` 1-based): the index
-   * where the line ends when it took the line, else -1. The reader then never sees it (the sink must
-   * count it: TranscriptLineReader's countRecognised). For sinks that recognise lines without
-   * parsing them (wire/chunk-line.ts), which need not look for the line's end first.
+   * Offered each line before the reader parses it, as the `text` it is in and the index where it
+   * `start`s (it runs to the next `\n` or the end of `text`; `lineNo` 1-based): the index where the
+   * line ends when it took the line, else -1. The reader then never sees it (the sink must count it:
+   * TranscriptLineReader's countRecognised). For sinks that recognise lines without parsing them
+   * (wire/chunk-line.ts), which need not look for the line's end first. `text` is the decoded text
+   * when `bytes` is undefined (the piece was ASCII); else it is `bytes` read as Latin-1 (a character
+   * per byte, so offsets into it are offsets into `bytes`): a part of it is decoded from UTF-8 with
+   * `bytes.toString('utf8', start, end)`. (UTF-8 decoding runs at a tenth of the speed of reading
+   * bytes as Latin-1, so only what is needed as text is decoded, where it is needed.)
    */
-  take?(text: string, start: number, lineNo: number): number;
+  take?(text: string, start: number, lineNo: number, bytes?: Buffer): number;
   /** A line the reader read (blank lines, the header and notes never come here). */
   line(l: TranscriptLine): void;
 }
@@ -135,13 +148,16 @@ export function* scanTranscriptFile(file: string, sink: TranscriptSink, reader =
             }
           }
           const piece = buf.subarray(p, q);
-          const text = isAscii(piece) ? piece.toString('latin1') : piece.toString('utf8');
+          const ascii = isAscii(piece);
+          // For a sink that takes lines, a piece with non-ASCII is read as Latin-1 (see TranscriptSink.take).
+          const bytes = ascii || take === undefined ? undefined : piece;
+          const text = ascii || bytes !== undefined ? piece.toString('latin1') : piece.toString('utf8');
           p = q;
           let start = 0;
           while (start < text.length) {
             lineNo++;
             if (take !== undefined) {
-              const end = take(text, start, lineNo);
+              const end = take(text, start, lineNo, bytes);
               if (end >= 0) {
                 start = end + 1;
                 continue;
@@ -149,7 +165,8 @@ export function* scanTranscriptFile(file: string, sink: TranscriptSink, reader =
             }
             let nl = text.indexOf('\n', start);
             if (nl < 0) nl = text.length;
-            const l = reader.read(start === 0 && nl === text.length ? text : text.slice(start, nl), lineNo);
+            const line = bytes !== undefined ? bytes.toString('utf8', start, nl) : start === 0 && nl === text.length ? text : text.slice(start, nl);
+            const l = reader.read(line, lineNo);
             if (l !== undefined) sink.line(l);
             start = nl + 1;
           }

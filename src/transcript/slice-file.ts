@@ -7,19 +7,21 @@
 import type { Frame, Item } from '../wire/frame.js';
 import { checkNotes, sortNotes, TranscriptLineReader } from './format.js';
 import { readTranscriptItems } from './read-file.js';
-import { planSlice, SessionUpdatesBuilder, type SlicePlan, type SliceSpec } from './slice.js';
+import { planSlice, SessionUpdatesBuilder, type SlicePlan, type SliceSpec, updateWithoutText } from './slice.js';
 
 /** Update text the slice's plan may read: it may name a tool call or a terminal, be a state update, or spell either in escapes. */
 const MAY_MATTER = /toolCallId|terminalId|current_mode_update|config_option_update|available_commands_update|session_info_update|\\u/;
 
-/** An agent update whose text cannot matter to the plan, without its text (SessionUpdatesBuilder takes it). */
+/**
+ * An agent update whose text cannot matter to the plan, without its text (SessionUpdatesBuilder
+ * takes it): a text chunk frame (read without its text: see sliceTranscriptFile), whatever its text
+ * spells, or an update whose raw text names nothing the plan reads.
+ */
 function planned(it: Item): Item {
   if (it.dir !== 'a2c') return it;
   const f = it as Frame;
-  if (f.method !== 'session/update' || f.kind !== 'notification' || MAY_MATTER.test(f.raw)) return it;
-  const lite: Frame = { seq: f.seq, t: f.t, dir: f.dir, raw: '', size: f.size, kind: f.kind, method: f.method };
-  if (f.sessionId !== undefined) lite.sessionId = f.sessionId;
-  return lite;
+  if (f.raw === '' || f.method !== 'session/update' || f.kind !== 'notification' || MAY_MATTER.test(f.raw)) return it;
+  return updateWithoutText(f);
 }
 
 /** Plans `spec` on transcript `file` (reading it once); `items()` reads it again for the kept items. Throws SliceError, TranscriptError. */
@@ -27,11 +29,13 @@ export function sliceTranscriptFile(file: string, spec: SliceSpec): { plan: Slic
   const reader = new TranscriptLineReader();
   const all: Item[] = [];
   const updates = new SessionUpdatesBuilder(1);
-  for (const it of readTranscriptItems(file, reader)) {
+  // The agent's text chunk frames read without their text (the plan holds what the client sent whole).
+  for (const it of readTranscriptItems(file, reader, undefined, (_seq, dir) => dir === 'a2c')) {
     const p = planned(it);
     if (!updates.take(p)) all.push(p);
   }
   checkNotes(reader.notes, reader.seq);
   const plan = planSlice({ recording: { header: reader.header, items: all, notes: sortNotes(reader.notes) }, maxSeq: reader.seq, updates: updates.done() }, spec);
-  return { plan, items: () => readTranscriptItems(file) };
+  // The second reading makes the text of the kept ones only.
+  return { plan, items: () => readTranscriptItems(file, undefined, undefined, (seq) => plan.newSeq(seq) === undefined) };
 }

@@ -321,6 +321,13 @@ export interface SessionUpdates {
   names: string[];
 }
 
+/** An agent update as a slice's plan holds it when its text cannot matter: without its text (`raw` ""), which SessionUpdatesBuilder takes. */
+export function updateWithoutText(f: Frame): Frame {
+  const lite: Frame = { seq: f.seq, t: f.t, dir: f.dir, raw: '', size: f.size, kind: f.kind, method: f.method };
+  if (f.sessionId !== undefined) lite.sessionId = f.sessionId;
+  return lite;
+}
+
 /** Gathers SessionUpdates from items in seq order: `take` keeps an update read without its text (`raw` ""). */
 export class SessionUpdatesBuilder {
   private sessions: Int32Array;

@@ -32,6 +32,31 @@ const PLAIN = new RegExp(head + '(' + PLAIN_CHAR + '*)' + reEsc(F_TAIL) + '$');
 const ESCAPED = new RegExp(head + '(' + PLAIN_CHAR + '*(?:' + ESCAPE + PLAIN_CHAR + '*)+)' + reEsc(F_TAIL) + '$');
 
 /**
+ * Whether `raw` is a text chunk frame in the SDK's form (what chunkFrameOf recognises, without making
+ * the frame): its keys are the fixed ones, and only its text, which may spell anything, varies.
+ */
+export function isTextChunkRaw(raw: string): boolean {
+  return raw.charCodeAt(0) === 0x7b && raw.charCodeAt(raw.length - 1) === 0x7d && (PLAIN.test(raw) || ESCAPED.test(raw));
+}
+
+/** A text in a JSON string, as JSON.stringify writes it: each `"` escaped (the pieces have no `\` nor control characters). */
+const quote = (s: string): string => s.replace(/"/g, '\\"');
+/** A JSON escape of the frame's text as its raw text written as a JSON string has it (its backslash, and a `"` or `\` after it, escaped once more). */
+const QUOTED_ESCAPE = '\\\\\\\\(?:\\\\["\\\\\\\\]|[/bfnrt]|u[0-9a-fA-F]{4})';
+/** The raw text of a text chunk frame in the SDK's form written as a JSON string (as SQLite's json_quote and JSON.stringify write it). */
+const QUOTED = new RegExp('^"' + reEsc(quote(F_HEAD)) + PLAIN_CHAR + '*' + reEsc(quote(F_KIND)) + '(?:' + CHUNK_UPDATES.join('|') + ')' + reEsc(quote(F_TEXT))
+  + PLAIN_CHAR + '*(?:' + QUOTED_ESCAPE + PLAIN_CHAR + '*)*' + reEsc(quote(F_TAIL)) + '"$');
+
+/**
+ * isTextChunkRaw of the raw text `quoted` is written as a JSON string, without decoding it (an
+ * export's lines come from the store so written). Never says yes when isTextChunkRaw would say no;
+ * says no to a frame whose session id or text holds a lone surrogate (escaped in `quoted`).
+ */
+export function isQuotedTextChunk(quoted: string): boolean {
+  return QUOTED.test(quoted);
+}
+
+/**
  * Where chunkFrameOf says which update kind it recognised: an index into CHUNK_UPDATES; and the
  * session id of the last frame it recognised, reused for the next one of the same session.
  */

@@ -8,13 +8,25 @@
  * with `sessionUpdate` one of CHUNK_UPDATES. Long sessions are mostly such lines, and reading one
  * this way costs a fraction of two JSON.parse calls (the line's, then the frame's).
  *
- * The contract: `matchChunkLine` accepts a line only when JSON.parse of the line, then of its `raw`,
- * would give exactly this shape, and then `t`, the session id and the text are what they would give.
+ * In two steps, so that a reader can hand the second to another thread:
+ * - `matchChunkLine` accepts a line only when JSON.parse of the line gives exactly this shape of
+ *   object with a `raw` string of this shape around a session id (ASCII, no escapes), an update kind
+ *   and a text span that is a JSON string body at the line's level (any character a JSON string holds
+ *   as is, non-ASCII too, and any JSON escape: real agents stream é, ✓, CJK, emoji, newlines and
+ *   quotes all day). It is one regular expression over the line, whatever its text says, and decodes
+ *   nothing. It works as well on a line's UTF-8 bytes read as Latin-1 (every byte a character): the
+ *   shape is ASCII, and bytes of multi-byte characters are all above 0x7f.
+ * - `chunkLineFrame` makes the item of a matched line from its session id and its text span
+ *   (decoded from UTF-8 by the caller): exactly what the generic path (JSON.parse of the line, then
+ *   frameFromText of its raw) makes, the recognised chunk frame when the frame's text is a proper
+ *   JSON string, else the generic frame itself (a frame whose text has a bare `"`, say, after the
+ *   line's escapes are undone), so a match never needs to be taken back.
  * Anything else (other keys, another order, whitespace, a number it does not read, a session id with
- * an escape, a text whose escapes it cannot prove, non-ASCII characters) is refused, and the caller
- * takes its generic path. Pure: no Node built-ins (it runs in the browser too).
+ * an escape or a character outside ASCII) is refused, and the caller takes its generic path. Pure: no
+ * Node built-ins (it runs in the browser too).
  */
 import type { Direction, Frame } from './frame.js';
+import { frameFromText, utf8Length } from './make-frame.js';
 
 /** The `sessionUpdate` kinds recognised (a match's `update` is an index into this list). */
 export const CHUNK_UPDATES = ['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk'] as const;
@@ -26,18 +38,19 @@ export interface ChunkMatch {
   dir: 'a2c' | 'c2a';
   /** Index into CHUNK_UPDATES. */
   update: number;
-  /** The session id: text.slice(sidStart, sidEnd) (it has no escapes). */
+  /** The session id: text.slice(sidStart, sidEnd) (ASCII, no escapes). */
   sidStart: number;
   sidEnd: number;
-  /** The text as written in the frame (its JSON string body, escapes included), ASCII. */
-  body: string;
-  /** The text itself: `body` with its escapes decoded. */
-  text: string;
+  /** The frame's text as the line writes it: text.slice(spanStart, spanEnd), a JSON string body (the line's escapes in it). */
+  spanStart: number;
+  spanEnd: number;
+  /** Whether the span has escapes (else it is the frame's text as is). */
+  escaped: boolean;
 }
 
 /** A reusable ChunkMatch to pass to matchChunkLine. */
 export function newChunkMatch(): ChunkMatch {
-  return { t: 0, dir: 'a2c', update: 0, sidStart: 0, sidEnd: 0, body: '', text: '' };
+  return { t: 0, dir: 'a2c', update: 0, sidStart: 0, sidEnd: 0, spanStart: 0, spanEnd: 0, escaped: false };
 }
 
 // The frame, as the SDK writes it (JSON.stringify of its object literal), around the session id, the kind and the text.
@@ -48,10 +61,8 @@ export const F_TAIL = '"}}}}';
 /** The same pieces as they appear inside a transcript line's `raw` string (each `"` escaped). */
 const esc = (s: string): string => s.replace(/"/g, '\\"');
 const L_T = '{"t":';
-/** From the comma after `t` to the session id; then from the session id's end to the text; then the end of the line. */
+/** From the comma after `t` to the session id; then the end of the line. */
 const L_DIR_A2C = ',"dir":"a2c","raw":"' + esc(F_HEAD);
-const L_DIR_C2A = ',"dir":"c2a","raw":"' + esc(F_HEAD);
-const L_KINDS = CHUNK_UPDATES.map((k) => esc(F_KIND + k + F_TEXT));
 const L_TAIL = esc(F_TAIL) + '"}';
 /** Bytes of a recognised frame besides its session id, kind and text body. */
 const F_FIXED = F_HEAD.length + F_KIND.length + F_TEXT.length + F_TAIL.length;
@@ -59,30 +70,23 @@ const F_FIXED = F_HEAD.length + F_KIND.length + F_TEXT.length + F_TAIL.length;
 const BACKSLASH = 0x5c;
 const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22];
 
-/** The first character of a session id or text span that needs a closer look: `"`, `\\`, a control character, DEL or non-ASCII. */
-const SPECIAL = /["\\\x00-\x1f\u007f-\uffff]/g;
-
-/**
- * Index of the first special character of `s` at or after `from`, or `s.length` (a regular
- * expression's test: in Node 20's V8 it scans a kilobyte two to four times faster than a loop over
- * charCodeAt, and makes no match object).
- */
-function firstSpecial(s: string, from: number): number {
-  SPECIAL.lastIndex = from;
-  return SPECIAL.test(s) ? SPECIAL.lastIndex - 1 : s.length;
-}
+/** The first character of a frame's text that needs a closer look: `"`, `\\` or a control character (the rest a JSON string holds as is). */
+const TEXT_SPECIAL = /["\\\x00-\x1f]/;
 
 const reEsc = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
-/** A plain chunk line: t, dir, session id, update kind, text (no special characters in the last two); sticky, it matches at lastIndex. */
-const PLAIN = new RegExp(
+/** What a JSON string holds as is: anything but `"`, `\\` and the control characters. */
+const STR_CHAR = '[^"\\\\\\x00-\\x1f]';
+/**
+ * A chunk line: t, dir, session id (ASCII, nothing a JSON string escapes), update kind, and the text
+ * span in JSON's string grammar, unrolled (no backtracking blow-up): its characters up to the first
+ * escape, then the rest (empty when there is no escape); sticky, it matches at lastIndex.
+ */
+const LINE = new RegExp(
   reEsc(L_T) + '(-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?)' + reEsc(L_DIR_A2C).replace('a2c', '(a2c|c2a)')
   + '([^"\\\\\\x00-\\x1f\\u007f-\\uffff]*)' + reEsc(esc(F_KIND)) + '(' + CHUNK_UPDATES.join('|') + ')' + reEsc(esc(F_TEXT))
-  + '([^"\\\\\\x00-\\x1f\\u007f-\\uffff]*)' + reEsc(L_TAIL) + '(?=\\n|$)',
+  + '(' + STR_CHAR + '*)((?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})' + STR_CHAR + '*)*)' + reEsc(L_TAIL) + '(?=\\n|$)',
   'y',
 );
-
-/** A character a frame's raw text must not have to travel as ASCII. */
-const NON_ASCII = /[\u0080-\uffff]/;
 
 /**
  * The JSON number `s.slice(from, to)` when it is one without an exponent (`-?(0|[1-9][0-9]*)(.[0-9]+)?`),
@@ -115,101 +119,68 @@ function readNumber(s: string, from: number, to: number): number {
 
 /**
  * Recognises the line of `text` that starts at `from` and runs to the next `\n` (or the end of
- * `text`): returns the index where it ends (that `\n`, or `text.length`) when it is a recognised
- * chunk line, with `m` saying where its parts are, else -1. So a reader can hand over a piece of many
- * lines and skip its own search for the line's end when the line is recognised. Never throws.
+ * `text`): returns the index where it ends (that `\n`, or `text.length`) when it is a chunk line,
+ * with `m` saying where its parts are, else -1. So a reader can hand over a piece of many lines and
+ * skip its own search for the line's end when the line is recognised. Never throws.
  */
 export function matchChunkLine(text: string, m: ChunkMatch, from = 0): number {
-  // The common case, a text without escapes, in one regular expression (irregexp compares its
-  // literal runs several characters at a time; String#startsWith and loops over charCodeAt cost more).
-  PLAIN.lastIndex = from;
-  const r = PLAIN.exec(text);
-  if (r !== null) {
-    const t = readNumber(r[1]!, 0, r[1]!.length);
-    if (!Number.isFinite(t)) return -1;
-    m.t = t;
-    m.dir = r[2] === 'a2c' ? 'a2c' : 'c2a';
-    m.sidStart = from + L_T.length + r[1]!.length + L_DIR_A2C.length;
-    m.sidEnd = m.sidStart + r[3]!.length;
-    m.update = CHUNK_UPDATES.indexOf(r[4] as ChunkUpdate);
-    m.body = m.text = r[5]!;
-    return PLAIN.lastIndex;
-  }
-  let end = text.indexOf('\n', from);
-  if (end < 0) end = text.length;
-  const line = from === 0 && end === text.length ? text : text.slice(from, end);
-  if (!matchEscaped(line, m)) return -1;
-  m.sidStart += from;
-  m.sidEnd += from;
+  // One regular expression (irregexp compares its literal runs several characters at a time;
+  // String#startsWith and loops over charCodeAt cost more).
+  LINE.lastIndex = from;
+  const r = LINE.exec(text);
+  if (r === null) return -1;
+  const t = readNumber(r[1]!, 0, r[1]!.length);
+  if (!Number.isFinite(t)) return -1;
+  const end = LINE.lastIndex;
+  m.t = t;
+  m.dir = r[2] === 'a2c' ? 'a2c' : 'c2a';
+  m.sidStart = from + L_T.length + r[1]!.length + L_DIR_A2C.length;
+  m.sidEnd = m.sidStart + r[3]!.length;
+  m.update = CHUNK_UPDATES.indexOf(r[4] as ChunkUpdate);
+  m.spanEnd = end - L_TAIL.length;
+  m.spanStart = m.spanEnd - r[5]!.length - r[6]!.length;
+  m.escaped = r[6]!.length > 0;
   return end;
 }
 
-/** matchChunkLine for the other lines: texts with escapes (and the refusals), piece by piece. */
-function matchEscaped(line: string, m: ChunkMatch): boolean {
-  if (!line.startsWith(L_T)) return false;
-  let tEnd = L_T.length;
-  while (tEnd < line.length && tEnd < 40 && line.charCodeAt(tEnd) !== 0x2c) tEnd++;
-  const t = readNumber(line, L_T.length, tEnd);
-  if (!Number.isFinite(t)) return false;
-  let dir: 'a2c' | 'c2a';
-  if (line.startsWith(L_DIR_A2C, tEnd)) dir = 'a2c';
-  else if (line.startsWith(L_DIR_C2A, tEnd)) dir = 'c2a';
-  else return false;
-  const sidStart = tEnd + L_DIR_A2C.length;
-  // The session id ends at the first special character, which must be the `\\` of `\\"`.
-  const sidEnd = firstSpecial(line, sidStart);
-  let update = -1;
-  let p = 0;
-  for (let k = 0; k < L_KINDS.length; k++) {
-    if (line.startsWith(L_KINDS[k]!, sidEnd)) {
-      update = k;
-      p = sidEnd + L_KINDS[k]!.length;
-      break;
-    }
-  }
-  if (update < 0) return false;
-  const textEnd = line.length - L_TAIL.length;
-  if (textEnd < p || !line.endsWith(L_TAIL)) return false;
-  let body: string;
-  let text: string;
-  if (firstSpecial(line, p) >= textEnd) {
-    // Nothing special in the text: the line holds the frame's text as is, and the text is that.
-    body = text = line.slice(p, textEnd);
-  } else {
-    // Escapes: decode the line's string (that also proves the span is whole string characters, so
-    // the line's `raw` ends where this recogniser says), then the frame's. Either refusing is a refusal.
-    const span = line.slice(p, textEnd);
-    try {
-      body = JSON.parse('"' + span + '"') as string;
-      if (NON_ASCII.test(body)) return false;
-      const at = firstSpecial(body, 0);
-      if (at === body.length) text = body;
-      // A `"` or control character before any escape can never be in a frame's string; after one,
-      // the frame's own JSON.parse below refuses them.
-      else if (body.charCodeAt(at) !== BACKSLASH) return false;
-      else text = JSON.parse('"' + body + '"') as string;
-    } catch {
-      return false;
-    }
-  }
-  m.t = t;
-  m.dir = dir;
-  m.update = update;
-  m.sidStart = sidStart;
-  m.sidEnd = sidEnd;
-  m.body = body;
-  m.text = text;
-  return true;
-}
-
 /**
- * The Frame of a recognised line, the same as frameFromText makes from its raw text (same fields, in
- * the same order; `json` is what JSON.parse gives): `sessionId`, the update kind and the text's
- * `body` (as written in the frame) and `text` (decoded), from a ChunkMatch or wherever they travelled.
+ * The item the generic path makes of a line matchChunkLine recognised (seq `seq`), from its `t`,
+ * direction, session id, update kind and text span (the span decoded from UTF-8; `escaped` as the
+ * match said): a text chunk frame, `out.update` then its update kind (the checker's hint), or, when
+ * the frame's own text is not a proper JSON string, the generic frame of its raw text, `out.update`
+ * then -1. `spanBytes`: the span's length in UTF-8 when the caller knows it (an ASCII span's length).
  */
-export function chunkFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessionId: string, update: number, body: string, text: string): Frame {
+export function chunkLineFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessionId: string, update: number, span: string, escaped: boolean, out: { update: number }, spanBytes = -1): Frame {
   const kind = CHUNK_UPDATES[update]!;
-  return textChunkFrame(seq, t, dir, F_HEAD + sessionId + F_KIND + kind + F_TEXT + body + F_TAIL, F_FIXED + sessionId.length + kind.length + body.length, sessionId, kind, text);
+  const fixed = F_FIXED + sessionId.length + kind.length;
+  if (!escaped) {
+    // The span is the frame's text body, and that has nothing to decode.
+    out.update = update;
+    return textChunkFrame(seq, t, dir, F_HEAD + sessionId + F_KIND + kind + F_TEXT + span + F_TAIL, fixed + (spanBytes >= 0 ? spanBytes : utf8Length(span)), sessionId, kind, span);
+  }
+  // The line's escapes undone (the match proved the span a JSON string body: this cannot throw).
+  const body = JSON.parse('"' + span + '"') as string;
+  const raw = F_HEAD + sessionId + F_KIND + kind + F_TEXT + body + F_TAIL;
+  // (The body is between ASCII characters of the raw text: its UTF-8 length adds up.)
+  const size = fixed + utf8Length(body);
+  let text: string | undefined;
+  const at = body.search(TEXT_SPECIAL);
+  if (at < 0) text = body;
+  else if (body.charCodeAt(at) === BACKSLASH) {
+    // A `"` or control character before any escape can never be in a frame's string; after one,
+    // JSON.parse refuses them.
+    try {
+      text = JSON.parse('"' + body + '"') as string;
+    } catch {
+      text = undefined;
+    }
+  }
+  if (text === undefined) {
+    out.update = -1;
+    return frameFromText(seq, t, dir, raw, size);
+  }
+  out.update = update;
+  return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text);
 }
 
 /**

@@ -6,7 +6,9 @@
  * recording refuse it in one line (the limit lowered with ACP_INSPECT_HOLD_MAX_ITEMS). The full
  * 1 GiB case is `npm run bench` (bench/big-recording.js). A second recording has a finding on every
  * frame (its session was never opened): `check`, `import` and `export --otlp` hold none of them (the
- * code before the findings were spooled died of "heap out of memory" on each of them here).
+ * code before the findings were spooled died of "heap out of memory" on each of them here). A third
+ * is 100,000 frames of real text (multi-byte and escape-heavy): check, import, check stored, slices and
+ * export --otlp on it under the same heap (the check before issue 45 died of it here).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
@@ -188,4 +190,47 @@ describe('a recording with more findings than the heap holds', () => {
       sink.close();
     }
   }, 90_000);
+});
+
+describe('a recording of real text larger than the heap (issue 45)', () => {
+  // Chunk text as agents stream it: 2-, 3- and 4-byte UTF-8, surrogate pairs written as escapes, and
+  // `\n`, `\"`, `\\`, `\t`, `\u00e9` (bench/frames.js's `mixed`). The check of such a file held every
+  // line of it in one batch for its checking thread (heap out of memory here).
+  const TEXT_FRAMES = 100_000;
+  const mixed = join(t.dir, 'mixed.jsonl');
+  const mdb = join(t.dir, 'mixed.db');
+
+  it('is checked, imported, checked stored, cut and sent as a trace, every text as it was', async () => {
+    const n = writeFloodTranscript(mixed, TEXT_FRAMES, { size: 1024, text: 'mixed' });
+    const check = await bounded(['check', mixed, '--json']);
+    expect(check.stderr).toBe('');
+    expect(check.code).toBe(0);
+    expect(check.stdout.toString()).toBe('');
+    const imp = await bounded(['import', '--db', mdb, mixed]);
+    expect(imp.stderr).toBe(`imported ${n} items from ${mixed} as recording 1\n`);
+    const stored = await bounded(['check', '1', '--db', mdb]);
+    expect(stored.code, stored.stderr).toBe(0);
+    expect(stored.stdout.toString()).toMatch(new RegExp(`^recording 1: ${n} frames checked — 0 errors, 0 warnings, 0 info`));
+    // The text went in and comes out byte for byte, from the store and from the file.
+    const src = lines(readFileSync(mixed, 'utf8'));
+    for (const ref of ['1', mixed]) {
+      const part = await bounded(['export', ref, '--db', mdb, '--seq', '50000-50009']);
+      expect(part.code, part.stderr).toBe(0);
+      const got = lines(part.stdout).slice(1).map((l) => JSON.parse(l) as { raw?: string });
+      const raws = got.map((l) => l.raw).filter((r) => r?.includes('agent_message_chunk'));
+      expect(raws).toEqual(src.slice(50000, 50010).map((l) => JSON.parse(l).raw));
+      expect(raws[0]).toMatch(/✓.*日本語.*🚀.*\\u00e9.*\\ud83d\\ude00/);
+    }
+    let posts = 0;
+    const sink = createServer((req, res) => { req.resume(); req.on('end', () => { posts++; res.writeHead(200).end(); }); });
+    await new Promise<void>((r) => sink.listen(0, '127.0.0.1', r));
+    try {
+      const otlp = await bounded(['export', '1', '--db', mdb, '--otlp', `http://127.0.0.1:${(sink.address() as AddressInfo).port}`]);
+      expect(otlp.stderr).toMatch(new RegExp(`^sent \\d+ spans \\(trace [0-9a-f]{32}\\) for ${n} items`));
+      expect(otlp.code).toBe(0);
+      expect(posts).toBeGreaterThan(0);
+    } finally {
+      sink.close();
+    }
+  }, 180_000);
 });

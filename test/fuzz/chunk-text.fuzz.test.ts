@@ -1,0 +1,179 @@
+/**
+ * Property tests for the text-chunk fast paths (issue 45): whatever the text an agent streams (any
+ * Unicode, 2-, 3- and 4-byte UTF-8, lone surrogates, which JSON.stringify escapes, control
+ * characters, quotes and backslashes), every fast path gives the same items, and the check the
+ * same findings, as the generic path (JSON.parse of each transcript line, then frameFromText of its
+ * raw text, the checker told nothing):
+ * - a transcript file read as `import` and `check` on one thread read it (readTranscriptItems: chunk
+ *   lines recognised by wire/chunk-line.ts, pieces with non-ASCII read as Latin-1 bytes);
+ * - the same file through the two-thread check's batches (check-run/batch.ts's LinePacker, then
+ *   unpackLines, as the worker unpacks them);
+ * - each frame's raw bytes through wire/chunk-frame.ts (the tap's recorder, stored rows), and its
+ *   raw text written as a JSON string (export's test of a line redaction need not parse).
+ * Seeded and bounded.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
+import { CHUNK_UPDATES } from '../../src/wire/chunk-line.js';
+import { chunkFrameOf, isQuotedTextChunk, isTextChunkRaw } from '../../src/wire/chunk-frame.js';
+import { frameFromBytes } from '../../src/wire/make-frame.js';
+import { itemFromLine, TranscriptLineReader } from '../../src/transcript/format.js';
+import { readTranscriptItems, scanTranscriptFile } from '../../src/transcript/read-file.js';
+import { packingSink } from '../../src/check-run/parallel.js';
+import { type LineBatch, LinePacker, LineRing, unpackLines } from '../../src/check-run/batch.js';
+import { CheckFold } from '../../src/check/fold.js';
+import type { Finding } from '../../src/check/checker.js';
+import { Correlator } from '../../src/wire/correlate.js';
+import { isFrame, type Item } from '../../src/wire/frame.js';
+import { tempDir } from '../helpers.js';
+
+const RUNS = { seed: 20261129, numRuns: 150 };
+
+/** Every own field, in order, with nested values (what a consumer can see of an item). */
+const show = (v: unknown): string => JSON.stringify(v, (_k, x) => (typeof x === 'number' && Object.is(x, -0) ? '-0' : x));
+
+/** One UTF-16 code unit or code point of the kinds that matter to a JSON text. */
+const piece = fc.oneof(
+  { weight: 4, arbitrary: fc.string({ unit: 'grapheme-ascii', maxLength: 6 }) },
+  { weight: 3, arbitrary: fc.string({ unit: 'binary', maxLength: 4 }) }, // any code point: 2-, 3- and 4-byte UTF-8
+  { weight: 2, arbitrary: fc.integer({ min: 0, max: 0x1f }).map((c) => String.fromCharCode(c)) }, // control characters
+  { weight: 2, arbitrary: fc.integer({ min: 0xd800, max: 0xdfff }).map((c) => String.fromCharCode(c)) }, // lone surrogates
+  { weight: 3, arbitrary: fc.constantFrom('"', '\\', '/', '\\n', '\\"', '\\u00e9', '\u007f', '\u2028', '\ufffd', 'é', '✓', '—', '日本', '😀', '\ud83d\ude00', '}}}}"}', '\\"}}}}') },
+);
+const text = fc.array(piece, { maxLength: 40 }).map((a) => a.join(''));
+const chunkFrame = fc.record({
+  sid: fc.constantFrom('sess-1', 'a5dc82dc94cee8d0260add0a9ddd342a', 'é-sess', ''),
+  kind: fc.constantFrom(...CHUNK_UPDATES),
+  text,
+});
+const frameOf = (c: { sid: string; kind: string; text: string }): string =>
+  JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: c.sid, update: { sessionUpdate: c.kind, content: { type: 'text', text: c.text } } } });
+/**
+ * A transcript: set-up, then chunk frames (and now and then another line) in both directions; with
+ * the number of chunk frames whose session id the line recogniser reads (ASCII).
+ */
+const transcript = fc.array(fc.tuple(chunkFrame, fc.constantFrom('a2c', 'c2a'), fc.nat(20)), { minLength: 1, maxLength: 30 }).map((frames) => {
+  const lines = ['{"acpInspect":"recording","version":1}'];
+  let chunks = 0;
+  let t = 0;
+  const put = (dir: string, raw: string) => lines.push(JSON.stringify({ t: Number((t += 0.25).toFixed(2)), dir, raw }));
+  put('c2a', '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{}}}');
+  put('a2c', '{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":1,"agentCapabilities":{}}}');
+  put('c2a', '{"jsonrpc":"2.0","id":1,"method":"session/new","params":{"cwd":"/","mcpServers":[]}}');
+  put('a2c', '{"jsonrpc":"2.0","id":1,"result":{"sessionId":"sess-1"}}');
+  put('c2a', '{"jsonrpc":"2.0","id":2,"method":"session/prompt","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"go ✓"}]}}');
+  for (const [c, dir, other] of frames) {
+    put(dir, frameOf(c));
+    if (/^[\x20-\x7e]*$/.test(c.sid)) chunks++;
+    if (other === 0) put('stderr', `warn: ${c.text}`);
+    if (other === 1) put('a2c', `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-1","update":{"sessionUpdate":"plan","entries":[{"content":${JSON.stringify(c.text)},"priority":"high","status":"pending"}]}}}`);
+  }
+  put('a2c', '{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}');
+  return { lines, chunks };
+});
+
+/** The folder's findings, with the counts, as text. */
+function folded(items: Iterable<[Item, number]>): string {
+  const found: Finding[] = [];
+  const fold = new CheckFold([], (f) => found.push(f));
+  for (const [item, chunk] of items) fold.step(item, chunk);
+  return show({ findings: found, ...fold.finish() });
+}
+
+/** The generic path: each line as the file holds it, JSON.parse'd by the reader, its frame by frameFromText; responses correlated; no chunk hints. */
+function generic(lines: string[]): { items: string[]; findings: string } {
+  const reader = new TranscriptLineReader();
+  const correlator = new Correlator();
+  const items: Item[] = [];
+  lines.forEach((l, i) => {
+    const r = reader.read(l, i + 1);
+    if (r === undefined) return;
+    const item = itemFromLine(r);
+    if (isFrame(item)) correlator.observe(item);
+    items.push(item);
+  });
+  return { items: items.map(show), findings: folded(items.map((x) => [x, -1])) };
+}
+
+/** The file as `import` reads it (chunk lines recognised), each item with the chunk kind it reports. */
+function viaFile(file: string): { items: string[]; findings: string; chunks: number } {
+  const last = { chunk: -1 };
+  const got: [Item, number][] = [];
+  for (const item of readTranscriptItems(file, undefined, last)) got.push([item, last.chunk]);
+  return { items: got.map(([x]) => show(x)), findings: folded(got), chunks: got.filter(([, c]) => c >= 0).length };
+}
+
+/** The file through the two-thread check's batches: read and packed as its reading thread does, unpacked as its worker does. */
+function viaBatches(file: string, batchBytes: number): { items: string[]; findings: string } {
+  const ring = new LineRing(2, LineRing.slotBytesFor(batchBytes));
+  const packer = new LinePacker(batchBytes, ring);
+  const reader = new TranscriptLineReader();
+  const correlator = new Correlator();
+  const got: [Item, number][] = [];
+  const unpack = (b: LineBatch): void => unpackLines(b, (item, chunk) => {
+    if (chunk < 0 && isFrame(item)) correlator.observe(item);
+    got.push([item, chunk]);
+  }, ring);
+  for (const _ of scanTranscriptFile(file, packingSink(packer, reader), reader, 4096)) {
+    // Each batch unpacked before the next is packed (a ring of two slots: as the reader waits for the worker).
+    if (packer.full) unpack(packer.take().batch);
+  }
+  if (!packer.empty) unpack(packer.take().batch);
+  return { items: got.map(([x]) => show(x)), findings: folded(got) };
+}
+
+describe('text-chunk fast paths (property)', () => {
+  const t = tempDir('acp-chunk-text-');
+
+  it('any chunk text gives the generic items and findings: a file read as import reads it, and through the check batches', () => {
+    const file = join(t.dir, 't.jsonl');
+    try {
+      fc.assert(fc.property(transcript, ({ lines, chunks }) => {
+        writeFileSync(file, lines.join('\n') + '\n');
+        const want = generic(lines);
+        const f = viaFile(file);
+        expect(f.items).toEqual(want.items);
+        expect(f.findings).toBe(want.findings);
+        // No text falls off the fast path: every chunk line with an ASCII session id is taken by it.
+        expect(f.chunks).toBe(chunks);
+        for (const bytes of [700, 256 * 1024]) {
+          const b = viaBatches(file, bytes);
+          expect(b.items).toEqual(want.items);
+          expect(b.findings).toBe(want.findings);
+        }
+      }), RUNS);
+    } finally {
+      t.cleanup();
+    }
+  });
+
+  it('any chunk text in a raw frame gives the frame frameFromBytes makes (the recorder and stored rows)', () => {
+    fc.assert(fc.property(chunkFrame, (c) => {
+      const raw = frameOf(c);
+      const bytes = Buffer.from(raw, 'utf8');
+      const want = frameFromBytes(7, 1.5, 'a2c', bytes);
+      const out = { update: -1 };
+      const got = chunkFrameOf(7, 1.5, 'a2c', bytes.toString('utf8'), bytes.length, out);
+      expect(got, raw).not.toBeNull();
+      expect(show(got)).toBe(show(want));
+      expect(CHUNK_UPDATES[out.update]).toBe(c.kind);
+    }), { ...RUNS, numRuns: 1000 });
+  });
+
+  it('a raw text written as a JSON string is a text chunk frame only when the raw text is one (export keeps such lines unparsed)', () => {
+    // Chunk frames, and the same with a piece of text put anywhere (keys, a bare quote, a cut).
+    const raw = fc.oneof(chunkFrame.map(frameOf), fc.tuple(chunkFrame.map(frameOf), piece, fc.nat()).map(([r, p, at]) => r.slice(0, at % (r.length + 1)) + p + r.slice(at % (r.length + 1))));
+    let yes = 0;
+    fc.assert(fc.property(raw, (r) => {
+      const quoted = isQuotedTextChunk(JSON.stringify(r));
+      if (quoted) {
+        yes++;
+        expect(isTextChunkRaw(r), r).toBe(true);
+        expect(JSON.parse(r).params.update.content.type).toBe('text');
+      } else if (r.isWellFormed()) expect(isTextChunkRaw(r), r).toBe(false);
+    }), { ...RUNS, numRuns: 2000 });
+    expect(yes).toBeGreaterThan(500);
+  });
+});
