@@ -754,7 +754,8 @@ const explainRule: ToolDef = {
     if (a.rule === undefined) {
       return {
         text: [`${RULES.length} rules (id, severity, spec section, what it checks):`, ...RULES.map((r) => `${r.id} ${r.severity} [${r.spec}] ${r.title}`)].join('\n'),
-        data: { rules: RULES.map(({ id, severity, spec, title, url }) => ({ id, severity, spec, title, url })) },
+        // Each rule's page is in its own explanation (the list stays small: every answer is kept under ~20 KB).
+        data: { rules: RULES.map(({ id, severity, spec, title }) => ({ id, severity, spec, title })) },
       };
     }
     const r = RULE_INFO.get(a.rule);

@@ -56,10 +56,10 @@ export function probeReportHtml(report: ProbeReport, items: ReadonlyMap<number, 
     const rows = report.scenarios.filter((s) => s.tier === tier);
     if (!rows.length) return '';
     return `<h2>${tier}</h2><table><thead><tr><th>status</th><th>scenario</th><th>spec</th><th>why</th><th>recording</th></tr></thead><tbody>${rows.map((s) =>
-      `<tr><td class="st ${s.status}">${s.status}</td><td><a href="#${esc(s.id)}">${esc(s.id)}</a><div class="muted">${prose(s.title)}</div></td><td>${esc(s.spec)}</td><td>${prose(s.why)}${s.quote ? `<div class="muted">spec: ${esc(s.quote)}</div>` : ''}${s.findings.some((f) => f.severity === 'error') ? `<div class="finding">${s.findings.filter((f) => f.severity === 'error').length} checker error(s)</div>` : ''}</td><td>${s.recording === null ? '' : `<a href="#${esc(s.id)}">#${s.recording}</a>`}</td></tr>`).join('')}</tbody></table>`;
+      `<tr><td class="st ${s.status}">${s.status}</td><td><a href="#${esc(s.id)}">${esc(s.id)}</a><div class="muted">${prose(s.title)}</div></td><td>${esc(s.spec)}</td><td>${prose(s.why)}${s.quote ? `<div class="muted">spec: ${prose(s.quote)}</div>` : ''}${s.findings.some((f) => f.severity === 'error') ? `<div class="finding">${s.findings.filter((f) => f.severity === 'error').length} checker error(s)</div>` : ''}</td><td>${s.recording === null ? '' : `<a href="#${esc(s.id)}">#${s.recording}</a>`}</td></tr>`).join('')}</tbody></table>`;
   }).join('');
   const ambient = report.ambient?.length ? `<h2>ambient</h2><p class="muted">Findings outside what any scenario was about, once for the run; an error counts as one required failure.</p><table><thead><tr><th>tier</th><th>finding</th><th>scenarios</th><th>recording</th></tr></thead><tbody>${report.ambient.map((a) =>
-    `<tr><td class="st ${a.tier === 'required' ? 'fail' : 'info'}">${esc(a.tier)}</td><td><code>${esc(a.rule)}</code> (spec ${esc(a.spec)}): ${esc(a.message)}</td><td>${esc(a.scenarios.join(', '))}</td><td>#${a.recording} item ${a.seq}</td></tr>`).join('')}</tbody></table>` : '';
+    `<tr><td class="st ${a.tier === 'required' ? 'fail' : 'info'}">${esc(a.tier)}</td><td><code>${esc(a.rule)}</code> (spec ${esc(a.spec)}): ${prose(a.message)}</td><td>${esc(a.scenarios.join(', '))}</td><td>#${a.recording} item ${a.seq}</td></tr>`).join('')}</tbody></table>` : '';
   const details = report.scenarios.filter((s) => s.recording !== null).map((s) => scenarioSection(s, items.get(s.recording!))).join('');
   return `${pageHead(title, STYLE.trim())}
 <body>

@@ -248,7 +248,9 @@ describe('a devDependency of a new project, installed with npm skipping install 
 
     // The user's own SDK and vitest (linked from this checkout); acp-inspect is the installed tarball.
     mkdirSync(join(project, 'node_modules', '@agentclientprotocol'), { recursive: true });
-    symlinkSync(join(ROOT, 'node_modules', '@agentclientprotocol', 'sdk'), join(project, 'node_modules', '@agentclientprotocol', 'sdk'));
+    // (acp-inspect depends on the SDK itself since it bridges remote agents: npm has installed it then.)
+    const sdk = join(project, 'node_modules', '@agentclientprotocol', 'sdk');
+    if (!existsSync(sdk)) symlinkSync(join(ROOT, 'node_modules', '@agentclientprotocol', 'sdk'), sdk);
     symlinkSync(join(ROOT, 'node_modules', 'vitest'), join(project, 'node_modules', 'vitest'));
     mkdirSync(join(project, 'test', 'fixtures'), { recursive: true });
     copyFileSync(SAMPLE, join(project, 'test', 'fixtures', 'session.jsonl'));

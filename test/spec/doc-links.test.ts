@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { PROTOCOL_DOCS, specUrl } from '../../src/spec/doc-links.js';
+import { PROTOCOL_DOCS, TRANSPORT_RFD, specUrl } from '../../src/spec/doc-links.js';
 import { RULES } from '../../src/check/rule-list.js';
 import { ROOT } from '../helpers.js';
 
@@ -19,6 +19,7 @@ describe('specUrl', () => {
     expect(specUrl('2.13')).toBe(`${PROTOCOL_DOCS}schema`); // → 2
     expect(specUrl('6 rule 3')).toBe(`${PROTOCOL_DOCS}prompt-turn#3-agent-reports-output`); // → 6
     expect(specUrl('nonsense')).toBe(`${PROTOCOL_DOCS}overview`);
+    expect(specUrl('RFD streamable-http-websocket-transport: Identity Model')).toBe(TRANSPORT_RFD);
   });
 
   it('gives every rule and every probe scenario a page of the protocol\'s site', () => {
@@ -27,6 +28,8 @@ describe('specUrl', () => {
     expect(probeSpecs.length).toBeGreaterThan(10);
     for (const spec of [...RULES.map((r) => r.spec), ...probeSpecs]) {
       const url = specUrl(spec);
+      // The transport rules cite the remote transport's RFD, which the spec leaves out.
+      if (spec.startsWith('RFD ')) { expect(url, spec).toBe(TRANSPORT_RFD); continue; }
       const page = url.slice(PROTOCOL_DOCS.length).split('#')[0]!;
       expect(PAGES, `${spec} → ${url}`).toContain(page);
     }

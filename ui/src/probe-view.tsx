@@ -65,7 +65,7 @@ export function ProbeScorecard({ id }: { id: number }) {
                     <td><span class={`pill probe-st ${s.status}`}>{s.status}</span></td>
                     <td><b>{s.id}</b><div class="muted"><InlineCode text={s.title} /></div></td>
                     <td>{s.spec}</td>
-                    <td><InlineCode text={s.why} />{s.quote && <div class="muted">spec: {s.quote}</div>}{s.findings.filter((f) => f.severity === 'error').map((f) => <div key={`${f.seq}-${f.rule}`} class="bad">#{f.seq} {f.rule} ({f.spec}): <InlineCode text={f.message} /></div>)}</td>
+                    <td><InlineCode text={s.why} />{s.quote && <div class="muted">spec: <InlineCode text={s.quote} /></div>}{s.findings.filter((f) => f.severity === 'error').map((f) => <div key={`${f.seq}-${f.rule}`} class="bad">#{f.seq} {f.rule} ({f.spec}): <InlineCode text={f.message} /></div>)}</td>
                     <td>{s.recording !== null && <a href={`?rec=${s.recording}`} onClick={(e) => { e.preventDefault(); openScenarioRecording(s.recording!); }}>#{s.recording}</a>}</td>
                   </tr>
                 ))}
@@ -83,7 +83,7 @@ export function ProbeScorecard({ id }: { id: number }) {
               {r.ambient.map((a) => (
                 <tr key={a.rule} data-ambient={a.rule}>
                   <td><span class={`pill probe-st ${a.tier === 'required' ? 'fail' : 'info'}`}>{a.tier}</span></td>
-                  <td><b>{a.rule}</b> ({a.spec}): {a.message}</td>
+                  <td><b>{a.rule}</b> ({a.spec}): <InlineCode text={a.message} /></td>
                   <td>{a.scenarios.join(', ')}</td>
                   <td><a href={`?rec=${a.recording}`} onClick={(e) => { e.preventDefault(); openScenarioRecording(a.recording); }}>#{a.recording}</a></td>
                 </tr>
