@@ -3,7 +3,7 @@
 // cannot go stale unnoticed. It records a real session through the tap (the demo's: the ACP SDK's
 // example client ⇄ acp-inspect ⇄ the SDK's example agent, beside the sample recordings), probes the
 // probe tests' agent, writes a note with the CLI, serves the database with the binary and shoots the
-// pages in a real Chromium (playwright-core; ACP_INSPECT_CHROMIUM names another binary).
+// pages in a real Chromium; the console's picture comes from its browser test (ACP_INSPECT_SHOTS) (playwright-core; ACP_INSPECT_CHROMIUM names another binary).
 //
 //   node scripts/screenshots.js [--out DIR] [--width N]...
 //
@@ -107,6 +107,12 @@ try {
       log(`wrote ${join(out, file)}`);
     }
   }
+  // 5. The console (docs/console.md): its browser test drives a test agent through a turn (a
+  // permission, a read, a write approved, a malformed frame pinned to its finding) and shoots the page.
+  const consoleTest = await run(process.execPath, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', 'test/ui/console.e2e.test.ts', '-t', 'drives a test agent'],
+    { ...process.env, ACP_INSPECT_SHOTS: out }, root);
+  if (consoleTest.code !== 0 || !existsSync(join(out, 'console.png'))) stop(`the console's browser test did not make its picture (exit ${consoleTest.code}):\n${consoleTest.stdout}${consoleTest.stderr}`);
+  log(`wrote ${join(out, 'console.png')}`);
 } catch (e) {
   failed = e;
 } finally {

@@ -121,7 +121,10 @@ describeBrowser('the console', () => {
     await page.locator('.detail').getByText('not-json').first().waitFor();
     const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
     expect(snap.frames.some((f) => f.dir === 'a2c' && f.kind === 'error' && JSON.stringify(f.json).includes('-32700'))).toBe(true);
-    if (process.env.ACP_INSPECT_SHOTS) await page.screenshot({ path: join(process.env.ACP_INSPECT_SHOTS, 'console.png') });
+    if (process.env.ACP_INSPECT_SHOTS) { // npm run screenshots: at the width the docs show
+      await page.setViewportSize({ width: 1280, height: 800 });
+      await page.screenshot({ path: join(process.env.ACP_INSPECT_SHOTS, 'console.png') });
+    }
 
     const id = snap.status.recordingId!;
     // The same server's recordings list names the running console and links its recording.
