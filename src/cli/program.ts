@@ -75,8 +75,6 @@ export async function runProgram(argv: string[]): Promise<void> {
   const program = buildProgram();
   // Options every command has may come before the command (`acp-inspect --db FILE list`).
   const args = hoistGlobalOptions(argv, program);
-  // Not for the tap, whose stdout is the client's: when the client stops reading it keeps recording.
-  if (args[0] !== 'tap') endQuietlyWhenStdoutCloses();
   // A command that opens a database with capture logs nobody indexes starts an indexer for them.
   if (args[0] !== 'index') onOrphanedCaptures(startDetachedIndexer);
   const missing = missingCommand(argv, program);

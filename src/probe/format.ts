@@ -23,7 +23,9 @@ export function formatProbeReport(report: ProbeReport, opts: { width?: number } 
   const specW = Math.max(4, ...report.scenarios.map((s) => s.spec.length));
   const lines: string[] = [];
   const t = report.target;
-  lines.push(`probe ${report.probe}: ${[t.name ?? '(no name given)', t.version].filter(Boolean).join(' ')}${t.command ? `  (${t.command.join(' ')})` : ''}`);
+  // Named by its name (and its command beside it); without agentInfo/clientInfo, by its command.
+  const who = t.name ? `${[t.name, t.version].filter(Boolean).join(' ')}${t.command ? `  (${t.command.join(' ')})` : ''}` : t.command?.join(' ') ?? '(no name given)';
+  lines.push(`probe ${report.probe}: ${who}`);
   for (const tier of TIERS) {
     const rows = report.scenarios.filter((s) => s.tier === tier);
     if (!rows.length) continue;

@@ -24,6 +24,13 @@ describe('the probe report', () => {
     expect(Object.keys(r)).toEqual(['probe', 'target', 'verdict', 'counts', 'scenarios']);
   });
 
+  it('titles the table by the target name and command, or by its command alone when it gave no name', () => {
+    const title = (target: { name: string | null; version: string | null; command: string[] | null }) => formatProbeReport(buildReport('agent', target, [sc('a', 'required', 'pass')])).split('\n')[0];
+    expect(title({ name: 'agent-x', version: '2', command: ['node', 'x.js'] })).toBe('probe agent: agent-x 2  (node x.js)');
+    expect(title({ name: null, version: null, command: ['node', 'x.js'] })).toBe('probe agent: node x.js');
+    expect(title({ name: null, version: null, command: null })).toBe('probe agent: (no name given)');
+  });
+
   it('prints a table by tier: status, id, spec section, why and recording id, then the verdict', () => {
     const failed = { ...sc('b', 'required', 'fail', 7), findings: [{ seq: 3, severity: 'error' as const, rule: 'r', message: 'm', spec: '4' }], reproduce: 'acp-inspect export 7 --turn 5 -o x.jsonl' };
     const text = formatProbeReport(buildReport('agent', { name: 'agent-x', version: '2', command: ['x'] }, [sc('a', 'advisory', 'pass', 6), failed]), { width: 100 });
