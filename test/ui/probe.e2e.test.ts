@@ -60,7 +60,9 @@ describeBrowser('probe runs in the UI', () => {
     expect(await card.getByRole('region', { name: /^Unstable/ }).locator('tr[data-scenario="session-fork"] .probe-st').innerText()).toBe('pass');
     const image = card.getByRole('region', { name: /^Info/ }).locator('tr[data-scenario="prompt-image"]');
     expect(await image.locator('.probe-st').innerText()).toBe('info');
-    expect(await image.innerText()).toContain('spec: "`image`, `audio` and `resource` blocks are accepted only when');
+    // The quote's `backticked` words show as code, not as backticks.
+    expect(await image.innerText()).toContain('spec: "image, audio and resource blocks are accepted only when');
+    expect(await image.locator('code', { hasText: 'resource' }).count()).toBeGreaterThan(0);
     // Ambient findings, once for the run: fork advertised in initialize is an UNSTABLE field.
     expect(await card.getByRole('region', { name: 'Ambient findings' }).locator('tr[data-ambient="unstable-field"]').innerText()).toContain('unstable-field');
     // The scenario's recording: an ordinary recording, named after the run and the scenario.
