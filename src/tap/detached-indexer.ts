@@ -7,6 +7,7 @@
  */
 import { lazyRequire } from './agent.js';
 import { recordIndexer } from '../store/indexer-pids.js';
+import type { HandedOnExit } from './messages.js';
 
 const started = new Set<string>();
 /** Databases whose log a detached indexer started by copyLogElsewhere is copying now. */
@@ -14,13 +15,15 @@ const copying = new Set<string>();
 
 /**
  * Starts one for `dbPath` (once per process), or, for the capture log `handedOn` a tap hands on as
- * it exits cleanly, one that is named as indexing that log (see indexer-pids.ts).
+ * it exits cleanly, one that is named as indexing that log (see indexer-pids.ts) and is told the
+ * tap's exit on its command line (`exit`): on a full disk nothing else may carry it (see HandedOnExit).
  */
-export function startDetachedIndexer(dbPath: string, handedOn: string | null = null): void {
+export function startDetachedIndexer(dbPath: string, handedOn: string | null = null, exit: HandedOnExit | null = null): void {
   const key = handedOn === null ? dbPath : `${dbPath}\0${handedOn}`;
   if (started.has(key) || process.env.ACP_INSPECT_NO_DETACHED_INDEXER === '1') return;
   started.add(key);
-  spawnIndexer(dbPath, [], handedOn);
+  const more = handedOn !== null && exit !== null ? ['--handed-on', handedOn, '--handed-on-exit', JSON.stringify(exit)] : [];
+  spawnIndexer(dbPath, more, handedOn);
 }
 
 /**
@@ -46,7 +49,6 @@ export function copyingElsewhere(dbPath: string): boolean {
   return copying.has(dbPath);
 }
 
-/**
 /**
  * Applies the store's retention settings (store/retention.ts) in a process of its own: `acp-inspect
  * prune --auto`, not waited for. The tap's recorder starts it once its recording is made (the agent

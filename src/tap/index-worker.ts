@@ -139,7 +139,7 @@ async function runJob(from: JobStart | undefined): Promise<void> {
    * last batch saves no state: the recording is finished in the next transaction.
    */
   const end = async (code: number | null, signal: string | null, exitT: number, interrupted: boolean): Promise<void> => {
-    const t = interrupted ? lines.endInterrupted() : lines.end(code, signal, exitT);
+    const t = !interrupted ? lines.end(code, signal, exitT) : config.handedOn ? lines.endCut() : lines.endInterrupted();
     const last = live.end();
     post(intake?.offset ?? 0, false);
     const traceDone = live.finish(t, config.resume?.recordingId ?? null);

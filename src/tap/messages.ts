@@ -24,6 +24,13 @@ export type FromRecorder =
   /** The worker's recorder handed the log on (see Recorder.handOff). */
   | { handedOff: true };
 
+/**
+ * The exit a tap that exited cleanly hands on with its capture log, on the command line of the
+ * detached indexer it starts: where its disk is full, neither the log (its finish record) nor the
+ * database (Recorder.handOff) nor the capture folder (indexer-pids.ts) may take it.
+ */
+export interface HandedOnExit { endedAt: string; exitCode: number | null; exitSignal: string | null }
+
 export interface RecorderConfig {
   dbPath: string;
   name: string | null;
@@ -46,6 +53,11 @@ export interface RecorderConfig {
   shared?: SharedArrayBuffer;
   /** Another process finishing a log: the recording it belongs to and where its indexing stopped. */
   resume?: { recordingId: number; indexed: number; state: string | null; storedSeq: number };
+  /**
+   * The exit its tap said as it handed the log on (see HandedOnExit): an indexer that meets the end of
+   * the log without its finish record ends the recording with it, not interrupted.
+   */
+  handedOn?: HandedOnExit | null;
   /** [in SQLite, stop] flags shared with the forwarding thread; see `sql()` in recorder-worker.ts. */
   guard?: SharedArrayBuffer;
 }

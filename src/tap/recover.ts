@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { Store, processIdentity, writerAlive } from '../store/store.js';
 import { capturesDir, listCaptureLogs, listDoneCaptureLogs } from '../store/paths.js';
 import { readCaptureHeader, type CaptureHeader } from './capture-log.js';
-import type { FromRecorder, RecorderConfig } from './messages.js';
+import type { FromRecorder, HandedOnExit, RecorderConfig } from './messages.js';
 import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, isFullError } from '../store/disk.js';
 
 /** How long a log that holds no header yet is left alone (its tap may be starting). */
@@ -21,8 +21,11 @@ const HEADERLESS_GRACE_MS = 10_000;
 /** How long to wait for a log whose indexer is exiting (a tap that handed on but still holds it). */
 const WAIT_FOR_OWNER_MS = 3000;
 
-/** Indexes every capture log beside `dbPath` that no live process indexes; returns how many it finished. */
-export async function finishCaptures(dbPath: string, say: (msg: string) => void = () => undefined): Promise<number> {
+/**
+ * Indexes every capture log beside `dbPath` that no live process indexes; returns how many it finished.
+ * `handedOn`: a log its tap handed on as it exited cleanly, with that exit (see HandedOnExit).
+ */
+export async function finishCaptures(dbPath: string, say: (msg: string) => void = () => undefined, handedOn: { log: string; exit: HandedOnExit } | null = null): Promise<number> {
   const me = processIdentity();
   const until = Date.now() + WAIT_FOR_OWNER_MS;
   let n = 0;
@@ -40,7 +43,7 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
         owned++;
         continue;
       }
-      await indexCapture(dbPath, path, name, header, claim, say);
+      await indexCapture(dbPath, path, name, header, claim, say, handedOn?.log === name ? handedOn.exit : null);
       n++;
     }
     // Logs still held by a live process: a tap or an indexer at work (not ours), or one exiting
@@ -109,7 +112,7 @@ function removeIfAbandoned(path: string): void {
  * threads (split-recorder.ts). Should that fail (a worker thread that cannot start, or fails), the
  * tap's own recorder goes on on this thread from where the database says the first got.
  */
-async function indexCapture(dbPath: string, path: string, name: string, header: CaptureHeader, claim: Claim, say: (msg: string) => void): Promise<void> {
+async function indexCapture(dbPath: string, path: string, name: string, header: CaptureHeader, claim: Claim, say: (msg: string) => void, exit: HandedOnExit | null): Promise<void> {
   const send = (m: FromRecorder) => {
     if ('warn' in m) say(`acp-inspect: recording ${claim.id}: ${m.warn}`);
   };
@@ -117,6 +120,7 @@ async function indexCapture(dbPath: string, path: string, name: string, header: 
     dbPath, name: header.name, command: header.command, cwd: header.cwd, hostPid: header.hostPid, startedAt: header.startedAt,
     redact: header.redact, maxFrameBytes: header.maxFrameBytes, check: header.check, ui: null,
     capture: { path, name },
+    handedOn: exit,
     resume: { recordingId: c.id, indexed: c.indexed, state: c.state, storedSeq: c.storedSeq },
   });
   let fatal: unknown = null;

@@ -444,7 +444,9 @@ export function runTap(opts: TapOptions): void {
     if (!stored && rec.logPath) {
       await rec.handOff(code, signal);
       rec.sayIfLocked(dbPath);
-      startDetachedIndexer(dbPath, basename(rec.logPath));
+      // The exit goes on the indexer's command line too: a full disk may have taken the log's finish
+      // record, the database's copy (handOff) and the indexer's file alike.
+      startDetachedIndexer(dbPath, basename(rec.logPath), { endedAt: new Date().toISOString(), exitCode: code, exitSignal: signal });
     }
     // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
     if (receivedSignal) killGroup(child, 'SIGKILL');

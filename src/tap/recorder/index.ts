@@ -135,7 +135,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   /** Ends the recording: its exit (or, for a tap that died, its last frame's time) and its status. */
   async function finish(code: number | null, signal: string | null, exitT: number, interrupted: boolean): Promise<void> {
     const deadline = Date.now() + 2500;
-    const t = interrupted ? lines.endInterrupted() : lines.end(code, signal, exitT);
+    const t = !interrupted ? lines.end(code, signal, exitT) : config.handedOn ? lines.endCut() : lines.endInterrupted();
     const last = live.end();
     const traceDone = live.finish(t, writer.recordingId);
     await writer.finish(code, signal, t, deadline, interrupted, last);

@@ -144,6 +144,22 @@ export class LineIndexer {
     return this.lastT;
   }
 
+  /**
+   * Ends a recording whose log lost its end to a full disk (its tap exited cleanly, and said so
+   * elsewhere: see HandedOnExit): a stream's unfinished line is what was left of a frame whose rest
+   * the log could not take, so it is marked lost (a gap), as a gap record would have, not made an item.
+   */
+  endCut(): number {
+    ([C2A, A2C, STDERR] as StreamCode[]).forEach((c, i) => {
+      const lost = this.splitters[c]!.discard();
+      if (lost > 0) {
+        this.hooks.onIncomplete('the recorder fell behind and skipped data (a gap is marked)');
+        this.push({ seq: ++this.seq, t: this.lastT, dir: 'event', type: 'gap', data: { stream: ['c2a', 'a2c', 'stderr'][i], bytes: lost } }, 64);
+      }
+    });
+    return this.lastT;
+  }
+
   private push(item: Item, bytes: number, chunk?: number): void {
     // Items are stored in the order the tap handed them over (one lock for both forwarding threads and
     // the main thread), but each took its time just before that lock: a thread preempted in between

@@ -597,9 +597,10 @@ export class StoreWriter {
       // A tap's own capture log of some size is left for a detached indexer to remove, once this
       // process (which holds it open) is gone: see Store.dropCapture.
       const leaveLog = !config.resume && this.hooks.indexedTo() >= CLOSE_COPY_MAX_BYTES;
-      // A log without its finish record whose tap said it exited (handOff): the disk was too full
-      // for the tap to write the end of the session. Not interrupted: ended as the tap said.
-      const said = interrupted && config.resume ? this.handedOffExit(store, recordingId) : null;
+      // A log without its finish record whose tap said it exited (handOff, or the indexer's command
+      // line: see HandedOnExit): the disk was too full for the tap to write the end of the session.
+      // Not interrupted: ended as the tap said.
+      const said = interrupted && config.resume ? this.handedOffExit(store, recordingId) ?? config.handedOn ?? null : null;
       if (said) {
         interrupted = false;
         code = said.exitCode;
