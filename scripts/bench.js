@@ -16,11 +16,14 @@
  * (1M items in SQLite): its API, and the page in chromium (first rows, each filter, a jump to a seq),
  * and Compare of two runs of one scenario (the Compare view's requests, the whole answer in one
  * request, and `acp-inspect diff`), and every command a user reaches for on a 1 GiB recording
- * (bench/big-recording.js: time, peak RSS, and time against the floor of reading the data once).
+ * (bench/big-recording.js: time, peak RSS, and time against the floor of reading the data once), and
+ * remote agents (bench/remote.mjs): the bridge and the proxy over Streamable HTTP and WebSocket, side
+ * by side with the protocol SDK's client talking to its server directly (latency, throughput, memory).
  *
  * Flags: --quick (seconds, for tests), --rounds N, --mb N (flood per size, in MiB), --pings N,
  * --idle-rounds N, --rss-mb N, --check-frames N, --ui-frames N, --compare-frames N, --compare-runs N (medians of),
- * --big-frames N (frames of the big-frame recording), --only a,b (sections: flood,startup,idle,rss,exit,check,ui,compare,big),
+ * --big-frames N (frames of the big-frame recording), --remote-rss-mb N (the remote section's long turn, in MiB; 0: none),
+ * --only a,b (sections: flood,startup,idle,rss,exit,check,ui,compare,big,remote),
  * --json FILE (results as JSON), --js-tap (one more variant: the tap on its JavaScript forwarder, as where
  * the native one is not built), --copy-tap (one more: the native forwarder copying the agent's output
  * through user space instead of tee()/splice(), as where splice is not possible), --client socket|pipe|both
@@ -41,6 +44,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { expectedFlood, floodChunks, initializeRequest, initializeResult, newSessionRequest, newSessionResult, promptRequest, promptResult } from '../bench/frames.js';
 import { benchBigRecording, writeFloodTranscript } from '../bench/big-recording.js';
+import { benchRemote } from '../bench/remote.mjs';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = join(ROOT, 'bin', 'acp-inspect.js');
@@ -75,6 +79,10 @@ function parseArgs(argv) {
     compareFrames: quick ? 3_000 : 100_000,
     compareRuns: quick ? 1 : 5,
     bigFrames: quick ? 20_000 : 1_000_000,
+    remoteRounds: quick ? 1 : 3,
+    remoteTrips: quick ? 20 : 200,
+    remoteUpdates: quick ? 200 : 5000,
+    remoteRssMb: quick ? 0 : 200,
     only: null,
     json: null,
     jsTap: process.env.BENCH_JS_TAP === '1',
@@ -90,6 +98,7 @@ function parseArgs(argv) {
   env('BENCH_ROUNDS', 'rounds'); env('BENCH_MB', 'mb'); env('BENCH_PINGS', 'pings'); env('BENCH_STARTUPS', 'startups'); env('BENCH_IDLE_ROUNDS', 'idleRounds');
   env('BENCH_RSS_MB', 'rssMb'); env('BENCH_EXIT_FRAMES', 'exitFrames'); env('BENCH_CHECK_FRAMES', 'checkFrames'); env('BENCH_UI_FRAMES', 'uiFrames');
   env('BENCH_COMPARE_FRAMES', 'compareFrames'); env('BENCH_COMPARE_RUNS', 'compareRuns'); env('BENCH_BIG_FRAMES', 'bigFrames');
+  env('BENCH_REMOTE_RSS_MB', 'remoteRssMb');
   if (process.env.BENCH_ONLY) o.only = process.env.BENCH_ONLY.split(',');
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
@@ -107,12 +116,13 @@ function parseArgs(argv) {
       case '--compare-frames': o.compareFrames = num(a, argv[++i]); break;
       case '--compare-runs': o.compareRuns = num(a, argv[++i]); break;
       case '--big-frames': o.bigFrames = num(a, argv[++i]); break;
+      case '--remote-rss-mb': o.remoteRssMb = num(a, argv[++i]); break;
       case '--only': o.only = (argv[++i] ?? '').split(','); break;
       case '--json': o.json = argv[++i]; break;
       case '--js-tap': o.jsTap = true; break;
       case '--copy-tap': o.copyTap = true; break;
       case '--client': o.clients = clientKinds(argv[++i]); break;
-      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--idle-rounds N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--compare-frames N] [--compare-runs N] [--exit-frames N] [--big-frames N] [--only flood,startup,idle,rss,exit,check,ui,compare,big] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
+      default: fail(`unknown option "${a}"; usage: node scripts/bench.js [--quick] [--rounds N] [--mb N] [--pings N] [--startups N] [--idle-rounds N] [--rss-mb N] [--check-frames N] [--ui-frames N] [--compare-frames N] [--compare-runs N] [--exit-frames N] [--big-frames N] [--remote-rss-mb N] [--only flood,startup,idle,rss,exit,check,ui,compare,big,remote] [--json FILE] [--js-tap] [--copy-tap] [--client socket|pipe|both]`);
     }
   }
   return o;
@@ -1696,6 +1706,14 @@ function targets(r) {
       }
     }
   }
+  if (r.remote) {
+    for (const row of r.remote.rows.filter((x) => !x.path.endsWith('direct'))) {
+      add(`${row.path}: added p50 round trip ≤ 1 ms (issue 42)`, `${fmt(row.addedP50Ms)} ms (direct ${fmt(row.p50Ms - row.addedP50Ms)} ms)`, row.addedP50Ms <= 1);
+      add(`${row.path}: throughput of 1 KiB updates ≥ 0.8 of direct (issue 42)`, fmt(row.throughputRatio), row.throughputRatio >= 0.8);
+    }
+    // Flat: what the process holds late in the long turn is what it held early in it (a leak or a queue would grow with the stream).
+    for (const m of r.remote.memory) add(`${m.path}: RSS flat over a ${m.mib} MiB turn (peak in its last 10% ≤ 1.25× the peak in its first 10%) (issue 42)`, `${fmt(m.firstTenthPeakMiB, 1)} → ${fmt(m.lastTenthPeakMiB, 1)} MiB, peak ${fmt(m.peakMiB, 1)}`, m.lastTenthPeakMiB <= 1.25 * m.firstTenthPeakMiB);
+  }
   return out;
 }
 
@@ -1726,12 +1744,17 @@ async function main() {
     if (want('ui')) { await benchUi(o, tmp, results); log(''); }
     if (want('compare')) { await benchCompare(o, tmp, results); log(''); }
     if (want('big')) { results.big = await benchBigRecording({ frames: o.bigFrames, log }); log(''); }
+    if (want('remote')) {
+      log('## Remote agents (issue 42): the bridge and the proxy against the SDK\'s client and server directly');
+      results.remote = await benchRemote({ rounds: o.remoteRounds, trips: o.remoteTrips, updates: o.remoteUpdates, rssMb: o.remoteRssMb, log, problem });
+      log('');
+    }
   } finally {
     rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
   const verdicts = targets(results);
   if (verdicts.length) {
-    log('## Targets (issues 6 and 20)');
+    log('## Targets (issues 6, 20 and 42)');
     for (const v of verdicts) log(`  ${v.ok ? 'met   ' : 'MISSED'}  ${v.what}: ${v.value}`);
     results.targets = verdicts;
   }

@@ -35,6 +35,8 @@ export const TRANSPORT_FAILED_CODE = -32603;
 const CLOSE_WAIT_MS = 3000;
 /** How long the tap's end waits for a closing WebSocket's close (its code is recorded). */
 const WS_CLOSE_WAIT_MS = 500;
+/** The most the tap gathers for one write to the editor. */
+const BATCH_BYTES = 256 * 1024;
 
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
@@ -82,26 +84,35 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   let warnedNotSent = false;
 
   /**
-   * The messages of one turn of the event loop go to the editor in one write (corked until the loop
-   * turns): a stream of updates then costs a write per burst, not per message.
+   * The messages of one turn of the event loop go to the editor in one write of one buffer (at most
+   * BATCH_BYTES): a stream of updates then costs a write per burst, not per message. (Corking the
+   * stream did not do it: a corked writev of thousands of small buffers costs more than the copy.)
+   * Each message is recorded as it comes, with its own time.
    */
-  let corked = false;
-  const uncork = () => {
-    corked = false;
-    out.uncork();
+  let batch: Buffer[] = [];
+  let batchBytes = 0;
+  let flushQueued = false;
+  const flush = (): void => {
+    flushQueued = false;
+    if (batch.length === 0) return;
+    const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes);
+    batch = [];
+    batchBytes = 0;
+    if (!clientGone) out.write(bytes);
   };
   /** Writes one message to the editor, recorded as the a2c line it was given; false when stdout is full. */
   const toClient = (msg: unknown): boolean => {
     const line = Buffer.from(`${JSON.stringify(msg)}\n`);
-    const t = recording.now();
-    if (!corked && !clientGone) {
-      corked = true;
-      out.cork();
-      setImmediate(uncork);
+    recording.lines('a2c', line);
+    if (clientGone) return true;
+    batch.push(line);
+    batchBytes += line.length;
+    if (batchBytes >= BATCH_BYTES) flush();
+    else if (!flushQueued) {
+      flushQueued = true;
+      setImmediate(flush);
     }
-    const ok = clientGone ? true : out.write(line);
-    recording.lines('a2c', line, t);
-    return ok;
+    return !out.writableNeedDrain;
   };
   const drained = () => new Promise<void>((r) => {
     const done = () => { out.off('drain', done); out.off('close', done); r(); };
@@ -231,6 +242,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   async function end(code: number, signal: string | null = null): Promise<void> {
     if (ending) return;
     ending = true;
+    flush();
     process.stdin.pause();
     // A WebSocket the SDK closed reports its close a moment later: recorded before the recording ends.
     for (let waited = 0; writer && transport === 'ws' && !note.wsClose && waited < WS_CLOSE_WAIT_MS; waited += 10) await new Promise((r) => setTimeout(r, 10));

@@ -78,4 +78,25 @@ describe('npm run bench --quick', () => {
     expect(res.compare.api.changed + res.compare.api.missing + res.compare.api.extra).toBeGreaterThan(0);
     expect(res.compare.cli.summary).toContain(`${res.compare.api.changed} changed, ${res.compare.api.missing} missing, ${res.compare.api.extra} extra`);
   }, 150_000);
+  it('measures remote agents through the bridge and the proxy beside the direct connection, every update arriving on every path', async () => {
+    const json = join(tmp.dir, 'bench-remote.json');
+    const r = await run(process.execPath, [join(ROOT, 'scripts', 'bench.js'), '--quick', '--only', 'remote', '--json', json], { timeoutMs: 120_000 });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const res = JSON.parse(readFileSync(json, 'utf8')) as {
+      problems: string[];
+      remote: { rows: { path: string; p50Ms: number; updatesPerS: number; throughputRatio: number }[] };
+      targets: { what: string }[];
+    };
+    // A path that lost or duplicated an update is a problem (the client counts them), not a number.
+    expect(res.problems).toEqual([]);
+    expect(res.remote.rows.map((x) => x.path)).toEqual(['http direct', 'http proxy', 'http bridge', 'ws direct', 'ws proxy', 'ws bridge']);
+    for (const row of res.remote.rows) {
+      expect(row.p50Ms).toBeGreaterThan(0);
+      expect(row.updatesPerS).toBeGreaterThan(0);
+    }
+    // Side by side: each bridge and proxy path is held to the issue's two targets.
+    expect(res.targets.filter((t) => t.what.includes('(issue 42)'))).toHaveLength(8);
+    expect(r.stdout.toString()).toContain('## Remote agents');
+  }, 150_000);
 });

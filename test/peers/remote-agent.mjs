@@ -7,8 +7,8 @@
 //   --log FILE     every JSON-RPC message as the agent got and sent it, one JSON line each ({dir, msg})
 //   --fault status-200   answer every POST the SDK answers 202 Accepted with 200 OK instead
 // Prompt texts: "permission" asks permission first; "drop" streams one update and then the process
-// dies (every connection and stream drops mid-turn); "flood N" streams N updates of 1 KiB; any other
-// text streams three updates.
+// dies (every connection and stream drops mid-turn); "flood N" streams N updates of 1 KiB; "ping" ends the
+// turn at once (a bare round trip); any other text streams three updates.
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { WebSocketServer } from 'ws';
@@ -55,6 +55,7 @@ const app = acp
       setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
       await new Promise(() => {});
     }
+    if (text === 'ping') return { stopReason: 'end_turn' };
     const flood = /^flood (\d+)$/.exec(text);
     if (flood) {
       const chunk = 'x'.repeat(1024);
