@@ -37,6 +37,8 @@ export interface RunningProxy {
 
 /** Headers of one hop only (RFC 9110 7.6.1), never forwarded. */
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
+/** Bytes of one side's messages waiting for the other side to read them before the proxy stops reading the first. */
+const WS_BUFFER_CAP = 1024 * 1024;
 /** What the WebSocket client makes for itself on the agent's side. */
 const WS_OWN = /^sec-websocket-(key|version|extensions|protocol)$/;
 
@@ -240,19 +242,37 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     });
   };
 
-  /** Relays messages both ways, each recorded; a close on either side closes the other. */
+  /**
+   * Relays messages both ways, each recorded; a close on either side closes the other. A side that
+   * stops reading does not make the proxy queue the other's messages without end: past
+   * WS_BUFFER_CAP bytes waiting for it, the proxy stops reading the other side (which then waits, as
+   * a full TCP connection makes it), and reads it again once what waited went out.
+   */
   const relay = (c: ProxiedConnection, client: WebSocket, agent: WebSocket): void => {
     const rec = c.recording;
     const closeCode = (code: number) => (code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 && code !== 1015 ? code : undefined);
-    client.on('message', (data: RawData, isBinary: boolean) => {
-      agent.send(data, { binary: isBinary });
-      if (!isBinary) rec.lines('c2a', asLine(data.toString()));
-      else rec.transport({ op: 'not-sent', transport: 'ws', message: 'a binary WebSocket message from the client (forwarded, not a JSON-RPC message)' });
-    });
-    agent.on('message', (data: RawData, isBinary: boolean) => {
-      client.send(data, { binary: isBinary });
-      if (!isBinary) rec.lines('a2c', asLine(data.toString()));
-    });
+    const forward = (from: WebSocket, to: WebSocket, dir: 'c2a' | 'a2c'): void => {
+      const reader = dir === 'c2a' ? 'agent' : 'client';
+      let paused = false;
+      const sent = (): void => {
+        if (!paused || to.bufferedAmount > WS_BUFFER_CAP / 2) return;
+        paused = false;
+        from.resume();
+        rec.transport({ op: 'ws-resumed', transport: 'ws', reason: `the ${reader} read what waited for it` });
+      };
+      from.on('message', (data: RawData, isBinary: boolean) => {
+        to.send(data, { binary: isBinary }, sent);
+        if (!isBinary) rec.lines(dir, asLine(data.toString()));
+        else if (dir === 'c2a') rec.transport({ op: 'not-sent', transport: 'ws', message: 'a binary WebSocket message from the client (forwarded, not a JSON-RPC message)' });
+        if (!paused && to.bufferedAmount > WS_BUFFER_CAP) {
+          paused = true;
+          from.pause();
+          rec.transport({ op: 'ws-paused', transport: 'ws', bytes: to.bufferedAmount, reason: `the ${reader} stopped reading` });
+        }
+      });
+    };
+    forward(client, agent, 'c2a');
+    forward(agent, client, 'a2c');
     client.on('close', (code: number, reason: Buffer) => {
       rec.transport({ op: 'ws-close', transport: 'ws', code, reason: `closed by the client${reason.length ? `: ${reason.toString()}` : ''}` });
       if (agent.readyState === WebSocket.OPEN) agent.close(closeCode(code), reason);

@@ -27,6 +27,13 @@ export type TransportOp =
   | 'ws-open'
   /** The WebSocket closed (`code`, `reason`). */
   | 'ws-close'
+  /**
+   * The proxy stopped reading one side of a WebSocket relay: the other side stopped reading, and
+   * `bytes` waited for it (past the proxy's cap). `reason` names the side that stopped reading.
+   */
+  | 'ws-paused'
+  /** The proxy reads that side again: what waited went out. */
+  | 'ws-resumed'
   /** A transport failure: `message` is the line the tap printed. */
   | 'error'
   /** The tap answered a request itself (the remote agent could not): the frame that follows is its answer. */
@@ -109,6 +116,8 @@ export function describeTransport(d: TransportData): string {
     case 'sse-close': return words('SSE', stream, 'closed:', d.reason);
     case 'ws-open': return words('WebSocket', d.status, d.connectionId && `connection ${d.connectionId}`);
     case 'ws-close': return words('WebSocket closed', d.code, d.reason);
+    case 'ws-paused': return words('WebSocket paused:', d.reason, d.bytes !== undefined && `(${d.bytes} bytes waiting)`);
+    case 'ws-resumed': return words('WebSocket resumed:', d.reason);
     case 'error': return words('error', d.status, d.message);
     case 'answered-by-tap': return words('answered by the tap', rpc);
     case 'not-sent': return words('not sent:', d.message);

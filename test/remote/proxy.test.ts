@@ -116,6 +116,66 @@ describe('acp-inspect proxy between a remote client and a remote agent', () => {
     expect(event.data).toMatchObject({ op: 'post', rpc: { id: 2, method: 'session/prompt' }, sessionId: 'not-the-session' });
   });
 
+  it('stops reading the agent while a WebSocket client does not read (memory bounded), and reads on once it does', async () => {
+    const { db, dir } = setUp();
+    const agent = await startRemoteAgent(dir);
+    defer(() => agent.stop());
+    const proxy = await startProxy(db, agent.url);
+    defer(() => proxy.stop());
+    const ws = new WebSocket(proxy.url.replace(/^http/, 'ws'));
+    defer(() => { ws.terminate(); });
+    const FLOOD = 30_000; // 30 MiB of 1 KiB updates: more than the loopback connection's buffers hold
+    let updates = 0;
+    let done!: () => void;
+    const turnEnded = new Promise<void>((r) => { done = r; });
+    const answers = new Map<number, any>();
+    let answered!: (id: number) => void;
+    ws.on('message', (data) => {
+      const msg = JSON.parse(data.toString());
+      if (msg.method === 'session/update') updates++;
+      else if (msg.id === 2) done();
+      else if (msg.id !== undefined) { answers.set(msg.id, msg); answered(msg.id); }
+    });
+    const request = (id: number, method: string, params: unknown) => new Promise<any>((r) => {
+      answered = (got) => { if (got === id) r(answers.get(id)); };
+      ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }));
+    });
+    await new Promise((r) => ws.once('open', r));
+    await request(0, 'initialize', { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'slow-reader', version: '1' } });
+    const { result: { sessionId } } = await request(1, 'session/new', { cwd: '/tmp', mcpServers: [] });
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: `flood ${FLOOD}` }] } }));
+    // The client stops reading; the proxy must notice (its recording says so) before the client reads again.
+    ws.pause();
+    const recorded = async (): Promise<Item[]> => {
+      const e = await cli(['export', '1', '--db', db, '--no-redact']);
+      return e.code === 0 ? parseTranscript(e.stdout.toString()).items : [];
+    };
+    let items: Item[] = [];
+    for (let i = 0; i < 300 && !transport(items).some((m) => m.op === 'ws-paused'); i++) {
+      await new Promise((r) => setTimeout(r, 200));
+      items = await recorded();
+    }
+    const paused = transport(items).find((m) => m.op === 'ws-paused');
+    expect(paused, 'the proxy never paused the agent').toMatchObject({ transport: 'ws', reason: 'the client stopped reading' });
+    expect(paused!.bytes).toBeGreaterThan(1024 * 1024);
+    ws.resume();
+    await turnEnded;
+    expect(updates).toBe(FLOOD);
+    ws.close();
+    await new Promise((r) => ws.once('close', r));
+    expect(await proxy.stop()).toBe(0);
+
+    // In the recording: the pause, then only what the proxy had already read from the agent (far
+    // from the whole flood) until it resumed; every update relayed in the end.
+    items = (await recordings(db))[0]!;
+    const seqOf = (op: string) => items.find((i) => i.dir === 'event' && i.type === 'transport' && (i as EventItem).data.op === op)!.seq;
+    const [pausedAt, resumedAt] = [seqOf('ws-paused'), seqOf('ws-resumed')];
+    expect(resumedAt).toBeGreaterThan(pausedAt);
+    const whilePaused = items.filter((i) => i.dir === 'a2c' && i.seq > pausedAt && i.seq < resumedAt).length;
+    expect(whilePaused).toBeLessThan(FLOOD / 10);
+    expect(items.filter((i) => i.dir === 'a2c').length).toBe(FLOOD + 3);
+  });
+
   it('passes a refusal through as the agent gave it (401), and records it', async () => {
     const { db, dir } = setUp();
     const agent = await startRemoteAgent(dir, ['--auth', 'right']);
