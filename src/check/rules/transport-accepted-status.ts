@@ -1,18 +1,15 @@
-import { defineRule } from '../rule.js';
-import { RFD, transportOf } from './transport-util.js';
+import { defineTransportRule } from './transport-util.js';
 
-export const transportAcceptedStatus = defineRule({
+export const transportAcceptedStatus = defineTransportRule({
   id: 'transport-accepted-status',
   severity: 'warning',
-  spec: `${RFD}: unified routing model`,
+  section: 'unified routing model',
   title: 'POST answered with a success other than 202 Accepted',
   specText: 'POST: send JSON-RPC message. initialize returns 200 with JSON body. All others return 202 Accepted immediately (notifications and responses return 202). (SDK: transports/server.js answers every POST but initialize 202.)',
-  layer: 'wire',
-  item(c) {
-    const d = transportOf(c.item);
-    if (!d || d.op !== 'post' || d.status === undefined || d.status < 200 || d.status > 299 || d.status === 202) return;
+  event(d, report) {
+    if (d.op !== 'post' || d.status === undefined || d.status < 200 || d.status > 299 || d.status === 202) return;
     if (!d.rpc || d.rpc.kind === 'other' || d.rpc.method === 'initialize') return;
     const what = d.rpc.kind === 'response' ? `a response (id ${JSON.stringify(d.rpc.id)})` : `${d.rpc.kind === 'notification' ? 'notification' : 'request'} ${d.rpc.method}`;
-    c.report(`the agent answered the POST of ${what} with ${d.status}, not 202 Accepted`);
+    report(`the agent answered the POST of ${what} with ${d.status}, not 202 Accepted`);
   },
 });

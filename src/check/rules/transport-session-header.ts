@@ -1,18 +1,15 @@
-import { defineRule } from '../rule.js';
-import { RFD, SESSION_SCOPED_METHODS, requestHeader, transportOf } from './transport-util.js';
+import { SESSION_SCOPED_METHODS, requestHeader, defineTransportRule } from './transport-util.js';
 
-export const transportSessionHeader = defineRule({
+export const transportSessionHeader = defineTransportRule({
   id: 'transport-session-header',
   severity: 'error',
-  spec: `${RFD}: Content Negotiation and Validation`,
+  section: 'Content Negotiation and Validation',
   title: 'Session-scoped POST without the session\'s Acp-Session-Id',
   specText: 'POST requests for session-scoped operations MUST include both Acp-Connection-Id and Acp-Session-Id headers. Acp-Session-Id: the session-level identifier returned in the session/new response body; sessionId is also included in JSON-RPC params for session-scoped methods. (SDK: transports/http-stream.js sets Acp-Session-Id to params.sessionId.)',
-  layer: 'wire',
-  item(c) {
-    const d = transportOf(c.item);
-    if (!d || d.op !== 'post' || !d.requestHeaders || !d.rpc?.method || !SESSION_SCOPED_METHODS.has(d.rpc.method) || d.rpc.sessionId === undefined) return;
+  event(d, report) {
+    if (d.op !== 'post' || !d.requestHeaders || !d.rpc?.method || !SESSION_SCOPED_METHODS.has(d.rpc.method) || d.rpc.sessionId === undefined) return;
     const header = requestHeader(d, 'acp-session-id');
-    if (header === undefined) c.report(`POST of ${d.rpc.method} for session ${d.rpc.sessionId} without an Acp-Session-Id header`);
-    else if (header !== d.rpc.sessionId) c.report(`POST of ${d.rpc.method} for session ${d.rpc.sessionId} with Acp-Session-Id ${header}`);
+    if (header === undefined) report(`POST of ${d.rpc.method} for session ${d.rpc.sessionId} without an Acp-Session-Id header`);
+    else if (header !== d.rpc.sessionId) report(`POST of ${d.rpc.method} for session ${d.rpc.sessionId} with Acp-Session-Id ${header}`);
   },
 });

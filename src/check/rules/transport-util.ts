@@ -6,6 +6,7 @@
  */
 import type { Item } from '../../wire/frame.js';
 import { isTransportEvent, type TransportData } from '../../wire/transport-event.js';
+import { defineRule, type Rule, type RuleInfo } from '../rule.js';
 
 /** The event's transport metadata, when it is a transport event. */
 export function transportOf(item: Item): TransportData | undefined {
@@ -34,3 +35,24 @@ export function mediaType(v: string | null | undefined): string | null {
 
 /** The RFD's name, for the rules' spec sections. */
 export const RFD = 'RFD streamable-http-websocket-transport';
+
+/** A transport rule: its description with the RFD section it follows, and its look at each transport event. */
+export interface TransportRule extends Omit<RuleInfo, 'spec'> {
+  /** The RFD's section (the rule's spec is `RFD …: section`). */
+  section: string;
+  /** Looks at one transport event's metadata; `report` reports a finding at that event. */
+  event(d: TransportData, report: (message: string) => void): void;
+}
+
+/** A wire-layer rule over the transport events only (see TransportRule). */
+export function defineTransportRule({ section, event, ...info }: TransportRule): Rule {
+  return defineRule({
+    ...info,
+    spec: `${RFD}: ${section}`,
+    layer: 'wire',
+    item(c) {
+      const d = transportOf(c.item);
+      if (d) event(d, (message) => c.report(message));
+    },
+  });
+}
