@@ -1,6 +1,7 @@
 /**
  * `acp-inspect replay` behind the commander layer: validates flags into one-line errors, then runs
- * the mock agent on stdio or the mock client against a spawned agent, and sets the exit code.
+ * the mock agent on stdio (or, with --listen, as a remote agent) or the mock client against a spawned
+ * agent, and sets the exit code.
  */
 import { existsSync, statSync } from 'node:fs';
 import { isAbsolute, resolve } from 'node:path';
@@ -12,7 +13,10 @@ import { serveMockAgent } from '../replay/agent-stdio.js';
 import { runReplayClient } from '../replay/client-process.js';
 import { recordedCwd } from '../replay/client-replayer.js';
 import { renderDivergences, summarize } from '../replay/report.js';
+import type { AgentReplayerOptions, AgentReplaySummary } from '../replay/agent-replayer.js';
+import type { Recording } from '../transcript/format.js';
 import { colorFor } from './color.js';
+import { parseListen } from './commands/proxy.js';
 
 /** The flags of `acp-inspect replay` as commander hands them over. */
 export interface ReplayCliOptions {
@@ -33,6 +37,7 @@ export interface ReplayCliOptions {
   injectMalformed?: string;
   killAfter?: string;
   color?: boolean;
+  listen?: string;
 }
 
 function count(name: string, v: string | undefined): number | undefined {
@@ -85,8 +90,10 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
     for (const [flag, v] of [['--cwd', opts.cwd], ['--record', opts.record]] as const) {
       if (v) throw new CliError(`${flag} only applies to replay --as client`, 2);
     }
+    const listen = opts.listen === undefined ? undefined : parseListen(opts.listen);
     const { recording } = loadRecordingRef(ref, opts.db, { limit: REPLAY_LIMIT });
     const color = colorFor(process.stderr, opts);
+    if (listen) return serveRemote(recording, listen, opts, { speed, strict: opts.strict, ignore, faults, color });
     const run = serveMockAgent(recording, {
       input: process.stdin,
       output: process.stdout,
@@ -105,6 +112,7 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
     return;
   }
 
+  if (opts.listen !== undefined) throw new CliError('--listen only applies to replay --as agent', 2);
   if (agent.length === 0) throw new CliError('replay --as client needs the agent command after --, e.g. acp-inspect replay --as client latest -- node agent.js', 2);
   const timeoutMs = count('--timeout', opts.timeout) ?? 10_000;
   const { recording } = loadRecordingRef(ref, opts.db, { limit: REPLAY_LIMIT });
@@ -147,4 +155,32 @@ export async function runReplayCli(ref: string, agent: string[], opts: ReplayCli
   process.stdout.write(`replay: ${verdict}: ${run.matched} agent frames matched; ${s.text}${run.ended !== 'complete' ? ` (ended: ${run.ended})` : ''}\n`);
   if (run.recordingId !== undefined) process.stdout.write(`replay: stored this run as recording ${run.recordingId}\n`);
   process.exitCode = run.equivalent ? 0 : 1;
+}
+
+/** Loaded through a variable: the SDK's server stays out of the start-up bundle (see tap/run.ts). */
+const MOCK_REMOTE_AGENT = '../replay/agent-remote.js';
+
+/**
+ * `replay --as agent REF --listen HOST:PORT`: the recording as a mock remote agent until SIGINT or
+ * SIGTERM; prints its URL on stdout. Exit 1 under --strict when a connection diverged.
+ */
+async function serveRemote(recording: Recording, listen: { host: string; port: number }, opts: ReplayCliOptions, replayOpts: AgentReplayerOptions): Promise<void> {
+  const { serveMockRemoteAgent } = await (import(MOCK_REMOTE_AGENT) as Promise<typeof import('../replay/agent-remote.js')>);
+  let agent: Awaited<ReturnType<typeof serveMockRemoteAgent>>;
+  try {
+    agent = await serveMockRemoteAgent(recording, listen, (t) => process.stderr.write(`${t}\n`), replayOpts);
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code;
+    const why = code === 'EADDRINUSE' ? 'the address is in use; choose another --listen port' : code === 'EACCES' ? 'permission denied; choose a port above 1023' : (e as Error).message;
+    throw new CliError(`cannot listen on ${opts.listen}: ${why}`, 1);
+  }
+  process.stdout.write(`${agent.url}\n`);
+  process.stderr.write(`acp-inspect: replaying as a remote agent at ${agent.url} (WebSocket: ${agent.url.replace(/^http/, 'ws')}); press Ctrl-C to stop\n`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  const summaries = await Promise.race([agent.close(), new Promise<AgentReplaySummary[]>((r) => setTimeout(() => r([]), 5000).unref())]);
+  const diverged = summaries.some((s) => s.unmatched > 0 || s.changed > 0 || s.unused.length > 0);
+  process.exit(diverged && opts.strict ? 1 : 0);
 }

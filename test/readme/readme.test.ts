@@ -284,19 +284,22 @@ describe('the shell examples', () => {
     const proxies = lines.filter((l) => /^acp-inspect proxy\b/.test(l));
     expect(proxies.length).toBeGreaterThanOrEqual(1);
     expect(lines.some((l) => / console\b/.test(l))).toBe(true);
-    for (const line of [...lines.filter((l) => / serve\b| console\b| --follow\b/.test(l)), ...proxies]) {
+    // A mock remote agent (replay --listen) prints its URL as the proxy does.
+    const remoteMocks = lines.filter((l) => / replay --as agent\b.* --listen\b/.test(l));
+    expect(remoteMocks.length).toBeGreaterThanOrEqual(1);
+    for (const line of [...lines.filter((l) => / serve\b| console\b| --follow\b/.test(l)), ...proxies, ...remoteMocks]) {
       const filled = line.replace('--open', '--open --port 0').replace(/--listen (\S+):\d+/, '--listen $1:0');
       const p = spawn('/bin/sh', ['-c', `exec ${filled}`], { cwd: t.dir, env: { ...process.env, PATH: `${join(t.dir, 'bin')}:${process.env.PATH}`, ACP_INSPECT_DB: db, NO_COLOR: '1', BROWSER: 'true' } });
       let out = '';
       p.stdout.on('data', (b: Buffer) => { out += b.toString(); });
       p.stderr.on('data', (b: Buffer) => { out += b.toString(); });
-      const want = / serve\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/\?token=/ : / console\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/console\?token=/ : / proxy\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/acp\n/ : /initialize/;
+      const want = / serve\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/\?token=/ : / console\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/console\?token=/ : / proxy\b| --listen\b/.test(line) ? /http:\/\/127\.0\.0\.1:\d+\/acp\n/ : /initialize/;
       const deadline = Date.now() + 20_000;
       while (!want.test(out) && Date.now() < deadline && p.exitCode === null) await new Promise((r) => setTimeout(r, 50));
       await stopProcess(p);
       expect(out, line).toMatch(want);
     }
-    const replay = lines.find((l) => / replay --as agent\b/.test(l));
+    const replay = lines.find((l) => / replay --as agent\b/.test(l) && !/ --listen\b/.test(l));
     expect(replay).toBeDefined();
     // The mock agent answers the recorded initialize on stdio.
     const init = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1,"clientCapabilities":{"fs":{"readTextFile":true,"writeTextFile":true}}}}\n';

@@ -3,7 +3,7 @@ import { DB_OPTION } from '../options.js';
 import { CliError } from '../../errors.js';
 
 /** `--listen HOST:PORT` (PORT 0: a free port). */
-function parseListen(v: string): { host: string; port: number } {
+export function parseListen(v: string): { host: string; port: number } {
   const m = /^(?:\[([^\]]+)\]|([^:]+)):(\d+)$/.exec(v);
   const port = m ? Number(m[3]) : NaN;
   if (!m || port > 65535) throw new CliError(`--listen needs HOST:PORT (PORT 0 for a free one), got "${v}"`);

@@ -28,10 +28,12 @@ export function registerReplay(program: Command): void {
     .option('--inject-malformed <n>', 'fault: after N frames sent, send a line that is not JSON')
     .option('--kill-after <n>', 'fault: close the connection after N frames sent')
     .option('--no-color', 'no colour in diffs (default: colour only on a TTY)')
+    .option('--listen <host:port>', 'agent: serve the recording as a remote agent (Streamable HTTP and WebSocket at http://HOST:PORT/acp, each connection replaying it from the start) instead of on stdio; prints the URL')
     .addHelpText('after', `
 Examples:
   acp-inspect replay --as agent latest                 # an editor spawns this instead of the agent
   acp-inspect replay --as agent session.jsonl --speed 1
+  acp-inspect replay --as agent latest --listen 127.0.0.1:8080   # a mock remote agent at http://127.0.0.1:8080/acp
   acp-inspect replay --as client 12 -- node my-agent.js # exit 0 equivalent, 1 diverged, 2 could not run
   acp-inspect replay --as client s.jsonl --cwd /tmp/w --ignore params.update.content.text --record -- my-agent
 
