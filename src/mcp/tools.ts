@@ -24,6 +24,7 @@ import { looksLikeFile, transcriptFileStream } from '../source.js';
 import { redactRecording } from '../redact.js';
 import type { Recording } from '../transcript/format.js';
 import type { Frame, Item } from '../wire/frame.js';
+import { describeTransport, isTransportEvent, transportIsAbout, type TransportData } from '../wire/transport-event.js';
 import { McpContext, ToolError, parseCursor } from './context.js';
 import { PAGE_DEFAULT, PAGE_MAX, TEXT_BUDGET, cut, stateText, takePage, turnMarkdown } from './render.js';
 import { cutAnswer, excerpt, neutralize, origin, quoted, recordedBlock, recordedJson, token } from './recorded.js';
@@ -362,6 +363,15 @@ const getFrame: ToolDef = {
     const pairItem = isFrameItem ? pairOf(ctx.store, r.id, found) : null;
     const pair = pairItem ? ctx.frame(pairItem) as Frame : null;
     const findings = findingsAt(ctx.store, r.id, a.seq).map(withRule);
+    // A remote agent's frame: the transport event beside it (its POST, or the stream it came on).
+    const transport: TransportData[] = [];
+    if (isFrameItem) {
+      for (const seq of [a.seq - 1, a.seq + 1]) {
+        const near = seq > 0 ? readItem(ctx.store, r.id, seq) : null;
+        const ev = near ? ctx.frame(near) : null;
+        if (ev && isTransportEvent(ev) && transportIsAbout(ev.data, frame)) transport.push(ev.data);
+      }
+    }
     const state = await stateWithin(ctx, r.id, a.seq);
     const session = state && isFrameItem && frame.sessionId ? state.sessions[frame.sessionId] : undefined;
     const L: string[] = [itemHeader(item)];
@@ -373,6 +383,7 @@ const getFrame: ToolDef = {
     } else if (isFrameItem && frame.kind === 'request') {
       L.push('no response recorded');
     }
+    for (const d of transport) L.push(`transport: ${neutralize(describeTransport(d))}`);
     for (const f of findings) L.push(`finding: ${f.severity} ${f.rule} [spec ${f.spec ?? '?'}]: ${neutralize(f.message)}${f.specText ? ` — spec: "${f.specText}"` : ''}`);
     L.push(state ? `state after: ${summarizeState(state)}${session ? `; session ${token(session.id)}: ${session.status}, turn ${session.turn}, ${session.turns} turns${session.lastStopReason ? `, last stop ${token(session.lastStopReason)}` : ''}` : ''} (state_at gives all of it)`
       : `state after: ${foldingNote(ctx, r.id, a.seq)}`);
@@ -387,6 +398,7 @@ const getFrame: ToolDef = {
         ...(whole && isFrameItem && frame.json !== undefined ? { json: frame.json } : {}),
         pair: pair ? { seq: pair.seq, kind: pair.kind, method: pair.method ?? null, latency: frame.latency ?? pair.latency ?? null, raw: cut(pair.raw, 2000) } : null,
         findings,
+        ...(transport.length ? { transport } : {}),
         stateAfter: state ? { summary: summarizeState(state), ...(session ? { session: ctx.value(session) } : {}) } : { pending: foldingNote(ctx, r.id, a.seq) },
       },
     };

@@ -13,6 +13,7 @@
  */
 import type { Frame, Item } from '../wire/frame.js';
 import { idKey } from '../wire/parse.js';
+import { TRANSPORT_EVENT, type TransportData } from '../wire/transport-event.js';
 import { utf8Length } from '../wire/make-frame.js';
 import { M } from '../spec/methods.js';
 import { at, initialState, obj, stepModel, str, type ModelState, type SessionState } from '../check/model.js';
@@ -293,9 +294,46 @@ export class TraceFold {
       case 'signal':
         this.event(r, 'acp.signal', t, { 'acp.signal': String(data.signal ?? '') });
         break;
+      case TRANSPORT_EVENT:
+        this.onTransport(t, data as unknown as TransportData);
+        break;
       default:
         break;
     }
+  }
+
+  /**
+   * A remote agent's transport metadata (wire/transport-event.ts): the transport and URL on the root,
+   * a POST's method and status and the stream its answer came on on the request's span, and what
+   * happened to the connection and its streams as events on the root.
+   */
+  private onTransport(t: number, d: TransportData): void {
+    const r = this.root.attributes;
+    r['acp.transport'] = d.transport;
+    if (d.op === 'connect' && d.url) r['url.full'] = d.url;
+    if (d.connectionId && r['acp.transport.connection_id'] === undefined) r['acp.transport.connection_id'] = d.connectionId;
+    const id = d.rpc?.id;
+    const open = id === undefined ? undefined : this.pending.get(`c2a${idKey(id)}`);
+    if (open && open.span.end === null) {
+      const a = open.span.attributes;
+      if (d.op === 'post' && d.rpc?.kind === 'request') {
+        a['acp.transport'] = d.transport;
+        a['http.request.method'] = d.method ?? 'POST';
+        if (d.status !== undefined) a['http.response.status_code'] = d.status;
+        if (d.sessionId) a['acp.transport.session_id'] = d.sessionId;
+      }
+      // The stream the agent's answer came on (the request's span is still open: its frame follows).
+      if (d.op === 'sse-message' && d.rpc?.kind === 'response' && d.stream) a['acp.transport.stream'] = d.stream;
+    }
+    if (d.op === 'post' || d.op === 'sse-message' || d.op === 'connect') return;
+    const attrs: Attrs = { 'acp.transport.op': d.op };
+    if (d.status !== undefined) attrs['http.response.status_code'] = d.status;
+    if (d.stream) attrs['acp.transport.stream'] = d.stream;
+    if (d.sessionId) attrs['acp.transport.session_id'] = d.sessionId;
+    if (d.code !== undefined) attrs['acp.transport.ws_close_code'] = d.code;
+    const why = d.message ?? d.reason;
+    if (why) attrs['acp.transport.message'] = why;
+    this.event(this.root, 'acp.transport', t, attrs);
   }
 
   private session(sid: string | undefined): SessionOpen | undefined {

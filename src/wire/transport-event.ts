@@ -4,7 +4,7 @@
  * streamed message's right before it). Readers that do not know the type skip it, so check, export,
  * show and the UI read a remote recording as they read a stdio one.
  */
-import type { EventItem } from './frame.js';
+import type { EventItem, Frame } from './frame.js';
 
 /** The event type under which transport metadata is recorded. */
 export const TRANSPORT_EVENT = 'transport';
@@ -100,6 +100,19 @@ export function rpcRefOfValue(v: unknown): RpcRef {
 /** Whether an item is a transport event. */
 export function isTransportEvent(item: { dir: string; type?: string }): item is EventItem & { data: TransportData } {
   return item.dir === 'event' && item.type === TRANSPORT_EVENT;
+}
+
+/**
+ * Whether a transport event is about `frame` (its POST, the SSE event or WebSocket message that
+ * carried it): the same JSON-RPC id and kind of message, or for a notification the same method.
+ * The recorder puts such an event right beside its frame (after a POST's, before a streamed one's).
+ */
+export function transportIsAbout(d: TransportData, frame: Frame): boolean {
+  const rpc = d.rpc;
+  if (!rpc || rpc.kind === 'other') return false;
+  const kind = frame.kind === 'result' || frame.kind === 'error' ? 'response' : frame.kind;
+  if (rpc.kind !== kind) return false;
+  return kind === 'notification' ? rpc.method === frame.method : rpc.id === frame.id;
 }
 
 /** A transport event in a few words, for a timeline's line: `POST 202 session/prompt #2 session s1`. */

@@ -101,6 +101,31 @@ describe('the span model', () => {
     expect(one(spans, 'terminal/release').parent).toBe(run);
   });
 
+  it('carries a remote agent\'s transport: the URL on the connection, a POST\'s status and its answer\'s stream on the request, stream happenings as events', () => {
+    const tr = (data: Record<string, unknown>): Step => ['event', 'transport', data];
+    const spans = trace([
+      tr({ op: 'connect', transport: 'http', url: 'https://agents.example/acp' }),
+      ...init(),
+      tr({ op: 'post', transport: 'http', method: 'POST', status: 200, connectionId: 'c1', rpc: { id: 0, method: 'initialize', kind: 'request' } }),
+      tr({ op: 'sse-open', transport: 'http', method: 'GET', status: 200, stream: 'connection', connectionId: 'c1' }),
+      ...session('s1'),
+      ['c2a', prompt(2, 's1', [{ type: 'text', text: 'hi' }])],
+      tr({ op: 'post', transport: 'http', method: 'POST', status: 202, connectionId: 'c1', sessionId: 's1', rpc: { id: 2, method: 'session/prompt', kind: 'request', sessionId: 's1' } }),
+      tr({ op: 'sse-message', transport: 'http', stream: 'session', sessionId: 's1', rpc: { id: 2, kind: 'response' } }),
+      ['a2c', endTurn(2)],
+      tr({ op: 'sse-close', transport: 'http', stream: 'session', sessionId: 's1', reason: 'broken', message: 'other side closed' }),
+    ]);
+    const root = spans[0]!;
+    expect(root.attributes).toMatchObject({ 'acp.transport': 'http', 'url.full': 'https://agents.example/acp', 'acp.transport.connection_id': 'c1' });
+    expect(one(spans, 'invoke_agent').attributes).toMatchObject({ 'http.request.method': 'POST', 'http.response.status_code': 202, 'acp.transport.session_id': 's1', 'acp.transport.stream': 'session' });
+    expect(root.events.filter((e) => e.name === 'acp.transport').map((e) => e.attributes)).toEqual([
+      { 'acp.transport.op': 'sse-open', 'http.response.status_code': 200, 'acp.transport.stream': 'connection' },
+      { 'acp.transport.op': 'sse-close', 'acp.transport.stream': 'session', 'acp.transport.session_id': 's1', 'acp.transport.message': 'other side closed' },
+    ]);
+    // A stdio recording has no transport attribute.
+    expect(trace([...init(), ...session('s1')])[0]!.attributes['acp.transport']).toBeUndefined();
+  });
+
   it('keeps content out unless asked, and redacts it when asked', () => {
     const secretTurn: Step[] = [...init(), ...session('s1'), ['c2a', prompt(2, 's1', [{ type: 'text', text: 'deploy it' }])],
       ['a2c', update('s1', { sessionUpdate: 'tool_call', toolCallId: 'd', title: 'Deploy', kind: 'execute', status: 'completed', rawInput: { target: 'prod', apiKey: 'hunter2-very-secret' } })],
