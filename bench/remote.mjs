@@ -51,7 +51,7 @@ function started(cmd, args) {
     child.stdout.on('data', (b) => {
       out += b.toString();
       const nl = out.indexOf('\n');
-      if (nl !== -1) resolve({ url: out.slice(0, nl), pid: child.pid, stop: async () => { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ } await exited; } });
+      if (nl !== -1) resolve({ url: out.slice(0, nl), pid: child.pid, stderr: () => err.replace(/^acp-inspect: proxying .*\n/m, ''), stop: async () => { try { process.kill(-child.pid, 'SIGTERM'); } catch { /* gone */ } await exited; } });
     });
   });
 }
@@ -133,58 +133,87 @@ export async function benchRemote({ rounds = 3, trips: TRIPS = 200, updates: UPD
             trips[path.name].push(performance.now() - t);
           }
           rates[path.name].push(await turn(ctx, seen, s.sessionId, path, UPDATES));
-        });
+        }).catch((e) => problem(`${path.name}, round ${round + 1}: ${e.message}${e.cause ? ` (${e.cause.message ?? e.cause})` : ''}${proxy.stderr() ? `; the proxy said: ${proxy.stderr().trim()}` : ''}`));
         await end();
       }
       log(`  round ${round + 1}/${rounds} done`);
     }
-    // Memory: one long turn through each path that has a process of ours in it, RSS sampled as it streams.
-    for (const path of rssMb > 0 ? PATHS.filter((p) => p.via !== 'direct') : []) {
-      const n = rssMb * 1024;
-      const { stream, end, pid: bridgePid } = streamOf(path, urls, join(tmp, `rss-${path.transport}.sqlite`));
-      const pid = bridgePid ?? proxy.pid;
-      const samples = [];
-      let rate = NaN;
-      await connect(stream, async (ctx, seen) => {
-        const s = await ctx.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
-        const startKiB = rssKiB(pid);
-        const timer = setInterval(() => samples.push(rssKiB(pid)), 100);
-        try { rate = await turn(ctx, seen, s.sessionId, path, n); } finally { clearInterval(timer); }
+  } catch (e) {
+    await stopAll();
+    throw e;
+  }
+  const rows = table();
+  if (rssMb === 0) await stopAll();
+  // Memory: a long stream through each path that has a process of ours in it, in turns of 10 MiB on one
+  // connection (the SDK's server holds at most 64 MiB for a client slower than the agent, then closes
+  // it), the RSS sampled as it streams.
+  if (rssMb > 0) {
+    try {
+      for (const path of PATHS.filter((p) => p.via !== 'direct')) {
+        const TURN = 10 * 1024;
+        const n = rssMb * 1024;
+        const { stream, end, pid: bridgePid } = streamOf(path, urls, join(tmp, `rss-${path.transport}.sqlite`));
+        const pid = bridgePid ?? proxy.pid;
+        const samples = [];
+        let startKiB = NaN;
+        const t = performance.now();
+        try {
+          await connect(stream, async (ctx, seen) => {
+            const s = await ctx.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
+            startKiB = rssKiB(pid);
+            const timer = setInterval(() => samples.push(rssKiB(pid)), 100);
+            try {
+              for (let sent = 0; sent < n; sent += TURN) await turn(ctx, seen, s.sessionId, path, Math.min(TURN, n - sent));
+            } finally { clearInterval(timer); }
+          });
+        } catch (e) {
+          problem(`${path.name}: the ${rssMb} MiB stream failed: ${e.message}`);
+          continue;
+        } finally {
+          await end();
+        }
         const valid = samples.filter(Number.isFinite);
-        const tenth = valid.slice(0, Math.max(1, Math.ceil(valid.length / 10)));
-        const lastTenth = valid.slice(-Math.max(1, Math.ceil(valid.length / 10)));
+        const part = Math.max(1, Math.ceil(valid.length / 10));
         memory.push({
-          path: path.name, mib: rssMb, updatesPerS: rate, startMiB: startKiB / 1024,
-          firstTenthPeakMiB: Math.max(...tenth) / 1024, lastTenthPeakMiB: Math.max(...lastTenth) / 1024, peakMiB: Math.max(...valid) / 1024, samples: valid.length,
+          path: path.name, mib: rssMb, updatesPerS: n / ((performance.now() - t) / 1000), startMiB: startKiB / 1024,
+          firstTenthPeakMiB: Math.max(...valid.slice(0, part)) / 1024, lastTenthPeakMiB: Math.max(...valid.slice(-part)) / 1024, peakMiB: Math.max(...valid) / 1024, samples: valid.length,
         });
-      });
-      await end();
+      }
+    } finally {
+      await stopAll();
     }
-  } finally {
+  }
+  const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+  if (memory.length) {
+    log(`RSS of the bridge / proxy process through ${rssMb} MiB of 1 KiB updates (turns of 10 MiB on one connection; MiB)`);
+    log('path          before  peak in first 10%  peak in last 10%  peak  updates/s');
+    for (const m of memory) log(`${m.path.padEnd(12)}  ${f(m.startMiB, 1).padStart(6)}  ${f(m.firstTenthPeakMiB, 1).padStart(17)}  ${f(m.lastTenthPeakMiB, 1).padStart(16)}  ${f(m.peakMiB, 1).padStart(4)}  ${f(m.updatesPerS, 0).padStart(9)}`);
+  }
+  return { rounds, trips: TRIPS, updates: UPDATES, rows, memory };
+
+  async function stopAll() {
     await proxy.stop();
     await agent.stop();
     rmSync(tmp, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
   }
 
-  const rows = PATHS.map((p) => {
-    const direct = `${p.transport} direct`;
-    const p50 = quantile(trips[p.name], 0.5);
-    const rate = quantile(rates[p.name], 0.5);
-    return {
-      path: p.name, p50Ms: p50, p90Ms: quantile(trips[p.name], 0.9), addedP50Ms: p50 - quantile(trips[direct], 0.5),
-      updatesPerS: rate, throughputRatio: rate / quantile(rates[direct], 0.5),
-    };
-  });
-  const f = (x, d = 2) => x.toFixed(d);
-  log(`remote agents on loopback: ${rounds} rounds × ${TRIPS} round trips (a "ping" turn) and one turn of ${UPDATES} 1 KiB updates per path`);
-  log('path          p50 ms  p90 ms  added p50 ms  updates/s  ratio to direct');
-  for (const r of rows) log(`${r.path.padEnd(12)}  ${f(r.p50Ms).padStart(6)}  ${f(r.p90Ms).padStart(6)}  ${f(r.addedP50Ms).padStart(12)}  ${f(r.updatesPerS, 0).padStart(9)}  ${f(r.throughputRatio).padStart(15)}`);
-  if (memory.length) {
-    log(`RSS of the bridge / proxy process through one turn of ${rssMb} MiB of 1 KiB updates (MiB)`);
-    log('path          before  peak in first 10%  peak in last 10%  peak  updates/s');
-    for (const m of memory) log(`${m.path.padEnd(12)}  ${f(m.startMiB, 1).padStart(6)}  ${f(m.firstTenthPeakMiB, 1).padStart(17)}  ${f(m.lastTenthPeakMiB, 1).padStart(16)}  ${f(m.peakMiB, 1).padStart(4)}  ${f(m.updatesPerS, 0).padStart(9)}`);
+  /** The latency and throughput table, printed as soon as it is known. */
+  function table() {
+    const rows = PATHS.map((p) => {
+      const direct = `${p.transport} direct`;
+      const p50 = quantile(trips[p.name], 0.5);
+      const rate = quantile(rates[p.name], 0.5);
+      return {
+        path: p.name, p50Ms: p50, p90Ms: quantile(trips[p.name], 0.9), addedP50Ms: p50 - quantile(trips[direct], 0.5),
+        updatesPerS: rate, throughputRatio: rate / quantile(rates[direct], 0.5),
+      };
+    });
+    const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
+    log(`remote agents on loopback: ${rounds} rounds × ${TRIPS} round trips (a "ping" turn) and one turn of ${UPDATES} 1 KiB updates per path`);
+    log('path          p50 ms  p90 ms  added p50 ms  updates/s  ratio to direct');
+    for (const r of rows) log(`${r.path.padEnd(12)}  ${f(r.p50Ms).padStart(6)}  ${f(r.p90Ms).padStart(6)}  ${f(r.addedP50Ms).padStart(12)}  ${f(r.updatesPerS, 0).padStart(9)}  ${f(r.throughputRatio).padStart(15)}`);
+    return rows;
   }
-  return { rounds, trips: TRIPS, updates: UPDATES, rows, memory };
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
