@@ -13,7 +13,9 @@
 // later, a cancel before it being lost (as opencode); permission-after-cancel: a running turn asks a
 // permission right after a cancel and waits for its answer before it ends (as auggie); late-permission:
 // 50 ms after a turn ended it asks one more permission for that session (as claude-agent-acp's tool calls
-// that outlive their turn).
+// that outlive their turn); permission-before-turn: right after its session/new answer it asks a permission
+// for the session (as auggie asks whether to index the folder), and starts no turn of that session until
+// it is answered.
 // PROBE_AGENT_ANONYMOUS=1 leaves agentInfo out of its initialize answer (it is optional), as many agents do.
 import { createInterface } from 'node:readline';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -82,7 +84,8 @@ function request(method, params) {
 
 async function turn(id, sessionId, prompt) {
   const s = sessions.get(sessionId);
-  const t = { id, cancelled: false, dropped: false };
+  // A turn that waited for the session's first permission keeps what it was told meanwhile (a cancel).
+  const t = s.turn?.id === id ? s.turn : { id, cancelled: false, dropped: false };
   s.turn = t;
   for (const block of prompt) update(sessionId, { sessionUpdate: 'user_message_chunk', content: block });
   const end = (stopReason) => {
@@ -172,7 +175,14 @@ function handle(msg) {
       const sess = { history: [], mode: 'ask', model: 'small', cwd: params.cwd, closed: false };
       sessions.set(sessionId, sess);
       if (QUIRKS.has('early-update')) send({ method: 'session/update', params: { sessionId, update: { sessionUpdate: 'available_commands_update', availableCommands: [] } } });
-      return reply(id, { sessionId, modes: { currentModeId: 'ask', availableModes: MODES }, configOptions: configOptions(sess) });
+      reply(id, { sessionId, modes: { currentModeId: 'ask', availableModes: MODES }, configOptions: configOptions(sess) });
+      if (QUIRKS.has('permission-before-turn')) {
+        sess.gate = request('session/request_permission', {
+          sessionId, toolCall: { toolCallId: 'index-folder', title: 'Index the folder' },
+          options: [{ optionId: 'index', name: 'Index', kind: 'allow_once' }, { optionId: 'skip', name: 'Skip', kind: 'reject_once' }],
+        });
+      }
+      return;
     }
     case 'session/prompt': {
       if (!s || (s.closed && DEFECT !== 'closed-session-prompt-ok')) {
@@ -189,6 +199,11 @@ function handle(msg) {
       if (QUIRKS.has('commands-before-turn')) {
         send({ method: 'session/update', params: { sessionId: params.sessionId, update: { sessionUpdate: 'available_commands_update', availableCommands: [] } } });
         setTimeout(() => void turn(id, params.sessionId, prompt), 150);
+        return;
+      }
+      if (s.gate) {
+        s.turn = { id, cancelled: false, dropped: false, waiting: true };
+        void s.gate.then(() => turn(id, params.sessionId, prompt));
         return;
       }
       void turn(id, params.sessionId, prompt);

@@ -231,6 +231,24 @@ describe('probe agent', () => {
     }
   }, 60_000);
 
+  it.concurrent('answers a permission asked before the session\'s first turn, which the turn waits for, so the held-permission scenarios still provoke their own', async () => {
+    const report = await probeDefect('', ['cancel-pending-permission', 'cancel-mid-turn'], 2000, { PROBE_AGENT_QUIRKS: 'permission-before-turn' });
+    for (const id of ['cancel-pending-permission', 'cancel-mid-turn']) expect(byId(report, id).status, byId(report, id).why).toBe('pass');
+    const store = Store.open(join(tmp.dir, 'defects.sqlite'));
+    try {
+      const items = store.readItems(byId(report, 'cancel-pending-permission').recording!, 0, 1000);
+      const asks = items.filter((i) => 'method' in i && i.method === 'session/request_permission' && i.dir === 'a2c');
+      const answerOf = (seq: number) => {
+        const a = items.find((i) => i.dir === 'c2a' && 'replyTo' in i && i.replyTo === seq);
+        return a && 'raw' in a ? JSON.parse(a.raw).result : undefined;
+      };
+      // The session's own question, before the prompt: allowed, as a user would; the turn's: cancelled.
+      expect(asks.map((a) => answerOf(a.seq))).toEqual([{ outcome: { outcome: 'selected', optionId: 'index' } }, { outcome: { outcome: 'cancelled' } }]);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
   it.concurrent('loads a session from a new process, never on its own connection where the agent would wipe its history', async () => {
     const report = await probeDefect('', ['session-load'], 4000, { PROBE_AGENT_LOAD_OPEN: 'wipe' });
     expect(byId(report, 'session-load')).toMatchObject({ status: 'pass', why: expect.stringMatching(/^replayed \d+ updates, then answered \(in a new process/) });
