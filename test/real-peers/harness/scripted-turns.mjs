@@ -70,13 +70,13 @@ export function toolCall(step, tools) {
 const cwdOf = (step) => (step.path ? step.path.replace(/\/[^/]*$/, '') : step.cwd);
 
 /**
- * A model server on 127.0.0.1:PORT (argv[2], else `port`) that hands each request and its JSON body
+ * A model server on 127.0.0.1:PORT (argv[2], else `port`; 0 for any free one) that hands each request and its JSON body
  * to `handle(req, res, body, log)`; `log` appends a line to REQUEST_LOG (argv[3]) when given.
  */
 export function serve(name, port, handle) {
   const at = Number(process.argv[2] ?? port);
   const log = (s) => process.argv[3] && appendFileSync(process.argv[3], s + '\n');
-  http.createServer((req, res) => {
+  const server = http.createServer((req, res) => {
     let b = '';
     req.on('data', (d) => (b += d));
     req.on('end', () => {
@@ -84,7 +84,9 @@ export function serve(name, port, handle) {
       try { body = JSON.parse(b || '{}'); } catch { /* a body that is not JSON reads as {} */ }
       Promise.resolve(handle(req, res, body, log)).catch((e) => { log(`error: ${e.stack}`); res.destroy(); });
     });
-  }).listen(at, '127.0.0.1', () => console.error(`${name} on ${at}`));
+  });
+  // PORT 0: any free port; the line names the one it got.
+  server.listen(at, '127.0.0.1', () => console.error(`${name} on ${server.address().port}`));
 }
 
 /** Writes each item as an SSE `data:` event, `everyMs` apart; stops if the agent hangs up. */
