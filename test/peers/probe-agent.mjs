@@ -15,13 +15,17 @@
 // 50 ms after a turn ended it asks one more permission for that session (as claude-agent-acp's tool calls
 // that outlive their turn); permission-before-turn: right after its session/new answer it asks a permission
 // for the session (as auggie asks whether to index the folder), and starts no turn of that session until
-// it is answered.
+// it is answered; relative-cwd-exit: a session/new with a relative cwd is answered, and the agent exits (code 1)
+// at the next prompt, failing to set up that folder (as auggie); cut-on-stop: once its stdin closes it starts
+// a long line on stdout and never ends it, until a signal ends the agent (as qwen-code, stopped while
+// writing a 400 KB update).
 // PROBE_AGENT_ANONYMOUS=1 leaves agentInfo out of its initialize answer (it is optional), as many agents do.
 import { createInterface } from 'node:readline';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const DEFECT = process.env.PROBE_AGENT_DEFECT ?? '';
+let badFolder;
 const QUIRKS = new Set((process.env.PROBE_AGENT_QUIRKS ?? '').split(',').filter(Boolean));
 const AUTH = process.env.PROBE_AGENT_AUTH === '1';
 const DEFECTS = [
@@ -168,7 +172,8 @@ function handle(msg) {
       return reply(id, {});
     case 'session/new': {
       if (typeof params.cwd !== 'string' || !Array.isArray(params.mcpServers)) return error(id, DEFECT === 'invalid-params-code' ? -32603 : -32602, 'cwd and mcpServers are required');
-      if (!params.cwd.startsWith('/')) return error(id, -32602, 'cwd must be absolute');
+      if (!params.cwd.startsWith('/') && QUIRKS.has('relative-cwd-exit')) badFolder = params.cwd;
+      else if (!params.cwd.startsWith('/')) return error(id, -32602, 'cwd must be absolute');
       if (!authenticated) return error(id, DEFECT === 'auth-wrong-code' ? -32603 : -32000, 'Authentication required');
       const sessionId = STORE ? `sess-${process.pid}-${nextSession++}` : `sess-${nextSession++}`;
       opened.add(sessionId);
@@ -185,6 +190,10 @@ function handle(msg) {
       return;
     }
     case 'session/prompt': {
+      if (badFolder) {
+        process.stderr.write(`probe-agent: the folder ${badFolder} does not exist\n`);
+        process.exit(1);
+      }
       if (!s || (s.closed && DEFECT !== 'closed-session-prompt-ok')) {
         if (DEFECT === 'unknown-session-ok' || (s?.closed && DEFECT === 'closed-session-prompt-ok')) return reply(id, { stopReason: 'end_turn' });
         return error(id, -32602, `unknown session ${params.sessionId}`);
@@ -299,4 +308,11 @@ rl.on('line', (line) => {
 const LINGER = process.env.PROBE_AGENT_LINGER;
 if (process.env.PROBE_AGENT_PIDFILE) appendFileSync(process.env.PROBE_AGENT_PIDFILE, `${process.pid}\n`);
 if (LINGER === 'term') process.on('SIGTERM', () => undefined);
-rl.on('close', () => { if (LINGER) setInterval(() => undefined, 60_000); else process.exit(0); });
+rl.on('close', () => {
+  if (QUIRKS.has('cut-on-stop')) {
+    process.stdout.write(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-0","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"${'x'.repeat(1000)}`);
+    setInterval(() => undefined, 60_000);
+    return;
+  }
+  if (LINGER) setInterval(() => undefined, 60_000); else process.exit(0);
+});

@@ -249,6 +249,32 @@ describe('probe agent', () => {
     }
   }, 60_000);
 
+  it.concurrent('a session/new with a relative cwd runs in a process of its own: an agent that fails on that folder later fails no other scenario', async () => {
+    // One worker: on a shared process, the scenario after it would have met the exit.
+    const report = await probeDefect('', ['session-new-relative-cwd', 'prompt-embedded-resource'], 4000, { PROBE_AGENT_QUIRKS: 'relative-cwd-exit' }, 1);
+    expect(byId(report, 'prompt-embedded-resource')).toMatchObject({ status: 'pass', tier: 'capability' });
+    expect(byId(report, 'session-new-relative-cwd')).toMatchObject({ status: 'info', why: expect.stringMatching(/^answered result/) });
+    expect(byId(report, 'session-new-relative-cwd').sharedProcess).toBeFalsy();
+    expect(report.verdict).toBe('conformant');
+  }, 60_000);
+
+  it.concurrent('a line the agent was writing when the probe\'s signal ended it is kept as the probe\'s cut, not checked as the agent\'s malformed frame', async () => {
+    const report = await probeDefect('', ['version-unsupported'], 4000, { PROBE_AGENT_QUIRKS: 'cut-on-stop' });
+    const s = byId(report, 'version-unsupported');
+    expect(s.status, s.why).toBe('pass');
+    expect(s.findings.map((f) => f.rule)).not.toContain('not-json');
+    expect(report.ambient!.map((a) => a.rule)).not.toContain('not-json');
+    const store = Store.open(join(tmp.dir, 'defects.sqlite'));
+    try {
+      const items = store.readItems(s.recording!, 0, 1000);
+      const cut = items.find((i) => i.dir === 'event' && 'type' in i && i.type === 'stdout-cut');
+      expect(cut && 'data' in cut ? cut.data : undefined).toMatchObject({ signal: 'SIGTERM', bytes: expect.any(Number), raw: expect.stringMatching(/^\{"jsonrpc":"2.0","method":"session\/update".*x{1000}$/) });
+      expect(items.filter((i) => i.dir === 'a2c' && 'raw' in i && !i.raw.endsWith('}'))).toEqual([]);
+    } finally {
+      store.close();
+    }
+  }, 60_000);
+
   it.concurrent('loads a session from a new process, never on its own connection where the agent would wipe its history', async () => {
     const report = await probeDefect('', ['session-load'], 4000, { PROBE_AGENT_LOAD_OPEN: 'wipe' });
     expect(byId(report, 'session-load')).toMatchObject({ status: 'pass', why: expect.stringMatching(/^replayed \d+ updates, then answered \(in a new process/) });
