@@ -13,7 +13,7 @@
 // later, a cancel before it being lost (as opencode); permission-after-cancel: a running turn asks a
 // permission right after a cancel and waits for its answer before it ends (as auggie); late-permission:
 // 50 ms after a turn ended it asks one more permission for that session (as claude-agent-acp's tool calls
-// that outlive their turn).
+// that outlive their turn); queue-prompts: a prompt sent while a turn runs waits for it to end, then runs.
 // PROBE_AGENT_ANONYMOUS=1 leaves agentInfo out of its initialize answer (it is optional), as many agents do.
 import { createInterface } from 'node:readline';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -27,7 +27,7 @@ const DEFECTS = [
   'unknown-session-ok', 'not-json-exit', 'resource-link-refused', 'cancel-end-turn', 'update-after-cancel',
   'permission-cancel-end-turn', 'fs-without-capability', 'cancel-request-unanswered', 'bogus-mode-ok', 'bogus-config-ok',
   'load-history-after-answer', 'resume-replays-history', 'list-without-array', 'closed-session-prompt-ok', 'fork-same-id',
-  'auth-wrong-code', 'crash-in-turn', 'image-accepted', 'initialize-version-2', 'stdout-log',
+  'auth-wrong-code', 'crash-in-turn', 'image-accepted', 'initialize-version-2', 'stdout-log', 'concurrent-prompt-unanswered',
 ];
 if (DEFECT && !DEFECTS.includes(DEFECT)) {
   process.stderr.write(`probe-agent: no defect ${DEFECT}\n`);
@@ -184,6 +184,14 @@ function handle(msg) {
       for (const b of prompt) {
         if (b.type === 'resource_link' && DEFECT === 'resource-link-refused') return error(id, -32602, 'resource_link is not supported');
         if ((b.type === 'image' && DEFECT !== 'image-accepted') || b.type === 'audio') return error(id, -32602, `${b.type} content is not supported`);
+      }
+      if (s.turn && DEFECT === 'concurrent-prompt-unanswered') return; // as codex-acp 0.16: never answered
+      if (s.turn && QUIRKS.has('queue-prompts')) {
+        void (async () => {
+          while (s.turn) await sleep(20);
+          void turn(id, params.sessionId, prompt);
+        })();
+        return;
       }
       if (s.turn) return error(id, -32602, 'a turn is already running on this session');
       if (QUIRKS.has('commands-before-turn')) {

@@ -65,6 +65,7 @@ const DEFECTS: Array<[string, string, `${ScenarioResult['status']} ${ScenarioRes
   ['fork-same-id', 'session-fork', 'fail unstable', /answered the same session id/],
   ['auth-wrong-code', 'authenticate', 'info info', /got error -32603 .*the authentication-required error is -32000/],
   ['crash-in-turn', 'prompt-turn', 'fail required', /the agent exited \(code 3\)/],
+  ['concurrent-prompt-unanswered', 'concurrent-prompts', 'fail required', /first prompt ended end_turn; the second got no answer in time in the 1000 ms after the first was answered; every request gets a response/],
   ['stdout-log', 'initialize', 'fail advisory', /the checker found not-json at #\d+ \(spec 4\): agent wrote a line that is not JSON/],
 ];
 
@@ -215,6 +216,11 @@ describe('probe agent', () => {
     // The checker flags it (the client cannot know the session yet), but no "must" of the spec forbids
     // it: reported once, advisory, and the verdict does not hang on it.
     expect(report.verdict).toBe('conformant');
+  }, 60_000);
+
+  it.concurrent('a second prompt that waits for the first turn to end, then runs, is answered: info, what the agent did', async () => {
+    const report = await probeDefect('', ['concurrent-prompts'], 4000, { PROBE_AGENT_QUIRKS: 'queue-prompts' });
+    expect(byId(report, 'concurrent-prompts')).toMatchObject({ status: 'info', tier: 'info', why: 'first prompt ended end_turn; second ended end_turn' });
   }, 60_000);
 
   it.concurrent('cancels only once the turn runs: a session-level update before the turn starts is no sign of it', async () => {

@@ -68,6 +68,8 @@ export const PROMPTS = {
 
 /** How long the probe watches for updates that come after an answer they should have preceded. */
 const LATE_MS = 500;
+/** How long an answer to `$/cancel_request` is waited for before the turn is cancelled with `session/cancel`. */
+const CANCEL_REQUEST_WAIT_MS = 3000;
 const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'];
 const cap = (f: AgentFacts, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (isObj(v) ? v[k] : undefined), f.agentCapabilities);
 const present = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
@@ -356,7 +358,9 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       if ('a' in got) return skip(`the turn ended (${describeReply(got.a)}) before any update, so there was no moment to cancel the request`);
       if (!got.b) return fail(`no update and no answer in ${d.turnTimeout()} ms${d.exitNote()}`);
       d.conn.notify('$/cancel_request', { requestId: reply.id });
-      let r = await within(reply, d.settings.timeoutMs, undefined);
+      // An agent that honours it answers at once; one that ignores it (4.3 allows that) is then
+      // cancelled the ordinary way, and passes the same: a short wait decides nothing.
+      let r = await within(reply, Math.min(d.settings.timeoutMs, CANCEL_REQUEST_WAIT_MS), undefined);
       let note = '';
       if (!r) {
         // Ignoring a `$/` notification is allowed (4.3): end the turn the ordinary way, then judge.
@@ -536,8 +540,15 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const a = d.prompt(sessionId, text(PROMPTS.pong));
       await new Promise((r) => setTimeout(r, 50));
       const b = d.prompt(sessionId, text(PROMPTS.pong), { provoke: true });
-      const [ra, rb] = await Promise.all([a, b]);
+      const ra = await a;
+      // An agent that queues the second turn runs it once the first ended: a short turn, so it is
+      // answered well within the probe's answer time after that (not a whole turn's time).
+      const rb = ra.error || ra.result !== undefined ? await within(b, d.settings.timeoutMs, { timeout: true } as Reply) : await b;
       const say = (r: Reply) => (stopReasonOf(r) ? `ended ${stopReasonOf(r)}` : describeReply(r));
+      if (!rb.error && rb.result === undefined) {
+        return unanswered(fail(`first prompt ${say(ra)}; the second got ${describeReply(rb)}${ra.result !== undefined || ra.error ? ` in the ${d.settings.timeoutMs} ms after the first was answered` : ''}${d.exitNote()}; every request gets a response`));
+      }
+      if (!ra.error && ra.result === undefined) return unanswered(fail(`the first prompt got ${describeReply(ra)}${d.exitNote()}; the second ${say(rb)}; every request gets a response`));
       return info(`first prompt ${say(ra)}; second ${say(rb)}`);
     },
   },
