@@ -312,7 +312,11 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
     if (initReply && isObj(initReply.json) && isObj(initReply.json.result)) newFacts = factsOf(initReply.json.result);
     // The handshake, timed once: from the spawn to initialize's answer (the agent's start-up included).
     if (initReply) handshakeMs = Math.round(initReply.t);
-    else if (crashed && !proc.conn.received().some((f) => f.kind === 'result' || f.kind === 'error')) {
+    else if (!crashed && !proc.spawnError && !proc.conn.received().some((f) => f.kind === 'result' || f.kind === 'error')) {
+      // No answer in the time given, the process still running: a slow start-up (a loaded machine, a
+      // cold cache) looks the same as none, so the probe says it could not run rather than grade it.
+      couldNotRun = `the agent did not answer initialize within ${d.startTimeout()} ms of its start (its start-up included); if it starts slowly, give it a longer --timeout`;
+    } else if (crashed && !proc.conn.received().some((f) => f.kind === 'result' || f.kind === 'error')) {
       // Exited without answering anything: what it wrote instead (`probe agent -- ls`) says why.
       const tail = proc.stderrReason();
       const junk = proc.conn.received().find((f) => f.kind === 'invalid');
