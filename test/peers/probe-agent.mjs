@@ -18,7 +18,7 @@
 // it is answered; relative-cwd-exit: a session/new with a relative cwd is answered, and the agent exits (code 1)
 // at the next prompt, failing to set up that folder (as auggie); cut-on-stop: once its stdin closes it starts
 // a long line on stdout and never ends it, until a signal ends the agent (as qwen-code, stopped while
-// writing a 400 KB update).
+// writing a 400 KB update); queue-prompts: a prompt sent while a turn runs waits for it to end, then runs.
 // PROBE_AGENT_ANONYMOUS=1 leaves agentInfo out of its initialize answer (it is optional), as many agents do.
 import { createInterface } from 'node:readline';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -33,7 +33,7 @@ const DEFECTS = [
   'unknown-session-ok', 'not-json-exit', 'resource-link-refused', 'cancel-end-turn', 'update-after-cancel',
   'permission-cancel-end-turn', 'fs-without-capability', 'cancel-request-unanswered', 'bogus-mode-ok', 'bogus-config-ok',
   'load-history-after-answer', 'resume-replays-history', 'list-without-array', 'closed-session-prompt-ok', 'fork-same-id',
-  'auth-wrong-code', 'crash-in-turn', 'image-accepted', 'initialize-version-2', 'stdout-log',
+  'auth-wrong-code', 'crash-in-turn', 'image-accepted', 'initialize-version-2', 'stdout-log', 'concurrent-prompt-unanswered',
 ];
 if (DEFECT && !DEFECTS.includes(DEFECT)) {
   process.stderr.write(`probe-agent: no defect ${DEFECT}\n`);
@@ -203,6 +203,14 @@ function handle(msg) {
       for (const b of prompt) {
         if (b.type === 'resource_link' && DEFECT === 'resource-link-refused') return error(id, -32602, 'resource_link is not supported');
         if ((b.type === 'image' && DEFECT !== 'image-accepted') || b.type === 'audio') return error(id, -32602, `${b.type} content is not supported`);
+      }
+      if (s.turn && DEFECT === 'concurrent-prompt-unanswered') return; // as codex-acp 0.16: never answered
+      if (s.turn && QUIRKS.has('queue-prompts')) {
+        void (async () => {
+          while (s.turn) await sleep(20);
+          void turn(id, params.sessionId, prompt);
+        })();
+        return;
       }
       if (s.turn) return error(id, -32602, 'a turn is already running on this session');
       if (QUIRKS.has('commands-before-turn')) {
