@@ -265,7 +265,7 @@ describe('probe agent', () => {
   it.concurrent('a session/new with a relative cwd runs in a process of its own: an agent that fails on that folder later fails no other scenario', async () => {
     // One worker: on a shared process, the scenario after it would have met the exit.
     const report = await probeDefect('', ['session-new-relative-cwd', 'prompt-embedded-resource'], 4000, { PROBE_AGENT_QUIRKS: 'relative-cwd-exit' }, 1);
-    expect(byId(report, 'prompt-embedded-resource')).toMatchObject({ status: 'pass', tier: 'capability' });
+    expect(byId(report, 'prompt-embedded-resource').status, byId(report, 'prompt-embedded-resource').why).toBe('pass');
     expect(byId(report, 'session-new-relative-cwd')).toMatchObject({ status: 'info', why: expect.stringMatching(/^answered result/) });
     expect(byId(report, 'session-new-relative-cwd').sharedProcess).toBeFalsy();
     expect(report.verdict).toBe('conformant');
