@@ -45,7 +45,7 @@ export function formatProbeReport(report: ProbeReport, opts: { width?: number } 
   }
   const ambient = report.ambient ?? [];
   if (ambient.length) {
-    lines.push('', 'Ambient (findings outside what any scenario was about, once for the run; an error counts as one required failure)');
+    lines.push('', 'Ambient (findings outside what any scenario was about, once for the run; a required one counts as one required failure)');
     for (const a of ambient) {
       const rec = `#${a.recording}`;
       const head = `  ${(a.tier === 'required' ? 'FAIL' : a.severity).padEnd(7)} ${a.tier.padEnd(10)} `;

@@ -11,6 +11,7 @@ import { checkItems } from '../check/checker.js';
 import { Correlator } from '../wire/correlate.js';
 import { frameFromText } from '../wire/make-frame.js';
 import type { ProbeFinding, ProbeKind, ScenarioResult } from './report.js';
+import { quoteOfFinding, tierOfFinding } from './grounds.js';
 
 export interface ScenarioExchange {
   /** Recording name, e.g. "probe agent #3: cancel-mid-turn". */
@@ -110,14 +111,17 @@ export function scenarioRecordingName(kind: ProbeKind, run: number, scenario: st
 /**
  * A scenario graded by the full checker after its own expectation: one that passed, or failed only on
  * a weaker tier, fails as required when the checker found an error of the target's in its exchange
- * (the checker's errors rest on a "must" of the spec); an info notes it. Both probes grade so.
+ * that rests on a "must" (grounds.ts); a pass with only the checker's other errors fails as advisory;
+ * an info notes it. Both probes grade so.
  */
 export function gradeByChecker(s: { status: ScenarioResult['status']; why: string; tier?: ScenarioResult['tier'] }, findings: readonly ProbeFinding[]): Pick<ScenarioResult, 'status' | 'why'> & { tier?: ScenarioResult['tier']; quote?: string } {
   const errors = findings.filter((f) => f.severity === 'error');
+  const must = errors.filter((f) => tierOfFinding(f) === 'required');
   const weakFail = s.status === 'fail' && (s.tier === 'advisory' || s.tier === 'info');
   if (!errors.length || (s.status !== 'pass' && s.status !== 'info' && !weakFail)) return { status: s.status, why: s.why };
-  const e = errors[0]!;
+  const e = must[0] ?? errors[0]!;
   const found = `the checker found ${e.rule} at #${e.seq} (spec ${e.spec}): ${e.message}${errors.length > 1 ? ` (and ${errors.length - 1} more)` : ''}`;
   if (s.status === 'info') return { status: 'info', why: `${s.why}; ${found}` };
-  return { status: 'fail', why: weakFail ? `${found}; and ${s.why}` : found, tier: 'required', quote: `the checker's rule ${e.rule} (spec ${e.spec}), an error` };
+  if (!must.length) return weakFail ? { status: s.status, why: s.why } : { status: 'fail', why: found, tier: 'advisory', quote: quoteOfFinding(e) };
+  return { status: 'fail', why: weakFail ? `${found}; and ${s.why}` : found, tier: 'required', quote: quoteOfFinding(e) };
 }

@@ -53,7 +53,8 @@ export interface ScenarioResult {
 /**
  * A finding of the target's outside what any scenario was about (the handshake, a session's
  * creation...): reported once for the run, however many scenarios' recordings show it, with the tier
- * of its severity (an error, on a "must", is required; a warning advisory; an info info).
+ * its rule rests on (grounds.ts: an error on a "must" is required; the checker's other errors and its
+ * warnings advisory; an info info).
  */
 export interface AmbientFinding extends ProbeFinding {
   tier: Tier;
@@ -108,8 +109,6 @@ export function verdictOf(scenarios: readonly ScenarioResult[], ambient: readonl
   return scenarios.some((s) => s.status === 'fail' && deciding(s.tier)) || ambient.some((a) => deciding(a.tier)) ? 'not conformant' : 'conformant';
 }
 
-/** The tier of a finding by its severity: the checker's errors rest on a "must", its warnings on a "should". */
-export const tierOfSeverity = (severity: ProbeFinding['severity']): Tier => (severity === 'error' ? 'required' : severity === 'warning' ? 'advisory' : 'info');
 
 export function countScenarios(scenarios: readonly ScenarioResult[]): ScenarioCounts {
   const c: ScenarioCounts = { pass: 0, fail: 0, skip: 0, info: 0, total: scenarios.length };

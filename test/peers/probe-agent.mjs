@@ -13,13 +13,19 @@
 // later, a cancel before it being lost (as opencode); permission-after-cancel: a running turn asks a
 // permission right after a cancel and waits for its answer before it ends (as auggie); late-permission:
 // 50 ms after a turn ended it asks one more permission for that session (as claude-agent-acp's tool calls
-// that outlive their turn).
+// that outlive their turn); permission-before-turn: right after its session/new answer it asks a permission
+// for the session (as auggie asks whether to index the folder), and starts no turn of that session until
+// it is answered; relative-cwd-exit: a session/new with a relative cwd is answered, and the agent exits (code 1)
+// at the next prompt, failing to set up that folder (as auggie); cut-on-stop: once its stdin closes it starts
+// a long line on stdout and never ends it, until a signal ends the agent (as qwen-code, stopped while
+// writing a 400 KB update); queue-prompts: a prompt sent while a turn runs waits for it to end, then runs.
 // PROBE_AGENT_ANONYMOUS=1 leaves agentInfo out of its initialize answer (it is optional), as many agents do.
 import { createInterface } from 'node:readline';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const DEFECT = process.env.PROBE_AGENT_DEFECT ?? '';
+let badFolder;
 const QUIRKS = new Set((process.env.PROBE_AGENT_QUIRKS ?? '').split(',').filter(Boolean));
 const AUTH = process.env.PROBE_AGENT_AUTH === '1';
 const DEFECTS = [
@@ -27,7 +33,7 @@ const DEFECTS = [
   'unknown-session-ok', 'not-json-exit', 'resource-link-refused', 'cancel-end-turn', 'update-after-cancel',
   'permission-cancel-end-turn', 'fs-without-capability', 'cancel-request-unanswered', 'bogus-mode-ok', 'bogus-config-ok',
   'load-history-after-answer', 'resume-replays-history', 'list-without-array', 'closed-session-prompt-ok', 'fork-same-id',
-  'auth-wrong-code', 'crash-in-turn', 'image-accepted', 'initialize-version-2', 'stdout-log',
+  'auth-wrong-code', 'crash-in-turn', 'image-accepted', 'initialize-version-2', 'stdout-log', 'concurrent-prompt-unanswered',
 ];
 if (DEFECT && !DEFECTS.includes(DEFECT)) {
   process.stderr.write(`probe-agent: no defect ${DEFECT}\n`);
@@ -82,7 +88,8 @@ function request(method, params) {
 
 async function turn(id, sessionId, prompt) {
   const s = sessions.get(sessionId);
-  const t = { id, cancelled: false, dropped: false };
+  // A turn that waited for the session's first permission keeps what it was told meanwhile (a cancel).
+  const t = s.turn?.id === id ? s.turn : { id, cancelled: false, dropped: false };
   s.turn = t;
   for (const block of prompt) update(sessionId, { sessionUpdate: 'user_message_chunk', content: block });
   const end = (stopReason) => {
@@ -165,16 +172,28 @@ function handle(msg) {
       return reply(id, {});
     case 'session/new': {
       if (typeof params.cwd !== 'string' || !Array.isArray(params.mcpServers)) return error(id, DEFECT === 'invalid-params-code' ? -32603 : -32602, 'cwd and mcpServers are required');
-      if (!params.cwd.startsWith('/')) return error(id, -32602, 'cwd must be absolute');
+      if (!params.cwd.startsWith('/') && QUIRKS.has('relative-cwd-exit')) badFolder = params.cwd;
+      else if (!params.cwd.startsWith('/')) return error(id, -32602, 'cwd must be absolute');
       if (!authenticated) return error(id, DEFECT === 'auth-wrong-code' ? -32603 : -32000, 'Authentication required');
       const sessionId = STORE ? `sess-${process.pid}-${nextSession++}` : `sess-${nextSession++}`;
       opened.add(sessionId);
       const sess = { history: [], mode: 'ask', model: 'small', cwd: params.cwd, closed: false };
       sessions.set(sessionId, sess);
       if (QUIRKS.has('early-update')) send({ method: 'session/update', params: { sessionId, update: { sessionUpdate: 'available_commands_update', availableCommands: [] } } });
-      return reply(id, { sessionId, modes: { currentModeId: 'ask', availableModes: MODES }, configOptions: configOptions(sess) });
+      reply(id, { sessionId, modes: { currentModeId: 'ask', availableModes: MODES }, configOptions: configOptions(sess) });
+      if (QUIRKS.has('permission-before-turn')) {
+        sess.gate = request('session/request_permission', {
+          sessionId, toolCall: { toolCallId: 'index-folder', title: 'Index the folder' },
+          options: [{ optionId: 'index', name: 'Index', kind: 'allow_once' }, { optionId: 'skip', name: 'Skip', kind: 'reject_once' }],
+        });
+      }
+      return;
     }
     case 'session/prompt': {
+      if (badFolder) {
+        process.stderr.write(`probe-agent: the folder ${badFolder} does not exist\n`);
+        process.exit(1);
+      }
       if (!s || (s.closed && DEFECT !== 'closed-session-prompt-ok')) {
         if (DEFECT === 'unknown-session-ok' || (s?.closed && DEFECT === 'closed-session-prompt-ok')) return reply(id, { stopReason: 'end_turn' });
         return error(id, -32602, `unknown session ${params.sessionId}`);
@@ -185,10 +204,23 @@ function handle(msg) {
         if (b.type === 'resource_link' && DEFECT === 'resource-link-refused') return error(id, -32602, 'resource_link is not supported');
         if ((b.type === 'image' && DEFECT !== 'image-accepted') || b.type === 'audio') return error(id, -32602, `${b.type} content is not supported`);
       }
+      if (s.turn && DEFECT === 'concurrent-prompt-unanswered') return; // as codex-acp 0.16: never answered
+      if (s.turn && QUIRKS.has('queue-prompts')) {
+        void (async () => {
+          while (s.turn) await sleep(20);
+          void turn(id, params.sessionId, prompt);
+        })();
+        return;
+      }
       if (s.turn) return error(id, -32602, 'a turn is already running on this session');
       if (QUIRKS.has('commands-before-turn')) {
         send({ method: 'session/update', params: { sessionId: params.sessionId, update: { sessionUpdate: 'available_commands_update', availableCommands: [] } } });
         setTimeout(() => void turn(id, params.sessionId, prompt), 150);
+        return;
+      }
+      if (s.gate) {
+        s.turn = { id, cancelled: false, dropped: false, waiting: true };
+        void s.gate.then(() => turn(id, params.sessionId, prompt));
         return;
       }
       void turn(id, params.sessionId, prompt);
@@ -284,4 +316,11 @@ rl.on('line', (line) => {
 const LINGER = process.env.PROBE_AGENT_LINGER;
 if (process.env.PROBE_AGENT_PIDFILE) appendFileSync(process.env.PROBE_AGENT_PIDFILE, `${process.pid}\n`);
 if (LINGER === 'term') process.on('SIGTERM', () => undefined);
-rl.on('close', () => { if (LINGER) setInterval(() => undefined, 60_000); else process.exit(0); });
+rl.on('close', () => {
+  if (QUIRKS.has('cut-on-stop')) {
+    process.stdout.write(`{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"sess-0","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"${'x'.repeat(1000)}`);
+    setInterval(() => undefined, 60_000);
+    return;
+  }
+  if (LINGER) setInterval(() => undefined, 60_000); else process.exit(0);
+});

@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { buildReport, verdictOf, type ScenarioResult, type Tier } from '../../src/probe/report.js';
 import { formatProbeReport } from '../../src/probe/format.js';
 import { probeReportHtml } from '../../src/probe/html.js';
-import { attributeFindings } from '../../src/probe/record.js';
+import { attributeFindings, gradeByChecker } from '../../src/probe/record.js';
+import { MUST_RULE_IDS, tierOfFinding } from '../../src/probe/grounds.js';
+import { RULES } from '../../src/check/rule-list.js';
 import { ProbeConnection } from '../../src/probe/connection.js';
 
 const sc = (id: string, tier: Tier, status: ScenarioResult['status'], recording: number | null = 1): ScenarioResult =>
@@ -54,6 +56,24 @@ describe('the probe report', () => {
     expect(page).not.toMatch(/<script|<img/i);
     expect(page).toContain('&#60;script&#62;alert(1)');
     expect(page).toContain('{&#34;x&#34;:&#34;&#60;script&#62;&#34;}');
+  });
+
+  it('lets a checker error decide only where its rule rests on a "must", a req field or JSON-RPC 2.0\'s MUST; its other errors are advisory', () => {
+    const f = (rule: string, severity: 'error' | 'warning' | 'info' = 'error') => ({ seq: 4, rule, severity, spec: '3', message: `${rule} message` });
+    // An unanswered request breaks JSON-RPC's "MUST reply": a pass fails as required, quoting it.
+    expect(gradeByChecker({ status: 'pass', why: 'ok', tier: 'advisory' }, [f('unanswered-request')])).toMatchObject({ status: 'fail', tier: 'required', quote: expect.stringContaining('MUST reply') });
+    // A method called without its capability: the spec says the method "exists only when" it is true, no "must".
+    expect(gradeByChecker({ status: 'pass', why: 'ok', tier: 'required' }, [f('capability-not-advertised')])).toMatchObject({ status: 'fail', tier: 'advisory', quote: expect.stringContaining('no "must"') });
+    // Both: the "must" decides.
+    expect(gradeByChecker({ status: 'pass', why: 'ok' }, [f('session-unknown'), f('result-and-error')])).toMatchObject({ status: 'fail', tier: 'required', why: expect.stringContaining('result-and-error') });
+    // An advisory failure keeps its tier on an advisory error, and becomes required on a "must".
+    expect(gradeByChecker({ status: 'fail', why: 'late', tier: 'advisory' }, [f('load-history-after-response')])).toEqual({ status: 'fail', why: 'late' });
+    expect(gradeByChecker({ status: 'fail', why: 'late', tier: 'advisory' }, [f('invalid-result')])).toMatchObject({ status: 'fail', tier: 'required' });
+    // Warnings and infos never fail a pass.
+    expect(gradeByChecker({ status: 'pass', why: 'ok' }, [f('cancel-stop-reason', 'warning'), f('unstable-field', 'info')])).toEqual({ status: 'pass', why: 'ok' });
+    expect([tierOfFinding(f('session-unknown')), tierOfFinding(f('unanswered-request')), tierOfFinding(f('x', 'warning')), tierOfFinding(f('x', 'info'))]).toEqual(['advisory', 'required', 'advisory', 'info']);
+    // Every rule it counts as required is one of the checker's, an error.
+    for (const id of MUST_RULE_IDS) expect(RULES.find((r) => r.id === id)?.severity, id).toBe('error');
   });
 
   it('gives the probe the findings at its provoking frames and of the rules a scenario declares, the target the rest', () => {

@@ -26,10 +26,10 @@ beforeAll(async () => {
   t = tempDir('acp-inspect-probe-ui-');
   const db = join(t.dir, 'r.sqlite');
   html = join(t.dir, 'probe.html');
-  // The test agent with one defect: unknown methods get a result instead of -32601.
+  // The test agent with one defect: it refuses a resource_link block, which every agent must accept.
   ({ report } = await probeAgent({
-    command: [process.execPath, join(PEERS, 'probe-agent.mjs')], db, timeoutMs: 10_000, only: ['unknown-method', 'not-json', 'session-fork', 'prompt-image'],
-    env: { ...process.env, PROBE_AGENT_DEFECT: 'unknown-method-result' }, outputs: { html },
+    command: [process.execPath, join(PEERS, 'probe-agent.mjs')], db, timeoutMs: 10_000, only: ['prompt-resource-link', 'not-json', 'session-fork', 'prompt-image'],
+    env: { ...process.env, PROBE_AGENT_DEFECT: 'resource-link-refused' }, outputs: { html },
   }));
   srv = await startServer({ dbPath: db, port: 0 });
   browser = await launchBrowser();
@@ -51,10 +51,10 @@ describeBrowser('probe runs in the UI', () => {
     expect(await card.locator('[data-verdict]').innerText()).toBe('not conformant');
     expect(new URL(page.url()).searchParams.get('probe')).toBe(String(report.run));
     const required = card.getByRole('region', { name: 'Required' });
-    const failed = required.locator('tr[data-scenario="unknown-method"]');
+    const failed = required.locator('tr[data-scenario="prompt-resource-link"]');
     expect(await failed.locator('.probe-st').innerText()).toBe('fail');
-    expect(await failed.innerText()).toContain('7 rule 3');
-    expect(await failed.innerText()).toContain('it must be -32601');
+    expect(await failed.innerText()).toContain('4.4 rule 3');
+    expect(await failed.innerText()).toContain('a prompt with a resource_link got error -32602');
     expect(await required.locator('tr[data-scenario="not-json"] .probe-st').innerText()).toBe('pass');
     // fork is UNSTABLE: its own section; an image refused unadvertised is info (the spec binds the client there).
     expect(await card.getByRole('region', { name: /^Unstable/ }).locator('tr[data-scenario="session-fork"] .probe-st').innerText()).toBe('pass');
@@ -66,10 +66,10 @@ describeBrowser('probe runs in the UI', () => {
     // Ambient findings, once for the run: fork advertised in initialize is an UNSTABLE field.
     expect(await card.getByRole('region', { name: 'Ambient findings' }).locator('tr[data-ambient="unstable-field"]').innerText()).toContain('unstable-field');
     // The scenario's recording: an ordinary recording, named after the run and the scenario.
-    const rec = report.scenarios.find((s) => s.id === 'unknown-method')!.recording!;
+    const rec = report.scenarios.find((s) => s.id === 'prompt-resource-link')!.recording!;
     await failed.getByRole('link', { name: `#${rec}` }).click();
-    await page.getByRole('heading', { name: `probe agent #${report.run}: unknown-method` }).waitFor();
-    await page.locator('.row', { hasText: 'acp_inspect_probe/no_such_method' }).first().waitFor();
+    await page.getByRole('heading', { name: `probe agent #${report.run}: prompt-resource-link` }).waitFor();
+    await page.locator('.row', { hasText: 'session/prompt' }).first().waitFor();
     // Back returns to the scorecard, and so does the recording's link to its run.
     await page.goBack();
     await card.locator('[data-verdict]').waitFor();
@@ -89,10 +89,10 @@ describeBrowser('probe runs in the UI', () => {
     await page.goto(pathToFileURL(html).href);
     expect(await page.locator('.verdict').innerText()).toBe('not conformant');
     expect(await page.locator('td.st.fail').count()).toBe(1);
-    await page.getByRole('link', { name: 'unknown-method' }).first().click();
-    const section = page.locator('details#unknown-method');
+    await page.getByRole('link', { name: 'prompt-resource-link' }).first().click();
+    const section = page.locator('details#prompt-resource-link');
     expect(await section.getAttribute('open')).not.toBeNull();
-    expect(await section.innerText()).toContain('acp_inspect_probe/no_such_method');
+    expect(await section.innerText()).toContain('resource_link');
     expect(requests.filter((u) => !u.startsWith('file:'))).toEqual([]);
     expect(errors).toEqual([]);
     await ctx.close();

@@ -170,7 +170,10 @@ export function startAgent(command: string[], opts: { cwd: string; env?: NodeJS.
       if (finished || !exitedNow) return;
       finished = true;
       const rest = out.end();
-      if (rest) conn.receive(rest.toString('utf8'));
+      // A line the agent was still writing when the probe's own signal ended it was cut by the probe,
+      // not malformed by the agent: kept whole, as an event, and never checked as a frame.
+      if (rest && stopping && exitedNow.signal !== null) conn.event('stdout-cut', { signal: exitedNow.signal, bytes: rest.length, raw: rest.toString('utf8') });
+      else if (rest) conn.receive(rest.toString('utf8'));
       const errRest = err.end();
       if (errRest) onErr(errRest.toString('utf8'));
       const { code, signal } = exitedNow;

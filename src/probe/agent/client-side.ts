@@ -8,7 +8,12 @@ import { insideFolder, textLines } from '../../console/files.js';
 import { TerminalHost } from '../../console/terminals.js';
 import type { IncomingRequest, ProbeConnection } from '../connection.js';
 
-/** How the probe answers `session/request_permission`: pick an allow option, a reject one, or keep it pending. */
+/**
+ * How the probe answers `session/request_permission`: pick an allow option, a reject one, or keep it
+ * pending. `hold` keeps only those of a session that has had a prompt: one asked before its first
+ * turn (auggie asks whether to index the folder right after `session/new`, and starts no turn until
+ * it is answered) is answered as `allow` does, as an editor's user would, so the turn can start.
+ */
 export type PermissionPolicy = 'allow' | 'reject' | 'hold';
 
 export interface ClientSide {
@@ -47,6 +52,7 @@ export function installClientSide(conn: ProbeConnection, opts: { fs: boolean; te
   const root = realpathSync(opts.cwd);
   const terminals = new TerminalHost(root, 'probe-term');
   const cancelled = new Set<string>();
+  const prompted = new Set<string>();
   const answerCancelled = (r: IncomingRequest): void => conn.respond(r.id, { outcome: { outcome: 'cancelled' } });
   const side: ClientSide = {
     called: [], held: [], permission: opts.permission ?? 'allow',
@@ -61,6 +67,7 @@ export function installClientSide(conn: ProbeConnection, opts: { fs: boolean; te
     },
     newTurn(sessionId) {
       cancelled.delete(sessionId);
+      prompted.add(sessionId);
     },
     dispose() {
       terminals.dispose();
@@ -72,8 +79,9 @@ export function installClientSide(conn: ProbeConnection, opts: { fs: boolean; te
     const notFound = (): void => conn.respondError(req.id, -32601, `Method not found: ${req.method} (not advertised by this client)`);
     if (req.method === 'session/request_permission') {
       if (typeof p.sessionId === 'string' && cancelled.has(p.sessionId)) return answerCancelled(req);
-      if (side.permission === 'hold') { side.held.push(req); return; }
-      const optionId = optionOf(p, side.permission === 'allow' ? ['allow_once', 'allow'] : ['reject_once', 'reject']);
+      const sessionPrompted = typeof p.sessionId === 'string' && prompted.has(p.sessionId);
+      if (side.permission === 'hold' && sessionPrompted) { side.held.push(req); return; }
+      const optionId = optionOf(p, side.permission === 'reject' ? ['reject_once', 'reject'] : ['allow_once', 'allow']);
       conn.respond(req.id, { outcome: optionId === undefined ? { outcome: 'cancelled' } : { outcome: 'selected', optionId } });
       return;
     }

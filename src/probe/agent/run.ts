@@ -15,8 +15,9 @@ import { ProbeRun, checkOutputs, type ProbeOutputs } from '../probe-run.js';
 import { compareBaseline, readBaseline, writeBaseline } from '../baseline.js';
 import { defaultDbPath } from '../../store/paths.js';
 import type { Frame, Item } from '../../wire/frame.js';
-import { tierOfSeverity, type AmbientFinding, type ProbeFinding, type ProbeReport, type ScenarioResult } from '../report.js';
+import { type AmbientFinding, type ProbeFinding, type ProbeReport, type ScenarioResult } from '../report.js';
 import { gradeByChecker, renumber } from '../record.js';
+import { tierOfFinding } from '../grounds.js';
 import { startAgent, type AgentProcess } from './agent-process.js';
 import { installClientSide, type ClientSide } from './client-side.js';
 import { Driver, ScenarioStop, fail, isObj, within, type AgentFacts, type AgentProbeSettings, type Handshake, type Outcome } from './driver.js';
@@ -75,6 +76,12 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     const init = AGENT_SCENARIOS.find((s) => s.id === 'initialize')!;
     const first = await runScenario(run, init, settings, undefined, opts.env);
     if (!first.facts && first.couldNotRun) throw new CliError(first.couldNotRun, 2);
+    // Another version is the answer of an agent that does not support version 1 (9 rule 2): no defect,
+    // and nothing this probe can test.
+    const v = first.facts?.protocolVersion;
+    if (v !== undefined && Number.isInteger(v) && v !== 1) {
+      throw new CliError(`the agent answered initialize with protocol version ${v}: it does not support version 1, the only one this probe tests (9 rule 2)`, 2);
+    }
     // Nothing else runs unless version 1 was negotiated (initialize then fails, saying why).
     const facts = first.facts?.protocolVersion === 1 ? first.facts : undefined;
     if (facts) {
@@ -305,7 +312,11 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
     if (initReply && isObj(initReply.json) && isObj(initReply.json.result)) newFacts = factsOf(initReply.json.result);
     // The handshake, timed once: from the spawn to initialize's answer (the agent's start-up included).
     if (initReply) handshakeMs = Math.round(initReply.t);
-    else if (crashed && !proc.conn.received().some((f) => f.kind === 'result' || f.kind === 'error')) {
+    else if (!crashed && !proc.spawnError && !proc.conn.received().some((f) => f.kind === 'result' || f.kind === 'error')) {
+      // No answer in the time given, the process still running: a slow start-up (a loaded machine, a
+      // cold cache) looks the same as none, so the probe says it could not run rather than grade it.
+      couldNotRun = `the agent did not answer initialize within ${d.startTimeout()} ms of its start (its start-up included); if it starts slowly, give it a longer --timeout`;
+    } else if (crashed && !proc.conn.received().some((f) => f.kind === 'result' || f.kind === 'error')) {
       // Exited without answering anything: what it wrote instead (`probe agent -- ls`) says why.
       const tail = proc.stderrReason();
       const junk = proc.conn.received().find((f) => f.kind === 'invalid');
@@ -368,7 +379,7 @@ export function ambientOf(runs: ReadonlyArray<{ id: string; ambient: ReadonlyArr
   for (const r of runs) {
     for (const f of r.ambient) {
       const a = byRule.get(f.rule);
-      if (!a) byRule.set(f.rule, { ...f, tier: tierOfSeverity(f.severity), scenarios: [r.id] });
+      if (!a) byRule.set(f.rule, { ...f, tier: tierOfFinding(f), scenarios: [r.id] });
       else if (!a.scenarios.includes(r.id)) a.scenarios.push(r.id);
     }
   }

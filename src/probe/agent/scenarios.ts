@@ -20,7 +20,14 @@ export const QUOTES = {
   cancelShould: '"agent should stop model requests, abort tool calls, send pending updates, then answer the prompt request with the cancelled stop reason" (3, a running prompt turn on `session/cancel`)',
   unstable: '"Features marked UNSTABLE are not part of the specification and may change or vanish at any time." (9 rule 5)',
   promptBlocks: '"`image`, `audio` and `resource` blocks are accepted only when the matching prompt capability is true. The client must adapt to the prompt capabilities." (4.4 rule 3): a rule on the client, the sender',
+  versions: '"If the agent supports it, it answers with the same version; otherwise with the latest it supports." (9 rule 2): it says what an agent does, with no "must"',
+  protocolVersion: 'the initialize result: "protocolVersion req" (4.1), "`req` means required"; ProtocolVersion is "an integer" (2.13)',
+  methodNotFound: 'JSON-RPC 2.0 (5.1): "-32601 Method not found: The method does not exist / is not available."; "-32601 covers methods that do not exist or are not available." (7 rule 3): the code\'s meaning, with no "must" to use it',
+  stopReasons: '"The stop reason values of a prompt turn and any further turn states are not shown." (3)',
 } as const;
+
+/** Where the spec states what a method does, with no "must": a failure there is advisory (reported, never deciding). */
+const says = (words: string): string => `${words}: it says what the agent does, with no "must"`;
 
 /** A request that got no answer at all: JSON-RPC's own "must reply", whatever the scenario's tier. */
 const unanswered = (o: Outcome): Outcome => graded(o, 'required', QUOTES.reply);
@@ -45,7 +52,9 @@ export interface AgentScenario {
   /**
    * Needs no process of its own: it runs on one that other such scenarios share, one after another,
    * each with its own session, after a handshake done once (see run.ts). Only for scenarios with the
-   * default client side (no `client`) whose provocations cannot leave the connection unusable.
+   * default client side (no `client`) whose provocations cannot leave the connection unusable. A
+   * session/new with bad params is not one: an agent may set up the session after its answer and fail
+   * then (auggie exits at the next prompt after a relative cwd), which would fail the next scenario.
    */
   shared?: boolean;
   run(d: Driver): Promise<Outcome>;
@@ -61,6 +70,8 @@ export const PROMPTS = {
 
 /** How long the probe watches for updates that come after an answer they should have preceded. */
 const LATE_MS = 500;
+/** How long an answer to `$/cancel_request` is waited for before the turn is cancelled with `session/cancel`. */
+const CANCEL_REQUEST_WAIT_MS = 3000;
 const STOP_REASONS = ['end_turn', 'max_tokens', 'max_turn_requests', 'refusal', 'cancelled'];
 const cap = (f: AgentFacts, ...path: string[]): unknown => path.reduce<unknown>((v, k) => (isObj(v) ? v[k] : undefined), f.agentCapabilities);
 const present = (v: unknown): boolean => v !== undefined && v !== null && v !== false;
@@ -117,9 +128,10 @@ function contentScenario(id: string, capability: 'image' | 'audio' | 'embeddedCo
       const accepted = r ? r.result !== undefined : 'b' in got && got.b !== undefined;
       if (!('a' in got)) await endTurn(d, sessionId, reply);
       if (advertised) {
-        const q = `${capability}: "${meaning}" (2.3, PromptCapabilities)`;
-        return accepted ? graded(pass(`${what} accepted (promptCapabilities.${capability} advertised)`), 'capability', q)
-          : graded(fail(`${what} refused although promptCapabilities.${capability} is advertised: ${r ? describeReply(r) : 'no answer'}`), 'capability', q);
+        const q = says(`${capability}: "${meaning}" (2.3, PromptCapabilities); "accepted only when the matching prompt capability is true" (4.4 rule 3)`);
+        if (accepted) return graded(pass(`${what} accepted (promptCapabilities.${capability} advertised)`), 'advisory', q);
+        if (!r) return unanswered(fail(`no answer and no update for a prompt with ${what}`));
+        return graded(fail(`${what} refused although promptCapabilities.${capability} is advertised: ${describeReply(r)}`), 'advisory', q);
       }
       if (r?.error) return info(`${what} refused (${describeReply(r)}); promptCapabilities.${capability} is not advertised`);
       if (accepted) return info(`${what} accepted although promptCapabilities.${capability} is not advertised (the spec binds the client not to send it)`);
@@ -132,28 +144,31 @@ const SESSION_CAP = (name: string) => (f: AgentFacts): string | undefined =>
   present(cap(f, 'sessionCapabilities', name)) ? undefined : `sessionCapabilities.${name} is not advertised`;
 
 export const AGENT_SCENARIOS: AgentScenario[] = [
-  // ---- required ------------------------------------------------------------------------------
+  // ---- required (a "must" or "req", or JSON-RPC 2.0's MUST), and advisory where the spec only says what an agent does
   {
     id: 'initialize', tier: 'required', spec: '9 rule 2',
-    quote: 'the initialize result: "protocolVersion req" (4.1); "If the agent supports it, it answers with the same version" (9 rule 2)',
+    quote: QUOTES.protocolVersion,
     title: 'initialize with version 1 is answered with a protocol version and capabilities',
     async run(d) {
       const r = await d.initialize(1, {}, true);
       if (typeof r.protocolVersion !== 'number' || !Number.isInteger(r.protocolVersion)) return fail(`initialize answered protocolVersion ${JSON.stringify(r.protocolVersion)}, not an integer`);
-      if (r.protocolVersion !== 1) return fail(`asked for version 1, the agent answered ${r.protocolVersion}; an agent that supports version 1 answers 1, and this probe tests version 1`);
+      // Another version is what an agent that does not support 1 answers (9 rule 2), no defect: the
+      // probe then cannot run (run.ts says so, exit 2).
+      if (r.protocolVersion !== 1) return graded(info(`asked for version 1, the agent answered ${r.protocolVersion}: it does not support version 1, the one this probe tests`), 'info', QUOTES.versions);
       return pass(`answered protocol version ${r.protocolVersion}`);
     },
   },
   {
-    id: 'version-unsupported', tier: 'required', spec: '9 rule 2', provokes: ['version-mismatch'],
-    quote: '"If the agent supports it, it answers with the same version; otherwise with the latest it supports." (9 rule 2)',
+    id: 'version-unsupported', tier: 'advisory', spec: '9 rule 2', provokes: ['version-mismatch'],
+    quote: QUOTES.versions,
     title: 'initialize with an unsupported version (65535) is answered with a version the agent supports',
     async run(d) {
       const r = await d.request('initialize', { protocolVersion: 65535, clientCapabilities: d.clientCapabilities(), clientInfo: { name: 'acp-inspect-probe', version: '1' } }, { provoke: true, timeoutMs: d.startTimeout() });
-      if (!isObj(r.result)) return fail(`initialize 65535 got ${describeReply(r)}${d.exitNote()}; an agent that does not support the version asked for "answers ... with the latest it supports" (9 rule 2)`);
+      if (!r.error && r.result === undefined) return unanswered(fail(`initialize 65535 got ${describeReply(r)}${d.exitNote()}; every request gets a response`));
+      if (!isObj(r.result)) return fail(`initialize 65535 got ${describeReply(r)}; an agent that does not support the version asked for "answers ... with the latest it supports" (9 rule 2)`);
       const v = r.result.protocolVersion;
       if (v === 65535) return fail('the agent accepted protocol version 65535, which it cannot support; it "answers ... with the latest it supports" (9 rule 2)');
-      if (typeof v !== 'number' || !Number.isInteger(v)) return fail(`protocolVersion ${JSON.stringify(v)} is not an integer`);
+      if (typeof v !== 'number' || !Number.isInteger(v)) return graded(fail(`protocolVersion ${JSON.stringify(v)} is not an integer`), 'required', QUOTES.protocolVersion);
       return pass(`answered version ${v}`);
     },
   },
@@ -164,12 +179,12 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const r = await d.prompt(sessionId, text(PROMPTS.pong));
       const reason = stopReasonOf(r);
       if (!reason) return fail(`session/prompt got ${describeReply(r)}${d.exitNote()}`);
-      if (!STOP_REASONS.includes(reason)) return fail(`stop reason ${JSON.stringify(reason)} is not one of ${STOP_REASONS.join(', ')}`);
+      if (!STOP_REASONS.includes(reason)) return graded(info(`stop reason ${JSON.stringify(reason)} is not one of the SDK's ${STOP_REASONS.join(', ')}`), 'info', QUOTES.stopReasons);
       return pass(`turn ended ${reason} after ${updatesOf(d, sessionId, 0).length} updates`);
     },
   },
   {
-    id: 'session-new-missing-fields', shared: true, tier: 'info', spec: '7 rule 4', quote: QUOTES.notShown,
+    id: 'session-new-missing-fields', tier: 'info', spec: '7 rule 4', quote: QUOTES.notShown,
     title: 'session/new without its required fields: which answer the agent gives (-32602, invalid params, is JSON-RPC\'s code for it)',
     async run(d) {
       await d.initialize();
@@ -180,14 +195,14 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'unknown-method', shared: true, tier: 'required', spec: '7 rule 3',
-    quote: 'JSON-RPC 2.0 (5.1): "-32601 Method not found: The method does not exist / is not available."; "-32601 covers methods that do not exist or are not available." (7 rule 3)',
+    id: 'unknown-method', shared: true, tier: 'advisory', spec: '7 rule 3', quote: QUOTES.methodNotFound,
     title: 'an unknown method gets -32601 (method not found)',
     async run(d) {
       await d.initialize();
       const r = await d.request('acp_inspect_probe/no_such_method', {}, { provoke: true });
       if (errorCode(r) === -32601) return pass('answered -32601');
-      return fail(`an unknown method got ${describeReply(r)}${d.exitNote()}; it must be -32601`);
+      if (!r.error && r.result === undefined) return unanswered(fail(`an unknown method got ${describeReply(r)}${d.exitNote()}; every request gets a response`));
+      return fail(`an unknown method got ${describeReply(r)}; -32601 is the code for a method that does not exist`);
     },
   },
   {
@@ -241,8 +256,10 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       }
       await d.conn.settle(100);
       const answers = strayAnswers(d, from);
-      const bad = answers.find((f) => !(f.kind === 'error' && isObj(f.json) && isObj(f.json.error) && f.json.error.code === -32700 && f.json.id === null));
-      if (bad) return fail(`answered the non-JSON line with #${bad.seq}: ${bad.raw.slice(0, 100)}; only a -32700 parse error with id null (or nothing) fits`);
+      const bad = answers.find((f) => !(isObj(f.json) && f.json.id === null));
+      if (bad) return fail(`answered the non-JSON line with #${bad.seq}: ${bad.raw.slice(0, 100)}; its id must be null`);
+      const notParse = answers.find((f) => !(f.kind === 'error' && isObj(f.json) && isObj(f.json.error) && f.json.error.code === -32700));
+      if (notParse) return graded(fail(`answered the non-JSON line with #${notParse.seq}: ${notParse.raw.slice(0, 100)}; -32700 (parse error) is the code for it`), 'advisory', 'JSON-RPC 2.0 (5.1): "-32700 Parse error: Invalid JSON was received by the server.": the code\'s meaning, with no "must" to use it');
       // The spec says nothing of a client that writes a line that is not JSON (it binds the client to
       // write only ACP messages): an agent that gives up on such a connection breaks no rule of it.
       if (d.conn.isClosed || d.proc.exit) return graded(info(`the connection did not survive a line that was not JSON${d.exitNote()}`), 'info', 'the spec does not say what a peer does with a line that is not JSON');
@@ -275,6 +292,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       d.cancel(sessionId, { provoke: true });
       let r = await within(reply, d.settings.timeoutMs, { timeout: true } as Reply);
       let reason = stopReasonOf(r);
+      if (r.error) return graded(fail(`after session/cancel the prompt got ${describeReply(r)}; it should be answered with the cancelled stop reason`), 'advisory', QUOTES.cancelShould);
       if (!reason) return fail(`after session/cancel the prompt got ${describeReply(r)}${d.exitNote()}; an agent must support session/cancel, and the prompt must be answered`);
       let note = '';
       if (reason !== 'cancelled') {
@@ -289,6 +307,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
         });
         r = await within(again, d.settings.timeoutMs, { timeout: true } as Reply);
         reason = stopReasonOf(r);
+        if (r.error) return graded(fail(`after session/cancel the turn ended "${first}", and a second turn cancelled right after its prompt got ${describeReply(r)}; it should be answered with the cancelled stop reason`), 'advisory', QUOTES.cancelShould);
         if (!reason) return fail(`after session/cancel the turn ended "${first}", and a second turn cancelled right after its prompt got ${describeReply(r)}${d.exitNote()}; the prompt must be answered`);
         if (reason !== 'cancelled') return graded(fail(`after session/cancel the turn ended "${first}", and a second turn cancelled right after its prompt ended "${reason}"; it should be "cancelled"`), 'advisory', QUOTES.cancelShould);
         note = ` (the first cancel crossed the end of a short turn, answered "${first}"; a turn cancelled right after its prompt ended cancelled)`;
@@ -313,19 +332,20 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const reason = stopReasonOf(r);
       if (reason === 'cancelled') return pass('the permission was answered cancelled; the turn ended cancelled');
       if (reason) return graded(fail(`after session/cancel with a pending permission (answered cancelled) the prompt got stopReason "${reason}"; it should be "cancelled"`), 'advisory', QUOTES.cancelShould);
+      if (r.error) return graded(fail(`after session/cancel with a pending permission (answered cancelled) the prompt got ${describeReply(r)}; it should be answered with the cancelled stop reason`), 'advisory', QUOTES.cancelShould);
       return fail(`after session/cancel with a pending permission the prompt got ${describeReply(r)}${d.exitNote()}; an agent must support session/cancel, and the prompt must be answered`);
     },
   },
   {
-    id: 'capabilities-off', shared: true, long: true, tier: 'required', spec: '4.4 rule 4',
-    quote: '"`fs/read_text_file` and `fs/write_text_file` exist only when the matching client capability is true; `terminal/*` only when `terminal` is true." (4.4 rule 4)',
+    id: 'capabilities-off', shared: true, long: true, tier: 'advisory', spec: '4.4 rule 4',
+    quote: says('"`fs/read_text_file` and `fs/write_text_file` exist only when the matching client capability is true; `terminal/*` only when `terminal` is true." (4.4 rule 4)'),
     title: 'with every client capability off, the agent never calls fs/* or terminal/*',
     async run(d) {
       const { sessionId } = await d.ready();
       const r = await d.prompt(sessionId, text(PROMPTS.tools));
       const gated = d.client.called.filter((m) => m.startsWith('fs/') || m.startsWith('terminal/'));
       if (gated.length) return fail(`called ${[...new Set(gated)].join(', ')} although the client advertised neither fs nor terminal`);
-      if (!stopReasonOf(r)) return fail(`the turn got ${describeReply(r)}${d.exitNote()}`);
+      if (!stopReasonOf(r)) return graded(fail(`the turn got ${describeReply(r)}${d.exitNote()}`), 'required', `${QUOTES.mustSupport}; the session/prompt result: "stopReason StopReason req" (4.1)`);
       return pass(`no fs/terminal call in a turn asked to read, write and run (ended ${stopReasonOf(r)})`);
     },
   },
@@ -340,7 +360,9 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       if ('a' in got) return skip(`the turn ended (${describeReply(got.a)}) before any update, so there was no moment to cancel the request`);
       if (!got.b) return fail(`no update and no answer in ${d.turnTimeout()} ms${d.exitNote()}`);
       d.conn.notify('$/cancel_request', { requestId: reply.id });
-      let r = await within(reply, d.settings.timeoutMs, undefined);
+      // An agent that honours it answers at once; one that ignores it (4.3 allows that) is then
+      // cancelled the ordinary way, and passes the same: a short wait decides nothing.
+      let r = await within(reply, Math.min(d.settings.timeoutMs, CANCEL_REQUEST_WAIT_MS), undefined);
       let note = '';
       if (!r) {
         // Ignoring a `$/` notification is allowed (4.3): end the turn the ordinary way, then judge.
@@ -354,9 +376,9 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
 
-  // ---- capability ----------------------------------------------------------------------------
+  // ---- capability-gated: advisory, but for a `req` field of a result --------------------------
   {
-    id: 'authenticate', tier: 'capability', spec: '5', quote: '"After success, `session/new` does not return the authentication-required error." (5 rule 2)',
+    id: 'authenticate', tier: 'advisory', spec: '5', quote: says('"After success, `session/new` does not return the authentication-required error." (5 rule 2)'),
     title: 'with authMethods: session/new gets -32000 before authenticate (--auth), and works after it',
     skipUnless: (f, s) => (!f.authMethods.length ? 'the agent advertises no authentication methods'
       : !s.auth ? `pass --auth METHOD_ID to test authentication (advertised: ${f.authMethods.map((m) => m.id).join(', ')})` : undefined),
@@ -371,8 +393,8 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'set-mode', shared: true, tier: 'capability', spec: '3', title: 'session/set_mode with an advertised mode works; what a bogus mode id gets is reported',
-    quote: 'session/set_mode: "mode is one of the `availableModes` given at creation or load" → "current mode changed" (3)',
+    id: 'set-mode', shared: true, tier: 'advisory', spec: '3', title: 'session/set_mode with an advertised mode works; what a bogus mode id gets is reported',
+    quote: says('session/set_mode: "mode is one of the `availableModes` given at creation or load" → "current mode changed" (3)'),
     async run(d) {
       const { sessionId, result } = await d.ready();
       const modes = isObj(result.modes) && Array.isArray(result.modes.availableModes) ? result.modes.availableModes.filter(isObj) : [];
@@ -380,6 +402,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const current = isObj(result.modes) ? result.modes.currentModeId : undefined;
       const target = (modes.find((m) => m.id !== current) ?? modes[0]!).id;
       const ok = await d.request('session/set_mode', { sessionId, modeId: target });
+      if (!ok.error && ok.result === undefined) return unanswered(fail(`set_mode to the advertised mode ${JSON.stringify(target)} got ${describeReply(ok)}${d.exitNote()}; every request gets a response`));
       if (ok.result === undefined) return fail(`set_mode to the advertised mode ${JSON.stringify(target)} got ${describeReply(ok)}`);
       const bad = await d.request('session/set_mode', { sessionId, modeId: 'acp-inspect-no-such-mode' }, { provoke: true });
       const q = '"`session/set_mode` is valid only with a mode id advertised in `availableModes`." (4.4 rule 8): a rule on the client; the answer to an invalid one is not shown (7 rule 4)';
@@ -388,8 +411,8 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'set-config-option', shared: true, tier: 'capability', spec: '4.1', title: 'session/set_config_option with an offered value works; what a bogus value gets is reported',
-    quote: 'the session/set_config_option result: "configOptions SessionConfigOption[] req (full set with current values)" (4.1)',
+    id: 'set-config-option', shared: true, tier: 'advisory', spec: '4.1', title: 'session/set_config_option with an offered value works; what a bogus value gets is reported',
+    quote: 'the spec says of no set_config_option that it must succeed; its result, when it does: "configOptions SessionConfigOption[] req (full set with current values)" (4.1)',
     async run(d) {
       const { sessionId, result } = await d.ready();
       const opts = Array.isArray(result.configOptions) ? result.configOptions.filter(isObj) : [];
@@ -398,21 +421,24 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const values = (select.options as unknown[]).filter(isObj).flatMap((o) => (Array.isArray(o.options) ? o.options.filter(isObj) : [o]));
       const value = (values.find((v) => v.value !== select.currentValue) ?? values[0])?.value;
       const ok = await d.request('session/set_config_option', { sessionId, configId: select.id, value });
-      if (!isObj(ok.result) || !Array.isArray(ok.result.configOptions)) return fail(`setting ${String(select.id)} to ${JSON.stringify(value)} got ${describeReply(ok)}; the result is the full configOptions`);
+      if (!ok.error && ok.result === undefined) return unanswered(fail(`setting ${String(select.id)} to ${JSON.stringify(value)} got ${describeReply(ok)}${d.exitNote()}; every request gets a response`));
+      if (ok.error) return fail(`setting ${String(select.id)} to the offered value ${JSON.stringify(value)} got ${describeReply(ok)}`);
+      if (!isObj(ok.result) || !Array.isArray(ok.result.configOptions)) return graded(fail(`setting ${String(select.id)} to ${JSON.stringify(value)} got ${describeReply(ok)}; the result is the full configOptions`), 'capability', 'the session/set_config_option result: "configOptions SessionConfigOption[] req (full set with current values)" (4.1), "`req` means required"');
       const bad = await d.request('session/set_config_option', { sessionId, configId: select.id, value: 'acp-inspect-no-such-value' }, { provoke: true });
       if (!bad.error && bad.result === undefined) return unanswered(fail(`setting ${String(select.id)} to a value never offered got ${describeReply(bad)}; every request gets a response`));
       return graded(info(`${String(select.id)} set to ${JSON.stringify(value)}; the bogus value got ${describeReply(bad)}`), 'info', QUOTES.notShown);
     },
   },
   {
-    id: 'session-load', long: true, tier: 'capability', spec: '6 rule 2', quote: '"`session/load` streams the whole conversation history as notifications before completing." (6 rule 2)', title: 'session/load replays the history as updates before it answers',
+    id: 'session-load', long: true, tier: 'advisory', spec: '6 rule 2', quote: says('"`session/load` streams the whole conversation history as notifications before completing." (6 rule 2)'), title: 'session/load replays the history as updates before it answers',
     skipUnless: (f) => (f.agentCapabilities.loadSession === true ? undefined : 'loadSession is not advertised'),
     async run(d) {
       const { sessionId } = await d.ready();
       const turn = await d.prompt(sessionId, text(PROMPTS.pong));
       if (!stopReasonOf(turn)) return fail(`the turn before the load got ${describeReply(turn)}`);
       const { r, from, note } = await reopen(d, 'session/load', sessionId);
-      if (r.result === undefined) return fail(`session/load got ${describeReply(r)}${note}${d.exitNote()}`);
+      if (!r.error && r.result === undefined) return unanswered(fail(`session/load got ${describeReply(r)}${note}${d.exitNote()}; every request gets a response`));
+      if (r.result === undefined) return fail(`session/load got ${describeReply(r)}${note}`);
       await d.conn.settle(LATE_MS);
       const before = conversationUpdatesOf(d, sessionId, from, r.frame!.seq);
       const after = conversationUpdatesOf(d, sessionId, r.frame!.seq);
@@ -422,7 +448,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-resume', long: true, tier: 'capability', spec: '3', quote: 'Session stored → `session/resume` (capability `resume`) → active: "history is not replayed" (3)', title: 'session/resume reopens a session (after a turn) without replaying its history',
+    id: 'session-resume', long: true, tier: 'advisory', spec: '3', quote: says('Session stored → `session/resume` (capability `resume`) → active: "history is not replayed" (3)'), title: 'session/resume reopens a session (after a turn) without replaying its history',
     skipUnless: SESSION_CAP('resume'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -431,26 +457,29 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       if (!stopReasonOf(turn)) return fail(`the turn before the resume got ${describeReply(turn)}`);
       await d.conn.settle(200);
       const { r, from, note } = await reopen(d, 'session/resume', sessionId);
-      if (r.result === undefined) return fail(`session/resume of a session with one turn got ${describeReply(r)}${note}${d.exitNote()}`);
+      if (!r.error && r.result === undefined) return unanswered(fail(`session/resume got ${describeReply(r)}${note}${d.exitNote()}; every request gets a response`));
+      if (r.result === undefined) return fail(`session/resume of a session with one turn got ${describeReply(r)}${note}`);
       const replayed = conversationUpdatesOf(d, sessionId, from, r.frame!.seq);
       if (replayed.length) return fail(`session/resume sent ${replayed.length} update(s) before answering; resume does not replay history${note}`);
       return pass(`resumed${note}`);
     },
   },
   {
-    id: 'session-list', shared: true, tier: 'capability', spec: '4.1', quote: 'the session/list result: "sessions SessionInfo[] req" (4.1)', title: 'session/list answers a sessions array',
+    id: 'session-list', shared: true, tier: 'capability', spec: '4.1', quote: 'the session/list result: "sessions SessionInfo[] req" (4.1), "`req` means required"', title: 'session/list answers a sessions array',
     skipUnless: SESSION_CAP('list'),
     async run(d) {
       const { sessionId } = await d.ready();
       const r = await d.request('session/list', {});
+      if (!r.error && r.result === undefined) return unanswered(fail(`session/list got ${describeReply(r)}${d.exitNote()}; every request gets a response`));
+      if (r.error) return graded(fail(`session/list got ${describeReply(r)} although sessionCapabilities.list is advertised`), 'advisory', says('`list` "gates the method of the same name" (2.3)'));
       if (!isObj(r.result) || !Array.isArray(r.result.sessions)) return fail(`session/list got ${describeReply(r)}; the result has a sessions array`);
       const listed = r.result.sessions.some((s) => isObj(s) && s.sessionId === sessionId);
       return pass(`${r.result.sessions.length} session(s)${listed ? ', including the new one' : ''}`);
     },
   },
   {
-    id: 'session-close', shared: true, tier: 'capability', spec: '3', title: 'session/close works; what a prompt to the closed session gets is reported',
-    quote: 'Session active → `session/close` (capability `close`) → closed (3); its result: "empty" (4.1)',
+    id: 'session-close', shared: true, tier: 'advisory', spec: '3', title: 'session/close works; what a prompt to the closed session gets is reported',
+    quote: says('Session active → `session/close` (capability `close`) → closed (3); its result: "empty" (4.1)'),
     skipUnless: SESSION_CAP('close'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -458,7 +487,8 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       // editor, where a session is not closed within a millisecond of its creation.
       await d.conn.settle(500);
       const r = await d.request('session/close', { sessionId });
-      if (r.result === undefined) return fail(`session/close got ${describeReply(r)}${d.exitNote()}`);
+      if (!r.error && r.result === undefined) return unanswered(fail(`session/close got ${describeReply(r)}${d.exitNote()}; every request gets a response`));
+      if (r.result === undefined) return fail(`session/close got ${describeReply(r)}`);
       const after = await d.request('session/prompt', { sessionId, prompt: text(PROMPTS.pong) }, { provoke: true, timeoutMs: d.settings.timeoutMs });
       if (!after.error && after.result === undefined) return unanswered(fail(`a prompt to the closed session got ${describeReply(after)}; every request gets a response`));
       return graded(info(`closed; a prompt to it got ${describeReply(after)}`), 'info', QUOTES.notShown);
@@ -476,9 +506,9 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
 
-  // ---- advisory ------------------------------------------------------------------------------
+  // ---- info: the spec binds the client --------------------------------------------------------
   {
-    id: 'session-new-relative-cwd', shared: true, tier: 'info', spec: '2.1', title: 'session/new with a relative cwd: what the agent answers',
+    id: 'session-new-relative-cwd', tier: 'info', spec: '2.1', title: 'session/new with a relative cwd: what the agent answers',
     quote: '"Fields named `path`, `cwd` and each entry of `additionalDirectories` are absolute paths." (2.1): a rule on the sender, the client; the answer to a relative one is not shown (7 rule 4)',
     async run(d) {
       await d.initialize();
@@ -512,8 +542,15 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const a = d.prompt(sessionId, text(PROMPTS.pong));
       await new Promise((r) => setTimeout(r, 50));
       const b = d.prompt(sessionId, text(PROMPTS.pong), { provoke: true });
-      const [ra, rb] = await Promise.all([a, b]);
+      const ra = await a;
+      // An agent that queues the second turn runs it once the first ended: a short turn, so it is
+      // answered well within the probe's answer time after that (not a whole turn's time).
+      const rb = ra.error || ra.result !== undefined ? await within(b, d.settings.timeoutMs, { timeout: true } as Reply) : await b;
       const say = (r: Reply) => (stopReasonOf(r) ? `ended ${stopReasonOf(r)}` : describeReply(r));
+      if (!rb.error && rb.result === undefined) {
+        return unanswered(fail(`first prompt ${say(ra)}; the second got ${describeReply(rb)}${ra.result !== undefined || ra.error ? ` in the ${d.settings.timeoutMs} ms after the first was answered` : ''}${d.exitNote()}; every request gets a response`));
+      }
+      if (!ra.error && ra.result === undefined) return unanswered(fail(`the first prompt got ${describeReply(ra)}${d.exitNote()}; the second ${say(rb)}; every request gets a response`));
       return info(`first prompt ${say(ra)}; second ${say(rb)}`);
     },
   },
