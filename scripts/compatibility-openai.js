@@ -64,7 +64,8 @@ export async function openaiAgents({ root, out, scratch, children }) {
       env: { ...codex.env, CODEX_HOME: join(codex.dir, '.codex'), CODEX_API_KEY: 'offline', OPENAI_API_KEY: 'offline' },
     },
     {
-      id: 'opencode', command: [bin('opencode'), 'acp'], cwd: out,
+      // It starts in 20-40 s on a loaded 2-core machine (`opencode --version` alone: 11 s, 2.3 s of CPU): a longer answer time (its start-up gets 10 s more).
+      id: 'opencode', command: [bin('opencode'), 'acp'], cwd: out, timeoutMs: 60000,
       env: {
         ...opencode.env, OPENCODE_DISABLE_AUTOUPDATE: '1', OPENCODE_DISABLE_MODELS_FETCH: '1', OPENCODE_DISABLE_DEFAULT_PLUGINS: '1',
         OPENCODE_DISABLE_LSP_DOWNLOAD: '1', OPENCODE_DISABLE_SHARE: '1',
@@ -72,7 +73,7 @@ export async function openaiAgents({ root, out, scratch, children }) {
     },
     {
       // Bring-your-own-key mode, offline.
-      id: 'copilot', command: [bin('copilot'), '--acp'], cwd: out,
+      id: 'copilot', command: [bin('copilot'), '--acp'], cwd: out, timeoutMs: 30000,
       env: { ...copilot.env, COPILOT_HOME: join(copilot.dir, '.copilot'), COPILOT_OFFLINE: 'true', COPILOT_PROVIDER_BASE_URL: base, COPILOT_PROVIDER_API_KEY: 'offline', COPILOT_MODEL: MODEL },
     },
   ];

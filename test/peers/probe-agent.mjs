@@ -299,6 +299,13 @@ function handle(msg) {
 }
 
 if (DEFECT === 'stdout-log') process.stdout.write('probe-agent starting\n');
+const SLOW_START = (() => {
+  const f = process.env.PROBE_AGENT_SLOW_RESTART;
+  if (!f) return false;
+  const again = existsSync(f);
+  appendFileSync(f, 'start\n');
+  return again;
+})();
 const rl = createInterface({ input: process.stdin });
 rl.on('line', (line) => {
   if (!line.trim()) return;
@@ -309,6 +316,9 @@ rl.on('line', (line) => {
     if (DEFECT === 'not-json-exit') process.exit(4);
     return send({ id: null, error: { code: -32700, message: 'Parse error' } });
   }
+  // PROBE_AGENT_SLOW_RESTART=FILE: every start after the first (FILE counts them) answers initialize
+  // 12 s late, as a real agent on a loaded machine.
+  if (SLOW_START && msg.method === 'initialize') return void setTimeout(() => handle(msg), 12_000);
   handle(msg);
 });
 // PROBE_AGENT_LINGER=1: stays up when stdin closes (as codex-acp), =term: ignores SIGTERM as well.

@@ -22,11 +22,18 @@ describe('the client battery', () => {
     for (const s of CLIENT_BATTERY) for (const r of s.provokes ?? []) expect(ids.has(r), `${s.id}: ${r}`).toBe(true);
   });
 
-  it('gates fs and terminal scenarios on the capability, as capability scenarios', () => {
+  it('gates fs and terminal scenarios on the capability; the spec says what they do with no "must", so they are advisory (info for which error a missing file gets)', () => {
     const none = { caps: { readTextFile: false, writeTextFile: false, terminal: false, plan: false } };
     for (const s of CLIENT_BATTERY.filter((x) => x.group === 'fs' || x.group === 'terminal')) {
-      expect(s.tier).toBe('capability');
+      expect(s.tier, s.id).toBe(s.id === 'fs-read-missing' ? 'info' : 'advisory');
       expect(s.gate?.(none), s.id).toMatch(/did not advertise .*: the probe sent no/);
+    }
+  });
+
+  it('quotes a "must", a `req` field or JSON-RPC 2.0\'s MUST for every required scenario, and words for every other', () => {
+    for (const s of CLIENT_BATTERY) {
+      expect(s.quote, s.id).toEqual(expect.any(String));
+      if (s.tier === 'required' || s.tier === 'capability') expect(s.quote, s.id).toMatch(/\bmust\b|\breq\b|MUST/);
     }
   });
 });

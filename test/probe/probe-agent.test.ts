@@ -223,6 +223,13 @@ describe('probe agent', () => {
     expect(byId(report, 'concurrent-prompts')).toMatchObject({ status: 'info', tier: 'info', why: 'first prompt ended end_turn; second ended end_turn' });
   }, 60_000);
 
+  it.concurrent('a later process of the agent slow to answer initialize (its start-up on a loaded machine) skips its scenario, saying so: not a failure of what the scenario provokes', async () => {
+    const starts = join(tmp.dir, 'slow-restart.log');
+    const report = await probeDefect('', ['prompt-turn', 'not-json'], 1000, { PROBE_AGENT_SLOW_RESTART: starts });
+    for (const id of ['prompt-turn', 'not-json']) expect(byId(report, id), id).toMatchObject({ status: 'skip', why: expect.stringMatching(/^not graded: this scenario's own process did not answer initialize within 11000 ms/) });
+    expect(report.verdict).toBe('conformant');
+  }, 90_000);
+
   it.concurrent('cancels only once the turn runs: a session-level update before the turn starts is no sign of it', async () => {
     const report = await probeDefect('', ['cancel-mid-turn'], 4000, { PROBE_AGENT_QUIRKS: 'commands-before-turn' });
     expect(byId(report, 'cancel-mid-turn')).toMatchObject({ status: 'pass', why: 'answered cancelled; no update after the answer' });

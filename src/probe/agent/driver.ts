@@ -128,6 +128,11 @@ export class Driver {
     if (this.handshake && !own && version === 1) return this.handshake.init;
     const params = { protocolVersion: version, clientCapabilities: this.clientCapabilities(), clientInfo: PROBE_CLIENT_INFO };
     const r = await (own ? this.request : this.setupRequest).call(this, 'initialize', params, { timeoutMs: this.startTimeout(), ...opts });
+    // A new process of a scenario that is not about the handshake, slower to start than the time given
+    // (the agent answered initialize in the initialize scenario): a slow start-up, not what the scenario provokes.
+    if (!own && r.timeout && !this.proc.exit) {
+      throw new ScenarioStop(skip(`not graded: this scenario's own process did not answer initialize within ${this.startTimeout()} ms of its start (a slow start-up; give it a longer --timeout)`));
+    }
     if (!isObj(r.result)) throw new ScenarioStop(fail(`initialize got ${describeReply(r)}${this.exitNote()}`));
     return r.result;
   }

@@ -27,6 +27,8 @@ export interface ScenarioResult {
   title: string;
   tier: Tier;
   spec: string;
+  /** The words `tier` rests on. */
+  quote: string;
   status: Status;
   why: string;
   /** Index range [from, to) of this scenario's items in `ClientProbeRun.items`; empty when it did not run. */
@@ -250,7 +252,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
     };
 
     const record = (s: ClientScenario, o: Outcome, from: number, ran: boolean): void => {
-      results.push({ id: s.id, title: s.title, tier: s.tier, spec: s.spec, status: o.status, why: o.why, from, to: ran ? conn.items.length : from, ran, ...(s.provokes ? { provokes: s.provokes } : {}) });
+      results.push({ id: s.id, title: s.title, tier: o.tier ?? s.tier, spec: s.spec, quote: o.quote ?? s.quote, status: o.status, why: o.why, from, to: ran ? conn.items.length : from, ran, ...(s.provokes ? { provokes: s.provokes } : {}) });
     };
 
     /**
@@ -352,7 +354,7 @@ export function startClientProbe(opts: ClientProbeOptions): ClientProbe {
   async function reportNoPrompt(): Promise<void> {
     const why = 'the client disconnected before sending a prompt, so nothing else ran (if it was closed on purpose, ignore this run)';
     const scenarios: ScenarioResult[] = selectScenarios(opts.only ?? []).scenarios.map((s) => ({
-      id: s.id, title: s.title, tier: s.tier, spec: s.spec, ran: s.id === HANDSHAKE_ID, from: 0, to: s.id === HANDSHAKE_ID ? conn.items.length : 0,
+      id: s.id, title: s.title, tier: s.tier, spec: s.spec, quote: s.quote, ran: s.id === HANDSHAKE_ID, from: 0, to: s.id === HANDSHAKE_ID ? conn.items.length : 0,
       status: s.id === HANDSHAKE_ID ? 'fail' : 'skip', why: s.id === HANDSHAKE_ID ? why : 'not run: the client disconnected before sending a prompt',
     }));
     const run: ClientProbeRun = {

@@ -88,7 +88,7 @@ type EndTurn = Parameters<ClientProbeOptions['onRunEnd']>[1];
 
 /** A scenario graded by its expectation and by the checker over its exchange so far (no recording yet). */
 export function gradeScenario(r: ClientProbeRun, s: ClientProbeRun['scenarios'][number]): ScenarioResult {
-  const base: ScenarioResult = { id: s.id, title: s.title, tier: s.tier, status: s.status, spec: s.spec, why: s.why, recording: null, findings: [] };
+  const base: ScenarioResult = { id: s.id, title: s.title, tier: s.tier, status: s.status, spec: s.spec, quote: s.quote, why: s.why, recording: null, findings: [] };
   if (!s.ran) return base;
   const { items, provoked } = scenarioItems(r, s.from, s.to);
   const all = checkItems(items).map((f): ProbeFinding => ({ seq: f.seq, severity: f.severity, rule: f.rule, message: f.message, spec: f.spec }));

@@ -42,6 +42,10 @@ export interface SendOpts {
 export interface Outcome {
   status: Status;
   why: string;
+  /** The tier this result is graded at, when a part of the scenario rests on other words than the scenario's (with `quote`). */
+  tier?: Tier;
+  /** The spec's words for `tier`. */
+  quote?: string;
 }
 
 export interface ScenarioContext {
@@ -76,7 +80,10 @@ export interface ClientScenario {
   /** Stable kebab-case id (used by --only and `/probe`). */
   id: string;
   title: string;
+  /** The tier of its main expectation: required or capability only on a "must", a `req` field or JSON-RPC 2.0's MUST; advisory where the spec only states what a client does. */
   tier: Tier;
+  /** The spec's (or JSON-RPC 2.0's) words that `tier` rests on. */
+  quote: string;
   /** Section of the spec the expectation enforces, e.g. "4.4 rule 5". */
   spec: string;
   group: Group;
@@ -93,6 +100,21 @@ export const pass = (why: string): Outcome => ({ status: 'pass', why });
 export const fail = (why: string): Outcome => ({ status: 'fail', why });
 export const info = (why: string): Outcome => ({ status: 'info', why });
 export const skip = (why: string): Outcome => ({ status: 'skip', why });
+/** A part of a scenario graded on other words than the scenario's. */
+export const graded = (o: Outcome, tier: Tier, quote: string): Outcome => ({ ...o, tier, quote });
+
+/** Words several scenarios rest on. */
+export const CLIENT_QUOTES = {
+  reply: 'JSON-RPC 2.0 (4): "When a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications."',
+  req: (what: string) => `${what}, "\`req\` means required" (spec, notation)`,
+} as const;
+
+/**
+ * A request the probe sent that did not get the answer the scenario expects: a request left without
+ * any answer is JSON-RPC's "MUST reply", required whatever the scenario's tier; any other answer fails
+ * at the scenario's tier. (A disconnect is the client's choice: the run does not grade it.)
+ */
+export const failAnswer = (r: Answer, why: string): Outcome => (r.kind === 'timeout' ? graded(fail(why), 'required', CLIENT_QUOTES.reply) : fail(why));
 
 /** One line describing a reply that was not the expected kind, for a scenario's `why`. */
 export function describeReply(method: string, r: Answer): string {

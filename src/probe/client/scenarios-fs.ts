@@ -7,7 +7,7 @@
 import { existsSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { M } from '../../spec/methods.js';
-import { type ClientFacts, type ClientScenario, type Outcome, type ScenarioContext, clip, describeReply, errorText, fail, isObject, pass, skip } from './scenario.js';
+import { type ClientFacts, type ClientScenario, type Outcome, type ScenarioContext, CLIENT_QUOTES, clip, describeReply, errorText, fail, failAnswer, graded, info, isObject, pass, skip } from './scenario.js';
 
 /** Four lines, non-ASCII in each, ending in a newline. */
 export const SCRATCH_TEXT = 'line 1 — alpha\nline 2 — βeta\nline 3 — γamma ✓\nline 4 — δelta\n';
@@ -30,10 +30,14 @@ function ownScratch(ctx: ScenarioContext): string | undefined {
 
 const notLocal = (ctx: ScenarioContext): Outcome => skip(`the session cwd ${ctx.cwd} is not a folder on the probe's machine, so the probe cannot place a file to read`);
 
-/** The `content` of a read, or why there is none. */
-function contentOf(r: Awaited<ReturnType<ScenarioContext['request']>>): { content: string } | { why: string } {
-  if (r.kind !== 'result') return { why: describeReply(M.readTextFile, r) };
-  if (!isObject(r.result) || typeof r.result.content !== 'string') return { why: `the answer has no content string: ${describeReply(M.readTextFile, r)}` };
+/** What the spec says of fs/read_text_file: what it does, with no "must" (advisory); its result's `content` is `req`. */
+const READ_SAYS = 'fs/read_text_file: "line integer | null (1-based, minimum 0); limit integer | null (maximum lines, minimum 0)"; result "content string req" (4.2): it says what the client does, with no "must"';
+const CONTENT_REQ = CLIENT_QUOTES.req('the fs/read_text_file result: "content string req" (4.2)');
+
+/** The `content` of a read, or why there is none, as an outcome (no answer and no `content` are required failures). */
+function contentOf(r: Awaited<ReturnType<ScenarioContext['request']>>): { content: string } | { outcome: Outcome } {
+  if (r.kind !== 'result') return { outcome: failAnswer(r, describeReply(M.readTextFile, r)) };
+  if (!isObject(r.result) || typeof r.result.content !== 'string') return { outcome: graded(fail(`the answer has no content string: ${describeReply(M.readTextFile, r)}`), 'capability', CONTENT_REQ) };
   return { content: r.result.content };
 }
 
@@ -43,12 +47,13 @@ export const FS_SCENARIOS: ClientScenario[] = [
   {
     id: 'fs-write',
     title: 'fs/write_text_file creates the file with exactly the content sent',
-    tier: 'capability', spec: '4.2', group: 'fs', gate: needWrite,
+    tier: 'advisory', spec: '4.2', group: 'fs', gate: needWrite,
+    quote: 'fs/write_text_file "creates or modifies a file" (4.2): it says what the client does, with no "must"',
     async run(ctx) {
       const path = join(ctx.cwd, ctx.scratchName());
       ctx.atEnd(() => rmSync(path, { force: true }));
       const r = await ctx.request(M.writeTextFile, { sessionId: ctx.sessionId, path, content: SCRATCH_TEXT });
-      if (r.kind !== 'result') return fail(describeReply(M.writeTextFile, r));
+      if (r.kind !== 'result') return failAnswer(r, describeReply(M.writeTextFile, r));
       if (!localDir(ctx.cwd)) return pass(`answered; the cwd is not on the probe's machine, so the file was not checked on disk`);
       if (!existsSync(path)) return fail(`answered success, but ${path} does not exist`);
       const disk = readFileSync(path, 'utf8');
@@ -59,12 +64,12 @@ export const FS_SCENARIOS: ClientScenario[] = [
   {
     id: 'fs-read',
     title: 'fs/read_text_file returns the whole file',
-    tier: 'capability', spec: '4.2', group: 'fs', gate: needRead,
+    tier: 'advisory', spec: '4.2', group: 'fs', gate: needRead, quote: READ_SAYS,
     async run(ctx) {
       const path = ownScratch(ctx);
       if (!path) return notLocal(ctx);
       const c = contentOf(await ctx.request(M.readTextFile, { sessionId: ctx.sessionId, path }));
-      if ('why' in c) return fail(c.why);
+      if ('outcome' in c) return c.outcome;
       return c.content === SCRATCH_TEXT ? pass('the whole file, byte for byte')
         : fail(`returned ${JSON.stringify(clip(c.content))}, not the file's content ${JSON.stringify(clip(SCRATCH_TEXT))}`);
     },
@@ -72,7 +77,7 @@ export const FS_SCENARIOS: ClientScenario[] = [
   {
     id: 'fs-read-line-limit',
     title: 'fs/read_text_file honours line (1-based) and limit',
-    tier: 'capability', spec: '4.2', group: 'fs', gate: needRead,
+    tier: 'advisory', spec: '4.2', group: 'fs', gate: needRead, quote: READ_SAYS,
     async run(ctx) {
       const path = ownScratch(ctx);
       if (!path) return notLocal(ctx);
@@ -85,7 +90,7 @@ export const FS_SCENARIOS: ClientScenario[] = [
       for (const k of cases) {
         const c = contentOf(await ctx.request(M.readTextFile, { sessionId: ctx.sessionId, path, ...k.params }));
         const asked = Object.entries(k.params).map(([a, b]) => `${a} ${b}`).join(', ');
-        if ('why' in c) return fail(`with ${asked}: ${c.why}`);
+        if ('outcome' in c) return { ...c.outcome, why: `with ${asked}: ${c.outcome.why}` };
         if (!sameLines(c.content, k.want)) return fail(`with ${asked}: returned ${JSON.stringify(clip(c.content))}, expected ${JSON.stringify(k.want)}`);
       }
       return pass('line 2 limit 2, line 4, and limit 1 each returned exactly those lines');
@@ -93,21 +98,21 @@ export const FS_SCENARIOS: ClientScenario[] = [
   },
   {
     id: 'fs-read-missing',
-    title: 'Reading a missing file fails with -32002 (resource not found)',
-    tier: 'capability', spec: '7', group: 'fs', gate: needRead,
+    title: 'Reading a missing file: which answer the client gives (-32002, resource not found, is the code for it)',
+    tier: 'info', spec: '7 rule 4', group: 'fs', gate: needRead,
+    quote: '"Which other method returns which other error, and the content of `data` for any code, are not shown." (7 rule 4); -32002 is "Resource not found (for example a file)" (7)',
     async run(ctx) {
       const path = join(ctx.cwd, ctx.scratchName().replace(/\.txt$/, '-missing.txt'));
       if (existsSync(path)) return skip(`${path} exists`);
       const r = await ctx.request(M.readTextFile, { sessionId: ctx.sessionId, path });
       if (r.kind === 'error') {
-        return r.error.code === -32002 ? pass('failed with -32002 (resource not found)')
-          : fail(`failed with ${errorText(r.error)}, not -32002 (resource not found)`);
+        return info(r.error.code === -32002 ? 'failed with -32002 (resource not found)' : `failed with ${errorText(r.error)} (-32002, resource not found, is the code for it)`);
       }
       if (r.kind === 'result') {
         const content = isObject(r.result) ? r.result.content : undefined;
-        return fail(`a missing file was answered as content ${JSON.stringify(clip(String(content ?? '')))}: it must be the error -32002`);
+        return graded(fail(`a missing file was answered as content ${JSON.stringify(clip(String(content ?? '')))}, not an error`), 'advisory', READ_SAYS);
       }
-      return fail(describeReply(M.readTextFile, r));
+      return failAnswer(r, describeReply(M.readTextFile, r));
     },
   },
 ];

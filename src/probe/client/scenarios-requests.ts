@@ -3,7 +3,7 @@
  * requests (answered, cancelled by `$/cancel_request`, and cancelled from the UI by a person).
  */
 import { M } from '../../spec/methods.js';
-import { type Answer, type ClientScenario, type ScenarioContext, describeReply, errorText, fail, info, isObject, pass } from './scenario.js';
+import { type Answer, type ClientScenario, type ScenarioContext, CLIENT_QUOTES, describeReply, errorText, fail, failAnswer, graded, info, isObject, pass } from './scenario.js';
 
 export const PERMISSION_OPTIONS = [
   { optionId: 'probe-allow-once', name: 'Allow once', kind: 'allow_once' },
@@ -20,10 +20,11 @@ function askPermission(ctx: ScenarioContext, toolCallId: string, title: string, 
 }
 
 /** The outcome of a permission answer: selected (an offered option), cancelled, or what is wrong with it. */
-function readOutcome(r: Answer): { ok: true; outcome: 'selected' | 'cancelled'; optionId?: string } | { ok: false; why: string } {
-  if (r.kind !== 'result') return { ok: false, why: describeReply(M.requestPermission, r) };
+/** The outcome of a permission answer, or why there is none: `missing` when a `req` field is (the answer itself, or its outcome). */
+function readOutcome(r: Answer): { ok: true; outcome: 'selected' | 'cancelled'; optionId?: string } | { ok: false; why: string; missing?: boolean } {
+  if (r.kind !== 'result') return { ok: false, why: describeReply(M.requestPermission, r), missing: r.kind === 'timeout' };
   const o = isObject(r.result) ? r.result.outcome : undefined;
-  if (!isObject(o)) return { ok: false, why: `the answer has no outcome object: ${describeReply(M.requestPermission, r)}` };
+  if (!isObject(o)) return { ok: false, why: `the answer has no outcome object: ${describeReply(M.requestPermission, r)}`, missing: true };
   if (o.outcome === 'cancelled') return { ok: true, outcome: 'cancelled' };
   if (o.outcome === 'selected') {
     if (PERMISSION_OPTIONS.some((p) => p.optionId === o.optionId)) return { ok: true, outcome: 'selected', optionId: o.optionId as string };
@@ -31,6 +32,9 @@ function readOutcome(r: Answer): { ok: true; outcome: 'selected' | 'cancelled'; 
   }
   return { ok: false, why: `the outcome is "${String(o.outcome)}", neither "selected" nor "cancelled"` };
 }
+
+/** What an outcome other than the cancelled one after a cancel means is not shown (RequestPermissionOutcome, 2.13). */
+const PERMISSION_OUTCOME = 'RequestPermissionOutcome: its fields "are not shown" (2.13); only "on cancel of the turn the client must answer with the cancelled outcome" (4.2)';
 
 function finishTool(ctx: ScenarioContext, toolCallId: string, outcome: string): void {
   ctx.update({ sessionUpdate: 'tool_call_update', toolCallId, status: outcome === 'probe-allow-once' || outcome === 'probe-allow-always' ? 'completed' : 'failed',
@@ -45,6 +49,7 @@ export const HANDSHAKE_SCENARIOS: ClientScenario[] = [
     id: HANDSHAKE_ID,
     title: 'initialize, session/new and session/prompt as the spec says (graded by the checker)',
     tier: 'required', spec: '4.1', group: 'requests',
+    quote: '"Before any session exists, the client must call `initialize` with its latest supported version and its capabilities" (4.4 rule 1); the params\' `req` fields (4.1)',
     async run(ctx) {
       return pass(`initialize, session/new (cwd ${ctx.cwd}) and the prompt`);
     },
@@ -52,7 +57,7 @@ export const HANDSHAKE_SCENARIOS: ClientScenario[] = [
   {
     id: 'client-info',
     title: 'initialize names the client (clientInfo with name and version)',
-    tier: 'advisory', spec: '4.4 rule 1', group: 'requests',
+    tier: 'advisory', spec: '4.4 rule 1', group: 'requests', quote: '"it should also send `clientInfo`" (4.4 rule 1)',
     async run(ctx) {
       const { name, version } = ctx.client;
       if (name && version) return pass(`clientInfo: ${name} ${version}`);
@@ -62,7 +67,7 @@ export const HANDSHAKE_SCENARIOS: ClientScenario[] = [
   {
     id: 'client-capabilities',
     title: 'What the client advertised, and what the probe therefore left out',
-    tier: 'info', spec: '4.4 rule 4', group: 'requests',
+    tier: 'info', spec: '4.4 rule 4', group: 'requests', quote: '"Every capability is optional" (9 rule 3)',
     async run(ctx) {
       const c = ctx.client.caps;
       const on = [c.readTextFile && 'fs.readTextFile', c.writeTextFile && 'fs.writeTextFile', c.terminal && 'terminal', c.plan && 'plan'].filter(Boolean);
@@ -76,18 +81,18 @@ export const REQUEST_SCENARIOS: ClientScenario[] = [
   {
     id: 'unknown-method',
     title: 'An unknown agent→client method gets -32601',
-    tier: 'required', spec: '7', group: 'requests',
+    tier: 'advisory', spec: '7', group: 'requests', quote: 'JSON-RPC 2.0 (5.1): "-32601 Method not found: The method does not exist / is not available."; "-32601 covers methods that do not exist or are not available." (7 rule 3): the code\'s meaning, with no "must" to use it',
     async run(ctx) {
       const r = await ctx.request('acp-inspect/no_such_method', { sessionId: ctx.sessionId }, { provoke: true });
       if (r.kind === 'error' && r.error.code === -32601) return pass('answered -32601 (method not found)');
       if (r.kind === 'error') return fail(`answered ${errorText(r.error)}, not -32601 (method not found)`);
-      return fail(r.kind === 'result' ? `answered with a result (${describeReply('it', r).replace(/^it answered /, '')}), not the error -32601` : describeReply('acp-inspect/no_such_method', r));
+      return r.kind === 'result' ? fail(`answered with a result (${describeReply('it', r).replace(/^it answered /, '')}), not the error -32601`) : failAnswer(r, describeReply('acp-inspect/no_such_method', r));
     },
   },
   {
     id: 'extension-request',
     title: 'An `_` extension request gets a response',
-    tier: 'required', spec: '4.3', group: 'requests',
+    tier: 'required', spec: '4.3', group: 'requests', quote: CLIENT_QUOTES.reply,
     async run(ctx) {
       const r = await ctx.request('_acp-inspect/ping', { sessionId: ctx.sessionId });
       if (r.kind === 'result') return pass('answered with a result');
@@ -101,15 +106,15 @@ export const PERMISSION_SCENARIOS: ClientScenario[] = [
   {
     id: 'permission-answer',
     title: 'A permission request is answered with an offered option (cancelled only once something was cancelled)',
-    tier: 'required', spec: '4.2', group: 'permission',
+    tier: 'required', spec: '4.2', group: 'permission', quote: CLIENT_QUOTES.req('the session/request_permission result: "outcome RequestPermissionOutcome req" (4.2)'),
     async run(ctx) {
       ctx.say('\n\nThe probe asks a permission now: choose any option.\n');
       const r = await askPermission(ctx, 'probe-perm-1', 'Run `echo hello` (the probe runs nothing)').reply;
       const o = readOutcome(r);
-      if (!o.ok) return fail(o.why);
+      if (!o.ok) return o.missing ? failAnswer(r, o.why) : graded(fail(o.why), 'advisory', PERMISSION_OUTCOME);
       finishTool(ctx, 'probe-perm-1', o.optionId ?? 'cancelled');
       // `cancelled` is the answer once the turn is cancelled (or the request withdrawn), not a way to refuse.
-      if (o.outcome === 'cancelled') return fail('answered cancelled, but nothing was cancelled: to refuse, select an offered reject option');
+      if (o.outcome === 'cancelled') return graded(info('answered cancelled, but nothing was cancelled: to refuse, a client selects an offered reject option'), 'info', PERMISSION_OUTCOME);
       return pass(`answered with the offered option "${o.optionId}"`);
     },
   },
@@ -117,6 +122,7 @@ export const PERMISSION_SCENARIOS: ClientScenario[] = [
     id: 'cancel-request',
     title: '`$/cancel_request` for a pending permission request gets it answered (a response or -32800)',
     tier: 'required', spec: '7 rule 2', group: 'permission',
+    quote: '"After `$/cancel_request`, the receiver must answer the original request with either a valid response (partial results or a cancellation marker) or an error with code -32800." (7 rule 2)',
     async run(ctx) {
       const pending = askPermission(ctx, 'probe-perm-2', 'Run `echo cancelled` (the probe withdraws this request)');
       ctx.notify(M.cancelRequest, { requestId: pending.id });
@@ -127,14 +133,14 @@ export const PERMISSION_SCENARIOS: ClientScenario[] = [
           : fail(`answered ${errorText(r.error)}; after $/cancel_request the answer is a response or -32800`);
       }
       const o = readOutcome(r);
-      if (!o.ok) return fail(o.why);
+      if (!o.ok) return o.missing ? failAnswer(r, o.why) : graded(fail(o.why), 'advisory', PERMISSION_OUTCOME);
       return pass(o.outcome === 'cancelled' ? 'answered with the cancelled outcome' : `answered with the offered option "${o.optionId}"`);
     },
   },
   {
     id: 'permission-cancel-turn',
     title: 'Stop pressed while a permission request is pending: the client answers it cancelled',
-    tier: 'required', spec: '3', group: 'permission',
+    tier: 'required', spec: '3', group: 'permission', quote: '"on cancel of the turn the client must answer with the cancelled outcome" (4.2)',
     person: 'press Stop (cancel the turn) in the editor while the permission request is shown',
     async run(ctx) {
       ctx.say('\n\nA permission request comes now. Do not choose an option: press Stop (cancel the turn) instead.\n');
@@ -146,8 +152,9 @@ export const PERMISSION_SCENARIOS: ClientScenario[] = [
         return info(o.ok ? `the request was answered ${o.outcome} before any session/cancel; nothing to grade`
           : `no session/cancel came within ${waitMs / 1000} s; nothing to grade`);
       }
-      const o = readOutcome(await pending.reply);
-      if (!o.ok) return fail(`after session/cancel, ${o.why}`);
+      const answer = await pending.reply;
+      const o = readOutcome(answer);
+      if (!o.ok) return o.missing ? failAnswer(answer, `after session/cancel, ${o.why}`) : fail(`after session/cancel, ${o.why}`);
       return o.outcome === 'cancelled' ? pass('after session/cancel the pending permission request was answered cancelled')
         : fail(`after session/cancel the pending permission request was answered "${o.optionId}", not cancelled`);
     },

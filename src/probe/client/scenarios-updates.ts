@@ -5,7 +5,7 @@
  * the client is still there. What the updates should look like on screen is said in the chat.
  */
 import { join } from 'node:path';
-import { type ClientScenario, fail, pass } from './scenario.js';
+import { type ClientScenario, CLIENT_QUOTES, fail, pass } from './scenario.js';
 
 /** Ids the probe's `session/new` answer advertises, which the updates below refer to. */
 export const PROBE_MODES = [
@@ -19,6 +19,8 @@ export const PROBE_CONFIG = (current: string): Record<string, unknown>[] => [{
 }];
 
 const provoke = { provoke: true };
+/** Notifications get no answer: what decides is that the client still answers the request the probe sends after them. */
+const STILL_ANSWERS = `${CLIENT_QUOTES.reply}: the request the probe sends after the updates`;
 const text = (t: string): Record<string, unknown> => ({ type: 'text', text: t });
 
 /** Ends a scenario whose only observable failure is the client going away or going silent. */
@@ -31,7 +33,7 @@ export const UPDATE_SCENARIOS: ClientScenario[] = [
   {
     id: 'update-message-chunks',
     title: 'Message, thought and user chunks, with messageId boundaries',
-    tier: 'required', spec: '2.6', group: 'updates',
+    tier: 'required', spec: '2.6', group: 'updates', quote: STILL_ANSWERS,
     async run(ctx) {
       ctx.update({ sessionUpdate: 'user_message_chunk', content: text('(the probe echoes a user message chunk)'), messageId: 'probe-user-1' });
       ctx.update({ sessionUpdate: 'agent_thought_chunk', content: text('A thought, streamed '), messageId: 'probe-thought-1' });
@@ -47,7 +49,7 @@ export const UPDATE_SCENARIOS: ClientScenario[] = [
   {
     id: 'update-plan',
     title: 'A plan, then the plan replaced',
-    tier: 'required', spec: '6', group: 'updates',
+    tier: 'required', spec: '6', group: 'updates', quote: STILL_ANSWERS,
     async run(ctx) {
       ctx.update({ sessionUpdate: 'plan', entries: [
         { content: 'Read the client capabilities', priority: 'high', status: 'completed' },
@@ -65,7 +67,7 @@ export const UPDATE_SCENARIOS: ClientScenario[] = [
   {
     id: 'update-session-state',
     title: 'Commands, mode, config options, session info and usage',
-    tier: 'required', spec: '2.10', group: 'updates',
+    tier: 'required', spec: '2.10', group: 'updates', quote: STILL_ANSWERS,
     async run(ctx) {
       ctx.update({ sessionUpdate: 'available_commands_update', availableCommands: [
         { name: 'probe', description: 'Run part of the client probe: /probe fs, /probe terminal, ...', input: { hint: 'group or scenario ids' } },
@@ -83,7 +85,7 @@ export const UPDATE_SCENARIOS: ClientScenario[] = [
   {
     id: 'update-unknown-kinds',
     title: 'Unknown update kinds, `_` variants and unknown notifications are tolerated',
-    tier: 'required', spec: '2.1', group: 'updates',
+    tier: 'required', spec: '2.1', group: 'updates', quote: STILL_ANSWERS,
     async run(ctx) {
       ctx.update({ sessionUpdate: 'acp_inspect_future_update', note: 'an update kind from a future version' }, provoke);
       ctx.update({ sessionUpdate: '_acp-inspect/probe_update', note: 'an implementation-specific update kind' }, provoke);
@@ -101,7 +103,7 @@ export const TOOL_SCENARIOS: ClientScenario[] = [
   {
     id: 'tool-call-lifecycle',
     title: 'Tool calls through pending, in_progress, completed and failed, with content, locations and diffs',
-    tier: 'required', spec: '6', group: 'tools',
+    tier: 'required', spec: '6', group: 'tools', quote: STILL_ANSWERS,
     async run(ctx) {
       const file = join(ctx.cwd, 'src', 'example.ts');
       ctx.update({ sessionUpdate: 'tool_call', toolCallId: 'probe-tool-1', title: 'Read src/example.ts', kind: 'read', status: 'pending',
