@@ -4,11 +4,12 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
-    // Guards against a hang, not timings (tests assert none): the heaviest tests (floods of 40-150 MiB
-    // through the tap and the indexers) took 15-30 s alone and over 60 s beside other work on 2 cores,
-    // and their own waits inside are up to 60 s each.
-    testTimeout: 180_000,
-    hookTimeout: 180_000,
+    // Guards against a hang, not timings (tests assert none), so no test sets a smaller one of its own:
+    // the heaviest tests (floods of 40-150 MiB through the tap and the indexers) took 15-30 s alone,
+    // over 60 s beside other work on 2 cores, and several minutes on a machine loaded fifteen times
+    // over; the commands they run get 5 minutes each (RUN_HANG_MS in test/helpers.ts).
+    testTimeout: 600_000,
+    hookTimeout: 600_000,
     pool: 'forks',
     // The tap exits within a moment of its agent and leaves what its recorder has not indexed by then
     // to a detached indexer (see src/tap/run.ts). Most tests read the database as soon as the tap has

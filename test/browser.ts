@@ -39,11 +39,26 @@ export function describeBrowser(name: string, fn: () => void): void {
   describe.skip(name, fn);
 }
 
+/**
+ * How long a page's actions and navigations may wait before they fail. They guard against a hang,
+ * not a time: playwright's own 30 s was passed by pages on a 2-core machine loaded by another run.
+ */
+const PAGE_WAIT_MS = 120_000;
+
 /** Launches the browser headless, with the flags this machine's closed network needs. */
-export function launchBrowser(): Promise<Browser> {
+export async function launchBrowser(): Promise<Browser> {
   if (!CHROMIUM) throw new Error(`no browser: ${HOW}`);
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync'],
   });
+  // Every context (newPage makes one through newContext) gets the longer wait.
+  const newContext = browser.newContext.bind(browser);
+  browser.newContext = async (options) => {
+    const context = await newContext(options);
+    context.setDefaultTimeout(PAGE_WAIT_MS);
+    context.setDefaultNavigationTimeout(PAGE_WAIT_MS);
+    return context;
+  };
+  return browser;
 }

@@ -91,7 +91,14 @@ export interface RunResult {
   stderr: string;
 }
 
-/** Runs a command to completion, feeding `input` to its stdin. */
+/**
+ * The least time `run` gives a command before it kills it and fails. It guards against a hang, not a
+ * time: on a 2-core machine running a second suite beside this one, commands that take 2 s alone
+ * took over 30 s. A test's own smaller `timeoutMs` is raised to it.
+ */
+const RUN_HANG_MS = 300_000;
+
+/** Runs a command to completion, feeding `input` to its stdin; one that hangs past RUN_HANG_MS is killed and fails. */
 export function run(cmd: string, args: string[], opts: { input?: Buffer | string; env?: NodeJS.ProcessEnv; cwd?: string; timeoutMs?: number } = {}): Promise<RunResult> {
   return new Promise((resolveRun, reject) => {
     const child = spawn(cmd, args, { env: { ...process.env, ...opts.env }, cwd: opts.cwd ?? ROOT, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -102,7 +109,7 @@ export function run(cmd: string, args: string[], opts: { input?: Buffer | string
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error(`timed out: ${cmd} ${args.join(' ')}\nstderr: ${err}`));
-    }, opts.timeoutMs ?? 30_000);
+    }, Math.max(opts.timeoutMs ?? 0, RUN_HANG_MS));
     child.on('error', reject);
     child.on('close', (code, signal) => {
       clearTimeout(timer);

@@ -126,7 +126,7 @@ describe('global options before and after the command name, through the binary',
     const started = (args: string[]) => new Promise<string>((resolve, reject) => {
       const child = spawn(process.execPath, [BIN, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
       let out = '';
-      const timer = setTimeout(() => { void stopProcess(child, 'SIGKILL').then(() => reject(new Error(`no answer from ${args.join(' ')}: ${out}`))); }, 20_000);
+      const timer = setTimeout(() => { void stopProcess(child, 'SIGKILL').then(() => reject(new Error(`no answer from ${args.join(' ')}: ${out}`))); }, 120_000);
       child.stdout.on('data', (c: Buffer) => {
         out += c.toString();
         if (args.includes('serve') ? out.includes('http://') : out.includes('"id":2')) { clearTimeout(timer); void stopProcess(child).then(() => resolve(out)); }

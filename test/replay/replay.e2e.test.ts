@@ -92,7 +92,7 @@ describe('replay --as client', () => {
   });
 
   it('against a changed agent exits 1 with a readable diff of what changed and what is missing', async () => {
-    const r = await cli(['replay', '--as', 'client', 'latest', '--db', db, '--timeout', '1500', '--no-color', '--', node, CHANGED_AGENT]);
+    const r = await cli(['replay', '--as', 'client', 'latest', '--db', db, '--timeout', '10000', '--no-color', '--', node, CHANGED_AGENT]);
     expect(r.code).toBe(1);
     const out = r.stdout.toString();
     expect(out).toContain('~ changed: ← notification session/update agent_message_chunk');

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { BIN, cli, run, tempDir } from '../helpers.js';
+import { BIN, cli, run, tempDir, waitForIndexers } from '../helpers.js';
 import { MAX_PENDING_REQUESTS } from '../../src/check/model.js';
 
 const t = tempDir('acp-inspect-finish-');
@@ -34,6 +34,9 @@ describe('the tap finishing a recording', () => {
     // Whatever is left, `index` finishes (or waits for the detached indexer the tap started to finish).
     const ix = await cli(['index', '--db', db]);
     expect(ix.code, ix.stderr).toBe(0);
+    // `index` leaves a log that the tap's detached indexer is still indexing to it (on a loaded
+    // machine it can still be at work): wait for that indexer too.
+    waitForIndexers(t.dir);
     const list = await cli(['list', '--json', '--db', db]);
     const [rec] = JSON.parse(list.stdout.toString()) as { status: string; errors: number; warnings: number }[];
     expect(rec!.status).toBe('complete');

@@ -100,7 +100,7 @@ async function flood(db: string, more: NodeJS.ProcessEnv = {}) {
   const ask = asker(r);
   await ask(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} });
   await ask(2, 'session/new', { cwd: '/', mcpServers: [] });
-  await until('the recording made', () => recordingMade(db), 60_000);
+  await until('the recording made', () => recordingMade(db), 240_000);
   const lock = lockDb(db);
   await lock.locked;
   await ask(3, 'session/prompt', { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] });
@@ -113,14 +113,14 @@ const recordingMade = (db: string) => count(db, `SELECT count(*) AS n FROM recor
 // One at a time, each with five minutes: three 150 MiB floods at once, beside the suite's other
 // file, timed out together at 60 s on a loaded 2-core machine; one at a time there (load average
 // 22), each took 92-146 s, as each indexes its 150 MiB twice.
-describe('a live tap with a flood\'s backlog', { timeout: 300_000 }, () => {
+describe('a live tap with a flood\'s backlog', { timeout: 600_000 }, () => {
   it('indexes it on a second thread, takes it back, and stores what one indexer going through the log stores', async () => {
     const db = join(tmp.dir, 'live.db');
     const r = await flood(db);
-    await r.waitStderr('handed to a second thread', 60_000);
-    await r.waitStderr('back on this thread', 60_000);
+    await r.waitStderr('handed to a second thread', 240_000);
+    await r.waitStderr('back on this thread', 240_000);
     // Stored by the tap, while it lives.
-    await until('the answer stored', () => answered(db) === 1, 60_000, 50);
+    await until('the answer stored', () => answered(db) === 1, 240_000, 50);
     r.child.stdin!.end();
     const done = await r.done;
     expect(done.code, done.stderr).toBe(0);
@@ -139,7 +139,7 @@ describe('a live tap with a flood\'s backlog', { timeout: 300_000 }, () => {
   it('whose helper cannot start, indexes it on its own thread and stores the same', async () => {
     const db = join(tmp.dir, 'alone.db');
     const r = await flood(db, { ACP_INSPECT_TEST_INDEX_WORKER_FAILS: '1' });
-    await until('the answer stored', () => answered(db) === 1, 60_000, 50);
+    await until('the answer stored', () => answered(db) === 1, 240_000, 50);
     r.child.stdin!.end();
     const done = await r.done;
     expect(done.code, done.stderr).toBe(0);
@@ -156,7 +156,7 @@ describe('a live tap with a flood\'s backlog', { timeout: 300_000 }, () => {
     const db = join(tmp.dir, 'exit.db');
     // The default exit wait, not the test suite's longer one: the tap exits before it has indexed the flood.
     const r = await flood(db, { ACP_INSPECT_FINISH_WAIT_MS: undefined });
-    await r.waitStderr('handed to a second thread', 60_000);
+    await r.waitStderr('handed to a second thread', 240_000);
     r.child.stdin!.end();
     const done = await r.done;
     expect(done.code, done.stderr).toBe(0);
