@@ -5,7 +5,11 @@
  * a separate process, each with its wall time and peak RSS. Called by scripts/bench.js (section
  * `big`); runs alone too:
  *
- *   node bench/big-recording.js [--frames N] [--dir DIR] [--bin BIN] [--only export,import,...] [--text ascii,multibyte,...] [--json FILE]
+ *   node bench/big-recording.js [--frames N] [--dir DIR] [--bin BIN] [--only export,import,...] [--text ascii,multibyte,...] [--no-floors] [--json FILE]
+ *
+ * `--only` names commands (the keys of the result: import, checkFile, serveWaterfall, ...): a name
+ * picks that command only, a name ending in `*` every command it begins (`export*`). `--no-floors`
+ * skips the floors (below): on a 1 GiB recording of four kinds of text they take a quarter hour.
  *
  * It does so for each kind of chunk text (bench/frames.js's TEXT_KINDS: ASCII prose, multi-byte UTF-8,
  * text full of JSON escapes, and a mix), a recording of each, and ends with a table of every command's
@@ -255,7 +259,7 @@ const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x) ? '?
  * turns command by command, so that what else runs on the machine weighs on each alike. `want(name)`
  * picks the commands. Returns each target's commands and floors, by its `text`.
  */
-export async function runBigCommands({ bin, dir, targets, id, want = () => true, log = console.log }) {
+export async function runBigCommands({ bin, dir, targets, id, want = () => true, floors: withFloors = true, log = console.log }) {
   const out = {};
   const floors = {};
   for (const tg of targets) {
@@ -266,6 +270,7 @@ export async function runBigCommands({ bin, dir, targets, id, want = () => true,
   const label = (what, tg) => (many ? `${what} [${tg.text}]` : what);
   const o = (name, tg) => join(dir, `out-${tg.text}-${name}`);
   const floorRow = async (name, what, run) => {
+    if (!withFloors) return;
     for (const tg of targets) {
       const r = await run(tg);
       floors[tg.text][name] = { what, ms: r.ms, cpuMs: r.cpuMs, peakMiB: r.peakMiB, exit: r.exit, stdout: r.out.trim() };
@@ -282,7 +287,7 @@ export async function runBigCommands({ bin, dir, targets, id, want = () => true,
   await floorRow('insert', 'SQLite INSERT … SELECT the rows', (tg) => floor('insert', tg.db, String(id)));
   for (const tg of targets) {
     const f = floors[tg.text];
-    f.import = { what: 'read + insert', ms: f.read.ms + f.insert.ms, cpuMs: f.read.cpuMs + f.insert.cpuMs };
+    if (f.read && f.insert) f.import = { what: 'read + insert', ms: f.read.ms + f.insert.ms, cpuMs: f.read.cpuMs + f.insert.cpuMs };
   }
   const row = async (name, what, run, { when = () => true } = {}) => {
     if (!want(name)) return;
@@ -374,14 +379,14 @@ export async function runBigCommands({ bin, dir, targets, id, want = () => true,
  * (transcript, then imported), then every command on each kind in turn; then the table of the kinds
  * side by side. The result holds ASCII's commands as `commands` and every kind's in `texts`.
  */
-export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(ROOT, 'bin', 'acp-inspect.js'), only = null, texts = TEXT_KINDS, log = console.log } = {}) {
+export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(ROOT, 'bin', 'acp-inspect.js'), only = null, texts = TEXT_KINDS, floors = true, log = console.log } = {}) {
   const keep = !!dir;
   dir ??= mkdtempSync(join(tmpdir(), 'acp-inspect-big-'));
   mkdirSync(dir, { recursive: true });
   const result = { frames, targetMiB: RSS_TARGET_MIB, timeTarget: TEXT_TIME_TARGET, commands: {}, texts: {} };
   try {
     log(`## big frames: ${frames} session/update frames of 1 KiB in one turn, text ${texts.join(', ')}, each command as its own process (target ≤ ${RSS_TARGET_MIB} MiB peak RSS${texts.length > 1 ? `, ≤ ${TEXT_TIME_TARGET}× ASCII's time` : ''})`);
-    const want = (name) => !only || only.some((o) => name.startsWith(o));
+    const want = (name) => !only || only.some((o) => (o.endsWith('*') ? name.startsWith(o.slice(0, -1)) : name === o));
     const targets = [];
     for (const text of texts) {
       // ASCII's files keep the names they had.
@@ -403,11 +408,11 @@ export async function benchBigRecording({ frames = 1_000_000, dir, bin = join(RO
       }
       // The same number of frames, 256 bytes each, for a session never opened: a finding on each.
       const findings = join(dir, `findings${suffix}.jsonl`);
-      if (['checkFindings', 'importFindings'].some(want) && !existsSync(findings)) writeFloodTranscript(findings, frames, { size: 256, newSession: false, text });
+      if (['checkFindingsJson', 'checkFindingsText', 'importFindings', 'checkFindingsId'].some(want) && !existsSync(findings)) writeFloodTranscript(findings, frames, { size: 256, newSession: false, text });
       if (existsSync(findings)) tg.findings = findings;
       targets.push(tg);
     }
-    const runs = await runBigCommands({ bin, dir, targets, id: 1, want, log });
+    const runs = await runBigCommands({ bin, dir, targets, id: 1, want, floors, log });
     for (const tg of targets) {
       result.texts[tg.text] = { ...runs[tg.text], fileMiB: statSync(tg.file).size / 1048576 };
       if (tg.text === 'ascii') Object.assign(result, { commands: runs.ascii.commands, floors: runs.ascii.floors, fileMiB: result.texts.ascii.fileMiB });
@@ -450,7 +455,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const args = process.argv.slice(2);
   const opt = (name) => { const i = args.indexOf(name); return i >= 0 ? args[i + 1] : undefined; };
   const frames = Number(opt('--frames') ?? 1_000_000);
-  const res = await benchBigRecording({ frames, dir: opt('--dir'), bin: opt('--bin') ? resolve(opt('--bin')) : undefined, only: opt('--only')?.split(',') ?? null, texts: opt('--text')?.split(',') ?? TEXT_KINDS });
+  const res = await benchBigRecording({ frames, dir: opt('--dir'), bin: opt('--bin') ? resolve(opt('--bin')) : undefined, only: opt('--only')?.split(',') ?? null, texts: opt('--text')?.split(',') ?? TEXT_KINDS, floors: !args.includes('--no-floors') });
   if (opt('--json')) {
     const { writeFileSync } = await import('node:fs');
     writeFileSync(opt('--json'), JSON.stringify(res, null, 2));

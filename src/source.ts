@@ -168,6 +168,12 @@ export interface RecordingStream {
    * `items` yielded last (see readTranscriptItems).
    */
   lastChunk?: () => number;
+  /**
+   * Set when the recording came from a file and the caller asked for it (transcriptFileStream's
+   * `rawBytes`): the raw text of the item `items` yielded last as UTF-8 bytes, when it was read so
+   * (see readTranscriptItems), else null.
+   */
+  lastRaw?: () => Buffer | null;
   /** The items read again from the start, as often as asked (for readers that need two passes). */
   reread: () => Iterable<Item>;
   /** Set when the recording came from the database (then `store` is open on it while `fn` runs). */
@@ -180,10 +186,11 @@ export interface RecordingStream {
 /**
  * The items of a transcript file as a RecordingStream (the header is read before this returns).
  * `textless`: as readTranscriptItems takes it (text chunk frames the caller passes over, made without their text).
+ * `rawBytes`: set `lastRaw` (for a reader that stores the raw text as it is: import).
  */
-export function transcriptFileStream(file: string, textless?: (seq: number) => boolean): RecordingStream {
+export function transcriptFileStream(file: string, textless?: (seq: number) => boolean, rawBytes = false): RecordingStream {
   const reader = new TranscriptLineReader();
-  const last = { chunk: -1 };
+  const last: { chunk: number; raw?: Buffer | null } = rawBytes ? { chunk: -1, raw: null } : { chunk: -1 };
   const rest = readTranscriptItems(file, reader, last, textless);
   const first = rest.next(); // reads up to the first item: the header, when there is one
   const items = (function* () {
@@ -203,6 +210,7 @@ export function transcriptFileStream(file: string, textless?: (seq: number) => b
       return sortNotes(reader.notes);
     },
     lastChunk: () => last.chunk,
+    ...(rawBytes ? { lastRaw: () => last.raw ?? null } : {}),
     reread: () => readTranscriptItems(file),
     file,
   };

@@ -10,6 +10,7 @@
  * lines (wire/chunk-line.ts) travel as their session id and text body only. The worker turns each
  * line into the same Item as itemFromLine would, in the same order.
  */
+import { isAscii } from 'node:buffer';
 import type { Item, StderrItem } from '../wire/frame.js';
 import { frameFromText, utf8Length } from '../wire/make-frame.js';
 import { itemFromLine, type TranscriptLine } from '../transcript/format.js';
@@ -316,6 +317,11 @@ export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => v
  * number travels as the row itself.
  */
 export const ROW_COLUMNS = 'seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated';
+/**
+ * ROW_COLUMNS with the raw text as its bytes (a Buffer): what the reading thread hands on as they
+ * are, never decoding UTF-8 into a string and encoding it back (the worker decodes them once).
+ */
+export const ROW_COLUMNS_RAW_BYTES = ROW_COLUMNS.replace(' raw,', ' CAST(raw AS BLOB) AS raw,');
 const RAW = 10;
 const RAW_BYTES = 11;
 /** Row codes: its raw in the text (ASCII or UTF-8), or the whole row in `others`. */
@@ -343,6 +349,7 @@ export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayB
   for (let i = 0; i < n; i++) {
     const r = rows[i]![RAW];
     if (typeof r === 'string') cap += 3 * r.length; // UTF-8 takes at most 3 bytes a UTF-16 unit
+    else if (r instanceof Uint8Array) cap += r.length;
   }
   const buf = Buffer.allocUnsafeSlow(cap) as unknown as Buffer & FastWrite;
   const ends = new Int32Array(n);
@@ -354,11 +361,19 @@ export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayB
     const row = rows[i]!;
     const raw = row[RAW];
     const cols = [row[0], row[1], row[2], row[3], row[4], row[5], row[6], row[7], row[8], row[9], row[12], row[13]];
-    let plain = typeof raw === 'string' && row[RAW_BYTES] === null;
+    const bytes = raw instanceof Uint8Array;
+    let plain = (bytes || typeof raw === 'string') && row[RAW_BYTES] === null;
     for (let c = 0; plain && c < cols.length; c++) if (!finiteOrNull(cols[c])) plain = false;
     if (!plain) {
       code[i] = ROW_WHOLE;
-      others.push(row);
+      // (A raw read as bytes goes as the text it is, as rowToItem takes it.)
+      others.push(bytes ? [...row.slice(0, RAW), Buffer.from(raw).toString('utf8'), ...row.slice(RAW + 1)] : row);
+    } else if (bytes) {
+      // The bytes SQLite holds of the text: decoded on the worker as they would have been here.
+      (raw as Uint8Array as Buffer).copy(buf, pos);
+      code[i] = isAscii(raw) ? ROW_TEXT : ROW_UTF8;
+      pos += raw.length;
+      columns.push(cols);
     } else {
       const written = buf.utf8Write(raw as string, pos);
       code[i] = written === (raw as string).length ? ROW_TEXT : ROW_UTF8;

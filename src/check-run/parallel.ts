@@ -162,7 +162,7 @@ export class ParallelCheck {
       for (const row of rows) {
         chunk.push(row);
         const raw = row[10];
-        bytes += typeof raw === 'string' ? raw.length : 64;
+        bytes += typeof raw === 'string' || raw instanceof Uint8Array ? raw.length : 64;
         if (bytes >= ROWS_BYTES) {
           const { batch, transfer } = packRows(chunk);
           yield { msg: { rows: batch }, transfer };

@@ -10,7 +10,7 @@ import { looksLikeFile, openStoredRef } from '../source.js';
 import { Store } from '../store/store.js';
 import { CheckFold, type CheckRun } from '../check/fold.js';
 import { ParallelCheck, startParallelCheck } from './parallel.js';
-import { ROW_COLUMNS } from './batch.js';
+import { ROW_COLUMNS_RAW_BYTES } from './batch.js';
 import { FindingSpool, type SpooledCheck } from './finding-spool.js';
 import { usePrebuiltValidators } from './validators.js';
 
@@ -71,7 +71,7 @@ export async function checkRecordingRef(ref: string, dbPath: string | undefined,
       return { ...checkSpooled(store.iterateItems(id), ignore), recordingId: id };
     }
     // This thread steps through the rows (as arrays, only the columns an item needs); the worker makes the items and checks them.
-    const page = store.db.prepare(`SELECT ${ROW_COLUMNS} FROM items WHERE recording_id = ? AND seq > ? ORDER BY seq LIMIT 1000`).raw(true);
+    const page = store.db.prepare(`SELECT ${ROW_COLUMNS_RAW_BYTES} FROM items WHERE recording_id = ? AND seq > ? ORDER BY seq LIMIT 1000`).raw(true);
     const run = await new ParallelCheck().runRows(ignore, (function* () {
       for (let after = 0; ;) {
         const rows = page.all(id, after) as unknown[][];

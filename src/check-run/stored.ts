@@ -35,9 +35,10 @@ class FindingWriter {
 /**
  * Imports a recording as it is read (a transcript file of any size: `acp-inspect import FILE`, and the
  * server's uploads) in one transaction, checked in the same reading, its findings stored as they come.
- * `lastChunk`: as RecordingStream's (the schema's verdict on a text chunk frame is then worked out once per kind).
+ * `lastChunk`: as RecordingStream's (the schema's verdict on a text chunk frame is then worked out once per kind);
+ * `lastRaw`: as RecordingStream's (see Store.importStream).
  */
-export function importChecked(store: Store, src: { header: TranscriptHeader; items: Iterable<Item>; notes: () => readonly TranscriptNote[]; lastChunk?: () => number }, name?: string): { id: number; items: number } {
+export function importChecked(store: Store, src: { header: TranscriptHeader; items: Iterable<Item>; notes: () => readonly TranscriptNote[]; lastChunk?: () => number; lastRaw?: () => Buffer | null }, name?: string): { id: number; items: number } {
   const out = new FindingWriter(store);
   const fold = new CheckFold([], out.add);
   const chunkOf = src.lastChunk;

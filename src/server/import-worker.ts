@@ -28,7 +28,7 @@ export function runImport(job: ImportJob): ImportResult {
   try {
     const store = Store.open(job.dbPath);
     try {
-      const src = transcriptFileStream(job.file);
+      const src = transcriptFileStream(job.file, undefined, true);
       return importChecked(store, src, job.name || src.header.name || 'imported');
     } finally {
       store.close();

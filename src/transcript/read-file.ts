@@ -6,12 +6,12 @@
  * The file is opened through openCapture, so a capture of another tool's format reads as its transcript.
  */
 import { closeSync, openSync, read, readSync } from 'node:fs';
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import { TranscriptError, TranscriptLineReader, itemFromLine, type TranscriptLine } from './format.js';
 import { Correlator } from '../wire/correlate.js';
 import { type Frame, isFrame, type Item } from '../wire/frame.js';
 import { openCapture, type OpenedCapture } from './open-capture.js';
-import { chunkLineFrame, matchChunkLine, newChunkMatch } from '../wire/chunk-line.js';
+import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, chunkBodyFrame, chunkLineFrame, matchChunkLine, newChunkMatch, type ChunkMatch } from '../wire/chunk-line.js';
 
 const READ_BYTES = 1024 * 1024;
 const PIECE_BYTES = 64 * 1024;
@@ -40,13 +40,18 @@ export function* readTranscriptFile(file: string, reader = new TranscriptLineRea
  * Checker.step takes as `chunk`), else -1. `textless(seq, dir)`, when it says so, makes such a frame
  * without its text (`raw` "", size 0, no `json`: its session only), which costs nothing to decode:
  * for a reader that needs no more of it (a slice's plan, the items a slice leaves out). Errors as
- * readTranscriptFile's.
+ * readTranscriptItems's. `last.raw`, when the caller sets it (null) at first, says likewise whether
+ * the item's raw text is there as its UTF-8 bytes (a Buffer, else null): for a writer that stores
+ * them as they are (import), so that text read from non-ASCII bytes is not encoded back again.
  */
-export function* readTranscriptItems(file: string, reader = new TranscriptLineReader(), last: { chunk: number } = { chunk: -1 }, textless?: (seq: number, dir: 'a2c' | 'c2a') => boolean): Generator<Item> {
+export function* readTranscriptItems(file: string, reader = new TranscriptLineReader(), last: { chunk: number; raw?: Buffer | null } = { chunk: -1 }, textless?: (seq: number, dir: 'a2c' | 'c2a') => boolean): Generator<Item> {
   const correlator = new Correlator();
   let out: Item[] = [];
   /** Each item's chunk kind, beside `out`. */
   let kinds: number[] = [];
+  /** Each item's raw text as UTF-8 bytes or null, beside `out` (when `last.raw` asks for them). */
+  const wantRaw = last.raw !== undefined;
+  let raws: (Buffer | null)[] = [];
   const m = newChunkMatch();
   const kind = { update: -1 };
   const sink: TranscriptSink = {
@@ -56,30 +61,122 @@ export function* readTranscriptItems(file: string, reader = new TranscriptLineRe
         const f: Frame = { seq: reader.countRecognised(m.t), t: m.t, dir: m.dir, raw: '', size: 0, kind: 'notification', method: 'session/update', sessionId: text.slice(m.sidStart, m.sidEnd) };
         out.push(f);
         kinds.push(m.update);
+        if (wantRaw) raws.push(null);
+      } else if (end >= 0 && wantRaw && bytes !== undefined) {
+        const sessionId = text.slice(m.sidStart, m.sidEnd);
+        const raw = chunkRawBytes(bytes, m, sessionId, rawAt);
+        if (raw === undefined) {
+          const span = bytes.toString('utf8', m.spanStart, m.spanEnd);
+          out.push(chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, span, m.escaped, kind));
+          raws.push(null);
+        } else {
+          const body = raw.toString('utf8', rawAt.start, rawAt.end);
+          out.push(m.escaped
+            ? chunkBodyFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, body, kind, raw.length)
+            : chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, body, false, kind, rawAt.end - rawAt.start));
+          raws.push(raw);
+        }
+        kinds.push(kind.update);
       } else if (end >= 0) {
         const span = bytes === undefined ? text.slice(m.spanStart, m.spanEnd) : bytes.toString('utf8', m.spanStart, m.spanEnd);
         out.push(chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, text.slice(m.sidStart, m.sidEnd), m.update, span, m.escaped, kind, bytes === undefined ? span.length : -1));
         kinds.push(kind.update);
+        if (wantRaw) raws.push(null);
       }
       return end;
     },
     line: (l) => {
       out.push(itemFromLine(l));
       kinds.push(-1);
+      if (wantRaw) raws.push(null);
     },
   };
+  const rawAt = { start: 0, end: 0 };
   for (const _ of scanTranscriptFile(file, sink, reader)) {
     const items = out;
     const chunks = kinds;
+    const rawBytes = raws;
     out = [];
     kinds = [];
+    if (wantRaw) raws = [];
     for (let i = 0; i < items.length; i++) {
       const item = items[i]!;
       last.chunk = chunks[i]!;
+      if (wantRaw) last.raw = rawBytes[i]!;
       if (last.chunk < 0 && isFrame(item)) correlator.observe(item); // a chunk frame is a notification: nothing to correlate
       yield item;
     }
   }
+}
+
+/**
+ * The raw text of the chunk frame `m` matched in `bytes` (a piece of a transcript's UTF-8 bytes, the
+ * session id `sessionId`) as UTF-8 bytes: the frame's head, its text body (the span with the line's
+ * escapes undone), its tail; `at` says where the body is in them. Exactly the bytes SQLite stores of
+ * the string the generic path makes (better-sqlite3 encodes a string's UTF-16 as UTF-8), so undefined
+ * where that string is not what they decode to: a span that is not valid UTF-8 (decoding puts U+FFFD
+ * in), or a `\u` escape of a lone surrogate (which that encoding writes as three bytes no decoder
+ * takes back).
+ */
+function chunkRawBytes(bytes: Buffer, m: ChunkMatch, sessionId: string, at: { start: number; end: number }): Buffer | undefined {
+  const from = m.spanStart;
+  const to = m.spanEnd;
+  if (!isUtf8(bytes.subarray(from, to))) return undefined;
+  const head = F_HEAD + sessionId + F_KIND + CHUNK_UPDATES[m.update]! + F_TEXT;
+  // A line's escape is never shorter than what it stands for in UTF-8.
+  const out = Buffer.allocUnsafe(head.length + (to - from) + F_TAIL.length);
+  let o = out.write(head, 0, 'latin1');
+  at.start = o;
+  if (!m.escaped) {
+    o += bytes.copy(out, o, from, to);
+  } else {
+    for (let i = from; i < to; i++) {
+      const c = bytes[i]!;
+      if (c !== 0x5c) {
+        out[o++] = c;
+        continue;
+      }
+      const e = bytes[++i]!;
+      if (e !== 0x75) {
+        out[o++] = e === 0x6e ? 0x0a : e === 0x74 ? 0x09 : e === 0x72 ? 0x0d : e === 0x62 ? 0x08 : e === 0x66 ? 0x0c : e; // \n \t \r \b \f; \" \\ \/ as they are
+        continue;
+      }
+      let u = hex4(bytes, i + 1);
+      i += 4;
+      if (u >= 0xd800 && u <= 0xdfff) {
+        // A pair of escapes (high, low) is one character; either alone is not one.
+        const low = u <= 0xdbff && bytes[i + 1] === 0x5c && bytes[i + 2] === 0x75 ? hex4(bytes, i + 3) : -1;
+        if (low < 0xdc00 || low > 0xdfff) return undefined;
+        u = 0x10000 + ((u - 0xd800) << 10) + (low - 0xdc00);
+        i += 6;
+        out[o++] = 0xf0 | (u >> 18);
+        out[o++] = 0x80 | ((u >> 12) & 0x3f);
+        out[o++] = 0x80 | ((u >> 6) & 0x3f);
+        out[o++] = 0x80 | (u & 0x3f);
+      } else if (u < 0x80) out[o++] = u;
+      else if (u < 0x800) {
+        out[o++] = 0xc0 | (u >> 6);
+        out[o++] = 0x80 | (u & 0x3f);
+      } else {
+        out[o++] = 0xe0 | (u >> 12);
+        out[o++] = 0x80 | ((u >> 6) & 0x3f);
+        out[o++] = 0x80 | (u & 0x3f);
+      }
+    }
+  }
+  at.end = o;
+  o += out.write(F_TAIL, o, 'latin1');
+  return out.subarray(0, o);
+}
+
+/** The four hex digits at `i` of `b` as a number (the match proved them hex digits). */
+function hex4(b: Buffer, i: number): number {
+  let v = 0;
+  for (let k = i; k < i + 4; k++) {
+    const c = b[k]!;
+    v = (v << 4) | (c <= 0x39 ? c - 0x30 : (c | 0x20) - 0x57);
+  }
+  return v;
 }
 
 /** Where scanTranscriptFile puts each line, in order. */

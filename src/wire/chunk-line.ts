@@ -159,10 +159,19 @@ export function chunkLineFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessi
     return textChunkFrame(seq, t, dir, F_HEAD + sessionId + F_KIND + kind + F_TEXT + span + F_TAIL, fixed + (spanBytes >= 0 ? spanBytes : utf8Length(span)), sessionId, kind, span);
   }
   // The line's escapes undone (the match proved the span a JSON string body: this cannot throw).
-  const body = JSON.parse('"' + span + '"') as string;
+  return chunkBodyFrame(seq, t, dir, sessionId, update, JSON.parse('"' + span + '"') as string, out);
+}
+
+/**
+ * chunkLineFrame's item from the frame's text `body` as it is in the frame's raw text (the span with
+ * the line's escapes undone, by the caller). `size`: the raw text's UTF-8 length when the caller
+ * knows it, else -1.
+ */
+export function chunkBodyFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessionId: string, update: number, body: string, out: { update: number }, size = -1): Frame {
+  const kind = CHUNK_UPDATES[update]!;
   const raw = F_HEAD + sessionId + F_KIND + kind + F_TEXT + body + F_TAIL;
   // (The body is between ASCII characters of the raw text: its UTF-8 length adds up.)
-  const size = fixed + utf8Length(body);
+  if (size < 0) size = F_FIXED + sessionId.length + kind.length + utf8Length(body);
   let text: string | undefined;
   const at = body.search(TEXT_SPECIAL);
   if (at < 0) text = body;

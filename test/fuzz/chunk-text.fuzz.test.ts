@@ -5,7 +5,8 @@
  * same findings, as the generic path (JSON.parse of each transcript line, then frameFromText of its
  * raw text, the checker told nothing):
  * - a transcript file read as `import` and `check` on one thread read it (readTranscriptItems: chunk
- *   lines recognised by wire/chunk-line.ts, pieces with non-ASCII read as Latin-1 bytes);
+ *   lines recognised by wire/chunk-line.ts, pieces with non-ASCII read as Latin-1 bytes; as import
+ *   reads it, such a line's raw text also as its UTF-8 bytes, made from the line's bytes);
  * - the same file through the two-thread check's batches (check-run/batch.ts's LinePacker, then
  *   unpackLines, as the worker unpacks them);
  * - each frame's raw bytes through wire/chunk-frame.ts (the tap's recorder, stored rows), and its
@@ -98,11 +99,19 @@ function generic(lines: string[]): { items: string[]; findings: string } {
 }
 
 /** The file as `import` reads it (chunk lines recognised), each item with the chunk kind it reports. */
-function viaFile(file: string): { items: string[]; findings: string; chunks: number } {
-  const last = { chunk: -1 };
+function viaFile(file: string, rawBytes = false): { items: string[]; findings: string; chunks: number; raws: number } {
+  const last: { chunk: number; raw?: Buffer | null } = rawBytes ? { chunk: -1, raw: null } : { chunk: -1 };
   const got: [Item, number][] = [];
-  for (const item of readTranscriptItems(file, undefined, last)) got.push([item, last.chunk]);
-  return { items: got.map(([x]) => show(x)), findings: folded(got), chunks: got.filter(([, c]) => c >= 0).length };
+  let raws = 0;
+  for (const item of readTranscriptItems(file, undefined, last)) {
+    got.push([item, last.chunk]);
+    // A raw text handed on as bytes is the UTF-8 of the item's raw text (lone surrogates never come so).
+    if (last.raw) {
+      expect(last.raw.toString('utf8')).toBe((item as { raw: string }).raw);
+      raws++;
+    }
+  }
+  return { items: got.map(([x]) => show(x)), findings: folded(got), chunks: got.filter(([, c]) => c >= 0).length, raws };
 }
 
 /** The file through the two-thread check's batches: read and packed as its reading thread does, unpacked as its worker does. */
@@ -129,6 +138,7 @@ describe('text-chunk fast paths (property)', () => {
 
   it('any chunk text gives the generic items and findings: a file read as import reads it, and through the check batches', () => {
     const file = join(t.dir, 't.jsonl');
+    let rawsSeen = 0;
     try {
       fc.assert(fc.property(transcript, ({ lines, chunks }) => {
         writeFileSync(file, lines.join('\n') + '\n');
@@ -138,6 +148,11 @@ describe('text-chunk fast paths (property)', () => {
         expect(f.findings).toBe(want.findings);
         // No text falls off the fast path: every chunk line with an ASCII session id is taken by it.
         expect(f.chunks).toBe(chunks);
+        // As import reads it: the raw text of non-ASCII chunk lines as bytes, the items the same.
+        const r = viaFile(file, true);
+        expect(r.items).toEqual(want.items);
+        expect(r.findings).toBe(want.findings);
+        rawsSeen += r.raws;
         for (const bytes of [700, 256 * 1024]) {
           const b = viaBatches(file, bytes);
           expect(b.items).toEqual(want.items);
@@ -147,6 +162,7 @@ describe('text-chunk fast paths (property)', () => {
     } finally {
       t.cleanup();
     }
+    expect(rawsSeen).toBeGreaterThan(50); // the bytes path was taken, not only its fallbacks
   });
 
   it('any chunk text in a raw frame gives the frame frameFromBytes makes (the recorder and stored rows)', () => {

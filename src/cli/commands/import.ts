@@ -35,7 +35,7 @@ export function registerImport(program: Command): void {
         }
         return;
       }
-      const src = transcriptFileStream(file); // its header, read before touching the database
+      const src = transcriptFileStream(file, undefined, true); // its header, read before touching the database
       // The schemas' validators as the build made them (as check does: compiling them costs a tenth of a second).
       await (await import('../../check-run/validators.js')).usePrebuiltValidators();
       const store = Store.open(opts.db);
