@@ -27,9 +27,11 @@ const history = new Map();
 /** The running prompt request of each session, by its id (for $/cancel_request). */
 const runningPrompts = new Map();
 const configs = new Map();
+/** Whether the client advertised session.configOptions.boolean: only then is the boolean option offered. */
+let booleanOptions = false;
 const configOptions = (c) => [
   { id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: c.model, options: [{ value: 'fast', name: 'Fast' }, { value: 'smart', name: 'Smart' }] },
-  { id: 'verbose', name: 'Verbose', type: 'boolean', currentValue: c.verbose },
+  ...(booleanOptions ? [{ id: 'verbose', name: 'Verbose', type: 'boolean', currentValue: c.verbose }] : []),
 ];
 const opened = (sessionId, cwd) => {
   sessions.set(sessionId, cwd);
@@ -166,6 +168,7 @@ function handle(line) {
   const p = m.params ?? {};
   switch (m.method) {
     case 'initialize':
+      booleanOptions = p.clientCapabilities?.session?.configOptions?.boolean != null;
       return send({ id: m.id, result: { protocolVersion: 1,
         agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, close: {}, fork: {}, resume: {}, delete: {} }, ...(plain ? {} : { promptCapabilities: { image: true, audio: true, embeddedContext: true } }) },
         agentInfo: { name: 'console-test-agent', version: '1.0.0' },

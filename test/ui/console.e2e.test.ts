@@ -385,7 +385,8 @@ describeBrowser('the console', () => {
   });
 
   it('loads, resumes, lists and deletes sessions where advertised; config options are controls kept current by the agent', async () => {
-    const { c, page, errors } = await started('load', tmp.dir, AGENT);
+    // The agent offers its boolean option only to a client that advertises boolean config options.
+    const { c, page, errors } = await started('load', tmp.dir, AGENT, ['boolean config options']);
     const picker = page.getByRole('combobox', { name: 'session' });
     // Config options: a select and a boolean, kept current by the answer and by config_option_update.
     const model = page.getByRole('combobox', { name: 'Model' });

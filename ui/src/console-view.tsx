@@ -67,13 +67,16 @@ function Header() {
 const CAPS: [string, string][] = [
   ['fs.readTextFile', 'fs read'], ['fs.writeTextFile', 'fs write'], ['terminal', 'terminal'], ['auth.terminal', 'auth.terminal'],
   ['elicitation.form', 'elicitation form'], ['elicitation.url', 'elicitation url'], ['plan', 'plan (unstable)'], ['session.compaction', 'compaction (unstable)'],
+  ['session.configOptions.boolean', 'boolean config options'],
 ];
 
 function capabilities(on: Set<string>): Obj {
   const caps: Obj = { fs: { readTextFile: on.has('fs.readTextFile'), writeTextFile: on.has('fs.writeTextFile') }, terminal: on.has('terminal'), auth: { terminal: on.has('auth.terminal') } };
   if (on.has('elicitation.form') || on.has('elicitation.url')) caps.elicitation = { ...(on.has('elicitation.form') ? { form: {} } : {}), ...(on.has('elicitation.url') ? { url: {} } : {}) };
   if (on.has('plan')) caps.plan = {};
-  if (on.has('session.compaction')) caps.session = { compaction: {} };
+  if (on.has('session.compaction') || on.has('session.configOptions.boolean')) {
+    caps.session = { ...(on.has('session.compaction') ? { compaction: {} } : {}), ...(on.has('session.configOptions.boolean') ? { configOptions: { boolean: {} } } : {}) };
+  }
   return caps;
 }
 
