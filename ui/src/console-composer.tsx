@@ -80,6 +80,16 @@ export function Prompt() {
 
   const attach = (label: string, block: Obj) => setAttached((a) => [...a, { key: nextKey.current++, label, block }]);
 
+  /**
+   * Puts `t` in the box with the caret at `caret`, at once (not on the next frame: a key typed in
+   * between would land where the caret was moved from).
+   */
+  const put = (t: string, caret: number) => {
+    const el = box.current;
+    if (el) { el.value = t; el.setSelectionRange(caret, caret); }
+    setText(t);
+  };
+
   const pick = (i: number) => {
     const s = suggest;
     if (!s) return;
@@ -88,17 +98,12 @@ export function Prompt() {
       const c = s.items[i];
       if (!c) return;
       const rest = text.slice(s.end).replace(/^\S*/, '');
-      const t = `/${c.name}${rest.startsWith(' ') ? rest : ` ${rest}`}`;
-      setText(t);
-      requestAnimationFrame(() => box.current?.setSelectionRange(c.name.length + 2, c.name.length + 2));
+      put(`/${c.name}${rest.startsWith(' ') ? rest : ` ${rest}`}`, c.name.length + 2);
       return;
     }
     const f = s.items[i];
     if (!f) return;
-    const t = `${text.slice(0, s.start)}@${f.path} ${text.slice(s.end)}`;
-    setText(t);
-    const caret = s.start + f.path.length + 2;
-    requestAnimationFrame(() => box.current?.setSelectionRange(caret, caret));
+    put(`${text.slice(0, s.start)}@${f.path} ${text.slice(s.end)}`, s.start + f.path.length + 2);
     const as = f.mimeType?.startsWith('image/') && pc.image === true ? 'image' : f.mimeType?.startsWith('audio/') && pc.audio === true ? 'audio' : filesAs;
     void act(async () => attach(f.path, await attachFile(f.path, as)));
   };
