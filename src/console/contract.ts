@@ -63,7 +63,25 @@ export interface ConsoleStatus {
    */
   fork: { recordingId: number; seq: number; state: 'replaying' | 'done'; sent: number; divergences: number | null; ended: string | null } | null;
   /** What the last `initialize` the console sent advertised for the duties the server performs. */
-  advertised: { readTextFile: boolean; writeTextFile: boolean; terminal: boolean };
+  advertised: { readTextFile: boolean; writeTextFile: boolean; terminal: boolean; authTerminal: boolean };
+  /**
+   * The terminal auth methods of the agent's answer to that `initialize`, each with exactly what
+   * running it would run: the console's own agent command with the method's `args` appended, and
+   * its `env` overrides. The page shows this to confirm; it never names a command itself.
+   */
+  terminalAuth: TerminalAuthMethod[];
+  /** The terminal auth method run last (or running now). */
+  authRun: { methodId: string; state: 'running' | 'done'; exitCode: number | null; signal: string | null } | null;
+  /** Whether the console runs in a terminal (a terminal auth method then runs there, interactively). */
+  tty: boolean;
+}
+
+export interface TerminalAuthMethod {
+  id: string;
+  name: string;
+  description: string | null;
+  command: string[];
+  env: Record<string, string>;
 }
 
 export type PermissionPolicy = 'ask' | 'allow' | 'reject';

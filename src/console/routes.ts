@@ -9,6 +9,7 @@ import { streamEvents } from '../server/sse.js';
 import { ConsoleError, type ConsoleAnswer, type ConsoleSession } from './session.js';
 import type { ConsoleEvent, PermissionPolicy } from './contract.js';
 import type { Recording } from '../transcript/format.js';
+import { attachment, listFiles } from './attach.js';
 
 /** Largest JSON body a console route reads. */
 const MAX_BODY = 8 * 1024 * 1024;
@@ -62,6 +63,12 @@ export function registerConsoleRoutes(app: Hono, session: ConsoleSession, forkSo
     session.setPermissions(b.policy as PermissionPolicy);
     return c.json({ permissions: b.policy });
   });
+  // A terminal auth method of the agent's answer, confirmed: {methodId, shown: {command, env}} as the page showed it.
+  app.post('/api/console/terminal-auth', async (c) => {
+    const b = await body(c);
+    session.runTerminalAuth(b.methodId, b.shown);
+    return c.json(session.snapshot().status.authRun);
+  });
   app.post('/api/console/reconnect', async (c) => {
     await body(c);
     await session.start();
@@ -75,6 +82,12 @@ export function registerConsoleRoutes(app: Hono, session: ConsoleSession, forkSo
     const rec = forkSource(b.recordingId as number, b.seq as number);
     await session.fork(b.recordingId as number, b.seq as number, rec);
     return c.json(session.snapshot().status);
+  });
+  // Prompt attachments: the files of the console's folder an `@` may pick, and the content block one becomes.
+  app.get('/api/console/files', async (c) => c.json(await listFiles(session.folder, c.req.query('q') ?? '')));
+  app.post('/api/console/attachment', async (c) => {
+    const b = await body(c);
+    return c.json({ block: await attachment(session.folder, b.path, b.as) });
   });
   app.get('/api/console/events', (c) => streamEvents<ConsoleEvent>(c, (send) => session.subscribe(send)));
 }

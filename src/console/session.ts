@@ -21,7 +21,7 @@ import { TerminalHost } from './terminals.js';
 import { ClientReplayer } from '../replay/client-replayer.js';
 import type { Effect } from '../replay/agent-replayer.js';
 import type { Recording } from '../transcript/format.js';
-import { CONSOLE_KEPT_BYTES, CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, type PermissionPolicy, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest } from './contract.js';
+import { CONSOLE_KEPT_BYTES, CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, type PermissionPolicy, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest, type TerminalAuthMethod } from './contract.js';
 
 export interface ConsoleOptions {
   /** The agent command and its arguments. */
@@ -42,12 +42,16 @@ export type ConsoleAnswer =
   | { error: { code: number; message: string; data?: unknown } };
 
 export class ConsoleError extends Error {
-  constructor(readonly status: 400 | 404 | 409, message: string) {
+  constructor(readonly status: 400 | 404 | 409 | 413, message: string) {
     super(message);
   }
 }
 
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+const NOTHING_ADVERTISED: ConsoleStatus['advertised'] = { readTextFile: false, writeTextFile: false, terminal: false, authTerminal: false };
+/** How much of a terminal auth method's output (when not run in the console's terminal) is kept to show. */
+const AUTH_OUTPUT_KEPT = 8 * 1024;
 
 /** The CLI that runs the tap: this package's own bin. */
 const BIN = fileURLToPath(new URL('../../../bin/acp-inspect.js', import.meta.url));
@@ -72,6 +76,8 @@ export class ConsoleSession {
   private readonly listeners = new Set<(ev: ConsoleEvent) => void>();
   private exited: Promise<void> = Promise.resolve();
   private terminals: TerminalHost | null = null;
+  /** A terminal auth method running now. */
+  private authChild: ChildProcess | null = null;
   /** While a fork replays the recording's client side: the agent's lines go to it, not to the user. */
   private replaying: { replayer: ClientReplayer; t0: number; timer: NodeJS.Timeout; sent: number } | null = null;
 
@@ -82,8 +88,13 @@ export class ConsoleSession {
     this.root = realpathSync(opts.cwd);
     this.status = {
       command: opts.command, cwd: this.root, run: 0, state: 'exited', exitCode: null, signal: null, recordingId: null, terminals: false, permissions: 'ask', fork: null,
-      advertised: { readTextFile: false, writeTextFile: false, terminal: false },
+      advertised: { ...NOTHING_ADVERTISED }, terminalAuth: [], authRun: null, tty: process.stdin.isTTY === true,
     };
+  }
+
+  /** The folder (a real path) the agent runs in and files are kept inside. */
+  get folder(): string {
+    return this.root;
   }
 
   /** How to find the recording a tap makes (by its pid), in the server's store. */
@@ -101,7 +112,7 @@ export class ConsoleSession {
     this.n = 0;
     if (this.replaying) clearInterval(this.replaying.timer);
     this.replaying = null;
-    this.status = { ...this.status, run: this.status.run + 1, state: 'running', exitCode: null, signal: null, recordingId: null, fork: null, advertised: { readTextFile: false, writeTextFile: false, terminal: false } };
+    this.status = { ...this.status, run: this.status.run + 1, state: 'running', exitCode: null, signal: null, recordingId: null, fork: null, advertised: { ...NOTHING_ADVERTISED }, terminalAuth: [] };
     const run = this.status.run;
     // detached: the tap leads a process group of its own (and puts the agent in another), so ending
     // the console ends the group, never an unrelated process.
@@ -169,6 +180,7 @@ export class ConsoleSession {
    * tap passes it on to the agent's), then SIGKILL. Resolves when the tap has exited.
    */
   async stop(): Promise<void> {
+    if (this.authChild) signalGroup(this.authChild, 'SIGKILL');
     const child = this.child;
     if (!child || child.exitCode !== null || child.signalCode !== null) return this.exited;
     const gone = this.exited;
@@ -321,7 +333,8 @@ export class ConsoleSession {
     if (f.kind === 'request' && f.method === M.initialize) {
       const caps = isObj(params.clientCapabilities) ? params.clientCapabilities : {};
       const fs = isObj(caps.fs) ? caps.fs : {};
-      this.status = { ...this.status, advertised: { readTextFile: fs.readTextFile === true, writeTextFile: fs.writeTextFile === true, terminal: caps.terminal === true } };
+      const auth = isObj(caps.auth) ? caps.auth : {};
+      this.status = { ...this.status, advertised: { readTextFile: fs.readTextFile === true, writeTextFile: fs.writeTextFile === true, terminal: caps.terminal === true, authTerminal: auth.terminal === true }, terminalAuth: [] };
       this.emitStatus();
     } else if (f.kind === 'notification' && f.method === M.cancel) {
       // The client must answer the turn's waiting permission requests with the cancelled outcome.
@@ -403,6 +416,7 @@ export class ConsoleSession {
       }
     }
     this.keep(run, f);
+    if (f.kind === 'result' && f.method === M.initialize) this.readAuthMethods(f);
     const r = this.replaying;
     if (r) {
       const now = Date.now() - r.t0;
@@ -470,6 +484,68 @@ export class ConsoleSession {
     }
     // Everything else (permission requests, elicitations, extension methods) waits for the user.
     this.wait({ ...req, receivedAt: Date.now() });
+  }
+
+  /**
+   * The terminal auth methods of the agent's answer to initialize, with what running each would run:
+   * this console's agent command (from its command line), the method's string `args` appended, and
+   * its `env` of string values over this environment. A method with anything else is left out.
+   */
+  private readAuthMethods(f: Frame): void {
+    const j = isObj(f.json) && isObj(f.json.result) ? f.json.result : {};
+    const methods = Array.isArray(j.authMethods) ? j.authMethods.filter(isObj) : [];
+    const list: TerminalAuthMethod[] = [];
+    for (const m of methods) {
+      if (m.type !== 'terminal' || typeof m.id !== 'string') continue;
+      const args = m.args ?? [];
+      const env = m.env ?? {};
+      if (!Array.isArray(args) || !args.every((a) => typeof a === 'string') || !isObj(env) || !Object.entries(env).every(([k, v]) => /^[A-Za-z_][A-Za-z0-9_]*$/.test(k) && typeof v === 'string')) {
+        this.notice('error', `the agent's terminal auth method ${m.id} has args or env that are not strings: it is not offered`);
+        continue;
+      }
+      list.push({ id: m.id, name: typeof m.name === 'string' ? m.name : m.id, description: typeof m.description === 'string' ? m.description : null, command: [...this.opts.command, ...(args as string[])], env: env as Record<string, string> });
+    }
+    this.status = { ...this.status, terminalAuth: list };
+    this.emitStatus();
+  }
+
+  /**
+   * Runs a terminal auth method of the agent's last initialize answer, once the page confirmed
+   * exactly what runs (`shown`: the command and env it showed, compared with what would run). Only
+   * when the console's initialize advertised auth.terminal. It runs in the console's folder, in a
+   * process group of its own: in the console's terminal when it has one (so the user can type), else
+   * with no input and its output shown. Exit 0 is success; the method never goes to `authenticate`.
+   */
+  runTerminalAuth(methodId: unknown, shown: unknown): void {
+    if (!this.status.advertised.authTerminal) throw new ConsoleError(409, 'this console did not advertise auth.terminal in its initialize: tick auth.terminal and initialize again');
+    const m = this.status.terminalAuth.find((x) => x.id === methodId);
+    if (!m) throw new ConsoleError(404, `the agent's answer to initialize lists no terminal auth method ${JSON.stringify(methodId)}`);
+    if (!isObj(shown) || JSON.stringify(shown.command) !== JSON.stringify(m.command) || JSON.stringify(shown.env) !== JSON.stringify(m.env)) {
+      throw new ConsoleError(409, 'what was confirmed is not what would run: confirm the command shown for this method again');
+    }
+    if (this.authChild) throw new ConsoleError(409, 'a terminal auth method is running already: wait for it to end');
+    const tty = this.status.tty;
+    const child = spawn(m.command[0]!, m.command.slice(1), { cwd: this.root, env: { ...process.env, ...m.env }, detached: true, stdio: tty ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
+    this.authChild = child;
+    let out = '';
+    const keep = (c: Buffer) => { out = (out + c.toString('utf8')).slice(-AUTH_OUTPUT_KEPT); };
+    child.stdout?.on('data', keep);
+    child.stderr?.on('data', keep);
+    this.status = { ...this.status, authRun: { methodId: m.id, state: 'running', exitCode: null, signal: null } };
+    this.notice('info', `running the terminal auth method "${m.name}": ${m.command.join(' ')}${tty ? " (in the console's terminal)" : ''}`);
+    this.emitStatus();
+    let done = false;
+    const end = (code: number | null, signal: string | null, why?: string) => {
+      if (done) return;
+      done = true;
+      this.authChild = null;
+      this.status = { ...this.status, authRun: { methodId: m.id, state: 'done', exitCode: code, signal } };
+      const ok = code === 0;
+      this.notice(ok ? 'info' : 'error', `terminal auth method "${m.name}" ${why ?? (signal ? `ended by ${signal}` : `exited ${code}`)}: ${ok ? 'authenticated' : 'failed'}${out.trim() ? `; it said: ${out.trim()}` : ''}`);
+      this.emitStatus();
+    };
+    child.once('error', (e) => end(127, null, `could not start (${e.message})`));
+    child.once('close', (code, signal) => end(code, signal));
   }
 
   private wait(p: PendingRequest): void {

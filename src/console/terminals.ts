@@ -1,12 +1,18 @@
 /**
  * The `terminal/*` duty of a client: commands the agent asks for, run in a folder, their output kept
- * (cut to the agent's byte limit at a character boundary), waited for, killed and released. The
+ * (cut to the agent's byte limit, or DEFAULT_OUTPUT_LIMIT, at a character boundary), waited for, killed and released. The
  * caller decides whether the agent may run anything at all; this only runs what it is handed.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { insideFolder } from './files.js';
 
-interface Term { child: ChildProcess; output: string; exit?: { exitCode: number | null; signal: string | null }; limit: number | null; truncated: boolean }
+interface Term { child: ChildProcess; output: string; exit?: { exitCode: number | null; signal: string | null }; limit: number; truncated: boolean }
+
+/**
+ * The output kept of a command when the agent gives no `outputByteLimit`: its last 1 MiB (the answer
+ * then says `truncated`), so a command that prints without end does not grow the console without end.
+ */
+export const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
 
 export type TerminalReply = { result: unknown } | { error: { code: number; message: string } };
 
@@ -17,7 +23,7 @@ export class TerminalHost {
   private next = 1;
 
   /** `root`: the real path of the folder commands run in (a `cwd` the agent names must be inside it). */
-  constructor(private readonly root: string, private readonly prefix = 'term') {}
+  constructor(private readonly root: string, private readonly prefix = 'term', private readonly defaultLimit = DEFAULT_OUTPUT_LIMIT) {}
 
   /** Answers one `terminal/*` request through `reply` (at once, or when the command exits for wait_for_exit). */
   handle(method: string, p: Record<string, unknown>, reply: (r: TerminalReply) => void): void {
@@ -31,7 +37,7 @@ export class TerminalHost {
       if (!cwd) return bad(`cwd must be absolute and inside ${this.root}`);
       // A group of its own, so kill and release end what the command started too.
       const child = spawn(p.command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-      const t: Term = { child, output: '', limit: typeof p.outputByteLimit === 'number' ? p.outputByteLimit : null, truncated: false };
+      const t: Term = { child, output: '', limit: typeof p.outputByteLimit === 'number' && p.outputByteLimit >= 0 ? p.outputByteLimit : this.defaultLimit, truncated: false };
       child.stdout!.on('data', (c: Buffer) => this.append(t, c.toString('utf8')));
       child.stderr!.on('data', (c: Buffer) => this.append(t, c.toString('utf8')));
       child.once('error', (e) => { this.append(t, `${e.message}\n`); t.exit = { exitCode: 127, signal: null }; });
@@ -59,8 +65,9 @@ export class TerminalHost {
 
   private append(t: Term, s: string): void {
     t.output += s;
-    if (t.limit !== null && Buffer.byteLength(t.output) > t.limit) {
-      let b = Buffer.from(t.output).subarray(-t.limit);
+    if (Buffer.byteLength(t.output) > t.limit) {
+      const all = Buffer.from(t.output);
+      let b = all.subarray(all.length - t.limit);
       while (b.length && (b[0]! & 0xc0) === 0x80) b = b.subarray(1); // cut at a character boundary
       t.output = b.toString('utf8');
       t.truncated = true;

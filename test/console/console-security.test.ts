@@ -127,6 +127,40 @@ describe('the console server', () => {
   });
 });
 
+describe('terminal auth', () => {
+  it('runs only a method of the agent\'s answer, only with auth.terminal advertised, only as confirmed', async () => {
+    await c.api('/api/console/reconnect', {});
+    const shown = { command: [process.execPath, AGENT, '--login'], env: { LOGIN_USER: 'ada' } };
+    // Not advertised: the agent offers no terminal method, and none runs.
+    await c.api('/api/console/request', { method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
+    await waitFrame((f) => f.dir === 'a2c' && f.method === 'initialize');
+    let r = await c.api<{ error: string }>('/api/console/terminal-auth', { methodId: 'login', shown });
+    expect(r.status).toBe(409);
+    expect(r.json.error).toContain('did not advertise auth.terminal');
+    await c.api('/api/console/reconnect', {});
+    await c.api('/api/console/request', { method: 'initialize', params: { protocolVersion: 1, clientCapabilities: { auth: { terminal: true } } } });
+    await waitFrame((f) => f.dir === 'a2c' && f.method === 'initialize');
+    for (let i = 0; i < 50 && !(await c.api<ConsoleSnapshot>('/api/console')).json.status.terminalAuth.length; i++) await new Promise((res) => setTimeout(res, 100));
+    expect((await c.api<ConsoleSnapshot>('/api/console')).json.status.terminalAuth.map((m) => [m.id, m.command, m.env])).toEqual([
+      ['login', shown.command, shown.env], ['broken', shown.command, { LOGIN_FAIL: '1' }]]);
+    // A method the agent did not list, or a command other than the one shown, does not run.
+    const marker = join(tmp.dir, 'auth-marker');
+    r = await c.api('/api/console/terminal-auth', { methodId: 'touch', shown: { command: ['touch', marker], env: {} } });
+    expect(r.status).toBe(404);
+    r = await c.api('/api/console/terminal-auth', { methodId: 'login', shown: { command: ['touch', marker], env: {} } });
+    expect(r.status).toBe(409);
+    r = await c.api('/api/console/terminal-auth', { methodId: 'login', shown: { ...shown, env: { LOGIN_USER: 'eve' } } });
+    expect(r.status).toBe(409);
+    r = await c.api('/api/console/terminal-auth', { methodId: 'login', shown });
+    expect(r.status).toBe(200);
+    for (let i = 0; i < 100 && (await c.api<ConsoleSnapshot>('/api/console')).json.status.authRun?.state !== 'done'; i++) await new Promise((res) => setTimeout(res, 100));
+    const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    expect(snap.status.authRun).toEqual({ methodId: 'login', state: 'done', exitCode: 0, signal: null });
+    expect(snap.notices.at(-1)!.text).toContain('logging in as ada');
+    expect(existsSync(marker)).toBe(false);
+  });
+});
+
 describe('insideFolder', () => {
   it('places a path by its real location: a symlink out of the folder does not let a path escape', () => {
     const root = join(tmp.dir, 'root');

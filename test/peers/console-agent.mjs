@@ -6,15 +6,49 @@
 //   "terminal" runs `echo from-terminal` through terminal/* and reports its output or the error;
 //   "elicit"   asks for a form (a name, an age, tea or not, a colour) and says what came back;
 //   "slow"     streams a chunk every 200 ms until cancelled (then stops with `cancelled`);
-//   anything else is echoed back. A line that is not JSON gets -32700, as the SDK answers.
+//   anything else is echoed back, with a word on each non-text block (attachments). A line that is
+//   not JSON gets -32700, as the SDK answers. $/cancel_request for a running prompt answers it -32800.
+// Sessions: new, load (replays its history), resume, fork, list, close, delete; a mode and two config
+// options (a select and a boolean). `--plain` advertises no prompt capabilities; `--login` is the
+// terminal auth method's invocation: it prints a line and exits 0 (with LOGIN_FAIL=1 in its env: 3).
 import { join } from 'node:path';
+
+if (process.argv.includes('--login')) {
+  process.stdout.write(`logging in as ${process.env.LOGIN_USER ?? 'nobody'}\n`);
+  process.exit(process.env.LOGIN_FAIL === '1' ? 3 : 0);
+}
+const plain = process.argv.includes('--plain');
 
 let nextId = 0;
 const waiting = new Map();
 const sessions = new Map();
+/** The prompts of each session (what session/load replays). */
+const history = new Map();
+/** The running prompt request of each session, by its id (for $/cancel_request). */
+const runningPrompts = new Map();
+const configs = new Map();
+/** Whether the client advertised session.configOptions.boolean: only then is the boolean option offered. */
+let booleanOptions = false;
+const configOptions = (c) => [
+  { id: 'model', name: 'Model', category: 'model', type: 'select', currentValue: c.model, options: [{ value: 'fast', name: 'Fast' }, { value: 'smart', name: 'Smart' }] },
+  ...(booleanOptions ? [{ id: 'verbose', name: 'Verbose', type: 'boolean', currentValue: c.verbose }] : []),
+];
+const opened = (sessionId, cwd) => {
+  sessions.set(sessionId, cwd);
+  if (!history.has(sessionId)) history.set(sessionId, []);
+  if (!configs.has(sessionId)) configs.set(sessionId, { model: 'fast', verbose: false });
+  return { configOptions: configOptions(configs.get(sessionId)), modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] } };
+};
 let cancelled = new Set();
+let made = 0;
+/** Prompt requests already answered -32800: their turn sends no second answer. */
+const cancelledRequests = new Set();
 
-const send = (m) => process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+const send = (m) => {
+  // A prompt answered -32800 after $/cancel_request is not answered again when its turn stops.
+  if (m.method === undefined && cancelledRequests.delete(JSON.stringify(m.id)) && !m.error) return;
+  process.stdout.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+};
 const ask = (method, params) => new Promise((resolve) => {
   const id = nextId++;
   waiting.set(id, resolve);
@@ -94,13 +128,19 @@ async function prompt(id, p) {
     return send({ id, result: { stopReason: 'end_turn' } });
   }
   if (text === 'slow') {
-    for (let i = 0; i < 150 && !cancelled.has(sid); i++) {
+    // Stopped by session/cancel, or by $/cancel_request for this very prompt.
+    for (let i = 0; i < 150 && !cancelled.has(sid) && !cancelledRequests.has(JSON.stringify(id)); i++) {
       say(sid, `chunk ${i} `);
       await sleep(200);
     }
     return send({ id, result: { stopReason: cancelled.has(sid) ? 'cancelled' : 'end_turn' } });
   }
-  say(sid, `echo: ${text}`);
+  const blocks = (p.prompt ?? []).filter((b) => b.type !== 'text').map((b) =>
+    b.type === 'resource_link' ? `[resource_link ${b.name} ${b.uri}]`
+      : b.type === 'resource' ? `[resource ${b.resource.uri} ${'text' in b.resource ? `text ${JSON.stringify(b.resource.text)}` : `blob ${Buffer.from(b.resource.blob, 'base64').length} bytes`}]`
+        : `[${b.type} ${b.mimeType} ${Buffer.from(b.data ?? '', 'base64').length} bytes]`);
+  say(sid, `echo: ${text}${blocks.length ? ` ${blocks.join(' ')}` : ''}`);
+  history.get(sid)?.push(text);
   send({ id, result: { stopReason: 'end_turn' } });
 }
 
@@ -128,23 +168,53 @@ function handle(line) {
   const p = m.params ?? {};
   switch (m.method) {
     case 'initialize':
-      return send({ id: m.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: false, sessionCapabilities: { list: {}, close: {}, fork: {} } }, agentInfo: { name: 'console-test-agent', version: '1.0.0' },
-        authMethods: [{ id: 'token', name: 'Token', description: 'a test token' }, { id: 'login', name: 'Log in', type: 'terminal', args: ['--login'] }] } });
+      booleanOptions = p.clientCapabilities?.session?.configOptions?.boolean != null;
+      return send({ id: m.id, result: { protocolVersion: 1,
+        agentCapabilities: { loadSession: true, sessionCapabilities: { list: {}, close: {}, fork: {}, resume: {}, delete: {} }, ...(plain ? {} : { promptCapabilities: { image: true, audio: true, embeddedContext: true } }) },
+        agentInfo: { name: 'console-test-agent', version: '1.0.0' },
+        authMethods: [{ id: 'token', name: 'Token', description: 'a test token' },
+          // A terminal method only for a client that can run one (the spec's rule).
+          ...(p.clientCapabilities?.auth?.terminal === true ? [{ id: 'login', name: 'Log in', type: 'terminal', args: ['--login'], env: { LOGIN_USER: 'ada' } }, { id: 'broken', name: 'Broken login', type: 'terminal', args: ['--login'], env: { LOGIN_FAIL: '1' } }] : [])] } });
     case 'authenticate':
       return send({ id: m.id, result: {} });
     case 'session/new': {
-      const sessionId = `sess-${sessions.size + 1}`;
-      sessions.set(sessionId, p.cwd);
-      send({ id: m.id, result: { sessionId, modes: { currentModeId: 'ask', availableModes: [{ id: 'ask', name: 'Ask' }, { id: 'code', name: 'Code' }] } } });
-      return update(sessionId, { sessionUpdate: 'available_commands_update', availableCommands: [{ name: 'files', description: 'Edit notes.txt', input: null }] });
+      const sessionId = `sess-${++made}`;
+      send({ id: m.id, result: { sessionId, ...opened(sessionId, p.cwd) } });
+      return update(sessionId, { sessionUpdate: 'available_commands_update', availableCommands: [
+        { name: 'files', description: 'Edit notes.txt', input: null }, { name: 'echo', description: 'Say it back', input: { hint: 'what to say' } }] });
     }
     case 'session/fork': {
-      const sessionId = `sess-${sessions.size + 1}`;
-      sessions.set(sessionId, p.cwd);
-      return send({ id: m.id, result: { sessionId } });
+      const sessionId = `sess-${++made}`;
+      history.set(sessionId, [...(history.get(p.sessionId) ?? [])]);
+      return send({ id: m.id, result: { sessionId, ...opened(sessionId, p.cwd) } });
+    }
+    case 'session/load':
+    case 'session/resume': {
+      if (!history.has(p.sessionId)) return send({ id: m.id, error: { code: -32002, message: `Resource not found: ${p.sessionId}` } });
+      sessions.set(p.sessionId, p.cwd);
+      // load streams the history back first; resume does not.
+      if (m.method === 'session/load') for (const t of history.get(p.sessionId)) update(p.sessionId, { sessionUpdate: 'user_message_chunk', content: { type: 'text', text: t } });
+      return send({ id: m.id, result: opened(p.sessionId, p.cwd) });
+    }
+    case 'session/delete':
+      sessions.delete(p.sessionId);
+      history.delete(p.sessionId);
+      return send({ id: m.id, result: {} });
+    case 'session/set_config_option': {
+      const c = configs.get(p.sessionId);
+      if (!c || !(p.configId in c)) return send({ id: m.id, error: { code: -32602, message: `no config option ${p.configId}` } });
+      c[p.configId] = p.value;
+      send({ id: m.id, result: { configOptions: configOptions(c) } });
+      // The agent may change another option on its own: a smart model talks more.
+      if (p.configId === 'model' && p.value === 'smart' && !c.verbose) {
+        c.verbose = true;
+        update(p.sessionId, { sessionUpdate: 'config_option_update', configOptions: configOptions(c) });
+      }
+      return undefined;
     }
     case 'session/list':
-      return send({ id: m.id, result: { sessions: [...sessions.keys()].map((sessionId) => ({ sessionId, cwd: sessions.get(sessionId), title: `title of ${sessionId}` })) } });
+      // Every session not deleted, open or closed (a closed one can be loaded or resumed again).
+      return send({ id: m.id, result: { sessions: [...history.keys()].map((sessionId) => ({ sessionId, cwd: p.cwd ?? sessions.get(sessionId) ?? '/', title: `title of ${sessionId}` })) } });
     case 'session/close':
       sessions.delete(p.sessionId);
       return send({ id: m.id, result: {} });
@@ -152,7 +222,15 @@ function handle(line) {
       send({ id: m.id, result: {} });
       return update(p.sessionId, { sessionUpdate: 'current_mode_update', currentModeId: p.modeId });
     case 'session/prompt':
-      return void prompt(m.id, p);
+      runningPrompts.set(JSON.stringify(m.id), p.sessionId);
+      return void prompt(m.id, p).finally(() => runningPrompts.delete(JSON.stringify(m.id)));
+    case '$/cancel_request': {
+      if (!runningPrompts.has(JSON.stringify(p.requestId))) return undefined;
+      runningPrompts.delete(JSON.stringify(p.requestId));
+      send({ id: p.requestId, error: { code: -32800, message: 'Request cancelled' } });
+      cancelledRequests.add(JSON.stringify(p.requestId));
+      return undefined;
+    }
     case 'session/cancel':
       cancelled.add(p.sessionId);
       return undefined;

@@ -6,12 +6,14 @@
  * example agent it cancels a turn mid-way. The recordings then check and export like any other.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { copyFileSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs';
+import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { cli, EXAMPLE_AGENT, PEERS, tempDir } from '../helpers.js';
 import { startConsole, type RunningConsole } from '../console/start-console.js';
+import { connect, openConsole, prompt } from './console-page.js';
 import type { ConsoleSnapshot } from '../../src/console/contract.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -36,39 +38,19 @@ afterAll(async () => {
 
 /** Errors the console pages logged (a failed request, an exception). */
 const pageErrors: string[] = [];
-
-async function open(c: RunningConsole): Promise<Page> {
-  const page = await (await browser.newContext({ viewport: { width: 1500, height: 900 } })).newPage();
-  page.on('dialog', (d) => void d.accept());
-  page.on('console', (m) => { if (m.type() === 'error') pageErrors.push(m.text()); });
-  page.on('pageerror', (e) => pageErrors.push(e.message));
-  await page.goto(c.url);
-  await page.getByRole('heading', { name: 'Console' }).waitFor();
-  return page;
-}
+const open = (c: RunningConsole, errors = pageErrors) => openConsole(browser, c, errors);
 
 /** A console over `agent` recording into db `name`, its page open, initialized, a session open. */
-async function started(name: string, cwd: string, agent: string, caps: string[] = []): Promise<{ c: RunningConsole; page: Page; db: string }> {
+async function started(name: string, cwd: string, agent: string, caps: string[] = [], agentArgs: string[] = []): Promise<{ c: RunningConsole; page: Page; db: string; errors: string[] }> {
   const db = join(tmp.dir, `${name}.sqlite`);
-  const c = await startConsole(['--db', db, '--cwd', cwd, '--', process.execPath, agent]);
+  const c = await startConsole(['--db', db, '--cwd', cwd, '--', process.execPath, agent, ...agentArgs]);
   consoles.push(c);
-  const page = await open(c);
+  // This page's own errors (pages of consoles already stopped keep trying to reconnect).
+  const errors: string[] = [];
+  const page = await open(c, errors);
   for (const cap of caps) await page.getByRole('checkbox', { name: cap, exact: true }).check();
   await connect(page);
-  return { c, page, db };
-}
-
-async function connect(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Initialize' }).click();
-  await page.getByLabel("The agent's answer").waitFor();
-  await page.getByRole('button', { name: 'New session' }).click();
-  await page.getByRole('combobox', { name: 'session' }).waitFor();
-}
-
-async function prompt(page: Page, text: string): Promise<void> {
-  const box = page.getByLabel('Prompt text (Ctrl/⌘+Enter sends)');
-  await box.fill(text);
-  await box.press('Control+Enter');
+  return { c, page, db, errors };
 }
 
 describeBrowser('the console', () => {
@@ -84,12 +66,12 @@ describeBrowser('the console', () => {
 
     await connect(page);
     await expect(page.getByLabel("The agent's answer").textContent()).resolves.toContain('console-test-agent 1.0.0');
-    // Authenticate by choosing a method; a terminal method is not run from here.
-    expect(await page.getByRole('button', { name: 'Log in' }).isDisabled()).toBe(true);
+    // Authenticate by choosing a method. This console did not advertise auth.terminal: no terminal method is offered.
+    expect(await page.getByRole('button', { name: /Log in/ }).count()).toBe(0);
     await page.getByRole('button', { name: 'Token' }).click();
     await page.locator('.timeline .row', { has: page.locator('.c-method', { hasText: 'authenticate' }) }).nth(1).waitFor({ timeout: 20_000 });
     // The session's modes are a control, kept current by the agent's update.
-    const mode = page.getByRole('combobox', { name: 'mode' });
+    const mode = page.getByRole('combobox', { name: 'mode', exact: true });
     expect(await mode.inputValue()).toBe('ask');
     await mode.selectOption('code');
     await page.locator('.timeline .row', { hasText: 'current_mode_update' }).waitFor({ timeout: 20_000 });
@@ -291,6 +273,195 @@ describeBrowser('the console', () => {
     await page.getByRole('button', { name: 'Close session' }).click();
     await page.waitForFunction(() => document.querySelectorAll('.console-box select option[value^="sess-"]').length === 1);
     expect(await picker.inputValue()).toBe('sess-1');
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('attaches files with @ from the keyboard: embedded when the agent advertises it, images and audio as their blocks; slash commands with their hint', async () => {
+    const work = realpathSync(mkdtempSync(join(tmp.dir, 'attach-')));
+    mkdirSync(join(work, 'src'));
+    writeFileSync(join(work, 'notes.txt'), 'hello notes\n');
+    writeFileSync(join(work, 'src', 'main.ts'), 'export {};\n');
+    const png = Buffer.from([0x89, 0x50, 0x4e, 0x47, 1, 2, 3, 4]);
+    writeFileSync(join(work, 'pic.png'), png);
+    mkdirSync(join(tmp.dir, 'attach-secret'), { recursive: true });
+    writeFileSync(join(tmp.dir, 'attach-secret', 'key.txt'), 'secret');
+    symlinkSync(join(tmp.dir, 'attach-secret', 'key.txt'), join(work, 'leak.txt'));
+    const { c, page, errors } = await started('attach', work, AGENT);
+    const box = page.getByLabel('Prompt text (Ctrl/⌘+Enter sends)');
+    await box.focus();
+    await page.keyboard.type('look at @');
+    const files = page.getByRole('listbox', { name: 'Files in the folder' });
+    await files.getByRole('option').first().waitFor();
+    // Everything in the folder, nothing through the symlink out of it.
+    expect((await files.getByRole('option').allTextContents()).map((t) => t.split(' ')[0]).sort()).toEqual(['notes.txt', 'pic.png', 'src/main.ts']);
+    await page.keyboard.type('note');
+    await files.getByRole('option', { name: /^notes\.txt/ }).waitFor();
+    await page.keyboard.press('Enter');
+    const chips = page.getByRole('list', { name: 'Attachments' });
+    await chips.getByText('embedded notes.txt').waitFor();
+    await page.keyboard.type('and @pic');
+    await files.getByRole('option', { name: /^pic\.png/ }).waitFor();
+    await page.keyboard.press('Tab');
+    await chips.getByText('image image/png').waitFor();
+    // Audio from this machine (the agent advertises audio).
+    await page.getByLabel('Attach audio').setInputFiles({ name: 'beep.wav', mimeType: 'audio/wav', buffer: Buffer.from('RIFF0000WAVE') });
+    await chips.getByText('audio audio/wav').waitFor();
+    expect(await box.inputValue()).toBe('look at @notes.txt and @pic.png ');
+    await box.press('Control+Enter');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText(/echo: look at @notes\.txt and @pic\.png/).waitFor({ timeout: 20_000 });
+    let snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    const sentPrompt = (f: ConsoleSnapshot['frames'][number]) => f.dir === 'c2a' && f.method === 'session/prompt' && f.kind === 'request';
+    expect((snap.frames.filter(sentPrompt).at(-1)!.json as { params: { prompt: unknown[] } }).params.prompt).toEqual([
+      { type: 'text', text: 'look at @notes.txt and @pic.png ' },
+      { type: 'resource', resource: { uri: pathToFileURL(join(work, 'notes.txt')).href, text: 'hello notes\n', mimeType: 'text/plain' } },
+      { type: 'image', data: png.toString('base64'), mimeType: 'image/png' },
+      { type: 'audio', data: Buffer.from('RIFF0000WAVE').toString('base64'), mimeType: 'audio/wav' },
+    ]);
+    expect(await chips.count()).toBe(0);
+
+    // A slash command: typed, picked from its list with the keys, its input hint shown until input is typed.
+    await box.focus();
+    await page.keyboard.type('/e');
+    const cmds = page.getByRole('listbox', { name: 'Slash commands' });
+    await cmds.getByRole('option', { name: /^\/echo/ }).waitFor();
+    expect(await cmds.getByRole('option').count()).toBe(1);
+    await page.keyboard.press('Enter');
+    expect(await box.inputValue()).toBe('/echo ');
+    await page.locator('.command-hint', { hasText: 'what to say' }).waitFor();
+    await page.keyboard.type('hi there');
+    await page.locator('.command-hint').waitFor({ state: 'detached' });
+    await page.keyboard.press('Control+Enter');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: /echo hi there').waitFor({ timeout: 20_000 });
+    expect(errors).toEqual([]);
+    await page.context().close();
+    expect(await c.stop()).toBe(0);
+
+    // An agent that advertises no prompt capabilities: files go as resource links; no image or audio.
+    const plain = await started('attach-plain', work, AGENT, [], ['--plain']);
+    expect(await plain.page.getByRole('option', { name: /embedded resource/ }).isDisabled()).toBe(true);
+    expect(await plain.page.getByLabel('Attach image').count()).toBe(0);
+    const box2 = plain.page.getByLabel('Prompt text (Ctrl/⌘+Enter sends)');
+    await box2.focus();
+    await plain.page.keyboard.type('@pic');
+    await plain.page.getByRole('listbox', { name: 'Files in the folder' }).getByRole('option', { name: /^pic\.png/ }).waitFor();
+    await plain.page.keyboard.press('Enter');
+    await plain.page.getByRole('list', { name: 'Attachments' }).getByText('link pic.png').waitFor();
+    await box2.press('Control+Enter');
+    await plain.page.getByRole('article', { name: /^Turn at/ }).getByText(/echo: @pic\.png/).waitFor({ timeout: 20_000 });
+    snap = (await plain.c.api<ConsoleSnapshot>('/api/console')).json;
+    expect((snap.frames.filter(sentPrompt).at(-1)!.json as { params: { prompt: unknown[] } }).params.prompt[1]).toEqual(
+      { type: 'resource_link', uri: pathToFileURL(join(work, 'pic.png')).href, name: 'pic.png', title: 'pic.png', mimeType: 'image/png', size: 8 });
+    expect(plain.errors).toEqual([]);
+    await plain.page.context().close();
+    expect(await plain.c.stop()).toBe(0);
+  });
+
+  it('runs a terminal auth method only after a confirmation showing exactly what runs, and only with auth.terminal advertised', async () => {
+    const { c, page, errors } = await started('auth', tmp.dir, AGENT, ['auth.terminal']);
+    const login = page.getByRole('button', { name: 'Log in (terminal)' });
+    await login.focus();
+    await page.keyboard.press('Enter');
+    const confirm = page.getByRole('group', { name: 'Run terminal auth method Log in?' });
+    // The console's own agent command with the method's args, and its env: nothing the page chose.
+    expect(await confirm.getByLabel('Command').textContent()).toBe(`${process.execPath} ${AGENT} --login`);
+    expect(await confirm.getByLabel('Environment overrides').textContent()).toBe('LOGIN_USER=ada');
+    await confirm.getByRole('button', { name: "Don't run" }).click();
+    await confirm.waitFor({ state: 'detached' });
+    expect((await c.api<ConsoleSnapshot>('/api/console')).json.status.authRun).toBeNull();
+    await login.click();
+    // "Run it" has the focus: Enter runs it.
+    await page.keyboard.press('Enter');
+    await page.getByText('terminal auth login: exited 0: authenticated').waitFor({ timeout: 20_000 });
+    await page.getByText(/terminal auth method "Log in" exited 0: authenticated; it said: logging in as ada/).waitFor();
+    await page.getByRole('button', { name: 'Broken login (terminal)' }).click();
+    await page.getByRole('group', { name: 'Run terminal auth method Broken login?' }).getByRole('button', { name: 'Run it' }).click();
+    await page.getByText('terminal auth broken: failed (exit 3)').waitFor({ timeout: 20_000 });
+    // A terminal method never goes to authenticate.
+    const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    expect(snap.frames.filter((f) => f.method === 'authenticate')).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('loads, resumes, lists and deletes sessions where advertised; config options are controls kept current by the agent', async () => {
+    // The agent offers its boolean option only to a client that advertises boolean config options.
+    const { c, page, errors } = await started('load', tmp.dir, AGENT, ['boolean config options']);
+    const picker = page.getByRole('combobox', { name: 'session' });
+    // Config options: a select and a boolean, kept current by the answer and by config_option_update.
+    const model = page.getByRole('combobox', { name: 'Model' });
+    const verbose = page.getByRole('checkbox', { name: 'Verbose' });
+    expect(await model.inputValue()).toBe('fast');
+    expect(await verbose.isChecked()).toBe(false);
+    await model.selectOption('smart');
+    await page.locator('.timeline .row', { hasText: 'config_option_update' }).waitFor({ timeout: 20_000 });
+    await expect.poll(() => verbose.isChecked(), { timeout: 20_000 }).toBe(true);
+    await verbose.uncheck();
+    await expect.poll(() => verbose.isChecked(), { timeout: 20_000 }).toBe(false);
+    let snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    expect(snap.frames.filter((f) => f.dir === 'c2a' && f.method === 'session/set_config_option').map((f) => (f.json as { params: unknown }).params)).toEqual([
+      { sessionId: 'sess-1', configId: 'model', value: 'smart' }, { sessionId: 'sess-1', configId: 'verbose', type: 'boolean', value: false }]);
+
+    await prompt(page, 'remember me');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: remember me').waitFor({ timeout: 20_000 });
+    await page.getByRole('button', { name: 'Close session' }).click();
+    await picker.waitFor({ state: 'detached' });
+    // Load it again by its id: the agent streams its history back, and the session is the console's again.
+    await page.getByRole('textbox', { name: 'session id' }).fill('sess-1');
+    await page.getByRole('button', { name: 'Load', exact: true }).click();
+    await page.locator('.timeline .row', { hasText: 'user_message_chunk' }).waitFor({ timeout: 20_000 });
+    expect(await picker.inputValue()).toBe('sess-1');
+    expect(await model.inputValue()).toBe('smart');
+    // A second session, then the list: delete one from it.
+    await page.getByRole('button', { name: 'New session' }).click();
+    await expect.poll(() => picker.inputValue(), { timeout: 20_000 }).toBe('sess-2');
+    await page.getByRole('button', { name: 'List sessions' }).click();
+    const listed = page.getByRole('list', { name: 'Listed sessions' });
+    await listed.getByText('title of sess-2').waitFor();
+    await listed.getByRole('listitem').filter({ hasText: 'sess-2' }).getByRole('button', { name: 'delete' }).click();
+    await listed.getByText('title of sess-2').waitFor({ state: 'detached' });
+    await expect.poll(() => picker.inputValue(), { timeout: 20_000 }).toBe('sess-1');
+    expect(await picker.locator('option').count()).toBe(1);
+    // Resume the closed first session from the list: no history streamed this time.
+    await page.getByRole('button', { name: 'Close session' }).click();
+    await picker.waitFor({ state: 'detached' });
+    await page.getByRole('button', { name: 'List sessions' }).click();
+    await listed.getByRole('listitem').filter({ hasText: 'sess-1' }).getByRole('button', { name: 'resume' }).click();
+    await expect.poll(() => picker.inputValue(), { timeout: 20_000 }).toBe('sess-1');
+    snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    const sentReqs = snap.frames.filter((f) => f.dir === 'c2a' && f.kind === 'request').map((f) => f.method);
+    expect(sentReqs.filter((m) => /^session\/(load|resume|delete|list)$/.test(m!))).toEqual(['session/load', 'session/list', 'session/delete', 'session/list', 'session/resume']);
+    expect(snap.frames.filter((f) => f.raw.includes('"user_message_chunk"'))).toHaveLength(1);
+    expect(snap.frames.filter((f) => f.dir === 'a2c' && f.kind === 'error')).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('cancels a running prompt with its $/cancel_request button: the agent answers it -32800, once', async () => {
+    const { c, page, errors } = await started('cancel-request', tmp.dir, AGENT);
+    await prompt(page, 'slow');
+    const turn = page.getByRole('article', { name: /^Turn at/ }).last();
+    await turn.locator('.md', { hasText: 'chunk 2' }).waitFor({ timeout: 20_000 });
+    const button = page.getByRole('button', { name: /^\$\/cancel_request \d+$/ });
+    const id = Number((await button.textContent())!.split(' ')[1]);
+    await button.focus();
+    await page.keyboard.press('Enter');
+    await button.waitFor({ state: 'detached', timeout: 20_000 });
+    await page.getByText('turn running…').waitFor({ state: 'detached' });
+    // Let the agent's slow loop see the cancel and stop (it must not answer the prompt again).
+    await page.locator('.timeline .row', { has: page.locator('.c-method', { hasText: '$/cancel_request' }) }).waitFor({ timeout: 20_000 });
+    await prompt(page, 'after');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: after').waitFor({ timeout: 20_000 });
+    const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    const cancel = snap.frames.find((f) => f.dir === 'c2a' && f.method === '$/cancel_request')!;
+    expect((cancel.json as { params: unknown }).params).toEqual({ requestId: id });
+    const answers = snap.frames.filter((f) => f.dir === 'a2c' && f.id === id && (f.kind === 'result' || f.kind === 'error'));
+    expect(answers).toHaveLength(1);
+    expect(answers[0]!.raw).toContain('-32800');
+    expect(snap.frames.indexOf(answers[0]!)).toBeGreaterThan(snap.frames.indexOf(cancel));
+    expect(errors).toEqual([]);
+    await page.context().close();
     expect(await c.stop()).toBe(0);
   });
 });

@@ -129,3 +129,17 @@ export const answer = (key: string, a: Record<string, unknown>) => post('answer'
 export const setTerminals = (on: boolean) => post('terminals', { on });
 export const reconnect = () => post('reconnect', {});
 export const setPermissions = (policy: string) => post('permissions', { policy });
+
+/** Files of the console's folder whose path contains `q` (for the composer's `@`). */
+export async function listFolderFiles(q: string): Promise<{ files: { path: string; size: number; mimeType: string | null }[]; truncated: boolean }> {
+  const res = await fetch(`/api/console/files?q=${encodeURIComponent(q)}`, { credentials: 'same-origin' });
+  const j = (await res.json().catch(() => ({}))) as { files?: { path: string; size: number; mimeType: string | null }[]; truncated?: boolean; error?: string };
+  if (!res.ok) throw new Error(j.error ?? `${res.status} ${res.statusText}`);
+  return { files: j.files ?? [], truncated: j.truncated === true };
+}
+
+/** The content block the server makes of a file of the console's folder. */
+export const attachFile = (path: string, as: 'link' | 'embedded' | 'image' | 'audio') => post<{ block: Record<string, unknown> }>('attachment', { path, as }).then((r) => r.block);
+
+/** Runs a terminal auth method the page confirmed, naming it and echoing what was shown (the server compares). */
+export const runTerminalAuth = (m: { id: string; command: string[]; env: Record<string, string> }) => post('terminal-auth', { methodId: m.id, shown: { command: m.command, env: m.env } });

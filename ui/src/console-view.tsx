@@ -15,10 +15,11 @@ import { DiffView } from './diff-view.js';
 import { JsonTree } from './json-tree.js';
 import { fmtMs } from './format.js';
 import {
-  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, sendRaw, answer, setTerminals, setPermissions, reconnect, act,
+  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, sendRaw, answer, setTerminals, setPermissions, reconnect, act, runTerminalAuth,
 } from './console-model.js';
-import type { PendingRequest } from '../../src/console/contract.js';
+import type { PendingRequest, TerminalAuthMethod } from '../../src/console/contract.js';
 import { rawDraft, takeStoredDraft } from './console-link.js';
+import { Prompt } from './console-composer.js';
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -66,13 +67,16 @@ function Header() {
 const CAPS: [string, string][] = [
   ['fs.readTextFile', 'fs read'], ['fs.writeTextFile', 'fs write'], ['terminal', 'terminal'], ['auth.terminal', 'auth.terminal'],
   ['elicitation.form', 'elicitation form'], ['elicitation.url', 'elicitation url'], ['plan', 'plan (unstable)'], ['session.compaction', 'compaction (unstable)'],
+  ['session.configOptions.boolean', 'boolean config options'],
 ];
 
 function capabilities(on: Set<string>): Obj {
   const caps: Obj = { fs: { readTextFile: on.has('fs.readTextFile'), writeTextFile: on.has('fs.writeTextFile') }, terminal: on.has('terminal'), auth: { terminal: on.has('auth.terminal') } };
   if (on.has('elicitation.form') || on.has('elicitation.url')) caps.elicitation = { ...(on.has('elicitation.form') ? { form: {} } : {}), ...(on.has('elicitation.url') ? { url: {} } : {}) };
   if (on.has('plan')) caps.plan = {};
-  if (on.has('session.compaction')) caps.session = { compaction: {} };
+  if (on.has('session.compaction') || on.has('session.configOptions.boolean')) {
+    caps.session = { ...(on.has('session.compaction') ? { compaction: {} } : {}), ...(on.has('session.configOptions.boolean') ? { configOptions: { boolean: {} } } : {}) };
+  }
   return caps;
 }
 
@@ -88,6 +92,10 @@ function Connect() {
     await request('initialize', { protocolVersion: 1, clientCapabilities: caps, clientInfo: { name: 'acp-inspect console', version: '0.1.0' } });
   });
   const methods = init?.result && Array.isArray(init.result.authMethods) ? init.result.authMethods.filter(isObj) : [];
+  const terminalAuth = status.value?.terminalAuth ?? [];
+  const authRun = status.value?.authRun ?? null;
+  const [confirming, setConfirming] = useState<string | null>(null);
+  const confirm = terminalAuth.find((t) => t.id === confirming);
   return (
     <section class="console-box" aria-labelledby="c-connect">
       <h2 id="c-connect">Connect</h2>
@@ -111,15 +119,39 @@ function Connect() {
           <details open><summary>Agent capabilities</summary><JsonTree value={init.result.agentCapabilities ?? {}} /></details>
           {methods.length > 0 && (
             <div class="auth-methods"><h3>Authenticate</h3>
-              {methods.map((m) => (
-                <button key={String(m.id)} type="button" disabled={m.type === 'terminal'} title={m.type === 'terminal' ? 'A terminal auth method runs the agent in a terminal: not offered by this console yet' : String(m.description ?? '')}
-                  onClick={() => void act(() => request('authenticate', { methodId: m.id }))}>{String(m.name ?? m.id)}</button>
-              ))}
+              {methods.map((m) => {
+                if (m.type !== 'terminal') return <button key={String(m.id)} type="button" title={String(m.description ?? '')} onClick={() => void act(() => request('authenticate', { methodId: m.id }))}>{String(m.name ?? m.id)}</button>;
+                const runnable = terminalAuth.find((t) => t.id === m.id);
+                return <button key={String(m.id)} type="button" disabled={!runnable || authRun?.state === 'running'} aria-expanded={confirming === m.id}
+                  title={runnable ? 'A terminal auth method: the console runs the agent program with its arguments, after you confirm' : 'A terminal auth method runs only when this console advertised auth.terminal (tick it and initialize again)'}
+                  onClick={() => setConfirming(String(m.id))}>{String(m.name ?? m.id)} (terminal)</button>;
+              })}
+              {confirm && <TerminalAuthConfirm m={confirm} tty={status.value?.tty ?? false} close={() => setConfirming(null)} />}
+              {authRun && <p role="status" class={authRun.state === 'done' && authRun.exitCode !== 0 ? 'bad' : 'muted'}>terminal auth {authRun.methodId}: {authRun.state === 'running' ? 'running…' : authRun.exitCode === 0 ? 'exited 0: authenticated' : `failed (${authRun.signal ?? `exit ${authRun.exitCode}`})`}</p>}
             </div>
           )}
         </div>
       )}
     </section>
+  );
+}
+
+/**
+ * The confirmation a terminal auth method needs: exactly what would run (from the server: the
+ * console's agent command with the method's args, and its env), run only on "Run it".
+ */
+function TerminalAuthConfirm({ m, tty, close }: { m: TerminalAuthMethod; tty: boolean; close: () => void }) {
+  const env = Object.entries(m.env);
+  return (
+    <div class="auth-confirm" role="group" aria-label={`Run terminal auth method ${m.name}?`}>
+      <p>Run <strong>{m.name}</strong> on this machine, in the console's folder{tty ? ', in the terminal where the console was started (type there)' : ' (no terminal: it gets no input; its output is shown here)'}?</p>
+      <pre class="auth-command" aria-label="Command">{m.command.map((a) => (/^[\w@%+=:,./-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ')}</pre>
+      {env.length > 0 && <pre class="auth-env" aria-label="Environment overrides">{env.map(([k, v]) => `${k}=${v}`).join('\n')}</pre>}
+      <div class="row-form">
+        <button type="button" class="primary" ref={(b) => b?.focus()} onClick={() => { close(); void act(() => runTerminalAuth(m)); }}>Run it</button>
+        <button type="button" onClick={close}>Don't run</button>
+      </div>
+    </div>
   );
 }
 
@@ -200,41 +232,6 @@ function Sessions() {
           ))}
         </div>
       )}
-    </section>
-  );
-}
-
-function Prompt() {
-  const [text, setText] = useState('');
-  const sid = activeSession.value;
-  const cur = sid ? cstate.value.sessions.get(sid) : undefined;
-  const running = cstate.value.running.filter((r) => r.sessionId === sid);
-  const stop = sid ? cstate.value.stopReasons.get(sid) : undefined;
-  const send = () => {
-    if (!sid || !text.trim()) return;
-    const prompt = [{ type: 'text', text }];
-    setText('');
-    void act(() => request('session/prompt', { sessionId: sid, prompt }));
-  };
-  return (
-    <section class="console-box" aria-labelledby="c-prompt">
-      <h2 id="c-prompt">Prompt</h2>
-      {!sid && <p class="muted">Initialize and open a session first.</p>}
-      <textarea rows={3} aria-label="Prompt text (Ctrl/⌘+Enter sends)" placeholder="Ask the agent… (Ctrl/⌘+Enter sends)" value={text} disabled={!sid}
-        onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)} onKeyDown={onCtrlEnter(send)} />
-      {cur && cur.commands.length > 0 && (
-        <div class="commands" aria-label="Slash commands">
-          {cur.commands.map((c) => <button key={c.name} type="button" class="chip" title={`${c.description}${c.hint ? ` (${c.hint})` : ''}`} onClick={() => setText(`/${c.name} `)}>/{c.name}</button>)}
-        </div>
-      )}
-      <div class="row-form">
-        <button type="button" class="primary" disabled={!sid || !text.trim()} onClick={send}>Send prompt</button>
-        <button type="button" disabled={!sid} onClick={() => void act(() => notify('session/cancel', { sessionId: sid }))} title="session/cancel: ask the agent to stop this session's turn">Cancel turn</button>
-        {running.map((r) => (
-          <button key={JSON.stringify(r.id)} type="button" onClick={() => void act(() => notify('$/cancel_request', { requestId: r.id }))} title="$/cancel_request for this prompt request">$/cancel_request {JSON.stringify(r.id)}</button>
-        ))}
-        <span class="muted" role="status">{running.length ? 'turn running…' : stop ? `stop reason: ${stop}` : ''}</span>
-      </div>
     </section>
   );
 }

@@ -2,10 +2,13 @@
 // real tool loop offline: point them at it with ANTHROPIC_BASE_URL=http://127.0.0.1:PORT and any
 // ANTHROPIC_API_KEY. Each turn: a Read of README.md, then Bash `ls -la`, then a Write of NOTES.md (the ACP
 // variants mcp__acp__* when offered, which reach the client as fs/* and terminal/* requests), then a text.
-// usage: scripted-anthropic.mjs [PORT] [REQUEST_LOG]
+// usage: scripted-anthropic.mjs [PORT] [REQUEST_LOG] (PORT 0: any free port; the line it prints names it).
+// A turn whose last user text contains "slow" gets its text streamed a word every 200 ms (a cancel has
+// something to cancel). SCRIPTED_PROJECT names the project folder the tool calls use (default /home/dev/project).
 import http from 'node:http';
 import { appendFileSync } from 'node:fs';
 const port = Number(process.argv[2] ?? 18555);
+const project = process.env.SCRIPTED_PROJECT ?? '/home/dev/project';
 const log = (s) => process.argv[3] && appendFileSync(process.argv[3], s + '\n');
 let n = 0;
 function sse(res, events) {
@@ -13,20 +16,43 @@ function sse(res, events) {
   for (const [type, data] of events) res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
   res.end();
 }
+function lastUserText(body) {
+  const user = (body.messages ?? []).filter((m) => m.role === 'user').at(-1);
+  if (!user) return '';
+  return typeof user.content === 'string' ? user.content : user.content.filter((c) => c.type === 'text').map((c) => c.text).join(' ');
+}
+const slow = (body) => /\bslow\b/.test(lastUserText(body));
+function slowText(res, id, model, usage) {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  const ev = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`);
+  ev('message_start', { message: { id, type: 'message', role: 'assistant', model, content: [], stop_reason: null, stop_sequence: null, usage } });
+  ev('content_block_start', { index: 0, content_block: { type: 'text', text: '' } });
+  let i = 0;
+  const timer = setInterval(() => {
+    if (res.destroyed) return clearInterval(timer);
+    if (i < 150) return ev('content_block_delta', { index: 0, delta: { type: 'text_delta', text: `word${i++} ` } });
+    clearInterval(timer);
+    ev('content_block_stop', { index: 0 });
+    ev('message_delta', { delta: { stop_reason: 'end_turn', stop_sequence: null }, usage: { output_tokens: 150 } });
+    ev('message_stop', {});
+    res.end();
+  }, 200);
+  res.on('close', () => clearInterval(timer));
+}
 function reply(body) {
   const tools = (body.tools ?? []).map((t) => t.name);
   const msgs = body.messages ?? [];
   const results = msgs.flatMap((m) => (Array.isArray(m.content) ? m.content : [])).filter((c) => c.type === 'tool_result').length;
   const pick = (...names) => names.find((x) => tools.includes(x));
   const script = [
-    [pick('mcp__acp__Read', 'Read'), () => ({ file_path: '/home/dev/project/README.md' })],
+    [pick('mcp__acp__Read', 'Read'), () => ({ file_path: `${project}/README.md` })],
     [pick('mcp__acp__Bash', 'Bash'), () => ({ command: 'ls -la', description: 'List files', timeout: 10000 })],
-    [pick('mcp__acp__Write', 'Write'), () => ({ file_path: '/home/dev/project/NOTES.md', content: 'notes\n' })],
+    [pick('mcp__acp__Write', 'Write'), () => ({ file_path: `${project}/NOTES.md`, content: 'notes\n' })],
   ];
   const step = tools.length ? script[results] : undefined;
   return step && step[0] ? { tool: step[0], input: step[1](step[0]) } : { text: results ? 'All done: I read the README, listed the files and wrote NOTES.md.' : 'Hello from the fake model.' };
 }
-http.createServer((req, res) => {
+const server = http.createServer((req, res) => {
   let b = '';
   req.on('data', (d) => (b += d));
   req.on('end', () => {
@@ -46,6 +72,7 @@ http.createServer((req, res) => {
       res.end(JSON.stringify({ id, type: 'message', role: 'assistant', model: body.model, content: [r.tool ? { ...block, input: r.input } : { type: 'text', text: r.text }], stop_reason: stop, stop_sequence: null, usage }));
       return;
     }
+    if (!r.tool && slow(body)) return slowText(res, id, body.model, usage);
     sse(res, [
       ['message_start', { message: { id, type: 'message', role: 'assistant', model: body.model, content: [], stop_reason: null, stop_sequence: null, usage } }],
       ['content_block_start', { index: 0, content_block: block }],
@@ -55,4 +82,5 @@ http.createServer((req, res) => {
       ['message_stop', {}],
     ]);
   });
-}).listen(port, '127.0.0.1', () => console.error(`fake anthropic on ${port}`));
+});
+server.listen(port, '127.0.0.1', () => console.error(`fake anthropic on ${server.address().port}`));
