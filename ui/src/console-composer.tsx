@@ -94,16 +94,23 @@ export function Prompt() {
     const s = suggest;
     if (!s) return;
     setSuggest(null);
+    // The box as it is now: keys typed since the list was asked for (its answer still on its way)
+    // are in it, so the word replaced is the one the caret is in now, not the one the list was for.
+    const el = box.current;
+    const now = el ? el.value : text;
+    const caret = el ? el.selectionStart : s.end;
     if (s.kind === 'command') {
       const c = s.items[i];
       if (!c) return;
-      const rest = text.slice(s.end).replace(/^\S*/, '');
+      const rest = now.slice(caret).replace(/^\S*/, '');
       put(`/${c.name}${rest.startsWith(' ') ? rest : ` ${rest}`}`, c.name.length + 2);
       return;
     }
     const f = s.items[i];
     if (!f) return;
-    put(`${text.slice(0, s.start)}@${f.path} ${text.slice(s.end)}`, s.start + f.path.length + 2);
+    const at = atQuery(now, caret);
+    const [start, end] = at ? [at.start, caret] : [s.start, s.end];
+    put(`${now.slice(0, start)}@${f.path} ${now.slice(end)}`, start + f.path.length + 2);
     const as = f.mimeType?.startsWith('image/') && pc.image === true ? 'image' : f.mimeType?.startsWith('audio/') && pc.audio === true ? 'audio' : filesAs;
     void act(async () => attach(f.path, await attachFile(f.path, as)));
   };
