@@ -23,6 +23,7 @@ import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer, startRetentio
 import { retentionDue, retentionSettings } from '../../store/retention.js';
 import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, fullDiskDelay, isFullError } from '../../store/disk.js';
 import { LogFreer } from './log-freer.js';
+import { handedOnExit } from '../../store/indexer-pids.js';
 
 /**
  * A batch made on the indexer's worker (see index-worker.ts): its rows, their findings, where the log
@@ -615,10 +616,11 @@ export class StoreWriter {
       // A tap's own capture log of some size is left for a detached indexer to remove, once this
       // process (which holds it open) is gone: see Store.dropCapture.
       const leaveLog = !config.resume && this.hooks.indexedTo() >= CLOSE_COPY_MAX_BYTES;
-      // A log without its finish record whose tap said it exited (handOff, or the indexer's command
-      // line: see HandedOnExit): the disk was too full for the tap to write the end of the session.
+      // A log without its finish record whose tap said it exited (handOff, the indexer's command line,
+      // or a name in the capture folder: see HandedOnExit): the disk was too full for the tap to write
+      // the end of the session.
       // Not interrupted: ended as the tap said.
-      const said = interrupted && config.resume ? this.handedOffExit(store, recordingId) ?? config.handedOn ?? null : null;
+      const said = interrupted && config.resume ? this.handedOffExit(store, recordingId) ?? config.handedOn ?? handedOnExit(config.dbPath, config.capture.name) : null;
       if (said) {
         interrupted = false;
         code = said.exitCode;
