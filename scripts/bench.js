@@ -958,11 +958,26 @@ function diskUse(db) {
   return { sum: main + wal + captures, wal, db: main, captures };
 }
 
-/** Polls until the latest recording of `db` is no longer running; ms waited, or null after `ms`. */
+/**
+ * Polls until the latest recording of `db` is no longer running; ms waited, or null after `ms`. It
+ * reads the status alone: counting the rows every 50 ms (a scan of them all, hundreds of ms at the
+ * end of a flood) kept a reader in SQLite's log nearly all the time, which then could never start
+ * over, and grew past 330 MiB for a 256 MiB flood (what a user's long `export` during indexing does
+ * for its own length; not what watching a recording does).
+ */
 async function finished(db, ms = 600_000) {
+  const { default: Database } = await import('better-sqlite3');
   const t0 = performance.now();
   while (performance.now() - t0 < ms) {
-    try { if ((await countRecorded(db)).status !== 'running') return performance.now() - t0; } catch { /* not there yet */ }
+    try {
+      const d = new Database(db, { readonly: true, fileMustExist: true });
+      try {
+        const rec = d.prepare(`SELECT status FROM recordings ORDER BY id DESC LIMIT 1`).get();
+        if (rec && rec.status !== 'running') return performance.now() - t0;
+      } finally {
+        d.close();
+      }
+    } catch { /* not there yet */ }
     await sleep(50);
   }
   return null;
