@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { PEERS } from '../helpers.js';
-import { BIN, makeTmp, rpc, run, start } from '../reliability/helpers.js';
+import { BIN, lockDb, makeTmp, rpc, run, start, until } from '../reliability/helpers.js';
 import { floodLine } from '../peers/flood-agent.mjs';
 
 const tmp = makeTmp();
@@ -23,13 +23,39 @@ const N = 100_000;
 /** The tap leaves its log to `index` (no detached indexer, no wait at its exit). */
 const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1', ACP_INSPECT_FINISH_WAIT_MS: '1' };
 
-/** A tap that forwards a flood of N 1 KiB frames and exits, its capture log left unindexed; the log's path. */
+/**
+ * A tap that forwards a flood of N 1 KiB frames and exits, its capture log left unindexed (another
+ * process holds the database's write lock from the recording's start to the tap's exit); the log's path.
+ */
 async function floodLeftUnindexed(db: string, more: NodeJS.ProcessEnv = {}): Promise<string> {
   const r = start(['--db', db, '--no-check', '--', node, join(PEERS, 'flood-agent.mjs')], { readStdout: false, env: { ...env, ...more } });
   let tail = '';
-  r.child.stdout!.on('data', (b: Buffer) => { tail = (tail + b.toString('latin1')).slice(-256); if (tail.includes('"id":1,"result"')) r.child.stdin!.end(); });
-  r.child.stdin!.write(rpc({ id: 1, method: 'flood', params: { n: N } }) + '\n');
+  const answered = (id: number) => new Promise<void>((res) => {
+    const look = (b: Buffer) => {
+      tail = (tail + b.toString('latin1')).slice(-256);
+      if (tail.includes(`"id":${id},"result"`)) { r.child.stdout!.off('data', look); res(); }
+    };
+    r.child.stdout!.on('data', look);
+  });
+  const pong = answered(1);
+  r.child.stdin!.write(rpc({ id: 1, method: 'ping' }) + '\n');
+  await pong;
+  await until('the recording made', () => {
+    try {
+      const d = new Database(db, { readonly: true, fileMustExist: true });
+      try { return (d.prepare(`SELECT count(*) AS n FROM recordings`).get() as { n: number }).n > 0; } finally { d.close(); }
+    } catch {
+      return false;
+    }
+  }, 60_000);
+  const lock = lockDb(db);
+  await lock.locked;
+  const flooded = answered(2);
+  r.child.stdin!.write(rpc({ id: 2, method: 'flood', params: { n: N } }) + '\n');
+  await flooded;
+  r.child.stdin!.end();
   expect((await r.done).code).toBe(0);
+  await lock.release();
   const logs = readdirSync(`${db}-captures`).filter((f) => f.endsWith('.capture'));
   expect(logs).toHaveLength(1);
   return join(`${db}-captures`, logs[0]!);
