@@ -576,6 +576,28 @@ static napi_value js_errno_code(napi_env env, napi_callback_info info) {
   return out;
 }
 
+/*
+ * punchHole(fd, offset, length): frees the disk blocks of that range of a file, its size kept
+ * (fallocate(FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE)): reads of it then give zeros. The recorder
+ * frees the part of a capture log that is indexed (see store-writer.ts). Returns 0, or the errno
+ * (EOPNOTSUPP where the filesystem cannot, as some cannot).
+ */
+static napi_value js_punch_hole(napi_env env, napi_callback_info info) {
+  size_t argc = 3;
+  napi_value argv[3];
+  int32_t fd;
+  int64_t off, len;
+  CHECK(napi_get_cb_info(env, info, &argc, argv, NULL, NULL));
+  if (argc < 3 || !get_int(env, argv[0], &fd) || napi_get_value_int64(env, argv[1], &off) != napi_ok
+      || napi_get_value_int64(env, argv[2], &len) != napi_ok || off < 0 || len <= 0) {
+    napi_throw_type_error(env, NULL, "punchHole(fd, offset, length)");
+    return NULL;
+  }
+  int r;
+  do r = fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)off, (off_t)len); while (r != 0 && errno == EINTR);
+  return num(env, r == 0 ? 0 : errno);
+}
+
 /* ---- the agent's process ---------------------------------------------------------------------- */
 
 /* The agent's pid and, once waitpid() has it, its wait status (for exitStatus()). */
@@ -752,6 +774,7 @@ NAPI_MODULE_INIT() {
     { "spawn", NULL, js_spawn, NULL, NULL, NULL, napi_enumerable, NULL },
     { "exitStatus", NULL, js_exit_status, NULL, NULL, NULL, napi_enumerable, NULL },
     { "raiseDefault", NULL, js_raise_default, NULL, NULL, NULL, napi_enumerable, NULL },
+    { "punchHole", NULL, js_punch_hole, NULL, NULL, NULL, napi_enumerable, NULL },
   };
   if (napi_define_properties(env, exports, sizeof props / sizeof props[0], props) != napi_ok) return NULL;
   return exports;

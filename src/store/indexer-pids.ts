@@ -9,25 +9,78 @@
  * them that a recording whose tap is gone was handed on by a clean exit (handedOnLogs), not cut
  * short. A file is only a hint: one whose process is dead blocks nothing, and is swept by the next
  * start once its log is gone. Nothing here opens the database.
+ *
+ * A tap that hands its log on also leaves an empty file whose name says so, with the tap's exit:
+ * `<log>.<exit code>.<signal>.<end time in ms>.handed-on`. On a full disk the `.indexer` file is made
+ * but cannot be written, and the database cannot take the exit either; a name needs no data blocks.
+ * So `list` goes on reading the recording as handed on (not cut short) while the disk is full, and
+ * whichever indexer finishes the log once space returns ends it with that exit (handedOnExit). It
+ * goes once its log is gone.
  */
-import { readdirSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync } from 'node:fs';
+import { closeSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync, mkdirSync, openSync } from 'node:fs';
 import { join } from 'node:path';
 import { capturesDir } from './paths.js';
 import { processStartId } from './process-id.js';
 
 const EXT = '.indexer';
+const HANDED_EXT = '.handed-on';
+
+/** How a tap that handed its log on exited (as HandedOnExit in tap/messages.ts). */
+export interface HandedOnEnd { endedAt: string; exitCode: number | null; exitSignal: string | null }
 
 /** An indexer named in the capture folder: its pid, and the log a tap handed it (empty for none). */
 export interface IndexerEntry { pid: number; alive: boolean; log: string }
 
-/** Names indexer `pid` (just started by this process) in `dbPath`'s capture folder; `log`: the capture log a tap handed on. */
-export function recordIndexer(dbPath: string, pid: number, log: string | null = null): void {
+/**
+ * Names indexer `pid` (just started by this process) in `dbPath`'s capture folder; `log`: the capture
+ * log a tap handed on, and `exit`, how that tap exited (named in an empty file too: see above).
+ */
+export function recordIndexer(dbPath: string, pid: number, log: string | null = null, exit: HandedOnEnd | null = null): void {
   const dir = capturesDir(dbPath);
   try {
     for (const e of readIndexers(dbPath)) if (!e.alive && (!e.log || !existsSync(join(dir, e.log)))) rmSync(join(dir, `${e.pid}${EXT}`), { force: true });
+    sweepHandedOn(dbPath);
     if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
+    if (log && exit) {
+      const name = `${log}.${exit.exitCode ?? ''}.${exit.exitSignal ?? ''}.${Date.parse(exit.endedAt)}${HANDED_EXT}`;
+      try { closeSync(openSync(join(dir, name), 'w', 0o600)); } catch { /* the .indexer file, the database or the indexer's command line says it */ }
+    }
     writeFileSync(join(dir, `${pid}${EXT}`), `${pid} ${processStartId(pid) ?? ''}\n${log ?? ''}\n`, { mode: 0o600 });
   } catch { /* a hint only: without it nobody waits for this indexer, and list decides on the tap alone */ }
+}
+
+/** The handed-on names (see above) in `dbPath`'s capture folder: the log each names, and how its tap exited. */
+function handedOnNames(dbPath: string): { file: string; log: string; exit: HandedOnEnd }[] {
+  let names: string[];
+  try {
+    names = readdirSync(capturesDir(dbPath)).filter((f) => f.endsWith(HANDED_EXT));
+  } catch {
+    return [];
+  }
+  const out: { file: string; log: string; exit: HandedOnEnd }[] = [];
+  for (const file of names) {
+    const parts = file.slice(0, -HANDED_EXT.length).split('.');
+    if (parts.length < 4) continue;
+    const [code, signal, ms] = parts.slice(-3) as [string, string, string];
+    const t = Number(ms);
+    if (!Number.isFinite(t)) continue;
+    out.push({
+      file, log: parts.slice(0, -3).join('.'),
+      exit: { endedAt: new Date(t).toISOString(), exitCode: code === '' ? null : Number(code), exitSignal: signal === '' ? null : signal },
+    });
+  }
+  return out;
+}
+
+/** How the tap that handed capture log `log` on exited, when a handed-on name says so. */
+export function handedOnExit(dbPath: string, log: string): HandedOnEnd | null {
+  return handedOnNames(dbPath).find((h) => h.log === log)?.exit ?? null;
+}
+
+/** Removes the handed-on names whose log is gone (indexed, or deleted). */
+function sweepHandedOn(dbPath: string): void {
+  const dir = capturesDir(dbPath);
+  for (const h of handedOnNames(dbPath)) if (!existsSync(join(dir, h.log))) rmSync(join(dir, h.file), { force: true });
 }
 
 /** This process, an indexer, is done: its file goes, unless it names a log still there (a fact about that log's tap). */
@@ -38,6 +91,7 @@ export function forgetIndexer(dbPath: string): void {
     if (who !== `${process.pid} ${processStartId(process.pid) ?? ''}`) return; // another process's, from before
     if (!log || !existsSync(join(capturesDir(dbPath), log))) rmSync(file, { force: true });
   } catch { /* none */ }
+  sweepHandedOn(dbPath);
 }
 
 /** The indexers named beside `dbPath`, alive or not. */
@@ -68,7 +122,7 @@ export function liveIndexers(dbPath: string): number[] {
 
 /** Capture logs beside `dbPath` that a tap handed on to an indexer as it exited cleanly. */
 export function handedOnLogs(dbPath: string): Set<string> {
-  return new Set(readIndexers(dbPath).map((e) => e.log).filter(Boolean));
+  return new Set([...readIndexers(dbPath).map((e) => e.log).filter(Boolean), ...handedOnNames(dbPath).map((h) => h.log)]);
 }
 
 /**

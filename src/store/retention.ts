@@ -124,9 +124,11 @@ export function storeUsage(store: Store): StoreUsage {
   const pages = store.db.pragma('page_count', { simple: true }) as number;
   const unused = store.db.pragma('freelist_count', { simple: true }) as number;
   const size = (p: string) => { try { return statSync(p).size; } catch { return 0; } };
+  // A capture log's indexed part gives its blocks back (its size stays: see tap/recorder/log-freer.ts).
+  const held = (p: string) => { try { const s = statSync(p); return Math.min(s.size, s.blocks * 512); } catch { return 0; } };
   let captures = 0;
   try {
-    for (const f of readdirSync(capturesDir(store.path))) captures += size(join(capturesDir(store.path), f));
+    for (const f of readdirSync(capturesDir(store.path))) captures += held(join(capturesDir(store.path), f));
   } catch { /* no capture folder */ }
   const free = freeBytes(store.path);
   return { usedBytes: (pages - unused) * page + size(`${store.path}-wal`) + captures, freeBytes: free === null ? null : free + unused * page };

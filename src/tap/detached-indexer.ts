@@ -23,7 +23,7 @@ export function startDetachedIndexer(dbPath: string, handedOn: string | null = n
   if (started.has(key) || process.env.ACP_INSPECT_NO_DETACHED_INDEXER === '1') return;
   started.add(key);
   const more = handedOn !== null && exit !== null ? ['--handed-on', handedOn, '--handed-on-exit', JSON.stringify(exit)] : [];
-  spawnIndexer(dbPath, more, handedOn);
+  spawnIndexer(dbPath, more, handedOn, exit);
 }
 
 /**
@@ -62,9 +62,9 @@ export function startRetention(dbPath: string): void {
  * `acp-inspect index --db dbPath` (and `more`) in a process of its own, not waited for, named in the
  * capture folder (recordIndexer) before this process goes on; null when it cannot start.
  */
-function spawnIndexer(dbPath: string, more: string[] = [], handedOn: string | null = null): import('node:child_process').ChildProcess | null {
+function spawnIndexer(dbPath: string, more: string[] = [], handedOn: string | null = null, exit: HandedOnExit | null = null): import('node:child_process').ChildProcess | null {
   const child = spawnCli(['index', '--db', dbPath, ...more]);
-  if (child?.pid !== undefined) recordIndexer(dbPath, child.pid, handedOn);
+  if (child?.pid !== undefined) recordIndexer(dbPath, child.pid, handedOn, exit);
   return child;
 }
 

@@ -1,8 +1,8 @@
 /**
- * The making half of an indexer on two threads, on a worker thread: reads the log's records
- * (intake.ts), turns them into items (lines.ts), folds each into the checker (live-checker.ts) and
- * packs their rows (store/item-rows.ts) into batches, which the thread that opened the database
- * writes while this one makes the next. Batches end between two records, as the recorder's own do,
+ * The making half of an indexer on two threads, on a worker thread: the indexer (recorder/log-indexer.ts,
+ * the tap's recorder's own) reads the log's records and makes the items, and this packs their rows
+ * (store/item-rows.ts) into batches, which the thread that opened the database writes while this
+ * one makes the next. Batches end between two records, as the recorder's own do,
  * with the indexer's state every STATE_EVERY_BYTES of the log.
  *
  * Two uses. An indexer that finishes a capture log its tap left (split-recorder.ts): one job, from
@@ -17,13 +17,12 @@
  * and the writer says "go" when one more may be made.
  */
 import { parentPort, workerData } from 'node:worker_threads';
-import type { RecorderConfig, ToRecorder } from './messages.js';
+import type { RecorderConfig } from './messages.js';
 import type { StoredFinding } from '../store/store.js';
 import type { PackedBatch } from './recorder/store-writer.js';
 import { RowPacker, keepArena, transferList } from '../store/item-rows.js';
-import { LineIndexer } from './recorder/lines.js';
-import { LiveCheck, indexerState, type SavedState } from './recorder/live-checker.js';
-import { Intake } from './recorder/intake.js';
+import { LogIndexer } from './recorder/log-indexer.js';
+import { LiveCheck } from './recorder/live-checker.js';
 import { FLUSH_BYTES, HELPER_FLUSH_ITEMS, INDEX_FLUSH_ITEMS, STATE_EVERY_BYTES, batchKiB, inFlightFull } from './recorder/batch-bounds.js';
 
 /** What the worker tells the thread that writes. */
@@ -79,8 +78,8 @@ function warnOnce(msg: string): void {
 /** Arenas of written batches, to pack the next ones into (see BatchLink). */
 const spare: ArrayBuffer[] = [];
 
-/** The intake of the job at work, if any (the writer's "go" wakes it). */
-let current: Intake | null = null;
+/** The indexer of the job at work, if any (the writer's "go" wakes it). */
+let current: LogIndexer | null = null;
 
 /**
  * One job: indexes the log from `from`. A helper's job ends when it caught up with the log, or at
@@ -88,9 +87,6 @@ let current: Intake | null = null;
  */
 async function runJob(from: JobStart | undefined): Promise<void> {
   const helper = tail !== null;
-  let finishing = false;
-  let ready = false;
-  let checkerLoading = false;
   /** A helper's job: where it stops (the start of the tap's finish record, left to the tap's recorder). */
   let stopAt: number | null = null;
   const packer = new RowPacker(spare);
@@ -98,20 +94,6 @@ async function runJob(from: JobStart | undefined): Promise<void> {
   let peer: Record<string, unknown> | null = null;
   let incomplete: string | null = null;
   let stateSavedAt = from?.indexed ?? 0;
-
-  const live = new LiveCheck(config, (m) => { if ('info' in m) send({ info: m.info }); });
-  const lines = new LineIndexer(config, {
-    onItem: (item, _bytes, chunk) => {
-      const found = live.step(item, chunk);
-      packer.add(item);
-      for (const f of found) findings.push(f);
-    },
-    onStored: (item, chunk) => live.step(item, chunk),
-    onPeer: (info) => { peer = { ...peer, ...info }; },
-    onIncomplete: (reason) => { incomplete ??= reason; },
-  });
-  const saved = from?.state ? JSON.parse(from.state) as SavedState : null;
-  if (from) lines.restore(saved, from.storedSeq);
 
   /**
    * Hands what was made since the last batch to the writer; `offset`: where the log is indexed up to
@@ -121,7 +103,7 @@ async function runJob(from: JobStart | undefined): Promise<void> {
     const rows = packer.take();
     let state: string | null = null;
     if (withState === 'always' || (withState && offset - stateSavedAt >= STATE_EVERY_BYTES)) {
-      state = indexerState(lines, live);
+      state = indexer.state();
       if (state !== null) stateSavedAt = offset;
     }
     if (!rows && findings.length === 0 && state === null && !peer && !incomplete) return;
@@ -133,80 +115,57 @@ async function runJob(from: JobStart | undefined): Promise<void> {
     incomplete = null;
   };
 
-  /**
-   * The end of the log: the streams' last lines and the exit item (or, for a tap that died, its last
-   * frame's time), then the checker's last findings; the writer finishes the recording with them. The
-   * last batch saves no state: the recording is finished in the next transaction.
-   */
-  const end = async (code: number | null, signal: string | null, exitT: number, interrupted: boolean): Promise<void> => {
-    const t = !interrupted ? lines.end(code, signal, exitT) : config.handedOn ? lines.endCut() : lines.endInterrupted();
-    const last = live.end();
-    post(intake?.offset ?? 0, false);
-    const traceDone = live.finish(t, config.resume?.recordingId ?? null);
-    if (traceDone) await traceDone;
-    send({ finish: { code, signal, t, interrupted, last } });
-  };
+  const indexer: LogIndexer = new LogIndexer(config, {
+    onItem: (item, _bytes, found) => {
+      packer.add(item);
+      for (const f of found) findings.push(f);
+    },
+    onPeer: (info) => { peer = { ...peer, ...info }; },
+    onIncomplete: (reason) => { incomplete ??= reason; },
+    send: (m) => { if ('info' in m) send({ info: m.info }); },
+    warnOnce,
+    recordDone: (offset) => {
+      if (stopAt === null && (packer.count >= (helper ? HELPER_FLUSH_ITEMS : INDEX_FLUSH_ITEMS) || packer.bytes >= FLUSH_BYTES)) post(offset, true);
+    },
+    writerBlocked: () => inFlightFull(Atomics.load(inFlight, 0), Atomics.load(inFlight, 1)),
+    // A helper's job is over once a slice caught up with the log, between two lines (a line in
+    // progress of megabytes, a flood's unending one, stays here rather than be copied to the tap's recorder).
+    indexing: helper ? (active) => { if (!active && indexer.small) indexer.stop(); } : undefined,
+    // The tap's recorder takes its finish: the record is not indexed here.
+    leaveFinish: () => {
+      if (!helper) return false;
+      stopAt = indexer.offset;
+      return true;
+    },
+    /**
+     * The end of the log: the streams' last lines and the exit item (or, for a tap that died, its last
+     * frame's time), then the checker's last findings; the writer finishes the recording with them. The
+     * last batch saves no state: the recording is finished in the next transaction.
+     */
+    ended: async (code, signal, t, interrupted, last, trace) => {
+      post(indexer.offset, false);
+      const traceDone = trace();
+      if (traceDone) await traceDone;
+      send({ finish: { code, signal, t, interrupted, last } });
+    },
+    fail,
+    recordingId: () => config.resume?.recordingId ?? null,
+  }, from);
 
-  let intake: Intake | null = null;
-  try {
-    intake = new Intake(config.capture.path, from?.indexed ?? 0, tail ? () => Number(Atomics.load(tail, 0)) : null, {
-      receive: (m: ToRecorder) => {
-        if (finishing || stopAt !== null) return;
-        if (!Array.isArray(m) && 'finish' in m) {
-          if (helper) {
-            // The tap's recorder takes its finish: the record is not indexed here.
-            stopAt = intake!.offset;
-            intake!.stop();
-            return;
-          }
-          finishing = true;
-          const { code, signal, t } = m.finish;
-          end(code, signal, t, false).catch(fail);
-          return;
-        }
-        try {
-          lines.handle(m);
-        } catch (e) {
-          warnOnce(`recorder error: ${(e as Error).message}; forwarding continues`);
-        }
-      },
-      recordDone: (offset) => {
-        if (stopAt === null && (packer.count >= (helper ? HELPER_FLUSH_ITEMS : INDEX_FLUSH_ITEMS) || packer.bytes >= FLUSH_BYTES)) post(offset, true);
-      },
-      finishing: () => finishing,
-      ready: () => ready,
-      startChecker: () => {
-        if (checkerLoading) return;
-        checkerLoading = true;
-        live.load(saved?.checker).then(() => {
-          ready = true;
-          intake?.lookNow();
-        }).catch(fail);
-      },
-      writerBlocked: () => inFlightFull(Atomics.load(inFlight, 0), Atomics.load(inFlight, 1)),
-      warnOnce,
-      // A helper's job is over once a slice caught up with the log, between two lines (a line in
-      // progress of megabytes, a flood's unending one, stays here rather than be copied to the tap's recorder).
-      indexing: helper ? (active) => { if (!active && lines.small) intake?.stop(); } : undefined,
-    });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-  }
-  if (!intake) {
+  if (!indexer.open(from?.indexed ?? 0, tail ? () => Number(Atomics.load(tail, 0)) : null)) {
     send({ gone: true });
     return;
   }
-  current = intake;
-  await intake.run();
+  current = indexer;
+  await indexer.run();
   current = null;
   if (helper) {
-    const offset = stopAt ?? intake.offset;
+    const offset = stopAt ?? indexer.offset;
     post(offset, 'always');
-    send({ back: { offset, state: indexerState(lines, live, true)!, lastSeq: lines.lastSeq } });
-  } else if (!finishing) {
+    send({ back: { offset, state: indexer.state(true)!, lastSeq: indexer.lastSeq } });
+  } else {
     // The log ended without a finish record (its tap died): the recording is interrupted.
-    finishing = true;
-    await end(null, null, lines.lastT, true);
+    await indexer.endUnfinished();
   }
 }
 

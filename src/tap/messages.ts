@@ -27,7 +27,8 @@ export type FromRecorder =
 /**
  * The exit a tap that exited cleanly hands on with its capture log, on the command line of the
  * detached indexer it starts: where its disk is full, neither the log (its finish record) nor the
- * database (Recorder.handOff) nor the capture folder (indexer-pids.ts) may take it.
+ * database (Recorder.handOff) nor a file's contents in the capture folder may take it. An empty
+ * file's name may (indexer-pids.ts): an indexer started later, once the disk has room, reads it there.
  */
 export interface HandedOnExit { endedAt: string; exitCode: number | null; exitSignal: string | null }
 

@@ -1,6 +1,6 @@
 /**
  * The native forwarder (native/forward.c), built on install where a C compiler is at hand. Loaded
- * only by the tap; null when it is not built, cannot load, the machine is big-endian (the capture log's
+ * by the tap, and by an indexer to free the indexed part of a capture log (recorder/log-freer.ts); null when it is not built, cannot load, the machine is big-endian (the capture log's
  * records' headers are written in the machine's byte order), or ACP_INSPECT_NATIVE=0 asks for the JavaScript
  * forwarder.
  */
@@ -37,6 +37,8 @@ export interface NativeForwarder {
   exitStatus(): [code: number | null, signal: number | null] | null;
   /** Ends this process by signal `signo` (default disposition, unblocked, raised); returns only if it does not end it. */
   raiseDefault?(signo: number): void;
+  /** Frees the blocks of a range of a file, its size kept (fallocate's PUNCH_HOLE); 0, or the errno. */
+  punchHole?(fd: number, offset: number, length: number): number;
 }
 
 /**

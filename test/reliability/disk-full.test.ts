@@ -158,10 +158,12 @@ afterAll(async () => {
 async function expectRefusals(disk: SmallDisk, db: string): Promise<void> {
   const list = await disk.cli(['list', '--db', db]);
   expect(list.code, list.stderr).toBe(0);
-  expect(list.stdout).toMatch(/indexing blocked: disk full \(\d+\.\d MiB waiting\)/);
+  // Running (its tap exited, or not), never interrupted: the tap's exit waits with the rest.
+  expect(list.stdout).toMatch(/running, indexing blocked: disk full \(\d+\.\d MiB waiting\)/);
   expect(list.stdout).not.toMatch(/indexing \d+%/);
-  const json = JSON.parse((await disk.cli(['list', '--db', db, '--json'])).stdout) as { indexing?: { blocked?: string } }[];
+  const json = JSON.parse((await disk.cli(['list', '--db', db, '--json'])).stdout) as { status: string; indexing?: { blocked?: string } }[];
   expect(json[0]!.indexing?.blocked).toBe('disk full');
+  expect(json[0]!.status).toBe('running');
   const out = join(disk.dir, 'out.jsonl');
   for (const args of [['export', 'latest', '-o', out], ['check', 'latest'], ['show', 'latest']]) {
     const r = await disk.cli([...args, '--db', db]);

@@ -5,11 +5,12 @@
  * recording as being indexed, with its progress, never as interrupted; a tap killed is interrupted.
  * Real binaries, real pipes, real SQLite.
  */
-import { readdirSync } from 'node:fs';
+import { readdirSync, rmSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asker, lockDb, makeTmp, run, start, until, writeChunksAgent } from '../reliability/helpers.js';
-import { liveIndexers, readIndexers } from '../../src/store/indexer-pids.js';
+import { handedOnLogs, liveIndexers, readIndexers, recordIndexer } from '../../src/store/indexer-pids.js';
 import { waitForIndexers } from '../helpers.js';
 
 const tmp = makeTmp('acp-handed-on-');
@@ -74,6 +75,33 @@ describe('a recording its tap handed on as it exited', () => {
     expect(done).toMatchObject({ status: 'complete', frames: CHUNKS + 6 });
     // The indexer is gone, and so is the file that named it, with the log.
     expect(liveIndexers(db)).toEqual([]);
+    expect(readdirSync(`${db}-captures`)).toEqual([]);
+  });
+
+  it('when only an empty file\'s name could take the exit (a full disk): listed running, then ended with that exit, not interrupted', async () => {
+    const db = join(tmp.dir, 'named.db');
+    // A session whose end reached neither its log, nor the database, nor the indexer's file: as a tap
+    // that exits on a full disk leaves it. The empty file is made as that tap makes it, for an indexer
+    // that could not start (its pid gone), and the indexer's own file, unwritten there, goes.
+    const res = await lockedSession(db, 'kill');
+    expect(res.signal).toBe('SIGKILL');
+    const log = readdirSync(`${db}-captures`).find((f) => f.endsWith('.capture'))!;
+    const gone = spawn('true');
+    await new Promise((r) => gone.once('exit', r));
+    recordIndexer(db, gone.pid!, log, { endedAt: '2026-01-02T03:04:05.678Z', exitCode: 3, exitSignal: null });
+    rmSync(join(`${db}-captures`, `${gone.pid}.indexer`));
+    expect(readdirSync(`${db}-captures`).filter((f) => f.endsWith('.handed-on'))).toHaveLength(1);
+    expect(handedOnLogs(db)).toEqual(new Set([log]));
+
+    const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1' };
+    const listed = JSON.parse((await run(['list', '--json', '--db', db], { env })).stdout.toString()) as Listed[];
+    expect(listed[0]).toMatchObject({ status: 'running' });
+    expect(listed[0]!.indexing).toBeDefined();
+    const ix = await run(['index', '--db', db], { env });
+    expect(ix.code, ix.stderr).toBe(0);
+    const [done] = await list(db);
+    expect(done).toMatchObject({ status: 'incomplete', exitCode: 3, exitSignal: null, endedAt: '2026-01-02T03:04:05.678Z' });
+    expect(done!.frames).toBeGreaterThan(0);
     expect(readdirSync(`${db}-captures`)).toEqual([]);
   });
 

@@ -5,7 +5,7 @@
  * the checker's findings across the hand-over too. A tap that exits while its helper works hands the
  * log on, and the next indexer finishes it the same. Real binaries, real pipes, real SQLite.
  */
-import { copyFileSync, mkdirSync, readdirSync } from 'node:fs';
+import { closeSync, copyFileSync, mkdirSync, openSync, readdirSync, readFileSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import Database from 'better-sqlite3';
@@ -73,16 +73,32 @@ function stored(db: string): { findings: unknown[]; rows: unknown[]; counted: un
   }
 }
 
-/**
- * The same capture log indexed in one go, by `acp-inspect index` into a database of its own: `log`
- * is the tap's capture log (renamed `.capture.done` once it was all indexed, or still `.capture`).
- */
-async function reference(db: string, name: string): Promise<string> {
-  const ref = join(tmp.dir, `${name}-ref.db`);
+/** The tap's capture log (renamed `.capture.done` once it was all indexed, or still `.capture`). */
+function captureLog(db: string): string {
   const dir = `${db}-captures`;
   const [log] = readdirSync(dir).filter((f) => f.includes('.capture'));
+  return join(dir, log!);
+}
+
+/**
+ * The same capture log indexed in one go, by `acp-inspect index` into a database of its own. The
+ * tap's indexer gave back the blocks of what it indexed (read as zeros now: see log-freer.ts), so
+ * the log's start is taken from `early`, a copy made before anything was indexed; what came later
+ * is the log's as it is now.
+ */
+async function reference(db: string, name: string, early: string): Promise<string> {
+  const ref = join(tmp.dir, `${name}-ref.db`);
+  const log = captureLog(db);
   mkdirSync(`${ref}-captures`);
-  copyFileSync(join(dir, log!), join(`${ref}-captures`, log!.replace(/\.done$/, '')));
+  const whole = join(`${ref}-captures`, log.split('/').pop()!.replace(/\.done$/, ''));
+  copyFileSync(log, whole);
+  const fd = openSync(whole, 'r+');
+  try {
+    const head = readFileSync(early);
+    for (let done = 0; done < head.length;) done += writeSync(fd, head, done, head.length - done, done);
+  } finally {
+    closeSync(fd);
+  }
   const r = await run(['index', '--db', ref], { env });
   expect(r.code, r.stderr).toBe(0);
   return ref;
@@ -104,8 +120,11 @@ async function flood(db: string, more: NodeJS.ProcessEnv = {}) {
   const lock = lockDb(db);
   await lock.locked;
   await ask(3, 'session/prompt', { sessionId: 's1', prompt: [{ type: 'text', text: 'go' }] });
+  // The flood is in the log (it is written there before it is forwarded), and none of it indexed (locked).
+  const early = join(tmp.dir, `${db.split('/').pop()}-early.capture`);
+  copyFileSync(captureLog(db), early);
   await lock.release();
-  return r;
+  return { r, early };
 }
 
 const recordingMade = (db: string) => count(db, `SELECT count(*) AS n FROM recordings`) > 0;
@@ -116,7 +135,7 @@ const recordingMade = (db: string) => count(db, `SELECT count(*) AS n FROM recor
 describe('a live tap with a flood\'s backlog', { timeout: 600_000 }, () => {
   it('indexes it on a second thread, takes it back, and stores what one indexer going through the log stores', async () => {
     const db = join(tmp.dir, 'live.db');
-    const r = await flood(db);
+    const { r, early } = await flood(db);
     await r.waitStderr('handed to a second thread', 240_000);
     await r.waitStderr('back on this thread', 240_000);
     // Stored by the tap, while it lives.
@@ -129,7 +148,7 @@ describe('a live tap with a flood\'s backlog', { timeout: 600_000 }, () => {
     // What makes this a test of the state handed over: findings through the flood and at its end.
     expect(got.findings.filter((f) => (f as { seq: number; severity: string }).severity === 'error').length).toBeGreaterThanOrEqual(15);
     expect(got.findings).toContainEqual(expect.objectContaining({ rule: 'unknown-field' }));
-    const ref = stored(await reference(db, 'live'));
+    const ref = stored(await reference(db, 'live', early));
     expect(got.findings).toEqual(ref.findings);
     expect(got.counted).toEqual(ref.counted);
     expect(got.rows.length).toBe(ref.rows.length);
@@ -138,7 +157,7 @@ describe('a live tap with a flood\'s backlog', { timeout: 600_000 }, () => {
 
   it('whose helper cannot start, indexes it on its own thread and stores the same', async () => {
     const db = join(tmp.dir, 'alone.db');
-    const r = await flood(db, { ACP_INSPECT_TEST_INDEX_WORKER_FAILS: '1' });
+    const { r, early } = await flood(db, { ACP_INSPECT_TEST_INDEX_WORKER_FAILS: '1' });
     await until('the answer stored', () => answered(db) === 1, 240_000, 50);
     r.child.stdin!.end();
     const done = await r.done;
@@ -147,7 +166,7 @@ describe('a live tap with a flood\'s backlog', { timeout: 600_000 }, () => {
     expect(done.stderr).toContain('the second thread failed (the index worker failed');
     const got = stored(db);
     expect(got.counted).toMatchObject({ status: 'complete', item_count: CHUNKS + 6 + 4, capture: null });
-    const ref = stored(await reference(db, 'alone'));
+    const ref = stored(await reference(db, 'alone', early));
     expect(got.findings).toEqual(ref.findings);
     expect(got.rows).toEqual(ref.rows);
   });
@@ -155,7 +174,7 @@ describe('a live tap with a flood\'s backlog', { timeout: 600_000 }, () => {
   it('exiting while its helper works, hands the log on; the next indexer stores what one indexer stores', async () => {
     const db = join(tmp.dir, 'exit.db');
     // The default exit wait, not the test suite's longer one: the tap exits before it has indexed the flood.
-    const r = await flood(db, { ACP_INSPECT_FINISH_WAIT_MS: undefined });
+    const { r, early } = await flood(db, { ACP_INSPECT_FINISH_WAIT_MS: undefined });
     await r.waitStderr('handed to a second thread', 240_000);
     r.child.stdin!.end();
     const done = await r.done;
@@ -163,7 +182,7 @@ describe('a live tap with a flood\'s backlog', { timeout: 600_000 }, () => {
     // It exited while its helper worked.
     expect(done.stderr).not.toContain('back on this thread');
     expect(answered(db)).toBe(0);
-    const ref = stored(await reference(db, 'exit'));
+    const ref = stored(await reference(db, 'exit', early));
     const ix = await run(['index', '--db', db], { env });
     expect(ix.code, ix.stderr).toBe(0);
     const got = stored(db);

@@ -1,8 +1,8 @@
 /**
- * The recorder: indexes a recording's capture log (capture-log.ts) into the database. Four parts,
- * wired here: the intake reads the log's records in order (intake.ts), the line indexer turns them
- * into items (lines.ts), the live checker folds each item in (live-checker.ts), and the store writer
- * writes them in batches, each with how far the log is indexed (store-writer.ts).
+ * The recorder: indexes a recording's capture log (capture-log.ts) into the database. An indexer
+ * (log-indexer.ts: the intake, the line indexer and the live checker) makes the items, and the store
+ * writer, here on the same thread, writes them in batches, each with how far the log is indexed
+ * (store-writer.ts).
  *
  * It runs beside a live tap (on a worker thread beside the JavaScript forwarder, or on the tap's
  * main thread when the native forwarder's threads move the bytes), and in any process that finishes
@@ -14,14 +14,12 @@
  */
 import { readlinkSync } from 'node:fs';
 import { setPriority } from 'node:os';
-import type { FromRecorder, RecorderConfig, ToRecorder } from '../messages.js';
+import type { FromRecorder, RecorderConfig } from '../messages.js';
+import type { StoredFinding } from '../../store/store.js';
 import { Guard } from './guard.js';
 import { StoreWriter } from './store-writer.js';
-import { LineIndexer } from './lines.js';
-import { LiveCheck, indexerState, type SavedState } from './live-checker.js';
-import { Intake } from './intake.js';
+import { LogIndexer } from './log-indexer.js';
 import { HELP_BYTES, HELP_START_BYTES, Helper } from './helper.js';
-import type { Item } from '../../wire/frame.js';
 
 /** Loaded only for --ui; a variable keeps the tap independent of the server at build time. */
 const SERVER_MODULE = '../../server/index.js';
@@ -65,10 +63,6 @@ export interface Recorder {
 }
 
 export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) => void, opts: RecorderOptions): Recorder {
-  /** Set once the live checker is loaded: until then records wait in the log. */
-  let ready = false;
-  /** Set once the finish is received: nothing more is taken. */
-  let finishing = false;
   let closeUi: (() => Promise<void>) | null = null;
   /** Set once the tap handed the log on (handOff): nothing more is taken. */
   let stopped = false;
@@ -77,7 +71,6 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
 
   const guard = new Guard(config.guard);
   const shared = config.shared ? new BigInt64Array(config.shared, 0, 1) : null;
-  let intake: Intake | null = null;
   /**
    * A live tap's second thread for a backlog (helper.ts), once one was large. Not with --otlp: the
    * live trace's spans are made here, from every item, and are not part of the state handed over.
@@ -88,56 +81,40 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
   let helping = false;
   const writer = new StoreWriter(config, guard, {
     send,
-    inBurst: () => intake !== null && (intake.bursting || intake.behind > 0),
-    arriving: () => intake !== null && intake.bursting,
-    backlog: () => intake?.behind ?? 0,
-    lastTraffic: () => intake?.lastTraffic ?? 0,
-    indexedTo: () => (helping ? helper!.indexedTo : intake?.offset ?? 0),
-    state: () => {
-      return helping ? null : indexerState(lines, live);
-    },
+    inBurst: () => indexer.opened && (indexer.bursting || indexer.behind > 0),
+    arriving: () => indexer.bursting,
+    backlog: () => indexer.behind,
+    lastTraffic: () => indexer.lastTraffic,
+    indexedTo: () => (helping ? helper!.indexedTo : indexer.offset),
+    state: () => (helping ? null : indexer.state()),
     onFatal: opts.onFatal,
     gone: () => {
       stopped = true;
-      intake?.stop();
+      indexer.stop();
       helper?.stop();
     },
     written: (batches) => helper?.written(batches),
   }, opts.busyTimeoutMs);
-  let live = new LiveCheck(config, send);
-  const lineHooks = {
-    onItem: (item: Item, bytes: number, chunk?: number) => writer.add(item, bytes, live.step(item, chunk)),
-    // Its findings were stored with it.
-    onStored: (item: Item, chunk?: number) => live.step(item, chunk),
-    onPeer: (info: Record<string, unknown>) => writer.setPeer(info),
-    onIncomplete: (reason: string) => writer.noteIncomplete(reason),
-  };
-  let lines = new LineIndexer(config, lineHooks);
-  const resume = config.resume;
-  const saved = resume?.state ? JSON.parse(resume.state) as SavedState : null;
-  if (resume) lines.restore(saved, resume.storedSeq);
 
-  function receive(m: ToRecorder): void {
-    if (finishing) return;
-    if (!Array.isArray(m) && 'finish' in m) {
-      finishing = true;
-      const { code, signal, t } = m.finish;
-      finish(code, signal, t, false).catch(opts.onFatal);
-      return;
-    }
-    try {
-      lines.handle(m);
-    } catch (e) {
-      writer.warnOnce(`recorder error: ${(e as Error).message}; forwarding continues`);
-    }
-  }
+  const indexer: LogIndexer = new LogIndexer(config, {
+    onItem: (item, bytes, findings) => writer.add(item, bytes, findings),
+    onPeer: (info) => writer.setPeer(info),
+    onIncomplete: (reason) => writer.noteIncomplete(reason),
+    send,
+    warnOnce: (msg) => writer.warnOnce(msg),
+    recordDone: () => writer.recordDone(),
+    writerBlocked: () => writer.blocked,
+    indexing: opts.indexing,
+    delegate: (from, end) => delegate(from, end),
+    ended: (code, signal, t, interrupted, last, trace) => finish(code, signal, t, interrupted, last, trace),
+    fail: opts.onFatal,
+    recordingId: () => writer.recordingId,
+  }, config.resume);
 
   /** Ends the recording: its exit (or, for a tap that died, its last frame's time) and its status. */
-  async function finish(code: number | null, signal: string | null, exitT: number, interrupted: boolean): Promise<void> {
+  async function finish(code: number | null, signal: string | null, t: number, interrupted: boolean, last: StoredFinding[], trace: () => Promise<unknown> | null): Promise<void> {
     const deadline = Date.now() + 2500;
-    const t = !interrupted ? lines.end(code, signal, exitT) : config.handedOn ? lines.endCut() : lines.endInterrupted();
-    const last = live.end();
-    const traceDone = live.finish(t, writer.recordingId);
+    const traceDone = trace();
     await writer.finish(code, signal, t, deadline, interrupted, last);
     if (traceDone) await traceDone;
     helper?.stop();
@@ -161,7 +138,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     const behind = end - from;
     // Not with a line of megabytes in progress (see LineIndexer.small): its copies would cost more
     // than the helper saves. A flood of one unending line has no use for it.
-    if (!helpAllowed || stopped || !lines.small || behind < HELP_BYTES) {
+    if (!helpAllowed || stopped || !indexer.small || behind < HELP_BYTES) {
       largeBacklogSeen = false;
       stopHelper();
       return null;
@@ -188,24 +165,19 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
 
   /**
    * Hands the log from `from` to the helper with the state here (the items made here are all with the
-   * writer), and takes back the helper's state where it stopped: the line indexer and the checker
-   * go on from it, as an indexer resuming a log does. Resolves with where the log is indexed up to.
+   * writer), and takes back the helper's state where it stopped: the indexer goes on from it, as an
+   * indexer resuming a log does. Resolves with where the log is indexed up to.
    */
   async function help(from: number, end: number): Promise<number | null> {
-    const state = indexerState(lines, live, true)!;
+    const state = indexer.state(true)!;
     const t0 = performance.now();
     if (debug) send({ info: `acp-inspect: debug: recorder: a backlog of ${mib(end - from)} MiB handed to a second thread` });
     helping = true;
     try {
-      const back = await helper!.run({ indexed: from, state, storedSeq: lines.lastSeq });
+      const back = await helper!.run({ indexed: from, state, storedSeq: indexer.lastSeq });
       if (stopped) return null;
       if (debug) send({ info: `acp-inspect: debug: recorder: the second thread indexed ${mib(back.offset - from)} MiB in ${Math.round(performance.now() - t0)} ms; back on this thread` });
-      const saved = JSON.parse(back.state) as SavedState;
-      lines = new LineIndexer(config, lineHooks);
-      lines.restore(saved, back.lastSeq);
-      const checker = new LiveCheck(config, send);
-      await checker.load(saved.checker);
-      live = checker;
+      await indexer.adopt(back.state, back.lastSeq);
       opts.helped?.();
       return back.offset;
     } finally {
@@ -214,55 +186,19 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     }
   }
 
-  /**
-   * Loads the live checker (its modules and schemas cost a few hundred ms of CPU) once the log is
-   * quiet or the session is over, so it does not compete with the agent's start-up; records wait in
-   * the log meanwhile, so its findings see every item in order. A resumed indexer's checker goes on
-   * from the state saved with the line indexer's (from the start when none was saved).
-   */
-  let checkerLoading = false;
-  function startChecker(): void {
-    if (checkerLoading) return;
-    checkerLoading = true;
-    live.load(saved?.checker).then(() => {
-      ready = true;
-      // Not sessionOver(): a burst arriving later would then be indexed as it arrives, competing
-      // with the agent and the client for the CPU.
-      intake?.lookNow();
-    }).catch(opts.onFatal);
-  }
-
   writer.openStore();
-  if (!writer.failed) {
-    try {
-      intake = new Intake(config.capture.path, resume?.indexed ?? 0, shared ? () => Number(Atomics.load(shared, 0)) : null, {
-        receive,
-        recordDone: () => writer.recordDone(),
-        finishing: () => finishing,
-        ready: () => ready,
-        startChecker,
-        writerBlocked: () => writer.blocked,
-        warnOnce: (msg) => writer.warnOnce(msg),
-        indexing: opts.indexing,
-        delegate,
-      });
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e;
-      // The log went since this indexer took it: its recording was deleted (Store.deleteRecording).
-      writer.close();
-    }
+  if (!writer.failed && !indexer.open(config.resume?.indexed ?? 0, shared ? () => Number(Atomics.load(shared, 0)) : null)) {
+    // The log went since this indexer took it: its recording was deleted (Store.deleteRecording).
+    writer.close();
   }
-  if (!intake) {
+  if (!indexer.opened) {
     send({ done: true });
     resolveDone();
   } else {
-    intake.run().then(() => {
+    indexer.run().then(() => {
       // The log ended without a finish record (its tap died): the recording is interrupted.
-      if (!finishing && !stopped) {
-        finishing = true;
-        return finish(null, null, lines.lastT, true);
-      }
       if (stopped) resolveDone();
+      else return indexer.endUnfinished();
     }).catch(opts.onFatal);
   }
   if (config.ui !== null && writer.open) {
@@ -278,12 +214,12 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
 
   return {
     done,
-    poke: () => intake?.sessionOver(),
-    get behind() { return intake?.behind ?? 0; },
+    poke: () => indexer.sessionOver(),
+    get behind() { return indexer.behind; },
     handOff(code, signal) {
-      if (stopped || finishing) return;
+      if (stopped || indexer.finishing) return;
       stopped = true;
-      intake?.stop();
+      indexer.stop();
       helper?.stop();
       writer.handOff(code, signal);
     },

@@ -22,6 +22,8 @@ import { FLUSH_BYTES, FLUSH_ITEMS, FLUSH_MS, STATE_EVERY_BYTES } from './batch-b
 import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer, startRetention } from '../detached-indexer.js';
 import { retentionDue, retentionSettings } from '../../store/retention.js';
 import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, fullDiskDelay, isFullError } from '../../store/disk.js';
+import { LogFreer } from './log-freer.js';
+import { handedOnExit } from '../../store/indexer-pids.js';
 
 /**
  * A batch made on the indexer's worker (see index-worker.ts): its rows, their findings, where the log
@@ -159,12 +161,17 @@ export class StoreWriter {
   private readonly peer: PeerInfo = {};
   /** Where the log was indexed up to when the indexer's state was last saved. */
   private stateSavedAt: number;
+  /** Where the database says the log is indexed up to, as of the last commit (any batch's state). */
+  private committedTo: number;
+  /** Frees the capture log below where indexing got, once the database's word for it is on disk. */
+  private readonly freer: LogFreer;
   /** Whether a burst's backlog is being indexed, and when the last one was caught up (performance.now()). */
   private burstBacklog = false;
   private caughtUpAt = -Infinity;
 
   constructor(private readonly config: RecorderConfig, private readonly guard: Guard, private readonly hooks: WriterHooks, private readonly busyTimeoutMs: number) {
-    this.stateSavedAt = config.resume?.indexed ?? 0;
+    this.stateSavedAt = this.committedTo = config.resume?.indexed ?? 0;
+    this.freer = new LogFreer(config.capture.path);
   }
 
   /** Runs `fn` later; what it throws goes to onFatal, never out of a timer. */
@@ -420,7 +427,8 @@ export class StoreWriter {
           this.appendFindings(store, recordingId, b.findings);
         }
       })());
-      if (state !== null) this.stateSavedAt = offset;
+      if (state !== null) this.stateSavedAt = this.committedTo = offset;
+      for (const b of packed) if (b.state !== null) this.committedTo = Math.max(this.committedTo, b.offset);
       this.unCheckpointed += this.bytes;
       this.clear();
       this.stalled = false;
@@ -519,7 +527,12 @@ export class StoreWriter {
       // A tap's own recorder with much to copy (a flood's log) has another process copy it: stdin closed
       // 400-700 ms after a 1 GiB backlog was caught up, the tap exited 3.3-5.1 s later, the copy done.
       const elsewhere = !here && !this.config.resume && this.unCheckpointed >= CLOSE_COPY_MAX_BYTES && copyLogElsewhere(this.config.dbPath);
-      if (!elsewhere) this.guard.sql(() => store.db.pragma('wal_checkpoint(PASSIVE)'));
+      if (!elsewhere) {
+        // A checkpoint syncs SQLite's log first: what it committed is on disk, and so where indexing got.
+        const to = this.committedTo;
+        this.guard.sql(() => store.db.pragma('wal_checkpoint(PASSIVE)'));
+        this.freer.freeTo(to);
+      }
       this.unCheckpointed = 0;
       this.logFlushedAt = 0;
     } catch { /* busy or stopping: the next one, or the last connection's close, does it */ }
@@ -544,15 +557,21 @@ export class StoreWriter {
     }
     const fd = this.logFd;
     this.logFlushedAt = this.unCheckpointed;
-    this.logFlush = new Promise<void>((done) => fdatasync(fd, () => {
+    // Once flushed, what was committed before is on disk, where indexing got with it: the capture
+    // log before that is freed (log-freer.ts). Not before: a machine that crashed would come back
+    // with a database that says less, and a log that no longer holds it.
+    const to = this.committedTo;
+    this.logFlush = new Promise<void>((done) => fdatasync(fd, (err) => {
       this.logFlush = null;
+      if (!err && !this.gone) this.freer.freeTo(to);
       done();
     }));
   }
 
-  /** Waits for a log flush in flight, then closes the log's descriptor. */
+  /** Waits for a log flush in flight, then closes the log's descriptor (and the capture log's, see LogFreer). */
   private async closeLog(): Promise<void> {
     if (this.logFlush) await this.logFlush;
+    this.freer.close();
     if (this.logFd !== null && this.logFd >= 0) {
       try { closeSync(this.logFd); } catch { /* already closed */ }
     }
@@ -597,10 +616,11 @@ export class StoreWriter {
       // A tap's own capture log of some size is left for a detached indexer to remove, once this
       // process (which holds it open) is gone: see Store.dropCapture.
       const leaveLog = !config.resume && this.hooks.indexedTo() >= CLOSE_COPY_MAX_BYTES;
-      // A log without its finish record whose tap said it exited (handOff, or the indexer's command
-      // line: see HandedOnExit): the disk was too full for the tap to write the end of the session.
+      // A log without its finish record whose tap said it exited (handOff, the indexer's command line,
+      // or a name in the capture folder: see HandedOnExit): the disk was too full for the tap to write
+      // the end of the session.
       // Not interrupted: ended as the tap said.
-      const said = interrupted && config.resume ? this.handedOffExit(store, recordingId) ?? config.handedOn ?? null : null;
+      const said = interrupted && config.resume ? this.handedOffExit(store, recordingId) ?? config.handedOn ?? handedOnExit(config.dbPath, config.capture.name) : null;
       if (said) {
         interrupted = false;
         code = said.exitCode;
