@@ -77,7 +77,7 @@ describe('npm run bench --quick', () => {
     // The runs differ somewhere, and the view and the command count the same differences.
     expect(res.compare.api.changed + res.compare.api.missing + res.compare.api.extra).toBeGreaterThan(0);
     expect(res.compare.cli.summary).toContain(`${res.compare.api.changed} changed, ${res.compare.api.missing} missing, ${res.compare.api.extra} extra`);
-  }, 150_000);
+  });
   it('measures remote agents through the bridge and the proxy beside the direct connection, every update arriving on every path', async () => {
     const json = join(tmp.dir, 'bench-remote.json');
     const r = await run(process.execPath, [join(ROOT, 'scripts', 'bench.js'), '--quick', '--only', 'remote', '--json', json], { timeoutMs: 120_000 });
@@ -98,5 +98,5 @@ describe('npm run bench --quick', () => {
     // Side by side: each bridge and proxy path is held to the issue's two targets.
     expect(res.targets.filter((t) => t.what.includes('(issue 42)'))).toHaveLength(8);
     expect(r.stdout.toString()).toContain('## Remote agents');
-  }, 150_000);
+  });
 });

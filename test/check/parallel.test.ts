@@ -73,7 +73,7 @@ describe('check over two threads', () => {
       expect(r.stdout.toString(), f).toBe(jsonLines(one));
       expect(r.code, f).toBe(exitOf(one));
     }
-  }, 60_000);
+  });
 
   it('reports the same on a transcript of many reads with every line shape, in --json and in the readable report', async () => {
     const { text } = mixedTranscript(3 * 1024 * 1024);
@@ -92,7 +92,7 @@ describe('check over two threads', () => {
     const oneIgnoring = checkStream(streamTranscriptFile(file), ['not-json', 'invalid-utf8']);
     expect(oneIgnoring.findings.length).toBeLessThan(one.findings.length);
     expect(ignored.stdout.toString()).toBe(jsonLines(oneIgnoring));
-  }, 60_000);
+  });
 
   it('reports the same for a stored recording (rows read here, checked in the worker) as the one-thread fold over the store', async () => {
     const { text } = mixedTranscript(2 * 1024 * 1024);
@@ -120,7 +120,7 @@ describe('check over two threads', () => {
     expect(json.code).toBe(exitOf(one));
     // `latest` is named by its id.
     expect(human.stdout.toString()).toBe(formatReport(one, `recording ${id}`));
-  }, 60_000);
+  });
 
   it('stops with one line naming the file and line for a bad line in a later read', async () => {
     const { text, lines } = mixedTranscript(3 * 1024 * 1024);
@@ -131,5 +131,5 @@ describe('check over two threads', () => {
     expect(r.stdout.toString()).toBe('');
     expect(r.stderr.trim().split('\n')).toHaveLength(1);
     expect(r.stderr).toMatch(new RegExp(`^acp-inspect: .*bad-late\\.jsonl: line ${lines + 1}: "dir" must be`));
-  }, 60_000);
+  });
 });

@@ -44,7 +44,7 @@ beforeAll(async () => {
   const imp = await bounded(['import', '--db', db, file]);
   expect(imp.stderr).toBe(`imported ${FRAMES} items from ${file} as recording 1\n`);
   id = imp.stdout.toString().trim();
-}, 60_000);
+});
 afterAll(() => t.cleanup());
 
 describe('a recording larger than the heap', () => {
@@ -59,7 +59,7 @@ describe('a recording larger than the heap', () => {
     const turn = await bounded(['export', id, '--db', db, '--turn', '6']);
     expect(turn.code).toBe(0);
     expect(lines(turn.stdout)).toHaveLength(FRAMES + 1);
-  }, 60_000);
+  });
 
   it('cuts a range from the store and from the file, with the set-up it needs', async () => {
     for (const ref of [id, file]) {
@@ -69,7 +69,7 @@ describe('a recording larger than the heap', () => {
       expect(got[0].slice.seqs).toBe('1-5,6000-6999,12010');
       expect(got).toHaveLength(1 + 1006);
     }
-  }, 60_000);
+  });
 
   it('shows and checks it, and sends it as a trace', async () => {
     const show = await bounded(['show', id, '--db', db]);
@@ -86,7 +86,7 @@ describe('a recording larger than the heap', () => {
     } finally {
       sink.close();
     }
-  }, 60_000);
+  });
 
   it('is downloaded from serve as it is read', async () => {
     const srv = spawn(process.execPath, [BIN, 'serve', '--db', db, '--port', '0'], { env: { ...process.env, ...HEAP, ACP_INSPECT_HOLD_MAX_ITEMS: '1000' }, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -105,7 +105,7 @@ describe('a recording larger than the heap', () => {
     } finally {
       await stopProcess(srv);
     }
-  }, 60_000);
+  });
 
   it('is uploaded to serve as it arrives, and its waterfall and insights made in one reading', async () => {
     // serve's own baseline (the UI's files, read at start) is near 24 MiB, so 40 here: the upload read
@@ -133,7 +133,7 @@ describe('a recording larger than the heap', () => {
     } finally {
       await stopProcess(srv);
     }
-  }, 60_000);
+  });
 
   it('is refused in one line by the commands that must hold it', async () => {
     const limit = { ACP_INSPECT_HOLD_MAX_ITEMS: '1000' };
@@ -144,7 +144,7 @@ describe('a recording larger than the heap', () => {
     const part = await bounded(['export', id, '--db', db, '--html', '--seq', '100-199', '-o', join(t.dir, 'part.html')], limit);
     expect(part.code).toBe(0);
     expect(part.stderr).toMatch(/^wrote 106 items/);
-  }, 60_000);
+  });
 });
 
 describe('a recording with more findings than the heap holds', () => {
@@ -189,7 +189,7 @@ describe('a recording with more findings than the heap holds', () => {
     } finally {
       sink.close();
     }
-  }, 90_000);
+  });
 });
 
 describe('a recording of real text larger than the heap (issue 45)', () => {
@@ -232,5 +232,5 @@ describe('a recording of real text larger than the heap (issue 45)', () => {
     } finally {
       sink.close();
     }
-  }, 180_000);
+  });
 });

@@ -38,5 +38,5 @@ describe('a recording whose capture log is not indexed', () => {
     const whole = await run(['export', 'latest', '--db', db], { env });
     expect(whole.code, whole.stderr).toBe(0);
     expect(whole.stdout.toString().split('\n').filter((l) => l.includes('"dir":"c2a"'))).toHaveLength(N);
-  }, 120_000);
+  });
 });

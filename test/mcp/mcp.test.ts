@@ -64,7 +64,7 @@ beforeAll(async () => {
   const imp = await cli(['import', planted, '--db', db, '--name', 'planted']);
   expect(imp.code, imp.stderr).toBe(0);
   mcp = await connect(db);
-}, 60_000);
+});
 
 afterAll(async () => {
   await mcp?.close();
@@ -364,7 +364,7 @@ describe('a live tap writing while the server answers', () => {
       await new Promise((res) => setTimeout(res, 100));
     }
     expect((await mcp.call('list_recordings', { name: 'live' })).data.recordings[0].status).toBe('complete');
-  }, 30_000);
+  });
 });
 
 describe('the MCP Inspector CLI (a third-party client)', () => {
@@ -453,7 +453,7 @@ describe('a hostile recording (recorded text that tries to give the reading agen
     const r = await cli(['import', file, '--db', hdb]);
     expect(r.code, r.stderr).toBe(0);
     h = await connect(hdb);
-  }, 60_000);
+  });
 
   afterAll(async () => { await h?.close(); });
 

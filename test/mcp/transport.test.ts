@@ -35,7 +35,7 @@ beforeAll(async () => {
   expect(imp.code, imp.stderr).toBe(0);
   client = new Client({ name: 'acp-inspect-test', version: '1.0.0' });
   await client.connect(new StdioClientTransport({ command: process.execPath, args: [BIN, 'mcp', '--db', db], cwd: ROOT, stderr: 'pipe' }));
-}, 60_000);
+});
 
 afterAll(async () => {
   await client?.close();

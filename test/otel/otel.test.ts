@@ -61,7 +61,7 @@ beforeAll(async () => {
   // Recording 2: the same through the tap sending spans live.
   const r2 = await runExampleClient(`${sh(process.execPath)} ${sh(BIN)} --db ${sh(db)} --name live --otlp ${sh(live.url)} -- ${sh(process.execPath)} ${sh(EXAMPLE_AGENT)}`);
   expect(r2.stdout.toString()).toContain('end_turn');
-}, 90_000);
+});
 
 afterAll(async () => {
   await live?.close();
@@ -78,7 +78,7 @@ describe('export --otlp (protobuf)', () => {
     expect(r.stderr.toString()).toMatch(/^sent \d+ spans \(trace [0-9a-f]{32}\) for \d+ items to http:\/\/127\.0\.0\.1:\d+\/v1\/traces in \d+ ms\n$/);
     spans = rx.spans;
     rec = load(1);
-  }, 30_000);
+  });
   afterAll(() => rx?.close());
 
   it('arrives as protobuf: one trace, one root, every parent inside the trace', () => {
@@ -186,7 +186,7 @@ describe('export --otlp with the standard environment (http/json)', () => {
       OTEL_RESOURCE_ATTRIBUTES: 'deployment.environment.name=ci,team=platform',
     });
     await exportTo(proto, 1);
-  }, 30_000);
+  });
   afterAll(async () => {
     await rx?.close();
     await proto?.close();
@@ -236,7 +236,7 @@ describe('the tap with --otlp (live)', () => {
     } finally {
       await rx.close();
     }
-  }, 40_000);
+  });
 
   it('continues the trace of whatever started it when TRACEPARENT is set', async () => {
     const rx = await startReceiver();
@@ -252,7 +252,7 @@ describe('the tap with --otlp (live)', () => {
     } finally {
       await rx.close();
     }
-  }, 30_000);
+  });
 
   it('sends a request\'s span while the session is still running', async () => {
     const rx = await startReceiver();
@@ -275,7 +275,7 @@ describe('the tap with --otlp (live)', () => {
       await rx.close();
     }
     expect(rx.spans.filter((s) => s.parentSpanId === '')).toHaveLength(1);
-  }, 40_000);
+  });
 
   it('sends the same trace, with the same times, as exporting the recording afterwards', async () => {
     const rx = await startReceiver();
@@ -290,7 +290,7 @@ describe('the tap with --otlp (live)', () => {
     } finally {
       await rx.close();
     }
-  }, 30_000);
+  });
 });
 
 /** Pairs of JSON-RPC lines (a request and an answer to it), a line that is not JSON, and bytes that are not UTF-8. */
@@ -352,7 +352,7 @@ describe('the tap with a collector that fails', () => {
       } finally {
         await collector.close();
       }
-    }, 60_000);
+    });
   }
 });
 
@@ -425,5 +425,5 @@ describe('options', () => {
     const e = await cli(['export', '1', '--db', db, '--otlp', r.url], { env: { ...process.env, OTEL_EXPORTER_OTLP_TIMEOUT: '2000' } });
     expect(e.code).not.toBe(0);
     expect(e.stderr.toString()).toMatch(/^acp-inspect: could not send the trace to http:\/\/127\.0\.0\.1:\d+\/v1\/traces: .*is a collector listening there\?.*\n$/);
-  }, 30_000);
+  });
 });

@@ -32,7 +32,7 @@ beforeAll(async () => {
   tgz = join(t.dir, info!.filename);
   files = info!.files.map((f) => f.path);
   console.log(`package: ${info!.filename}, ${(info!.size / 1024).toFixed(0)} KiB packed, ${(info!.unpackedSize / 1024).toFixed(0)} KiB unpacked, ${files.length} files`);
-}, 180_000);
+});
 
 describe('the packed tarball', () => {
   it('ships the CLI, the tap bundle, the UI assets and the forwarder source; no tests, sources or databases', () => {

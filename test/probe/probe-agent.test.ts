@@ -118,7 +118,7 @@ describe('probe agent', () => {
     expect(shown.stdout.toString()).toContain('session/request_permission');
     expect(readFileSync(html, 'utf8')).toContain('cancel-pending-permission');
     expect(readFileSync(html, 'utf8')).toContain('spec: ');
-  }, 120_000);
+  });
 
   it.concurrent('finds the clean test agent conformant, capability scenarios and authentication included, and keeps the report in the store', async () => {
     const db = join(tmp.dir, 'clean.sqlite');
@@ -144,7 +144,7 @@ describe('probe agent', () => {
     } finally {
       store.close();
     }
-  }, 60_000);
+  });
 
   it.concurrent.each(DEFECTS)('catches the planted defect %s with the scenario %s (%s), naming its spec section, its words and recording', async (defect, scenario, graded, why) => {
     // A defect seen only by waiting gets a short wait; the others a generous one, so a loaded machine
@@ -162,14 +162,14 @@ describe('probe agent', () => {
     expect(report.scenarios.filter((x) => x.status === 'fail').map((x) => x.id)).toEqual(status === 'fail' ? [scenario] : []);
     // A failure that does not decide quotes words with no "must" (or a "should"); one that decides quotes a must.
     if (decides) expect(s.quote).toMatch(/\bmust\b|\breq\b|MUST/);
-  }, 60_000);
+  });
 
   it.concurrent('cannot probe an agent that answers initialize with another version: it does not support version 1 (9 rule 2), so exit 2 and one line, not a failure', async () => {
     const r = await cli(['probe', 'agent', '--db', join(tmp.dir, 'v2.sqlite'), '--', process.execPath, AGENT], { env: { PROBE_AGENT_DEFECT: 'initialize-version-2' }, timeoutMs: 60_000 });
     expect(r.code).toBe(2);
     expect(r.stdout.length).toBe(0);
     expect(r.stderr).toBe('acp-inspect: the agent answered initialize with protocol version 2: it does not support version 1, the only one this probe tests (9 rule 2)\n');
-  }, 60_000);
+  });
 
   it.concurrent('does not fail a conformant agent whose short turn ends as the cancel arrives', async () => {
     const { report } = await probeAgent({
@@ -179,7 +179,7 @@ describe('probe agent', () => {
     expect(byId(report, 'cancel-mid-turn').status, byId(report, 'cancel-mid-turn').why).toBe('pass');
     expect(byId(report, 'cancel-request').status, byId(report, 'cancel-request').why).not.toBe('fail');
     expect(report.verdict).toBe('conformant');
-  }, 60_000);
+  });
 
   it.concurrent('reopens a session only in a new process, the one that ran it ended, keeping the first as a setup recording', async () => {
     const store = tempDir('acp-probe-store-');
@@ -195,13 +195,13 @@ describe('probe agent', () => {
     } finally {
       store.cleanup();
     }
-  }, 60_000);
+  });
 
   it.concurrent('reports an image accepted unadvertised as info: the spec binds the client not to send it', async () => {
     const report = await probeDefect('image-accepted', ['prompt-image'], 4000);
     expect(byId(report, 'prompt-image')).toMatchObject({ status: 'info', tier: 'info', quote: expect.stringContaining('The client must adapt') });
     expect(report.verdict).toBe('conformant');
-  }, 60_000);
+  });
 
   // What real agents do that is no defect: each comes out a true reading.
   it.concurrent('an update before the session/new answer is one ambient finding for the run, failing no scenario that opened a session', async () => {
@@ -216,24 +216,24 @@ describe('probe agent', () => {
     // The checker flags it (the client cannot know the session yet), but no "must" of the spec forbids
     // it: reported once, advisory, and the verdict does not hang on it.
     expect(report.verdict).toBe('conformant');
-  }, 60_000);
+  });
 
   it.concurrent('a second prompt that waits for the first turn to end, then runs, is answered: info, what the agent did', async () => {
     const report = await probeDefect('', ['concurrent-prompts'], 4000, { PROBE_AGENT_QUIRKS: 'queue-prompts' });
     expect(byId(report, 'concurrent-prompts')).toMatchObject({ status: 'info', tier: 'info', why: 'first prompt ended end_turn; second ended end_turn' });
-  }, 60_000);
+  });
 
   it.concurrent('a later process of the agent slow to answer initialize (its start-up on a loaded machine) skips its scenario, saying so: not a failure of what the scenario provokes', async () => {
     const starts = join(tmp.dir, 'slow-restart.log');
     const report = await probeDefect('', ['prompt-turn', 'not-json'], 1000, { PROBE_AGENT_SLOW_RESTART: starts });
     for (const id of ['prompt-turn', 'not-json']) expect(byId(report, id), id).toMatchObject({ status: 'skip', why: expect.stringMatching(/^not graded: this scenario's own process did not answer initialize within 11000 ms/) });
     expect(report.verdict).toBe('conformant');
-  }, 90_000);
+  });
 
   it.concurrent('cancels only once the turn runs: a session-level update before the turn starts is no sign of it', async () => {
     const report = await probeDefect('', ['cancel-mid-turn'], 4000, { PROBE_AGENT_QUIRKS: 'commands-before-turn' });
     expect(byId(report, 'cancel-mid-turn')).toMatchObject({ status: 'pass', why: 'answered cancelled; no update after the answer' });
-  }, 60_000);
+  });
 
   it.concurrent('answers a permission asked right after the cancel with the cancelled outcome, and the turn ends', async () => {
     const report = await probeDefect('', ['cancel-mid-turn'], 4000, { PROBE_AGENT_QUIRKS: 'permission-after-cancel' });
@@ -249,7 +249,7 @@ describe('probe agent', () => {
     } finally {
       store.close();
     }
-  }, 60_000);
+  });
 
   it.concurrent('answers a permission asked before the session\'s first turn, which the turn waits for, so the held-permission scenarios still provoke their own', async () => {
     const report = await probeDefect('', ['cancel-pending-permission', 'cancel-mid-turn'], 2000, { PROBE_AGENT_QUIRKS: 'permission-before-turn' });
@@ -267,7 +267,7 @@ describe('probe agent', () => {
     } finally {
       store.close();
     }
-  }, 60_000);
+  });
 
   it.concurrent('a session/new with a relative cwd runs in a process of its own: an agent that fails on that folder later fails no other scenario', async () => {
     // One worker: on a shared process, the scenario after it would have met the exit.
@@ -276,7 +276,7 @@ describe('probe agent', () => {
     expect(byId(report, 'session-new-relative-cwd')).toMatchObject({ status: 'info', why: expect.stringMatching(/^answered result/) });
     expect(byId(report, 'session-new-relative-cwd').sharedProcess).toBeFalsy();
     expect(report.verdict).toBe('conformant');
-  }, 60_000);
+  });
 
   it.concurrent('a line the agent was writing when the probe\'s signal ended it is kept as the probe\'s cut, not checked as the agent\'s malformed frame', async () => {
     const report = await probeDefect('', ['version-unsupported'], 4000, { PROBE_AGENT_QUIRKS: 'cut-on-stop' });
@@ -293,12 +293,12 @@ describe('probe agent', () => {
     } finally {
       store.close();
     }
-  }, 60_000);
+  });
 
   it.concurrent('loads a session from a new process, never on its own connection where the agent would wipe its history', async () => {
     const report = await probeDefect('', ['session-load'], 4000, { PROBE_AGENT_LOAD_OPEN: 'wipe' });
     expect(byId(report, 'session-load')).toMatchObject({ status: 'pass', why: expect.stringMatching(/^replayed \d+ updates, then answered \(in a new process/) });
-  }, 60_000);
+  });
 
   it.concurrent('runs the scenarios that need no fresh process on one, after one handshake, each recording its own part; a crash there costs only its scenario', async () => {
     const only = ['prompt-turn', 'unknown-method', 'extension-request', 'not-json'];
@@ -323,7 +323,7 @@ describe('probe agent', () => {
     } finally {
       store.close();
     }
-  }, 60_000);
+  });
 
   it.concurrent('leaves out of a shared scenario what the agent still says about an earlier scenario\'s session, and keeps it in the shared process\'s recording', async () => {
     const report = await probeDefect('', ['prompt-turn', 'unknown-method', 'extension-request'], 4000, { PROBE_AGENT_QUIRKS: 'late-permission' }, 1);
@@ -333,7 +333,7 @@ describe('probe agent', () => {
     const whole = list.find((r) => r.name === `probe agent #${report.run}: shared process 1`)!;
     const shown = (await cli(['show', String(whole.id), '--db', join(tmp.dir, 'defects.sqlite')])).stdout.toString();
     expect(shown.match(/session\/request_permission/g)!.length).toBeGreaterThanOrEqual(2); // the late ask and its answer
-  }, 60_000);
+  });
 
   it.concurrent('keeps a CI baseline: --write-baseline writes the failures, --baseline exits 0 on known ones, 1 on a new one, and reports a stale entry', async () => {
     const db = join(tmp.dir, 'baseline.sqlite');
@@ -358,7 +358,7 @@ describe('probe agent', () => {
     const bad = await cli(['probe', 'agent', '--db', db, '--baseline', join(tmp.dir, 'bad-baseline.json'), '--', process.execPath, AGENT]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(`acp-inspect: --baseline ${join(tmp.dir, 'bad-baseline.json')}: no scenario "nope"; see --list\n`);
-  }, 120_000);
+  });
 
   it.concurrent('exits 2 with one line when it cannot run: no such command, an unknown scenario, an authentication method not advertised', async () => {
     const db = join(tmp.dir, 'norun.sqlite');
@@ -391,5 +391,5 @@ describe('probe agent', () => {
     } finally {
       store.close();
     }
-  }, 60_000);
+  });
 });

@@ -47,7 +47,7 @@ describe('probe agents', () => {
     expect(readFileSync(join(tmp.dir, 'matrix-refuses-links.html'), 'utf8')).toContain('id="prompt-resource-link"');
     expect(existsSync(join(tmp.dir, 'matrix-broken.html'))).toBe(false);
     expect(page).toContain('could not run: the agent exited (code 3)');
-  }, 120_000);
+  });
 
   it.concurrent('prints the matrix as text, and refuses a config it cannot use in one line', async () => {
     const config = join(tmp.dir, 'one.json');
@@ -65,5 +65,5 @@ describe('probe agents', () => {
     const bad = await cli(['probe', 'agents', '--config', join(tmp.dir, 'bad.json')]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toBe(`acp-inspect: --config ${join(tmp.dir, 'bad.json')}: agent 1 ("x") has no "command" array of strings\n`);
-  }, 120_000);
+  });
 });

@@ -53,7 +53,7 @@ describe('probe agent process hygiene', () => {
       const report = JSON.parse(r.stdout.toString()) as ProbeReport;
       expect(report.scenarios.map((s) => [s.id, s.status])).toEqual([['unknown-method', 'pass'], ['extension-request', 'pass']]);
       expect(r.code).toBe(0);
-    }, 60_000);
+    });
 
   it.concurrent('does not wait out a shell whose child keeps stdout open: `bash -c "sleep 60; true"` could not be probed (exit 2) and leaves no sleep behind', async () => {
     const nap = `60.${String(process.pid).padStart(7, '0')}1`; // a duration no other process sleeps
@@ -65,5 +65,5 @@ describe('probe agent process hygiene', () => {
     expect(r.stdout.length).toBe(0);
     expect(r.stderr).toBe('acp-inspect: the agent did not answer initialize within 13000 ms of its start (its start-up included); if it starts slowly, give it a longer --timeout\n');
     expect(r.code).toBe(2);
-  }, 60_000);
+  });
 });

@@ -120,7 +120,7 @@ describe('the fixture example', () => {
     expect(r.code).toBe(0);
     // It recorded the fixture, which the next run replays.
     expect(readFileSync(join(fresh, 'test', 'fixtures', 'session.jsonl'), 'utf8')).toMatch(/session\/prompt/);
-  }, 120_000);
+  });
 
   it('fails when the client sends a changed prompt (strict by default)', async () => {
     expect(block).toContain("session.prompt('Hello, agent!')");

@@ -16,7 +16,7 @@ beforeAll(async () => {
   if (!BROWSER_AVAILABLE) return;
   t = tempDir('acp-inspect-shots-test-');
   result = await run(process.execPath, [join(ROOT, 'scripts', 'screenshots.js'), '--out', t.dir], { timeoutMs: 170_000 });
-}, 180_000);
+});
 
 afterAll(() => t?.cleanup());
 

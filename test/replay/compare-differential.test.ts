@@ -99,11 +99,11 @@ describe('comparing two recordings', () => {
         }
       }
     });
-  }, 300_000);
+  });
 
   it('from the store is the generic comparison, on seeded runs of one scenario with mutated lines, both ways, with each option set', () => {
     for (const [name, a, b] of fuzzPairs) for (const o of OPTION_SETS) checkPair(name, a, b, o);
-  }, 300_000);
+  });
 
   it('aligns as pinned: the same outputs, pair by pair, as the comparison before its fast paths', () => {
     expect(Object.keys(digests).length).toBeGreaterThan(500);

@@ -26,7 +26,7 @@ beforeAll(async () => {
   const r = await runExampleClient(tap, { cwd: projA });
   expect(r.stdout.toString()).toContain('Agent completed with: end_turn');
   recordedSession = /Created session: (\w+)/.exec(r.stdout.toString())![1]!;
-}, 60_000);
+});
 afterAll(() => t?.cleanup());
 
 describe('replay --as agent', () => {

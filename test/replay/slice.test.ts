@@ -181,7 +181,7 @@ describe('slices of the real-peer recordings replay green with the real SDK clie
         const summary = await mock.close();
         expect(summary, what).toMatchObject({ unmatched: 0, changed: 0, unused: [], unsent: 0 });
       }
-    }, 120_000);
+    });
   }
 });
 

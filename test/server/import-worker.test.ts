@@ -57,5 +57,5 @@ describe('POST /api/import on the served UI', () => {
       child.kill('SIGTERM');
       await exited;
     }
-  }, 120_000);
+  });
 });

@@ -29,7 +29,7 @@ beforeAll(async () => {
   });
   base = new URL(url);
   token = base.searchParams.get('token')!;
-}, 30_000);
+});
 afterAll(async () => {
   if (server?.exitCode === null) await new Promise((r) => { server.once('exit', r); server.kill('SIGTERM'); });
   t.cleanup();

@@ -255,5 +255,5 @@ describe('notes on a recording the tap is still writing', () => {
     const exported = lines((await cli(['export', 'latest', '--db', db])).stdout.toString());
     expect(exported.filter((l) => l.includes('"dir":"c2a"'))).toHaveLength(200);
     expect(exported.slice(-5).every((l) => JSON.parse(l).dir === 'note')).toBe(true);
-  }, 60_000);
+  });
 });

@@ -31,5 +31,5 @@ describe('an indexed capture log a tap left to remove', () => {
     expect(listed.code, listed.stderr).toBe(0);
     expect(listed.stdout.toString()).toMatch(/complete/);
     await until('the indexed log removed', () => doneLogs(db).length === 0, 30_000, 100);
-  }, 90_000);
+  });
 });

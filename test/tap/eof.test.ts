@@ -54,5 +54,5 @@ describe('end of the agent output', () => {
     } finally {
       s.close();
     }
-  }, 120_000);
+  });
 });

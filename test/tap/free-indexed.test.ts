@@ -47,7 +47,7 @@ async function floodLeftUnindexed(db: string, more: NodeJS.ProcessEnv = {}): Pro
     } catch {
       return false;
     }
-  }, 60_000);
+  }, 240_000);
   const lock = lockDb(db);
   await lock.locked;
   const flooded = answered(2);
@@ -116,7 +116,7 @@ describe('the indexed part of a capture log', () => {
     const again = await run(['index', '--db', db], { env });
     expect(again.code, again.stderr).toBe(0);
     expectEveryFrameOnce(db);
-  }, 180_000);
+  });
 
   it('keeps its blocks with the JavaScript forwarder asked for (ACP_INSPECT_NATIVE=0); the recording is the same', async () => {
     const db = join(tmp.dir, 'js.db');
@@ -132,5 +132,5 @@ describe('the indexed part of a capture log', () => {
     }
     expect(most).toBeLessThan(MiB);
     expectEveryFrameOnce(db);
-  }, 180_000);
+  });
 });

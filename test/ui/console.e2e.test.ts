@@ -69,12 +69,12 @@ describeBrowser('the console', () => {
     // Authenticate by choosing a method. This console did not advertise auth.terminal: no terminal method is offered.
     expect(await page.getByRole('button', { name: /Log in/ }).count()).toBe(0);
     await page.getByRole('button', { name: 'Token' }).click();
-    await page.locator('.timeline .row', { has: page.locator('.c-method', { hasText: 'authenticate' }) }).nth(1).waitFor({ timeout: 20_000 });
+    await page.locator('.timeline .row', { has: page.locator('.c-method', { hasText: 'authenticate' }) }).nth(1).waitFor({ timeout: 120_000 });
     // The session's modes are a control, kept current by the agent's update.
     const mode = page.getByRole('combobox', { name: 'mode', exact: true });
     expect(await mode.inputValue()).toBe('ask');
     await mode.selectOption('code');
-    await page.locator('.timeline .row', { hasText: 'current_mode_update' }).waitFor({ timeout: 20_000 });
+    await page.locator('.timeline .row', { hasText: 'current_mode_update' }).waitFor({ timeout: 120_000 });
     expect(await mode.inputValue()).toBe('code');
 
     await prompt(page, 'files');
@@ -87,7 +87,7 @@ describeBrowser('the console', () => {
     await write.locator('.diff-add', { hasText: 'added by the agent' }).waitFor();
     expect(readFileSync(notes, 'utf8')).toBe('first\nsecond\nthird\n');
     await write.getByRole('button', { name: 'Approve write' }).click();
-    await page.getByRole('article', { name: /^Turn at/ }).locator('.pill', { hasText: 'end_turn' }).waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).locator('.pill', { hasText: 'end_turn' }).waitFor({ timeout: 120_000 });
     expect(readFileSync(notes, 'utf8')).toBe('first\nsecond\nthird\nadded by the agent\n');
     const turn = page.getByRole('article', { name: /^Turn at/ }).last();
     await expect(turn.textContent()).resolves.toContain('line 2 reads "second"');
@@ -98,7 +98,7 @@ describeBrowser('the console', () => {
     await raw.fill('{"jsonrpc":"2.0","id":77,"method":');
     await raw.press('Control+Enter');
     const bad = page.locator('.timeline .row.has-error', { has: page.locator('.c-kind', { hasText: 'invalid' }) });
-    await bad.waitFor({ timeout: 20_000 });
+    await bad.waitFor({ timeout: 120_000 });
     await bad.click();
     await page.locator('.detail').getByText('not-json').first().waitFor();
     const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
@@ -131,14 +131,14 @@ describeBrowser('the console', () => {
     await prompt(page, 'hello');
     // The turn streams into its card while it runs.
     const turn = page.getByRole('article', { name: /^Turn at/ }).last();
-    await turn.locator('.pill', { hasText: 'running' }).waitFor({ timeout: 20_000 });
+    await turn.locator('.pill', { hasText: 'running' }).waitFor({ timeout: 120_000 });
     // Mid-turn: the agent waits on its permission request.
     const perm = page.getByRole('article', { name: /session\/request_permission/ });
-    await perm.waitFor({ timeout: 20_000 });
-    await turn.locator('.md').waitFor({ timeout: 20_000 });
+    await perm.waitFor({ timeout: 120_000 });
+    await turn.locator('.md').waitFor({ timeout: 120_000 });
     await page.getByRole('button', { name: 'Cancel turn' }).click();
     await perm.waitFor({ state: 'detached' });
-    await page.getByText(/stop reason: \w+/).waitFor({ timeout: 20_000 });
+    await page.getByText(/stop reason: \w+/).waitFor({ timeout: 120_000 });
     const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
     expect(snap.pending).toEqual([]);
     const cancelAt = snap.frames.findIndex((f) => f.method === 'session/cancel');
@@ -161,12 +161,12 @@ describeBrowser('the console', () => {
     const { c, page } = await started('slow', tmp.dir, AGENT);
     await prompt(page, 'slow');
     const turn = page.getByRole('article', { name: /^Turn at/ }).last();
-    await turn.locator('.md', { hasText: 'chunk 2' }).waitFor({ timeout: 20_000 });
+    await turn.locator('.md', { hasText: 'chunk 2' }).waitFor({ timeout: 120_000 });
     // Without the mouse: focus the button and press Enter (the timeline's keys leave buttons alone).
     await page.getByRole('button', { name: 'Cancel turn' }).focus();
     await page.keyboard.press('Enter');
-    await page.getByText('stop reason: cancelled').waitFor({ timeout: 20_000 });
-    await turn.locator('.pill', { hasText: 'cancelled' }).waitFor({ timeout: 20_000 });
+    await page.getByText('stop reason: cancelled').waitFor({ timeout: 120_000 });
+    await turn.locator('.pill', { hasText: 'cancelled' }).waitFor({ timeout: 120_000 });
     await turn.getByText(/Cancelled by the client/).waitFor();
     expect(await c.stop()).toBe(0);
   });
@@ -182,16 +182,16 @@ describeBrowser('the console', () => {
     await expect(page.getByRole('checkbox', { name: 'terminal', exact: true }).isDisabled()).resolves.toBe(true);
     await connect(page);
     await prompt(page, 'terminal');
-    await page.getByRole('article', { name: /^Turn at/ }).getByText(/terminal refused: error -32601/).waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText(/terminal refused: error -32601/).waitFor({ timeout: 120_000 });
     const first = (await c.api<ConsoleSnapshot>('/api/console')).json.status.recordingId;
 
     await page.getByRole('checkbox', { name: 'terminals' }).check();
     await page.getByRole('button', { name: 'Reconnect' }).click();
-    await page.getByText('running (run 2)').waitFor({ timeout: 20_000 });
+    await page.getByText('running (run 2)').waitFor({ timeout: 120_000 });
     await page.getByRole('checkbox', { name: 'terminal', exact: true }).check();
     await connect(page);
     await prompt(page, 'terminal');
-    await page.getByRole('article', { name: /^Turn at/ }).getByText('terminal said: from-terminal').waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('terminal said: from-terminal').waitFor({ timeout: 120_000 });
     const second = (await c.api<ConsoleSnapshot>('/api/console')).json.status.recordingId;
     expect(second).not.toBe(first);
     expect(await c.stop()).toBe(0);
@@ -200,7 +200,7 @@ describeBrowser('the console', () => {
   it('forks from a frame of a recorded session: the client side replayed up to there, then the console continues', async () => {
     const { c, page } = await started('fork', tmp.dir, AGENT);
     await prompt(page, 'first try');
-    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: first try').waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: first try').waitFor({ timeout: 120_000 });
     const first = (await c.api<ConsoleSnapshot>('/api/console')).json.status.recordingId!;
     const rows = (await c.api<{ rows: { seq: number }[] }>(`/api/recordings/${first}/items?q=${encodeURIComponent('method:session/prompt kind:request')}`)).json.rows;
     const promptSeq = rows[0]!.seq;
@@ -208,11 +208,11 @@ describeBrowser('the console', () => {
     await page.goto(`${c.origin}/?rec=${first}&sel=${promptSeq - 1}`);
     await page.getByRole('button', { name: 'Fork from here' }).click();
     await page.waitForURL(/\/console$/);
-    await page.getByText(`forked from #${first} at #${promptSeq - 1}`).getByText(/frames replayed, 0 differences/).waitFor({ timeout: 20_000 });
+    await page.getByText(`forked from #${first} at #${promptSeq - 1}`).getByText(/frames replayed, 0 differences/).waitFor({ timeout: 120_000 });
     // The replayed session is the console's now: ask something else there.
     await page.getByRole('combobox', { name: 'session' }).waitFor();
     await prompt(page, 'second try');
-    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: second try').waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: second try').waitFor({ timeout: 120_000 });
     const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
     expect(snap.status.recordingId).not.toBe(first);
     expect(snap.frames.filter((f) => f.dir === 'c2a' && f.kind === 'request').map((f) => f.method)).toEqual(['initialize', 'session/new', 'session/prompt']);
@@ -224,7 +224,7 @@ describeBrowser('the console', () => {
     expect(JSON.parse(sent)).toMatchObject({ method: 'session/prompt', params: { prompt: [{ text: 'second try' }] } });
     await raw.fill(sent.replace('second try', 'third try').replace(/"id":\d+/, '"id":90'));
     await raw.press('Control+Enter');
-    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: third try').waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: third try').waitFor({ timeout: 120_000 });
     expect(await c.stop()).toBe(0);
   });
 
@@ -232,7 +232,7 @@ describeBrowser('the console', () => {
     const { c, page } = await started('elicit', tmp.dir, AGENT, ['elicitation form']);
     await prompt(page, 'elicit');
     const card = page.getByRole('article', { name: /elicitation\/create/ });
-    await card.locator('form.elicitation').getByText('Who is asking?').waitFor({ timeout: 20_000 });
+    await card.locator('form.elicitation').getByText('Who is asking?').waitFor({ timeout: 120_000 });
     // Name is required: Accept waits for it.
     expect(await card.getByRole('button', { name: 'Accept' }).isDisabled()).toBe(true);
     await card.getByLabel('Name *').fill('Ada');
@@ -240,7 +240,7 @@ describeBrowser('the console', () => {
     await card.getByLabel('Tea').check();
     await card.getByLabel('Colour').selectOption('b');
     await card.getByRole('button', { name: 'Accept' }).click();
-    await page.getByRole('article', { name: /^Turn at/ }).getByText('elicited {"action":"accept","content":{"tea":true,"name":"Ada","age":36,"colour":"b"}}').waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('elicited {"action":"accept","content":{"tea":true,"name":"Ada","age":36,"colour":"b"}}').waitFor({ timeout: 120_000 });
     expect(await c.stop()).toBe(0);
   });
 
@@ -252,11 +252,11 @@ describeBrowser('the console', () => {
     await page.getByRole('combobox', { name: 'permission requests' }).selectOption('allow');
     await prompt(page, 'files');
     const write = page.getByRole('article', { name: /fs\/write_text_file/ });
-    await write.waitFor({ timeout: 20_000 });
+    await write.waitFor({ timeout: 120_000 });
     expect(await page.getByRole('article', { name: /session\/request_permission/ }).count()).toBe(0);
     await page.getByText('answered a permission request with "Allow" (the console\'s policy: allow)').waitFor();
     await write.getByRole('button', { name: 'Reject' }).click();
-    await page.getByRole('article', { name: /^Turn at/ }).getByText(/write refused: error -32000/).waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText(/write refused: error -32000/).waitFor({ timeout: 120_000 });
     expect(readFileSync(join(work, 'notes.txt'), 'utf8')).toBe('one\ntwo\n');
     expect(await c.stop()).toBe(0);
   });
@@ -308,7 +308,7 @@ describeBrowser('the console', () => {
     await chips.getByText('audio audio/wav').waitFor();
     expect(await box.inputValue()).toBe('look at @notes.txt and @pic.png ');
     await box.press('Control+Enter');
-    await page.getByRole('article', { name: /^Turn at/ }).getByText(/echo: look at @notes\.txt and @pic\.png/).waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText(/echo: look at @notes\.txt and @pic\.png/).waitFor({ timeout: 120_000 });
     let snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
     const sentPrompt = (f: ConsoleSnapshot['frames'][number]) => f.dir === 'c2a' && f.method === 'session/prompt' && f.kind === 'request';
     expect((snap.frames.filter(sentPrompt).at(-1)!.json as { params: { prompt: unknown[] } }).params.prompt).toEqual([
@@ -331,7 +331,7 @@ describeBrowser('the console', () => {
     await page.keyboard.type('hi there');
     await page.locator('.command-hint').waitFor({ state: 'detached' });
     await page.keyboard.press('Control+Enter');
-    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: /echo hi there').waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: /echo hi there').waitFor({ timeout: 120_000 });
     expect(errors).toEqual([]);
     await page.context().close();
     expect(await c.stop()).toBe(0);
@@ -347,7 +347,7 @@ describeBrowser('the console', () => {
     await plain.page.keyboard.press('Enter');
     await plain.page.getByRole('list', { name: 'Attachments' }).getByText('link pic.png').waitFor();
     await box2.press('Control+Enter');
-    await plain.page.getByRole('article', { name: /^Turn at/ }).getByText(/echo: @pic\.png/).waitFor({ timeout: 20_000 });
+    await plain.page.getByRole('article', { name: /^Turn at/ }).getByText(/echo: @pic\.png/).waitFor({ timeout: 120_000 });
     snap = (await plain.c.api<ConsoleSnapshot>('/api/console')).json;
     expect((snap.frames.filter(sentPrompt).at(-1)!.json as { params: { prompt: unknown[] } }).params.prompt[1]).toEqual(
       { type: 'resource_link', uri: pathToFileURL(join(work, 'pic.png')).href, name: 'pic.png', title: 'pic.png', mimeType: 'image/png', size: 8 });
@@ -371,11 +371,11 @@ describeBrowser('the console', () => {
     await login.click();
     // "Run it" has the focus: Enter runs it.
     await page.keyboard.press('Enter');
-    await page.getByText('terminal auth login: exited 0: authenticated').waitFor({ timeout: 20_000 });
+    await page.getByText('terminal auth login: exited 0: authenticated').waitFor({ timeout: 120_000 });
     await page.getByText(/terminal auth method "Log in" exited 0: authenticated; it said: logging in as ada/).waitFor();
     await page.getByRole('button', { name: 'Broken login (terminal)' }).click();
     await page.getByRole('group', { name: 'Run terminal auth method Broken login?' }).getByRole('button', { name: 'Run it' }).click();
-    await page.getByText('terminal auth broken: failed (exit 3)').waitFor({ timeout: 20_000 });
+    await page.getByText('terminal auth broken: failed (exit 3)').waitFor({ timeout: 120_000 });
     // A terminal method never goes to authenticate.
     const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
     expect(snap.frames.filter((f) => f.method === 'authenticate')).toEqual([]);
@@ -394,40 +394,40 @@ describeBrowser('the console', () => {
     expect(await model.inputValue()).toBe('fast');
     expect(await verbose.isChecked()).toBe(false);
     await model.selectOption('smart');
-    await page.locator('.timeline .row', { hasText: 'config_option_update' }).waitFor({ timeout: 20_000 });
-    await expect.poll(() => verbose.isChecked(), { timeout: 20_000 }).toBe(true);
+    await page.locator('.timeline .row', { hasText: 'config_option_update' }).waitFor({ timeout: 120_000 });
+    await expect.poll(() => verbose.isChecked(), { timeout: 120_000 }).toBe(true);
     await verbose.uncheck();
-    await expect.poll(() => verbose.isChecked(), { timeout: 20_000 }).toBe(false);
+    await expect.poll(() => verbose.isChecked(), { timeout: 120_000 }).toBe(false);
     let snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
     expect(snap.frames.filter((f) => f.dir === 'c2a' && f.method === 'session/set_config_option').map((f) => (f.json as { params: unknown }).params)).toEqual([
       { sessionId: 'sess-1', configId: 'model', value: 'smart' }, { sessionId: 'sess-1', configId: 'verbose', type: 'boolean', value: false }]);
 
     await prompt(page, 'remember me');
-    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: remember me').waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: remember me').waitFor({ timeout: 120_000 });
     await page.getByRole('button', { name: 'Close session' }).click();
     await picker.waitFor({ state: 'detached' });
     // Load it again by its id: the agent streams its history back, and the session is the console's again.
     await page.getByRole('textbox', { name: 'session id' }).fill('sess-1');
     await page.getByRole('button', { name: 'Load', exact: true }).click();
-    await page.locator('.timeline .row', { hasText: 'user_message_chunk' }).waitFor({ timeout: 20_000 });
+    await page.locator('.timeline .row', { hasText: 'user_message_chunk' }).waitFor({ timeout: 120_000 });
     expect(await picker.inputValue()).toBe('sess-1');
     expect(await model.inputValue()).toBe('smart');
     // A second session, then the list: delete one from it.
     await page.getByRole('button', { name: 'New session' }).click();
-    await expect.poll(() => picker.inputValue(), { timeout: 20_000 }).toBe('sess-2');
+    await expect.poll(() => picker.inputValue(), { timeout: 120_000 }).toBe('sess-2');
     await page.getByRole('button', { name: 'List sessions' }).click();
     const listed = page.getByRole('list', { name: 'Listed sessions' });
     await listed.getByText('title of sess-2').waitFor();
     await listed.getByRole('listitem').filter({ hasText: 'sess-2' }).getByRole('button', { name: 'delete' }).click();
     await listed.getByText('title of sess-2').waitFor({ state: 'detached' });
-    await expect.poll(() => picker.inputValue(), { timeout: 20_000 }).toBe('sess-1');
+    await expect.poll(() => picker.inputValue(), { timeout: 120_000 }).toBe('sess-1');
     expect(await picker.locator('option').count()).toBe(1);
     // Resume the closed first session from the list: no history streamed this time.
     await page.getByRole('button', { name: 'Close session' }).click();
     await picker.waitFor({ state: 'detached' });
     await page.getByRole('button', { name: 'List sessions' }).click();
     await listed.getByRole('listitem').filter({ hasText: 'sess-1' }).getByRole('button', { name: 'resume' }).click();
-    await expect.poll(() => picker.inputValue(), { timeout: 20_000 }).toBe('sess-1');
+    await expect.poll(() => picker.inputValue(), { timeout: 120_000 }).toBe('sess-1');
     snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
     const sentReqs = snap.frames.filter((f) => f.dir === 'c2a' && f.kind === 'request').map((f) => f.method);
     expect(sentReqs.filter((m) => /^session\/(load|resume|delete|list)$/.test(m!))).toEqual(['session/load', 'session/list', 'session/delete', 'session/list', 'session/resume']);
@@ -442,17 +442,17 @@ describeBrowser('the console', () => {
     const { c, page, errors } = await started('cancel-request', tmp.dir, AGENT);
     await prompt(page, 'slow');
     const turn = page.getByRole('article', { name: /^Turn at/ }).last();
-    await turn.locator('.md', { hasText: 'chunk 2' }).waitFor({ timeout: 20_000 });
+    await turn.locator('.md', { hasText: 'chunk 2' }).waitFor({ timeout: 120_000 });
     const button = page.getByRole('button', { name: /^\$\/cancel_request \d+$/ });
     const id = Number((await button.textContent())!.split(' ')[1]);
     await button.focus();
     await page.keyboard.press('Enter');
-    await button.waitFor({ state: 'detached', timeout: 20_000 });
+    await button.waitFor({ state: 'detached', timeout: 120_000 });
     await page.getByText('turn running…').waitFor({ state: 'detached' });
     // Let the agent's slow loop see the cancel and stop (it must not answer the prompt again).
-    await page.locator('.timeline .row', { has: page.locator('.c-method', { hasText: '$/cancel_request' }) }).waitFor({ timeout: 20_000 });
+    await page.locator('.timeline .row', { has: page.locator('.c-method', { hasText: '$/cancel_request' }) }).waitFor({ timeout: 120_000 });
     await prompt(page, 'after');
-    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: after').waitFor({ timeout: 20_000 });
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: after').waitFor({ timeout: 120_000 });
     const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
     const cancel = snap.frames.find((f) => f.dir === 'c2a' && f.method === '$/cancel_request')!;
     expect((cancel.json as { params: unknown }).params).toEqual({ requestId: id });

@@ -25,7 +25,7 @@ beforeAll(async () => {
   srv = await startServer({ dbPath: db.dbPath, port: 0 });
   browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1440, height: 860 } })).newPage();
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -67,5 +67,5 @@ describeBrowser('the detail pane before the model state is ready', () => {
     // The state column of the rows around it fills too: the page watches the recording, so the
     // server's fold for the column went on (one fold, shared with the State tab's request).
     await page.waitForFunction((seq) => (document.querySelector(`.row[data-seq="${seq}"] .c-state`)?.textContent ?? '') !== '', far, { timeout: 60_000 });
-  }, 120_000);
+  });
 });

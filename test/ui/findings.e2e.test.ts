@@ -22,7 +22,7 @@ beforeAll(async () => {
   const r = await cli(['export', join(ROOT, 'recordings/golden/wire-problems.jsonl'), '--html', '-o', report]);
   expect(r.code, r.stderr.toString()).toBe(0);
   browser = await launchBrowser();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

@@ -39,7 +39,7 @@ beforeAll(async () => {
   expect(scenarios.length).toBeGreaterThanOrEqual(2);
   srv = await startServer({ dbPath: db, port: 0 });
   browser = await launchBrowser();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

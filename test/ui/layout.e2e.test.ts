@@ -53,7 +53,7 @@ beforeAll(async () => {
   expect(wire.code, wire.stderr.toString()).toBe(0);
   srv = await startServer({ dbPath: db, port: 0 });
   browser = await launchBrowser();
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -125,7 +125,7 @@ describeBrowser('the layout at 1024, 1440 and 1920 px', () => {
     }
     expect(problems).toEqual([]);
     await page.close();
-  }, 120_000);
+  });
 
   it('the HTML report: the recording with its detail pane, grouped, and its findings; a frame with two badges', async () => {
     const page = await browser.newPage({ viewport: { width: WIDTHS[0]!, height: 800 } });
@@ -144,7 +144,7 @@ describeBrowser('the layout at 1024, 1440 and 1920 px', () => {
     }
     expect(problems).toEqual([]);
     await page.close();
-  }, 120_000);
+  });
 
   it('the static viewer: its landing, and a transcript opened in it', async () => {
     const page = await browser.newPage({ viewport: { width: WIDTHS[0]!, height: 800 } });
@@ -170,5 +170,5 @@ describeBrowser('the layout at 1024, 1440 and 1920 px', () => {
     }
     expect(problems).toEqual([]);
     await page.close();
-  }, 120_000);
+  });
 });

@@ -65,21 +65,21 @@ describeBrowser('following a live tap', () => {
 
     // The recordings list picks the new recording up by itself, marked live.
     const link = page.getByRole('link', { name: 'live-tap' });
-    await link.waitFor({ timeout: 20_000 });
+    await link.waitFor({ timeout: 120_000 });
     await page.locator('tr.running').waitFor();
     await link.click();
     await page.locator('.rec-title .pill.live').waitFor();
     // The agent waits for the user's permission choice: the request shows up while the turn runs.
     const perm = page.locator('.row', { hasText: 'session/request_permission' }).first();
-    await perm.waitFor({ timeout: 20_000 });
+    await perm.waitFor({ timeout: 120_000 });
     expect(await page.locator('.row .c-prev', { hasText: 'stopReason' }).count()).toBe(0);
     client.stdin!.write('1\n');
     // The rest of the turn streams in; the prompt's result with its stop reason arrives live.
-    await page.locator('.row .c-prev', { hasText: 'stopReason: end_turn' }).waitFor({ timeout: 20_000 });
+    await page.locator('.row .c-prev', { hasText: 'stopReason: end_turn' }).waitFor({ timeout: 120_000 });
     await new Promise<void>((resolve) => { if (client!.exitCode !== null) resolve(); else client!.once('exit', () => resolve()); });
     expect(clientOut).toContain('end_turn');
     // When the tap ends, the recording stops being live on the open page.
-    await page.locator('.rec-title .pill.live').waitFor({ state: 'detached', timeout: 20_000 });
+    await page.locator('.rec-title .pill.live').waitFor({ state: 'detached', timeout: 120_000 });
     await page.getByRole('tab', { name: 'Turns' }).click();
     await page.getByRole('article').first().locator('.md').waitFor();
     if (process.env.ACP_INSPECT_SHOTS) await page.screenshot({ path: join(process.env.ACP_INSPECT_SHOTS, 'live-tap-turns.png') });

@@ -116,7 +116,7 @@ describeBrowser('notes and fixtures in chromium', () => {
     const r = await cli(['note', '1', '6', 'written from the terminal', '--db', db]);
     expect(r.code, r.stderr).toBe(0);
     const item = page.locator('.notes-panel li', { hasText: 'written from the terminal' });
-    await item.waitFor({ timeout: 15_000 });
+    await item.waitFor({ timeout: 120_000 });
     await item.getByRole('button', { name: '#6' }).click();
     await expect.poll(() => new URL(page.url()).searchParams.get('sel')).toBe('6');
     await page.locator('.item-notes .note-text', { hasText: 'written from the terminal' }).waitFor();

@@ -33,7 +33,7 @@ beforeAll(async () => {
   }));
   srv = await startServer({ dbPath: db, port: 0 });
   browser = await launchBrowser();
-}, 60_000);
+});
 
 afterAll(async () => {
   await browser?.close();

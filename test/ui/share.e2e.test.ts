@@ -224,9 +224,9 @@ describeBrowser('the static viewer', () => {
     await page.goto(base);
     await page.getByText('Files never leave your browser').first().waitFor();
     await page.getByLabel('Open a transcript file').setInputFiles(file);
-    await page.locator('.row[class*="dir-"]').first().waitFor({ timeout: 30_000 });
+    await page.locator('.row[class*="dir-"]').first().waitFor({ timeout: 120_000 });
     // The rows come first; the checker's findings when it is done.
-    await page.waitForFunction(() => (window as unknown as { acpInspectViewer?: unknown }).acpInspectViewer !== undefined, undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => (window as unknown as { acpInspectViewer?: unknown }).acpInspectViewer !== undefined, undefined, { timeout: 120_000 });
     return page.evaluate(() => (window as unknown as { acpInspectViewer: { findings: { seq: number; rule: string; severity: string }[] } }).acpInspectViewer.findings);
   }
 

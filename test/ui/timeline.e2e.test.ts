@@ -250,8 +250,8 @@ describeBrowser('the timeline UI in chromium', () => {
       store.close();
     }
     const lastSeq = liveBuilder.seq;
-    await page.locator(`.row[data-seq="${lastSeq}"]`).waitFor({ timeout: 10_000 });
-    await page.locator('.row[data-seq="6"] .badge.sev-warning').waitFor({ timeout: 10_000 });
+    await page.locator(`.row[data-seq="${lastSeq}"]`).waitFor({ timeout: 120_000 });
+    await page.locator('.row[data-seq="6"] .badge.sev-warning').waitFor({ timeout: 120_000 });
     await shot('live');
     // Grouped while live: a turn that starts shows as running, then its stop reason when it ends.
     await page.getByRole('button', { name: 'group by turn' }).click();
@@ -262,9 +262,9 @@ describeBrowser('the timeline UI in chromium', () => {
     };
     append(() => liveBuilder.frame('c2a', { jsonrpc: '2.0', id: 9, method: 'session/prompt', params: { sessionId: 'sess-1', prompt: [{ type: 'text', text: 'Second live turn' }] } }));
     const head = page.locator('.turn-row').filter({ hasText: 'Second live turn' });
-    await head.filter({ hasText: 'running' }).waitFor({ timeout: 10_000 });
+    await head.filter({ hasText: 'running' }).waitFor({ timeout: 120_000 });
     append(() => liveBuilder.frame('a2c', { jsonrpc: '2.0', id: 9, result: { stopReason: 'cancelled' } }));
-    await head.filter({ hasText: 'cancelled' }).waitFor({ timeout: 10_000 });
+    await head.filter({ hasText: 'cancelled' }).waitFor({ timeout: 120_000 });
   });
 
   it('opens a 100,000-item recording with only the rows in view in the page, and reaches its end', async () => {

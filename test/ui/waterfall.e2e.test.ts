@@ -71,7 +71,7 @@ beforeAll(async () => {
   const api = async <T>(path: string) => (await (await page.request.get(`${new URL(srv.url).origin}${path}`)).json()) as T;
   wf = await api<Waterfall>('/api/recordings/1/waterfall');
   ins = await api<Insights>('/api/recordings/1/insights');
-}, 90_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -157,7 +157,7 @@ describeBrowser('the waterfall, playback and insights in chromium', () => {
     await page.getByRole('button', { name: 'Play' }).click();
     // It plays to the end at 100× and stops; the selection followed it.
     const last = wf.frames.seq[wf.frames.seq.length - 1]!;
-    await expect.poll(() => new URL(page.url()).searchParams.get('sel'), { timeout: 20_000 }).toBe(String(last));
+    await expect.poll(() => new URL(page.url()).searchParams.get('sel'), { timeout: 120_000 }).toBe(String(last));
     await expect.poll(() => new URL(page.url()).searchParams.get('at')).toBe(String(last));
     await page.getByRole('button', { name: 'Play' }).waitFor();
     // The turn card beside the waterfall shows the turn as it stood at the playhead.
@@ -216,7 +216,7 @@ describeBrowser('the waterfall, playback and insights in chromium', () => {
     await p.goto(srv.url);
     await p.goto(`${new URL(srv.url).origin}/viewer/`);
     await p.getByLabel('Open a transcript file').setInputFiles(transcript);
-    await p.locator('.row').first().waitFor({ timeout: 30_000 });
+    await p.locator('.row').first().waitFor({ timeout: 120_000 });
     await p.getByRole('tab', { name: 'Waterfall' }).click();
     const labels = await expectTurnWithToolsAndPermission(p);
     await page.goto(`${srv.url}&rec=1&view=waterfall`);
