@@ -13,21 +13,45 @@ import { layTurns, turnInfoOf } from '../view/turns.js';
 import { quantile } from '../view/insights.js';
 import { entityPatch, patchTarget, startsEntity } from '../view/patch.js';
 import { SCAN_BUDGET_MS, type MatchCache } from './matches.js';
+import { transportCellOf, type TransportData } from '../wire/transport-event.js';
 
 /** Columns a timeline row needs: no full raw text for big frames (only a prefix is previewed). */
 const ROW_COLS = `i.seq, i.t, i.dir, i.kind, i.method, i.rpc_id, i.reply_to, i.latency, i.session_id, i.size, i.parse_error,
   CASE WHEN length(i.raw) > 262144 THEN substr(i.raw, 1, 400) ELSE i.raw END AS raw,
   (SELECT r.seq FROM items r WHERE r.recording_id = i.recording_id AND r.reply_to = i.seq AND i.kind = 'request' LIMIT 1) AS response_seq,
-  (SELECT group_concat(f.severity) FROM findings f WHERE f.recording_id = i.recording_id AND f.seq = i.seq) AS sev`;
+  (SELECT group_concat(f.severity) FROM findings f WHERE f.recording_id = i.recording_id AND f.seq = i.seq) AS sev,
+  (SELECT group_concat(n.raw, char(10)) FROM items n WHERE i.dir IN ('c2a', 'a2c') AND n.recording_id = i.recording_id
+    AND n.seq IN (i.seq - 1, i.seq + 1) AND n.kind = 'transport' AND n.dir = 'event') AS near_transport`;
 
 interface RowOut extends Omit<ItemRow, 'raw_bytes' | 'truncated'> {
   response_seq: number | null;
   sev: string | null;
+  /** The transport events right beside a frame (JSON lines), where the recorder puts the ones about it. */
+  near_transport: string | null;
 }
 
 const SEV_ORDER: Record<string, number> = { error: 0, warning: 1, info: 2 };
 
-export function toTimelineRow(r: RowOut): TimelineRow {
+/** A remote agent's recording: the transport its first transport event names (null: a stdio recording). */
+export function recordingTransport(store: Store, recordingId: number): 'http' | 'ws' | null {
+  const r = store.db.prepare(`SELECT raw FROM items WHERE recording_id = ? AND kind = 'transport' AND dir = 'event' ORDER BY seq LIMIT 1`).get(recordingId) as { raw: string } | undefined;
+  if (!r) return null;
+  try {
+    const t = (JSON.parse(r.raw) as TransportData).transport;
+    return t === 'http' || t === 'ws' ? t : null;
+  } catch { return null; }
+}
+
+function nearTransport(lines: string | null): TransportData[] {
+  if (lines === null) return [];
+  const out: TransportData[] = [];
+  for (const l of lines.split('\n')) {
+    try { out.push(JSON.parse(l) as TransportData); } catch { /* not ours */ }
+  }
+  return out;
+}
+
+export function toTimelineRow(r: RowOut, transport: 'http' | 'ws' | null = null): TimelineRow {
   const sev = r.sev ? [...new Set(r.sev.split(','))].sort((a, b) => (SEV_ORDER[a] ?? 3) - (SEV_ORDER[b] ?? 3)) : [];
   const row: TimelineRow = {
     seq: r.seq, t: r.t, dir: r.dir as TimelineRow['dir'], kind: r.kind, method: r.method, replyTo: r.reply_to,
@@ -37,6 +61,10 @@ export function toTimelineRow(r: RowOut): TimelineRow {
   };
   if (r.rpc_id !== null) {
     try { row.id = JSON.parse(r.rpc_id) as TimelineRow['id']; } catch { /* keep none */ }
+  }
+  if (transport !== null && (r.dir === 'c2a' || r.dir === 'a2c')) {
+    const cell = transportCellOf({ kind: r.kind as Frame['kind'], id: row.id, method: r.method ?? undefined }, nearTransport(r.near_transport), transport);
+    if (cell) row.transport = cell;
   }
   return row;
 }
@@ -76,7 +104,9 @@ export function listPage(store: Store, matches: MatchCache, recordingId: number,
   }
   let prevT: number | null = null;
   if (offset > 0 && rows.length && offset - 1 < total) prevT = rows.shift()!.t;
-  const page: TimelinePage = { total, offset, rows: rows.map(toTimelineRow), prevT };
+  const transport = recordingTransport(store, recordingId);
+  const page: TimelinePage = { total, offset, rows: rows.map((r) => toTimelineRow(r, transport)), prevT };
+  if (transport) page.transport = transport;
   if (partial) page.partial = true;
   return page;
 }
@@ -100,7 +130,8 @@ export function listPosition(store: Store, matches: MatchCache, recordingId: num
 export function rowsAfter(store: Store, recordingId: number, afterSeq: number, limit = 5000): TimelineRow[] {
   const rows = store.db.prepare(`SELECT ${ROW_COLS} FROM items i WHERE i.recording_id = ? AND i.seq > ? ORDER BY i.seq LIMIT ?`)
     .all(recordingId, afterSeq, limit) as RowOut[];
-  return rows.map(toTimelineRow);
+  const transport = rows.length ? recordingTransport(store, recordingId) : null;
+  return rows.map((r) => toTimelineRow(r, transport));
 }
 
 export function readItem(store: Store, recordingId: number, seq: number): Item | undefined {

@@ -107,12 +107,41 @@ export function isTransportEvent(item: { dir: string; type?: string }): item is 
  * carried it): the same JSON-RPC id and kind of message, or for a notification the same method.
  * The recorder puts such an event right beside its frame (after a POST's, before a streamed one's).
  */
-export function transportIsAbout(d: TransportData, frame: Frame): boolean {
+export function transportIsAbout(d: TransportData, frame: Pick<Frame, 'kind' | 'id' | 'method'>): boolean {
   const rpc = d.rpc;
   if (!rpc || rpc.kind === 'other') return false;
   const kind = frame.kind === 'result' || frame.kind === 'error' ? 'response' : frame.kind;
   if (rpc.kind !== kind) return false;
   return kind === 'notification' ? rpc.method === frame.method : rpc.id === frame.id;
+}
+
+/**
+ * What a timeline row shows of how a frame travelled: its POST and the status it got, the SSE
+ * stream it came on (the connection's or a session's), the WebSocket, or the tap (which answered
+ * itself). `sessionId`: the session a POST named (`Acp-Session-Id`) or whose stream carried it.
+ */
+export interface TransportCell {
+  via: 'POST' | 'SSE' | 'WS' | 'tap';
+  status?: number;
+  stream?: 'connection' | 'session';
+  sessionId?: string;
+}
+
+/**
+ * The transport cell of a frame from the transport events right beside it (`near`, where the
+ * recorder puts the ones about it) and the recording's transport (`recording`: a WebSocket carries
+ * every frame, so a frame of a WebSocket recording shows it without an event of its own). Null for
+ * a frame nothing says how it travelled (every frame of a stdio recording).
+ */
+export function transportCellOf(frame: Pick<Frame, 'kind' | 'id' | 'method'>, near: readonly TransportData[], recording: 'http' | 'ws' | null): TransportCell | null {
+  for (const d of near) {
+    if (!transportIsAbout(d, frame)) continue;
+    const sid = d.sessionId ?? undefined;
+    if (d.op === 'post') return { via: 'POST', ...(d.status !== undefined ? { status: d.status } : {}), ...(sid ? { sessionId: sid } : {}) };
+    if (d.op === 'sse-message') return { via: 'SSE', ...(d.stream ? { stream: d.stream } : {}), ...(d.stream === 'session' && sid ? { sessionId: sid } : {}) };
+    if (d.op === 'answered-by-tap') return { via: 'tap' };
+  }
+  return recording === 'ws' ? { via: 'WS' } : null;
 }
 
 /** A transport event in a few words, for a timeline's line: `POST 202 session/prompt #2 session s1`. */
