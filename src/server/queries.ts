@@ -13,21 +13,17 @@ import { layTurns, turnInfoOf } from '../view/turns.js';
 import { quantile } from '../view/insights.js';
 import { entityPatch, patchTarget, startsEntity } from '../view/patch.js';
 import { SCAN_BUDGET_MS, type MatchCache } from './matches.js';
-import { transportCellOf, type TransportData } from '../wire/transport-event.js';
+import { transportCellOf, TRANSPORT_NEAR, type TransportData } from '../wire/transport-event.js';
 
 /** Columns a timeline row needs: no full raw text for big frames (only a prefix is previewed). */
 const ROW_COLS = `i.seq, i.t, i.dir, i.kind, i.method, i.rpc_id, i.reply_to, i.latency, i.session_id, i.size, i.parse_error,
   CASE WHEN length(i.raw) > 262144 THEN substr(i.raw, 1, 400) ELSE i.raw END AS raw,
   (SELECT r.seq FROM items r WHERE r.recording_id = i.recording_id AND r.reply_to = i.seq AND i.kind = 'request' LIMIT 1) AS response_seq,
-  (SELECT group_concat(f.severity) FROM findings f WHERE f.recording_id = i.recording_id AND f.seq = i.seq) AS sev,
-  (SELECT group_concat(n.raw, char(10)) FROM items n WHERE i.dir IN ('c2a', 'a2c') AND n.recording_id = i.recording_id
-    AND n.seq IN (i.seq - 1, i.seq + 1) AND n.kind = 'transport' AND n.dir = 'event') AS near_transport`;
+  (SELECT group_concat(f.severity) FROM findings f WHERE f.recording_id = i.recording_id AND f.seq = i.seq) AS sev`;
 
 interface RowOut extends Omit<ItemRow, 'raw_bytes' | 'truncated'> {
   response_seq: number | null;
   sev: string | null;
-  /** The transport events right beside a frame (JSON lines), where the recorder puts the ones about it. */
-  near_transport: string | null;
 }
 
 const SEV_ORDER: Record<string, number> = { error: 0, warning: 1, info: 2 };
@@ -42,16 +38,38 @@ export function recordingTransport(store: Store, recordingId: number): 'http' | 
   } catch { return null; }
 }
 
-function nearTransport(lines: string | null): TransportData[] {
-  if (lines === null) return [];
-  const out: TransportData[] = [];
-  for (const l of lines.split('\n')) {
-    try { out.push(JSON.parse(l) as TransportData); } catch { /* not ours */ }
+/** The transport events from seq `from` to `to`, in order. */
+function transportBetween(store: Store, recordingId: number, from: number, to: number): { seq: number; data: TransportData }[] {
+  const rows = store.db.prepare(`SELECT seq, raw FROM items WHERE recording_id = ? AND seq BETWEEN ? AND ? AND kind = 'transport' AND dir = 'event' ORDER BY seq`)
+    .all(recordingId, from, to) as { seq: number; raw: string }[];
+  const out: { seq: number; data: TransportData }[] = [];
+  for (const r of rows) {
+    try { out.push({ seq: r.seq, data: JSON.parse(r.raw) as TransportData }); } catch { /* not ours */ }
   }
   return out;
 }
 
-export function toTimelineRow(r: RowOut, transport: 'http' | 'ws' | null = null): TimelineRow {
+/** Timeline rows of `rows`, with a remote agent's frames' transport cells. */
+function timelineRows(store: Store, recordingId: number, rows: RowOut[], transport: 'http' | 'ws' | null): TimelineRow[] {
+  const out = rows.map(toTimelineRow);
+  if (transport === null) return out;
+  // The events around the rows, read in windows as the rows go (a filtered page's rows may be far apart).
+  const near: { seq: number; data: TransportData }[] = [];
+  let readTo = -Infinity;
+  for (const row of out) {
+    if (row.dir !== 'c2a' && row.dir !== 'a2c') continue;
+    if (row.seq + TRANSPORT_NEAR > readTo) {
+      const from = Math.max(readTo + 1, row.seq - TRANSPORT_NEAR);
+      readTo = row.seq + 4 * TRANSPORT_NEAR;
+      near.push(...transportBetween(store, recordingId, from, readTo));
+    }
+    const cell = transportCellOf({ seq: row.seq, dir: row.dir, kind: row.kind as Frame['kind'], id: row.id, method: row.method ?? undefined, sessionId: row.sessionId ?? undefined }, near, transport);
+    if (cell) row.transport = cell;
+  }
+  return out;
+}
+
+export function toTimelineRow(r: RowOut): TimelineRow {
   const sev = r.sev ? [...new Set(r.sev.split(','))].sort((a, b) => (SEV_ORDER[a] ?? 3) - (SEV_ORDER[b] ?? 3)) : [];
   const row: TimelineRow = {
     seq: r.seq, t: r.t, dir: r.dir as TimelineRow['dir'], kind: r.kind, method: r.method, replyTo: r.reply_to,
@@ -61,10 +79,6 @@ export function toTimelineRow(r: RowOut, transport: 'http' | 'ws' | null = null)
   };
   if (r.rpc_id !== null) {
     try { row.id = JSON.parse(r.rpc_id) as TimelineRow['id']; } catch { /* keep none */ }
-  }
-  if (transport !== null && (r.dir === 'c2a' || r.dir === 'a2c')) {
-    const cell = transportCellOf({ kind: r.kind as Frame['kind'], id: row.id, method: r.method ?? undefined }, nearTransport(r.near_transport), transport);
-    if (cell) row.transport = cell;
   }
   return row;
 }
@@ -105,7 +119,7 @@ export function listPage(store: Store, matches: MatchCache, recordingId: number,
   let prevT: number | null = null;
   if (offset > 0 && rows.length && offset - 1 < total) prevT = rows.shift()!.t;
   const transport = recordingTransport(store, recordingId);
-  const page: TimelinePage = { total, offset, rows: rows.map((r) => toTimelineRow(r, transport)), prevT };
+  const page: TimelinePage = { total, offset, rows: timelineRows(store, recordingId, rows, transport), prevT };
   if (transport) page.transport = transport;
   if (partial) page.partial = true;
   return page;
@@ -130,8 +144,7 @@ export function listPosition(store: Store, matches: MatchCache, recordingId: num
 export function rowsAfter(store: Store, recordingId: number, afterSeq: number, limit = 5000): TimelineRow[] {
   const rows = store.db.prepare(`SELECT ${ROW_COLS} FROM items i WHERE i.recording_id = ? AND i.seq > ? ORDER BY i.seq LIMIT ?`)
     .all(recordingId, afterSeq, limit) as RowOut[];
-  const transport = rows.length ? recordingTransport(store, recordingId) : null;
-  return rows.map((r) => toTimelineRow(r, transport));
+  return timelineRows(store, recordingId, rows, rows.length ? recordingTransport(store, recordingId) : null);
 }
 
 export function readItem(store: Store, recordingId: number, seq: number): Item | undefined {

@@ -17,7 +17,7 @@ import { StateIndex, type StatesData } from './states.js';
 import { SourceError, type DataSource, type FixtureFile, type NoteView, type Position } from './source.js';
 import { sliceRecording, SliceError } from '../transcript/slice.js';
 import { columnsOf, itemOf, storedItem, type ItemColumns } from './columns.js';
-import { transportCellOf, TRANSPORT_EVENT, type TransportData } from '../wire/transport-event.js';
+import { transportCellOf, TRANSPORT_EVENT, TRANSPORT_NEAR, type TransportData } from '../wire/transport-event.js';
 import { itemToLine, noteToLine, parseTranscript, serializeTranscript, sortNotes, TRANSCRIPT_VERSION, type TranscriptHeader, type TranscriptNote } from '../transcript/format.js';
 
 /** What a memory source is built from: the items (parsed) or their columns (the report ships those). */
@@ -143,13 +143,14 @@ export class MemorySource implements DataSource {
     if (s !== undefined) row.state = s;
     const transport = this.transport();
     if (transport !== null && (r.dir === 'c2a' || r.dir === 'a2c')) {
-      const near: TransportData[] = [];
-      for (const n of [this.bySeq.get(r.seq - 1), this.bySeq.get(r.seq + 1)]) {
+      const near: { seq: number; data: TransportData }[] = [];
+      for (let seq = r.seq - TRANSPORT_NEAR; seq <= r.seq + TRANSPORT_NEAR; seq++) {
+        const n = this.bySeq.get(seq);
         if (n && n.dir === 'event' && n.kind === TRANSPORT_EVENT) {
-          try { near.push(JSON.parse(n.raw) as TransportData); } catch { /* not ours */ }
+          try { near.push({ seq, data: JSON.parse(n.raw) as TransportData }); } catch { /* not ours */ }
         }
       }
-      const cell = transportCellOf({ kind: r.kind as Frame['kind'], id: row.id, method: r.method ?? undefined }, near, transport);
+      const cell = transportCellOf({ seq: r.seq, dir: r.dir as Frame['dir'], kind: r.kind as Frame['kind'], id: row.id, method: r.method ?? undefined, sessionId: r.sessionId ?? undefined }, near, transport);
       if (cell) row.transport = cell;
     }
     return row;

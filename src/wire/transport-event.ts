@@ -127,19 +127,36 @@ export interface TransportCell {
   sessionId?: string;
 }
 
+/** How far from its frame (in items) the recorder may put a transport event about it. */
+export const TRANSPORT_NEAR = 64;
+
 /**
- * The transport cell of a frame from the transport events right beside it (`near`, where the
- * recorder puts the ones about it) and the recording's transport (`recording`: a WebSocket carries
- * every frame, so a frame of a WebSocket recording shows it without an event of its own). Null for
- * a frame nothing says how it travelled (every frame of a stdio recording).
+ * The transport cell of a frame from the transport events around it (`near`, with their seqs, in
+ * seq order) and the recording's transport (`recording`: a WebSocket carries every frame, so a
+ * frame of a WebSocket recording shows it without an event of its own). The recorder puts a
+ * POST's event after its frame and a streamed message's before it, but not always right beside it:
+ * a stream's events are recorded as they are read, ahead of the frames they carry, and other
+ * streams' events come between. So a client's frame takes the nearest POST after it about it, and
+ * an agent's the nearest stream event before it about it. Null for a frame nothing says how it
+ * travelled (every frame of a stdio recording).
  */
-export function transportCellOf(frame: Pick<Frame, 'kind' | 'id' | 'method'>, near: readonly TransportData[], recording: 'http' | 'ws' | null): TransportCell | null {
-  for (const d of near) {
-    if (!transportIsAbout(d, frame)) continue;
-    const sid = d.sessionId ?? undefined;
-    if (d.op === 'post') return { via: 'POST', ...(d.status !== undefined ? { status: d.status } : {}), ...(sid ? { sessionId: sid } : {}) };
-    if (d.op === 'sse-message') return { via: 'SSE', ...(d.stream ? { stream: d.stream } : {}), ...(d.stream === 'session' && sid ? { sessionId: sid } : {}) };
-    if (d.op === 'answered-by-tap') return { via: 'tap' };
+export function transportCellOf(frame: Pick<Frame, 'seq' | 'dir' | 'kind' | 'id' | 'method' | 'sessionId'>, near: readonly { seq: number; data: TransportData }[], recording: 'http' | 'ws' | null): TransportCell | null {
+  const about = (d: TransportData) => transportIsAbout(d, frame) && (frame.kind !== 'notification' || d.rpc?.sessionId === frame.sessionId);
+  if (frame.dir === 'c2a') {
+    for (const e of near) {
+      if (e.seq <= frame.seq || e.seq > frame.seq + TRANSPORT_NEAR || e.data.op !== 'post' || !about(e.data)) continue;
+      const sid = e.data.sessionId ?? undefined;
+      return { via: 'POST', ...(e.data.status !== undefined ? { status: e.data.status } : {}), ...(sid ? { sessionId: sid } : {}) };
+    }
+  } else {
+    for (let i = near.length - 1; i >= 0; i--) {
+      const e = near[i]!;
+      const d = e.data;
+      if (e.seq >= frame.seq || e.seq < frame.seq - TRANSPORT_NEAR || (d.op !== 'sse-message' && d.op !== 'answered-by-tap') || !about(d)) continue;
+      if (d.op === 'answered-by-tap') return { via: 'tap' };
+      const sid = d.sessionId ?? undefined;
+      return { via: 'SSE', ...(d.stream ? { stream: d.stream } : {}), ...(d.stream === 'session' && sid ? { sessionId: sid } : {}) };
+    }
   }
   return recording === 'ws' ? { via: 'WS' } : null;
 }
