@@ -45,7 +45,9 @@ beforeAll(async () => {
       await initialize(ctx);
       const s = await newSession(ctx);
       sessions[id] = s.sessionId;
-      return (await prompt(ctx, s.sessionId, 'hello')).stopReason;
+      // A turn that asks the editor's permission: it ends only after a round trip of its own, well
+      // after the agent got its POST (whose status the waterfall's split needs before the turn's end).
+      return (await prompt(ctx, s.sessionId, 'permission')).stopReason;
     });
     expect(run.error, run.stderr).toBeUndefined();
     expect(run.result).toBe('end_turn');
@@ -124,6 +126,7 @@ describeBrowser('a remote recording in chromium', () => {
 
   it('the waterfall splits a POSTed request into network time (to its HTTP status) and the agent\'s time', async () => {
     const origin = new URL(srv.url).origin;
+    await page.goto(srv.url); // the page's token lets its requests in
     const wf = (await (await page.request.get(`${origin}/api/recordings/1/waterfall`)).json()) as Waterfall;
     const turn = wf.spans.find((s) => s.type === 'turn')!;
     expect(turn.httpStatus).toBe(202);
@@ -136,7 +139,7 @@ describeBrowser('a remote recording in chromium', () => {
     expect(wf.spans.find((s) => s.label === 'initialize')?.httpStatus).toBe(200);
 
     await page.goto(`${srv.url}&rec=1&view=waterfall`);
-    const bar = page.getByRole('button', { name: /^prompt turn “hello” .* \(network [\d.]+ (ms|s) to HTTP 202, agent [\d.]+ (ms|s)\)/ });
+    const bar = page.getByRole('button', { name: /^prompt turn “permission” .* \(network [\d.]+ (ms|s) to HTTP 202, agent [\d.]+ (ms|s)\)/ });
     await bar.waitFor();
     expect(await bar.locator('.wf-net').count()).toBe(1);
     await expect.poll(() => page.getByRole('button', { name: /^initialize .*\(network .* to HTTP 200, agent / }).count()).toBe(1);
@@ -146,7 +149,7 @@ describeBrowser('a remote recording in chromium', () => {
 
     // Over WebSocket nothing gives a request's network time: the bars are as before.
     await page.goto(`${srv.url}&rec=2&view=waterfall`);
-    await page.getByRole('button', { name: /^prompt turn “hello” / }).waitFor();
+    await page.getByRole('button', { name: /^prompt turn “permission” / }).waitFor();
     expect(await page.locator('.wf-net').count()).toBe(0);
     const labels = await page.locator('.wf-bar').evaluateAll((els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
     expect(labels.some((l) => l.includes('network'))).toBe(false);
