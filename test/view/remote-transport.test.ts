@@ -6,6 +6,12 @@
  * waterfall's split of a POSTed request into network time and the agent's.
  */
 import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createApp } from '../../src/server/index.js';
+import { Store } from '../../src/store/store.js';
+import { HttpSource } from '../../ui/src/api.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import { RULES, summarizeState } from '../../src/check/index.js';
 import { checkStream } from '../../src/check-run/run.js';
@@ -75,6 +81,34 @@ describe('the timeline\'s transport cells', () => {
     ]);
     // Events and the rows between keep no cell.
     expect(page.rows.filter((r) => r.dir === 'event').every((r) => r.transport === undefined)).toBe(true);
+  });
+
+  it('the server answers the same cells as the in-memory source, page by page', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'acp-remote-cells-'));
+    const dbPath = join(dir, 'db.sqlite');
+    const store = Store.open(dbPath);
+    const ids = [http().text(), http(true).text()].map((t) => store.importRecording(parseTranscript(t)));
+    store.close();
+    const HOST = '127.0.0.1:4734';
+    const app = createApp({ dbPath, token: 't', allowedHosts: [HOST] });
+    try {
+      const server = new HttpSource('', ((url: string, init?: RequestInit) => app.request(`http://${HOST}${url}`, { ...init, headers: { host: HOST, authorization: 'Bearer t' } })) as typeof fetch);
+      for (const [k, text] of [http().text(), http(true).text()].entries()) {
+        const mem = (await cells(text)).page;
+        // Pages of 3 rows: a page's cells come from events outside it.
+        for (let offset = 0; offset < mem.total; offset += 3) {
+          const a = await server.page(ids[k]!, '', offset, 3);
+          expect(a.transport).toBe('http');
+          expect(a.rows.map((r) => [r.seq, r.transport ?? null])).toEqual(mem.rows.slice(offset, offset + 3).map((r) => [r.seq, r.transport ?? null]));
+        }
+        // A filtered page (the frames alone) likewise.
+        const f = await server.page(ids[k]!, 'dir:a2c', 0, 50);
+        expect(f.rows.map((r) => r.transport ?? null)).toEqual(mem.rows.filter((r) => r.dir === 'a2c').map((r) => r.transport ?? null));
+      }
+    } finally {
+      app.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('a notification takes only an event of its own session', async () => {
