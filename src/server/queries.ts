@@ -38,30 +38,26 @@ export function recordingTransport(store: Store, recordingId: number): 'http' | 
   } catch { return null; }
 }
 
-/** The transport events from seq `from` to `to`, in order. */
-function transportBetween(store: Store, recordingId: number, from: number, to: number): { seq: number; data: TransportData }[] {
-  const rows = store.db.prepare(`SELECT seq, raw FROM items WHERE recording_id = ? AND seq BETWEEN ? AND ? AND kind = 'transport' AND dir = 'event' ORDER BY seq`)
-    .all(recordingId, from, to) as { seq: number; raw: string }[];
-  const out: { seq: number; data: TransportData }[] = [];
-  for (const r of rows) {
-    try { out.push({ seq: r.seq, data: JSON.parse(r.raw) as TransportData }); } catch { /* not ours */ }
-  }
-  return out;
-}
-
 /** Timeline rows of `rows`, with a remote agent's frames' transport cells. */
 function timelineRows(store: Store, recordingId: number, rows: RowOut[], transport: 'http' | 'ws' | null): TimelineRow[] {
   const out = rows.map(toTimelineRow);
   if (transport === null) return out;
-  // The events around the rows, read in windows as the rows go (a filtered page's rows may be far apart).
-  const near: { seq: number; data: TransportData }[] = [];
+  // The events around the rows, read in windows as the rows go (a filtered page's rows may be far
+  // apart), and those too far behind the row dropped.
+  const read = store.db.prepare(`SELECT seq, raw FROM items WHERE recording_id = ? AND seq BETWEEN ? AND ? AND kind = 'transport' AND dir = 'event' ORDER BY seq`);
+  let near: { seq: number; data: TransportData }[] = [];
   let readTo = -Infinity;
   for (const row of out) {
     if (row.dir !== 'c2a' && row.dir !== 'a2c') continue;
+    let drop = 0;
+    while (drop < near.length && near[drop]!.seq < row.seq - TRANSPORT_NEAR) drop++;
+    if (drop > 0) near = near.slice(drop);
     if (row.seq + TRANSPORT_NEAR > readTo) {
       const from = Math.max(readTo + 1, row.seq - TRANSPORT_NEAR);
       readTo = row.seq + 4 * TRANSPORT_NEAR;
-      near.push(...transportBetween(store, recordingId, from, readTo));
+      for (const r of read.all(recordingId, from, readTo) as { seq: number; raw: string }[]) {
+        try { near.push({ seq: r.seq, data: JSON.parse(r.raw) as TransportData }); } catch { /* not ours */ }
+      }
     }
     const cell = transportCellOf({ seq: row.seq, dir: row.dir, kind: row.kind as Frame['kind'], id: row.id, method: row.method ?? undefined, sessionId: row.sessionId ?? undefined }, near, transport);
     if (cell) row.transport = cell;
