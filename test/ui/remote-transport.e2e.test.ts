@@ -6,7 +6,7 @@
  * their transport) shows neither.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
@@ -27,6 +27,14 @@ let page: Page;
 /** The recordings' items (1: over HTTP, 2: over WebSocket), as `export` gives them. */
 const items: Record<number, Item[]> = {};
 const sessions: Record<number, string> = {};
+
+const SHOTS = process.env.ACP_INSPECT_SHOTS; // a folder to write screenshots to, when set
+
+async function shot(p: Page, name: string): Promise<void> {
+  if (!SHOTS) return;
+  mkdirSync(SHOTS, { recursive: true });
+  await p.screenshot({ path: join(SHOTS, `${name}.png`) });
+}
 
 async function exported(id: number): Promise<string> {
   const r = await cli(['export', String(id), '--db', db, '--no-redact']);
@@ -107,6 +115,7 @@ describeBrowser('a remote recording in chromium', () => {
     expect(await cell(1, created.seq)).toBe('SSE · connection');
     const stream = (ev!.data as { stream: string }).stream;
     expect(await cell(1, answer.seq)).toBe(stream === 'session' ? `SSE · session ${sid}` : `SSE · ${stream}`);
+    await shot(page, 'remote-timeline');
   });
 
   it('a WebSocket recording shows WS on every frame', async () => {
@@ -146,6 +155,7 @@ describeBrowser('a remote recording in chromium', () => {
     await bar.hover();
     await expect.poll(() => page.getByRole('tooltip').textContent()).toMatch(/network [\d.]+ (ms|s) \(POST sent → HTTP 202\), agent [\d.]+ (ms|s)/);
     expect(await page.locator('.wf-legend').textContent()).toContain('network');
+    await shot(page, 'remote-waterfall');
 
     // Over WebSocket nothing gives a request's network time: the bars are as before.
     await page.goto(`${srv.url}&rec=2&view=waterfall`);
