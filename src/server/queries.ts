@@ -28,9 +28,10 @@ interface RowOut extends Omit<ItemRow, 'raw_bytes' | 'truncated'> {
 
 const SEV_ORDER: Record<string, number> = { error: 0, warning: 1, info: 2 };
 
-/** A remote agent's recording: the transport its first transport event names (null: a stdio recording). */
+/** A remote agent's recording: the transport its transport events name (null: a stdio recording). */
 export function recordingTransport(store: Store, recordingId: number): 'http' | 'ws' | null {
-  const r = store.db.prepare(`SELECT raw FROM items WHERE recording_id = ? AND kind = 'transport' AND dir = 'event' ORDER BY seq LIMIT 1`).get(recordingId) as { raw: string } | undefined;
+  // Any one of them (a recording has one transport), found by the kind index: an ORDER BY seq would walk a stdio recording's items.
+  const r = store.db.prepare(`SELECT raw FROM items WHERE recording_id = ? AND kind = 'transport' AND dir = 'event' LIMIT 1`).get(recordingId) as { raw: string } | undefined;
   if (!r) return null;
   try {
     const t = (JSON.parse(r.raw) as TransportData).transport;
