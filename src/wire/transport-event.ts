@@ -141,24 +141,31 @@ export const TRANSPORT_NEAR = 64;
  * travelled (every frame of a stdio recording).
  */
 export function transportCellOf(frame: Pick<Frame, 'seq' | 'dir' | 'kind' | 'id' | 'method' | 'sessionId'>, near: readonly { seq: number; data: TransportData }[], recording: 'http' | 'ws' | null): TransportCell | null {
+  const d = transportEventOf(frame, near);
+  if (d?.op === 'post') return { via: 'POST', ...(d.status !== undefined ? { status: d.status } : {}), ...(d.sessionId ? { sessionId: d.sessionId } : {}) };
+  if (d?.op === 'answered-by-tap') return { via: 'tap' };
+  if (d?.op === 'sse-message') return { via: 'SSE', ...(d.stream ? { stream: d.stream } : {}), ...(d.stream === 'session' && d.sessionId ? { sessionId: d.sessionId } : {}) };
+  return recording === 'ws' ? { via: 'WS' } : null;
+}
+
+/**
+ * The transport event about a frame among those around it (see transportCellOf): a client's
+ * frame's POST (the nearest after it), an agent's frame's stream event or the tap's answer (the
+ * nearest before it); null when none is within TRANSPORT_NEAR items.
+ */
+export function transportEventOf(frame: Pick<Frame, 'seq' | 'dir' | 'kind' | 'id' | 'method' | 'sessionId'>, near: readonly { seq: number; data: TransportData }[]): TransportData | null {
   const about = (d: TransportData) => transportIsAbout(d, frame) && (frame.kind !== 'notification' || d.rpc?.sessionId === frame.sessionId);
   if (frame.dir === 'c2a') {
     for (const e of near) {
-      if (e.seq <= frame.seq || e.seq > frame.seq + TRANSPORT_NEAR || e.data.op !== 'post' || !about(e.data)) continue;
-      const sid = e.data.sessionId ?? undefined;
-      return { via: 'POST', ...(e.data.status !== undefined ? { status: e.data.status } : {}), ...(sid ? { sessionId: sid } : {}) };
+      if (e.seq > frame.seq && e.seq <= frame.seq + TRANSPORT_NEAR && e.data.op === 'post' && about(e.data)) return e.data;
     }
   } else {
     for (let i = near.length - 1; i >= 0; i--) {
       const e = near[i]!;
-      const d = e.data;
-      if (e.seq >= frame.seq || e.seq < frame.seq - TRANSPORT_NEAR || (d.op !== 'sse-message' && d.op !== 'answered-by-tap') || !about(d)) continue;
-      if (d.op === 'answered-by-tap') return { via: 'tap' };
-      const sid = d.sessionId ?? undefined;
-      return { via: 'SSE', ...(d.stream ? { stream: d.stream } : {}), ...(d.stream === 'session' && sid ? { sessionId: sid } : {}) };
+      if (e.seq < frame.seq && e.seq >= frame.seq - TRANSPORT_NEAR && (e.data.op === 'sse-message' || e.data.op === 'answered-by-tap') && about(e.data)) return e.data;
     }
   }
-  return recording === 'ws' ? { via: 'WS' } : null;
+  return null;
 }
 
 /** A transport event in a few words, for a timeline's line: `POST 202 session/prompt #2 session s1`. */
