@@ -24,7 +24,7 @@ import { looksLikeFile, transcriptFileStream } from '../source.js';
 import { redactRecording } from '../redact.js';
 import type { Recording } from '../transcript/format.js';
 import type { Frame, Item } from '../wire/frame.js';
-import { describeTransport, isTransportEvent, transportIsAbout, type TransportData } from '../wire/transport-event.js';
+import { describeTransport, isTransportEvent, transportEventOf, TRANSPORT_NEAR, type TransportData } from '../wire/transport-event.js';
 import { McpContext, ToolError, parseCursor } from './context.js';
 import { PAGE_DEFAULT, PAGE_MAX, TEXT_BUDGET, cut, stateText, takePage, turnMarkdown } from './render.js';
 import { cutAnswer, excerpt, neutralize, origin, quoted, recordedBlock, recordedJson, token } from './recorded.js';
@@ -363,14 +363,17 @@ const getFrame: ToolDef = {
     const pairItem = isFrameItem ? pairOf(ctx.store, r.id, found) : null;
     const pair = pairItem ? ctx.frame(pairItem) as Frame : null;
     const findings = findingsAt(ctx.store, r.id, a.seq).map(withRule);
-    // A remote agent's frame: the transport event beside it (its POST, or the stream it came on).
+    // A remote agent's frame: the transport event about it (its POST, or the stream it came on),
+    // among those around it (a stream's events are recorded ahead of its frames, others between).
     const transport: TransportData[] = [];
     if (isFrameItem) {
-      for (const seq of [a.seq - 1, a.seq + 1]) {
-        const near = seq > 0 ? readItem(ctx.store, r.id, seq) : null;
-        const ev = near ? ctx.frame(near) : null;
-        if (ev && isTransportEvent(ev) && transportIsAbout(ev.data, frame)) transport.push(ev.data);
+      const near: { seq: number; data: TransportData }[] = [];
+      const around = ctx.store.selectItems(r.id, `seq BETWEEN ? AND ? AND kind = 'transport' AND dir = 'event'`, [a.seq - TRANSPORT_NEAR, a.seq + TRANSPORT_NEAR], { index: 'items_rec_seq' });
+      for (const it of around) {
+        if (isTransportEvent(it)) near.push({ seq: it.seq, data: it.data });
       }
+      const d = transportEventOf(frame, near);
+      if (d) transport.push(d);
     }
     const state = await stateWithin(ctx, r.id, a.seq);
     const session = state && isFrameItem && frame.sessionId ? state.sessions[frame.sessionId] : undefined;

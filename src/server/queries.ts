@@ -13,6 +13,7 @@ import { layTurns, turnInfoOf } from '../view/turns.js';
 import { quantile } from '../view/insights.js';
 import { entityPatch, patchTarget, startsEntity } from '../view/patch.js';
 import { SCAN_BUDGET_MS, type MatchCache } from './matches.js';
+import { transportCellOf, TRANSPORT_NEAR, type TransportData } from '../wire/transport-event.js';
 
 /** Columns a timeline row needs: no full raw text for big frames (only a prefix is previewed). */
 const ROW_COLS = `i.seq, i.t, i.dir, i.kind, i.method, i.rpc_id, i.reply_to, i.latency, i.session_id, i.size, i.parse_error,
@@ -26,6 +27,44 @@ interface RowOut extends Omit<ItemRow, 'raw_bytes' | 'truncated'> {
 }
 
 const SEV_ORDER: Record<string, number> = { error: 0, warning: 1, info: 2 };
+
+/** A remote agent's recording: the transport its transport events name (null: a stdio recording). */
+export function recordingTransport(store: Store, recordingId: number): 'http' | 'ws' | null {
+  // Any one of them (a recording has one transport), found by the kind index: an ORDER BY seq would walk a stdio recording's items.
+  const r = store.db.prepare(`SELECT raw FROM items WHERE recording_id = ? AND kind = 'transport' AND dir = 'event' LIMIT 1`).get(recordingId) as { raw: string } | undefined;
+  if (!r) return null;
+  try {
+    const t = (JSON.parse(r.raw) as TransportData).transport;
+    return t === 'http' || t === 'ws' ? t : null;
+  } catch { return null; }
+}
+
+/** Timeline rows of `rows`, with a remote agent's frames' transport cells. */
+function timelineRows(store: Store, recordingId: number, rows: RowOut[], transport: 'http' | 'ws' | null): TimelineRow[] {
+  const out = rows.map(toTimelineRow);
+  if (transport === null) return out;
+  // The events around the rows, read in windows as the rows go (a filtered page's rows may be far
+  // apart), and those too far behind the row dropped.
+  const read = store.db.prepare(`SELECT seq, raw FROM items WHERE recording_id = ? AND seq BETWEEN ? AND ? AND kind = 'transport' AND dir = 'event' ORDER BY seq`);
+  let near: { seq: number; data: TransportData }[] = [];
+  let readTo = -Infinity;
+  for (const row of out) {
+    if (row.dir !== 'c2a' && row.dir !== 'a2c') continue;
+    let drop = 0;
+    while (drop < near.length && near[drop]!.seq < row.seq - TRANSPORT_NEAR) drop++;
+    if (drop > 0) near = near.slice(drop);
+    if (row.seq + TRANSPORT_NEAR > readTo) {
+      const from = Math.max(readTo + 1, row.seq - TRANSPORT_NEAR);
+      readTo = row.seq + 4 * TRANSPORT_NEAR;
+      for (const r of read.all(recordingId, from, readTo) as { seq: number; raw: string }[]) {
+        try { near.push({ seq: r.seq, data: JSON.parse(r.raw) as TransportData }); } catch { /* not ours */ }
+      }
+    }
+    const cell = transportCellOf({ seq: row.seq, dir: row.dir, kind: row.kind as Frame['kind'], id: row.id, method: row.method ?? undefined, sessionId: row.sessionId ?? undefined }, near, transport);
+    if (cell) row.transport = cell;
+  }
+  return out;
+}
 
 export function toTimelineRow(r: RowOut): TimelineRow {
   const sev = r.sev ? [...new Set(r.sev.split(','))].sort((a, b) => (SEV_ORDER[a] ?? 3) - (SEV_ORDER[b] ?? 3)) : [];
@@ -76,7 +115,9 @@ export function listPage(store: Store, matches: MatchCache, recordingId: number,
   }
   let prevT: number | null = null;
   if (offset > 0 && rows.length && offset - 1 < total) prevT = rows.shift()!.t;
-  const page: TimelinePage = { total, offset, rows: rows.map(toTimelineRow), prevT };
+  const transport = recordingTransport(store, recordingId);
+  const page: TimelinePage = { total, offset, rows: timelineRows(store, recordingId, rows, transport), prevT };
+  if (transport) page.transport = transport;
   if (partial) page.partial = true;
   return page;
 }
@@ -100,7 +141,7 @@ export function listPosition(store: Store, matches: MatchCache, recordingId: num
 export function rowsAfter(store: Store, recordingId: number, afterSeq: number, limit = 5000): TimelineRow[] {
   const rows = store.db.prepare(`SELECT ${ROW_COLS} FROM items i WHERE i.recording_id = ? AND i.seq > ? ORDER BY i.seq LIMIT ?`)
     .all(recordingId, afterSeq, limit) as RowOut[];
-  return rows.map(toTimelineRow);
+  return timelineRows(store, recordingId, rows, rows.length ? recordingTransport(store, recordingId) : null);
 }
 
 export function readItem(store: Store, recordingId: number, seq: number): Item | undefined {

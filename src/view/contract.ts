@@ -6,6 +6,9 @@
  */
 import type { ItemDir, FrameKind, RpcId, Item } from '../wire/frame.js';
 import type { Indexing } from './indexing.js';
+import type { TransportCell } from '../wire/transport-event.js';
+
+export type { TransportCell };
 
 export type { Item };
 
@@ -94,6 +97,8 @@ export interface TimelineRow {
   findings: StoredFinding['severity'][];
   /** The checker's one-line state summary after this item, when the checker provides one. */
   state?: string;
+  /** A remote agent's frame: how it travelled (its POST and status, its SSE stream, the WebSocket). */
+  transport?: TransportCell;
 }
 
 /** A page of the (filtered) timeline. */
@@ -103,6 +108,8 @@ export interface TimelinePage {
   /** Index of the first row of `rows` within the filtered list. */
   offset: number;
   rows: TimelineRow[];
+  /** A remote agent's recording: its transport (the timeline then shows a transport column). */
+  transport?: 'http' | 'ws';
   /** `t` of the row just before `offset` in the filtered list (for the delta column). */
   prevT: number | null;
   /** The filter as understood, or an error naming the bad term. */

@@ -17,6 +17,7 @@ import { StateIndex, type StatesData } from './states.js';
 import { SourceError, type DataSource, type FixtureFile, type NoteView, type Position } from './source.js';
 import { sliceRecording, SliceError } from '../transcript/slice.js';
 import { columnsOf, itemOf, storedItem, type ItemColumns } from './columns.js';
+import { transportCellOf, TRANSPORT_EVENT, TRANSPORT_NEAR, type TransportData } from '../wire/transport-event.js';
 import { itemToLine, noteToLine, parseTranscript, serializeTranscript, sortNotes, TRANSCRIPT_VERSION, type TranscriptHeader, type TranscriptNote } from '../transcript/format.js';
 
 /** What a memory source is built from: the items (parsed) or their columns (the report ships those). */
@@ -140,7 +141,31 @@ export class MemorySource implements DataSource {
     if (r.rpcId !== null) row.id = JSON.parse(r.rpcId) as TimelineRow['id'];
     const s = this.states.summaryAt(r.seq);
     if (s !== undefined) row.state = s;
+    const transport = this.transport();
+    if (transport !== null && (r.dir === 'c2a' || r.dir === 'a2c')) {
+      const near: { seq: number; data: TransportData }[] = [];
+      for (let seq = r.seq - TRANSPORT_NEAR; seq <= r.seq + TRANSPORT_NEAR; seq++) {
+        const n = this.bySeq.get(seq);
+        if (n && n.dir === 'event' && n.kind === TRANSPORT_EVENT) {
+          try { near.push({ seq, data: JSON.parse(n.raw) as TransportData }); } catch { /* not ours */ }
+        }
+      }
+      const cell = transportCellOf({ seq: r.seq, dir: r.dir as Frame['dir'], kind: r.kind as Frame['kind'], id: row.id, method: r.method ?? undefined, sessionId: r.sessionId ?? undefined }, near, transport);
+      if (cell) row.transport = cell;
+    }
     return row;
+  }
+
+  private recTransport: 'http' | 'ws' | null | undefined;
+  /** A remote agent's recording: the transport its first transport event names (null: a stdio recording). */
+  private transport(): 'http' | 'ws' | null {
+    if (this.recTransport === undefined) {
+      const first = this.rows.find((r) => r.dir === 'event' && r.kind === TRANSPORT_EVENT);
+      let t: unknown = null;
+      try { t = first ? (JSON.parse(first.raw) as TransportData).transport : null; } catch { /* none */ }
+      this.recTransport = t === 'http' || t === 'ws' ? t : null;
+    }
+    return this.recTransport;
   }
 
   /**
@@ -181,7 +206,8 @@ export class MemorySource implements DataSource {
     const rows: TimelineRow[] = [];
     for (let i = offset; i < Math.min(m.length, offset + limit); i++) rows.push(this.timelineRow(this.rows[m[i]!]!));
     const prevT = offset > 0 && offset <= m.length ? this.rows[m[offset - 1]!]!.t : null;
-    return { total: m.length, offset, rows, prevT };
+    const transport = this.transport();
+    return { total: m.length, offset, rows, prevT, ...(transport ? { transport } : {}) };
   }
 
   async position(id: number, q: string, seq: number): Promise<Position> {

@@ -10,6 +10,7 @@
 import type { Frame, Item } from '../wire/frame.js';
 import { buildTrace, flattenSpans, SPAN, type SpanNode } from '../trace/span-model.js';
 import { textOfBlocks } from './preview.js';
+import { isTransportEvent } from '../wire/transport-event.js';
 
 export type SpanType = 'session' | 'turn' | 'tool' | 'permission' | 'fs' | 'terminal-call' | 'terminal' | 'request';
 /** Whose time a span is: the agent working, the client (the editor) answering, the user deciding. */
@@ -42,6 +43,14 @@ export interface WaterfallSpan {
   firstChunk?: number;
   /** On a turn: its stop reason. */
   stopReason?: string;
+  /**
+   * A remote agent's request (the client's, sent over HTTP): when the agent's HTTP answer to its POST
+   * came (ms on the recording's clock). From `start` to it is network time (the POST sent, its status
+   * back); from it to `end` the agent's.
+   */
+  network?: number;
+  /** With `network`: the POST's HTTP status. */
+  httpStatus?: number;
 }
 
 export interface Waterfall {
@@ -76,7 +85,8 @@ export function fmtDuration(ms: number): string {
 /** The accessible name of a span's bar: its label and duration, and what marks it. */
 export function ariaLabelOf(s: WaterfallSpan): string {
   const marks = s.status === 'ok' ? '' : `, ${s.status}${s.note ? ` (${s.note})` : ''}`;
-  return `${s.label} ${fmtDuration(s.end - s.start)}${marks}`;
+  const split = s.network !== undefined ? ` (network ${fmtDuration(s.network - s.start)} to HTTP ${s.httpStatus}, agent ${fmtDuration(s.end - s.network)})` : '';
+  return `${s.label} ${fmtDuration(s.end - s.start)}${split}${marks}`;
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
@@ -125,6 +135,9 @@ function typeOf(s: SpanNode): SpanType {
 /** The span tree of `items` (in seq order, read once) as the waterfall's rows. */
 export function buildWaterfall(items: Iterable<Item>): Waterfall {
   const words = new Map<number, RequestWords>();
+  // A remote agent's client requests by id (JSON), and when each POST's status came back, by seq.
+  const posted = new Map<string, number>();
+  const network = new Map<number, { t: number; status: number }>();
   const seqs: number[] = [];
   const ts: number[] = [];
   const gaps: Waterfall['gaps'] = [];
@@ -134,7 +147,16 @@ export function buildWaterfall(items: Iterable<Item>): Waterfall {
       if (n > 0 && it.t - ts[n - 1]! > GAP_MS) gaps.push({ from: ts[n - 1]!, to: it.t });
       seqs.push(it.seq);
       ts.push(it.t);
-      if ((it.dir === 'c2a' || it.dir === 'a2c') && (it as Frame).kind === 'request') words.set(it.seq, wordsOf(it as Frame));
+      if ((it.dir === 'c2a' || it.dir === 'a2c') && (it as Frame).kind === 'request') {
+        words.set(it.seq, wordsOf(it as Frame));
+        if (it.dir === 'c2a') posted.set(JSON.stringify((it as Frame).id), it.seq);
+      } else if (isTransportEvent(it) && it.data.op === 'post' && it.data.rpc?.kind === 'request' && typeof it.data.status === 'number') {
+        const seq = posted.get(JSON.stringify(it.data.rpc.id));
+        if (seq !== undefined) {
+          network.set(seq, { t: it.t, status: it.data.status });
+          posted.delete(JSON.stringify(it.data.rpc.id));
+        }
+      }
       yield it;
     }
   })());
@@ -223,6 +245,11 @@ export function buildWaterfall(items: Iterable<Item>): Waterfall {
       seq: n.seq ?? 0, endSeq: n.endSeq ?? null, status, ...out,
     };
     if (note) span.note = note;
+    const net = n.seq !== undefined && (type === 'turn' || type === 'request') && a['acp.direction'] !== 'a2c' ? network.get(n.seq) : undefined;
+    if (net && net.t >= span.start && net.t <= span.end) {
+      span.network = net.t;
+      span.httpStatus = net.status;
+    }
     // Kept where the views use them (a 100,000-frame recording has some 50,000 spans to send).
     const sid = str(a['acp.session.id']);
     if (sid !== undefined && (type === 'session' || type === 'turn')) span.sessionId = sid;

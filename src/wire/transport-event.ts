@@ -107,12 +107,65 @@ export function isTransportEvent(item: { dir: string; type?: string }): item is 
  * carried it): the same JSON-RPC id and kind of message, or for a notification the same method.
  * The recorder puts such an event right beside its frame (after a POST's, before a streamed one's).
  */
-export function transportIsAbout(d: TransportData, frame: Frame): boolean {
+export function transportIsAbout(d: TransportData, frame: Pick<Frame, 'kind' | 'id' | 'method'>): boolean {
   const rpc = d.rpc;
   if (!rpc || rpc.kind === 'other') return false;
   const kind = frame.kind === 'result' || frame.kind === 'error' ? 'response' : frame.kind;
   if (rpc.kind !== kind) return false;
   return kind === 'notification' ? rpc.method === frame.method : rpc.id === frame.id;
+}
+
+/**
+ * What a timeline row shows of how a frame travelled: its POST and the status it got, the SSE
+ * stream it came on (the connection's or a session's), the WebSocket, or the tap (which answered
+ * itself). `sessionId`: the session a POST named (`Acp-Session-Id`) or whose stream carried it.
+ */
+export interface TransportCell {
+  via: 'POST' | 'SSE' | 'WS' | 'tap';
+  status?: number;
+  stream?: 'connection' | 'session';
+  sessionId?: string;
+}
+
+/** How far from its frame (in items) the recorder may put a transport event about it. */
+export const TRANSPORT_NEAR = 64;
+
+/**
+ * The transport cell of a frame from the transport events around it (`near`, with their seqs, in
+ * seq order) and the recording's transport (`recording`: a WebSocket carries every frame, so a
+ * frame of a WebSocket recording shows it without an event of its own). The recorder puts a
+ * POST's event after its frame and a streamed message's before it, but not always right beside it:
+ * a stream's events are recorded as they are read, ahead of the frames they carry, and other
+ * streams' events come between. So a client's frame takes the nearest POST after it about it, and
+ * an agent's the nearest stream event before it about it. Null for a frame nothing says how it
+ * travelled (every frame of a stdio recording).
+ */
+export function transportCellOf(frame: Pick<Frame, 'seq' | 'dir' | 'kind' | 'id' | 'method' | 'sessionId'>, near: readonly { seq: number; data: TransportData }[], recording: 'http' | 'ws' | null): TransportCell | null {
+  const d = transportEventOf(frame, near);
+  if (d?.op === 'post') return { via: 'POST', ...(d.status !== undefined ? { status: d.status } : {}), ...(d.sessionId ? { sessionId: d.sessionId } : {}) };
+  if (d?.op === 'answered-by-tap') return { via: 'tap' };
+  if (d?.op === 'sse-message') return { via: 'SSE', ...(d.stream ? { stream: d.stream } : {}), ...(d.stream === 'session' && d.sessionId ? { sessionId: d.sessionId } : {}) };
+  return recording === 'ws' ? { via: 'WS' } : null;
+}
+
+/**
+ * The transport event about a frame among those around it (see transportCellOf): a client's
+ * frame's POST (the nearest after it), an agent's frame's stream event or the tap's answer (the
+ * nearest before it); null when none is within TRANSPORT_NEAR items.
+ */
+export function transportEventOf(frame: Pick<Frame, 'seq' | 'dir' | 'kind' | 'id' | 'method' | 'sessionId'>, near: readonly { seq: number; data: TransportData }[]): TransportData | null {
+  const about = (d: TransportData) => transportIsAbout(d, frame) && (frame.kind !== 'notification' || d.rpc?.sessionId === frame.sessionId);
+  if (frame.dir === 'c2a') {
+    for (const e of near) {
+      if (e.seq > frame.seq && e.seq <= frame.seq + TRANSPORT_NEAR && e.data.op === 'post' && about(e.data)) return e.data;
+    }
+  } else {
+    for (let i = near.length - 1; i >= 0; i--) {
+      const e = near[i]!;
+      if (e.seq < frame.seq && e.seq >= frame.seq - TRANSPORT_NEAR && (e.data.op === 'sse-message' || e.data.op === 'answered-by-tap') && about(e.data)) return e.data;
+    }
+  }
+  return null;
 }
 
 /** A transport event in a few words, for a timeline's line: `POST 202 session/prompt #2 session s1`. */

@@ -26,6 +26,8 @@ beforeAll(async () => {
     ...init(),
     ...session('s1'),
     ['c2a', prompt(2, 's1', [{ type: 'text', text: 'hi' }])],
+    // The session's stream opens between the prompt and its POST's event.
+    ['event', 'transport', { op: 'sse-open', transport: 'http', method: 'GET', status: 200, stream: 'session', sessionId: 's1' }],
     ['event', 'transport', { op: 'post', transport: 'http', method: 'POST', status: 202, sessionId: 's1', rpc: { id: 2, method: 'session/prompt', kind: 'request', sessionId: 's1' } }],
     ['event', 'transport', { op: 'sse-message', transport: 'http', stream: 'session', sessionId: 's1', rpc: { method: 'session/update', kind: 'notification', sessionId: 's1' } }],
     ['a2c', update('s1', { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'hello' } })],
@@ -43,15 +45,15 @@ afterAll(async () => {
 });
 
 describe('acp-inspect mcp on a remote agent\'s recording', () => {
-  it('get_frame gives a frame the transport event beside it, and a stdio-like frame none', async () => {
-    // Items: 1 connect, 2-5 initialize and session/new, 6 the prompt, 7 its POST, 8 the SSE event, 9 the update, 10 the answer.
+  it('get_frame gives a frame the transport event about it (past another event), and a stdio-like frame none', async () => {
+    // Items: 1 connect, 2-5 initialize and session/new, 6 the prompt, 7 the session's stream opened, 8 the prompt's POST, 9 the SSE event, 10 the update, 11 the answer.
     const promptFrame = await getFrame(6);
     expect(promptFrame.data.transport).toEqual([expect.objectContaining({ op: 'post', status: 202, sessionId: 's1' })]);
     expect(promptFrame.text).toContain('transport: POST 202 session/prompt #2 session s1');
-    const streamed = await getFrame(9);
+    const streamed = await getFrame(10);
     expect(streamed.data.transport).toEqual([expect.objectContaining({ op: 'sse-message', stream: 'session' })]);
     expect(streamed.text).toContain('transport: SSE session stream s1 → session/update');
     // The answer came with no transport event of its own beside it.
-    expect((await getFrame(10)).data.transport).toBeUndefined();
+    expect((await getFrame(11)).data.transport).toBeUndefined();
   });
 });

@@ -89,6 +89,8 @@ export class Timeline {
   readonly loading = signal(false);
   /** The source is still running the filter over a large recording: `total` is what it found so far. */
   readonly counting = signal(false);
+  /** A remote agent's recording: its transport (the list then shows a transport column). */
+  readonly transport = signal<'http' | 'ws' | null>(null);
   private countTimer: ReturnType<typeof setTimeout> | null = null;
   rows: (TimelineRow | undefined)[] = [];
   /** t of the row before index i, for rows at page starts (the page brought it along). */
@@ -125,6 +127,7 @@ export class Timeline {
         if (page.rows.length === PAGE || (!page.partial && page.offset + page.rows.length >= page.total)) this.pages.add(p);
         this.total.value = page.total;
         this.counting.value = page.partial === true;
+        this.transport.value = page.transport ?? null;
         filterError.value = null;
         this.version.value++;
       });

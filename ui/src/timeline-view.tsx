@@ -51,6 +51,20 @@ function Badges({ sev, seq }: { sev: TimelineRow['findings']; seq: number }) {
   );
 }
 
+/** How a remote agent's frame travelled, in a few words: `POST 202 · session s1`, `SSE · connection`, `WS`. */
+export function transportText(c: NonNullable<TimelineRow['transport']>): string {
+  const stream = c.stream === 'session' || (!c.stream && c.sessionId) ? `session ${c.sessionId ?? ''}`.trim() : c.stream ?? '';
+  return [c.via === 'tap' ? 'answered by the tap' : c.via, c.status, stream && `· ${stream}`].filter((w) => w !== undefined && w !== '').join(' ');
+}
+
+function TransportCellView({ row }: { row: TimelineRow }) {
+  const c = row.transport;
+  if (!c) return <span class="c-tr" />;
+  const text = transportText(c);
+  const bad = c.status !== undefined && c.status >= 400;
+  return <span class={`c-tr via-${c.via}${bad ? ' bad' : ''}`} title={text}>{text}</span>;
+}
+
 function Row({ row, index, top, selected, inTurn }: { row: TimelineRow; index: number; top: number; selected: boolean; inTurn?: boolean }) {
   const kindCls = row.kind === 'error' || row.kind === 'invalid' ? 'bad' : '';
   return (
@@ -83,6 +97,7 @@ function Row({ row, index, top, selected, inTurn }: { row: TimelineRow; index: n
           </button>
         )}
       </span>
+      {timeline.value?.transport.value && <TransportCellView row={row} />}
       <span class="c-size">{fmtSize(row.size)}</span>
       <span class="c-prev" title={row.preview}>{row.preview}</span>
       <span class="c-state" title={row.state ?? ''}>{row.state ?? ''}</span>
@@ -253,11 +268,12 @@ export function TimelineList() {
   const selRow = selIndex.value !== null ? tl?.rowAt(selIndex.value) : undefined;
 
   return (
-    <div class="timeline">
+    <div class={`timeline${tl?.transport.value ? ' with-transport' : ''}`}>
       <div class="row head" aria-hidden="true">
         <span class="c-seq">#</span><span class="c-time">{timeMode.value === 'rel' ? 'time' : timeMode.value === 'delta' ? 'Δ prev' : 'Δ ref'}</span>
         <span class="lane lane-head"><span title="client">client</span><span title="agent">agent</span><span title="agent stderr and events">!</span></span>
         <span class="c-kind">kind</span><span class="c-method">method</span><span class="c-id">id</span><span class="c-lat">latency</span>
+        {tl?.transport.value && <span class="c-tr">transport</span>}
         <span class="c-size">size</span><span class="c-prev">summary</span><span class="c-state">state after</span><span class="c-find" />
       </div>
       <div

@@ -61,6 +61,7 @@ export function WaterfallView() {
 function Chart({ data }: { data: Waterfall }) {
   const axis = useMemo(() => new TimeAxis(data.start, data.end, data.gaps), [data]);
   const waits = useMemo(() => waitsOfTurns(data.spans), [data]);
+  const hasNetwork = useMemo(() => data.spans.some((s) => s.network !== undefined), [data]);
   const full = Math.max(axis.length, 1);
   const [win, setWin] = useState<Win>({ x0: 0, x1: full });
   const [scrollTop, setScrollTop] = useState(0);
@@ -257,6 +258,12 @@ function Chart({ data }: { data: Waterfall }) {
                 const b = Math.min(right, px(w.end));
                 return <span key={k} class={`wf-seg own-${w.owner}`} style={{ left: `${a - left}px`, width: `${Math.max(1, b - a)}px` }} aria-hidden="true" />;
               })}
+              {s.network !== undefined && s.network >= tStart && s.start <= tEnd && (() => {
+                // A remote agent's request: the network part (its POST sent, the HTTP status back) drawn over the bar's start.
+                const b = Math.min(right, px(s.network));
+                return <span class="wf-seg wf-net" style={{ left: '0px', width: `${Math.max(1, b - left)}px` }} aria-hidden="true"
+                  title={`network ${fmtDuration(s.network - s.start)} (HTTP ${s.httpStatus})`} />;
+              })()}
               {right - left > 70 && <span class="wf-dur">{fmtDuration(s.end - s.start)}</span>}
               {s.firstChunk !== undefined && s.firstChunk <= tEnd && s.firstChunk >= tStart && (
                 <span class="wf-ttfc" style={{ left: `${px(s.firstChunk) - left}px` }} aria-hidden="true" title={`first chunk after ${fmtDuration(s.firstChunk - s.start)}`} />
@@ -277,6 +284,7 @@ function Chart({ data }: { data: Waterfall }) {
         <button type="button" onClick={() => { const t = currentTurn(); if (t) fitSpan(t); }} title="Fit the turn holding the selection (f)">fit turn</button>
         <span class="wf-legend" aria-label="Colours">
           <span class="sw own-agent" aria-hidden="true" />agent working <span class="sw own-client" aria-hidden="true" />editor answering <span class="sw own-user" aria-hidden="true" />user deciding
+          {hasNetwork && <><span class="sw wf-net" aria-hidden="true" />network</>}
           <span class="sw st-error" aria-hidden="true" />error <span class="sw st-unfinished" aria-hidden="true" />never ended <span class="wf-ttfc-key" aria-hidden="true" />first chunk
         </span>
         <span class="muted small-note">{spans.length.toLocaleString()} spans · {fmtDuration(data.end - data.start)}{data.gaps.length ? ` · ${data.gaps.length} idle gap${data.gaps.length === 1 ? '' : 's'} collapsed` : ''}</span>
@@ -322,6 +330,7 @@ function Chart({ data }: { data: Waterfall }) {
           <strong>{hover.s.label}</strong>
           <div>{fmtDuration(hover.s.end - hover.s.start)} · starts at {fmtClock(hover.s.start)}</div>
           {hover.s.owner !== 'none' && <div class="muted">time of {OWNER_TEXT[hover.s.owner]}</div>}
+          {hover.s.network !== undefined && <div>network {fmtDuration(hover.s.network - hover.s.start)} (POST sent → HTTP {hover.s.httpStatus}), agent {fmtDuration(hover.s.end - hover.s.network)}</div>}
           {hover.s.firstChunk !== undefined && <div>first chunk after {fmtDuration(hover.s.firstChunk - hover.s.start)}</div>}
           {hover.s.stopReason && <div>{hover.s.type === 'permission' ? 'answer' : 'stop reason'}: {hover.s.stopReason}</div>}
           {hover.s.status !== 'ok' && <div class={hover.s.status === 'error' || hover.s.status === 'failed' ? 'bad' : 'warn'}>{hover.s.status}{hover.s.note ? `: ${hover.s.note}` : ''}</div>}
