@@ -71,7 +71,7 @@ beforeAll(async () => {
   srv = await startServer({ dbPath: db, port: 0 });
   browser = await launchBrowser();
   page = await (await browser.newContext({ viewport: { width: 1600, height: 1400 } })).newPage();
-}, 120_000);
+});
 
 afterAll(async () => {
   await browser?.close();
