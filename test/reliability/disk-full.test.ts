@@ -234,9 +234,26 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
   it('mid-flood: forwarding byte-exact, one word from the tap, reads refused while full, indexing finished by itself once space returns', async () => {
     const disk = await newDisk(16);
     const db = join(disk.dir, 'r.db');
-    disk.fill(3 * 1024 * 1024); // 3 MiB left for 6.5 MB of traffic
     // The tap's own exit wait (not the suite's minute): its recorder is blocked till space returns.
-    const tap = await disk.cli(['--db', db, '--', NODE, echo], { input, env: { ACP_INSPECT_FINISH_WAIT_MS: undefined } });
+    // Its first frame goes alone, and the disk fills once the recording exists: mid-flood, as named
+    // (filled before the tap started, the flood could fill it before the recorder made the database,
+    // on a slower start: the tap then says it cannot use the database, another case than this one).
+    const child = disk.spawn(['--db', db, '--', NODE, echo], { ACP_INSPECT_FINISH_WAIT_MS: undefined });
+    let stdout = '';
+    let stderr = '';
+    child.stdout!.setEncoding('utf8').on('data', (t: string) => { stdout += t; });
+    child.stderr!.setEncoding('utf8').on('data', (t: string) => { stderr += t; });
+    child.stdin!.on('error', () => undefined);
+    const closed = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    const first = input.indexOf('\n') + 1;
+    child.stdin!.write(input.slice(0, first));
+    await until('the recording made', async () => {
+      const r = await disk.cli(['list', '--db', db, '--json']);
+      return r.code === 0 && (JSON.parse(r.stdout || '[]') as unknown[]).length > 0;
+    });
+    disk.fill(3 * 1024 * 1024); // 3 MiB left for 6.5 MB of traffic
+    child.stdin!.end(input.slice(first));
+    const tap = { code: await closed, stdout, stderr };
     expect(tap.code, tap.stderr).toBe(0);
     expect(tap.stdout).toBe(output);
     const said = tap.stderr.trim().split('\n');
