@@ -93,21 +93,35 @@ function expectEveryFrameOnce(db: string): void {
 
 describe('the indexed part of a capture log', () => {
   it('is freed while the rest is indexed; an indexer killed after freeing some, run again, stores every frame once', async () => {
-    const db = join(tmp.dir, 'freed.db');
-    const log = await floodLeftUnindexed(db);
-    const size = statSync(log).size;
-    expect(size).toBeGreaterThan(90 * MiB);
-    expect(freed(log)).toBeLessThan(MiB);
+    // The kill must land after some of the log was given back and before the indexer is done. The log
+    // is given back only once a sync of SQLite's log has completed, and on a loaded machine those syncs
+    // can lag until the indexer is done: such an attempt proves nothing either way, so the flood is
+    // made again (at most three times) rather than the test failing on a timing it does not test.
+    let db = '';
+    let killed = false;
+    for (let attempt = 1; attempt <= 3 && !killed; attempt++) {
+      db = join(tmp.dir, `freed-${attempt}.db`);
+      const log = await floodLeftUnindexed(db);
+      const size = statSync(log).size;
+      expect(size).toBeGreaterThan(90 * MiB);
+      expect(freed(log)).toBeLessThan(MiB);
 
-    const ix = spawn(node, [BIN, 'index', '--db', db], { stdio: 'ignore', env: { ...process.env, ...env } });
-    const exited = new Promise<number | null>((res) => ix.on('exit', (code) => res(code)));
-    let gone = false;
-    void exited.then(() => { gone = true; });
-    // Killed once it gave 16 MiB of the log back (it would have finished without: then this fails).
-    while (!gone && freed(log) < 16 * MiB) await new Promise((r) => setTimeout(r, 10));
-    expect(gone, 'the indexer finished before it freed 16 MiB of the log').toBe(false);
-    ix.kill('SIGKILL');
-    await exited;
+      const ix = spawn(node, [BIN, 'index', '--db', db], { stdio: 'ignore', env: { ...process.env, ...env } });
+      const exited = new Promise<number | null>((res) => ix.on('exit', (code) => res(code)));
+      let gone = false;
+      void exited.then(() => { gone = true; });
+      // Killed once it gave 16 MiB of the log back.
+      while (!gone && freed(log) < 16 * MiB) await new Promise((r) => setTimeout(r, 10));
+      if (gone) {
+        // Done before it freed that much: it stored every frame once all the same.
+        expectEveryFrameOnce(db);
+        continue;
+      }
+      ix.kill('SIGKILL');
+      await exited;
+      killed = true;
+    }
+    expect(killed, 'in three floods the indexer finished each time before it freed 16 MiB of the log').toBe(true);
     const d = new Database(db, { readonly: true });
     const { capture } = d.prepare(`SELECT capture FROM recordings`).get() as { capture: string | null };
     d.close();
