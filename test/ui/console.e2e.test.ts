@@ -264,15 +264,15 @@ describeBrowser('the console', () => {
   it('forks, lists and closes sessions where the agent advertises them', async () => {
     const { c, page } = await started('sessions', tmp.dir, AGENT);
     const picker = page.getByRole('combobox', { name: 'session' });
-    expect(await picker.inputValue()).toBe('sess-1');
+    await expect.poll(() => picker.inputValue(), { timeout: 120_000 }).toBe('sess-1');
     await page.getByRole('button', { name: 'Fork session' }).click();
     await page.waitForFunction(() => document.querySelectorAll('.console-box select option[value^="sess-"]').length === 2);
-    expect(await picker.inputValue()).toBe('sess-2');
+    await expect.poll(() => picker.inputValue(), { timeout: 120_000 }).toBe('sess-2');
     await page.getByRole('button', { name: 'List sessions' }).click();
     await page.getByRole('list', { name: 'Listed sessions' }).getByText('title of sess-2').waitFor();
     await page.getByRole('button', { name: 'Close session' }).click();
     await page.waitForFunction(() => document.querySelectorAll('.console-box select option[value^="sess-"]').length === 1);
-    expect(await picker.inputValue()).toBe('sess-1');
+    await expect.poll(() => picker.inputValue(), { timeout: 120_000 }).toBe('sess-1');
     expect(await c.stop()).toBe(0);
   });
 
