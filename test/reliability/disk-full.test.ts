@@ -140,7 +140,7 @@ function framesInLog(path: string): { c2a: number; a2c: number } {
 }
 
 /** Waits until `ok` holds (asking every 200 ms), or fails saying what did not happen. */
-async function until(what: string, ok: () => Promise<boolean>, ms = 60_000): Promise<void> {
+async function until(what: string, ok: () => Promise<boolean>, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await ok())) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

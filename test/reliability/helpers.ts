@@ -124,7 +124,7 @@ export function start(args: string[], opts: { env?: NodeJS.ProcessEnv; input?: B
     done,
     stderrSoFar: () => err,
     stdoutSoFar: () => Buffer.concat(out),
-    waitStderr: async (text, ms = 20_000) => {
+    waitStderr: async (text, ms = 120_000) => {
       await waitFor(() => (typeof text === 'string' ? err.includes(text) : text.test(err)), String(text), ms);
       return err;
     },
@@ -215,7 +215,7 @@ process.stdin.once('data', () => { db.exec('COMMIT'); db.close(); process.exit(0
 }
 
 /** Polls `ok` every `everyMs` until it holds; throws, naming `what`, after `ms`. */
-export async function until(what: string, ok: () => boolean, ms = 30_000, everyMs = 20): Promise<void> {
+export async function until(what: string, ok: () => boolean, ms = 120_000, everyMs = 20): Promise<void> {
   const end = Date.now() + ms;
   while (!ok()) {
     if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);

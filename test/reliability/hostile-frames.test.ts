@@ -163,7 +163,7 @@ process.stdin.resume();
     const r = start(['--db', db, '--', node, agent], { readStdout: false });
     let got = 0;
     r.child.stdout!.on('data', (b: Buffer) => { got += b.length; });
-    await r.waitStderr('written', 60_000);
+    await r.waitStderr('written', 120_000);
     // Wait until the recorder has stored the line (the tap stays up: the agent waits for stdin).
     for (let i = 0; i < 400; i++) {
       let stored = false;

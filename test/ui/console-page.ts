@@ -14,7 +14,7 @@ export async function openConsole(browser: Browser, c: RunningConsole, errors: s
 }
 
 /** Initialize with the ticked capabilities, then a new session. */
-export async function connect(page: Page, timeout = 30_000): Promise<void> {
+export async function connect(page: Page, timeout = 120_000): Promise<void> {
   await page.getByRole('button', { name: 'Initialize' }).click();
   await page.getByLabel("The agent's answer").waitFor({ timeout });
   await page.getByRole('button', { name: 'New session' }).click();

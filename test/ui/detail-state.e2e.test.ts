@@ -59,13 +59,13 @@ describeBrowser('the detail pane before the model state is ready', () => {
     expect(await farDetail.locator('.detail-body').textContent()).toContain('jsonrpc');
     await farDetail.getByRole('tab', { name: 'State' }).click();
     // Then the state arrives in place of the placeholder.
-    await farDetail.locator('.state-summary').waitFor({ timeout: 90_000 });
+    await farDetail.locator('.state-summary').waitFor({ timeout: 120_000 });
     const stateMs = Date.now() - t0;
     expect(await pending.count()).toBe(0);
     expect(await farDetail.locator('.detail-body').textContent()).toContain('sess-1');
     console.log(`browser, ${N} items: detail of #${far} shown after ${detailMs} ms, its state after ${stateMs} ms`);
     // The state column of the rows around it fills too: the page watches the recording, so the
     // server's fold for the column went on (one fold, shared with the State tab's request).
-    await page.waitForFunction((seq) => (document.querySelector(`.row[data-seq="${seq}"] .c-state`)?.textContent ?? '') !== '', far, { timeout: 60_000 });
+    await page.waitForFunction((seq) => (document.querySelector(`.row[data-seq="${seq}"] .c-state`)?.textContent ?? '') !== '', far, { timeout: 120_000 });
   });
 });

@@ -94,6 +94,7 @@ export function Prompt() {
     const s = suggest;
     if (!s) return;
     setSuggest(null);
+    asked.current++; // a list still on its way would open again over the pick
     // The box as it is now: keys typed since the list was asked for (its answer still on its way)
     // are in it, so the word replaced is the one the caret is in now, not the one the list was for.
     const el = box.current;
@@ -106,9 +107,14 @@ export function Prompt() {
       put(`/${c.name}${rest.startsWith(' ') ? rest : ` ${rest}`}`, c.name.length + 2);
       return;
     }
-    const f = s.items[i];
-    if (!f) return;
     const at = atQuery(now, caret);
+    // A list asked for an older word (its answer for what was typed since still on its way): pick
+    // among its files the first that what is typed now still matches, as the newer list will show.
+    const stale = at !== null && at.query !== s.query;
+    const q = at?.query.toLowerCase() ?? '';
+    const still = stale ? s.items.filter((x) => x.path.toLowerCase().includes(q)) : [];
+    const f = stale ? still.find((x) => (x.path.split('/').pop() ?? '').toLowerCase().startsWith(q)) ?? still[0] : s.items[i];
+    if (!f) return;
     const [start, end] = at ? [at.start, caret] : [s.start, s.end];
     put(`${now.slice(0, start)}@${f.path} ${now.slice(end)}`, start + f.path.length + 2);
     const as = f.mimeType?.startsWith('image/') && pc.image === true ? 'image' : f.mimeType?.startsWith('audio/') && pc.audio === true ? 'audio' : filesAs;
