@@ -6,7 +6,7 @@
  */
 import type { TapOptions } from '../tap/args.js';
 import { RecorderClient } from '../tap/recorder-client.js';
-import { openCaptureLog, recorderConfig, type RecordingOptions } from '../tap/recording-setup.js';
+import { notRecording, openCaptureLog, recorderConfig, type RecordingOptions } from '../tap/recording-setup.js';
 import { startDetachedIndexer } from '../tap/detached-indexer.js';
 import { A2C, C2A } from '../tap/messages.js';
 import { onOrphanedCaptures } from '../store/orphans.js';
@@ -40,7 +40,7 @@ export class RemoteRecording {
     const why = { message: '' };
     const log = openCaptureLog(opts, command, this.dbPath, startedMs, why);
     this.rec = new RecorderClient((msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`), null, log, new SharedArrayBuffer(8));
-    if (!log) say(`acp-inspect: not recording: cannot write beside database ${this.dbPath} (${why.message}); the session is forwarded unrecorded`);
+    if (!log) say(notRecording(why));
     this.rec.start(recorderConfig(opts, command, this.dbPath, startedMs));
   }
 

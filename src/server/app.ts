@@ -158,7 +158,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (err instanceof ConsoleError) return c.json({ error: err.message }, err.status);
     if (err instanceof TranscriptError || err instanceof SliceError) return c.json({ error: err.message }, 400);
     if (err instanceof StoreError) {
-      const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' || err.code === 'E_NO_PROBE_RUN' ? 404 : err.code === 'E_DB_LOCKED' || err.code === 'E_NOT_INDEXED' ? 503
+      const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' || err.code === 'E_NO_PROBE_RUN' ? 404 : err.code === 'E_DB_LOCKED' || err.code === 'E_DB_FULL' || err.code === 'E_NOT_INDEXED' ? 503
         : err.code === 'E_NO_ITEM' || err.code === 'E_NOTE_TOO_LONG' ? 400 : 500;
       return c.json({ error: err.message }, status);
     }

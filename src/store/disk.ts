@@ -55,12 +55,38 @@ export function isFullError(e: unknown): boolean {
   return code.startsWith('SQLITE_FULL') || code === 'ENOSPC' || code === 'EDQUOT';
 }
 
+/**
+ * Whether `e`, from opening or writing the database at `dbPath`, is its disk being full: a write refused
+ * for want of space (or, as SQLite reports a shared-memory file it cannot make, an I/O error) while the
+ * disk is full. Not a page limit (max_page_count) on a disk with room.
+ */
+export function refusedForSpace(e: unknown, dbPath: string): boolean {
+  const code = (e as { code?: string })?.code ?? '';
+  return (isFullError(e) || code.startsWith('SQLITE_IOERR')) && diskFull(dbPath);
+}
+
 /** Bytes in MiB, one decimal (as the store's messages say sizes). */
 export function mib(n: number): string {
   return `${(n / 1048576).toFixed(1)} MiB`;
 }
 
+/** The way out of a full disk, as every message about one ends. */
+const FULL_FIX = 'free space on it, or pass --db FILE on another disk';
+
+/** A database that cannot be opened or written because its disk is full (not its path or permissions). */
+export function diskFullMessage(dbPath: string): string {
+  return `the disk of database ${dbPath} is full; ${FULL_FIX}`;
+}
+
 /** What a tap says, once, when the disk of its database is full: the recording waits, nothing is lost. */
 export function fullDiskDelay(dbPath: string): string {
-  return `recording delayed: the disk of database ${dbPath} is full; what the capture log holds is indexed once space returns; forwarding continues`;
+  return `recording delayed: the disk of database ${dbPath} is full; what the capture log holds is indexed once space returns (${FULL_FIX}); forwarding continues`;
+}
+
+/**
+ * What a tap says, once, when its disk was full as it started: not even the capture log's first record
+ * fitted. What is forwarded meanwhile is lost to the recording; it starts once space returns.
+ */
+export function fullDiskAtStart(dbPath: string): string {
+  return `recording delayed: the disk of database ${dbPath} is full; the recording starts once space returns (${FULL_FIX}), and says what it missed; forwarding continues`;
 }

@@ -21,7 +21,7 @@ import { orphanedCapturesFinisher } from './orphans.js';
 import { handedOnLogs } from './indexer-pids.js';
 import { readCaptureHeader } from './capture-header.js';
 import { ITEM_COLUMNS, ITEM_RAW, itemColumns, unpackRow, type PackedRows } from './item-rows.js';
-import { diskFull } from './disk.js';
+import { diskFull, diskFullMessage, refusedForSpace } from './disk.js';
 import type { Indexing } from '../view/indexing.js';
 
 export { onOrphanedCaptures } from './orphans.js';
@@ -111,6 +111,8 @@ export function toStoreError(e: unknown, path: string): StoreError {
   if (isSqliteBuildError(e)) {
     return new StoreError('E_DB_OPEN', `the native SQLite module (better-sqlite3) does not load (${sqliteBuildReason(e)}); run: ${nativeFixCommand('all')}`);
   }
+  // A full disk is not the path's fault: say what is, and the two ways out.
+  if (path !== ':memory:' && refusedForSpace(e, path)) return new StoreError('E_DB_FULL', diskFullMessage(path));
   const msg = (e as Error)?.message ?? String(e);
   return new StoreError('E_DB_OPEN', `cannot use database ${path}: ${msg}; check the path and its permissions, or pass another --db FILE`);
 }
@@ -131,6 +133,8 @@ export class Store {
   /** Opens (creating if needed, unless readonly/mustExist) and migrates the database at `path`. */
   static open(path: string = defaultDbPath(), opts: OpenOptions = {}): Store {
     const exists = path === ':memory:' || existsSync(path);
+    // An empty file is what a first open on a full disk leaves: made anew, as if it were not there.
+    const fresh = !exists || (path !== ':memory:' && !opts.readonly && fileEmpty(path));
     // A tap killed before it made the database leaves only capture logs: a writer makes the database
     // and adopts them, as it would into an existing one.
     if (!exists && (opts.readonly || (opts.mustExist && listCaptureLogs(path).length === 0))) {
@@ -158,7 +162,7 @@ export class Store {
         // own): an item of a burst is about 1 KiB, and with 4 KiB pages the recorder spent about a
         // fifth more CPU per insert and twice as much copying the log into the database (fewer,
         // larger writes; fewer pages to split and to find again).
-        if (!exists) db.pragma(`page_size = ${NEW_PAGE_SIZE}`);
+        if (fresh) db.pragma(`page_size = ${NEW_PAGE_SIZE}`);
         db.pragma('journal_mode = WAL');
         db.pragma('synchronous = NORMAL');
       }
@@ -1044,6 +1048,15 @@ export function writerAlive(r: RunningRow, isAlive: (pid: number) => boolean = p
   return now === null || now === recorded;
 }
 
+/** Whether the file at `path` is there and holds nothing. */
+function fileEmpty(path: string): boolean {
+  try {
+    return statSync(path).size === 0;
+  } catch {
+    return false;
+  }
+}
+
 export function pidAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -1118,7 +1131,7 @@ function unmarkDeleting(file: string): void {
 }
 
 /** Whether the tap writing capture log `name` (its pid is in the name: see createCaptureLog) may still run. */
-function logWriterAlive(name: string): boolean {
+export function logWriterAlive(name: string): boolean {
   const pid = Number(/-(\d+)-[a-z0-9]+\.capture(?:\.done)?$/.exec(name)?.[1]);
   return Number.isSafeInteger(pid) && pid > 0 && pidAlive(pid);
 }

@@ -11,7 +11,8 @@
  * The first record is a control record `{"capture": CaptureHeader}`. A record cut short at the end
  * of the file (the tap died while writing it) is not a record yet.
  */
-import { existsSync, mkdirSync, openSync, readSync, writevSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readSync, writevSync } from 'node:fs';
+import { isFullError } from '../store/disk.js';
 import { dirname, join } from 'node:path';
 import { CAPTURE_EXT, capturesDir } from '../store/paths.js';
 
@@ -67,8 +68,13 @@ function newName(): string {
   return `${stamp}-${process.pid}-${Math.random().toString(36).slice(2, 10)}${CAPTURE_EXT}`;
 }
 
-/** Creates the capture log of a new recording beside `dbPath` and writes its header record. */
-export function createCaptureLog(dbPath: string, header: CaptureHeader): { fd: number; name: string; pos: number } {
+/**
+ * Creates the capture log of a new recording beside `dbPath` and writes its header record. On a disk
+ * too full for even that, the log is made without it: `pendingHeader` is its payload, to be written at
+ * the start (writeHeader) once space returns, and `pos` is past the room it keeps for it, so that
+ * records appended meanwhile (those a full disk lets through) land after it.
+ */
+export function createCaptureLog(dbPath: string, header: CaptureHeader): { fd: number; name: string; pos: number; pendingHeader?: Buffer } {
   const dir = capturesDir(dbPath);
   // The database's folder as the store makes it, then ours in it (not `recursive` on ours: Node's
   // recursive mkdir loops forever where the parent refuses new entries, as /proc does).
@@ -81,8 +87,21 @@ export function createCaptureLog(dbPath: string, header: CaptureHeader): { fd: n
   }
   const name = newName();
   const fd = openSync(join(dir, name), 'wx+', 0o600);
-  const pos = writeRecord(fd, 0, RECORD_CONTROL, 0, Buffer.from(JSON.stringify({ capture: header })));
-  return { fd, name, pos };
+  const payload = Buffer.from(JSON.stringify({ capture: header }));
+  try {
+    return { fd, name, pos: writeHeader(fd, payload) };
+  } catch (e) {
+    if (!isFullError(e)) {
+      closeSync(fd);
+      throw e;
+    }
+    return { fd, name, pos: RECORD_HEADER + pad8(payload.length), pendingHeader: payload };
+  }
+}
+
+/** Writes a log's header record (its payload: see createCaptureLog) at its start; returns its size. Throws as writeRecord. */
+export function writeHeader(fd: number, payload: Buffer): number {
+  return writeRecord(fd, 0, RECORD_CONTROL, 0, payload);
 }
 
 function readAt(fd: number, pos: number, len: number, into?: Buffer): Buffer {

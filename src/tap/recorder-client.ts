@@ -8,14 +8,17 @@
  */
 import type { Worker as WorkerType } from 'node:worker_threads';
 import { WORKER_BUSY_MS, type FromRecorder, type RecorderConfig, type StreamCode, type ToRecorder } from './messages.js';
-import { RECORD_CONTROL, RECORD_HEADER, writeRecord } from './capture-log.js';
+import { RECORD_CONTROL, RECORD_HEADER, writeHeader, writeRecord } from './capture-log.js';
 import type { NativeForwarder } from './native.js';
 import { lazyRequire } from './agent.js';
-import { diskFull, fullDiskDelay } from '../store/disk.js';
+import { FULL_RETRY_MS, diskFull, fullDiskAtStart, fullDiskDelay } from '../store/disk.js';
 import type { Recorder } from './recorder/index.js';
 
-/** A capture log open for appending: its descriptor, path, file name and where the next record goes. */
-export interface OpenCaptureLog { fd: number; path: string; name: string; pos: number }
+/**
+ * A capture log open for appending: its descriptor, path, file name and where the next record goes;
+ * `pendingHeader`: its header record's payload, not written yet (a full disk: see createCaptureLog).
+ */
+export interface OpenCaptureLog { fd: number; path: string; name: string; pos: number; pendingHeader?: Buffer }
 
 /**
  * The recorder's young generation (V8's nursery), in MB. The recorder's objects die young (a frame
@@ -77,6 +80,19 @@ export class RecorderClient {
    */
   start(config: Omit<RecorderConfig, 'capture'>): void {
     if (!this.running || !this.log) return;
+    if (this.log.pendingHeader) {
+      // The disk was full as the tap started: the recording starts once the log's header fits.
+      this.warnOnce(fullDiskAtStart(config.dbPath));
+      const retry = setInterval(() => {
+        if (!this.running || this.finished) clearInterval(retry);
+        else if (this.headerWritten()) {
+          clearInterval(retry);
+          this.start(config);
+        }
+      }, FULL_RETRY_MS);
+      retry.unref();
+      return;
+    }
     const full: RecorderConfig = { ...config, capture: { path: this.log.path, name: this.log.name }, shared: this.shared, guard: this.guard.buffer };
     try {
       if (this.native) this.startInProcess(full);
@@ -84,6 +100,22 @@ export class RecorderClient {
     } catch (e) {
       this.failed(e);
     }
+  }
+
+  /**
+   * Writes the log's header, when a full disk kept it out (see createCaptureLog): true once it is
+   * there. What the forwarder appended meanwhile is after it, with gap records for what the disk refused.
+   */
+  private headerWritten(): boolean {
+    const log = this.log!;
+    if (!log.pendingHeader) return true;
+    try {
+      writeHeader(log.fd, log.pendingHeader);
+    } catch {
+      return false;
+    }
+    log.pendingHeader = undefined;
+    return true;
   }
 
   /** A message from the recorder. */
@@ -255,6 +287,12 @@ export class RecorderClient {
     this.finished = true;
     Atomics.store(this.guard, 3, 1);
     this.control({ finish: { code, signal, t } }, t);
+    // The recorder never started (the log's header never fitted): the header once more, for
+    // whoever indexes the log next (handOff).
+    if (this.log.pendingHeader) {
+      this.headerWritten();
+      return false;
+    }
     this.recorder?.poke();
     this.worker?.postMessage('poke');
     // A backlog no recorder indexes in that time (a flood's): no use waiting for it.

@@ -12,6 +12,7 @@ import type { OpenCaptureLog } from './recorder-client.js';
 export type RecordingOptions = Pick<TapOptions, 'name' | 'redact' | 'maxFrameBytes' | 'check' | 'ui' | 'otlp'>;
 import { createCaptureLog } from './capture-log.js';
 import { capturesDir } from '../store/paths.js';
+import { diskFullMessage, refusedForSpace } from '../store/disk.js';
 import { processStartId } from '../store/process-id.js';
 
 /**
@@ -25,12 +26,17 @@ export function openCaptureLog(opts: RecordingOptions, command: string[], dbPath
       name: opts.name ?? null, command, cwd: process.cwd(), startedAt: new Date(startedMs).toISOString(),
       hostPid: process.pid, hostStart: processStartId(process.pid), redact: opts.redact, maxFrameBytes: opts.maxFrameBytes ?? null, check: opts.check,
     };
-    const { fd, name, pos } = createCaptureLog(dbPath, header);
-    return { fd, name, pos, path: join(capturesDir(dbPath), name) };
+    const { fd, name, pos, pendingHeader } = createCaptureLog(dbPath, header);
+    return { fd, name, pos, path: join(capturesDir(dbPath), name), pendingHeader };
   } catch (e) {
-    why.message = (e as Error).message;
+    why.message = refusedForSpace(e, dbPath) ? diskFullMessage(dbPath) : `cannot write beside database ${dbPath} (${(e as Error).message})`;
     return null;
   }
+}
+
+/** What a tap says when it has no capture log (openCaptureLog's `why`): the session goes on unrecorded. */
+export function notRecording(why: { message: string }): string {
+  return `acp-inspect: not recording: ${why.message}; the session is forwarded unrecorded`;
 }
 
 /** The recorder's configuration for a tap (see RecorderClient.start). */

@@ -10,7 +10,7 @@
  */
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Store, processIdentity, writerAlive } from '../store/store.js';
+import { Store, logWriterAlive, processIdentity, writerAlive } from '../store/store.js';
 import { capturesDir, listCaptureLogs, listDoneCaptureLogs } from '../store/paths.js';
 import { readCaptureHeader, type CaptureHeader } from './capture-log.js';
 import type { FromRecorder, HandedOnExit, RecorderConfig } from './messages.js';
@@ -35,7 +35,8 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
       const path = join(capturesDir(dbPath), name);
       const header = readCaptureHeader(path);
       if (!header) {
-        removeIfAbandoned(path);
+        // Not while its tap runs: on a full disk it waits for room to write the header (see createCaptureLog).
+        if (!logWriterAlive(name)) removeIfAbandoned(path);
         continue;
       }
       const claim = await claimWhenRoom(dbPath, name, me, header);

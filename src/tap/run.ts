@@ -28,7 +28,7 @@ import type { Readable, Writable } from 'node:stream';
 import { parseTapArgs, type TapOptions } from './args.js';
 import { isRemoteTarget } from '../remote/headers.js';
 import { RecorderClient, type OpenCaptureLog } from './recorder-client.js';
-import { openCaptureLog, recorderConfig } from './recording-setup.js';
+import { notRecording, openCaptureLog, recorderConfig } from './recording-setup.js';
 import { startDetachedIndexer } from './detached-indexer.js';
 import { onOrphanedCaptures } from '../store/orphans.js';
 import { NATIVE_A2C_ENDED, NATIVE_CLIENT_BROKEN, NATIVE_EV_A2C_END, NATIVE_EV_EXIT, NATIVE_WRITING_TO_CLIENT, loadNativeForwarder, type NativeForwarder } from './native.js';
@@ -310,7 +310,7 @@ export function runTap(opts: TapOptions): void {
   // (The native forwarder puts our stdout in non-blocking mode itself: see client_nonblocking in forward.c.)
   const out = native ? null : openStdout();
   const rec = new RecorderClient((msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`), native?.fwd ?? null, log, shared);
-  if (!log) say(`acp-inspect: not recording: cannot write beside database ${dbPath} (${why.message}); the session is forwarded untouched`);
+  if (!log) say(notRecording(why));
 
   let spawnFailed = false;
   let exiting = false;

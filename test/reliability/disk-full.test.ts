@@ -4,7 +4,8 @@
  * during capture (mid-flood) or during indexing. While it is full, `list` says indexing is blocked
  * and how much waits, and `export`, `check` and `show` refuse with exit 2 rather than answer with
  * frames missing. Once space returns (the filler removed), indexing finishes by itself, with every
- * frame the capture log holds.
+ * frame the capture log holds. A tap started on a disk already full says so (not the path), and
+ * records once space returns, marking what the disk refused.
  *
  * Commands run in the namespace through `nsenter`; the test reads its files through the holder's
  * /proc/PID/root. Skipped, saying why, where mount namespaces are not permitted.
@@ -75,6 +76,16 @@ class SmallDisk {
     return spawn('nsenter', ['-t', String(this.init), '-m', '-p', '--', NODE, BIN, ...args], {
       stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, ACP_INSPECT_DB: undefined, ...env },
     });
+  }
+
+  /** Starts a tap in the namespaces whose stdin the test writes: what it printed so far, and its exit code once closed. */
+  tap(args: string[], env: NodeJS.ProcessEnv = {}): { child: ChildProcess; out: { stdout: string; stderr: string }; closed: Promise<number | null> } {
+    const child = this.spawn(args, env);
+    const out = { stdout: '', stderr: '' };
+    child.stdout!.setEncoding('utf8').on('data', (t: string) => { out.stdout += t; });
+    child.stderr!.setEncoding('utf8').on('data', (t: string) => { out.stderr += t; });
+    child.stdin!.on('error', () => undefined);
+    return { child, out, closed: new Promise((res) => child.on('close', (code) => res(code))) };
   }
 
   /** Runs acp-inspect in the namespaces. */
@@ -223,6 +234,47 @@ function snapshotLog(disk: SmallDisk, db: string, name: string): string {
   return copy;
 }
 
+/** What a tap started on a full disk (see the tests) is given: K requests while full, M once space returned. */
+const K = 20;
+const M = 30;
+const firstBatch = input.split('\n').slice(0, K).map((l) => `${l}\n`).join('');
+const secondBatch = input.split('\n').slice(K, K + M).map((l) => `${l}\n`).join('');
+const answers = output.split('\n').slice(0, K + M).map((l) => `${l}\n`).join('');
+
+interface StartedFull { code: number | null; stdout: string; said: string[]; items: { dir: string; type?: string; raw?: string }[]; status: string; reason: string | null }
+
+/**
+ * A tap started on a disk already full (but for `leave` bytes): K requests while it is full, then
+ * space returns, then (once the recording is there) M more, and the session ends. Returns what the tap
+ * said and forwarded, and the recording as it ended.
+ */
+async function startOnFullDisk(disk: SmallDisk, db: string, leave: number, recordings: number): Promise<StartedFull> {
+  disk.fill(leave);
+  const { child, out, closed } = disk.tap(['--db', db, '--', NODE, echo]);
+  child.stdin!.write(firstBatch);
+  // Forwarded while the disk is full, and said so.
+  await until('the first answers and the tap\'s word', async () => out.stdout.split('\n').length > K && out.stderr.includes('\n'));
+  disk.free();
+  await until('the recording made once space returned', async () => {
+    const r = await disk.cli(['list', '--db', db, '--json'], { env: { ACP_INSPECT_NO_DETACHED_INDEXER: '1' } });
+    return r.code === 0 && (JSON.parse(r.stdout || '[]') as unknown[]).length > recordings;
+  });
+  child.stdin!.end(secondBatch);
+  const code = await closed;
+  await until('the recording to end', async () => {
+    const rows = JSON.parse((await disk.cli(['list', '--db', db, '--json'])).stdout) as { status: string; indexing?: unknown }[];
+    return !rows[0]!.indexing && rows[0]!.status !== 'running';
+  });
+  const rows = JSON.parse((await disk.cli(['list', '--db', db, '--json'])).stdout) as { status: string; incompleteReason?: string | null }[];
+  const exp = await disk.cli(['export', 'latest', '--db', db, '--no-redact']);
+  expect(exp.code, exp.stderr).toBe(0);
+  const items = exp.stdout.trim().split('\n').slice(1).map((l) => JSON.parse(l) as { dir: string; type?: string; raw?: string });
+  return { code, stdout: out.stdout, said: out.stderr.trim().split('\n'), items, status: rows[0]!.status, reason: rows[0]!.incompleteReason ?? null };
+}
+
+/** The ids of the requests (c2a) a recording holds. */
+const requestIds = (items: StartedFull['items']) => items.filter((i) => i.dir === 'c2a').map((i) => (JSON.parse(i.raw!) as { id: number }).id);
+
 describe.runIf(permitted)('the database\'s disk fills', () => {
   let n = 0;
   const newDisk = async (mib: number) => {
@@ -237,14 +289,8 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
     // The tap's own exit wait (not the suite's minute): its recorder is blocked till space returns.
     // Its first frame goes alone, and the disk fills once the recording exists: mid-flood, as named
     // (filled before the tap started, the flood could fill it before the recorder made the database,
-    // on a slower start: the tap then says it cannot use the database, another case than this one).
-    const child = disk.spawn(['--db', db, '--', NODE, echo], { ACP_INSPECT_FINISH_WAIT_MS: undefined });
-    let stdout = '';
-    let stderr = '';
-    child.stdout!.setEncoding('utf8').on('data', (t: string) => { stdout += t; });
-    child.stderr!.setEncoding('utf8').on('data', (t: string) => { stderr += t; });
-    child.stdin!.on('error', () => undefined);
-    const closed = new Promise<number | null>((res) => child.on('close', (code) => res(code)));
+    // on a slower start: another case, the tap started on a full disk, tested below).
+    const { child, out, closed } = disk.tap(['--db', db, '--', NODE, echo], { ACP_INSPECT_FINISH_WAIT_MS: undefined });
     const first = input.indexOf('\n') + 1;
     child.stdin!.write(input.slice(0, first));
     await until('the recording made', async () => {
@@ -253,7 +299,7 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
     });
     disk.fill(3 * 1024 * 1024); // 3 MiB left for 6.5 MB of traffic
     child.stdin!.end(input.slice(first));
-    const tap = { code: await closed, stdout, stderr };
+    const tap = { code: await closed, ...out };
     expect(tap.code, tap.stderr).toBe(0);
     expect(tap.stdout).toBe(output);
     const said = tap.stderr.trim().split('\n');
@@ -268,6 +314,43 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
 
     disk.free();
     await expectFinished(disk, db, held);
+  });
+
+  it('full as the tap starts, to the last byte: says the disk is full and how to fix it, and records once space returns, marking what it missed', async () => {
+    const disk = await newDisk(16);
+    const db = join(disk.dir, 'r.db');
+    const r = await startOnFullDisk(disk, db, 0, 0);
+    expect(r.code, r.said.join('\n')).toBe(0);
+    expect(r.stdout).toBe(answers);
+    expect(r.said, r.said.join('\n')).toHaveLength(1);
+    expect(r.said[0]).toMatch(/the disk of database .*r\.db is full; .*free space on it, or pass --db FILE on another disk/);
+    expect(r.said[0]).not.toMatch(/permission/);
+    // The requests sent while the disk was full are lost to the recording, and marked so; every one after is there.
+    expect(requestIds(r.items)).toEqual(Array.from({ length: M }, (_, i) => K + i + 1));
+    expect(r.items.filter((i) => i.dir === 'a2c')).toHaveLength(M);
+    const gap = r.items.findIndex((i) => i.type === 'gap');
+    expect(gap).toBeGreaterThanOrEqual(0);
+    expect(gap).toBeLessThan(r.items.findIndex((i) => i.dir === 'c2a'));
+    expect(r.status).toBe('incomplete');
+    expect(r.reason).toMatch(/could not be written to the capture log \(a failed write: its disk full, most likely\); marked as a gap at item \d+/);
+    expect(readdirSync(disk.seen(`${db}-captures`)).filter((f) => f.endsWith('.capture'))).toEqual([]);
+  });
+
+  it('full as the tap starts, its capture log fitting but not its database: says the disk is full, and records the whole session once space returns', async () => {
+    const disk = await newDisk(16);
+    const db = join(disk.dir, 'r.db');
+    const first = await disk.cli(['--db', db, '--', NODE, echo], { input: input.slice(0, input.indexOf('\n') + 1) });
+    expect(first.code, first.stderr).toBe(0);
+    const r = await startOnFullDisk(disk, db, 64 * 1024, 1);
+    expect(r.code, r.said.join('\n')).toBe(0);
+    expect(r.stdout).toBe(answers);
+    expect(r.said, r.said.join('\n')).toHaveLength(1);
+    expect(r.said[0]).toMatch(/the disk of database .*r\.db is full; .*free space on it, or pass --db FILE on another disk/);
+    expect(r.said[0]).not.toMatch(/permission/);
+    expect(requestIds(r.items)).toEqual(Array.from({ length: K + M }, (_, i) => i + 1));
+    expect(r.items.filter((i) => i.dir === 'a2c')).toHaveLength(K + M);
+    expect(r.status).toBe('complete');
+    expect(readdirSync(disk.seen(`${db}-captures`)).filter((f) => f.endsWith('.capture'))).toEqual([]);
   });
 
   it('during indexing: reads refused while full, and the indexer waiting for space finishes once it returns', async () => {

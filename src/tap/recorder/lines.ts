@@ -108,9 +108,7 @@ export class LineIndexer {
       if (m.ev === 'spawn-error') this.hooks.onIncomplete(`the agent did not start: ${spawnFailure(m.data)}`);
       this.push({ seq: ++this.seq, t: m.t, dir: 'event', type: m.ev, data: m.data }, 256);
     } else if ('gap' in m) {
-      const lost = this.splitters[m.gap]!.discard();
-      this.hooks.onIncomplete('the recorder fell behind and skipped data (a gap is marked)');
-      this.push({ seq: ++this.seq, t: m.t, dir: 'event', type: 'gap', data: { stream: ['c2a', 'a2c', 'stderr'][m.gap], bytes: m.bytes + lost } }, 64);
+      this.gap(m.gap, m.t, m.bytes + this.splitters[m.gap]!.discard());
     } else if ('eof' in m) {
       const rest = this.splitters[m.eof]!.end();
       if (rest) this.onLine(m.eof, m.t, rest);
@@ -152,12 +150,19 @@ export class LineIndexer {
   endCut(): number {
     ([C2A, A2C, STDERR] as StreamCode[]).forEach((c, i) => {
       const lost = this.splitters[c]!.discard();
-      if (lost > 0) {
-        this.hooks.onIncomplete('the recorder fell behind and skipped data (a gap is marked)');
-        this.push({ seq: ++this.seq, t: this.lastT, dir: 'event', type: 'gap', data: { stream: ['c2a', 'a2c', 'stderr'][i], bytes: lost } }, 64);
-      }
+      if (lost > 0) this.gap(i as StreamCode, this.lastT, lost);
     });
     return this.lastT;
+  }
+
+  /**
+   * Marks `bytes` of a stream lost (a gap item): the capture log could not take them (only a failed
+   * write to it loses bytes). The recording is incomplete, and says where.
+   */
+  private gap(code: StreamCode, t: number, bytes: number): void {
+    const stream = ['c2a', 'a2c', 'stderr'][code]!;
+    this.hooks.onIncomplete(`${bytes} bytes of ${stream} could not be written to the capture log (a failed write: its disk full, most likely); marked as a gap at item ${this.seq + 1}, the recording holds what came before and after it`);
+    this.push({ seq: ++this.seq, t, dir: 'event', type: 'gap', data: { stream, bytes } }, 64);
   }
 
   private push(item: Item, bytes: number, chunk?: number): void {

@@ -21,7 +21,7 @@ import type { PackedRows } from '../../store/item-rows.js';
 import { FLUSH_BYTES, FLUSH_ITEMS, FLUSH_MS, STATE_EVERY_BYTES } from './batch-bounds.js';
 import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer, startRetention } from '../detached-indexer.js';
 import { retentionDue, retentionSettings } from '../../store/retention.js';
-import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, fullDiskDelay, isFullError } from '../../store/disk.js';
+import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, fullDiskDelay, isFullError, refusedForSpace } from '../../store/disk.js';
 import { LogFreer } from './log-freer.js';
 import { handedOnExit } from '../../store/indexer-pids.js';
 
@@ -240,6 +240,7 @@ export class StoreWriter {
         indexer: processIdentity(),
       }));
       this.opening = false;
+      this.fullSince = 0;
       this.hooks.send({ recordingId: this.recordingId });
       if (!config.resume) this.retentionDue(store);
       if (Object.keys(this.peer).length) this.updatePeer();
@@ -251,6 +252,7 @@ export class StoreWriter {
         this.retrySoon();
         return;
       }
+      if (this.openingOnFullDisk(e)) return;
       this.opening = false;
       this.failed = true;
       const err = toStoreError(e, config.dbPath);
@@ -258,6 +260,29 @@ export class StoreWriter {
       this.store?.close();
       this.store = null;
     }
+  }
+
+  /**
+   * The database could not be opened, or the recording made, for want of space (a tap started on a
+   * full disk): as for a lock, nothing is lost. The intake holds back (see `blocked`), what arrives
+   * waits in the capture log, said once, and opening is tried again every FULL_RETRY_MS; once space
+   * returns the recording is made and indexed from the log's start. An indexer whose tap is gone
+   * waits as waitForSpace lets it. False: not a full disk (or waited too long).
+   */
+  private openingOnFullDisk(e: unknown): boolean {
+    try { this.store?.close(); } catch { /* closed below */ }
+    this.store = null;
+    if (!refusedForSpace(e, this.config.dbPath)) return false;
+    const now = Date.now();
+    if (this.fullSince === 0) this.fullSince = now;
+    if (this.config.resume && now - this.fullSince > FULL_WAIT_MS) return false;
+    this.opening = true;
+    if (!this.fullNoted) {
+      this.fullNoted = true;
+      this.hooks.send({ warn: fullDiskDelay(this.config.dbPath) });
+    }
+    this.retrySoon(FULL_RETRY_MS);
+    return true;
   }
 
   /**
