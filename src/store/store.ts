@@ -374,6 +374,24 @@ export class Store {
   }
 
   /**
+   * Capture logs beside this database that no recording names yet, while its disk is full: sessions
+   * whose taps could not make their recording for want of space (they make it once space returns).
+   * How many, and the bytes they hold; null when there are none, or the disk is not full.
+   */
+  unlistedWhileFull(): { logs: number; bytes: number } | null {
+    if (this.path === ':memory:' || this.schemaVersion < 5 || !diskFull(this.path)) return null;
+    const known = new Set((this.db.prepare(`SELECT capture FROM recordings WHERE capture IS NOT NULL`).all() as { capture: string }[]).map((r) => r.capture));
+    let logs = 0;
+    let bytes = 0;
+    for (const name of listCaptureLogs(this.path)) {
+      if (known.has(name)) continue;
+      logs++;
+      try { bytes += statSync(join(capturesDir(this.path), name)).size; } catch { /* gone meanwhile */ }
+    }
+    return logs > 0 ? { logs, bytes } : null;
+  }
+
+  /**
    * Waits (blocking, polling) until recording `id` has no capture log left to index, as long as
    * indexing advances (`onProgress` hears how far); returns at once for a recording whose tap still
    * runs (it is read as far as it got, as always). Otherwise says why the log is not all indexed:

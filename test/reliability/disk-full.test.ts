@@ -241,7 +241,7 @@ const firstBatch = input.split('\n').slice(0, K).map((l) => `${l}\n`).join('');
 const secondBatch = input.split('\n').slice(K, K + M).map((l) => `${l}\n`).join('');
 const answers = output.split('\n').slice(0, K + M).map((l) => `${l}\n`).join('');
 
-interface StartedFull { code: number | null; stdout: string; said: string[]; items: { dir: string; type?: string; raw?: string }[]; status: string; reason: string | null }
+interface StartedFull { listWhileFull: Result; code: number | null; stdout: string; said: string[]; items: { dir: string; type?: string; raw?: string }[]; status: string; reason: string | null }
 
 /**
  * A tap started on a disk already full (but for `leave` bytes): K requests while it is full, then
@@ -254,6 +254,7 @@ async function startOnFullDisk(disk: SmallDisk, db: string, leave: number, recor
   child.stdin!.write(firstBatch);
   // Forwarded while the disk is full, and said so.
   await until('the first answers and the tap\'s word', async () => out.stdout.split('\n').length > K && out.stderr.includes('\n'));
+  const listWhileFull = await disk.cli(['list', '--db', db]);
   disk.free();
   await until('the recording made once space returned', async () => {
     const r = await disk.cli(['list', '--db', db, '--json'], { env: { ACP_INSPECT_NO_DETACHED_INDEXER: '1' } });
@@ -269,7 +270,7 @@ async function startOnFullDisk(disk: SmallDisk, db: string, leave: number, recor
   const exp = await disk.cli(['export', 'latest', '--db', db, '--no-redact']);
   expect(exp.code, exp.stderr).toBe(0);
   const items = exp.stdout.trim().split('\n').slice(1).map((l) => JSON.parse(l) as { dir: string; type?: string; raw?: string });
-  return { code, stdout: out.stdout, said: out.stderr.trim().split('\n'), items, status: rows[0]!.status, reason: rows[0]!.incompleteReason ?? null };
+  return { listWhileFull, code, stdout: out.stdout, said: out.stderr.trim().split('\n'), items, status: rows[0]!.status, reason: rows[0]!.incompleteReason ?? null };
 }
 
 /** The ids of the requests (c2a) a recording holds. */
@@ -320,6 +321,9 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
     const disk = await newDisk(16);
     const db = join(disk.dir, 'r.db');
     const r = await startOnFullDisk(disk, db, 0, 0);
+    // No database yet, and no room to make one: list says so, in one line.
+    expect(r.listWhileFull.code).toBe(2);
+    expect(r.listWhileFull.stderr).toMatch(/^acp-inspect: the disk of database .*r\.db is full; free space on it, or pass --db FILE on another disk\n$/);
     expect(r.code, r.said.join('\n')).toBe(0);
     expect(r.stdout).toBe(answers);
     expect(r.said, r.said.join('\n')).toHaveLength(1);
@@ -342,6 +346,9 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
     const first = await disk.cli(['--db', db, '--', NODE, echo], { input: input.slice(0, input.indexOf('\n') + 1) });
     expect(first.code, first.stderr).toBe(0);
     const r = await startOnFullDisk(disk, db, 64 * 1024, 1);
+    // The session not in the store yet is not left out silently.
+    expect(r.listWhileFull.code, r.listWhileFull.stderr).toBe(0);
+    expect(r.listWhileFull.stdout).toMatch(/\nwarning: 1 session is not listed yet: indexing blocked: disk full \(\d+\.\d MiB waiting in its capture log\); free space on it/);
     expect(r.code, r.said.join('\n')).toBe(0);
     expect(r.stdout).toBe(answers);
     expect(r.said, r.said.join('\n')).toHaveLength(1);

@@ -37,8 +37,11 @@ export function registerList(program: Command): void {
           })), null, 2) + '\n');
           return;
         }
+        // Sessions captured but not in the store yet: their disk is full (never a silent partial list).
+        const unlisted = store.unlistedWhileFull();
+        const unlistedText = unlisted && `warning: ${unlisted.logs === 1 ? '1 session is' : `${unlisted.logs} sessions are`} not listed yet: indexing blocked: disk full (${(unlisted.bytes / 1048576).toFixed(1)} MiB waiting in ${unlisted.logs === 1 ? 'its capture log' : 'their capture logs'}); free space on it, or pass --db FILE on another disk for the next sessions\n`;
         if (rows.length === 0) {
-          process.stdout.write(`no recordings in ${store.path}; record one with: acp-inspect -- <agent command>\n`);
+          process.stdout.write(`no recordings in ${store.path}; record one with: acp-inspect -- <agent command>\n${unlistedText ?? ''}`);
           return;
         }
         process.stdout.write(formatTable(
@@ -58,11 +61,12 @@ export function registerList(program: Command): void {
         try {
           settings = retention.retentionSettings(store.path);
         } catch (e) {
-          process.stdout.write(`\n${retention.storeUsageText(usage, null)}\nwarning: ${(e as Error).message}\n`);
+          process.stdout.write(`\n${retention.storeUsageText(usage, null)}\nwarning: ${(e as Error).message}\n${unlistedText ?? ''}`);
           return;
         }
         process.stdout.write(`\n${retention.storeUsageText(usage, settings)}\n`);
         for (const w of retention.retentionWarnings(usage, settings)) process.stdout.write(`warning: ${w}\n`);
+        if (unlistedText) process.stdout.write(unlistedText);
       } finally {
         store.close();
       }
