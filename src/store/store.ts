@@ -385,8 +385,12 @@ export class Store {
     let bytes = 0;
     for (const name of listCaptureLogs(this.path)) {
       if (known.has(name)) continue;
+      let size = 0;
+      try { size = statSync(join(capturesDir(this.path), name)).size; } catch { continue; /* gone meanwhile */ }
+      // Empty, its tap gone: the disk took nothing of that session (nothing will be listed).
+      if (size === 0 && !logWriterAlive(name)) continue;
       logs++;
-      try { bytes += statSync(join(capturesDir(this.path), name)).size; } catch { /* gone meanwhile */ }
+      bytes += size;
     }
     return logs > 0 ? { logs, bytes } : null;
   }
