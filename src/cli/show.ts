@@ -19,6 +19,9 @@ function bySeq<T extends { seq: number }>(notes: T[] | undefined): Map<number, T
   return m;
 }
 
+/** The rows whose text a line of `show` without --raw does not use: frames whose size is a column (see formatItem). */
+const TEXT_NOT_SHOWN = "dir IN ('c2a', 'a2c') AND size IS NOT NULL";
+
 export async function showRecording(ref: string, given: { db?: string; follow?: boolean; raw?: boolean; color?: boolean }): Promise<void> {
   endQuietlyWhenStdoutCloses();
   const color = colorFor(process.stdout, given);
@@ -44,8 +47,12 @@ export async function showRecording(ref: string, given: { db?: string; follow?: 
     let last = 0;
     const notes = bySeq(store.readNotes(id));
     // A page of rows at a time, written as fast as stdout takes them (a pipe to a slow reader holds no more).
+    // A frame's line is its columns (seq, time, direction, kind, method, id, latency, size): without
+    // --raw its text is not read at all (decoding a long recording's non-ASCII text, and parsing its
+    // escapes, cost more than the rest of show together).
+    const pageOpts = opts.raw ? {} : { blankRawWhen: TEXT_NOT_SHOWN };
     const flush = () => writeLinesToStdout((function* () {
-      for (const it of store.pagedItems(id, last)) {
+      for (const it of store.pagedItems(id, last, Number.MAX_SAFE_INTEGER, 1000, pageOpts)) {
         yield formatItem(it, opts) + noteLines(notes.get(it.seq), color);
         last = it.seq;
       }
