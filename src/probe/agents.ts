@@ -12,7 +12,12 @@ import { AGENT_SCENARIOS } from './agent/scenarios.js';
 import { checkOutputs } from './probe-run.js';
 import { STYLE, esc } from './html.js';
 import { pageHead } from '../report/html.js';
-import type { ProbeReport, ScenarioStatus, Tier, Verdict } from './report.js';
+import { Store } from '../store/store.js';
+import { defaultDbPath } from '../store/paths.js';
+import { createProbeMatrix, updateProbeMatrix } from '../store/probe-runs.js';
+import type { Matrix, MatrixCell, MatrixColumn, ProbeReport, ScenarioStatus } from './report.js';
+
+export type { Matrix, MatrixCell, MatrixColumn };
 
 /** One agent of the config. Relative `cwd` and a relative command path are read from the config's folder. */
 export interface MatrixAgent {
@@ -23,36 +28,6 @@ export interface MatrixAgent {
   cwd?: string;
   auth?: string;
   timeoutMs?: number;
-}
-
-export interface MatrixCell {
-  status: ScenarioStatus;
-  tier: Tier;
-  why: string;
-  recording: number | null;
-}
-
-export interface MatrixColumn {
-  id: string;
-  name: string | null;
-  version: string | null;
-  verdict: Verdict | null;
-  /** Why the agent could not be probed at all. */
-  couldNotRun?: string;
-  run?: number;
-  durationMs?: number;
-  handshakeMs?: number;
-  cells: Record<string, MatrixCell>;
-  /** Ambient findings by rule: their tier and recording. */
-  ambient: Record<string, { tier: Tier; recording: number; message: string }>;
-}
-
-export interface Matrix {
-  probe: 'agents';
-  db: string;
-  startedAt: string;
-  scenarios: Array<{ id: string; tier: Tier; spec: string; title: string }>;
-  agents: MatrixColumn[];
 }
 
 /** Reads and checks the config: `{"agents":[{"id":…,"command":[…],"env":{…},"cwd":…,"auth":…}]}`. */
@@ -99,31 +74,36 @@ export interface ProbeAgentsOptions {
 export async function probeAgents(opts: ProbeAgentsOptions): Promise<{ matrix: Matrix; text: string }> {
   const agents = readMatrixConfig(opts.config);
   checkOutputs({ html: opts.html });
-  const startedAt = new Date().toISOString();
-  const columns: MatrixColumn[] = [];
-  let db = opts.db ? resolve(opts.db) : '';
-  for (const a of agents) {
-    let col: MatrixColumn;
-    try {
-      const { report } = await probeAgent({
-        command: a.command, db: opts.db, timeoutMs: a.timeoutMs ?? opts.timeoutMs, parallel: opts.parallel, auth: a.auth, startIn: a.cwd,
-        env: { ...process.env, ...a.env },
-        outputs: opts.html ? { html: agentHtml(opts.html, a.id) } : {},
-      });
-      db ||= report.db ?? '';
-      col = columnOf(a.id, report);
-    } catch (e) {
-      if (!(e instanceof CliError)) throw e;
-      col = { id: a.id, name: null, version: null, verdict: null, couldNotRun: e.message, cells: {}, ambient: {} };
-    }
-    columns.push(col);
-    opts.onAgent?.(col);
-  }
+  const db = resolve(opts.db ?? defaultDbPath());
   const matrix: Matrix = {
-    probe: 'agents', db, startedAt,
+    probe: 'agents', db, startedAt: new Date().toISOString(),
     scenarios: AGENT_SCENARIOS.map((s) => ({ id: s.id, tier: s.tier, spec: s.spec, title: s.title })),
-    agents: columns,
+    agents: [],
   };
+  // The matrix is kept in the store as it grows (the UI's matrix view), each agent's column once its probe ends.
+  const store = Store.open(db);
+  try {
+    matrix.id = createProbeMatrix(store, matrix.startedAt, matrix);
+    for (const a of agents) {
+      let col: MatrixColumn;
+      try {
+        const { report } = await probeAgent({
+          command: a.command, db, timeoutMs: a.timeoutMs ?? opts.timeoutMs, parallel: opts.parallel, auth: a.auth, startIn: a.cwd,
+          env: { ...process.env, ...a.env },
+          outputs: opts.html ? { html: agentHtml(opts.html, a.id) } : {},
+        });
+        col = columnOf(a.id, report);
+      } catch (e) {
+        if (!(e instanceof CliError)) throw e;
+        col = { id: a.id, name: null, version: null, verdict: null, couldNotRun: e.message, cells: {}, ambient: {} };
+      }
+      matrix.agents.push(col);
+      updateProbeMatrix(store, matrix.id, matrix, matrix.agents.length === agents.length);
+      opts.onAgent?.(col);
+    }
+  } finally {
+    store.close();
+  }
   if (opts.html) writeFileSync(opts.html, matrixHtml(matrix, opts.html));
   return { matrix, text: opts.json ? `${JSON.stringify(matrix, null, 2)}\n` : matrixText(matrix) };
 }
@@ -165,6 +145,7 @@ export function matrixText(m: Matrix): string {
   lines.push('', 'FAIL(a): advisory, FAIL(i)/(u): info or unstable: reported, never decides. A cell\'s recording: acp-inspect show ID (the --json matrix has the ids).');
   for (const a of m.agents) if (a.couldNotRun) lines.push(`${a.id}: could not run: ${a.couldNotRun}`);
   if (m.db) lines.push(`Recordings in ${m.db}; each agent is a probe run (${m.agents.filter((a) => a.run !== undefined).map((a) => `${a.id} #${a.run}`).join(', ')}).`);
+  if (m.id !== undefined) lines.push(`In the UI: acp-inspect serve${m.db ? ` --db ${m.db}` : ''}, then open probe matrix #${m.id} from the recordings list (?matrix=${m.id}).`);
   return `${lines.join('\n')}\n`;
 }
 

@@ -139,3 +139,36 @@ export function reportProblem(v: unknown): string | undefined {
   if (r.verdict !== 'conformant' && r.verdict !== 'not conformant') return 'no "verdict"';
   return undefined;
 }
+
+/** The ecosystem matrix of `probe agents` (src/probe/agents.ts): a column per agent, a row per scenario, each cell its recording. */
+export interface MatrixCell {
+  status: ScenarioStatus;
+  tier: Tier;
+  why: string;
+  recording: number | null;
+}
+
+export interface MatrixColumn {
+  id: string;
+  name: string | null;
+  version: string | null;
+  verdict: Verdict | null;
+  /** Why the agent could not be probed at all. */
+  couldNotRun?: string;
+  run?: number;
+  durationMs?: number;
+  handshakeMs?: number;
+  cells: Record<string, MatrixCell>;
+  /** Ambient findings by rule: their tier and recording. */
+  ambient: Record<string, { tier: Tier; recording: number; message: string }>;
+}
+
+export interface Matrix {
+  probe: 'agents';
+  /** Its id in the store (the UI shows it at `?matrix=ID`). */
+  id?: number;
+  db: string;
+  startedAt: string;
+  scenarios: Array<{ id: string; tier: Tier; spec: string; title: string }>;
+  agents: MatrixColumn[];
+}

@@ -21,7 +21,7 @@ import { transcriptLines, TranscriptError } from '../transcript/format.js';
 import { redactItems } from '../redact.js';
 import { importUpload, type ImportResult } from './import-worker.js';
 import { spoolUpload, UploadTooBig } from './upload.js';
-import { listProbeRuns, getProbeRun } from '../store/probe-runs.js';
+import { listProbeRuns, getProbeRun, listProbeMatrices, getProbeMatrix } from '../store/probe-runs.js';
 import { RULES, summarizeState } from '../check/index.js';
 import { FilterError } from './filter.js';
 import { findingsAt, listPage, listPosition, listTurns, methodStats, pairOf, patchOf, readItem, timelineGroups, turnItems } from './queries.js';
@@ -158,7 +158,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (err instanceof ConsoleError) return c.json({ error: err.message }, err.status);
     if (err instanceof TranscriptError || err instanceof SliceError) return c.json({ error: err.message }, 400);
     if (err instanceof StoreError) {
-      const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' || err.code === 'E_NO_PROBE_RUN' ? 404 : err.code === 'E_DB_LOCKED' || err.code === 'E_DB_FULL' || err.code === 'E_NOT_INDEXED' ? 503
+      const status = err.code === 'E_UNKNOWN_RECORDING' || err.code === 'E_NO_NOTE' || err.code === 'E_NO_PROBE_RUN' || err.code === 'E_NO_PROBE_MATRIX' ? 404 : err.code === 'E_DB_LOCKED' || err.code === 'E_DB_FULL' || err.code === 'E_NOT_INDEXED' ? 503
         : err.code === 'E_NO_ITEM' || err.code === 'E_NOTE_TOO_LONG' ? 400 : 500;
       return c.json({ error: err.message }, status);
     }
@@ -416,6 +416,13 @@ export function createApp(opts: AppOptions): InspectorApp {
     const id = c.req.param('id');
     if (!/^\d+$/.test(id)) throw new HttpError(404, `no probe run with id ${id}`);
     return c.json(getProbeRun(store, Number(id)));
+  });
+  // Probe matrices (acp-inspect probe agents): a column per agent, a row per scenario, each cell its recording.
+  app.get('/api/matrices', (c) => c.json(listProbeMatrices(store)));
+  app.get('/api/matrices/:id', (c) => {
+    const id = c.req.param('id');
+    if (!/^\d+$/.test(id)) throw new HttpError(404, `no probe matrix with id ${id}`);
+    return c.json(getProbeMatrix(store, Number(id)));
   });
   app.get('/api/rules', (c) => c.json(RULES));
   // The last comparisons asked for page by page (`?paged=1`), by id: their rows are built when asked.

@@ -107,4 +107,15 @@ export const MIGRATIONS: string[] = [
   ALTER TABLE recordings ADD COLUMN indexer TEXT;
   CREATE INDEX recordings_capture ON recordings(capture) WHERE capture IS NOT NULL;
 `,
+  // 6: probe matrices (acp-inspect probe agents): the matrix of one run over several agents, a column
+  // per agent (each its own probe run), kept as its JSON and rewritten as each agent's probe ends, for
+  // the UI's matrix view. Its cells name the scenarios' recordings.
+  `
+  CREATE TABLE probe_matrices (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    started_at TEXT NOT NULL,        -- ISO 8601
+    ended_at TEXT,                   -- ISO 8601; null while it runs (or when it was interrupted)
+    matrix TEXT NOT NULL             -- the JSON matrix so far (see src/probe/agents.ts)
+  );
+`,
 ];

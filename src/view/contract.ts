@@ -75,6 +75,14 @@ export interface ProbeRunSummary {
   verdict: string | null;
 }
 
+/** A probe matrix of the store (acp-inspect probe agents), as the home page lists it: its agents and their verdicts. */
+export interface ProbeMatrixSummary {
+  id: number;
+  startedAt: string;
+  endedAt: string | null;
+  agents: Array<{ id: string; verdict: string | null; couldNotRun: boolean }>;
+}
+
 /** One line of the timeline: what the list needs, without the full raw text. */
 export interface TimelineRow {
   seq: number;

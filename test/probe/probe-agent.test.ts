@@ -226,7 +226,9 @@ describe('probe agent', () => {
   it.concurrent('a later process of the agent slow to answer initialize (its start-up on a loaded machine) skips its scenario, saying so: not a failure of what the scenario provokes', async () => {
     const starts = join(tmp.dir, 'slow-restart.log');
     const report = await probeDefect('', ['prompt-turn', 'not-json'], 1000, { PROBE_AGENT_SLOW_RESTART: starts });
-    for (const id of ['prompt-turn', 'not-json']) expect(byId(report, id), id).toMatchObject({ status: 'skip', why: expect.stringMatching(/^not graded: this scenario's own process did not answer initialize within 11000 ms/) });
+    // not-json starts a process of its own, slow; prompt-turn runs on the initialize scenario's, handed over (no second start).
+    expect(byId(report, 'not-json')).toMatchObject({ status: 'skip', why: expect.stringMatching(/^not graded: this scenario's own process did not answer initialize within 11000 ms/) });
+    expect(byId(report, 'prompt-turn')).toMatchObject({ status: 'pass', sharedProcess: true });
     expect(report.verdict).toBe('conformant');
   });
 
@@ -338,6 +340,16 @@ describe('probe agent', () => {
     const whole = list.find((r) => r.name === `probe agent #${report.run}: shared process 1`)!;
     const shown = (await cli(['show', String(whole.id), '--db', join(tmp.dir, 'defects.sqlite')])).stdout.toString();
     expect(shown.match(/session\/request_permission/g)!.length).toBeGreaterThanOrEqual(2); // the late ask and its answer
+    // The shared process is the initialize scenario's, handed over (authenticated, as --auth asks) rather than a second start-up.
+    const store = Store.open(join(tmp.dir, 'defects.sqlite'), { readonly: true });
+    try {
+      const pidOf = (name: string) => store.getRecording(list.find((r) => r.name === `probe agent #${report.run}: ${name}`)!.id)!.pid;
+      expect(pidOf('shared process 1')).toEqual(expect.any(Number));
+      expect(pidOf('shared process 1')).toBe(pidOf('initialize'));
+    } finally {
+      store.close();
+    }
+    expect(shown).toMatch(/authenticate/);
   });
 
   it.concurrent('keeps a CI baseline: --write-baseline writes the failures, --baseline exits 0 on known ones, 1 on a new one, and reports a stale entry', async () => {

@@ -9,8 +9,8 @@ import type {
 import type { DataSource, FixtureFile, NoteView, Position } from '../../src/view/source.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
-import type { AgentRow, ProbeRunSummary } from '../../src/view/contract.js';
-import type { ProbeReport } from '../../src/probe/report.js';
+import type { AgentRow, ProbeMatrixSummary, ProbeRunSummary } from '../../src/view/contract.js';
+import type { Matrix, ProbeReport } from '../../src/probe/report.js';
 import type { RunningConsoleInfo } from '../../src/console/contract.js';
 
 export type { RecordingSummary, TimelinePage, ItemDetail, ItemState, FindingView, MethodStats, TurnInfo, TurnDetail, LiveEvent, CompareResult, CompareRow, TimelineGroups, CompareIndex, CompareRowsPage };
@@ -19,8 +19,8 @@ export type { DataSource, NoteView } from '../../src/view/source.js';
 export type { Waterfall, WaterfallSpan } from '../../src/view/waterfall.js';
 export type { Insights, Insight } from '../../src/view/insights.js';
 export type { AgentRow } from '../../src/view/contract.js';
-export type { ProbeReport, ScenarioResult } from '../../src/probe/report.js';
-export type { ProbeRunSummary } from '../../src/view/contract.js';
+export type { Matrix, MatrixCell, MatrixColumn, ProbeReport, ScenarioResult } from '../../src/probe/report.js';
+export type { ProbeMatrixSummary, ProbeRunSummary } from '../../src/view/contract.js';
 export type { RunningConsoleInfo } from '../../src/console/contract.js';
 
 export class ApiError extends Error {
@@ -100,6 +100,10 @@ export class HttpSource implements DataSource {
   probes() { return this.call<ProbeRunSummary[]>('/api/probes'); }
   /** One probe run with its report (null while it runs). */
   probe(id: number) { return this.call<ProbeRunSummary & { report: ProbeReport | null }>(`/api/probes/${id}`); }
+  /** Probe matrices of the store (acp-inspect probe agents), newest first. */
+  matrices() { return this.call<ProbeMatrixSummary[]>('/api/matrices'); }
+  /** One matrix, and which recordings its cells name are gone since. */
+  matrix(id: number) { return this.call<{ id: number; startedAt: string; endedAt: string | null; matrix: Matrix; gone: number[] }>(`/api/matrices/${id}`); }
   /** The consoles (acp-inspect console) running on this database. */
   consoles() { return this.call<RunningConsoleInfo[]>('/api/consoles'); }
   /** Every agent name and version of the store, compared (latency per method, turn durations). */

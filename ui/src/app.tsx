@@ -4,7 +4,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
   applyFilter, jumpTo, findings, detailOpen, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
-  comparing, openCompare, single, notes, probeId, grouped, setGrouped, groupLayout, toggleSelectedTurn, setAllExpanded, expandAll, toggledTurns,
+  comparing, openCompare, single, notes, probeId, matrixId, grouped, setGrouped, groupLayout, toggleSelectedTurn, setAllExpanded, expandAll, toggledTurns,
 } from './model.js';
 import { source, serverApi } from './api.js';
 import { RecordingsView } from './recordings-view.js';
@@ -19,6 +19,7 @@ import { step as stepPlayhead } from './playback.js';
 import { TurnsView } from './turns-view.js';
 import { CompareView } from './compare-view.js';
 import { ProbeScorecard, ProbeRunLink } from './probe-view.js';
+import { MatrixView } from './matrix-view.js';
 import { fmtMs, fmtDate } from './format.js';
 import { peerLabel } from '../../src/view/names.js';
 import { downloadText } from './download.js';
@@ -194,7 +195,7 @@ export function App() {
   const filterRef = useRef<HTMLInputElement>(null);
 
   useEffect(() => {
-    const onPop = () => { const prev = recId.value; const prevProbe = probeId.value; const wasComparing = comparing.value; readUrl(); if (comparing.value !== wasComparing && recId.value === null) { void openRecording(null); return; } if (recId.value !== prev || (recId.value === null && probeId.value !== prevProbe)) void openRecording(recId.value); else if (timeline.value?.q !== filter.value) void applyFilter(filter.value); };
+    const onPop = () => { const prev = recId.value; const prevProbe = probeId.value; const prevMatrix = matrixId.value; const wasComparing = comparing.value; readUrl(); if (comparing.value !== wasComparing && recId.value === null) { void openRecording(null); return; } if (recId.value !== prev || (recId.value === null && (probeId.value !== prevProbe || matrixId.value !== prevMatrix))) void openRecording(recId.value); else if (timeline.value?.q !== filter.value) void applyFilter(filter.value); };
     window.addEventListener('popstate', onPop);
     return () => window.removeEventListener('popstate', onPop);
   }, []);
@@ -211,6 +212,7 @@ export function App() {
     e.preventDefault();
     recId.value = null;
     probeId.value = null;
+    matrixId.value = null;
     comparing.value = false;
     writeUrl(true);
     void openRecording(null);
@@ -221,9 +223,10 @@ export function App() {
       <header class="topbar">
         {single.value ? <span class="brand">acp-inspect</span> : <a href="./" class="brand" onClick={goHome}>acp-inspect</a>}
         {single.value ? <span class="crumbs single-note" role="note">{single.value.note}{single.value.transcript && <>{' · '}<SaveTranscript make={single.value.transcript} /></>}</span> : <nav aria-label="Breadcrumb" class="crumbs">
-          <a href="./" onClick={goHome} aria-current={recId.value === null && probeId.value === null && !comparing.value ? 'page' : undefined}>Recordings</a>
+          <a href="./" onClick={goHome} aria-current={recId.value === null && probeId.value === null && matrixId.value === null && !comparing.value ? 'page' : undefined}>Recordings</a>
           {recId.value !== null && <span> / #{recId.value}</span>}
           {recId.value === null && probeId.value !== null && <span> / probe run #{probeId.value}</span>}
+          {recId.value === null && probeId.value === null && matrixId.value !== null && <span> / probe matrix #{matrixId.value}</span>}
           {' · '}<a href="?view=compare" aria-current={comparing.value ? 'page' : undefined} onClick={(e) => { e.preventDefault(); if (!comparing.value) openCompare(recId.value, null); }}>Compare</a>
           {' · '}<a href="/viewer/" title="The static viewer: open a .jsonl someone sent you, checked in the browser">Viewer</a>
         </nav>}
@@ -231,7 +234,7 @@ export function App() {
         <span class="keys muted" aria-hidden="true">j/k move · ←/→ turn · , . step · / filter · Enter open · n note · Esc close</span>
         <button type="button" class="theme" onClick={cycleTheme} aria-label={`Theme: ${theme}; switch`}>{theme === 'auto' ? '◐ auto' : theme === 'dark' ? '● dark' : '○ light'}</button>
       </header>
-      {comparing.value ? <CompareView /> : recId.value === null && probeId.value !== null ? <ProbeScorecard id={probeId.value} /> : recId.value === null ? <RecordingsView /> : loadError.value ? (
+      {comparing.value ? <CompareView /> : recId.value === null && probeId.value !== null ? <ProbeScorecard id={probeId.value} /> : recId.value === null && matrixId.value !== null ? <MatrixView id={matrixId.value} /> : recId.value === null ? <RecordingsView /> : loadError.value ? (
         <main class="panel"><p class="bad" role="alert">{loadError.value}</p>{!single.value && <p><a href="./" onClick={goHome}>Back to the recordings</a></p>}</main>
       ) : (
         <main class="recording" aria-label="Recording">

@@ -17,6 +17,8 @@ export const PAGE = 200;
 export const recId = signal<number | null>(null);
 /** The probe run whose scorecard is shown (`?probe=ID`), when no recording is open. */
 export const probeId = signal<number | null>(null);
+/** The probe matrix shown (`?matrix=ID`), when no recording or probe run is open. */
+export const matrixId = signal<number | null>(null);
 export const view = signal<View>('timeline');
 export const filter = signal('');
 export const selSeq = signal<number | null>(null);
@@ -231,6 +233,7 @@ export function readUrl(): void {
     cmpB.value = num('b');
     recId.value = rec && /^\d+$/.test(rec) ? Number(rec) : null;
     probeId.value = one || recId.value !== null ? null : num('probe');
+    matrixId.value = one || recId.value !== null || probeId.value !== null ? null : num('matrix');
     const v = p.get('view');
     view.value = v === 'turns' || v === 'findings' || v === 'notes' || v === 'waterfall' || v === 'insights' ? v : v === 'stats' ? 'insights' : 'timeline';
     filter.value = p.get('q') ?? '';
@@ -263,6 +266,8 @@ export function writeUrl(push = false): void {
     if (grouped.value) p.set('group', 'turns');
   } else if (probeId.value !== null && !one) {
     p.set('probe', String(probeId.value));
+  } else if (matrixId.value !== null && !one) {
+    p.set('matrix', String(matrixId.value));
   }
   const s = p.toString();
   const url = one ? `${location.pathname}${location.search}${s ? `#${s}` : ''}` : `${location.pathname}${s ? `?${s}` : ''}`;

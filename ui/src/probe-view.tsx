@@ -4,13 +4,14 @@
  */
 import { useEffect, useState } from 'preact/hooks';
 import { server, serverApi, type ProbeReport, type ProbeRunSummary, type ScenarioResult } from './api.js';
-import { probeId, recId, writeUrl, openRecording } from './model.js';
+import { probeId, matrixId, recId, writeUrl, openRecording } from './model.js';
 import { probeRunOf } from './home-entries.js';
 import { fmtDate, fmtMs } from './format.js';
 import { targetLabel } from '../../src/view/names.js';
 import { InlineCode } from './markdown.js';
 
-const TIERS: Array<[ScenarioResult['tier'], string]> = [
+/** The tiers in the order both the scorecard and the matrix show them, with their headings. */
+export const TIERS: Array<[ScenarioResult['tier'], string]> = [
   ['required', 'Required'], ['capability', 'Capability (when advertised)'], ['advisory', 'Advisory (does not change the verdict)'], ['info', 'Info (not graded)'],
   ['unstable', 'Unstable (not part of the specification; never decides)'],
 ];
@@ -18,13 +19,16 @@ const TIERS: Array<[ScenarioResult['tier'], string]> = [
 /** Opens a probe run's scorecard (null: back to the list). */
 export function openProbe(id: number | null): void {
   probeId.value = id;
+  matrixId.value = null;
   recId.value = null;
   writeUrl(true);
   if (id === null) void openRecording(null);
 }
 
-function openScenarioRecording(id: number): void {
+/** Opens a scenario's recording from a scorecard or a matrix. */
+export function openScenarioRecording(id: number): void {
   probeId.value = null;
+  matrixId.value = null;
   recId.value = id;
   writeUrl(true);
   void openRecording(id);

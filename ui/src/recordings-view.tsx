@@ -6,6 +6,7 @@ import { fmtDate, fmtMs } from './format.js';
 import { indexingText } from '../../src/view/indexing.js';
 import { AgentsCompare } from './agents-view.js';
 import { openProbe, verdictClass } from './probe-view.js';
+import { MatrixLink } from './matrix-view.js';
 import { homeEntries, type HomeEntry } from './home-entries.js';
 import { peerLabel } from '../../src/view/names.js';
 import type { ProbeRunSummary, RecordingSummary } from './api.js';
@@ -135,6 +136,7 @@ export function RecordingsView() {
             <input type="checkbox" checked={showProbes} onChange={(e) => setShowProbes((e.currentTarget as HTMLInputElement).checked)} /> probe runs ({probeRuns})
           </label>
         )}
+        <MatrixLink />
         {msg && <span class="muted" role="status">{msg}</span>}
       </div>
       {recordingsError.value && <p class="bad" role="alert">{recordingsError.value}</p>}

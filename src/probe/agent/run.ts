@@ -71,10 +71,15 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
   }
   const settings: AgentProbeSettings = { command: opts.command, cwd, timeoutMs: opts.timeoutMs ?? DEFAULT_TIMEOUT_MS, auth: opts.auth, startIn: opts.startIn };
   const run = ProbeRun.open('agent', opts.db);
+  /** The initialize scenario's process until a pool takes it (ended below when none does). */
+  let live: LiveProcess | undefined;
   try {
     // initialize first, always: it tells which scenarios apply.
     const init = AGENT_SCENARIOS.find((s) => s.id === 'initialize')!;
-    const first = await runScenario(run, init, settings, undefined, opts.env);
+    // Its process is kept, when the shared scenarios can take it, so that they need one start-up fewer.
+    const sharing = AGENT_SCENARIOS.some((s) => s.shared && (!opts.only || opts.only.includes(s.id)));
+    const first = await runScenario(run, init, settings, undefined, opts.env, undefined, sharing);
+    live = first.live;
     if (!first.facts && first.couldNotRun) throw new CliError(first.couldNotRun, 2);
     // Another version is the answer of an agent that does not support version 1 (9 rule 2): no defect,
     // and nothing this probe can test.
@@ -107,6 +112,11 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
       items: proc.conn.items, provoked: proc.conn.provoked, command: settings.command, cwd: settings.cwd, startedAt: run.startedAt,
       pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
     }))) : [];
+    if (live && pools[0]) {
+      const kept = live;
+      live = undefined;
+      await pools[0].adopt(kept);
+    }
     const workers = Array.from({ length: nWorkers }, async (_, w) => {
       for (let s = queue.shift(); s; s = queue.shift()) {
         if (!facts) {
@@ -152,6 +162,10 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     run.abandon();
     throw e;
   } finally {
+    if (live) {
+      await live.proc.stop();
+      live.client.dispose();
+    }
     run.close();
     if (scratch) rmSync(scratch, { recursive: true, force: true });
   }
@@ -203,6 +217,28 @@ class SharedAgent {
     }
   }
 
+  /**
+   * Keeps a process whose `initialize` the initialize scenario did (and passed on, idle) as this
+   * pool's first process, after `authenticate` when --auth asks for it, instead of starting another:
+   * one agent start-up fewer. One it cannot use is ended; `take` then starts its own as before.
+   */
+  async adopt(live: LiveProcess): Promise<void> {
+    const { proc, client, init } = live;
+    this.started.add(proc);
+    if (!this.current && !this.broken && !proc.exit) {
+      const d = new Driver(() => ({ proc, client }), this.settings, this.facts, { fs: false, terminal: false }, async () => {});
+      try {
+        await d.authenticate();
+        if (!proc.exit) {
+          this.current = { proc, client, handshake: { init, authed: !!this.settings.auth }, handshakeEnd: proc.conn.items.length };
+          return;
+        }
+      } catch { /* ended below; take() starts a process of its own, where a failure is reported as before */ }
+    }
+    await proc.stop();
+    client.dispose();
+  }
+
   /** After a scenario: ends the process when the scenario left it `busy`. */
   async release(busy: boolean): Promise<void> {
     if (!busy || !this.current) return;
@@ -232,7 +268,7 @@ function factsOf(result: Record<string, unknown>): AgentFacts {
 }
 
 /** Runs one scenario in its own agent process, records it and grades it. */
-async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv, pool?: SharedAgent):
+async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv, pool?: SharedAgent, keepAlive = false):
   Promise<ScenarioRun> {
   const startedAt = new Date().toISOString();
   const caps = { fs: !!s.client?.fs, terminal: !!s.client?.terminal };
@@ -291,7 +327,16 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   }
   const { proc, client } = d;
   const crashed = proc.exit && !proc.exit.stoppedByProbe ? proc.exit : undefined;
-  if (shared && proc === shared.proc) {
+  // The initialize scenario's process, when it passed and is idle on its first process: kept running
+  // for the shared scenarios (the caller hands it over or ends it). Its recording is this scenario's
+  // exchange up to here, as with a process of its own.
+  const initReplyNow = keepAlive ? proc.conn.received().find((f) => f.kind === 'result' && f.method === 'initialize') : undefined;
+  const live: LiveProcess | undefined = keepAlive && outcome.status === 'pass' && !unfinished && !proc.exit && !proc.spawnError && setups === 0
+    && proc.conn.pending === 0 && client.held.length === 0 && initReplyNow && isObj(initReplyNow.json) && isObj(initReplyNow.json.result)
+    ? { proc, client, init: initReplyNow.json.result } : undefined;
+  if (live) {
+    // left running: handed over to a shared pool by the caller
+  } else if (shared && proc === shared.proc) {
     // Kept for the next scenario, unless this one left it busy (a request still waiting, a
     // permission held) or it is gone: then it is ended, and the next one gets a new process.
     const busy = unfinished || proc.conn.pending > 0 || client.held.length > 0 || !!proc.exit;
@@ -340,11 +385,22 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
     facts: newFacts,
     handshakeMs,
     couldNotRun,
+    ...(live ? { live } : {}),
   };
+}
+
+/** The initialize scenario's process, left running for the shared scenarios (its handshake done). */
+interface LiveProcess {
+  proc: AgentProcess;
+  client: ClientSide;
+  /** initialize's result on it. */
+  init: Record<string, unknown>;
 }
 
 /** What a scenario left: its result before the checker's grading, and the findings outside its focus. */
 interface ScenarioRun {
+  /** The initialize scenario's process, still running, when it was asked to be kept and could be. */
+  live?: LiveProcess;
   result: ScenarioResult;
   /** Its own outcome, before the checker's say (graded once the run's ambient findings are known). */
   ungraded?: Outcome;
