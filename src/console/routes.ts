@@ -10,6 +10,8 @@ import { ConsoleError, type ConsoleAnswer, type ConsoleSession } from './session
 import type { ConsoleEvent, PermissionPolicy } from './contract.js';
 import type { Recording } from '../transcript/format.js';
 import { attachment, listFiles } from './attach.js';
+import { composableMethods, composeNotes, skeleton } from '../spec/compose.js';
+import { usePrebuiltValidators } from '../check-run/validators.js';
 
 /** Largest JSON body a console route reads. */
 const MAX_BODY = 8 * 1024 * 1024;
@@ -44,6 +46,21 @@ export function registerConsoleRoutes(app: Hono, session: ConsoleSession, forkSo
   app.post('/api/console/raw', async (c) => {
     session.raw((await body(c)).text as string);
     return c.json({ sent: true });
+  });
+  // The raw composer: the methods a client sends, a method's skeleton (a request with an id of the
+  // console's own, not used by anything it sends), and what the schema says about a line as written.
+  app.get('/api/console/compose/methods', (c) => c.json(composableMethods()));
+  app.post('/api/console/compose/skeleton', async (c) => {
+    const b = await body(c);
+    if (typeof b.method !== 'string' || b.method === '') throw new ConsoleError(400, 'a skeleton names its "method"');
+    const fill = { cwd: session.folder, ...(typeof b.sessionId === 'string' ? { sessionId: b.sessionId } : {}) };
+    return c.json({ message: skeleton(b.method, session.reserveId(), fill) });
+  });
+  app.post('/api/console/compose/notes', async (c) => {
+    const b = await body(c);
+    if (typeof b.text !== 'string') throw new ConsoleError(400, 'send {"text": the line to look at}');
+    await usePrebuiltValidators().catch(() => false); // else the schemas compile on first use
+    return c.json({ notes: composeNotes(b.text) });
   });
   app.post('/api/console/answer', async (c) => {
     const b = await body(c);

@@ -304,6 +304,11 @@ export class ConsoleSession {
     return id;
   }
 
+  /** An id the console's own requests will never use (for a request written by hand). */
+  reserveId(): number {
+    return this.nextId++;
+  }
+
   notify(method: string, params: unknown): void {
     if (typeof method !== 'string' || method === '') throw new ConsoleError(400, 'a notification needs a method');
     this.write(JSON.stringify({ jsonrpc: '2.0', method, ...(params === undefined ? {} : { params }) }));

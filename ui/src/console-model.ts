@@ -143,3 +143,18 @@ export const attachFile = (path: string, as: 'link' | 'embedded' | 'image' | 'au
 
 /** Runs a terminal auth method the page confirmed, naming it and echoing what was shown (the server compares). */
 export const runTerminalAuth = (m: { id: string; command: string[]; env: Record<string, string> }) => post('terminal-auth', { methodId: m.id, shown: { command: m.command, env: m.env } });
+
+/** The raw composer's help from the server (the protocol's schema stays there: the page bundles no validator). */
+export type ComposeMethod = { name: string; kind: 'request' | 'notification'; unstable: boolean; spec: string };
+export type ComposeNote = { level: 'warning' | 'info'; text: string };
+let composeMethodsOnce: Promise<ComposeMethod[]> | null = null;
+/** The methods a client sends (asked once). */
+export function composeMethods(): Promise<ComposeMethod[]> {
+  composeMethodsOnce ??= fetch('/api/console/compose/methods', { credentials: 'same-origin' }).then((r) => (r.ok ? r.json() as Promise<ComposeMethod[]> : Promise.reject(new Error(`${r.status} ${r.statusText}`))));
+  composeMethodsOnce.catch(() => { composeMethodsOnce = null; });
+  return composeMethodsOnce;
+}
+/** A method's message with its required params (the session's id filled in) and, for a request, a fresh id. */
+export const composeSkeleton = (method: string, sessionId: string | null) => post<{ message: Record<string, unknown> }>('compose/skeleton', { method, ...(sessionId ? { sessionId } : {}) }).then((r) => r.message);
+/** What the protocol's schema says about a line as written. */
+export const composeNotes = (text: string) => post<{ notes: ComposeNote[] }>('compose/notes', { text }).then((r) => r.notes);

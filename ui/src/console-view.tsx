@@ -15,10 +15,11 @@ import { DiffView } from './diff-view.js';
 import { JsonTree } from './json-tree.js';
 import { fmtMs } from './format.js';
 import {
-  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, sendRaw, answer, setTerminals, setPermissions, reconnect, act, runTerminalAuth,
+  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, answer, setTerminals, setPermissions, reconnect, act, runTerminalAuth,
 } from './console-model.js';
 import type { PendingRequest, TerminalAuthMethod } from '../../src/console/contract.js';
-import { rawDraft, takeStoredDraft } from './console-link.js';
+import { takeStoredDraft } from './console-link.js';
+import { Raw } from './console-raw.js';
 import { Prompt } from './console-composer.js';
 
 type Obj = Record<string, unknown>;
@@ -415,27 +416,6 @@ function Turns() {
           </article>
         );
       })}
-    </section>
-  );
-}
-
-function Raw() {
-  const [text, setText] = useState('');
-  const draft = rawDraft.value;
-  useEffect(() => {
-    if (!draft) return;
-    setText(draft.text);
-    document.getElementById('c-raw')?.scrollIntoView({ block: 'center' });
-    document.querySelector<HTMLTextAreaElement>('#c-raw-text')?.focus();
-  }, [draft?.n]);
-  const send = () => void act(() => sendRaw(text));
-  return (
-    <section class="console-box" aria-labelledby="c-raw">
-      <h2 id="c-raw">Raw</h2>
-      <p class="muted small-note">Any line, sent as written (invalid on purpose too: it is recorded and checked as such). JSON over several lines goes as one line.</p>
-      <textarea id="c-raw-text" rows={3} aria-label="Raw JSON-RPC message (Ctrl/⌘+Enter sends)" value={text} placeholder='{"jsonrpc":"2.0","id":99,"method":"session/list","params":{}}'
-        onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)} onKeyDown={onCtrlEnter(send)} />
-      <button type="button" onClick={send} disabled={!text}>Send raw</button>
     </section>
   );
 }
