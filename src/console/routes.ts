@@ -86,6 +86,11 @@ export function registerConsoleRoutes(app: Hono, session: ConsoleSession, forkSo
     session.runTerminalAuth(b.methodId, b.shown);
     return c.json(session.snapshot().status.authRun);
   });
+  app.post('/api/console/terminal-auth/cancel', async (c) => {
+    await body(c);
+    session.cancelTerminalAuth();
+    return c.json({ cancelling: true });
+  });
   app.post('/api/console/reconnect', async (c) => {
     await body(c);
     await session.start();

@@ -6,7 +6,7 @@
  * example agent it cancels a turn mid-way. The recordings then check and export like any other.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { copyFileSync, readFileSync, writeFileSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -35,6 +35,15 @@ afterAll(async () => {
   await browser?.close();
   tmp?.cleanup();
 });
+
+/** Whether process `pid` runs (a zombie, waiting for its parent to reap it, has ended). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 /** Errors the console pages logged (a failed request, an exception). */
 const pageErrors: string[] = [];
@@ -439,6 +448,64 @@ describeBrowser('the console', () => {
     expect(sentReqs.filter((m) => /^session\/(load|resume|delete|list)$/.test(m!))).toEqual(['session/load', 'session/list', 'session/delete', 'session/list', 'session/resume']);
     expect(snap.frames.filter((f) => f.raw.includes('"user_message_chunk"'))).toHaveLength(1);
     expect(snap.frames.filter((f) => f.dir === 'a2c' && f.kind === 'error')).toEqual([]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('shows a terminal\'s output in its tool call while the command runs, then its exit status, still after the agent released it', async () => {
+    const work = realpathSync(mkdtempSync(join(tmp.dir, 'watch-')));
+    const c = await startConsole(['--db', join(tmp.dir, 'watch.sqlite'), '--cwd', work, '--', process.execPath, AGENT]);
+    consoles.push(c);
+    const errors: string[] = [];
+    const page = await open(c, errors);
+    await page.getByRole('checkbox', { name: 'terminals' }).check();
+    await page.getByRole('checkbox', { name: 'terminal', exact: true }).check();
+    await connect(page);
+    await prompt(page, 'watch terminal');
+    const turn = page.getByRole('article', { name: /^Turn at/ }).last();
+    const term = turn.getByRole('group', { name: /^Terminal term-\d+$/ });
+    await term.getByText('step one').waitFor({ timeout: 120_000 });
+    // The command waits for a file: it is still running, its first line shown, no exit yet.
+    expect(await term.getByRole('status').textContent()).toBe('running…');
+    expect(await term.locator('pre').textContent()).toBe('step one\n');
+    writeFileSync(join(work, 'go'), '');
+    await term.getByText('exited 3').waitFor({ timeout: 120_000 });
+    expect(await term.locator('pre').textContent()).toBe('step one\nstep two\n');
+    // The agent released it and ended the turn: its output and exit are still shown.
+    await turn.getByText('the command exited 3').waitFor({ timeout: 120_000 });
+    await turn.locator('.pill', { hasText: 'end_turn' }).waitFor({ timeout: 120_000 });
+    const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    expect(snap.frames.some((f) => f.dir === 'a2c' && f.method === 'terminal/release')).toBe(true);
+    expect(await term.locator('pre').textContent()).toBe('step one\nstep two\n');
+    expect(await term.getByRole('status').textContent()).toBe('exited 3');
+    expect(snap.terminals).toEqual([{ terminalId: expect.stringMatching(/^term-\d+$/), output: 'step one\nstep two\n', truncated: false, exit: { exitCode: 3, signal: null } }]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('cancels a running terminal auth method from the page: its whole process group ends, and it is not authenticated', async () => {
+    const work = realpathSync(mkdtempSync(join(tmp.dir, 'slow-login-')));
+    const { c, page, errors } = await started('auth-cancel', work, AGENT, ['auth.terminal']);
+    await page.getByRole('button', { name: 'Slow login (terminal)' }).click();
+    await page.getByRole('group', { name: 'Run terminal auth method Slow login?' }).getByRole('button', { name: 'Run it' }).click();
+    await page.getByText('terminal auth slow: running…').waitFor({ timeout: 120_000 });
+    // The login started a helper process of its own (same process group).
+    const pidFile = join(work, 'login-helper.pid');
+    await expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { timeout: 120_000 }).toBe(true);
+    const helper = Number(readFileSync(pidFile, 'utf8'));
+    expect(running(helper)).toBe(true);
+    const cancel = page.getByRole('button', { name: 'Cancel terminal auth' });
+    await cancel.focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('terminal auth slow: cancelled: not authenticated').waitFor({ timeout: 120_000 });
+    await cancel.waitFor({ state: 'detached' });
+    await page.getByText(/terminal auth method "Slow login" was cancelled \(its process group ended by SIGTERM\): not authenticated/).waitFor();
+    await expect.poll(() => running(helper), { timeout: 120_000 }).toBe(false);
+    expect((await c.api<ConsoleSnapshot>('/api/console')).json.status.authRun).toEqual({ methodId: 'slow', state: 'done', exitCode: null, signal: 'SIGTERM', cancelled: true });
+    // Nothing runs now: a second cancel is refused.
+    expect((await c.api('/api/console/terminal-auth/cancel', {})).status).toBe(409);
     expect(errors).toEqual([]);
     await page.context().close();
     expect(await c.stop()).toBe(0);

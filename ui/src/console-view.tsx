@@ -4,7 +4,7 @@
  * waiting on the user, a raw composer); on the right the timeline of the recording the console is
  * making, the same components as any recording's (the timeline list and its detail pane).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { source, type TurnDetail, type TurnInfo } from './api.js';
 import { current, detailOpen, findings, selSeq } from './model.js';
 import { TimelineList } from './timeline-view.js';
@@ -15,7 +15,7 @@ import { DiffView } from './diff-view.js';
 import { JsonTree } from './json-tree.js';
 import { fmtMs } from './format.js';
 import {
-  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, answer, setTerminals, setPermissions, reconnect, act, runTerminalAuth,
+  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, answer, setTerminals, setPermissions, reconnect, act, runTerminalAuth, cancelTerminalAuth, terminalViews,
 } from './console-model.js';
 import type { PendingRequest, TerminalAuthMethod } from '../../src/console/contract.js';
 import { takeStoredDraft } from './console-link.js';
@@ -128,7 +128,13 @@ function Connect() {
                   onClick={() => setConfirming(String(m.id))}>{String(m.name ?? m.id)} (terminal)</button>;
               })}
               {confirm && <TerminalAuthConfirm m={confirm} tty={status.value?.tty ?? false} close={() => setConfirming(null)} />}
-              {authRun && <p role="status" class={authRun.state === 'done' && authRun.exitCode !== 0 ? 'bad' : 'muted'}>terminal auth {authRun.methodId}: {authRun.state === 'running' ? 'running…' : authRun.exitCode === 0 ? 'exited 0: authenticated' : `failed (${authRun.signal ?? `exit ${authRun.exitCode}`})`}</p>}
+              {authRun && (
+                <div class="row-form">
+                  <p role="status" class={authRun.state === 'done' && (authRun.exitCode !== 0 || authRun.cancelled) ? 'bad' : 'muted'}>terminal auth {authRun.methodId}: {authRun.state === 'running' ? 'running…'
+                    : authRun.cancelled ? 'cancelled: not authenticated' : authRun.exitCode === 0 ? 'exited 0: authenticated' : `failed (${authRun.signal ?? `exit ${authRun.exitCode}`})`}</p>
+                  {authRun.state === 'running' && <button type="button" onClick={() => void act(cancelTerminalAuth)} title="End the terminal auth method's process group (SIGTERM, then SIGKILL)">Cancel terminal auth</button>}
+                </div>
+              )}
             </div>
           )}
         </div>
@@ -379,6 +385,25 @@ function Waiting() {
   );
 }
 
+/**
+ * A terminal the console runs for the agent, in the tool call that names it: its output as it comes
+ * (the last part kept, as the server keeps it) and its exit status once it ended; still shown after
+ * the agent released it.
+ */
+function TerminalOutput({ terminalId }: { terminalId: string }) {
+  const t = terminalViews.value.get(terminalId);
+  const pre = useRef<HTMLPreElement>(null);
+  useEffect(() => { if (pre.current) pre.current.scrollTop = pre.current.scrollHeight; }, [t?.output.length]);
+  if (!t) return <p class="muted small-note">terminal {terminalId}: not run by this console's agent process</p>;
+  const exit = t.exit;
+  return (
+    <div class="terminal-view" role="group" aria-label={`Terminal ${terminalId}`}>
+      <pre ref={pre} class="raw small terminal-output" aria-label={`Terminal ${terminalId} output`}>{t.truncated ? '…(earlier output cut)\n' : ''}{t.output}</pre>
+      <p role="status" class={exit && exit.exitCode !== 0 ? 'bad small-note' : 'muted small-note'}>{exit === null ? 'running…' : exit.signal ? `ended by ${exit.signal}` : `exited ${exit.exitCode}`}</p>
+    </div>
+  );
+}
+
 /** The last turns of the console's recording, as the timeline's turn cards show them, kept current. */
 function Turns() {
   const id = status.value?.recordingId ?? null;
@@ -412,7 +437,7 @@ function Turns() {
               <span class="turn-prompt">“{t.prompt || '(no text)'}”</span>
               <span class={`pill ${running ? 'live' : (d?.stopReason ?? t.stopReason) === 'end_turn' ? 'ok' : 'warn'}`}>{running ? 'running' : d?.stopReason ?? t.stopReason ?? 'no stop reason'}</span>
             </header>
-            {d && <TurnSummaryBody d={d} />}
+            {d && <TurnSummaryBody d={d} terminal={(tid) => <TerminalOutput terminalId={tid} />} />}
           </article>
         );
       })}
