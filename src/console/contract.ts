@@ -71,7 +71,7 @@ export interface ConsoleStatus {
    */
   terminalAuth: TerminalAuthMethod[];
   /** The terminal auth method run last (or running now). */
-  authRun: { methodId: string; state: 'running' | 'done'; exitCode: number | null; signal: string | null } | null;
+  authRun: { methodId: string; state: 'running' | 'done'; exitCode: number | null; signal: string | null; /** Ended by the page's Cancel. */ cancelled: boolean } | null;
   /** Whether the console runs in a terminal (a terminal auth method then runs there, interactively). */
   tty: boolean;
 }
@@ -86,10 +86,26 @@ export interface TerminalAuthMethod {
 
 export type PermissionPolicy = 'ask' | 'allow' | 'reject';
 
+/**
+ * A command the agent ran through the console's terminals (terminal/create), as the page shows it
+ * in the tool call that names it: its output so far (the last CONSOLE_TERMINAL_KEPT characters) and
+ * its exit once it ended. Kept after the agent releases it (a client keeps showing a released
+ * terminal's output), for the last CONSOLE_TERMINALS_KEPT terminals of the run.
+ */
+export interface TerminalView {
+  terminalId: string;
+  output: string;
+  /** Output was cut from the front. */
+  truncated: boolean;
+  exit: { exitCode: number | null; signal: string | null } | null;
+}
+
 export type ConsoleEvent =
   | ConsoleFrame
   | { type: 'status'; status: ConsoleStatus }
   | { type: 'pending'; pending: PendingRequest[] }
+  /** A terminal's new output (`append`, to add to what the page has) and, once it ended, its exit; of agent process `run`. */
+  | { type: 'terminal'; run: number; terminalId: string; append: string; truncated: boolean; exit: TerminalView['exit'] }
   /** Something the console did on its own (served a read, refused a write outside the folder). */
   | { type: 'notice'; level: 'info' | 'error'; text: string; at: number };
 
@@ -100,6 +116,8 @@ export interface ConsoleSnapshot {
   /** The last frames of this run (at most CONSOLE_KEPT_FRAMES), oldest first. */
   frames: ConsoleFrame[];
   notices: Extract<ConsoleEvent, { type: 'notice' }>[];
+  /** The terminals of this run, oldest first. */
+  terminals: TerminalView[];
 }
 
 /** How much of a line the page is sent (a longer line comes cut, without its parsed message). */
@@ -107,6 +125,9 @@ export const CONSOLE_RAW_LIMIT = 64 * 1024;
 /** How many recent frames the server keeps for a page that (re)connects, and at most how many bytes of them. */
 export const CONSOLE_KEPT_FRAMES = 2000;
 export const CONSOLE_KEPT_BYTES = 16 * 1024 * 1024;
+/** How much of a terminal's output the page is shown (its last characters), and of how many terminals. */
+export const CONSOLE_TERMINAL_KEPT = 1024 * 1024;
+export const CONSOLE_TERMINALS_KEPT = 16;
 
 /**
  * A running console as `serve` lists it (from a file the console keeps beside the database while

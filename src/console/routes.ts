@@ -10,6 +10,8 @@ import { ConsoleError, type ConsoleAnswer, type ConsoleSession } from './session
 import type { ConsoleEvent, PermissionPolicy } from './contract.js';
 import type { Recording } from '../transcript/format.js';
 import { attachment, listFiles } from './attach.js';
+import { composableMethods, composeNotes, skeleton } from '../spec/compose.js';
+import { usePrebuiltValidators } from '../check-run/validators.js';
 
 /** Largest JSON body a console route reads. */
 const MAX_BODY = 8 * 1024 * 1024;
@@ -45,6 +47,21 @@ export function registerConsoleRoutes(app: Hono, session: ConsoleSession, forkSo
     session.raw((await body(c)).text as string);
     return c.json({ sent: true });
   });
+  // The raw composer: the methods a client sends, a method's skeleton (a request with an id of the
+  // console's own, not used by anything it sends), and what the schema says about a line as written.
+  app.get('/api/console/compose/methods', (c) => c.json(composableMethods()));
+  app.post('/api/console/compose/skeleton', async (c) => {
+    const b = await body(c);
+    if (typeof b.method !== 'string' || b.method === '') throw new ConsoleError(400, 'a skeleton names its "method"');
+    const fill = { cwd: session.folder, ...(typeof b.sessionId === 'string' ? { sessionId: b.sessionId } : {}) };
+    return c.json({ message: skeleton(b.method, session.reserveId(), fill) });
+  });
+  app.post('/api/console/compose/notes', async (c) => {
+    const b = await body(c);
+    if (typeof b.text !== 'string') throw new ConsoleError(400, 'send {"text": the line to look at}');
+    await usePrebuiltValidators().catch(() => false); // else the schemas compile on first use
+    return c.json({ notes: composeNotes(b.text) });
+  });
   app.post('/api/console/answer', async (c) => {
     const b = await body(c);
     if (typeof b.key !== 'string') throw new ConsoleError(400, 'an answer names the request it answers: "key", the JSON of its id');
@@ -68,6 +85,11 @@ export function registerConsoleRoutes(app: Hono, session: ConsoleSession, forkSo
     const b = await body(c);
     session.runTerminalAuth(b.methodId, b.shown);
     return c.json(session.snapshot().status.authRun);
+  });
+  app.post('/api/console/terminal-auth/cancel', async (c) => {
+    await body(c);
+    session.cancelTerminalAuth();
+    return c.json({ cancelling: true });
   });
   app.post('/api/console/reconnect', async (c) => {
     await body(c);

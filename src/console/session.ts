@@ -21,7 +21,7 @@ import { TerminalHost } from './terminals.js';
 import { ClientReplayer } from '../replay/client-replayer.js';
 import type { Effect } from '../replay/agent-replayer.js';
 import type { Recording } from '../transcript/format.js';
-import { CONSOLE_KEPT_BYTES, CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, type PermissionPolicy, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest, type TerminalAuthMethod } from './contract.js';
+import { CONSOLE_KEPT_BYTES, CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, CONSOLE_TERMINAL_KEPT, CONSOLE_TERMINALS_KEPT, type TerminalView, type PermissionPolicy, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest, type TerminalAuthMethod } from './contract.js';
 
 export interface ConsoleOptions {
   /** The agent command and its arguments. */
@@ -76,8 +76,14 @@ export class ConsoleSession {
   private readonly listeners = new Set<(ev: ConsoleEvent) => void>();
   private exited: Promise<void> = Promise.resolve();
   private terminals: TerminalHost | null = null;
-  /** A terminal auth method running now. */
+  /** The terminals of this run as the page sees them, and their output not yet sent to it (sent a few times a second). */
+  private readonly termViews = new Map<string, TerminalView>();
+  private readonly termUnsent = new Map<string, string>();
+  private readonly termExitSent = new Set<string>();
+  private termFlush: NodeJS.Timeout | null = null;
+  /** A terminal auth method running now, and whether the page cancelled it. */
   private authChild: ChildProcess | null = null;
+  private authCancelled = false;
   /** While a fork replays the recording's client side: the agent's lines go to it, not to the user. */
   private replaying: { replayer: ClientReplayer; t0: number; timer: NodeJS.Timeout; sent: number } | null = null;
 
@@ -120,7 +126,13 @@ export class ConsoleSession {
       cwd: this.root, stdio: ['pipe', 'pipe', 'inherit'], detached: true,
     });
     this.child = child;
-    this.terminals = new TerminalHost(this.root);
+    this.termViews.clear();
+    this.termUnsent.clear();
+    this.termExitSent.clear();
+    this.terminals = new TerminalHost(this.root, 'term', undefined, {
+      output: (id, text) => this.terminalOutput(run, id, text),
+      exit: (id, exit) => this.terminalOutput(run, id, '', exit),
+    });
     child.stdin!.on('error', () => { /* the tap is gone: its exit says so */ });
     const lines = new LineSplitter();
     child.stdout!.on('data', (chunk: Buffer) => {
@@ -194,7 +206,46 @@ export class ConsoleSession {
   }
 
   snapshot(): ConsoleSnapshot {
-    return { status: this.status, pending: [...this.pending.values()], frames: [...this.frames], notices: [...this.notices] };
+    return { status: this.status, pending: [...this.pending.values()], frames: [...this.frames], notices: [...this.notices], terminals: [...this.termViews.values()].map((v) => ({ ...v })) };
+  }
+
+  /**
+   * A terminal's output as it comes: gathered, then sent to the page a few times a second (at once
+   * with its exit), so a command that prints fast does not make an event per chunk. What the page
+   * was sent is what the snapshot holds (the last CONSOLE_TERMINAL_KEPT characters).
+   */
+  private terminalOutput(run: number, id: string, text: string, exit?: TerminalView['exit']): void {
+    if (run !== this.status.run) return;
+    if (!this.termViews.has(id)) {
+      this.termViews.set(id, { terminalId: id, output: '', truncated: false, exit: null });
+      if (this.termViews.size > CONSOLE_TERMINALS_KEPT) {
+        const oldest = this.termViews.keys().next().value!;
+        this.termViews.delete(oldest);
+        this.termUnsent.delete(oldest);
+        this.termExitSent.delete(oldest);
+      }
+    }
+    if (text) this.termUnsent.set(id, ((this.termUnsent.get(id) ?? '') + text).slice(-CONSOLE_TERMINAL_KEPT));
+    if (exit) this.termViews.get(id)!.exit = exit;
+    if (exit) this.flushTerminals(run);
+    else this.termFlush ??= setTimeout(() => this.flushTerminals(run), 100);
+  }
+
+  private flushTerminals(run: number): void {
+    if (this.termFlush) clearTimeout(this.termFlush);
+    this.termFlush = null;
+    if (run !== this.status.run) return;
+    for (const [id, v] of this.termViews) {
+      const append = this.termUnsent.get(id) ?? '';
+      this.termUnsent.delete(id);
+      const sendExit = v.exit !== null && !this.termExitSent.has(id);
+      if (!append && !sendExit) continue;
+      const all = v.output + append;
+      if (all.length > CONSOLE_TERMINAL_KEPT) v.truncated = true;
+      v.output = all.slice(-CONSOLE_TERMINAL_KEPT);
+      if (sendExit) this.termExitSent.add(id);
+      this.emit({ type: 'terminal', run, terminalId: id, append, truncated: v.truncated, exit: v.exit });
+    }
   }
 
   subscribe(fn: (ev: ConsoleEvent) => void): () => void {
@@ -302,6 +353,11 @@ export class ConsoleSession {
     const id = this.nextId++;
     this.write(JSON.stringify({ jsonrpc: '2.0', id, method, ...(params === undefined ? {} : { params }) }));
     return id;
+  }
+
+  /** An id the console's own requests will never use (for a request written by hand). */
+  reserveId(): number {
+    return this.nextId++;
   }
 
   notify(method: string, params: unknown): void {
@@ -527,11 +583,12 @@ export class ConsoleSession {
     const tty = this.status.tty;
     const child = spawn(m.command[0]!, m.command.slice(1), { cwd: this.root, env: { ...process.env, ...m.env }, detached: true, stdio: tty ? 'inherit' : ['ignore', 'pipe', 'pipe'] });
     this.authChild = child;
+    this.authCancelled = false;
     let out = '';
     const keep = (c: Buffer) => { out = (out + c.toString('utf8')).slice(-AUTH_OUTPUT_KEPT); };
     child.stdout?.on('data', keep);
     child.stderr?.on('data', keep);
-    this.status = { ...this.status, authRun: { methodId: m.id, state: 'running', exitCode: null, signal: null } };
+    this.status = { ...this.status, authRun: { methodId: m.id, state: 'running', exitCode: null, signal: null, cancelled: false } };
     this.notice('info', `running the terminal auth method "${m.name}": ${m.command.join(' ')}${tty ? " (in the console's terminal)" : ''}`);
     this.emitStatus();
     let done = false;
@@ -539,13 +596,28 @@ export class ConsoleSession {
       if (done) return;
       done = true;
       this.authChild = null;
-      this.status = { ...this.status, authRun: { methodId: m.id, state: 'done', exitCode: code, signal } };
-      const ok = code === 0;
-      this.notice(ok ? 'info' : 'error', `terminal auth method "${m.name}" ${why ?? (signal ? `ended by ${signal}` : `exited ${code}`)}: ${ok ? 'authenticated' : 'failed'}${out.trim() ? `; it said: ${out.trim()}` : ''}`);
+      const cancelled = this.authCancelled;
+      this.status = { ...this.status, authRun: { methodId: m.id, state: 'done', exitCode: code, signal, cancelled } };
+      const ok = code === 0 && !cancelled;
+      const how = why ?? (cancelled ? `was cancelled (its process group ended${signal ? ` by ${signal}` : ''})` : signal ? `ended by ${signal}` : `exited ${code}`);
+      this.notice(ok ? 'info' : 'error', `terminal auth method "${m.name}" ${how}: ${ok ? 'authenticated' : cancelled ? 'not authenticated' : 'failed'}${out.trim() ? `; it said: ${out.trim()}` : ''}`);
       this.emitStatus();
     };
     child.once('error', (e) => end(127, null, `could not start (${e.message})`));
     child.once('close', (code, signal) => end(code, signal));
+  }
+
+  /**
+   * Ends the running terminal auth method from the page: SIGTERM to its process group, SIGKILL if
+   * it is still there after a grace period. Its end is reported as cancelled (never authenticated).
+   */
+  cancelTerminalAuth(): void {
+    const child = this.authChild;
+    if (!child) throw new ConsoleError(409, 'no terminal auth method is running');
+    this.authCancelled = true;
+    this.notice('info', 'cancelling the terminal auth method: ending its process group');
+    signalGroup(child, 'SIGTERM');
+    setTimeout(() => { if (this.authChild === child) signalGroup(child, 'SIGKILL'); }, TERM_GRACE_MS).unref();
   }
 
   private wait(p: PendingRequest): void {

@@ -16,6 +16,12 @@ export const DEFAULT_OUTPUT_LIMIT = 1024 * 1024;
 
 export type TerminalReply = { result: unknown } | { error: { code: number; message: string } };
 
+/** Hears what the commands do, as they do it: each piece of output (stdout and stderr as they come) and the exit. */
+export interface TerminalWatcher {
+  output(terminalId: string, text: string): void;
+  exit(terminalId: string, exit: { exitCode: number | null; signal: string | null }): void;
+}
+
 const isObj = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class TerminalHost {
@@ -23,7 +29,7 @@ export class TerminalHost {
   private next = 1;
 
   /** `root`: the real path of the folder commands run in (a `cwd` the agent names must be inside it). */
-  constructor(private readonly root: string, private readonly prefix = 'term', private readonly defaultLimit = DEFAULT_OUTPUT_LIMIT) {}
+  constructor(private readonly root: string, private readonly prefix = 'term', private readonly defaultLimit = DEFAULT_OUTPUT_LIMIT, private readonly watcher?: TerminalWatcher) {}
 
   /** Answers one `terminal/*` request through `reply` (at once, or when the command exits for wait_for_exit). */
   handle(method: string, p: Record<string, unknown>, reply: (r: TerminalReply) => void): void {
@@ -36,13 +42,15 @@ export class TerminalHost {
       const cwd = p.cwd == null ? this.root : insideFolder(this.root, p.cwd);
       if (!cwd) return bad(`cwd must be absolute and inside ${this.root}`);
       // A group of its own, so kill and release end what the command started too.
+      const id = `${this.prefix}-${this.next++}`;
       const child = spawn(p.command, args, { cwd, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
       const t: Term = { child, output: '', limit: typeof p.outputByteLimit === 'number' && p.outputByteLimit >= 0 ? p.outputByteLimit : this.defaultLimit, truncated: false };
-      child.stdout!.on('data', (c: Buffer) => this.append(t, c.toString('utf8')));
-      child.stderr!.on('data', (c: Buffer) => this.append(t, c.toString('utf8')));
-      child.once('error', (e) => { this.append(t, `${e.message}\n`); t.exit = { exitCode: 127, signal: null }; });
-      child.once('close', (code, signal) => { t.exit ??= { exitCode: code, signal }; });
-      const id = `${this.prefix}-${this.next++}`;
+      const out = (text: string) => { this.append(t, text); this.watcher?.output(id, text); };
+      const exited = () => { if (t.exit) this.watcher?.exit(id, t.exit); };
+      child.stdout!.setEncoding('utf8').on('data', out);
+      child.stderr!.setEncoding('utf8').on('data', out);
+      child.once('error', (e) => { out(`${e.message}\n`); t.exit = { exitCode: 127, signal: null }; exited(); });
+      child.once('close', (code, signal) => { if (!t.exit) { t.exit = { exitCode: code, signal }; exited(); } });
       this.terms.set(id, t);
       return reply({ result: { terminalId: id } });
     }

@@ -206,6 +206,8 @@ export interface TurnToolCall {
   diffs: { path: string; oldText: string | null; newText: string }[];
   /** Text content and terminal ids, in order. */
   content: string[];
+  /** The ids of the terminals the content names (`{type: "terminal", terminalId}`), in order. */
+  terminals: string[];
 }
 
 export interface TurnDetail extends TurnInfo {

@@ -15,7 +15,7 @@ function applyToolCall(calls: Map<string, TurnToolCall>, u: Obj, seq: number): v
   const id = String(u.toolCallId ?? '');
   let tc = calls.get(id);
   if (!tc) {
-    tc = { toolCallId: id, title: null, kind: null, status: null, seq, diffs: [], content: [] };
+    tc = { toolCallId: id, title: null, kind: null, status: null, seq, diffs: [], content: [], terminals: [] };
     calls.set(id, tc);
   }
   if (typeof u.title === 'string') tc.title = u.title;
@@ -25,12 +25,14 @@ function applyToolCall(calls: Map<string, TurnToolCall>, u: Obj, seq: number): v
     // Content of an update replaces the tool call's content (ACP: fields present replace).
     tc.diffs = [];
     tc.content = [];
+    tc.terminals = [];
     for (const c of u.content) {
       if (!isObj(c)) continue;
       if (c.type === 'diff') {
         tc.diffs.push({ path: String(c.path ?? ''), oldText: typeof c.oldText === 'string' ? c.oldText : null, newText: String(c.newText ?? '') });
       } else if (c.type === 'terminal') {
         tc.content.push(`terminal ${String(c.terminalId ?? '')}`);
+        if (typeof c.terminalId === 'string') tc.terminals.push(c.terminalId);
       } else if (c.type === 'content') {
         const text = textOfBlocks(c.content);
         if (text) tc.content.push(text);

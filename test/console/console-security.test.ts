@@ -142,7 +142,7 @@ describe('terminal auth', () => {
     await waitFrame((f) => f.dir === 'a2c' && f.method === 'initialize');
     for (let i = 0; i < 50 && !(await c.api<ConsoleSnapshot>('/api/console')).json.status.terminalAuth.length; i++) await new Promise((res) => setTimeout(res, 100));
     expect((await c.api<ConsoleSnapshot>('/api/console')).json.status.terminalAuth.map((m) => [m.id, m.command, m.env])).toEqual([
-      ['login', shown.command, shown.env], ['broken', shown.command, { LOGIN_FAIL: '1' }]]);
+      ['login', shown.command, shown.env], ['broken', shown.command, { LOGIN_FAIL: '1' }], ['slow', shown.command, { LOGIN_WAIT: '1' }]]);
     // A method the agent did not list, or a command other than the one shown, does not run.
     const marker = join(tmp.dir, 'auth-marker');
     r = await c.api('/api/console/terminal-auth', { methodId: 'touch', shown: { command: ['touch', marker], env: {} } });
@@ -155,7 +155,7 @@ describe('terminal auth', () => {
     expect(r.status).toBe(200);
     for (let i = 0; i < 100 && (await c.api<ConsoleSnapshot>('/api/console')).json.status.authRun?.state !== 'done'; i++) await new Promise((res) => setTimeout(res, 100));
     const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
-    expect(snap.status.authRun).toEqual({ methodId: 'login', state: 'done', exitCode: 0, signal: null });
+    expect(snap.status.authRun).toEqual({ methodId: 'login', state: 'done', exitCode: 0, signal: null, cancelled: false });
     expect(snap.notices.at(-1)!.text).toContain('logging in as ada');
     expect(existsSync(marker)).toBe(false);
   });

@@ -1,6 +1,7 @@
 /**
  * TerminalHost keeps a bounded tail of a command's output: the agent's outputByteLimit when it gives
- * one, else DEFAULT_OUTPUT_LIMIT, cut at a character boundary and reported `truncated`. Real commands.
+ * one, else DEFAULT_OUTPUT_LIMIT, cut at a character boundary and reported `truncated`; and tells a
+ * watcher (the console's page) the output as it comes and the exit. Real commands.
  */
 import { afterAll, expect, it } from 'vitest';
 import { realpathSync } from 'node:fs';
@@ -36,4 +37,25 @@ it('keeps the agent\'s outputByteLimit, cut at a character boundary', async () =
 it('a small output is kept whole and not truncated', async () => {
   expect(await run("process.stdout.write('hi\\n')")).toMatchObject({ output: 'hi\n', truncated: false });
   expect(await run("process.stdout.write('none')", { outputByteLimit: 0 })).toMatchObject({ output: '', truncated: true });
+});
+
+it('tells its watcher each piece of output as it comes, whole characters, then the exit after the last piece', async () => {
+  const heard: string[] = [];
+  const watched = new TerminalHost(realpathSync(tmp.dir), 'w', undefined, {
+    output: (id, text) => heard.push(`${id} out ${text}`),
+    exit: (id, exit) => heard.push(`${id} exit ${JSON.stringify(exit)}`),
+  });
+  try {
+    const reply = (method: string, p: Record<string, unknown>) => new Promise<TerminalReply>((r) => watched.handle(method, p, r));
+    // 'é' split across two writes (two chunks on the pipe): the watcher hears whole characters.
+    const created = await reply('terminal/create', { command: process.execPath, args: ['-e', "const b=Buffer.from('é');process.stdout.write(b.subarray(0,1));setTimeout(()=>{process.stdout.write(b.subarray(1));process.stderr.write('!');process.exit(2)},50)"] });
+    const terminalId = (created as { result: { terminalId: string } }).result.terminalId;
+    await reply('terminal/wait_for_exit', { terminalId });
+    const outs = heard.filter((h) => h.startsWith(`${terminalId} out `)).map((h) => h.slice(`${terminalId} out `.length)).join('');
+    expect([...outs].sort().join('')).toBe(['!', 'é'].sort().join(''));
+    expect(heard.at(-1)).toBe(`${terminalId} exit {"exitCode":2,"signal":null}`);
+    expect(heard.filter((h) => h.includes(' exit '))).toHaveLength(1);
+  } finally {
+    watched.dispose();
+  }
 });

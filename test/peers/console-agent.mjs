@@ -4,16 +4,28 @@
 //              with a line added, then reports what happened and ends the turn;
 //   "outside"  asks to write a file outside the session's folder;
 //   "terminal" runs `echo from-terminal` through terminal/* and reports its output or the error;
+//   "watch terminal" runs a command that prints a line, waits for a file "go" in the folder, prints
+//              another and exits 3 (the tool call names the terminal; released after it exits);
 //   "elicit"   asks for a form (a name, an age, tea or not, a colour) and says what came back;
 //   "slow"     streams a chunk every 200 ms until cancelled (then stops with `cancelled`);
 //   anything else is echoed back, with a word on each non-text block (attachments). A line that is
 //   not JSON gets -32700, as the SDK answers. $/cancel_request for a running prompt answers it -32800.
 // Sessions: new, load (replays its history), resume, fork, list, close, delete; a mode and two config
 // options (a select and a boolean). `--plain` advertises no prompt capabilities; `--login` is the
-// terminal auth method's invocation: it prints a line and exits 0 (with LOGIN_FAIL=1 in its env: 3).
+// terminal auth method's invocation: it prints a line and exits 0 (with LOGIN_FAIL=1 in its env: 3;
+// with LOGIN_WAIT=1 it starts a helper process, writes its pid to login-helper.pid and never ends).
 import { join } from 'node:path';
 
-if (process.argv.includes('--login')) {
+if (process.argv.includes('--login') && process.env.LOGIN_WAIT === '1') {
+  // A login that waits for ever, with a helper process of its own (its pid in login-helper.pid).
+  const { spawn } = await import('node:child_process');
+  const { writeFileSync } = await import('node:fs');
+  const helper = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+  writeFileSync('login-helper.pid', String(helper.pid));
+  process.stdout.write('waiting for a browser that never comes\n');
+  setInterval(() => {}, 1000);
+  await new Promise(() => {}); // the agent below never starts
+} else if (process.argv.includes('--login')) {
   process.stdout.write(`logging in as ${process.env.LOGIN_USER ?? 'nobody'}\n`);
   process.exit(process.env.LOGIN_FAIL === '1' ? 3 : 0);
 }
@@ -116,6 +128,23 @@ async function prompt(id, p) {
     say(sid, `terminal said: ${out.result.output.trim()}`);
     return send({ id, result: { stopReason: 'end_turn' } });
   }
+  if (text === 'watch terminal') {
+    // A command that prints, waits for a file named "go" in the folder, prints again and exits 3:
+    // its output is shown while it runs, then its exit; the terminal is released after.
+    const script = "console.log('step one'); const fs = require('fs'); const t = setInterval(() => { if (fs.existsSync('go')) { clearInterval(t); console.log('step two'); process.exit(3); } }, 50);";
+    const t = await ask('terminal/create', { sessionId: sid, command: process.execPath, args: ['-e', script], cwd });
+    if (t.error) {
+      say(sid, `terminal refused: ${errText(t)}`);
+      return send({ id, result: { stopReason: 'end_turn' } });
+    }
+    const terminalId = t.result.terminalId;
+    update(sid, { sessionUpdate: 'tool_call', toolCallId: 'watch-1', title: 'wait for go', kind: 'execute', status: 'in_progress', content: [{ type: 'terminal', terminalId }] });
+    const exit = await ask('terminal/wait_for_exit', { sessionId: sid, terminalId });
+    await ask('terminal/release', { sessionId: sid, terminalId });
+    update(sid, { sessionUpdate: 'tool_call_update', toolCallId: 'watch-1', status: exit.result?.exitCode === 0 ? 'completed' : 'failed' });
+    say(sid, `the command exited ${exit.result?.exitCode}`);
+    return send({ id, result: { stopReason: 'end_turn' } });
+  }
   if (text === 'elicit') {
     const r = await ask('elicitation/create', {
       sessionId: sid, mode: 'form', message: 'Who is asking?',
@@ -174,7 +203,8 @@ function handle(line) {
         agentInfo: { name: 'console-test-agent', version: '1.0.0' },
         authMethods: [{ id: 'token', name: 'Token', description: 'a test token' },
           // A terminal method only for a client that can run one (the spec's rule).
-          ...(p.clientCapabilities?.auth?.terminal === true ? [{ id: 'login', name: 'Log in', type: 'terminal', args: ['--login'], env: { LOGIN_USER: 'ada' } }, { id: 'broken', name: 'Broken login', type: 'terminal', args: ['--login'], env: { LOGIN_FAIL: '1' } }] : [])] } });
+          ...(p.clientCapabilities?.auth?.terminal === true ? [{ id: 'login', name: 'Log in', type: 'terminal', args: ['--login'], env: { LOGIN_USER: 'ada' } }, { id: 'broken', name: 'Broken login', type: 'terminal', args: ['--login'], env: { LOGIN_FAIL: '1' } },
+            { id: 'slow', name: 'Slow login', type: 'terminal', args: ['--login'], env: { LOGIN_WAIT: '1' } }] : [])] } });
     case 'authenticate':
       return send({ id: m.id, result: {} });
     case 'session/new': {

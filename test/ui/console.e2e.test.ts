@@ -6,7 +6,7 @@
  * example agent it cancels a turn mid-way. The recordings then check and export like any other.
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { copyFileSync, readFileSync, writeFileSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs';
+import { copyFileSync, existsSync, readFileSync, writeFileSync, mkdirSync, mkdtempSync, realpathSync, symlinkSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
@@ -35,6 +35,15 @@ afterAll(async () => {
   await browser?.close();
   tmp?.cleanup();
 });
+
+/** Whether process `pid` runs (a zombie, waiting for its parent to reap it, has ended). */
+function running(pid: number): boolean {
+  try {
+    return !/^\d+ \(.*\) Z/.test(readFileSync(`/proc/${pid}/stat`, 'utf8'));
+  } catch {
+    return false;
+  }
+}
 
 /** Errors the console pages logged (a failed request, an exception). */
 const pageErrors: string[] = [];
@@ -442,6 +451,133 @@ describeBrowser('the console', () => {
     expect(errors).toEqual([]);
     await page.context().close();
     expect(await c.stop()).toBe(0);
+  });
+
+  it('shows a terminal\'s output in its tool call while the command runs, then its exit status, still after the agent released it', async () => {
+    const work = realpathSync(mkdtempSync(join(tmp.dir, 'watch-')));
+    const c = await startConsole(['--db', join(tmp.dir, 'watch.sqlite'), '--cwd', work, '--', process.execPath, AGENT]);
+    consoles.push(c);
+    const errors: string[] = [];
+    const page = await open(c, errors);
+    await page.getByRole('checkbox', { name: 'terminals' }).check();
+    await page.getByRole('checkbox', { name: 'terminal', exact: true }).check();
+    await connect(page);
+    await prompt(page, 'watch terminal');
+    const turn = page.getByRole('article', { name: /^Turn at/ }).last();
+    const term = turn.getByRole('group', { name: /^Terminal term-\d+$/ });
+    await term.getByText('step one').waitFor({ timeout: 120_000 });
+    // The command waits for a file: it is still running, its first line shown, no exit yet.
+    expect(await term.getByRole('status').textContent()).toBe('running…');
+    expect(await term.locator('pre').textContent()).toBe('step one\n');
+    writeFileSync(join(work, 'go'), '');
+    await term.getByText('exited 3').waitFor({ timeout: 120_000 });
+    expect(await term.locator('pre').textContent()).toBe('step one\nstep two\n');
+    // The agent released it and ended the turn: its output and exit are still shown.
+    await turn.getByText('the command exited 3').waitFor({ timeout: 120_000 });
+    await turn.locator('.pill', { hasText: 'end_turn' }).waitFor({ timeout: 120_000 });
+    const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    expect(snap.frames.some((f) => f.dir === 'a2c' && f.method === 'terminal/release')).toBe(true);
+    expect(await term.locator('pre').textContent()).toBe('step one\nstep two\n');
+    expect(await term.getByRole('status').textContent()).toBe('exited 3');
+    expect(snap.terminals).toEqual([{ terminalId: expect.stringMatching(/^term-\d+$/), output: 'step one\nstep two\n', truncated: false, exit: { exitCode: 3, signal: null } }]);
+    expect(errors).toEqual([]);
+    await page.context().close();
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('cancels a running terminal auth method from the page: its whole process group ends, and it is not authenticated', async () => {
+    const work = realpathSync(mkdtempSync(join(tmp.dir, 'slow-login-')));
+    const { c, page, errors } = await started('auth-cancel', work, AGENT, ['auth.terminal']);
+    await page.getByRole('button', { name: 'Slow login (terminal)' }).click();
+    await page.getByRole('group', { name: 'Run terminal auth method Slow login?' }).getByRole('button', { name: 'Run it' }).click();
+    await page.getByText('terminal auth slow: running…').waitFor({ timeout: 120_000 });
+    // The login started a helper process of its own (same process group).
+    const pidFile = join(work, 'login-helper.pid');
+    await expect.poll(() => existsSync(pidFile) && readFileSync(pidFile, 'utf8') !== '', { timeout: 120_000 }).toBe(true);
+    const helper = Number(readFileSync(pidFile, 'utf8'));
+    expect(running(helper)).toBe(true);
+    const cancel = page.getByRole('button', { name: 'Cancel terminal auth' });
+    await cancel.focus();
+    await page.keyboard.press('Enter');
+    await page.getByText('terminal auth slow: cancelled: not authenticated').waitFor({ timeout: 120_000 });
+    await cancel.waitFor({ state: 'detached' });
+    await page.getByText(/terminal auth method "Slow login" was cancelled \(its process group ended by SIGTERM\): not authenticated/).waitFor();
+    await expect.poll(() => running(helper), { timeout: 120_000 }).toBe(false);
+    expect((await c.api<ConsoleSnapshot>('/api/console')).json.status.authRun).toEqual({ methodId: 'slow', state: 'done', exitCode: null, signal: 'SIGTERM', cancelled: true });
+    // Nothing runs now: a second cancel is refused.
+    expect((await c.api('/api/console/terminal-auth/cancel', {})).status).toBe(409);
+    expect(errors).toEqual([]);
+    await page.context().close();
+    expect(await c.stop()).toBe(0);
+  });
+
+  it('composes a raw message from the protocol\'s schema: methods suggested, a skeleton picked with the keys, live warnings that do not block a send', async () => {
+    const { c, page, errors } = await started('compose', tmp.dir, AGENT);
+    const raw = page.getByLabel('Raw JSON-RPC message (Ctrl/⌘+Enter sends)');
+    const methods = page.getByRole('listbox', { name: 'Protocol methods' });
+    const notes = page.getByRole('list', { name: /^What the schema says/ });
+    await raw.focus();
+    // Typing a method's name in the empty box offers the methods a client sends; UNSTABLE ones say so.
+    await page.keyboard.type('fork');
+    await methods.getByRole('option', { name: /^session\/fork request · UNSTABLE/ }).waitFor();
+    await page.keyboard.press('Escape');
+    await methods.waitFor({ state: 'detached' });
+    await raw.fill('');
+    await page.keyboard.type('session/c');
+    await methods.getByRole('option', { name: /^session\/close request/ }).waitFor();
+    expect((await methods.getByRole('option').allTextContents()).map((t) => t.split(' ')[0])).toEqual(['session/close', 'session/cancel']);
+    // Arrow down to the notification and Tab: its skeleton, the session's id filled in, no id.
+    await page.keyboard.press('ArrowDown');
+    await page.keyboard.press('Tab');
+    await expect.poll(async () => (await raw.inputValue()).includes('session/cancel'), { timeout: 120_000 }).toBe(true);
+    expect(JSON.parse(await raw.inputValue())).toEqual({ jsonrpc: '2.0', method: 'session/cancel', params: { sessionId: 'sess-1' } });
+    // A request: Enter picks it; its required params from the schema and a fresh id.
+    await raw.fill('');
+    await page.keyboard.type('prompt');
+    await methods.getByRole('option', { name: /^session\/prompt request/ }).waitFor();
+    await page.keyboard.press('Enter');
+    await expect.poll(async () => (await raw.inputValue()).includes('session/prompt'), { timeout: 120_000 }).toBe(true);
+    const msg = JSON.parse(await raw.inputValue()) as { id: number; params: unknown };
+    expect(msg).toEqual({ jsonrpc: '2.0', id: msg.id, method: 'session/prompt', params: { sessionId: 'sess-1', prompt: [] } });
+    let snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    expect(snap.frames.filter((f) => f.dir === 'c2a' && f.kind === 'request').map((f) => f.id)).not.toContain(msg.id);
+    await notes.waitFor({ state: 'detached' });
+    // Live warnings under the box: a wrong type, a missing field, an unknown method, not JSON.
+    await raw.fill(JSON.stringify({ ...msg, params: { sessionId: 7, prompt: [] } }));
+    await notes.getByText('params.sessionId must be string').waitFor();
+    await raw.fill(JSON.stringify({ ...msg, params: { sessionId: 'sess-1' } }));
+    await notes.getByText("params must have required property 'prompt'").waitFor();
+    await raw.fill('{"jsonrpc":"2.0","id":5,"method":"session/promt","params":{}}');
+    await notes.getByText(/^⚠ unknown method session\/promt/).waitFor();
+    await raw.fill('{"jsonrpc":"2.0","id":5,');
+    await notes.getByText(/^⚠ not JSON/).waitFor();
+    // Inside "method", a pick replaces the name only.
+    await raw.fill('{"jsonrpc":"2.0","id":61,"method":"sess","params":{"sessionId":"sess-1","prompt":[{"type":"text","text":"hand-made"}]}}');
+    await raw.evaluate((el: HTMLTextAreaElement, at: number) => el.setSelectionRange(at, at), '{"jsonrpc":"2.0","id":61,"method":"sess'.length);
+    await page.keyboard.type('ion/pro');
+    await methods.getByRole('option', { name: /^session\/prompt/ }).waitFor();
+    await page.keyboard.press('Enter');
+    expect(JSON.parse(await raw.inputValue())).toMatchObject({ id: 61, method: 'session/prompt', params: { prompt: [{ text: 'hand-made' }] } });
+    await notes.waitFor({ state: 'detached' });
+    await raw.press('Control+Enter');
+    await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: hand-made').waitFor({ timeout: 120_000 });
+    // Invalid on purpose: the warning stays, the send goes as written and is recorded so.
+    const bad = JSON.stringify({ jsonrpc: '2.0', id: 62, method: 'session/prompt', params: { sessionId: 'sess-1', prompt: [{ type: 'text' }] } });
+    await raw.fill(bad);
+    await notes.getByText("⚠ params.prompt[0] must have required property 'text'").waitFor();
+    await page.getByRole('button', { name: 'Send raw anyway' }).click();
+    await expect.poll(async () => (await c.api<ConsoleSnapshot>('/api/console')).json.frames.some((f) => f.dir === 'c2a' && f.raw === bad), { timeout: 120_000 }).toBe(true);
+    snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+    const id = snap.status.recordingId!;
+    await expect.poll(async () => (await c.api<{ rows: { seq: number }[] }>(`/api/recordings/${id}/items?q=${encodeURIComponent('method:session/prompt kind:request')}`)).json.rows.length, { timeout: 120_000 }).toBe(2);
+    const badSeq = (await c.api<{ rows: { seq: number }[] }>(`/api/recordings/${id}/items?q=${encodeURIComponent('method:session/prompt kind:request')}`)).json.rows[1]!.seq;
+    expect(errors).toEqual([]);
+    await page.context().close();
+    expect(await c.stop()).toBe(0);
+    const check = await cli(['check', String(snap.status.recordingId), '--db', join(tmp.dir, 'compose.sqlite'), '--json']);
+    const found = check.stdout.toString().trim().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { message: string; seq: number });
+    // The checker judges it like any other frame: its finding is pinned to it.
+    expect(found.some((f) => f.seq === badSeq && f.message.includes("required property 'text'"))).toBe(true);
   });
 
   it('cancels a running prompt with its $/cancel_request button: the agent answers it -32800, once', async () => {

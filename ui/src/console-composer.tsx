@@ -22,6 +22,27 @@ export interface Attached { key: number; label: string; block: Obj }
 /** The largest image or audio file read from this machine (its base64 must fit a console request). */
 const MEDIA_LIMIT = 5 * 1024 * 1024;
 
+/**
+ * The keys of a composer box with a suggestion list (`count` items open, 0 when closed): Ctrl/⌘+Enter
+ * sends; with the list open, the arrows move in it, Enter or Tab picks, Escape closes it.
+ */
+export function composerKeys(e: KeyboardEvent, o: { count: number; send: () => void; move: (f: (i: number) => number) => void; pick: () => void; close: () => void }): void {
+  if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); o.send(); return; }
+  const n = o.count;
+  if (!n) return;
+  if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+    e.preventDefault();
+    o.move((i) => (i + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
+  } else if (e.key === 'Enter' || e.key === 'Tab') {
+    e.preventDefault();
+    o.pick();
+  } else if (e.key === 'Escape') {
+    e.preventDefault();
+    e.stopPropagation();
+    o.close();
+  }
+}
+
 /** The `@query` the caret is in (after a space or at the start), or null. */
 export function atQuery(text: string, caret: number): { start: number; query: string } | null {
   const m = /(^|\s)@([^\s@]*)$/.exec(text.slice(0, caret));
@@ -121,22 +142,7 @@ export function Prompt() {
     void act(async () => attach(f.path, await attachFile(f.path, as)));
   };
 
-  const onKey = (e: KeyboardEvent) => {
-    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); send(); return; }
-    if (!suggest || !suggest.items.length) return;
-    if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
-      e.preventDefault();
-      const n = suggest.items.length;
-      setIndex((i) => (i + (e.key === 'ArrowDown' ? 1 : n - 1)) % n);
-    } else if (e.key === 'Enter' || e.key === 'Tab') {
-      e.preventDefault();
-      pick(index);
-    } else if (e.key === 'Escape') {
-      e.preventDefault();
-      e.stopPropagation();
-      setSuggest(null);
-    }
-  };
+  const onKey = (e: KeyboardEvent) => composerKeys(e, { count: suggest?.items.length ?? 0, send, move: setIndex, pick: () => pick(index), close: () => setSuggest(null) });
 
   const media = (kind: 'image' | 'audio') => (e: Event) => {
     const input = e.currentTarget as HTMLInputElement;

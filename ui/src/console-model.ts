@@ -5,7 +5,7 @@
  * hears everything that went and came back. Nothing here renders.
  */
 import { signal, batch } from '@preact/signals';
-import type { ConsoleEvent, ConsoleFrame, ConsoleSnapshot, ConsoleStatus, PendingRequest } from '../../src/console/contract.js';
+import { CONSOLE_TERMINAL_KEPT, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest, type TerminalView } from '../../src/console/contract.js';
 import { emptyConsoleState, foldConsoleFrame, type ConsoleState } from './console-state.js';
 import { openRecording, recId, writeUrl } from './model.js';
 
@@ -17,6 +17,8 @@ export const cstate = signal<ConsoleState>(emptyConsoleState());
 export const activeSession = signal<string | null>(null);
 export const consoleError = signal<string | null>(null);
 export const streamOpen = signal(false);
+/** The terminals the console ran for the agent in this run, by id: their output so far and exit. */
+export const terminalViews = signal<Map<string, TerminalView>>(new Map());
 
 let sent = new Map<string, ConsoleFrame>();
 /** Answers waited for, by the JSON of the console's request id. */
@@ -55,7 +57,7 @@ function onStatus(st: ConsoleStatus): void {
   if (prev && prev.run !== st.run) {
     // A fresh agent process: what the page knew of the last one is gone.
     sent = new Map();
-    batch(() => { cstate.value = emptyConsoleState(); activeSession.value = null; });
+    batch(() => { cstate.value = emptyConsoleState(); activeSession.value = null; terminalViews.value = new Map(); });
   }
   status.value = st;
   if (st.recordingId !== null && st.recordingId !== recId.value) {
@@ -70,6 +72,13 @@ function onEvent(ev: ConsoleEvent): void {
   else if (ev.type === 'status') onStatus(ev.status);
   else if (ev.type === 'pending') pending.value = ev.pending;
   else if (ev.type === 'notice') notices.value = [...notices.value.slice(-99), ev];
+  else if (ev.type === 'terminal' && ev.run === status.value?.run) {
+    const m = new Map(terminalViews.value);
+    const prev = m.get(ev.terminalId);
+    const all = (prev?.output ?? '') + ev.append;
+    m.set(ev.terminalId, { terminalId: ev.terminalId, output: all.slice(-CONSOLE_TERMINAL_KEPT), truncated: ev.truncated || all.length > CONSOLE_TERMINAL_KEPT, exit: ev.exit });
+    terminalViews.value = m;
+  }
 }
 
 /** Loads the console's state and follows its event stream (reloading the state after a drop). */
@@ -85,6 +94,7 @@ export async function connectConsole(): Promise<void> {
       cstate.value = s;
       pending.value = snap.pending;
       notices.value = snap.notices;
+      terminalViews.value = new Map(snap.terminals.map((t) => [t.terminalId, t]));
       if (activeSession.value === null && s.sessions.size) activeSession.value = [...s.sessions.keys()].at(-1)!;
     });
     onStatus(snap.status);
@@ -142,4 +152,22 @@ export async function listFolderFiles(q: string): Promise<{ files: { path: strin
 export const attachFile = (path: string, as: 'link' | 'embedded' | 'image' | 'audio') => post<{ block: Record<string, unknown> }>('attachment', { path, as }).then((r) => r.block);
 
 /** Runs a terminal auth method the page confirmed, naming it and echoing what was shown (the server compares). */
+/** Ends the running terminal auth method (its process group). */
+export const cancelTerminalAuth = () => post('terminal-auth/cancel', {});
+
 export const runTerminalAuth = (m: { id: string; command: string[]; env: Record<string, string> }) => post('terminal-auth', { methodId: m.id, shown: { command: m.command, env: m.env } });
+
+/** The raw composer's help from the server (the protocol's schema stays there: the page bundles no validator). */
+export type ComposeMethod = { name: string; kind: 'request' | 'notification'; unstable: boolean; spec: string };
+export type ComposeNote = { level: 'warning' | 'info'; text: string };
+let composeMethodsOnce: Promise<ComposeMethod[]> | null = null;
+/** The methods a client sends (asked once). */
+export function composeMethods(): Promise<ComposeMethod[]> {
+  composeMethodsOnce ??= fetch('/api/console/compose/methods', { credentials: 'same-origin' }).then((r) => (r.ok ? r.json() as Promise<ComposeMethod[]> : Promise.reject(new Error(`${r.status} ${r.statusText}`))));
+  composeMethodsOnce.catch(() => { composeMethodsOnce = null; });
+  return composeMethodsOnce;
+}
+/** A method's message with its required params (the session's id filled in) and, for a request, a fresh id. */
+export const composeSkeleton = (method: string, sessionId: string | null) => post<{ message: Record<string, unknown> }>('compose/skeleton', { method, ...(sessionId ? { sessionId } : {}) }).then((r) => r.message);
+/** What the protocol's schema says about a line as written. */
+export const composeNotes = (text: string) => post<{ notes: ComposeNote[] }>('compose/notes', { text }).then((r) => r.notes);

@@ -4,7 +4,7 @@
  * waiting on the user, a raw composer); on the right the timeline of the recording the console is
  * making, the same components as any recording's (the timeline list and its detail pane).
  */
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { source, type TurnDetail, type TurnInfo } from './api.js';
 import { current, detailOpen, findings, selSeq } from './model.js';
 import { TimelineList } from './timeline-view.js';
@@ -15,10 +15,11 @@ import { DiffView } from './diff-view.js';
 import { JsonTree } from './json-tree.js';
 import { fmtMs } from './format.js';
 import {
-  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, sendRaw, answer, setTerminals, setPermissions, reconnect, act, runTerminalAuth,
+  status, pending, cstate, activeSession, consoleError, streamOpen, notices, connectConsole, request, notify, answer, setTerminals, setPermissions, reconnect, act, runTerminalAuth, cancelTerminalAuth, terminalViews,
 } from './console-model.js';
 import type { PendingRequest, TerminalAuthMethod } from '../../src/console/contract.js';
-import { rawDraft, takeStoredDraft } from './console-link.js';
+import { takeStoredDraft } from './console-link.js';
+import { Raw } from './console-raw.js';
 import { Prompt } from './console-composer.js';
 
 type Obj = Record<string, unknown>;
@@ -127,7 +128,13 @@ function Connect() {
                   onClick={() => setConfirming(String(m.id))}>{String(m.name ?? m.id)} (terminal)</button>;
               })}
               {confirm && <TerminalAuthConfirm m={confirm} tty={status.value?.tty ?? false} close={() => setConfirming(null)} />}
-              {authRun && <p role="status" class={authRun.state === 'done' && authRun.exitCode !== 0 ? 'bad' : 'muted'}>terminal auth {authRun.methodId}: {authRun.state === 'running' ? 'running…' : authRun.exitCode === 0 ? 'exited 0: authenticated' : `failed (${authRun.signal ?? `exit ${authRun.exitCode}`})`}</p>}
+              {authRun && (
+                <div class="row-form">
+                  <p role="status" class={authRun.state === 'done' && (authRun.exitCode !== 0 || authRun.cancelled) ? 'bad' : 'muted'}>terminal auth {authRun.methodId}: {authRun.state === 'running' ? 'running…'
+                    : authRun.cancelled ? 'cancelled: not authenticated' : authRun.exitCode === 0 ? 'exited 0: authenticated' : `failed (${authRun.signal ?? `exit ${authRun.exitCode}`})`}</p>
+                  {authRun.state === 'running' && <button type="button" onClick={() => void act(cancelTerminalAuth)} title="End the terminal auth method's process group (SIGTERM, then SIGKILL)">Cancel terminal auth</button>}
+                </div>
+              )}
             </div>
           )}
         </div>
@@ -378,6 +385,25 @@ function Waiting() {
   );
 }
 
+/**
+ * A terminal the console runs for the agent, in the tool call that names it: its output as it comes
+ * (the last part kept, as the server keeps it) and its exit status once it ended; still shown after
+ * the agent released it.
+ */
+function TerminalOutput({ terminalId }: { terminalId: string }) {
+  const t = terminalViews.value.get(terminalId);
+  const pre = useRef<HTMLPreElement>(null);
+  useEffect(() => { if (pre.current) pre.current.scrollTop = pre.current.scrollHeight; }, [t?.output.length]);
+  if (!t) return <p class="muted small-note">terminal {terminalId}: not run by this console's agent process</p>;
+  const exit = t.exit;
+  return (
+    <div class="terminal-view" role="group" aria-label={`Terminal ${terminalId}`}>
+      <pre ref={pre} class="raw small terminal-output" aria-label={`Terminal ${terminalId} output`}>{t.truncated ? '…(earlier output cut)\n' : ''}{t.output}</pre>
+      <p role="status" class={exit && exit.exitCode !== 0 ? 'bad small-note' : 'muted small-note'}>{exit === null ? 'running…' : exit.signal ? `ended by ${exit.signal}` : `exited ${exit.exitCode}`}</p>
+    </div>
+  );
+}
+
 /** The last turns of the console's recording, as the timeline's turn cards show them, kept current. */
 function Turns() {
   const id = status.value?.recordingId ?? null;
@@ -411,31 +437,10 @@ function Turns() {
               <span class="turn-prompt">“{t.prompt || '(no text)'}”</span>
               <span class={`pill ${running ? 'live' : (d?.stopReason ?? t.stopReason) === 'end_turn' ? 'ok' : 'warn'}`}>{running ? 'running' : d?.stopReason ?? t.stopReason ?? 'no stop reason'}</span>
             </header>
-            {d && <TurnSummaryBody d={d} />}
+            {d && <TurnSummaryBody d={d} terminal={(tid) => <TerminalOutput terminalId={tid} />} />}
           </article>
         );
       })}
-    </section>
-  );
-}
-
-function Raw() {
-  const [text, setText] = useState('');
-  const draft = rawDraft.value;
-  useEffect(() => {
-    if (!draft) return;
-    setText(draft.text);
-    document.getElementById('c-raw')?.scrollIntoView({ block: 'center' });
-    document.querySelector<HTMLTextAreaElement>('#c-raw-text')?.focus();
-  }, [draft?.n]);
-  const send = () => void act(() => sendRaw(text));
-  return (
-    <section class="console-box" aria-labelledby="c-raw">
-      <h2 id="c-raw">Raw</h2>
-      <p class="muted small-note">Any line, sent as written (invalid on purpose too: it is recorded and checked as such). JSON over several lines goes as one line.</p>
-      <textarea id="c-raw-text" rows={3} aria-label="Raw JSON-RPC message (Ctrl/⌘+Enter sends)" value={text} placeholder='{"jsonrpc":"2.0","id":99,"method":"session/list","params":{}}'
-        onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)} onKeyDown={onCtrlEnter(send)} />
-      <button type="button" onClick={send} disabled={!text}>Send raw</button>
     </section>
   );
 }

@@ -1,4 +1,5 @@
 /** Prompt turns grouped by session; each collapsed turn shows what happened in it, expanded into frames on demand. */
+import type { ComponentChildren } from 'preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { source, type TurnInfo, type TurnDetail } from './api.js';
 import { recId, applyFilter, setView, current, setGrouped, setTurnExpanded, jumpTo, atSeq, selSeq } from './model.js';
@@ -8,8 +9,11 @@ import { DiffView } from './diff-view.js';
 import { fmtClock, fmtMs } from './format.js';
 import { downloadText } from './download.js';
 
-/** What a turn did: the agent's message (Markdown), thoughts, plan, tool calls with diffs, permissions, fs/terminal calls, cancel. */
-export function TurnSummaryBody({ d }: { d: TurnDetail }) {
+/**
+ * What a turn did: the agent's message (Markdown), thoughts, plan, tool calls with diffs, permissions,
+ * fs/terminal calls, cancel. `terminal`, where given (the console), draws a terminal a tool call names.
+ */
+export function TurnSummaryBody({ d, terminal }: { d: TurnDetail; terminal?: (terminalId: string) => ComponentChildren }) {
   const empty = !d.message && !d.thought && !d.plan && d.toolCalls.length === 0 && d.permissions.length === 0 && d.calls.length === 0 && !d.cancelled;
   return (
     <div class="turn-body">
@@ -24,9 +28,10 @@ export function TurnSummaryBody({ d }: { d: TurnDetail }) {
       {d.toolCalls.length > 0 && (
         <section><h4>Tool calls</h4>
           {d.toolCalls.map((tc) => (
-            <details key={tc.toolCallId} class="tool-call" open={tc.diffs.length > 0 && d.toolCalls.length <= 3}>
+            <details key={tc.toolCallId} class="tool-call" open={(tc.diffs.length > 0 || (terminal !== undefined && tc.terminals.length > 0)) && d.toolCalls.length <= 3}>
               <summary><span class={`pill st-${tc.status ?? 'none'}`}>{tc.status ?? '?'}</span> {tc.title ?? tc.toolCallId} <span class="muted">{tc.kind ?? ''} · {tc.toolCallId}</span></summary>
               {tc.content.map((c, i) => <pre key={i} class="raw small">{c}</pre>)}
+              {terminal && tc.terminals.map((id) => <div key={`t-${id}`}>{terminal(id)}</div>)}
               {tc.diffs.map((df, i) => <DiffView key={i} before={df.oldText ?? ''} after={df.newText} label={`${df.path}${df.oldText === null ? ' (new file)' : ''}`} />)}
             </details>
           ))}
