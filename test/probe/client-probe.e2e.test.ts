@@ -70,7 +70,9 @@ describe.concurrent('probe client, launched by a client as its agent', () => {
     const t = tempDir('acp-probe-e2e-');
     try {
       const report = join(t.dir, 'probe.json');
-      const agent = [process.execPath, BIN, 'probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', report, '--timeout', '2000'].map(sh).join(' ');
+      const agent = [process.execPath, BIN, 'probe', 'client', '--db', join(t.dir, 'db.sqlite'), '--report', report, '--timeout', '8000'].map(sh).join(' ');
+      // 8 s for each answer: the verdict rests on what the client never answers, so what it does
+      // answer must arrive in time on a loaded machine too (2 s was too short at a load of 40).
       // The example client asks on stdin which option to choose; its first question reads all of stdin,
       // so the second permission request is never answered (and its SDK ignores $/cancel_request).
       const r = await run(process.execPath, [EXAMPLE_CLIENT], { input: '1\n1\n', cwd: t.dir, env: { PATH: `${join(PEERS, 'bin')}:${process.env.PATH}`, ACP_TEST_AGENT: agent } });
