@@ -10,10 +10,10 @@
 // Behaviours of real agents that are no defect (PROBE_AGENT_QUIRKS, comma-separated):
 // early-update: an available_commands_update before the session/new answer (as copilot);
 // commands-before-turn: a prompt first gets an available_commands_update, and its turn starts 150 ms
-// later, a cancel before it being lost (as opencode); permission-after-cancel: a running turn asks a
-// permission right after a cancel and waits for its answer before it ends (as auggie); late-permission:
-// 50 ms after a turn ended it asks one more permission for that session (as claude-agent-acp's tool calls
-// that outlive their turn); permission-before-turn: right after its session/new answer it asks a permission
+// later, a cancel before it being lost (as opencode); permission-after-cancel: a running turn, its chunks
+// sent, runs on until a cancel, then asks a permission and waits for its answer before it ends (as auggie);
+// late-permission: 50 ms after a turn ended it asks one more permission for that session (as
+// claude-agent-acp's tool calls that outlive their turn); permission-before-turn: right after its session/new answer it asks a permission
 // for the session (as auggie asks whether to index the folder), and starts no turn of that session until
 // it is answered; relative-cwd-exit: a session/new with a relative cwd is answered, and the agent exits (code 1)
 // at the next prompt, failing to set up that folder (as auggie); cut-on-stop: once its stdin closes it starts
@@ -113,7 +113,7 @@ async function turn(id, sessionId, prompt) {
   if (DEFECT === 'fs-without-capability') {
     await request('fs/read_text_file', { sessionId, path: `${s.cwd}/probe-readme.txt` });
   }
-  for (let i = 1; i <= 4; i++) {
+  const cancelled = async () => {
     if (t.askAfterCancel) {
       // A tool call already under way asks its permission as the cancel arrives, and waits for the answer.
       const a = await request('session/request_permission', {
@@ -123,12 +123,18 @@ async function turn(id, sessionId, prompt) {
       if (a?.result?.outcome?.outcome !== 'cancelled') process.stderr.write('probe-agent: the permission after the cancel was not answered cancelled\n');
       return end('cancelled');
     }
-    if (t.cancelled) return end(DEFECT === 'cancel-end-turn' ? 'end_turn' : 'cancelled');
+    return end(DEFECT === 'cancel-end-turn' ? 'end_turn' : 'cancelled');
+  };
+  for (let i = 1; i <= 4; i++) {
+    if (t.cancelled) return cancelled();
     update(sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: `part ${i} ` } });
     if (DEFECT === 'crash-in-turn' && i === 2) process.exit(3);
     await sleep(40);
   }
-  if (t.cancelled) return end(DEFECT === 'cancel-end-turn' ? 'end_turn' : 'cancelled');
+  // permission-after-cancel: the tool call under way runs until the cancel comes, however late (a loaded
+  // machine), so its permission is always asked after the cancel, never the turn's own before it.
+  if (QUIRKS.has('permission-after-cancel') && !t.cancelled) await new Promise((r) => { t.wake = r; });
+  if (t.cancelled) return cancelled();
   update(sessionId, { sessionUpdate: 'tool_call', toolCallId: `call-${id}`, title: 'Write a file', kind: 'edit', status: 'pending' });
   const answer = await request('session/request_permission', {
     sessionId,
@@ -230,6 +236,7 @@ function handle(msg) {
       if (s?.turn) {
         s.turn.cancelled = true;
         if (QUIRKS.has('permission-after-cancel')) s.turn.askAfterCancel = true;
+        s.turn.wake?.();
         if (DEFECT === 'update-after-cancel') {
           const t = s.turn;
           setTimeout(() => { if (t.dropped) return; update(params.sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: 'late' } }); }, 80);
@@ -241,6 +248,7 @@ function handle(msg) {
         if (sess.turn && sess.turn.id === params.requestId) {
           if (DEFECT === 'cancel-request-unanswered') { sess.turn.dropped = true; sess.turn.cancelled = true; return; }
           sess.turn.cancelled = true;
+          sess.turn.wake?.();
         }
       }
       return;
@@ -278,7 +286,7 @@ function handle(msg) {
     case 'session/close':
       if (!s) return error(id, -32602, 'unknown session');
       s.closed = true;
-      if (s.turn) s.turn.cancelled = true;
+      if (s.turn) { s.turn.cancelled = true; s.turn.wake?.(); }
       return reply(id, {});
     case 'session/fork': {
       if (!s) return error(id, -32602, 'unknown session');

@@ -246,6 +246,9 @@ describe('probe agent', () => {
       const items = store.readItems(s.recording!, 0, 1000);
       const ask = items.find((i) => 'method' in i && i.method === 'session/request_permission' && i.dir === 'a2c');
       expect(ask).toBeDefined();
+      // Asked after the cancel, whenever the cancel came: the agent's turn runs until it.
+      const cancel = items.find((i) => 'method' in i && i.method === 'session/cancel' && i.dir === 'c2a');
+      expect(ask!.seq).toBeGreaterThan(cancel!.seq);
       const answer = items.find((i) => i.dir === 'c2a' && 'replyTo' in i && i.replyTo === ask!.seq);
       expect(answer && 'raw' in answer ? JSON.parse(answer.raw).result : undefined).toEqual({ outcome: { outcome: 'cancelled' } });
     } finally {
