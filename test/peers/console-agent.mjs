@@ -7,7 +7,7 @@
 //   "watch terminal" runs a command that prints a line, waits for a file "go" in the folder, prints
 //              another and exits 3 (the tool call names the terminal; released after it exits);
 //   "elicit"   asks for a form (a name, an age, tea or not, a colour) and says what came back;
-//   "slow"     streams a chunk every 200 ms until cancelled (then stops with `cancelled`);
+//   "slow"     streams a chunk every 200 ms until cancelled (then stops with `cancelled`), however long;
 //   anything else is echoed back, with a word on each non-text block (attachments). A line that is
 //   not JSON gets -32700, as the SDK answers. $/cancel_request for a running prompt answers it -32800.
 // Sessions: new, load (replays its history), resume, fork, list, close, delete; a mode and two config
@@ -157,8 +157,9 @@ async function prompt(id, p) {
     return send({ id, result: { stopReason: 'end_turn' } });
   }
   if (text === 'slow') {
-    // Stopped by session/cancel, or by $/cancel_request for this very prompt.
-    for (let i = 0; i < 150 && !cancelled.has(sid) && !cancelledRequests.has(JSON.stringify(id)); i++) {
+    // Stopped by session/cancel, or by $/cancel_request for this very prompt; else it streams until the
+    // client goes (no turn length of its own: a test that cancels must not race a clock).
+    for (let i = 0; !cancelled.has(sid) && !cancelledRequests.has(JSON.stringify(id)); i++) {
       say(sid, `chunk ${i} `);
       await sleep(200);
     }

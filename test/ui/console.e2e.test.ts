@@ -180,6 +180,24 @@ describeBrowser('the console', () => {
     expect(await c.stop()).toBe(0);
   });
 
+  it('keeps a streaming turn\'s card current when the server answers slower than the agent streams', async () => {
+    const { c, page } = await started('slow-server', tmp.dir, AGENT);
+    // Every answer about turns comes a second late (a loaded machine): chunks come five times as often.
+    await page.route(/\/api\/recordings\/\d+\/turns/, async (route) => {
+      await new Promise((r) => setTimeout(r, 1000));
+      await route.continue().catch(() => undefined);
+    });
+    await prompt(page, 'slow');
+    const turn = page.getByRole('article', { name: /^Turn at/ }).last();
+    // Chunks show while the turn still runs (this agent streams until cancelled).
+    await turn.locator('.md', { hasText: 'chunk 2' }).waitFor({ timeout: 120_000 });
+    await turn.locator('.pill', { hasText: 'running' }).waitFor();
+    await page.getByRole('button', { name: 'Cancel turn' }).click();
+    await turn.locator('.pill', { hasText: 'cancelled' }).waitFor({ timeout: 120_000 });
+    await page.unrouteAll({ behavior: 'wait' });
+    expect(await c.stop()).toBe(0);
+  });
+
   it('refuses terminals until switched on; reconnecting starts a fresh agent and a new recording', async () => {
     const db = join(tmp.dir, 'terminal.sqlite');
     const work = join(tmp.dir, 'term-work');

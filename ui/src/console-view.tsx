@@ -410,20 +410,38 @@ function Turns() {
   const items = current.value?.items ?? 0;
   const [turns, setTurns] = useState<TurnInfo[]>([]);
   const [details, setDetails] = useState<Map<number, TurnDetail>>(new Map());
+  /** Asks for the turns again (set while a recording is shown). */
+  const refresh = useRef<(() => void) | null>(null);
+  // One load at a time, its answer always shown, and one more after it when items came meanwhile.
+  // Items come with every chunk of a streaming turn: an answer dropped (or a timer put off) for each
+  // newer item would leave the cards as they were for as long as the turn streams, once the server is
+  // slower to answer than the agent to stream (a loaded machine).
   useEffect(() => {
     if (id === null) return undefined;
     let alive = true;
-    const t = setTimeout(() => {
+    let busy = false;
+    let again = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const load = () => {
+      timer = undefined;
+      if (busy) { again = true; return; }
+      busy = true;
       void source.turns(id).then(async (list) => {
         const last = list.slice(-3);
         const got = await Promise.all(last.map((x) => source.turn(id, x.seq).catch(() => null)));
         if (!alive) return;
         setTurns(last);
         setDetails(new Map(got.filter((d): d is TurnDetail => d !== null).map((d) => [d.seq, d])));
-      }).catch(() => undefined);
-    }, 150);
-    return () => { alive = false; clearTimeout(t); };
-  }, [id, items]);
+      }).catch(() => undefined).finally(() => {
+        busy = false;
+        if (alive && again) { again = false; load(); }
+      });
+    };
+    refresh.current = () => { timer ??= setTimeout(load, 150); };
+    refresh.current();
+    return () => { alive = false; clearTimeout(timer); refresh.current = null; };
+  }, [id]);
+  useEffect(() => { refresh.current?.(); }, [items]);
   return (
     <section class="console-box" aria-labelledby="c-turns">
       <h2 id="c-turns">Turns</h2>
