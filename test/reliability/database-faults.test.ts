@@ -5,7 +5,7 @@
  * says so on stderr at most once, and the recording is marked incomplete where it can be.
  */
 import { afterAll, describe, expect, it } from 'vitest';
-import { chmodSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { makeTmp, run, start, writeAgent, withStore, tapLines, rpc, lockDb } from './helpers.js';
@@ -235,6 +235,29 @@ describe('database faults', () => {
     } finally {
       s.close();
     }
+  });
+
+  it('an indexer whose tap is gone, refused a write (a page limit): drops nothing and keeps the capture log; the next one finishes with every frame', async () => {
+    const db = join(tmp.dir, 'resume-refused.db');
+    // No indexer but the one run below: the tap leaves its log (its exit waits for nothing).
+    const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1' };
+    await run(['--db', db, '--', node, echo], { input: '', env });
+    const tap = await run(['--db', db, '--', node, echo], { input: requests(4000, 250), env: { ...env, ACP_INSPECT_FINISH_WAIT_MS: '1' } });
+    expect(tap.code).toBe(0);
+    const logs = () => readdirSync(`${db}-captures`).filter((f) => f.endsWith('.capture'));
+    expect(logs()).toHaveLength(1);
+    const pages = withStore(db, (s) => s.db.pragma('page_count', { simple: true }) as number);
+    const refused = await run(['index', '--db', db], { env: { ...env, ACP_INSPECT_SQLITE_MAX_PAGE_COUNT: String(pages + 8) } });
+    expect(refused.stderr.toString()).toMatch(/indexing stopped: cannot write to .* the rest stays in its capture log/);
+    // Not ended with frames missing, its log removed (before: incomplete, most frames gone, no log).
+    expect(logs()).toHaveLength(1);
+    expect(withStore(db, (s) => s.listRecordings()[0]!.status)).toBe('running');
+    const done = await run(['index', '--db', db], { env });
+    expect(done.code, done.stderr.toString()).toBe(0);
+    expect(logs()).toEqual([]);
+    const rec = withStore(db, (s) => s.listRecordings()[0]!);
+    expect(rec.status).toBe('complete');
+    expect(rec.frames).toBe(8000);
   });
 
   it('four taps at once on one database while another connection reads it: all complete, nothing lost', async () => {

@@ -212,15 +212,18 @@ async function expectUiSaysBlocked(disk: SmallDisk, db: string): Promise<void> {
 
 /** Once space returned: the recording finished by itself, with every frame the log held. */
 async function expectFinished(disk: SmallDisk, db: string, held: { c2a: number; a2c: number }): Promise<void> {
+  /** The recording as list said it finished (status, reason, frames): what a frame count that differs is read with. */
+  let ended = '';
   await until('indexing to finish by itself', async () => {
     const rows = JSON.parse((await disk.cli(['list', '--db', db, '--json'], { env: { ACP_INSPECT_NO_DETACHED_INDEXER: '1' } })).stdout) as { status: string; indexing?: unknown }[];
+    ended = JSON.stringify(rows[0]);
     return !rows[0]!.indexing && (rows[0]!.status === 'complete' || rows[0]!.status === 'incomplete');
   });
   const exp = await disk.cli(['export', 'latest', '--db', db, '--no-redact']);
   expect(exp.code, exp.stderr).toBe(0);
   const items = exp.stdout.trim().split('\n').slice(1).map((l) => JSON.parse(l) as { dir: string });
-  expect(items.filter((i) => i.dir === 'c2a')).toHaveLength(held.c2a);
-  expect(items.filter((i) => i.dir === 'a2c')).toHaveLength(held.a2c);
+  expect(items.filter((i) => i.dir === 'c2a'), ended).toHaveLength(held.c2a);
+  expect(items.filter((i) => i.dir === 'a2c'), ended).toHaveLength(held.a2c);
   expect(readdirSync(disk.seen(`${db}-captures`)).filter((f) => f.endsWith('.capture'))).toEqual([]);
 }
 

@@ -468,6 +468,12 @@ export class StoreWriter {
         this.retrySoon();
       } else if (this.waitForSpace(e)) {
         // Kept: see waitForSpace.
+      } else if (this.config.resume) {
+        // An indexer whose tap is gone: the capture log is all there is of what waits, and finishing
+        // would remove it. So nothing is dropped: writing stops, the log stays as far as it is
+        // indexed, and the next opener of the database goes on from there.
+        this.warnOnce(`indexing stopped: cannot write to ${this.config.dbPath} (${(e as Error).message}); the rest stays in its capture log, and the next acp-inspect that opens the database goes on from there`);
+        this.stopWriting();
       } else {
         this.stalled = false; // not a lock (or held too long): dropped below; the intake goes on
         this.dropped += this.pendingRows;
