@@ -75,10 +75,13 @@ describe('the console server', () => {
 
   it('starts nothing the page names: only the tap and the command line\'s agent run, also after a reconnect', async () => {
     const marker = join(tmp.dir, 'spawned');
-    // The tap, and the agent it starts.
+    // The tap, and the agent it starts (waited for: on a loaded machine the agent may not have started
+    // yet, or a short-lived helper of the tap may still be there).
+    const isTap = (cmd: string) => cmd.includes(' tap ');
+    const isAgent = (cmd: string) => cmd === `${process.execPath} ${AGENT}`;
     const both = async () => {
       let now = descendants(c.child.pid!);
-      for (let i = 0; i < 100 && now.length < 2; i++) {
+      for (let i = 0; i < 1200 && !(now.length === 2 && now.filter(isTap).length === 1 && now.filter(isAgent).length === 1); i++) {
         await new Promise((r) => setTimeout(r, 100));
         now = descendants(c.child.pid!);
       }
