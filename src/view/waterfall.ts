@@ -71,11 +71,15 @@ export const GAP_SHOWN_MS = 1_500;
 
 const cut = (s: string, n = 60) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
 
+/**
+ * A duration to the microsecond: the same span computed from stored times and from a transcript's
+ * (milliseconds with three decimals) differs in the last bits, which must not round differently.
+ */
+export const toMicrosecond = (ms: number): number => Math.round(ms * 1000) / 1000;
+
 /** A duration as a bar's accessible name says it: `0.4 ms`, `85 ms`, `1.2 s`, `2 min 5 s`, `1 h 3 min`. */
 export function fmtDuration(ms: number): string {
-  // To the microsecond first: the same span computed from stored times and from a transcript's
-  // (milliseconds with three decimals) differs in the last bits, which must not round differently.
-  const a = Math.max(0, Math.round(ms * 1000) / 1000);
+  const a = Math.max(0, toMicrosecond(ms));
   if (a < 10) return `${a.toFixed(1)} ms`;
   if (a < 1000) return `${Math.round(a)} ms`;
   if (a < 60_000) return `${(a / 1000).toFixed(1)} s`;

@@ -1,9 +1,10 @@
 /** Small formatting helpers for times, sizes and directions. */
 import type { ItemDir } from '../../src/wire/frame.js';
+import { toMicrosecond } from '../../src/view/waterfall.js';
 
 export function fmtMs(ms: number | null | undefined): string {
   if (ms === null || ms === undefined || Number.isNaN(ms)) return '';
-  const a = Math.round(Math.abs(ms) * 1000) / 1000; // to the µs: see fmtDuration in src/view/waterfall.ts
+  const a = toMicrosecond(Math.abs(ms));
   const sign = ms < 0 ? '−' : '';
   if (a < 1) return `${sign}${a.toFixed(2)}ms`;
   if (a < 1000) return `${sign}${a < 10 ? a.toFixed(1) : Math.round(a)}ms`;
