@@ -39,14 +39,26 @@ export function recordIndexer(dbPath: string, pid: number, log: string | null = 
   const dir = capturesDir(dbPath);
   try {
     for (const e of readIndexers(dbPath)) if (!e.alive && (!e.log || !existsSync(join(dir, e.log)))) rmSync(join(dir, `${e.pid}${EXT}`), { force: true });
-    sweepHandedOn(dbPath);
+    if (log && exit) recordHandedOn(dbPath, log, exit);
+    else sweepHandedOn(dbPath);
     if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
-    if (log && exit) {
-      const name = `${log}.${exit.exitCode ?? ''}.${exit.exitSignal ?? ''}.${Date.parse(exit.endedAt)}${HANDED_EXT}`;
-      try { closeSync(openSync(join(dir, name), 'w', 0o600)); } catch { /* the .indexer file, the database or the indexer's command line says it */ }
-    }
     writeFileSync(join(dir, `${pid}${EXT}`), `${pid} ${processStartId(pid) ?? ''}\n${log ?? ''}\n`, { mode: 0o600 });
   } catch { /* a hint only: without it nobody waits for this indexer, and list decides on the tap alone */ }
+}
+
+/**
+ * Names capture log `log` as handed on by a tap that exited as `exit` (the empty file described above).
+ * The tap makes it whether or not an indexer can be started for it: until some indexer finishes the
+ * log, `list` reads the recording as handed on, not cut short, and that indexer ends it with this exit.
+ */
+export function recordHandedOn(dbPath: string, log: string, exit: HandedOnEnd): void {
+  const dir = capturesDir(dbPath);
+  try {
+    sweepHandedOn(dbPath);
+    if (!existsSync(dir)) mkdirSync(dir, { mode: 0o700 });
+    const name = `${log}.${exit.exitCode ?? ''}.${exit.exitSignal ?? ''}.${Date.parse(exit.endedAt)}${HANDED_EXT}`;
+    closeSync(openSync(join(dir, name), 'w', 0o600));
+  } catch { /* the .indexer file, the database or the indexer's command line says it */ }
 }
 
 /** The handed-on names (see above) in `dbPath`'s capture folder: the log each names, and how its tap exited. */

@@ -6,7 +6,7 @@
  * never waits on the recorder, and nobody has to run anything for a recording to be finished.
  */
 import { lazyRequire } from './agent.js';
-import { recordIndexer } from '../store/indexer-pids.js';
+import { recordHandedOn, recordIndexer } from '../store/indexer-pids.js';
 import type { HandedOnExit } from './messages.js';
 
 const started = new Set<string>();
@@ -20,10 +20,14 @@ const copying = new Set<string>();
  */
 export function startDetachedIndexer(dbPath: string, handedOn: string | null = null, exit: HandedOnExit | null = null): void {
   const key = handedOn === null ? dbPath : `${dbPath}\0${handedOn}`;
-  if (started.has(key) || process.env.ACP_INSPECT_NO_DETACHED_INDEXER === '1') return;
+  if (started.has(key)) return;
   started.add(key);
+  // The tap's exit is named in the capture folder first, whether or not an indexer starts: whoever
+  // indexes the log ends the recording with it, and until then it reads as handed on, not cut short.
+  if (handedOn !== null && exit !== null) recordHandedOn(dbPath, handedOn, exit);
+  if (process.env.ACP_INSPECT_NO_DETACHED_INDEXER === '1') return;
   const more = handedOn !== null && exit !== null ? ['--handed-on', handedOn, '--handed-on-exit', JSON.stringify(exit)] : [];
-  spawnIndexer(dbPath, more, handedOn, exit);
+  spawnIndexer(dbPath, more, handedOn);
 }
 
 /**
@@ -62,9 +66,9 @@ export function startRetention(dbPath: string): void {
  * `acp-inspect index --db dbPath` (and `more`) in a process of its own, not waited for, named in the
  * capture folder (recordIndexer) before this process goes on; null when it cannot start.
  */
-function spawnIndexer(dbPath: string, more: string[] = [], handedOn: string | null = null, exit: HandedOnExit | null = null): import('node:child_process').ChildProcess | null {
+function spawnIndexer(dbPath: string, more: string[] = [], handedOn: string | null = null): import('node:child_process').ChildProcess | null {
   const child = spawnCli(['index', '--db', dbPath, ...more]);
-  if (child?.pid !== undefined) recordIndexer(dbPath, child.pid, handedOn, exit);
+  if (child?.pid !== undefined) recordIndexer(dbPath, child.pid, handedOn);
   return child;
 }
 

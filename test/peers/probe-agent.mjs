@@ -133,7 +133,9 @@ async function turn(id, sessionId, prompt) {
   }
   // permission-after-cancel: the tool call under way runs until the cancel comes, however late (a loaded
   // machine), so its permission is always asked after the cancel, never the turn's own before it.
-  if (QUIRKS.has('permission-after-cancel') && !t.cancelled) await new Promise((r) => { t.wake = r; });
+  // cancel-request-unanswered: likewise the turn runs until the cancel comes, so that on a loaded machine it
+  // never ends by itself before the probe's $/cancel_request arrives (which would answer it, and pass).
+  if ((QUIRKS.has('permission-after-cancel') || DEFECT === 'cancel-request-unanswered') && !t.cancelled) await new Promise((r) => { t.wake = r; });
   if (t.cancelled) return cancelled();
   update(sessionId, { sessionUpdate: 'tool_call', toolCallId: `call-${id}`, title: 'Write a file', kind: 'edit', status: 'pending' });
   const answer = await request('session/request_permission', {

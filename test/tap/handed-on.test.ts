@@ -29,11 +29,11 @@ const list = async (db: string): Promise<Listed[]> => {
 };
 
 /** Runs a session through the tap while the database is locked; `end`: how the tap goes. */
-async function lockedSession(db: string, end: 'exit' | 'kill') {
+async function lockedSession(db: string, end: 'exit' | 'kill', env: NodeJS.ProcessEnv = {}) {
   const lock = lockDb(db);
   await lock.locked;
   // The default exit wait, not the suite's longer one: the tap hands on at once.
-  const r = start(['--db', db, '--', node, agent], { env: { ACP_INSPECT_FINISH_WAIT_MS: undefined }, readStdout: false });
+  const r = start(['--db', db, '--', node, agent], { env: { ACP_INSPECT_FINISH_WAIT_MS: undefined, ...env }, readStdout: false });
   const ask = asker(r);
   await ask(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} });
   await ask(2, 'session/new', { cwd: '/', mcpServers: [] });
@@ -102,6 +102,23 @@ describe('a recording its tap handed on as it exited', () => {
     const [done] = await list(db);
     expect(done).toMatchObject({ status: 'incomplete', exitCode: 3, exitSignal: null, endedAt: '2026-01-02T03:04:05.678Z' });
     expect(done!.frames).toBeGreaterThan(0);
+    expect(readdirSync(`${db}-captures`)).toEqual([]);
+  });
+
+  it('when no indexer could be started for it: listed running, not interrupted, and the next indexer ends it with the tap\'s exit', async () => {
+    const db = join(tmp.dir, 'unstarted.db');
+    const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1' };
+    const res = await lockedSession(db, 'exit', env);
+    expect(res.code, res.stderr).toBe(0);
+    expect(readIndexers(db)).toEqual([]);
+    const log = readdirSync(`${db}-captures`).find((f) => f.endsWith('.capture'))!;
+    expect(handedOnLogs(db)).toEqual(new Set([log]));
+    const listed = JSON.parse((await run(['list', '--json', '--db', db], { env })).stdout.toString()) as Listed[];
+    expect(listed[0]).toMatchObject({ status: 'running' });
+    const ix = await run(['index', '--db', db], { env });
+    expect(ix.code, ix.stderr).toBe(0);
+    const [done] = await list(db);
+    expect(done).toMatchObject({ status: 'complete', exitCode: 0, frames: CHUNKS + 6 });
     expect(readdirSync(`${db}-captures`)).toEqual([]);
   });
 
