@@ -107,7 +107,12 @@ export type ConsoleEvent =
   /** A terminal's new output (`append`, to add to what the page has) and, once it ended, its exit; of agent process `run`. */
   | { type: 'terminal'; run: number; terminalId: string; append: string; truncated: boolean; exit: TerminalView['exit'] }
   /** Something the console did on its own (served a read, refused a write outside the folder). */
-  | { type: 'notice'; level: 'info' | 'error'; text: string; at: number };
+  | { type: 'notice'; level: 'info' | 'error'; text: string; at: number }
+  /**
+   * The state as the stream began: always its first event, taken as the page was subscribed, so that
+   * nothing between a page's state and its first change is lost (and again on every reconnect).
+   */
+  | { type: 'snapshot'; snapshot: ConsoleSnapshot };
 
 /** The state a page starts from (GET /api/console); the event stream then carries every change. */
 export interface ConsoleSnapshot {

@@ -111,5 +111,6 @@ export function registerConsoleRoutes(app: Hono, session: ConsoleSession, forkSo
     const b = await body(c);
     return c.json({ block: await attachment(session.folder, b.path, b.as) });
   });
-  app.get('/api/console/events', (c) => streamEvents<ConsoleEvent>(c, (send) => session.subscribe(send)));
+  // The stream starts with the state it follows from (see the `snapshot` event).
+  app.get('/api/console/events', (c) => streamEvents<ConsoleEvent>(c, (send) => session.subscribe(send), () => [{ type: 'snapshot', snapshot: session.snapshot() }]));
 }

@@ -17,10 +17,12 @@ const DROP_GRACE_MS = 5_000;
 
 export interface SseLimits { maxEvents: number; maxBytes: number }
 
-export function streamEvents<T>(c: Context, subscribe: (send: (ev: T) => void) => () => void, first: T[] = [],
+export function streamEvents<T>(c: Context, subscribe: (send: (ev: T) => void) => () => void, first: T[] | (() => T[]) = [],
   limits: SseLimits = { maxEvents: SSE_MAX_QUEUED_EVENTS, maxBytes: SSE_MAX_QUEUED_BYTES }): Response {
   return streamSSE(c, async (stream) => {
-    const queue: string[] = first.map((ev) => JSON.stringify(ev));
+    // `first` as a function is called as the subscription is made, in the same turn: what it returns
+    // and the events after it leave nothing out between them.
+    const queue: string[] = (typeof first === 'function' ? first() : first).map((ev) => JSON.stringify(ev));
     let queuedBytes = queue.reduce((n, s) => n + s.length, 0);
     let wake: (() => void) | null = null;
     let dropped: string | null = null;

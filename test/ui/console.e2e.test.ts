@@ -224,13 +224,44 @@ describeBrowser('the console', () => {
     expect(await c.stop()).toBe(0);
   });
 
+  it('loses nothing said between loading its state and its event stream opening: the stream starts with the state', async () => {
+    const db = join(tmp.dir, 'gap.sqlite');
+    const c = await startConsole(['--db', db, '--cwd', tmp.dir, '--', process.execPath, AGENT]);
+    consoles.push(c);
+    const page = await (await browser.newContext({ viewport: { width: 1500, height: 900 } })).newPage();
+    page.on('pageerror', (e) => pageErrors.push(e.message));
+    // The page's event stream is held until the agent has answered an initialize sent by another
+    // client of the console: the page loaded its state before that, and subscribes only after.
+    let release!: () => void;
+    const held = new Promise<void>((r) => { release = r; });
+    let asked!: () => void;
+    const streamAsked = new Promise<void>((r) => { asked = r; });
+    await page.route('**/api/console/events', async (route) => { asked(); await held; await route.continue(); });
+    await page.goto(c.url);
+    await page.getByRole('heading', { name: 'Console' }).waitFor();
+    await streamAsked;
+    expect((await c.api('/api/console/request', { method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } })).status).toBe(200);
+    for (;;) {
+      const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
+      if (snap.frames.some((f) => f.dir === 'a2c' && f.kind === 'result')) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    release();
+    await page.getByLabel("The agent's answer").getByText('console-test-agent 1.0.0').waitFor({ timeout: 120_000 });
+    expect(await c.stop()).toBe(0);
+  });
+
   it('forks from a frame of a recorded session: the client side replayed up to there, then the console continues', async () => {
     const { c, page } = await started('fork', tmp.dir, AGENT);
     await prompt(page, 'first try');
     await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: first try').waitFor({ timeout: 120_000 });
     const first = (await c.api<ConsoleSnapshot>('/api/console')).json.status.recordingId!;
-    const rows = (await c.api<{ rows: { seq: number }[] }>(`/api/recordings/${first}/items?q=${encodeURIComponent('method:session/prompt kind:request')}`)).json.rows;
-    const promptSeq = rows[0]!.seq;
+    // The recording is indexed a moment after the page shows the turn (by the tap's recorder): wait for the prompt in it.
+    let promptSeq: number | undefined;
+    while (promptSeq === undefined) {
+      promptSeq = (await c.api<{ rows: { seq: number }[] }>(`/api/recordings/${first}/items?q=${encodeURIComponent('method:session/prompt kind:request')}`)).json.rows[0]?.seq;
+      if (promptSeq === undefined) await new Promise((r) => setTimeout(r, 100));
+    }
     // In the recording's ordinary timeline, the frame before the prompt: fork from here.
     await page.goto(`${c.origin}/?rec=${first}&sel=${promptSeq - 1}`);
     await page.getByRole('button', { name: 'Fork from here' }).click();

@@ -68,7 +68,8 @@ function onStatus(st: ConsoleStatus): void {
 }
 
 function onEvent(ev: ConsoleEvent): void {
-  if (ev.type === 'frame') onFrame(ev);
+  if (ev.type === 'snapshot') onSnapshot(ev.snapshot);
+  else if (ev.type === 'frame') onFrame(ev);
   else if (ev.type === 'status') onStatus(ev.status);
   else if (ev.type === 'pending') pending.value = ev.pending;
   else if (ev.type === 'notice') notices.value = [...notices.value.slice(-99), ev];
@@ -81,38 +82,50 @@ function onEvent(ev: ConsoleEvent): void {
   }
 }
 
-/** Loads the console's state and follows its event stream (reloading the state after a drop). */
+/**
+ * The page's state from a snapshot: the status first (a new run clears what the page knew of the
+ * last one), then what the snapshot holds; answers it holds settle their waiters (they came while
+ * the stream was down).
+ */
+function onSnapshot(snap: ConsoleSnapshot): void {
+  onStatus(snap.status);
+  sent = new Map();
+  const s = emptyConsoleState();
+  for (const f of snap.frames) foldConsoleFrame(s, f, sent);
+  batch(() => {
+    cstate.value = s;
+    pending.value = snap.pending;
+    notices.value = snap.notices;
+    terminalViews.value = new Map(snap.terminals.map((t) => [t.terminalId, t]));
+    if (activeSession.value !== null && !s.sessions.has(activeSession.value)) activeSession.value = null;
+    if (activeSession.value === null && s.sessions.size) activeSession.value = [...s.sessions.keys()].at(-1)!;
+  });
+  for (const f of snap.frames) {
+    if (f.dir !== 'a2c' || (f.kind !== 'result' && f.kind !== 'error')) continue;
+    const key = JSON.stringify(f.id);
+    const w = waiters.get(key);
+    if (w) { waiters.delete(key); w(f); }
+  }
+}
+
+/**
+ * Loads the console's state and follows its event stream. The stream's first event is the state as it
+ * began (again on every reconnect), so nothing between the two is lost; the first load is only there
+ * to say why the page may not connect (a missing token) and to show the state at once.
+ */
 export async function connectConsole(): Promise<void> {
-  const load = async () => {
+  try {
     const res = await fetch('/api/console', { credentials: 'same-origin' });
     if (!res.ok) throw new Error(res.status === 401 ? 'Not authorized: open the URL that acp-inspect console printed (it carries ?token=…).' : `${res.status} ${res.statusText}`);
-    const snap = (await res.json()) as ConsoleSnapshot;
-    sent = new Map();
-    const s = emptyConsoleState();
-    for (const f of snap.frames) foldConsoleFrame(s, f, sent);
-    batch(() => {
-      cstate.value = s;
-      pending.value = snap.pending;
-      notices.value = snap.notices;
-      terminalViews.value = new Map(snap.terminals.map((t) => [t.terminalId, t]));
-      if (activeSession.value === null && s.sessions.size) activeSession.value = [...s.sessions.keys()].at(-1)!;
-    });
-    onStatus(snap.status);
-  };
-  try {
-    await load();
+    onSnapshot((await res.json()) as ConsoleSnapshot);
   } catch (e) {
     consoleError.value = (e as Error).message;
     return;
   }
   const es = new EventSource('/api/console/events');
-  let dropped = false;
   es.onmessage = (m) => { try { onEvent(JSON.parse(m.data as string) as ConsoleEvent); } catch { /* a bad message */ } };
-  es.onopen = () => {
-    streamOpen.value = true;
-    if (dropped) { dropped = false; void load().catch(() => undefined); }
-  };
-  es.onerror = () => { streamOpen.value = false; dropped = true; };
+  es.onopen = () => { streamOpen.value = true; };
+  es.onerror = () => { streamOpen.value = false; };
 }
 
 /** Sends a request; resolves with the agent's answer (a result or error frame). */
