@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { lockDb, makeTmp, rpc, run, start, tapLines, withStore, writeAgent } from '../reliability/helpers.js';
+import { AGENT_STDIO, lockDb, makeTmp, rpc, run, start, tapLines, withStore, writeAgent } from '../reliability/helpers.js';
 import { Store, processIdentity } from '../../src/store/store.js';
 
 const tmp = makeTmp();
@@ -15,16 +15,9 @@ afterAll(() => tmp.cleanup());
 const node = process.execPath;
 const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1' };
 
-const echo = writeAgent(tmp.dir, 'echo', `
-let buf = '';
-process.stdin.on('data', (b) => {
-  buf += b;
-  let i;
-  while ((i = buf.indexOf('\\n')) !== -1) {
-    const m = JSON.parse(buf.slice(0, i)); buf = buf.slice(i + 1);
-    process.stdout.write(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }) + '\\n');
-  }
-});
+/** Answers each request with an empty result. */
+const echo = writeAgent(tmp.dir, 'echo', `${AGENT_STDIO}
+onMessages((m) => out(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }) + '\\n'));
 `);
 const requests = (n: number) => Array.from({ length: n }, (_, i) => rpc({ id: i + 1, method: 'ping', params: { pad: 'p'.repeat(200) } }) + '\n').join('');
 const logs = (db: string) => readdirSync(`${db}-captures`).filter((f) => f.endsWith('.capture'));
