@@ -10,7 +10,7 @@
  */
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { Store, logWriterAlive, processIdentity, toStoreError, writerAlive } from '../store/store.js';
+import { Store, identityAlive, logWriterAlive, processIdentity, toStoreError, writerAlive } from '../store/store.js';
 import { capturesDir, listCaptureLogs, listDoneCaptureLogs } from '../store/paths.js';
 import { readCaptureHeader, type CaptureHeader } from './capture-log.js';
 import type { FromRecorder, HandedOnExit, RecorderConfig } from './messages.js';
@@ -72,6 +72,13 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
         if (!logWriterAlive(name)) removeIfAbandoned(path);
         continue;
       }
+      // Held by another indexer when last looked at, and still: not claimed again (a write) while it gets on.
+      const holder = held.has(name) ? progressOf(dbPath, name) : null;
+      if (holder?.indexer && holder.indexer !== me && identityAlive(holder.indexer)) {
+        if (heldInVain(dbPath, name, path, holder, held, done)) tried.add(name);
+        else owned++;
+        continue;
+      }
       let claim: Claim | null;
       try {
         claim = await claimWhenRoom(dbPath, name, me, header);
@@ -85,8 +92,8 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
       }
       if (!claim) {
         if (tapAlive(header)) live++;
-        else if (!heldInVain(dbPath, name, path, held, done)) owned++;
-        else tried.add(name);
+        else if (heldInVain(dbPath, name, path, progressOf(dbPath, name), held, done)) tried.add(name);
+        else owned++;
         continue;
       }
       tried.add(name);
@@ -108,8 +115,7 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
  * Whether another indexer held log `name` for OWNER_STALL_MS without indexing more of it (waiting for
  * space, or stopped and still alive): then it is left, and said so in `done`.
  */
-function heldInVain(dbPath: string, name: string, path: string, held: Map<string, { indexed: number; since: number }>, done: Finished): boolean {
-  const now = progressOf(dbPath, name);
+function heldInVain(dbPath: string, name: string, path: string, now: Progress | null, held: Map<string, { indexed: number; since: number }>, done: Finished): boolean {
   const seen = held.get(name);
   const indexed = now?.indexed ?? seen?.indexed ?? 0;
   if (!seen || indexed !== seen.indexed) {
@@ -125,8 +131,10 @@ function heldInVain(dbPath: string, name: string, path: string, held: Map<string
   return true;
 }
 
+type Progress = { id: number; indexed: number; indexer: string | null };
+
 /** The recording of log `name`, how far it is indexed and by whom (Store.captureProgress); null when the database cannot say. */
-function progressOf(dbPath: string, name: string): { id: number; indexed: number; indexer: string | null } | null {
+function progressOf(dbPath: string, name: string): Progress | null {
   try {
     const store = Store.open(dbPath, { readonly: true, busyTimeout: 2000 });
     try { return store.captureProgress(name); } finally { store.close(); }
