@@ -22,6 +22,23 @@ onMessages((m) => out(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: {} }) +
 const requests = (n: number) => Array.from({ length: n }, (_, i) => rpc({ id: i + 1, method: 'ping', params: { pad: 'p'.repeat(200) } }) + '\n').join('');
 const logs = (db: string) => readdirSync(`${db}-captures`).filter((f) => f.endsWith('.capture'));
 
+/** A database beside which a log of 2000 requests and their answers waits, its tap gone; its log's name. */
+async function orphan(db: string): Promise<string[]> {
+  // The database locked through the session, so that the tap's recorder indexes none of it.
+  await run(['--db', db, '--', node, echo], { input: '', env });
+  const lock = lockDb(db);
+  await lock.locked;
+  try {
+    expect((await run(['--db', db, '--', node, echo], { input: requests(2000), env: { ...env, ACP_INSPECT_FINISH_WAIT_MS: '1' } })).code).toBe(0);
+  } finally {
+    await lock.release();
+  }
+  expect(logs(db)).toHaveLength(1);
+  // An opener makes its recording (the tap could not: the database was locked).
+  expect((await run(['list', '--db', db], { env })).code).toBe(0);
+  return logs(db);
+}
+
 describe('acp-inspect index', () => {
   it('leaves a live tap its own log: exit 0, nothing said; the tap finishes its recording', async () => {
     const db = join(tmp.dir, 'live.db');
@@ -40,21 +57,27 @@ describe('acp-inspect index', () => {
     expect(withStore(db, (s) => s.listRecordings()[0])).toMatchObject({ status: 'complete', frames: 2 });
   });
 
-  it('leaves a log another indexer holds without indexing more for 15 s: exit 2 and its line; once let go, it finishes it: exit 0', async () => {
-    const db = join(tmp.dir, 'held.db');
-    // A log whose tap is gone: the database locked through the session, so that the tap's recorder indexes none of it.
-    await run(['--db', db, '--', node, echo], { input: '', env });
+  it('says of each log it could not take (the database locked past its wait) why and how far it is: exit 2', async () => {
+    const db = join(tmp.dir, 'locked.db');
+    const [log] = await orphan(db);
     const lock = lockDb(db);
     await lock.locked;
+    let locked: Awaited<ReturnType<typeof run>>;
     try {
-      expect((await run(['--db', db, '--', node, echo], { input: requests(2000), env: { ...env, ACP_INSPECT_FINISH_WAIT_MS: '1' } })).code).toBe(0);
+      locked = await run(['index', '--db', db], { env });
     } finally {
       await lock.release();
     }
-    const [log] = logs(db);
-    expect(log).toBeDefined();
-    // An opener makes its recording (the tap could not: the database was locked).
-    expect((await run(['list', '--db', db], { env })).code).toBe(0);
+    expect(locked.code, locked.stderr.toString()).toBe(2);
+    expect(tapLines(locked.stderr.toString())).toEqual([expect.stringMatching(new RegExp(`^acp-inspect: recording \\d+: cannot take it: database .*locked\\.db is locked by another process; 0\\.0 MiB of \\d+\\.\\d MiB indexed, the rest kept in its capture log ${log!.replace(/\./g, '\\.')}; run \`acp-inspect index --db .*\` again$`))]);
+    expect(logs(db)).toEqual([log]);
+    expect((await run(['index', '--db', db], { env })).code).toBe(0);
+    expect(logs(db)).toEqual([]);
+  });
+
+  it('leaves a log another indexer holds without indexing more for 15 s: exit 2 and its line; once let go, it finishes it: exit 0', async () => {
+    const db = join(tmp.dir, 'held.db');
+    const [log] = await orphan(db);
     // This process takes it, as an indexer that went no further would (alive, waiting on something).
     const s = Store.open(db);
     let id: number;
