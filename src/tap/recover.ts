@@ -6,7 +6,9 @@
  * never index one log both), resumes where the database says indexing got (the items of each batch
  * and the indexer's state there are written in one transaction, so nothing is lost or stored twice),
  * indexes it to its end, finishes the recording (`interrupted`, with the time of its last frame, when
- * the log has no finish record: its tap died) and removes the log.
+ * the log has no finish record: its tap died) and removes the log. A log it stops on (the database
+ * refused a write, stayed locked, or its disk stayed full) is kept as far as it is indexed, for the
+ * next indexer, and said in what finishCaptures returns: never a silent partial answer.
  */
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
