@@ -18,7 +18,8 @@ export const FULL_FREE_BYTES = 1024 * 1024;
  * waits for space before it lets go (the next acp-inspect to open the database goes on from there).
  */
 export const FULL_RETRY_MS = 1000;
-export const FULL_WAIT_MS = 10 * 60_000;
+/** (Tests shorten the wait, to see an indexer give up: ACP_INSPECT_TEST_FULL_WAIT_MS.) */
+export const FULL_WAIT_MS = Number(process.env.ACP_INSPECT_TEST_FULL_WAIT_MS) || 10 * 60_000;
 
 /**
  * Bytes free for new data on the disk that holds `dbPath` (what its owner may still write: root may
@@ -89,4 +90,27 @@ export function fullDiskDelay(dbPath: string): string {
  */
 export function fullDiskAtStart(dbPath: string): string {
   return `recording delayed: the disk of database ${dbPath} is full; the recording starts once space returns (${FULL_FIX}), and says what it missed; forwarding continues`;
+}
+
+/**
+ * Why an indexer whose tap is gone stopped before its capture log's end (the rest kept in the log, for
+ * the next indexer), and the way out, as `acp-inspect index` says it (see IndexingStopped).
+ */
+export interface StopReason { why: string; fix: string }
+
+/** An indexer whose tap is gone waited FULL_WAIT_MS for space on the database's disk, in vain. */
+export function blockedByFullDisk(dbPath: string): StopReason {
+  return { why: 'indexing blocked: disk full', fix: `free space on the disk of ${dbPath}` };
+}
+
+/**
+ * A write the database at `dbPath` refused (`e`), said as a reason to stop: a full disk, a database
+ * that may grow no more while its disk has room (SQLITE_FULL then is a size limit, SQLite's
+ * max_page_count, or a quota met in the middle of a write), or any other error (an I/O error).
+ */
+export function writeRefused(e: unknown, dbPath: string): StopReason {
+  if (refusedForSpace(e, dbPath)) return blockedByFullDisk(dbPath);
+  const why = `indexing stopped: cannot write to ${dbPath} (${(e as Error)?.message ?? String(e)})`;
+  if (isFullError(e)) return { why: `${why} though its disk has room`, fix: 'raise the database\'s size limit (SQLite\'s max_page_count) or its quota' };
+  return { why, fix: 'see to the database\'s disk and file' };
 }

@@ -281,6 +281,13 @@ export class Store {
     }).immediate();
   }
 
+  /** Which recording names capture log `name`, how far it is indexed, and who indexes it (processIdentity); null: none. */
+  captureProgress(name: string): { id: number; indexed: number; indexer: string | null } | null {
+    const row = this.stmt(`SELECT id, capture_indexed, indexer FROM recordings WHERE capture = ?`).get(name) as
+      { id: number; capture_indexed: number | null; indexer: string | null } | undefined;
+    return row ? { id: row.id, indexed: row.capture_indexed ?? 0, indexer: row.indexer } : null;
+  }
+
   /** Records how far recording `id`'s capture log is indexed (call in the transaction that stored those items). */
   saveIndexState(id: number, indexed: number, state: string): void {
     this.stmt(`UPDATE recordings SET capture_indexed = ?, index_state = ? WHERE id = ?`).run(indexed, state, id);

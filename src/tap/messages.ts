@@ -1,5 +1,6 @@
 /** Messages between the tap's forwarding thread and its recorder, and the recorder's configuration. */
 import type { OtlpTarget } from '../otel/endpoint.js';
+import type { StopReason } from '../store/disk.js';
 
 /** Stream codes: which pipe a chunk came from. */
 export const C2A = 0;
@@ -22,7 +23,12 @@ export type FromRecorder =
   | { recordingId: number }
   | { done: true }
   /** The worker's recorder handed the log on (see Recorder.handOff). */
-  | { handedOff: true };
+  | { handedOff: true }
+  /**
+   * An indexer whose tap is gone (config.resume) stopped before the log's end, the rest kept in the
+   * log for the next indexer: why, and the way out (said by `acp-inspect index`, which exits 2).
+   */
+  | { stopped: StopReason };
 
 /**
  * The exit a tap that exited cleanly hands on with its capture log, on the command line of the

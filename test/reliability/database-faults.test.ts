@@ -253,13 +253,22 @@ describe('database faults', () => {
     expect(logs()).toHaveLength(1);
     const pages = withStore(db, (s) => s.db.pragma('page_count', { simple: true }) as number);
     const refused = await run(['index', '--db', db], { env: { ...env, ACP_INSPECT_SQLITE_MAX_PAGE_COUNT: String(pages + 8) } });
-    expect(refused.stderr.toString()).toMatch(/indexing stopped: cannot write to .* the rest stays in its capture log/);
+    // Never a silent partial answer: exit 2, one line naming the recording, how far it got of how much,
+    // why, and the way out (it exited 0).
+    expect(refused.code, refused.stderr.toString()).toBe(2);
+    const said = tapLines(refused.stderr.toString());
+    expect(said).toHaveLength(1);
+    const [, indexed, total] = /^acp-inspect: recording 2: indexing stopped: cannot write to .*\(database or disk is full\) though its disk has room; (\d+\.\d) MiB of (\d+\.\d) MiB indexed, the rest kept in its capture log \S+\.capture; raise the database's size limit .*, then run `acp-inspect index --db .*` again$/.exec(said[0]!) ?? [];
+    expect(said[0]).toContain(logs()[0]);
+    expect(Number(indexed)).toBeLessThan(Number(total));
+    expect(Number(total)).toBeGreaterThan(1);
     // Not ended with frames missing, its log removed (before: incomplete, most frames gone, no log).
     expect(logs()).toHaveLength(1);
     // Not ended: still to be indexed (shown interrupted, its tap gone), not incomplete.
     expect(withStore(db, (s) => s.listRecordings()[0]!.status)).not.toBe('incomplete');
     const done = await run(['index', '--db', db], { env });
     expect(done.code, done.stderr.toString()).toBe(0);
+    expect(done.stderr.toString()).toBe('');
     expect(logs()).toEqual([]);
     const rec = withStore(db, (s) => s.listRecordings()[0]!);
     expect(rec.status).toBe('complete');

@@ -363,20 +363,27 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
     expect(readdirSync(disk.seen(`${db}-captures`)).filter((f) => f.endsWith('.capture'))).toEqual([]);
   });
 
-  it('during indexing: reads refused while full, and the indexer waiting for space finishes once it returns', async () => {
+  // The tap leaves its log to be indexed (its exit waits for nothing, and starts no indexer).
+  const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1', ACP_INSPECT_FINISH_WAIT_MS: '1' };
+  /**
+   * A small disk with a flood's capture log left beside its database, then filled so that it has room
+   * for about half of what indexing the log takes: the database, and the frames the log holds.
+   */
+  const filledAfterCapture = async (name: string) => {
     const disk = await newDisk(24);
     const db = join(disk.dir, 'r.db');
-    // The tap leaves its log to be indexed (its exit waits for nothing, and starts no indexer).
-    const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1', ACP_INSPECT_FINISH_WAIT_MS: '1' };
     const tap = await disk.cli(['--db', db, '--', NODE, echo], { input, env });
     expect(tap.code, tap.stderr).toBe(0);
     expect(tap.stdout).toBe(output);
-    const log = snapshotLog(disk, db, 'during-indexing.capture');
+    const log = snapshotLog(disk, db, name);
     const held = framesInLog(log);
     expect(held).toEqual({ c2a: N, a2c: N });
-
-    // Room for about half of what indexing the log takes.
     disk.fill(Math.floor(statSync(log).size / 2));
+    return { disk, db, held };
+  };
+
+  it('during indexing: reads refused while full, and the indexer waiting for space finishes once it returns', async () => {
+    const { disk, db, held } = await filledAfterCapture('during-indexing.capture');
     const indexer = disk.cli(['index', '--db', db]);
     await until('indexing to be blocked', async () => (await disk.cli(['list', '--db', db], { env })).stdout.includes('indexing blocked: disk full'));
     await expectRefusals(disk, db);
@@ -385,6 +392,21 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
     disk.free();
     const done = await indexer;
     expect(done.code, done.stderr).toBe(0);
+    await expectFinished(disk, db, held);
+  });
+
+  it('during indexing, full past the indexer\'s wait: it gives up with exit 2 and one line, the log kept; the next finishes it', async () => {
+    const { disk, db, held } = await filledAfterCapture('past-the-wait.capture');
+    // Waiting 3 s for space instead of ten minutes.
+    const gaveUp = await disk.cli(['index', '--db', db], { env: { ...env, ACP_INSPECT_TEST_FULL_WAIT_MS: '3000' } });
+    expect(gaveUp.code, gaveUp.stderr).toBe(2);
+    const said = gaveUp.stderr.trim().split('\n');
+    expect(said).toEqual([expect.stringMatching(/^acp-inspect: recording 1: indexing blocked: disk full; \d+\.\d MiB of \d+\.\d MiB indexed, the rest kept in its capture log \S+\.capture; free space on the disk of .*r\.db, then run `acp-inspect index --db .*r\.db` again$/)]);
+    expect(readdirSync(disk.seen(`${db}-captures`)).filter((f) => f.endsWith('.capture'))).toHaveLength(1);
+    disk.free();
+    const done = await disk.cli(['index', '--db', db], { env });
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toBe('');
     await expectFinished(disk, db, held);
   });
 });

@@ -21,7 +21,7 @@ import type { PackedRows } from '../../store/item-rows.js';
 import { FLUSH_BYTES, FLUSH_ITEMS, FLUSH_MS, STATE_EVERY_BYTES } from './batch-bounds.js';
 import { copyLogElsewhere, copyingElsewhere, startDetachedIndexer, startRetention } from '../detached-indexer.js';
 import { retentionDue, retentionSettings } from '../../store/retention.js';
-import { FULL_RETRY_MS, FULL_WAIT_MS, diskFull, fullDiskDelay, isFullError, refusedForSpace } from '../../store/disk.js';
+import { FULL_RETRY_MS, FULL_WAIT_MS, blockedByFullDisk, diskFull, fullDiskDelay, isFullError, refusedForSpace, writeRefused, type StopReason } from '../../store/disk.js';
 import { LogFreer } from './log-freer.js';
 import { handedOnExit } from '../../store/indexer-pids.js';
 
@@ -142,6 +142,7 @@ export class StoreWriter {
   private fullNoted = false;
   private warned = false;
   private delayNoted = false;
+  private stopSaid = false;
   private incompleteReason: string | null = null;
   private items: Item[] = [];
   private findings: StoredFinding[] = [];
@@ -192,6 +193,16 @@ export class StoreWriter {
   /** `3 items were not recorded` (or `1 item was`). */
   private droppedText(): string {
     return `${this.dropped === 1 ? '1 item was' : `${this.dropped} items were`} not recorded`;
+  }
+
+  /**
+   * An indexer whose tap is gone stops before the log's end, the rest kept in the log for the next
+   * one: says why and the way out, once (the first reason is the one that stopped it).
+   */
+  private stopped(reason: StopReason): void {
+    if (this.stopSaid) return;
+    this.stopSaid = true;
+    this.hooks.send({ stopped: reason });
   }
 
   /** Marks the recording incomplete without a warning (the first reason given is kept). */
@@ -256,7 +267,8 @@ export class StoreWriter {
       this.opening = false;
       this.failed = true;
       const err = toStoreError(e, config.dbPath);
-      this.warnOnce(`not recording: ${err.message}. The session is forwarded untouched.`);
+      if (config.resume) this.stopped(writeRefused(err, config.dbPath));
+      else this.warnOnce(`not recording: ${err.message}. The session is forwarded untouched.`);
       this.store?.close();
       this.store = null;
     }
@@ -381,6 +393,7 @@ export class StoreWriter {
     const now = Date.now();
     if (this.fullSince === 0) this.fullSince = now;
     if (this.config.resume && now - this.fullSince > FULL_WAIT_MS) {
+      this.stopped(blockedByFullDisk(this.config.dbPath));
       this.stopWriting();
       return true;
     }
@@ -472,7 +485,7 @@ export class StoreWriter {
         // An indexer whose tap is gone: the capture log is all there is of what waits, and finishing
         // would remove it. So nothing is dropped: writing stops, the log stays as far as it is
         // indexed, and the next opener of the database goes on from there.
-        this.warnOnce(`indexing stopped: cannot write to ${this.config.dbPath} (${(e as Error).message}); the rest stays in its capture log, and the next acp-inspect that opens the database goes on from there`);
+        this.stopped(writeRefused(e, this.config.dbPath));
         this.stopWriting();
       } else {
         this.stalled = false; // not a lock (or held too long): dropped below; the intake goes on
@@ -638,8 +651,9 @@ export class StoreWriter {
       if (store && recordingId !== null) {
         try { guard.sql(() => store.releaseCapture(recordingId)); } catch { /* the lease goes with this process */ }
       }
+      if (config.resume) this.stopped(this.fullSince > 0 ? blockedByFullDisk(config.dbPath) : { why: `indexing stopped: database ${config.dbPath} stayed locked by another process`, fix: 'let that process end' });
       if (this.fullSince > 0) startDetachedIndexer(config.dbPath);
-      else this.hooks.send({ warn: `recording delayed: database ${config.dbPath} stayed locked; the rest is kept beside it and stored by the next acp-inspect that opens it` });
+      else if (!config.resume) this.hooks.send({ warn: `recording delayed: database ${config.dbPath} stayed locked; the rest is kept beside it and stored by the next acp-inspect that opens it` });
       await this.closeLog();
       return;
     }
@@ -691,8 +705,10 @@ export class StoreWriter {
               await new Promise((r) => setTimeout(r, FULL_RETRY_MS));
               continue;
             }
-            if (!config.resume) startDetachedIndexer(config.dbPath);
-          } else this.warnOnce(`recording not finished: ${(e as Error).message}`);
+            if (config.resume) this.stopped(blockedByFullDisk(config.dbPath));
+            else startDetachedIndexer(config.dbPath);
+          } else if (config.resume) this.stopped(writeRefused(e, config.dbPath));
+          else this.warnOnce(`recording not finished: ${(e as Error).message}`);
         }
         break;
       }
