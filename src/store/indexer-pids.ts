@@ -90,7 +90,7 @@ export function handedOnExit(dbPath: string, log: string): HandedOnEnd | null {
 }
 
 /** Removes the handed-on names whose log is gone (indexed, or deleted). */
-function sweepHandedOn(dbPath: string): void {
+export function sweepHandedOn(dbPath: string): void {
   const dir = capturesDir(dbPath);
   for (const h of handedOnNames(dbPath)) if (!existsSync(join(dir, h.log))) rmSync(join(dir, h.file), { force: true });
 }

@@ -18,7 +18,7 @@ import { StoreError } from './errors.js';
 import { CAPTURE_EXT, DONE_EXT, capturesDir, defaultDbPath, listCaptureLogs, listDoneCaptureLogs } from './paths.js';
 import { processStartId } from './process-id.js';
 import { orphanedCapturesFinisher } from './orphans.js';
-import { handedOnLogs } from './indexer-pids.js';
+import { handedOnLogs, sweepHandedOn } from './indexer-pids.js';
 import { readCaptureHeader } from './capture-header.js';
 import { ITEM_COLUMNS, ITEM_RAW, itemColumns, unpackRow, type PackedRows } from './item-rows.js';
 import { diskFull, diskFullMessage, refusedForSpace } from './disk.js';
@@ -325,6 +325,9 @@ export class Store {
       } catch { /* removed below */ }
     }
     rmSync(file, { force: true });
+    // A name that carried its tap's exit goes with it (an indexer sweeps them as it ends, but a log
+    // deleted with its recording may go after the indexer that was at it ended).
+    if (this.path !== ':memory:') sweepHandedOn(this.path);
   }
 
   /**

@@ -67,7 +67,7 @@ export function startRetention(dbPath: string): void {
  * capture folder (recordIndexer) before this process goes on; null when it cannot start.
  */
 function spawnIndexer(dbPath: string, more: string[] = [], handedOn: string | null = null): import('node:child_process').ChildProcess | null {
-  const child = spawnCli(['index', '--db', dbPath, ...more]);
+  const child = spawnCli(['index', '--db', dbPath, '--detached', ...more]);
   if (child?.pid !== undefined) recordIndexer(dbPath, child.pid, handedOn);
   return child;
 }

@@ -54,8 +54,11 @@ export interface Finished {
  * more of it (OWNER_STALL_MS), and taken over should it end before the log does. Logs that live taps
  * write are theirs: left to them after WAIT_FOR_OWNER_MS (a tap exiting lets go by then).
  * `handedOn`: a log its tap handed on as it exited cleanly, with that exit (see HandedOnExit).
+ * `waitForOthers` false (a detached indexer): logs other live indexers hold are left to them after
+ * WAIT_FOR_OWNER_MS too, and not counted as left.
  */
-export async function finishCaptures(dbPath: string, say: (msg: string) => void = () => undefined, handedOn: { log: string; exit: HandedOnExit } | null = null): Promise<Finished> {
+export async function finishCaptures(dbPath: string, say: (msg: string) => void = () => undefined, handedOn: { log: string; exit: HandedOnExit } | null = null,
+  waitForOthers = true): Promise<Finished> {
   const me = processIdentity();
   const until = Date.now() + WAIT_FOR_OWNER_MS;
   const done: Finished = { indexed: 0, left: [], live: 0 };
@@ -100,15 +103,19 @@ export async function finishCaptures(dbPath: string, say: (msg: string) => void 
       }
       tried.add(name);
       const stopped = await indexCapture(dbPath, path, name, header, claim, say, handedOn?.log === name ? handedOn.exit : null);
-      // Its log is removed once all indexed (or its recording deleted meanwhile): one left is not done.
-      if (existsSync(path)) done.left.push({ log: name, recordingId: claim.id, ...sizes(progressOf(dbPath, name)?.indexed ?? claim.indexed, path), ...(stopped ?? { why: 'indexing stopped before the end of the log', fix: '' }) });
-      else done.indexed++;
+      // Its log is removed once all indexed (or its recording deleted meanwhile: rm removes the log
+      // just after its commit, which the indexer may see first): one left is not done.
+      if (!existsSync(path)) done.indexed++;
+      else if (stopped !== null || !recordingDeleted(dbPath, claim.id)) done.left.push({ log: name, recordingId: claim.id, ...sizes(progressOf(dbPath, name)?.indexed ?? claim.indexed, path), ...(stopped ?? { why: 'indexing stopped before the end of the log', fix: '' }) });
     }
     // Logs held by a live process: another indexer at work (waited for while it gets on: this one
     // finishes what it leaves), or a tap (its recorder indexes its log), which may be exiting and
     // let go in a moment: looked at again briefly, then left to it.
     done.live = live;
-    if (owned === 0 && (live === 0 || Date.now() > until)) return done;
+    // A detached indexer (waitForOthers false: nobody reads its exit) leaves to the other indexers what
+    // they hold, as it leaves taps theirs: waiting there would only keep one more process alive.
+    const over = Date.now() > until;
+    if ((owned === 0 || (!waitForOthers && over)) && (live === 0 || over)) return done;
     await new Promise((r) => setTimeout(r, Date.now() > until ? OWNER_POLL_MS : 100));
   }
 }
@@ -142,6 +149,16 @@ function progressOf(dbPath: string, name: string): Progress | null {
     try { return store.captureProgress(name); } finally { store.close(); }
   } catch {
     return null;
+  }
+}
+
+/** Whether recording `id` is known to be gone from the database (deleted); false when it is there or the database cannot say. */
+function recordingDeleted(dbPath: string, id: number): boolean {
+  try {
+    const store = Store.open(dbPath, { readonly: true, busyTimeout: 2000 });
+    try { return !store.hasRecording(id); } finally { store.close(); }
+  } catch {
+    return false;
   }
 }
 

@@ -2,7 +2,7 @@
  * `acp-inspect index` exits 0 only when every capture log whose tap is gone is indexed: a log it
  * leaves is one line and exit 2 (see database-faults.test.ts for a page limit). A log a live tap
  * writes is that tap's to index, not a failure; one another indexer holds is waited for while that
- * one gets on, and left, said, when it indexes nothing more.
+ * one gets on, and left, said, when it indexes nothing more (a detached indexer leaves it at once).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { readdirSync } from 'node:fs';
@@ -90,6 +90,12 @@ describe('acp-inspect index', () => {
     expect(held.code, held.stderr.toString()).toBe(2);
     const said = tapLines(held.stderr.toString());
     expect(said).toEqual([expect.stringMatching(new RegExp(`^acp-inspect: recording ${id}: another indexer \\(pid ${process.pid}\\) holds it and indexed nothing more for 15 s; \\d+\\.\\d MiB of \\d+\\.\\d MiB indexed, the rest kept in its capture log ${log!.replace(/\./g, '\\.')}; let it end, then run \`acp-inspect index --db .*\` again$`))]);
+    expect(logs(db)).toEqual([log]);
+    // A detached indexer (started by a tap or a command, its exit read by nobody) leaves it to its
+    // holder at once, quietly: it does not wait on other indexers.
+    const detached = await run(['index', '--db', db, '--detached'], { env });
+    expect(detached.code, detached.stderr.toString()).toBe(0);
+    expect(detached.stderr.toString()).toBe('');
     expect(logs(db)).toEqual([log]);
     // Let go (as that indexer's end would): the next index takes it and finishes it.
     const s2 = Store.open(db);

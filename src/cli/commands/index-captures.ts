@@ -11,7 +11,9 @@ export function registerIndex(program: Command): void {
     // Given by a tap that hands its capture log on as it exits cleanly (see detached-indexer.ts).
     .addOption(new Option('--handed-on <log>').hideHelp())
     .addOption(new Option('--handed-on-exit <json>').hideHelp())
-    .action(async (opts: { db?: string; logOnly?: boolean; handedOn?: string; handedOnExit?: string }) => {
+    // Given to every detached indexer: nobody reads its exit, so it does not wait on other indexers' logs.
+    .addOption(new Option('--detached').hideHelp())
+    .action(async (opts: { db?: string; logOnly?: boolean; handedOn?: string; handedOnExit?: string; detached?: boolean }) => {
       const { existsSync } = await import('node:fs');
       const { defaultDbPath, listCaptureLogs } = await import('../../store/paths.js');
       const path = opts.db ?? defaultDbPath();
@@ -24,7 +26,7 @@ export function registerIndex(program: Command): void {
           return;
         }
         const { finishCaptures, removeDoneCaptures } = await import('../../tap/recover.js');
-        const done = await finishCaptures(path, (msg) => process.stderr.write(`${msg}\n`), handedOnExit(opts.handedOn, opts.handedOnExit));
+        const done = await finishCaptures(path, (msg) => process.stderr.write(`${msg}\n`), handedOnExit(opts.handedOn, opts.handedOnExit), !opts.detached);
         // Never a silent partial answer: each log left unfinished is one line, and the exit is 2.
         // (Logs live taps write are theirs to index: not this command's, and not a failure.)
         const again = `run \`acp-inspect index${path === defaultDbPath() ? '' : ` --db ${path}`}\` again`;
