@@ -5,6 +5,7 @@
  * show and the UI read a remote recording as they read a stdio one.
  */
 import type { EventItem, Frame } from './frame.js';
+import { textChunkSessionOf } from './chunk-frame.js';
 
 /** The event type under which transport metadata is recorded. */
 export const TRANSPORT_EVENT = 'transport';
@@ -74,8 +75,14 @@ export interface RpcRef {
   kind: 'request' | 'notification' | 'response' | 'other';
 }
 
-/** The id, method and kind of a JSON-RPC message's text (`other` when it is not one). */
+/**
+ * The id, method and kind of a JSON-RPC message's text (`other` when it is not one). The most
+ * common message of a stream, a text chunk in the SDK's form, is known without JSON.parse: the
+ * bridge's SDK client parses each SSE event again, and the proxy hands it on as it came.
+ */
 export function rpcRefOf(text: string): RpcRef {
+  const sessionId = textChunkSessionOf(text);
+  if (sessionId !== null) return { kind: 'notification', method: 'session/update', sessionId };
   let v: unknown;
   try { v = JSON.parse(text); } catch { return { kind: 'other' }; }
   return rpcRefOfValue(v);
