@@ -37,6 +37,11 @@ export type TransportOp =
   | 'ws-resumed'
   /** A transport failure: `message` is the line the tap printed. */
   | 'error'
+  /**
+   * A request sent on a kept-alive connection that the agent closed unanswered (its keep-alive
+   * timeout ended as the request went out), sent once more on a new connection; `message` says how it failed.
+   */
+  | 'retried'
   /** The tap answered a request itself (the remote agent could not): the frame that follows is its answer. */
   | 'answered-by-tap'
   /** A line from the client the tap could not send (not a JSON-RPC message). */
