@@ -36,7 +36,7 @@ export function watchingFetch(record: RecordTransport, note: FailureNote, fetchI
     const rpc = method === 'POST' && typeof init?.body === 'string' ? rpcRefOf(init.body) : undefined;
     let res: Response;
     try {
-      res = await fetchOnce(fetchImpl, input, init, (e) => record({ op: 'retried', transport: 'http', method, ...(stream ? { stream } : {}), sessionId, ...(rpc ? { rpc } : {}), message: `the agent closed the connection before answering (${describeNetworkError(e)})` }));
+      res = await fetchRetryingClosed(fetchImpl, input, init, (e) => record({ op: 'retried', transport: 'http', method, ...(stream ? { stream } : {}), sessionId, ...(rpc ? { rpc } : {}), message: `the agent closed the connection before answering (${describeNetworkError(e)})` }));
     } catch (e) {
       if (init?.signal?.aborted) throw e;
       note.error = e;
@@ -72,10 +72,11 @@ export function watchingFetch(record: RecordTransport, note: FailureNote, fetchI
  * keeps an idle connection for the agent's Keep-Alive hint less 2 s, and an agent that closes it as
  * a request goes out (its keep-alive timeout ends; a busy event loop overruns the 2 s) fails that
  * request with "other side closed". fetch does not say whether the connection was a kept-alive one,
- * so any such failure is tried once more (on a closed connection fetch opens a new one); when that
- * fails too, the first failure is what is thrown. Only a body fetch can send twice (a string, or none).
+ * so any such failure is tried once more (fetch opens a new connection in place of a closed one);
+ * when that fails too, the first failure is what is thrown. Only a request whose body can be sent
+ * twice (a string, or none: what the SDK's client sends) is tried again.
  */
-async function fetchOnce(fetchImpl: typeof fetch, input: Parameters<typeof fetch>[0], init: RequestInit | undefined, retrying: (e: unknown) => void): Promise<Response> {
+async function fetchRetryingClosed(fetchImpl: typeof fetch, input: Parameters<typeof fetch>[0], init: RequestInit | undefined, retrying: (e: unknown) => void): Promise<Response> {
   try {
     return await fetchImpl(input, init);
   } catch (e) {
