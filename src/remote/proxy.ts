@@ -175,8 +175,10 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(ures.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
       res.writeHead(status, ures.statusMessage, headers);
-      // Now, not with the first chunk of the body: an SSE stream opens (and its client goes on) before its first event.
-      res.flushHeaders();
+      // An SSE stream's now, not with the first chunk of its body: it opens (and its client goes on)
+      // before its first event. Any other answer's go with its body, in one write: a write of their
+      // own cost a POST's round trip about 0.3 ms more on a loaded machine.
+      if (isSse) res.flushHeaders();
       const json = /application\/json/i.test(one(ures.headers['content-type']) ?? '');
       const events = isSse && status < 300 ? new SseSplitter() : null;
       const copy: Buffer[] = [];
