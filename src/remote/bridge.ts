@@ -87,7 +87,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
    * The messages of one turn of the event loop go to the editor in one write of one buffer (at most
    * BATCH_BYTES): a stream of updates then costs a write per burst, not per message. (Corking the
    * stream did not do it: a corked writev of thousands of small buffers costs more than the copy.)
-   * Each message is recorded as it comes, with its own time.
+   * Each message is recorded as it comes, with its own time, and its batch goes into the capture log before the editor gets it.
    */
   let batch: Buffer[] = [];
   let batchBytes = 0;
@@ -98,6 +98,8 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchBytes);
     batch = [];
     batchBytes = 0;
+    // In the capture log first (as the stdio tap's native forwarder has it), then to the editor.
+    recording.flush();
     if (!clientGone) out.write(bytes);
   };
   /** Writes one message to the editor, recorded as the a2c line it was given; false when stdout is full. */
@@ -186,6 +188,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   };
   process.stdin.on('data', (chunk: Buffer) => {
     recording.lines('c2a', chunk);
+    recording.flush();
     for (const line of splitter.push(chunk)) send(line);
   });
   process.stdin.on('error', () => { /* the editor vanished: its 'end' or our exit follows */ });

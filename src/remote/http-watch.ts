@@ -36,7 +36,7 @@ export function watchingFetch(record: RecordTransport, note: FailureNote, fetchI
     const rpc = method === 'POST' && typeof init?.body === 'string' ? rpcRefOf(init.body) : undefined;
     let res: Response;
     try {
-      res = await fetchImpl(input, init);
+      res = await fetchRetryingClosed(fetchImpl, input, init, (e) => record({ op: 'retried', transport: 'http', method, ...(stream ? { stream } : {}), sessionId, ...(rpc ? { rpc } : {}), message: `the agent closed the connection before answering (${describeNetworkError(e)})` }));
     } catch (e) {
       if (init?.signal?.aborted) throw e;
       note.error = e;
@@ -65,6 +65,36 @@ export function watchingFetch(record: RecordTransport, note: FailureNote, fetchI
     const watched = watchSse(res.body, { stream: stream!, connectionId, sessionId }, record, init?.signal ?? null, note);
     return new Response(watched, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
+}
+
+/**
+ * fetch, sent once more when the agent closed the connection without a byte of an answer: fetch
+ * keeps an idle connection for the agent's Keep-Alive hint less 2 s, and an agent that closes it as
+ * a request goes out (its keep-alive timeout ends; a busy event loop overruns the 2 s) fails that
+ * request with "other side closed". fetch does not say whether the connection was a kept-alive one,
+ * so any such failure is tried once more (fetch opens a new connection in place of a closed one);
+ * when that fails too, the first failure is what is thrown. Only a request whose body can be sent
+ * twice (a string, or none: what the SDK's client sends) is tried again.
+ */
+async function fetchRetryingClosed(fetchImpl: typeof fetch, input: Parameters<typeof fetch>[0], init: RequestInit | undefined, retrying: (e: unknown) => void): Promise<Response> {
+  try {
+    return await fetchImpl(input, init);
+  } catch (e) {
+    const body = init?.body;
+    if (init?.signal?.aborted || !closedUnanswered(e) || (body !== undefined && body !== null && typeof body !== 'string')) throw e;
+    retrying(e);
+    try {
+      return await fetchImpl(input, init);
+    } catch {
+      throw e;
+    }
+  }
+}
+
+/** Whether fetch failed because the other side closed the connection before its answer began. */
+function closedUnanswered(e: unknown): boolean {
+  const code = (e as { cause?: { code?: string } } | null)?.cause?.code;
+  return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
 }
 
 /** Which SSE stream a body is. */

@@ -39,6 +39,8 @@ export interface RunningProxy {
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'proxy-authenticate']);
 /** Bytes of one side's messages waiting for the other side to read them before the proxy stops reading the first. */
 const WS_BUFFER_CAP = 1024 * 1024;
+/** How long the proxy keeps a client's idle connection open for its next request (see startProxy). */
+const CLIENT_KEEP_ALIVE_MS = 120_000;
 /** What the WebSocket client makes for itself on the agent's side. */
 const WS_OWN = /^sec-websocket-(key|version|extensions|protocol)$/;
 
@@ -116,24 +118,49 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     const target = new URL(upstream);
     target.search = new URL(req.url ?? '/', 'http://proxy').search;
     const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
-    const up = send(target, { method, headers: forwardHeaders(req.headers, upstream.host) });
-    // Each message goes on as it comes: Nagle's algorithm would hold a small write back for the previous one's ACK.
-    up.setNoDelay(true);
+    const upHeaders = forwardHeaders(req.headers, upstream.host);
     req.socket.setNoDelay(true);
 
-    // client → agent: streamed on; a copy of the body is the message recorded.
+    // client → agent: streamed on; a copy of the body is the message recorded (and sent again by a retry).
     const body: Buffer[] = [];
+    let bodyEnded = false;
     req.on('data', (b: Buffer) => body.push(b));
-    req.pipe(up);
     let rpc: TransportData['rpc'];
     req.on('end', () => {
+      bodyEnded = true;
       if (method !== 'POST' || body.length === 0) return;
       const text = Buffer.concat(body).toString('utf8');
       rpc = rpcRefOf(text);
       rec.lines('c2a', asLine(text));
     });
 
-    up.on('response', (ures) => {
+    /**
+     * The request to the agent. On a kept-alive connection the agent may close just as the request
+     * goes out (its keep-alive timeout ended: node's agent keeps an idle connection a second less
+     * than the agent's hint, which a busy event loop can overrun); the request then fails unanswered
+     * with ECONNRESET, and is sent once more, on a connection of its own (node's documented remedy,
+     * see `request.reusedSocket`).
+     */
+    const open = (retry: boolean) => {
+      const up = send(target, { method, headers: upHeaders, ...(retry ? { agent: false } : {}) });
+      // Each message goes on as it comes: Nagle's algorithm would hold a small write back for the previous one's ACK.
+      up.setNoDelay(true);
+      if (retry && body.length > 0) up.write(Buffer.concat(body));
+      if (retry && bodyEnded) up.end();
+      else req.pipe(up);
+      up.on('response', (ures) => answered(ures));
+      up.on('error', (e: NodeJS.ErrnoException) => {
+        if (!retry && up.reusedSocket && e.code === 'ECONNRESET' && !res.headersSent) {
+          req.unpipe(up);
+          rec.transport({ op: 'retried', transport: 'http', method, ...(stream ? { stream } : {}), sessionId, message: `the agent closed a kept-alive connection as the request went out (${describeNetworkError(e)})` });
+          open(true);
+          return;
+        }
+        failed(e);
+      });
+    };
+
+    const answered = (ures: IncomingMessage): void => {
       const status = ures.statusCode ?? 502;
       const newId = one(ures.headers['acp-connection-id']);
       if (newId && !c.id) {
@@ -148,8 +175,10 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(ures.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
       res.writeHead(status, ures.statusMessage, headers);
-      // Now, not with the first chunk of the body: an SSE stream opens (and its client goes on) before its first event.
-      res.flushHeaders();
+      // An SSE stream's now, not with the first chunk of its body: it opens (and its client goes on)
+      // before its first event. Any other answer's go with its body, in one write: a write of their
+      // own cost a POST's round trip about 0.3 ms more on a loaded machine.
+      if (isSse) res.flushHeaders();
       const json = /application\/json/i.test(one(ures.headers['content-type']) ?? '');
       const events = isSse && status < 300 ? new SseSplitter() : null;
       const copy: Buffer[] = [];
@@ -180,14 +209,15 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
           ures.destroy();
         }
       });
-    });
-    up.on('error', (e) => {
+    };
+    const failed = (e: Error): void => {
       const reason = describeNetworkError(e);
       rec.transport({ op: 'error', transport: 'http', method, ...(stream ? { stream } : {}), sessionId, message: `cannot reach the remote agent at ${shown}: ${reason}` });
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`acp-inspect proxy: cannot reach the remote agent at ${shown}: ${reason}\n`);
       else res.destroy();
       if (!c.id) end(c, 1);
-    });
+    };
+    open(false);
   };
 
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
@@ -287,6 +317,11 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
   };
 
   const server: Server = createServer(onRequest);
+  // A client keeps an idle connection for its next request as long as it likes (Go 90 s, OkHttp 5 min;
+  // fetch as long as the Keep-Alive hint says, less 2 s): node's default of 5 s closes connections such
+  // a client is about to reuse, which fails its request ("other side closed").
+  server.keepAliveTimeout = CLIENT_KEEP_ALIVE_MS;
+  server.headersTimeout = CLIENT_KEEP_ALIVE_MS + 1000;
   server.on('upgrade', onUpgrade);
   return new Promise((resolve, reject) => {
     server.once('error', reject);

@@ -2,7 +2,8 @@
  * One recording of a remote ACP connection, for the bridge (one per tap) and the proxy (one per
  * connection it forwards): a capture log and recorder as the stdio tap has them (see
  * tap/recording-setup.ts), fed the connection's messages as lines (c2a: the client's, a2c: the
- * agent's) and its transport metadata as `transport` events.
+ * agent's) and its transport metadata as `transport` events. Each of those is one record, so the
+ * log's records are batched: written a turn of the event loop at a time, or at flush().
  */
 import type { TapOptions } from '../tap/args.js';
 import { RecorderClient } from '../tap/recorder-client.js';
@@ -39,7 +40,7 @@ export class RemoteRecording {
     const command = [target];
     const why = { message: '' };
     const log = openCaptureLog(opts, command, this.dbPath, startedMs, why);
-    this.rec = new RecorderClient((msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`), null, log, new SharedArrayBuffer(8));
+    this.rec = new RecorderClient((msg) => say(msg.startsWith('acp-inspect') ? msg : `acp-inspect: ${msg}`), null, log, new SharedArrayBuffer(8), true);
     if (!log) say(notRecording(why));
     this.rec.start(recorderConfig(opts, command, this.dbPath, startedMs));
   }
@@ -62,6 +63,15 @@ export class RemoteRecording {
   /** Records bytes the client sent (`c2a`) or was given (`a2c`): whole lines, each one message. */
   lines(dir: 'c2a' | 'a2c', bytes: Buffer, t = this.now()): void {
     this.rec.chunk(dir === 'c2a' ? C2A : A2C, t, bytes);
+  }
+
+  /**
+   * Writes what was recorded so far to the capture log now. Records are written a turn of the event
+   * loop at a time (see RecorderClient.flush); the bridge flushes before it forwards, so that a
+   * message is in the log before its peer has it.
+   */
+  flush(): void {
+    this.rec.flush();
   }
 
   /** The client's input ended. */

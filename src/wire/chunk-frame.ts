@@ -39,6 +39,16 @@ export function isTextChunkRaw(raw: string): boolean {
   return raw.charCodeAt(0) === 0x7b && raw.charCodeAt(raw.length - 1) === 0x7d && (PLAIN.test(raw) || ESCAPED.test(raw));
 }
 
+/**
+ * The session id of a text chunk frame in the SDK's form (what isTextChunkRaw recognises), else
+ * null: what a frame's JSON-RPC reference needs of it, without JSON.parse (see rpcRefOf).
+ */
+export function textChunkSessionOf(raw: string): string | null {
+  if (raw.charCodeAt(0) !== 0x7b || raw.charCodeAt(raw.length - 1) !== 0x7d) return null;
+  const r = PLAIN.exec(raw) ?? ESCAPED.exec(raw);
+  return r === null ? null : r[1]!;
+}
+
 /** A text in a JSON string, as JSON.stringify writes it: each `"` escaped (the pieces have no `\` nor control characters). */
 const quote = (s: string): string => s.replace(/"/g, '\\"');
 /** A JSON escape of the frame's text as its raw text written as a JSON string has it (its backslash, and a `"` or `\` after it, escaped once more). */

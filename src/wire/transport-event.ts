@@ -5,6 +5,7 @@
  * show and the UI read a remote recording as they read a stdio one.
  */
 import type { EventItem, Frame } from './frame.js';
+import { textChunkSessionOf } from './chunk-frame.js';
 
 /** The event type under which transport metadata is recorded. */
 export const TRANSPORT_EVENT = 'transport';
@@ -36,6 +37,11 @@ export type TransportOp =
   | 'ws-resumed'
   /** A transport failure: `message` is the line the tap printed. */
   | 'error'
+  /**
+   * A request sent on a kept-alive connection that the agent closed unanswered (its keep-alive
+   * timeout ended as the request went out), sent once more on a new connection; `message` says how it failed.
+   */
+  | 'retried'
   /** The tap answered a request itself (the remote agent could not): the frame that follows is its answer. */
   | 'answered-by-tap'
   /** A line from the client the tap could not send (not a JSON-RPC message). */
@@ -74,8 +80,14 @@ export interface RpcRef {
   kind: 'request' | 'notification' | 'response' | 'other';
 }
 
-/** The id, method and kind of a JSON-RPC message's text (`other` when it is not one). */
+/**
+ * The id, method and kind of a JSON-RPC message's text (`other` when it is not one). The most
+ * common message of a stream, a text chunk in the SDK's form, is known without JSON.parse: the
+ * bridge's SDK client parses each SSE event again, and the proxy hands it on as it came.
+ */
 export function rpcRefOf(text: string): RpcRef {
+  const sessionId = textChunkSessionOf(text);
+  if (sessionId !== null) return { kind: 'notification', method: 'session/update', sessionId };
   let v: unknown;
   try { v = JSON.parse(text); } catch { return { kind: 'other' }; }
   return rpcRefOfValue(v);

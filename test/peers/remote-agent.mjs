@@ -6,6 +6,9 @@
 //   --auth TOKEN   requests without "Authorization: Bearer TOKEN" get 401 (HTTP) or a refused upgrade
 //   --log FILE     every JSON-RPC message as the agent got and sent it, one JSON line each ({dir, msg})
 //   --fault status-200   answer every POST the SDK answers 202 Accepted with 200 OK instead
+//   --fault close-reused the first request that comes on a kept-alive connection after its first
+//                        is not answered: the connection is closed (as a server whose keep-alive
+//                        timeout ends just as its client sends on the idle connection)
 // Prompt texts: "permission" asks permission first; "drop" streams one update and then the process
 // dies (every connection and stream drops mid-turn); "flood N" streams N updates of 1 KiB; "ping" ends the
 // turn at once (a bare round trip); any other text streams three updates.
@@ -85,7 +88,18 @@ const upgrade = createNodeWebSocketUpgradeHandler(server, wss);
 const authorized = (req) => token === undefined || req.headers.authorization === `Bearer ${token}`;
 const isAcp = (req) => new URL(req.url ?? '/', 'http://localhost').pathname === '/acp';
 
+/** Requests seen per connection, and whether close-reused has closed one yet. */
+const served = new WeakMap();
+let closedReused = false;
+
 const http = createServer((req, res) => {
+  const n = served.get(req.socket) ?? 0;
+  served.set(req.socket, n + 1);
+  if (fault === 'close-reused' && n > 0 && !closedReused) {
+    closedReused = true;
+    req.socket.destroy();
+    return;
+  }
   if (!isAcp(req)) { res.writeHead(404).end('Not Found'); return; }
   if (!authorized(req)) { res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized'); return; }
   if (fault === 'status-200' && req.method === 'POST') {

@@ -13,7 +13,8 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { chunkFrameOf } from '../../src/wire/chunk-frame.js';
+import { chunkFrameOf, textChunkSessionOf } from '../../src/wire/chunk-frame.js';
+import { rpcRefOf, rpcRefOfValue } from '../../src/wire/transport-event.js';
 import { CHUNK_UPDATES } from '../../src/wire/chunk-line.js';
 import { frameFromBytes } from '../../src/wire/make-frame.js';
 import { createChecker } from '../../src/check/index.js';
@@ -303,5 +304,28 @@ describe('the recorder with and without the recogniser', () => {
       expect(now.findings).toBe(old.findings);
       expect(now.rows).toEqual(old.rows);
     }
+  });
+});
+
+describe('rpcRefOf (a transport event\'s reference to its message) with the recogniser', () => {
+  /** What rpcRefOf gave before it knew text chunks: from JSON.parse. */
+  const parsed = (text: string) => {
+    try { return rpcRefOfValue(JSON.parse(text)); } catch { return { kind: 'other' }; }
+  };
+  it('gives what JSON.parse would for every recorded frame and 30,000 seeded mutations, and knows text chunks without it', () => {
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(show(rpcRefOf(chunk('sess-1', 'agent_message_chunk', 'x'.repeat(1024))))).toBe(show({ kind: 'notification', method: 'session/update', sessionId: 'sess-1' }));
+      expect(parse).not.toHaveBeenCalled();
+    } finally {
+      parse.mockRestore();
+    }
+    let fast = 0;
+    for (const bytes of [...recordedFrames().map(([, b]) => b), ...mutations(30_000, 21)]) {
+      const text = bytes.toString('utf8');
+      if (textChunkSessionOf(text) !== null) fast++;
+      expect(show(rpcRefOf(text)), text).toBe(show(parsed(text)));
+    }
+    expect(fast).toBeGreaterThan(2000);
   });
 });
