@@ -10,7 +10,9 @@
 //                        is not answered: the connection is closed (as a server whose keep-alive
 //                        timeout ends just as its client sends on the idle connection)
 // Prompt texts: "permission" asks permission first; "drop" streams one update and then the process
-// dies (every connection and stream drops mid-turn); "flood N" streams N updates of 1 KiB; "ping" ends the
+// dies (every connection and stream drops mid-turn); "drop stream" streams one update and then ends
+// that session's SSE stream (the HTTP response, cleanly: the connection and its other streams go on)
+// and never answers the turn, as an agent behind a proxy that ends a long stream; "flood N" streams N updates of 1 KiB; "ping" ends the
 // turn at once (a bare round trip); any other text streams three updates.
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -29,6 +31,8 @@ const fault = arg('--fault');
 const log = (dir, msg) => { if (logFile) appendFileSync(logFile, `${JSON.stringify({ dir, msg })}\n`); };
 
 const sessions = new Map();
+/** The update after which a session's SSE stream is ended ("drop stream"). */
+const DROP_STREAM_MARK = 'about to drop the stream';
 const update = (ctx, sessionId, text) => ctx.client.notify(acp.methods.client.session.update, {
   sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
 });
@@ -56,6 +60,11 @@ const app = acp
     if (text === 'drop') {
       await update(ctx, sessionId, 'about to drop');
       setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
+      await new Promise(() => {});
+    }
+    if (text === 'drop stream') {
+      // The session's SSE response ends once it has written this update (see the server below).
+      await update(ctx, sessionId, DROP_STREAM_MARK);
       await new Promise(() => {});
     }
     if (text === 'ping') return { stopReason: 'end_turn' };
@@ -102,12 +111,22 @@ const http = createServer((req, res) => {
   }
   if (!isAcp(req)) { res.writeHead(404).end('Not Found'); return; }
   if (!authorized(req)) { res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized'); return; }
+  if (req.method === 'GET' && req.headers['acp-session-id']) endStreamAfterMark(res);
   if (fault === 'status-200' && req.method === 'POST') {
     const writeHead = res.writeHead;
     res.writeHead = function (status, ...rest) { return writeHead.call(this, status === 202 ? 200 : status, ...rest); };
   }
   handle(req, res);
 });
+/** A session's SSE response ends just after it wrote the "drop stream" update. */
+function endStreamAfterMark(res) {
+  const write = res.write;
+  res.write = function (chunk, ...rest) {
+    const ok = write.call(this, chunk, ...rest);
+    if (Buffer.from(chunk).toString('utf8').includes(DROP_STREAM_MARK)) res.end();
+    return ok;
+  };
+}
 http.on('upgrade', (req, socket, head) => {
   if (!isAcp(req) || !authorized(req)) {
     socket.end('HTTP/1.1 401 Unauthorized\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
