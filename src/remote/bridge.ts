@@ -9,7 +9,10 @@
  *
  * When the transport fails (an unreachable URL, a TLS error, 401/403, a dropped stream), the tap says
  * so in one line on stderr, records it, answers every request still waiting with a JSON-RPC error the
- * editor understands, and exits 1: nothing waits for an agent that is gone.
+ * editor understands, and exits 1: nothing waits for an agent that is gone. What the SDK's HTTP client
+ * survives, the tap survives too: a session's SSE stream the agent ends while requests of the session
+ * wait on it fails those requests (the SDK answers them), and the session's next message opens its
+ * stream again; the tap says so in one line and goes on.
  *
  * Not here: the stdio tap's forwarding (tap/run.ts), which this does not touch. A line that is not a
  * JSON object is recorded but not sent: the remote transport carries JSON-RPC messages only.
@@ -74,8 +77,10 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     clientGone = true;
   });
 
-  /** Requests of the editor not answered yet: answered by the tap if the connection fails. */
-  const pending = new Map<string, string | number | null>();
+  /** Requests of the editor not answered yet (id, and `params.sessionId`): answered by the tap if the connection fails. */
+  const pending = new Map<string, { id: string | number | null; sessionId?: string }>();
+  /** Requests the SDK failed as their session's stream ended, by session: said in one line once the burst is in. */
+  const droppedBySession = new Map<string, (string | number | null)[]>();
   let failure: string | null = null;
   let stdinEnded = false;
   /** The tap closes the connection (the editor's input ended and every request of it is answered). */
@@ -128,7 +133,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     failure = reason;
     say(`acp-inspect: ${reason}`);
     record({ op: 'error', transport, ...(note.status ? { status: note.status } : {}), message: reason });
-    for (const id of pending.values()) answer(id);
+    for (const { id } of pending.values()) answer(id);
     pending.clear();
     void end(1);
   };
@@ -174,7 +179,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     const ref = rpcRefOfValue(msg);
     if (ref.kind === 'request') {
       if (failure !== null) return answer(ref.id ?? null);
-      pending.set(idKey(ref.id), ref.id ?? null);
+      pending.set(idKey(ref.id), { id: ref.id ?? null, ...(ref.sessionId !== undefined ? { sessionId: ref.sessionId } : {}) });
     }
     if (failure !== null) return;
     const writer = connect();
@@ -220,7 +225,11 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
         const r = await reader.read();
         if (r.done) break;
         const ref = rpcRefOfValue(r.value);
-        if (ref.kind === 'response') pending.delete(idKey(ref.id));
+        if (ref.kind === 'response') {
+          const request = pending.get(idKey(ref.id));
+          pending.delete(idKey(ref.id));
+          if (request?.sessionId !== undefined && isSessionStreamClosed(r.value)) sessionStreamDropped(request.sessionId, request.id);
+        }
         if (!toClient(r.value)) await drained();
         if (ref.kind === 'response') closeWhenAnswered();
       }
@@ -230,6 +239,26 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
       if (closing && failure === null) void end(0);
       else fail(describe(e));
     }
+  }
+
+  /**
+   * The SDK's HTTP client failed a request because its session's SSE stream ended (the agent ended
+   * it; a broken one ends the connection): recorded before the error goes to the editor, and said in
+   * one line per stream's end, once every request it failed is in (the SDK fails them all at once).
+   */
+  function sessionStreamDropped(sessionId: string, id: string | number | null): void {
+    let ids = droppedBySession.get(sessionId);
+    if (!ids) {
+      ids = [];
+      droppedBySession.set(sessionId, ids);
+      setImmediate(() => {
+        droppedBySession.delete(sessionId);
+        const n = ids!.length;
+        say(`acp-inspect: the remote agent at ${shown} ended the event stream of session ${sessionId} mid-turn: ${n} request${n === 1 ? '' : 's'} waiting on it failed; the connection goes on (the session's next message opens its stream again)`);
+      });
+    }
+    ids.push(id);
+    record({ op: 'session-stream-dropped', transport, sessionId, rpc: { id, kind: 'response' }, message: `the event stream of session ${sessionId} ended while this request waited on it` });
   }
 
   for (const sig of SIGNALS) {
@@ -260,6 +289,15 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     recording.quiesce(stored);
     process.exit(code);
   }
+}
+
+/**
+ * Whether a message is the error the SDK's HTTP client answers a request with when its session's SSE
+ * stream ended (transports/http-stream.js, handleSseEof: "ACP session SSE stream closed", -32603).
+ */
+function isSessionStreamClosed(msg: unknown): boolean {
+  const error = (msg as { error?: { code?: unknown; message?: unknown } } | null)?.error;
+  return error?.code === TRANSPORT_FAILED_CODE && error.message === 'ACP session SSE stream closed';
 }
 
 /** The one line for a connection the remote agent's side ended (the SDK's readable ended without an error). */

@@ -26,6 +26,8 @@ const SESSION_ID = 'acp-session-id';
 
 /** A `fetch` that records what it does (see the file's comment); `note` keeps the last failure. */
 export function watchingFetch(record: RecordTransport, note: FailureNote, fetchImpl: typeof fetch = globalThis.fetch): typeof fetch {
+  /** Sessions whose stream was opened: a later GET for one opens it again (after it ended). */
+  const opened = new Set<string>();
   return async (input, init) => {
     const method = (init?.method ?? 'GET').toUpperCase();
     const reqHeaders = new Headers(init?.headers);
@@ -56,7 +58,9 @@ export function watchingFetch(record: RecordTransport, note: FailureNote, fetchI
       responseHeaders: redactHeaders(res.headers),
     };
     if (rpc) data.rpc = rpc;
+    if (isSse && sessionId && res.ok && opened.has(sessionId)) data.reason = 'reopened';
     record(data);
+    if (isSse && sessionId && res.ok) opened.add(sessionId);
     if (!res.ok) {
       note.status = res.status;
       note.statusText = res.statusText;

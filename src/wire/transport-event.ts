@@ -18,7 +18,7 @@ export type TransportOp =
   | 'post'
   /** A DELETE ending the connection. */
   | 'delete'
-  /** An SSE GET opened (or refused: see `status`). */
+  /** An SSE GET opened (or refused: see `status`); `reason` is `reopened` for a session's stream opened again after it ended. */
   | 'sse-open'
   /** One event on an SSE stream: the message that follows it came on `stream`. */
   | 'sse-message'
@@ -44,6 +44,12 @@ export type TransportOp =
   | 'retried'
   /** The tap answered a request itself (the remote agent could not): the frame that follows is its answer. */
   | 'answered-by-tap'
+  /**
+   * A session's SSE stream ended while a request of the session waited on it: the protocol SDK's
+   * client failed that request (the frame that follows is its error), and the connection goes on.
+   * `message` says so.
+   */
+  | 'session-stream-dropped'
   /** A line from the client the tap could not send (not a JSON-RPC message). */
   | 'not-sent';
 
@@ -189,7 +195,7 @@ export function describeTransport(d: TransportData): string {
     case 'connect': return words('connect', d.transport === 'ws' ? 'WebSocket' : 'HTTP', d.url);
     case 'post': return words('POST', d.status, rpc, d.sessionId && `session ${d.sessionId}`);
     case 'delete': return words('DELETE', d.status);
-    case 'sse-open': return words('GET', d.status, stream);
+    case 'sse-open': return words('GET', d.status, stream, d.reason && `(${d.reason})`);
     case 'sse-message': return words('SSE', stream, '→', rpc);
     case 'sse-close': return words('SSE', stream, 'closed:', d.reason);
     case 'ws-open': return words('WebSocket', d.status, d.connectionId && `connection ${d.connectionId}`);
@@ -198,6 +204,7 @@ export function describeTransport(d: TransportData): string {
     case 'ws-resumed': return words('WebSocket resumed:', d.reason);
     case 'error': return words('error', d.status, d.message);
     case 'answered-by-tap': return words('answered by the tap', rpc);
+    case 'session-stream-dropped': return words('failed: the stream ended', rpc, d.sessionId && `session ${d.sessionId}`);
     case 'not-sent': return words('not sent:', d.message);
     default: return JSON.stringify(d);
   }

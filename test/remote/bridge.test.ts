@@ -211,6 +211,56 @@ describe('a remote agent that cannot be reached or used', () => {
   }
 });
 
+describe('a session stream dropped mid-turn over Streamable HTTP', () => {
+  it('fails that turn only: the next prompt reopens the stream, the session runs to the end, the tap exits 0', async () => {
+    const { db, dir } = setUp();
+    const agent = await agentIn(dir);
+    const run = await throughBridge(db, agent.url, async (ctx) => {
+      await initialize(ctx);
+      const s = await newSession(ctx);
+      let dropped: unknown;
+      try { await prompt(ctx, s.sessionId, 'drop stream'); } catch (e) { dropped = e; }
+      const again = await prompt(ctx, s.sessionId, 'hello');
+      return { dropped, again: again.stopReason };
+    });
+    expect(run.error, run.stderr).toBeUndefined();
+    // The dropped turn got the error the SDK's own client gives; the next turn ended normally.
+    expect(run.result?.dropped).toMatchObject({ code: -32603 });
+    expect(run.result?.again).toBe('end_turn');
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr.trim().split('\n'), run.stderr).toHaveLength(1);
+    expect(run.stderr).toMatch(/^acp-inspect: the remote agent at http:\/\/127\.0\.0\.1:\d+\/acp ended the event stream of session \S+ mid-turn: 1 request waiting on it failed; the connection goes on/);
+    expect(run.received.some((m: any) => m.method === 'session/update' && m.params.update.content.text === 'about to drop the stream')).toBe(true);
+    expect(run.received.some((m: any) => m.method === 'session/update' && m.params.update.content.text === 'Hello')).toBe(true);
+
+    const items = await recording(db);
+    // Every message the editor was given is in the recording, the tap's error answer among them.
+    expect(frames(items, 'a2c')).toEqual(run.received);
+    const meta = transport(items);
+    const session = meta.filter((m) => m.stream === 'session');
+    const opens = session.filter((m) => m.op === 'sse-open');
+    expect(opens.map((m) => [m.status, m.reason])).toEqual([[200, undefined], [200, 'reopened']]);
+    const closes = session.filter((m) => m.op === 'sse-close');
+    expect(closes[0]).toMatchObject({ reason: 'ended by the agent' });
+    // In order: the stream's end, the tap's note of the failed turn, the stream opened again.
+    const at = (pred: (m: Record<string, any>) => boolean) => meta.findIndex(pred);
+    const closeAt = at((m) => m.op === 'sse-close' && m.stream === 'session');
+    const droppedAt = at((m) => m.op === 'session-stream-dropped');
+    const reopenAt = at((m) => m.op === 'sse-open' && m.reason === 'reopened');
+    expect(closeAt).toBeGreaterThanOrEqual(0);
+    expect(droppedAt).toBeGreaterThan(closeAt);
+    expect(reopenAt).toBeGreaterThan(droppedAt);
+    expect(meta[droppedAt]).toMatchObject({ sessionId: session[0]!.sessionId, rpc: { id: 2, kind: 'response' } });
+    expect(meta.some((m) => m.op === 'error')).toBe(false);
+
+    // The checker finds nothing wrong with a stream opened again.
+    const check = await cli(['check', 'latest', '--db', db, '--json']);
+    expect(check.code, check.stderr.toString()).toBe(0);
+    const rules = check.stdout.toString().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { rule: string }).rule);
+    expect(rules.filter((r) => r.startsWith('transport-'))).toEqual([]);
+  });
+});
+
 describe('remote tap flags', () => {
   it('--header without a remote agent is a usage error', async () => {
     const r = await cli(['--header', 'A: b', '--', 'cat']);
