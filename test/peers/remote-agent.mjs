@@ -12,7 +12,8 @@
 // Prompt texts: "permission" asks permission first; "drop" streams one update and then the process
 // dies (every connection and stream drops mid-turn); "drop stream" streams one update and then ends
 // that session's SSE stream (the HTTP response, cleanly: the connection and its other streams go on)
-// and never answers the turn, as an agent behind a proxy that ends a long stream; "flood N" streams N updates of 1 KiB; "ping" ends the
+// and never answers the turn, as an agent behind a proxy that ends a long stream; "break stream" likewise
+// but breaks it (its socket destroyed, the chunked body left unfinished); "flood N" streams N updates of 1 KiB; "ping" ends the
 // turn at once (a bare round trip); any other text streams three updates.
 import { appendFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -33,6 +34,8 @@ const log = (dir, msg) => { if (logFile) appendFileSync(logFile, `${JSON.stringi
 const sessions = new Map();
 /** The update after which a session's SSE stream is ended ("drop stream"). */
 const DROP_STREAM_MARK = 'about to drop the stream';
+/** The update after which a session's SSE stream is broken ("break stream"). */
+const BREAK_STREAM_MARK = 'about to break the stream';
 const update = (ctx, sessionId, text) => ctx.client.notify(acp.methods.client.session.update, {
   sessionId, update: { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text } },
 });
@@ -62,9 +65,9 @@ const app = acp
       setTimeout(() => process.kill(process.pid, 'SIGKILL'), 50);
       await new Promise(() => {});
     }
-    if (text === 'drop stream') {
-      // The session's SSE response ends once it has written this update (see the server below).
-      await update(ctx, sessionId, DROP_STREAM_MARK);
+    if (text === 'drop stream' || text === 'break stream') {
+      // The session's SSE response ends (or breaks) once it has written this update (see the server below).
+      await update(ctx, sessionId, text === 'drop stream' ? DROP_STREAM_MARK : BREAK_STREAM_MARK);
       await new Promise(() => {});
     }
     if (text === 'ping') return { stopReason: 'end_turn' };
@@ -118,12 +121,14 @@ const http = createServer((req, res) => {
   }
   handle(req, res);
 });
-/** A session's SSE response ends just after it wrote the "drop stream" update. */
+/** A session's SSE response ends just after it wrote the "drop stream" update, and breaks after the "break stream" one. */
 function endStreamAfterMark(res) {
   const write = res.write;
   res.write = function (chunk, ...rest) {
     const ok = write.call(this, chunk, ...rest);
-    if (Buffer.from(chunk).toString('utf8').includes(DROP_STREAM_MARK)) res.end();
+    const text = Buffer.from(chunk).toString('utf8');
+    if (text.includes(DROP_STREAM_MARK)) res.end();
+    else if (text.includes(BREAK_STREAM_MARK)) res.socket?.end(() => res.socket?.destroy());
     return ok;
   };
 }

@@ -259,6 +259,25 @@ describe('a session stream dropped mid-turn over Streamable HTTP', () => {
     const rules = check.stdout.toString().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { rule: string }).rule);
     expect(rules.filter((r) => r.startsWith('transport-'))).toEqual([]);
   });
+
+  it('a session stream that breaks (not ended) still ends the tap: the SDK\'s client closes the whole transport on it', async () => {
+    const { db, dir } = setUp();
+    const agent = await agentIn(dir);
+    const run = await throughBridge(db, agent.url, async (ctx) => {
+      await initialize(ctx);
+      const s = await newSession(ctx);
+      return prompt(ctx, s.sessionId, 'break stream');
+    });
+    expect(run.code).toBe(1);
+    expect(run.error).toMatchObject({ code: -32603 });
+    expect(run.stderr.trim().split('\n'), run.stderr).toHaveLength(1);
+    expect(run.stderr).toMatch(/^acp-inspect: the connection to the remote agent at http:\/\/127\.0\.0\.1:\d+\/acp dropped/);
+    expect(run.received.some((m: any) => m.method === 'session/update' && m.params.update.content.text === 'about to break the stream')).toBe(true);
+    const meta = transport(await recording(db));
+    expect(meta.find((m) => m.op === 'sse-close' && m.stream === 'session')).toMatchObject({ reason: 'broken' });
+    expect(meta.some((m) => m.op === 'answered-by-tap' && m.rpc.id === 2)).toBe(true);
+    expect(meta.some((m) => m.op === 'session-stream-dropped')).toBe(false);
+  });
 });
 
 describe('remote tap flags', () => {
