@@ -69,6 +69,8 @@ const one = (v: string | string[] | undefined): string | null => (Array.isArray(
 /** One ACP connection through the proxy, and its recording. */
 class ProxiedConnection {
   id: string | null = null;
+  /** Sessions whose stream the client opened: a later GET for one opens it again (after it ended). */
+  readonly openedSessions = new Set<string>();
   constructor(readonly recording: RemoteRecording) {}
 }
 
@@ -171,7 +173,9 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
         op: isSse ? 'sse-open' : method === 'DELETE' ? 'delete' : 'post', transport: 'http', method, status,
         ...(stream ? { stream } : {}), connectionId: connectionId ?? newId, sessionId, contentType: one(ures.headers['content-type']),
         requestHeaders: redactHeaders(entries(req.headers)), responseHeaders: redactHeaders(entries(ures.headers)), ...(rpc ? { rpc } : {}),
+        ...(isSse && sessionId && status < 300 && c.openedSessions.has(sessionId) ? { reason: 'reopened' } : {}),
       });
+      if (isSse && sessionId && status < 300) c.openedSessions.add(sessionId);
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(ures.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
       res.writeHead(status, ures.statusMessage, headers);

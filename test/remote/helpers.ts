@@ -138,6 +138,15 @@ export async function startProxy(db: string, to: string): Promise<Proxy> {
   };
 }
 
+/** The test agent (with `args`) and the proxy in front of it (recording into `db`), each stopped by `defer` after the test. */
+export async function agentBehindProxy(db: string, dir: string, defer: (fn: () => Promise<unknown>) => void, args: string[] = []): Promise<{ agent: RemoteAgent; proxy: Proxy }> {
+  const agent = await startRemoteAgent(dir, args);
+  defer(() => agent.stop());
+  const proxy = await startProxy(db, agent.url);
+  defer(() => proxy.stop());
+  return { agent, proxy };
+}
+
 /** Cleanups run after each test, last first; `scope()` makes a temp folder and the database path in it. */
 export function testScope(afterEach: (fn: () => Promise<void>) => void): { defer(fn: () => Promise<unknown> | void): void; scope(): { db: string; dir: string } } {
   const stops: (() => Promise<unknown> | void)[] = [];

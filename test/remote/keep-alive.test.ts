@@ -13,7 +13,7 @@ import { createHttpStream } from '@agentclientprotocol/sdk/experimental/http-cli
 import { cli } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import type { EventItem, Item } from '../../src/wire/frame.js';
-import { initialize, newSession, prompt, runClient, startProxy, startRemoteAgent, testScope, throughBridge } from './helpers.js';
+import { agentBehindProxy, initialize, newSession, prompt, runClient, startRemoteAgent, testScope, throughBridge } from './helpers.js';
 
 const { defer, scope: setUp } = testScope(afterEach);
 
@@ -56,10 +56,7 @@ function exchange(socket: import('node:net').Socket, request: string): Promise<s
 describe('kept-alive connections', () => {
   it('the proxy keeps a client\'s idle connection past 5 s: a request on it 7 s later is answered', async () => {
     const { db, dir } = setUp();
-    const agent = await startRemoteAgent(dir);
-    defer(() => agent.stop());
-    const proxy = await startProxy(db, agent.url);
-    defer(() => proxy.stop());
+    const { proxy } = await agentBehindProxy(db, dir, defer);
     const { hostname, port } = new URL(proxy.url);
     const socket = connect(Number(port), hostname);
     defer(() => { socket.destroy(); });
@@ -74,10 +71,7 @@ describe('kept-alive connections', () => {
 
   it('the proxy sends a request again when the agent closed its kept-alive connection unanswered, and records it', async () => {
     const { db, dir } = setUp();
-    const agent = await startRemoteAgent(dir, ['--fault', 'close-reused']);
-    defer(() => agent.stop());
-    const proxy = await startProxy(db, agent.url);
-    defer(() => proxy.stop());
+    const { proxy } = await agentBehindProxy(db, dir, defer, ['--fault', 'close-reused']);
     const run = await runClient(createHttpStream(proxy.url), async (ctx) => {
       await initialize(ctx);
       const s = await newSession(ctx);

@@ -12,7 +12,7 @@ import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-
 import { cli } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import type { EventItem, Frame, Item } from '../../src/wire/frame.js';
-import { agentLog, closedPort, initialize, newSession, prompt, runClient, startProxy, startRemoteAgent, testScope } from './helpers.js';
+import { agentBehindProxy, agentLog, closedPort, initialize, newSession, prompt, runClient, startProxy, testScope } from './helpers.js';
 
 const { defer, scope: setUp } = testScope(afterEach);
 
@@ -37,10 +37,7 @@ describe('acp-inspect proxy between a remote client and a remote agent', () => {
   for (const scheme of ['http', 'ws'] as const) {
     it(`forwards the SDK's ${scheme === 'http' ? 'HTTP' : 'WebSocket'} client unchanged, two sessions to the end, and records the connection`, async () => {
       const { db, dir } = setUp();
-      const agent = await startRemoteAgent(dir, ['--auth', 'pr0xy-s3cret']);
-      defer(() => agent.stop());
-      const proxy = await startProxy(db, agent.url);
-      defer(() => proxy.stop());
+      const { agent, proxy } = await agentBehindProxy(db, dir, defer, ['--auth', 'pr0xy-s3cret']);
       expect(proxy.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/acp$/);
 
       const headers = { Authorization: 'Bearer pr0xy-s3cret' };
@@ -86,12 +83,35 @@ describe('acp-inspect proxy between a remote client and a remote agent', () => {
     });
   }
 
+  it('a session stream the agent ends mid-turn: the SDK\'s client reopens it through the proxy, recorded as opened again, no transport rule flags it', async () => {
+    const { db, dir } = setUp();
+    const { agent, proxy } = await agentBehindProxy(db, dir, defer);
+    const run = await runClient(createHttpStream(proxy.url), async (ctx) => {
+      await initialize(ctx);
+      const s = await newSession(ctx);
+      let dropped: unknown;
+      try { await prompt(ctx, s.sessionId, 'drop stream'); } catch (e) { dropped = e; }
+      return { dropped, again: (await prompt(ctx, s.sessionId, 'hello')).stopReason };
+    });
+    expect(run.error).toBeUndefined();
+    expect(run.result?.dropped).toMatchObject({ code: -32603 });
+    expect(run.result?.again).toBe('end_turn');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(await proxy.stop()).toBe(0);
+    const items = (await recordings(db))[0]!;
+    const session = transport(items).filter((m) => m.stream === 'session' && (m.op === 'sse-open' || m.op === 'sse-close'));
+    expect(session.map((m) => [m.op, m.reason])).toEqual([['sse-open', undefined], ['sse-close', 'ended by the agent'], ['sse-open', 'reopened'], ['sse-close', 'closed by the client']]);
+    const check = await cli(['check', '1', '--db', db, '--json']);
+    const findings = check.stdout.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule: string; severity: string });
+    expect(findings.filter((f) => f.rule.startsWith('transport-')), check.stdout.toString()).toEqual([]);
+    // The SDK's client failed the first turn itself (its error never crossed the wire), and the agent
+    // never answered it: on the wire the second prompt comes while the agent's turn runs, and says so.
+    expect(findings.filter((f) => f.severity === 'error').map((f) => f.rule), check.stdout.toString()).toEqual(['concurrent-prompt']);
+  });
+
   it('a client that sends the wrong Acp-Session-Id is flagged at its POST', async () => {
     const { db, dir } = setUp();
-    const agent = await startRemoteAgent(dir);
-    defer(() => agent.stop());
-    const proxy = await startProxy(db, agent.url);
-    defer(() => proxy.stop());
+    const { proxy } = await agentBehindProxy(db, dir, defer);
     // A hand-written client: the SDK's would never send it.
     const post = (body: unknown, headers: Record<string, string> = {}) => fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) });
     const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {}, clientInfo: { name: 'hand', version: '1' } } });
@@ -118,10 +138,7 @@ describe('acp-inspect proxy between a remote client and a remote agent', () => {
 
   it('stops reading the agent while a WebSocket client does not read (memory bounded), and reads on once it does', async () => {
     const { db, dir } = setUp();
-    const agent = await startRemoteAgent(dir);
-    defer(() => agent.stop());
-    const proxy = await startProxy(db, agent.url);
-    defer(() => proxy.stop());
+    const { agent, proxy } = await agentBehindProxy(db, dir, defer);
     const ws = new WebSocket(proxy.url.replace(/^http/, 'ws'));
     defer(() => { ws.terminate(); });
     const FLOOD = 30_000; // 30 MiB of 1 KiB updates: more than the loopback connection's buffers hold
@@ -178,10 +195,7 @@ describe('acp-inspect proxy between a remote client and a remote agent', () => {
 
   it('passes a refusal through as the agent gave it (401), and records it', async () => {
     const { db, dir } = setUp();
-    const agent = await startRemoteAgent(dir, ['--auth', 'right']);
-    defer(() => agent.stop());
-    const proxy = await startProxy(db, agent.url);
-    defer(() => proxy.stop());
+    const { proxy } = await agentBehindProxy(db, dir, defer, ['--auth', 'right']);
     const res = await fetch(proxy.url, { method: 'POST', headers: { 'content-type': 'application/json', authorization: 'Bearer wrong' }, body: '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":1}}' });
     expect(res.status).toBe(401);
     expect(await res.text()).toBe('Unauthorized');
