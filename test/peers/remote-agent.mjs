@@ -12,7 +12,7 @@
 // Prompt texts: "permission" asks permission first; "drop" streams one update and then the process
 // dies (every connection and stream drops mid-turn); "drop stream" streams one update and then ends
 // that session's SSE stream (the HTTP response, cleanly: the connection and its other streams go on)
-// and never answers the turn, as an agent behind a proxy that ends a long stream; "break stream" likewise
+// and never answers the turn; "break stream" likewise
 // but breaks it (its socket destroyed, the chunked body left unfinished); "flood N" streams N updates of 1 KiB; "ping" ends the
 // turn at once (a bare round trip); any other text streams three updates.
 import { appendFileSync } from 'node:fs';
