@@ -204,7 +204,7 @@ export function describeTransport(d: TransportData): string {
     case 'ws-resumed': return words('WebSocket resumed:', d.reason);
     case 'error': return words('error', d.status, d.message);
     case 'answered-by-tap': return words('answered by the tap', rpc);
-    case 'session-stream-dropped': return words('failed: the stream ended', rpc, d.sessionId && `session ${d.sessionId}`);
+    case 'session-stream-dropped': return words('session stream', d.sessionId, 'ended: request', d.rpc?.id !== undefined && `#${JSON.stringify(d.rpc.id)}`, 'failed');
     case 'not-sent': return words('not sent:', d.message);
     default: return JSON.stringify(d);
   }

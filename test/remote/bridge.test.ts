@@ -258,6 +258,11 @@ describe('a session stream dropped mid-turn over Streamable HTTP', () => {
     expect(check.code, check.stderr.toString()).toBe(0);
     const rules = check.stdout.toString().split('\n').filter(Boolean).map((l) => (JSON.parse(l) as { rule: string }).rule);
     expect(rules.filter((r) => r.startsWith('transport-'))).toEqual([]);
+
+    // The timeline says it in words.
+    const shown = (await cli(['show', 'latest', '--db', db])).stdout.toString();
+    expect(shown).toMatch(/transport +session stream \S+ ended: request #2 failed\n/);
+    expect(shown).toMatch(/transport +GET 200 session stream \S+ \(reopened\)\n/);
   });
 
   it('a session stream that breaks (not ended) still ends the tap: the SDK\'s client closes the whole transport on it', async () => {
