@@ -462,9 +462,12 @@ describeBrowser('the console', () => {
     await expect.poll(() => verbose.isChecked(), { timeout: 120_000 }).toBe(true);
     await verbose.uncheck();
     await expect.poll(() => verbose.isChecked(), { timeout: 120_000 }).toBe(false);
-    let snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
-    expect(snap.frames.filter((f) => f.dir === 'c2a' && f.method === 'session/set_config_option').map((f) => (f.json as { params: unknown }).params)).toEqual([
+    // The box is unchecked on the page at once; the request it sends reaches the console a moment later.
+    const setOptions = async () => (await c.api<ConsoleSnapshot>('/api/console')).json.frames
+      .filter((f) => f.dir === 'c2a' && f.method === 'session/set_config_option').map((f) => (f.json as { params: unknown }).params);
+    await expect.poll(setOptions, { timeout: 120_000 }).toEqual([
       { sessionId: 'sess-1', configId: 'model', value: 'smart' }, { sessionId: 'sess-1', configId: 'verbose', type: 'boolean', value: false }]);
+    let snap: ConsoleSnapshot;
 
     await prompt(page, 'remember me');
     await page.getByRole('article', { name: /^Turn at/ }).getByText('echo: remember me').waitFor({ timeout: 120_000 });

@@ -25,6 +25,8 @@ let sent = new Map<string, ConsoleFrame>();
 const waiters = new Map<string, (f: ConsoleFrame) => void>();
 /** Answers that came before their waiter (the event stream can outrun the POST's answer). */
 const early = new Map<string, ConsoleFrame>();
+/** The answers taken this run (see takeAnswer), by the JSON of their id. */
+let taken = new Set<string>();
 
 async function post<T>(path: string, body: unknown): Promise<T> {
   const res = await fetch(`/api/console/${path}`, { method: 'POST', credentials: 'same-origin', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
@@ -42,13 +44,22 @@ function onFrame(f: ConsoleFrame): void {
     if (activeSession.value !== null && !s.sessions.has(activeSession.value)) activeSession.value = null;
     if (activeSession.value === null && s.sessions.size) activeSession.value = [...s.sessions.keys()].at(-1)!;
   });
-  if (f.dir === 'a2c' && (f.kind === 'result' || f.kind === 'error')) {
-    const key = JSON.stringify(f.id);
-    const w = waiters.get(key);
-    if (w) { waiters.delete(key); w(f); } else {
-      early.set(key, f);
-      if (early.size > 200) early.delete(early.keys().next().value!);
-    }
+  if (f.dir === 'a2c' && (f.kind === 'result' || f.kind === 'error')) takeAnswer(f);
+}
+
+/**
+ * An answer of the agent, from an event or a snapshot: settles its waiter, or waits for it (the event
+ * stream can outrun the POST's answer). Each answer is taken once per agent run, however many
+ * snapshots hold it.
+ */
+function takeAnswer(f: ConsoleFrame): void {
+  const key = JSON.stringify(f.id);
+  if (taken.has(key)) return;
+  taken.add(key);
+  const w = waiters.get(key);
+  if (w) { waiters.delete(key); w(f); } else {
+    early.set(key, f);
+    if (early.size > 200) early.delete(early.keys().next().value!);
   }
 }
 
@@ -57,6 +68,8 @@ function onStatus(st: ConsoleStatus): void {
   if (prev && prev.run !== st.run) {
     // A fresh agent process: what the page knew of the last one is gone.
     sent = new Map();
+    taken = new Set();
+    early.clear();
     batch(() => { cstate.value = emptyConsoleState(); activeSession.value = null; terminalViews.value = new Map(); });
   }
   status.value = st;
@@ -84,8 +97,8 @@ function onEvent(ev: ConsoleEvent): void {
 
 /**
  * The page's state from a snapshot: the status first (a new run clears what the page knew of the
- * last one), then what the snapshot holds; answers it holds settle their waiters (they came while
- * the stream was down).
+ * last one), then what the snapshot holds; answers it holds that the page had not taken yet (they
+ * came while its stream was not open) settle their waiters or wait for them.
  */
 function onSnapshot(snap: ConsoleSnapshot): void {
   onStatus(snap.status);
@@ -100,12 +113,7 @@ function onSnapshot(snap: ConsoleSnapshot): void {
     if (activeSession.value !== null && !s.sessions.has(activeSession.value)) activeSession.value = null;
     if (activeSession.value === null && s.sessions.size) activeSession.value = [...s.sessions.keys()].at(-1)!;
   });
-  for (const f of snap.frames) {
-    if (f.dir !== 'a2c' || (f.kind !== 'result' && f.kind !== 'error')) continue;
-    const key = JSON.stringify(f.id);
-    const w = waiters.get(key);
-    if (w) { waiters.delete(key); w(f); }
-  }
+  for (const f of snap.frames) if (f.dir === 'a2c' && (f.kind === 'result' || f.kind === 'error')) takeAnswer(f);
 }
 
 /**
