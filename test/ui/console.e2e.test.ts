@@ -278,6 +278,8 @@ describeBrowser('the console', () => {
     await page.locator('.timeline .row', { has: page.locator('.c-prev', { hasText: 'second try' }) }).first().click();
     await page.getByRole('button', { name: 'Edit and resend' }).click();
     const raw = page.getByLabel('Raw JSON-RPC message (Ctrl/⌘+Enter sends)');
+    // The composer is filled as the page renders next: wait for it.
+    await expect.poll(() => raw.inputValue(), { timeout: 120_000 }).toContain('second try');
     const sent = await raw.inputValue();
     expect(JSON.parse(sent)).toMatchObject({ method: 'session/prompt', params: { prompt: [{ text: 'second try' }] } });
     await raw.fill(sent.replace('second try', 'third try').replace(/"id":\d+/, '"id":90'));
@@ -390,7 +392,7 @@ describeBrowser('the console', () => {
     await cmds.getByRole('option', { name: /^\/echo/ }).waitFor();
     expect(await cmds.getByRole('option').count()).toBe(1);
     await page.keyboard.press('Enter');
-    expect(await box.inputValue()).toBe('/echo ');
+    await expect.poll(() => box.inputValue(), { timeout: 120_000 }).toBe('/echo ');
     await page.locator('.command-hint', { hasText: 'what to say' }).waitFor();
     await page.keyboard.type('hi there');
     await page.locator('.command-hint').waitFor({ state: 'detached' });
@@ -609,6 +611,7 @@ describeBrowser('the console', () => {
     await page.keyboard.type('ion/pro');
     await methods.getByRole('option', { name: /^session\/prompt/ }).waitFor();
     await page.keyboard.press('Enter');
+    await expect.poll(async () => (await raw.inputValue()).includes('"session/prompt"'), { timeout: 120_000 }).toBe(true);
     expect(JSON.parse(await raw.inputValue())).toMatchObject({ id: 61, method: 'session/prompt', params: { prompt: [{ text: 'hand-made' }] } });
     await notes.waitFor({ state: 'detached' });
     await raw.press('Control+Enter');
