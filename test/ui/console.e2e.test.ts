@@ -462,7 +462,9 @@ describeBrowser('the console', () => {
     await model.selectOption('smart');
     await page.locator('.timeline .row', { hasText: 'config_option_update' }).waitFor({ timeout: 120_000 });
     await expect.poll(() => verbose.isChecked(), { timeout: 120_000 }).toBe(true);
-    await verbose.uncheck();
+    // A click, not uncheck(): the box shows the agent's value, so it may turn back until the agent
+    // takes the new one (uncheck() fails when it sees it turned back).
+    await verbose.click();
     await expect.poll(() => verbose.isChecked(), { timeout: 120_000 }).toBe(false);
     // The box is unchecked on the page at once; the request it sends reaches the console a moment later.
     const setOptions = async () => (await c.api<ConsoleSnapshot>('/api/console')).json.frames
