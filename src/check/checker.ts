@@ -7,7 +7,7 @@ import { type Frame, type FrameKind, type Item, isFrame, reverse } from '../wire
 import { METHODS, isExtensionName } from '../spec/methods.js';
 import { type SchemaResult, validateMethod } from '../spec/schema.js';
 import { fieldNotes } from '../spec/fields.js';
-import { applyFrame, CLOSE_EVENTS, initialState, reviveState, type FrameFacts, type ModelState, obj, pendingKey } from './model.js';
+import { applyEvent, applyFrame, initialState, reviveState, type FrameFacts, type ModelState, obj, pendingKey } from './model.js';
 import type { FrameContext, Rule, Severity } from './rule.js';
 import { ALL_RULES } from './rules/index.js';
 
@@ -244,7 +244,7 @@ export function createChecker(opts: CheckOptions = {}): Checker {
         state.lastSeq = item.seq;
         if (isFrame(item)) stepFrame(item);
         else {
-          if (item.dir === 'event') applyEvent(state, item.type, item.seq);
+          if (item.dir === 'event') applyEvent(state, item);
           for (const r of d.items) {
             current = r;
             try {
@@ -278,10 +278,6 @@ export function createChecker(opts: CheckOptions = {}): Checker {
       return { state, memories: [...memories].map(([id, m]) => [id, [...m]]), once: [...onceKeys] };
     },
   };
-}
-
-function applyEvent(state: ModelState, type: string, seq: number): void {
-  if (CLOSE_EVENTS.has(type)) state.closedSeq ??= seq;
 }
 
 function computeSchema(ctx: FrameContext): SchemaResult | undefined {

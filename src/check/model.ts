@@ -3,8 +3,9 @@
  * folds one frame into it (spec part 3). No findings here — rules read the state before a frame is
  * applied. The state is plain JSON (records, not Maps) so it can be cloned, stored and shown as is.
  */
-import { type Direction, type Frame, type Item, type RpcId, isFrame, reverse } from '../wire/frame.js';
+import { type Direction, type EventItem, type Frame, type Item, type RpcId, isFrame, reverse } from '../wire/frame.js';
 import { idKey } from '../wire/parse.js';
+import { isTransportEvent } from '../wire/transport-event.js';
 import { M } from '../spec/methods.js';
 import type { SessionStatus, TerminalStatus, TurnStatus, ElicitationStatus } from '../spec/transitions.js';
 import { COMPACTION_TERMINAL, ELICITATION_ACTIONS } from '../spec/transitions.js';
@@ -659,7 +660,7 @@ export function stepModel(s: ModelState, item: Item): void {
   s.items++;
   s.lastSeq = item.seq;
   if (!isFrame(item)) {
-    if (item.dir === 'event' && CLOSE_EVENTS.has(item.type)) s.closedSeq ??= item.seq;
+    if (item.dir === 'event') applyEvent(s, item);
     return;
   }
   const msg = obj(item.json);
@@ -676,6 +677,28 @@ export function stepModel(s: ModelState, item: Item): void {
     applyFrame(s, { frame: item, msg, method: item.kind === 'request' || item.kind === 'notification' ? item.method : req?.method, params: obj(msg?.params), req, key });
   } catch {
     /* the model never throws on traffic */
+  }
+}
+
+/**
+ * Folds an event into the model. Besides the connection's close: a remote agent's session SSE stream
+ * that ends while that session's turn runs (the agent ended it, it broke, or the client closed it)
+ * ends the turn for the client. A session's answers can only come on its stream, so the protocol
+ * SDK's client fails the prompt waiting on it (RFD streamable-http-websocket-transport, "Session
+ * streams"; the SDK's transports/http-client), and that failure never crosses the wire: a prompt after
+ * it is not a second prompt while a turn runs. The prompt itself stays unanswered on the wire.
+ */
+export function applyEvent(s: ModelState, item: EventItem): void {
+  if (CLOSE_EVENTS.has(item.type)) s.closedSeq ??= item.seq;
+  else if (isTransportEvent(item)) {
+    const d = item.data;
+    if (d.op !== 'sse-close' || d.stream !== 'session' || typeof d.sessionId !== 'string') return;
+    const sess = s.sessions[d.sessionId];
+    if (!sess || sess.turn === 'idle') return;
+    sess.turn = 'idle';
+    delete sess.turnSeq;
+    delete sess.cancelSeq;
+    sess.lastStopReason = 'error';
   }
 }
 

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { RULES, checkRecording } from '../../src/check/index.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import { PLAYBOOKS } from './playbooks.js';
-import { check, errorsOf, transcript, init, req, res, note } from './helpers.js';
+import { check, errorsOf, transcript, init, req, res, note, session, prompt, chunk, endTurn, type Step } from './helpers.js';
+import { stateAt } from '../../src/check/index.js';
 
 describe('rule playbooks', () => {
   it('every rule has a playbook and every playbook names a rule', () => {
@@ -44,6 +45,21 @@ describe('rule playbooks', () => {
   it('response-unknown-id: a -32700 reply with id null answers a line the other side could not parse', () => {
     const f = check([...init(), ['c2a', 'oops'], ['a2c', { jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } }]]);
     expect(f.map((x) => x.rule)).toEqual(['not-json']);
+  });
+
+  it('concurrent-prompt: a remote session stream that ends mid-turn ends the turn for the client (its SDK fails the waiting prompt off the wire)', () => {
+    const closed = (sessionId: string, stream = 'session'): Step => ['event', 'transport', { op: 'sse-close', transport: 'http', stream, connectionId: 'c1', sessionId, reason: 'ended by the agent' }];
+    const turn = (end: Step): Step[] => [...init(), ...session(), ['c2a', prompt(2)], ['a2c', chunk()], end, ['c2a', prompt(3)], ['a2c', endTurn(3)]];
+    // The session's stream ended: the second prompt is no second turn at once, and the state says the turn is over.
+    const after = turn(closed('s1'));
+    expect(check(after).filter((f) => f.rule === 'concurrent-prompt')).toEqual([]);
+    const items = parseTranscript(transcript(after)).items;
+    expect(stateAt(items, 7).sessions.s1).toMatchObject({ turn: 'idle', lastStopReason: 'error' });
+    expect(stateAt(items, 8).sessions.s1).toMatchObject({ turn: 'running', turnSeq: 8 });
+    // Another session's stream, or the connection's, ending settles nothing: still flagged.
+    for (const other of [closed('s2'), closed('s1', 'connection')]) {
+      expect(check(turn(other)).filter((f) => f.rule === 'concurrent-prompt').map((f) => f.seq), JSON.stringify(other)).toEqual([8]);
+    }
   });
 
   it('--ignore silences a rule', () => {

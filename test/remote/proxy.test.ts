@@ -104,9 +104,9 @@ describe('acp-inspect proxy between a remote client and a remote agent', () => {
     const check = await cli(['check', '1', '--db', db, '--json']);
     const findings = check.stdout.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule: string; severity: string });
     expect(findings.filter((f) => f.rule.startsWith('transport-')), check.stdout.toString()).toEqual([]);
-    // The SDK's client failed the first turn itself (its error never crossed the wire), and the agent
-    // never answered it: on the wire the second prompt comes while the agent's turn runs, and says so.
-    expect(findings.filter((f) => f.severity === 'error').map((f) => f.rule), check.stdout.toString()).toEqual(['concurrent-prompt']);
+    // The SDK's client failed the first turn itself when its stream ended (that error never crossed
+    // the wire): the second prompt is no prompt while a turn runs, and nothing is an error.
+    expect(findings.filter((f) => f.severity === 'error').map((f) => f.rule), check.stdout.toString()).toEqual([]);
   });
 
   it('a client that sends the wrong Acp-Session-Id is flagged at its POST', async () => {
