@@ -232,6 +232,8 @@ async function indexCapture(dbPath: string, path: string, name: string, header: 
   let stopped: StopReason | null = null;
   const send = (m: FromRecorder) => {
     if ('warn' in m) say(`acp-inspect: recording ${claim.id}: ${m.warn}`);
+    // What the indexer says as it goes (a full disk it waits on, and its end): shown by `index` in a terminal.
+    else if ('info' in m) say(m.info.startsWith('acp-inspect: ') ? m.info : `acp-inspect: recording ${claim.id}: ${m.info}`);
     else if ('stopped' in m) stopped ??= m.stopped;
   };
   const config = (c: Claim): RecorderConfig => ({

@@ -392,16 +392,21 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
     disk.free();
     const done = await indexer;
     expect(done.code, done.stderr).toBe(0);
+    // In a terminal, it said why it waited, and that it went on.
+    expect(done.stderr.trim().split('\n'), done.stderr).toEqual([
+      expect.stringMatching(/^acp-inspect: recording 1: indexing blocked: the disk of database .*r\.db is full; it goes on once space returns \(waiting 10 min at most, then the rest stays in the capture log for the next `acp-inspect index`\)$/),
+      expect.stringMatching(/^acp-inspect: recording 1: indexing goes on: there is space again on the disk of database .*r\.db$/),
+    ]);
     await expectFinished(disk, db, held);
   });
 
-  it('during indexing, full past the indexer\'s wait: it gives up with exit 2 and one line, the log kept; the next finishes it', async () => {
+  it('during indexing, full past the indexer\'s wait: it says it waits, gives up with exit 2 and one line saying what is left, the log kept; the next finishes it', async () => {
     const { disk, db, held } = await filledAfterCapture('past-the-wait.capture');
     // Waiting 3 s for space instead of ten minutes.
     const gaveUp = await disk.cli(['index', '--db', db], { env: { ...env, ACP_INSPECT_TEST_FULL_WAIT_MS: '3000' } });
     expect(gaveUp.code, gaveUp.stderr).toBe(2);
     const said = gaveUp.stderr.trim().split('\n');
-    expect(said).toEqual([expect.stringMatching(/^acp-inspect: recording 1: indexing blocked: disk full; \d+\.\d MiB of \d+\.\d MiB indexed, the rest kept in its capture log \S+\.capture; free space on the disk of .*r\.db, then run `acp-inspect index --db .*r\.db` again$/)]);
+    expect(said).toEqual([expect.stringMatching(/^acp-inspect: recording 1: indexing blocked: the disk of database .*r\.db is full; it goes on once space returns \(waiting 3 s at most, /), expect.stringMatching(/^acp-inspect: recording 1: indexing blocked: disk full; \d+\.\d MiB of \d+\.\d MiB indexed, the rest kept in its capture log \S+\.capture; free space on the disk of .*r\.db, then run `acp-inspect index --db .*r\.db` again$/)]);
     expect(readdirSync(disk.seen(`${db}-captures`)).filter((f) => f.endsWith('.capture'))).toHaveLength(1);
     disk.free();
     const done = await disk.cli(['index', '--db', db], { env });

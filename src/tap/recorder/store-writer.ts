@@ -214,7 +214,9 @@ export class StoreWriter {
   private noteDelay(): void {
     if (this.delayNoted || this.warned) return;
     this.delayNoted = true;
-    this.hooks.send({ info: `acp-inspect: recording delayed: database ${this.config.dbPath} is locked by another process; forwarding continues` });
+    this.hooks.send({ info: this.config.resume
+      ? `acp-inspect: indexing delayed: database ${this.config.dbPath} is locked by another process; it goes on once that lets go`
+      : `acp-inspect: recording delayed: database ${this.config.dbPath} is locked by another process; forwarding continues` });
   }
 
   /**
@@ -401,7 +403,7 @@ export class StoreWriter {
     if (!this.fullNoted) {
       this.fullNoted = true;
       this.hooks.send(this.config.resume
-        ? { info: `indexing blocked: the disk of database ${this.config.dbPath} is full; it goes on once space returns` }
+        ? { info: `indexing blocked: the disk of database ${this.config.dbPath} is full; it goes on once space returns (waiting ${waitWords(FULL_WAIT_MS)} at most, then the rest stays in the capture log for the next \`acp-inspect index\`)` }
         : { warn: fullDiskDelay(this.config.dbPath) });
     }
     this.retrySoon(FULL_RETRY_MS);
@@ -470,6 +472,11 @@ export class StoreWriter {
       this.unCheckpointed += this.bytes;
       this.clear();
       this.stalled = false;
+      if (this.fullSince !== 0 && this.config.resume && this.fullNoted) {
+        // An indexer said it was blocked (`acp-inspect index` in a terminal shows it): say it goes on.
+        this.fullNoted = false;
+        this.hooks.send({ info: `indexing goes on: there is space again on the disk of database ${this.config.dbPath}` });
+      }
       this.fullSince = 0;
       if (this.hooks.inBurst()) this.flushLogAhead();
       this.checkpointSoon();
@@ -772,4 +779,9 @@ export class StoreWriter {
 function isBusy(e: unknown): boolean {
   const code = (e as { code?: string }).code ?? '';
   return code.startsWith('SQLITE_BUSY') || code.startsWith('SQLITE_LOCKED') || code === 'E_DB_LOCKED';
+}
+
+/** `10 min`, `3 s`: how long an indexer waits for space. */
+function waitWords(ms: number): string {
+  return ms >= 60_000 ? `${Math.round(ms / 60_000)} min` : `${Math.max(1, Math.round(ms / 1000))} s`;
 }
