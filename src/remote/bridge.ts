@@ -81,6 +81,8 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   const pending = new Map<string, { id: string | number | null; sessionId?: string }>();
   /** Requests the SDK failed as their session's stream ended, by session: said in one line once the burst is in. */
   const droppedBySession = new Map<string, (string | number | null)[]>();
+  /** HTTP refusals said already (one line per session refused 409, per status otherwise). */
+  const refusalsSaid = new Set<string>();
   let failure: string | null = null;
   let stdinEnded = false;
   /** The tap closes the connection (the editor's input ended and every request of it is answered). */
@@ -229,6 +231,10 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
           const request = pending.get(idKey(ref.id));
           pending.delete(idKey(ref.id));
           if (request?.sessionId !== undefined && isSessionStreamClosed(r.value)) sessionStreamDropped(request.sessionId, request.id);
+          else if (request !== undefined) {
+            const refused = httpRefusalOf(r.value);
+            if (refused) requestRefused(request, refused);
+          }
         }
         if (!toClient(r.value)) await drained();
         if (ref.kind === 'response') closeWhenAnswered();
@@ -261,6 +267,24 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     record({ op: 'session-stream-dropped', transport, sessionId, rpc: { id, kind: 'response' }, message: `the event stream of session ${sessionId} ended while this request waited on it` });
   }
 
+  /**
+   * The SDK's HTTP client answered a request itself with an HTTP refusal: its POST, or its session's
+   * stream, got an error status. Recorded before the error goes to the editor (the frame that follows
+   * is the tap's answer, not the agent's), and said once per session refused 409 (the SDK fails that
+   * session's requests until it is loaded or resumed again) or per status otherwise.
+   */
+  function requestRefused(request: { id: string | number | null; sessionId?: string }, refused: { status: number; body: string; message: string }): void {
+    const conflict = refused.status === 409 && request.sessionId !== undefined;
+    record({ op: 'answered-by-tap', transport, status: refused.status, ...(request.sessionId !== undefined ? { sessionId: request.sessionId } : {}), rpc: { id: request.id, kind: 'response' }, message: refused.message });
+    const key = conflict ? `409 ${request.sessionId}` : String(refused.status);
+    if (refusalsSaid.has(key)) return;
+    refusalsSaid.add(key);
+    const body = refused.body ? ` ("${refused.body.length > 200 ? `${refused.body.slice(0, 200)}…` : refused.body}")` : '';
+    say(conflict
+      ? `acp-inspect: the remote agent at ${shown} refused session ${request.sessionId} with 409 Conflict${body}: another receiver holds its event stream; the SDK's client fails that session's requests until the editor loads or resumes it again; the connection goes on`
+      : `acp-inspect: the remote agent at ${shown} answered a request with HTTP ${refused.status}${body}; the request failed, the connection goes on`);
+  }
+
   for (const sig of SIGNALS) {
     process.on(sig, () => {
       recording.event('signal', { signal: sig });
@@ -289,6 +313,20 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     recording.quiesce(stored);
     process.exit(code);
   }
+}
+
+/**
+ * The HTTP refusal in an error the SDK's HTTP client answers a request with when its POST or its
+ * session's stream got an error status (transports/http-stream.js, enqueueRequestError: -32603, the
+ * HttpResponseError's message, `data: { status, body }`), null for any other message.
+ */
+function httpRefusalOf(msg: unknown): { status: number; body: string; message: string } | null {
+  const error = (msg as { error?: { code?: unknown; message?: unknown; data?: unknown } } | null)?.error;
+  if (error?.code !== TRANSPORT_FAILED_CODE || typeof error.message !== 'string' || !error.message.startsWith('ACP ')) return null;
+  const data = error.data as { status?: unknown; body?: unknown } | null | undefined;
+  if (typeof data?.status !== 'number') return null;
+  const body = typeof data.body === 'string' ? data.body : data.body === undefined || data.body === null ? '' : JSON.stringify(data.body);
+  return { status: data.status, body, message: error.message };
 }
 
 /**

@@ -42,7 +42,10 @@ export type TransportOp =
    * timeout ended as the request went out), sent once more on a new connection; `message` says how it failed.
    */
   | 'retried'
-  /** The tap answered a request itself (the remote agent could not): the frame that follows is its answer. */
+  /**
+   * The tap answered a request itself (the remote agent could not, or refused it with an HTTP
+   * `status`: its POST, or its session's stream): the frame that follows is its answer.
+   */
   | 'answered-by-tap'
   /**
    * A session's SSE stream ended while a request of the session waited on it: the protocol SDK's
@@ -203,7 +206,7 @@ export function describeTransport(d: TransportData): string {
     case 'ws-paused': return words('WebSocket paused:', d.reason, d.bytes !== undefined && `(${d.bytes} bytes waiting)`);
     case 'ws-resumed': return words('WebSocket resumed:', d.reason);
     case 'error': return words('error', d.status, d.message);
-    case 'answered-by-tap': return words('answered by the tap', rpc);
+    case 'answered-by-tap': return words('answered by the tap', rpc, d.status && `(HTTP ${d.status}${d.sessionId ? ` for session ${d.sessionId}` : ''})`);
     case 'session-stream-dropped': return words('session stream', d.sessionId, 'ended: request', d.rpc?.id !== undefined && `#${JSON.stringify(d.rpc.id)}`, 'failed');
     case 'not-sent': return words('not sent:', d.message);
     default: return JSON.stringify(d);

@@ -9,6 +9,10 @@
 //   --fault close-reused the first request that comes on a kept-alive connection after its first
 //                        is not answered: the connection is closed (as a server whose keep-alive
 //                        timeout ends just as its client sends on the idle connection)
+//   --fault session-conflict  the first GET of a session's SSE stream is refused 409, as the SDK's server
+//                        refuses a second receiver of a stream ("Outbound stream already has an active receiver")
+//   --fault session-post-500  the first POST naming a session (Acp-Session-Id: a prompt, say) is answered
+//                        500 "boom" (the agent never sees it)
 // Prompt texts: "permission" asks permission first; "drop" streams one update and then the process
 // dies (every connection and stream drops mid-turn); "drop stream" streams one update and then ends
 // that session's SSE stream (the HTTP response, cleanly: the connection and its other streams go on)
@@ -103,6 +107,10 @@ const isAcp = (req) => new URL(req.url ?? '/', 'http://localhost').pathname === 
 /** Requests seen per connection, and whether close-reused has closed one yet. */
 const served = new WeakMap();
 let closedReused = false;
+/** Whether session-conflict has refused a session's stream yet. */
+let conflicted = false;
+/** Whether session-post-500 has refused a POST yet. */
+let refusedPrompt = false;
 
 const http = createServer((req, res) => {
   const n = served.get(req.socket) ?? 0;
@@ -114,6 +122,17 @@ const http = createServer((req, res) => {
   }
   if (!isAcp(req)) { res.writeHead(404).end('Not Found'); return; }
   if (!authorized(req)) { res.writeHead(401, { 'Content-Type': 'text/plain' }).end('Unauthorized'); return; }
+  if (fault === 'session-conflict' && req.method === 'GET' && req.headers['acp-session-id'] && !conflicted) {
+    conflicted = true;
+    res.writeHead(409, { 'Content-Type': 'text/plain' }).end('Outbound stream already has an active receiver');
+    return;
+  }
+  if (fault === 'session-post-500' && req.method === 'POST' && req.headers['acp-session-id'] && !refusedPrompt) {
+    refusedPrompt = true;
+    req.resume();
+    req.on('end', () => res.writeHead(500, { 'Content-Type': 'text/plain' }).end('boom'));
+    return;
+  }
   if (req.method === 'GET' && req.headers['acp-session-id']) endStreamAfterMark(res);
   if (fault === 'status-200' && req.method === 'POST') {
     const writeHead = res.writeHead;

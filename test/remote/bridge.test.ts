@@ -285,6 +285,67 @@ describe('a session stream dropped mid-turn over Streamable HTTP', () => {
   });
 });
 
+describe('a session stream refused 409 (another receiver holds it) over Streamable HTTP', () => {
+  it('fails that session\'s requests with the SDK\'s error, recorded as the tap\'s answers, says so in one line, and the tap exits 0', async () => {
+    const { db, dir } = setUp();
+    const agent = await agentIn(dir, ['--fault', 'session-conflict']);
+    const run = await throughBridge(db, agent.url, async (ctx) => {
+      await initialize(ctx);
+      const s = await newSession(ctx);
+      const outcome = async () => { try { return await prompt(ctx, s.sessionId, 'hello'); } catch (e) { return e; } };
+      return { sessionId: s.sessionId, first: await outcome(), second: await outcome() };
+    });
+    expect(run.error, run.stderr).toBeUndefined();
+    expect(run.code, run.stderr).toBe(0);
+    // Both prompts fail with the SDK's own error (it fails the session until it is loaded or resumed).
+    const refused = { code: -32603, data: { status: 409, body: 'Outbound stream already has an active receiver' } };
+    expect(run.result?.first).toMatchObject(refused);
+    expect(run.result?.second).toMatchObject(refused);
+    const sid = run.result!.sessionId;
+    expect(run.stderr.trim().split('\n'), run.stderr).toEqual([
+      `acp-inspect: the remote agent at ${agent.url} refused session ${sid} with 409 Conflict ("Outbound stream already has an active receiver"): another receiver holds its event stream; the SDK's client fails that session's requests until the editor loads or resumes it again; the connection goes on`,
+    ]);
+
+    const items = await recording(db);
+    expect(frames(items, 'a2c')).toEqual(run.received);
+    const meta = transport(items);
+    expect(meta.filter((m) => m.op === 'sse-open' && m.stream === 'session').map((m) => [m.status, m.sessionId])).toEqual([[409, sid]]);
+    // Each error is the tap's answer, recorded right before it, not the agent's.
+    const tapAnswers = items.filter((i) => i.dir === 'event' && (i as EventItem).type === 'transport' && (i as EventItem).data && ((i as EventItem).data as any).op === 'answered-by-tap');
+    expect(tapAnswers.map((e) => [((e as EventItem).data as any).rpc.id, ((e as EventItem).data as any).status])).toEqual([[2, 409], [3, 409]]);
+    for (const e of tapAnswers) expect(items[items.indexOf(e) + 1]).toMatchObject({ dir: 'a2c', json: { id: ((e as EventItem).data as any).rpc.id, error: { code: -32603 } } });
+    const shown = (await cli(['show', 'latest', '--db', db])).stdout.toString();
+    expect(shown).toMatch(/transport +answered by the tap response #2 \(HTTP 409 for session \S+\)\n/);
+
+    // Nothing is an error: neither side broke a rule.
+    const check = await cli(['check', 'latest', '--db', db, '--json']);
+    const findings = check.stdout.toString().split('\n').filter(Boolean).map((l) => JSON.parse(l) as { rule: string; severity: string });
+    expect(findings.filter((f) => f.severity === 'error' || f.rule.startsWith('transport-')), check.stdout.toString()).toEqual([]);
+  });
+});
+
+describe('a POST refused with another status over Streamable HTTP', () => {
+  it('fails only that request, recorded as the tap\'s answer, one line; the session goes on', async () => {
+    const { db, dir } = setUp();
+    const agent = await agentIn(dir, ['--fault', 'session-post-500']);
+    const run = await throughBridge(db, agent.url, async (ctx) => {
+      await initialize(ctx);
+      const s = await newSession(ctx);
+      let refused: unknown;
+      try { await prompt(ctx, s.sessionId, 'hello'); } catch (e) { refused = e; }
+      return { refused, again: (await prompt(ctx, s.sessionId, 'hello')).stopReason };
+    });
+    expect(run.error, run.stderr).toBeUndefined();
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.result?.refused).toMatchObject({ code: -32603, data: { status: 500, body: 'boom' } });
+    expect(run.result?.again).toBe('end_turn');
+    expect(run.stderr.trim().split('\n'), run.stderr).toEqual([`acp-inspect: the remote agent at ${agent.url} answered a request with HTTP 500 ("boom"); the request failed, the connection goes on`]);
+    const meta = transport(await recording(db));
+    expect(meta.filter((m) => m.op === 'answered-by-tap').map((m) => [m.rpc.id, m.status])).toEqual([[2, 500]]);
+    expect(meta.filter((m) => m.op === 'post' && m.status === 500).map((m) => m.rpc.method)).toEqual(['session/prompt']);
+  });
+});
+
 describe('remote tap flags', () => {
   it('--header without a remote agent is a usage error', async () => {
     const r = await cli(['--header', 'A: b', '--', 'cat']);
