@@ -89,10 +89,7 @@ export class RemoteRecording {
     return (this.finished ??= (async () => {
       const waitMs = Number(process.env.ACP_INSPECT_FINISH_WAIT_MS) || FINISH_WAIT_MS;
       const stored = await this.rec.finish(code, signal, this.now(), waitMs);
-      if (!stored && this.rec.logPath) {
-        await this.rec.handOff(code, signal);
-        startDetachedIndexer(this.dbPath);
-      }
+      if (!stored) await this.rec.handOn(this.dbPath, code, signal);
       return stored;
     })());
   }

@@ -85,6 +85,14 @@ export function fullDiskDelay(dbPath: string): string {
 }
 
 /**
+ * What a tap says, once, when its capture log cannot take more of the session for a full disk: what
+ * comes while it stays full is missed (the log marks it as a gap), the rest is recorded once space returns.
+ */
+export function fullDiskLogRefused(dbPath: string): string {
+  return `recording incomplete: the disk of database ${dbPath} is full; what the session sends while it stays full is missed (marked as a gap), the rest is recorded once space returns (${FULL_FIX}); forwarding continues`;
+}
+
+/**
  * What a tap says, once, when its disk was full as it started: not even the capture log's first record
  * fitted. What is forwarded meanwhile is lost to the recording; it starts once space returns.
  */

@@ -15,8 +15,9 @@ import { WORKER_BUSY_MS, type FromRecorder, type RecorderConfig, type StreamCode
 import { RECORD_CONTROL, RECORD_HEADER, encodeHeader, pad8, writeAllAt, writeHeader, writeRecord } from './capture-log.js';
 import type { NativeForwarder } from './native.js';
 import { lazyRequire } from './agent.js';
-import { FULL_RETRY_MS, diskFull, fullDiskAtStart, fullDiskDelay } from '../store/disk.js';
+import { FULL_RETRY_MS, diskFull, fullDiskAtStart, fullDiskDelay, fullDiskLogRefused, isFullError } from '../store/disk.js';
 import type { Recorder } from './recorder/index.js';
+import { startDetachedIndexer } from './detached-indexer.js';
 
 /**
  * A capture log open for appending: its descriptor, path, file name and where the next record goes;
@@ -87,6 +88,9 @@ export class RecorderClient {
    * Takes records from now on (into the log); the recorder that indexes them begins with start().
    * `batched`: records are gathered and written a turn of the event loop at a time (see flush).
    */
+  /** The database the recording goes to (known once start is called): what a full disk's message names. */
+  private dbPath: string | null = null;
+
   constructor(private readonly warn: (msg: string) => void, private readonly native: NativeForwarder | null, private readonly log: OpenCaptureLog | null, private readonly shared: SharedArrayBuffer, private readonly batched = false) {
     this.done = new Promise((r) => (this.doneResolve = r));
     this.committed = new BigInt64Array(shared, 0, 1);
@@ -102,6 +106,7 @@ export class RecorderClient {
    * arrives meanwhile waits in the log.
    */
   start(config: Omit<RecorderConfig, 'capture'>): void {
+    this.dbPath = config.dbPath;
     if (!this.running || !this.log) return;
     if (this.log.pendingHeader) {
       // The disk was full as the tap started: the recording starts once the log's header fits.
@@ -266,7 +271,9 @@ export class RecorderClient {
   }
 
   private cannotWrite(e: unknown): void {
-    this.warnOnce(`recording incomplete: cannot write the capture log ${this.log!.path} (${(e as Error).message}); forwarding continues`);
+    // A full disk is said as the rest of the tap says it, naming the disk and the way out.
+    if (isFullError(e) && this.dbPath !== null) this.warnOnce(fullDiskLogRefused(this.dbPath));
+    else this.warnOnce(`recording incomplete: cannot write the capture log ${this.log!.path} (${(e as Error).message}); forwarding continues`);
   }
 
   /** Batched: adds a record of `size` bytes to the batch (written by flush, at the latest at the end of this turn of the event loop). */
@@ -384,6 +391,19 @@ export class RecorderClient {
    * The recorder did not finish in time: it writes what waits, with the agent's exit, and lets go of
    * the log (see Recorder.handOff); resolves once it did (the worker says so), or after `maxMs`.
    */
+  /**
+   * At the tap's exit, when finish did not store the recording's rest: hands it on (handOff), says once
+   * that the database is locked or its disk full, and has a detached indexer finish it, named as
+   * indexing this log and told the exit (a full disk may have refused the log's finish record and the
+   * database's copy alike: see startDetachedIndexer). A stdio tap and a remote one end alike.
+   */
+  async handOn(dbPath: string, code: number | null, signal: string | null): Promise<void> {
+    if (!this.log) return;
+    await this.handOff(code, signal);
+    this.sayIfLocked(dbPath);
+    startDetachedIndexer(dbPath, this.log.name, { endedAt: new Date().toISOString(), exitCode: code, exitSignal: signal });
+  }
+
   async handOff(code: number | null, signal: string | null, maxMs = 150): Promise<void> {
     try { this.recorder?.handOff(code, signal); } catch { /* the next indexer goes on from the last batch */ }
     if (!this.worker) return;

@@ -21,7 +21,7 @@
  */
 import type { ChildProcess } from 'node:child_process';
 import { fstatSync, writeSync } from 'node:fs';
-import { basename, join } from 'node:path';
+import { join } from 'node:path';
 import type { Socket as SocketType } from 'node:net';
 import { constants as osConstants } from 'node:os';
 import type { Readable, Writable } from 'node:stream';
@@ -441,13 +441,7 @@ export function runTap(opts: TapOptions): void {
     // it cannot finish in that time a detached indexer does (or the next acp-inspect that opens the
     // database): the editor never waits for the recorder.
     const stored = await rec.finish(code, signal, t, finishWaitMs);
-    if (!stored && rec.logPath) {
-      await rec.handOff(code, signal);
-      rec.sayIfLocked(dbPath);
-      // The exit goes on the indexer's command line too: a full disk may have taken the log's finish
-      // record, the database's copy (handOff) and the indexer's file alike.
-      startDetachedIndexer(dbPath, basename(rec.logPath), { endedAt: new Date().toISOString(), exitCode: code, exitSignal: signal });
-    }
+    if (!stored) await rec.handOn(dbPath, code, signal);
     // Asked to stop by a signal: nothing of the agent's group may outlive the tap, even what ignored SIGTERM.
     if (receivedSignal) killGroup(child, 'SIGKILL');
     const bye = () => {

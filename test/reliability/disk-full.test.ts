@@ -18,6 +18,7 @@ import { BIN, makeTmp, NODE, rpc, waitGone } from './helpers.js';
 import { RECORD_HEADER, readRecords } from '../../src/tap/capture-log.js';
 import { A2C, C2A } from '../../src/tap/messages.js';
 import { BROWSER_AVAILABLE, launchBrowser } from '../browser.js';
+import { startRemoteAgent } from '../remote/helpers.js';
 
 const tmp = makeTmp('acp-disk-full-');
 const probe = process.platform === 'linux' ? spawnSync('unshare', ['-m', '-p', '-f', '--propagation', 'private', 'true'], { stdio: 'ignore' }) : null;
@@ -218,6 +219,9 @@ async function expectFinished(disk: SmallDisk, db: string, held: { c2a: number; 
     const rows = JSON.parse((await disk.cli(['list', '--db', db, '--json'], { env: { ACP_INSPECT_NO_DETACHED_INDEXER: '1' } })).stdout) as { status: string; indexing?: unknown }[];
     ended = JSON.stringify(rows[0]);
     return !rows[0]!.indexing && (rows[0]!.status === 'complete' || rows[0]!.status === 'incomplete');
+  }).catch((e: Error) => {
+    const logs = readdirSync(disk.seen(`${db}-captures`));
+    throw new Error(`${e.message}; last listed: ${ended}; capture folder: ${logs.join(', ')}`);
   });
   const exp = await disk.cli(['export', 'latest', '--db', db, '--no-redact']);
   expect(exp.code, exp.stderr).toBe(0);
@@ -318,6 +322,48 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
 
     disk.free();
     await expectFinished(disk, db, held);
+  });
+
+  it('mid-flood through a remote agent (the stdio↔HTTP bridge, its batched capture-log writes): forwarding whole, one word, indexing finished once space returns', async () => {
+    const disk = await newDisk(16);
+    const db = join(disk.dir, 'r.db');
+    const agent = await startRemoteAgent(tmp.dir);
+    try {
+      const { child, out, closed } = disk.tap(['--db', db, '--', agent.url], { ACP_INSPECT_FINISH_WAIT_MS: undefined });
+      const line = (m: unknown) => `${JSON.stringify(m)}\n`;
+      child.stdin!.write(line({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } }));
+      child.stdin!.write(line({ jsonrpc: '2.0', id: 2, method: 'session/new', params: { cwd: '/', mcpServers: [] } }));
+      await until('the session', async () => out.stdout.includes('"sessionId"'));
+      await until('the recording made', async () => {
+        const r = await disk.cli(['list', '--db', db, '--json']);
+        return r.code === 0 && (JSON.parse(r.stdout || '[]') as unknown[]).length > 0;
+      });
+      const sessionId = (JSON.parse(out.stdout.split('\n').find((l) => l.includes('"sessionId"'))!) as { result: { sessionId: string } }).result.sessionId;
+      disk.fill(2 * 1024 * 1024); // 2 MiB left for over 6 MB of updates
+      const FLOOD = 6000;
+      child.stdin!.write(line({ jsonrpc: '2.0', id: 3, method: 'session/prompt', params: { sessionId, prompt: [{ type: 'text', text: `flood ${FLOOD}` }] } }));
+      await until('the flood\'s end', async () => out.stdout.includes('"id":3,"result"'));
+      child.stdin!.end();
+      const code = await closed;
+      expect(code, out.stderr).toBe(0);
+      // Every update reached the editor, whole and in order, while the disk was full.
+      const got = out.stdout.trim().split('\n').map((l) => JSON.parse(l) as { method?: string; params?: { update?: { content?: { text?: string } } } });
+      const updates = got.filter((m) => m.method === 'session/update');
+      expect(updates).toHaveLength(FLOOD);
+      expect(updates.every((u) => u.params!.update!.content!.text === 'x'.repeat(1024))).toBe(true);
+      const said = out.stderr.trim().split('\n');
+      expect(said, out.stderr).toHaveLength(1);
+      expect(said[0]).toMatch(/disk of database .* is full/);
+
+      const held = framesInLog(snapshotLog(disk, db, 'remote-mid-flood.capture'));
+      expect(held.a2c).toBeGreaterThan(0);
+      expect(held.a2c).toBeLessThan(FLOOD); // the disk really filled mid-flood
+      await expectRefusals(disk, db);
+      disk.free();
+      await expectFinished(disk, db, held);
+    } finally {
+      await agent.stop();
+    }
   });
 
   it('full as the tap starts, to the last byte: says the disk is full and how to fix it, and records once space returns, marking what it missed', async () => {

@@ -5,13 +5,14 @@
  * recording as being indexed, with its progress, never as interrupted; a tap killed is interrupted.
  * Real binaries, real pipes, real SQLite.
  */
-import { readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { asker, lockDb, makeTmp, run, start, until, writeChunksAgent } from '../reliability/helpers.js';
 import { handedOnLogs, liveIndexers, readIndexers, recordIndexer } from '../../src/store/indexer-pids.js';
 import { waitForIndexers } from '../helpers.js';
+import { startRemoteAgent } from '../remote/helpers.js';
 
 const tmp = makeTmp('acp-handed-on-');
 afterAll(() => tmp.cleanup());
@@ -120,6 +121,40 @@ describe('a recording its tap handed on as it exited', () => {
     const [done] = await list(db);
     expect(done).toMatchObject({ status: 'complete', exitCode: 0, frames: CHUNKS + 6 });
     expect(readdirSync(`${db}-captures`)).toEqual([]);
+  });
+
+  it('so does a remote agent\'s tap (the stdio↔HTTP bridge): listed running, not interrupted, and the next indexer ends it with the tap\'s exit', async () => {
+    const db = join(tmp.dir, 'remote.db');
+    const env = { ACP_INSPECT_NO_DETACHED_INDEXER: '1' };
+    const agentDir = join(tmp.dir, 'remote-agent');
+    mkdirSync(agentDir, { recursive: true });
+    const remote = await startRemoteAgent(agentDir);
+    try {
+      const lock = lockDb(db);
+      await lock.locked;
+      const r = start(['--db', db, '--', remote.url], { env: { ACP_INSPECT_FINISH_WAIT_MS: undefined, ...env } });
+      const ask = asker(r);
+      await ask(1, 'initialize', { protocolVersion: 1, clientCapabilities: {} });
+      await ask(2, 'session/new', { cwd: '/', mcpServers: [] });
+      const sessionId = /"sessionId":"([^"]+)"/.exec(r.stdoutSoFar().toString())![1]!;
+      await ask(3, 'session/prompt', { sessionId, prompt: [{ type: 'text', text: 'flood 200' }] });
+      r.child.stdin!.end();
+      const res = await r.done;
+      await lock.release();
+      expect(res.code, res.stderr).toBe(0);
+      const log = readdirSync(`${db}-captures`).find((f) => f.endsWith('.capture'))!;
+      expect(handedOnLogs(db)).toEqual(new Set([log]));
+      const listed = JSON.parse((await run(['list', '--json', '--db', db], { env })).stdout.toString()) as Listed[];
+      expect(listed[0]).toMatchObject({ status: 'running' });
+      const ix = await run(['index', '--db', db], { env });
+      expect(ix.code, ix.stderr).toBe(0);
+      const [done] = await list(db);
+      expect(done).toMatchObject({ status: 'complete', exitCode: 0 });
+      expect(done!.frames).toBeGreaterThanOrEqual(206);
+      expect(readdirSync(`${db}-captures`)).toEqual([]);
+    } finally {
+      await remote.stop();
+    }
   });
 
   it('a tap killed instead is interrupted at once', async () => {
