@@ -46,6 +46,23 @@ async function lockedSession(db: string, end: 'exit' | 'kill', env: NodeJS.Proce
   return res;
 }
 
+/**
+ * A log its tap handed on with no indexer started: named handed on, listed running (not interrupted),
+ * and `index` ends it complete with the tap's exit, its log removed. Returns the recording as listed then.
+ */
+async function handedOnThenIndexed(db: string, env: NodeJS.ProcessEnv): Promise<Listed> {
+  const log = readdirSync(`${db}-captures`).find((f) => f.endsWith('.capture'))!;
+  expect(handedOnLogs(db)).toEqual(new Set([log]));
+  const listed = JSON.parse((await run(['list', '--json', '--db', db], { env })).stdout.toString()) as Listed[];
+  expect(listed[0]).toMatchObject({ status: 'running' });
+  const ix = await run(['index', '--db', db], { env });
+  expect(ix.code, ix.stderr).toBe(0);
+  const [done] = await list(db);
+  expect(done).toMatchObject({ status: 'complete', exitCode: 0 });
+  expect(readdirSync(`${db}-captures`)).toEqual([]);
+  return done!;
+}
+
 describe('a recording its tap handed on as it exited', () => {
   it('is listed as being indexed, with progress, until its indexer finishes it complete; never interrupted', async () => {
     const db = join(tmp.dir, 'exit.db');
@@ -112,15 +129,8 @@ describe('a recording its tap handed on as it exited', () => {
     const res = await lockedSession(db, 'exit', env);
     expect(res.code, res.stderr).toBe(0);
     expect(readIndexers(db)).toEqual([]);
-    const log = readdirSync(`${db}-captures`).find((f) => f.endsWith('.capture'))!;
-    expect(handedOnLogs(db)).toEqual(new Set([log]));
-    const listed = JSON.parse((await run(['list', '--json', '--db', db], { env })).stdout.toString()) as Listed[];
-    expect(listed[0]).toMatchObject({ status: 'running' });
-    const ix = await run(['index', '--db', db], { env });
-    expect(ix.code, ix.stderr).toBe(0);
-    const [done] = await list(db);
-    expect(done).toMatchObject({ status: 'complete', exitCode: 0, frames: CHUNKS + 6 });
-    expect(readdirSync(`${db}-captures`)).toEqual([]);
+    const done = await handedOnThenIndexed(db, env);
+    expect(done).toMatchObject({ frames: CHUNKS + 6 });
   });
 
   it('so does a remote agent\'s tap (the stdio↔HTTP bridge): listed running, not interrupted, and the next indexer ends it with the tap\'s exit', async () => {
@@ -142,16 +152,8 @@ describe('a recording its tap handed on as it exited', () => {
       const res = await r.done;
       await lock.release();
       expect(res.code, res.stderr).toBe(0);
-      const log = readdirSync(`${db}-captures`).find((f) => f.endsWith('.capture'))!;
-      expect(handedOnLogs(db)).toEqual(new Set([log]));
-      const listed = JSON.parse((await run(['list', '--json', '--db', db], { env })).stdout.toString()) as Listed[];
-      expect(listed[0]).toMatchObject({ status: 'running' });
-      const ix = await run(['index', '--db', db], { env });
-      expect(ix.code, ix.stderr).toBe(0);
-      const [done] = await list(db);
-      expect(done).toMatchObject({ status: 'complete', exitCode: 0 });
-      expect(done!.frames).toBeGreaterThanOrEqual(206);
-      expect(readdirSync(`${db}-captures`)).toEqual([]);
+      const done = await handedOnThenIndexed(db, env);
+      expect(done.frames).toBeGreaterThanOrEqual(206);
     } finally {
       await remote.stop();
     }
