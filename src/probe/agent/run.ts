@@ -105,7 +105,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     told(gradeScenario(first, new Set()).result);
     // Each worker keeps one process for the scenarios that can share one (started when it first
     // runs one), so they run one after another on it; the others get a process each. The long ones
-    // first, so that the short ones fill in around them.
+    // first (of each kind, see next), so that the short ones fill in around them.
     const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
     const nWorkers = Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length));
     const pools = facts ? Array.from({ length: nWorkers }, (_, w) => new SharedAgent(settings, facts, opts.env, (n, proc) => run.record(`shared process ${w + 1}${n > 1 ? `.${n}` : ''}`, {
@@ -143,8 +143,16 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
       results.set(s.id, r);
       told(r);
     };
+    // A worker whose shared process runs takes the shared scenarios first; one that has none takes
+    // those that start a process of their own first, so that a shared process is started only for
+    // the shared scenarios still left when they are done: an agent's start-up is most of a run.
+    const next = (w: number): AgentScenario | undefined => {
+      const warm = !!pools[w]?.warm();
+      const i = queue.findIndex((s) => !!s.shared === warm);
+      return queue.splice(Math.max(i, 0), 1)[0];
+    };
     const workers = Array.from({ length: nWorkers }, async (_, w) => {
-      for (let s = queue.shift(); s; s = queue.shift()) {
+      for (let s = next(w); s; s = next(w)) {
         if (!reopener?.ids.includes(s.id)) {
           await runOne(s, w);
           continue;
@@ -214,6 +222,11 @@ class SharedAgent {
   /** `keep` stores a shared process's whole exchange (the n-th this pool started) as a recording once it ends (its findings are its scenarios'). */
   constructor(private readonly settings: AgentProbeSettings, private readonly facts: AgentFacts, private readonly env: NodeJS.ProcessEnv | undefined,
     private readonly keep: (n: number, proc: AgentProcess) => void) {}
+
+  /** Whether its process runs (a shared scenario needs no start-up here). */
+  warm(): boolean {
+    return !!this.current && !this.current.proc.exit;
+  }
 
   async take(): Promise<SharedProcess | undefined> {
     if (this.current && !this.current.proc.exit) return this.current;
