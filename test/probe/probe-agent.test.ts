@@ -297,6 +297,11 @@ describe('probe agent', () => {
     expect(report.verdict).toBe('conformant');
   });
 
+  it.concurrent('a queued second turn that streams longer than --timeout after the first answer is waited for as a turn: info, not an unanswered request', async () => {
+    const report = await probeDefect('', ['concurrent-prompts'], 1500, { PROBE_AGENT_QUIRKS: 'queue-prompts,slow-queued-turn' });
+    expect(byId(report, 'concurrent-prompts')).toMatchObject({ status: 'info', why: expect.stringMatching(/^first prompt ended end_turn; second ended end_turn/) });
+  });
+
   it.concurrent('a second prompt that waits for the first turn to end, then runs, is answered: info, what the agent did', async () => {
     const report = await probeDefect('', ['concurrent-prompts'], 4000, { PROBE_AGENT_QUIRKS: 'queue-prompts' });
     expect(byId(report, 'concurrent-prompts')).toMatchObject({ status: 'info', tier: 'info', why: 'first prompt ended end_turn; second ended end_turn' });
