@@ -197,6 +197,85 @@ describe('probe agent', () => {
     }
   });
 
+  it.concurrent('session-load and session-resume make their sessions on one process and reopen them on one new process, started once the first is gone; each still judges only its own session', async () => {
+    const db = join(tmp.dir, 'reopened.sqlite');
+    const probe = async (env: NodeJS.ProcessEnv) => {
+      const store = tempDir('acp-probe-store-');
+      const pids = join(store.dir, 'pids');
+      try {
+        // One worker: the two scenarios must not wait on each other through the queue.
+        const { report } = await probeAgent({
+          command: [process.execPath, AGENT], db, only: ['session-load', 'session-resume'], timeoutMs: 4000, parallel: 1,
+          env: { ...process.env, PROBE_AGENT_PIDFILE: pids, ...env.PROBE_AGENT_STORE === '' ? {} : { PROBE_AGENT_STORE: store.dir }, ...env },
+        });
+        return { report, starts: readFileSync(pids, 'utf8').trim().split('\n').length };
+      } finally {
+        store.cleanup();
+      }
+    };
+    const { report, starts } = await probe({});
+    for (const id of ['session-load', 'session-resume']) expect(byId(report, id), byId(report, id).why).toMatchObject({ status: 'pass', why: expect.stringContaining('in a new process') });
+    // initialize's process (ended: no shared scenario wanted), the sessions' first and their second: not 1 + 2 + 2.
+    expect(starts).toBe(3);
+    const list = JSON.parse((await cli(['list', '--db', db, '--json'])).stdout.toString()) as Array<{ id: number; name: string }>;
+    const store = Store.open(db, { readonly: true });
+    try {
+      const rec = (name: string) => store.getRecording(list.find((r) => r.name === `probe agent #${report.run}: ${name}`)!.id)!;
+      const methods = (name: string) => store.readItems(rec(name).id, 0, 1000).flatMap((i) => ('method' in i && i.dir === 'c2a' && i.kind === 'request' ? [i.method] : []));
+      const first = rec("reopened sessions' first process").pid;
+      expect(rec('session-load (setup)').pid).toBe(first);
+      expect(rec('session-resume (setup)').pid).toBe(first);
+      expect(rec('session-load').pid).toBe(rec("reopened sessions' second process").pid);
+      expect(rec('session-resume').pid).toBe(rec('session-load').pid);
+      expect(rec('session-load').pid).not.toBe(first);
+      // The first process made both sessions and ran their turns, and reopened nothing; it was ended
+      // (its recording kept) before the second was asked to reopen them.
+      expect(methods("reopened sessions' first process")).toEqual(['initialize', 'session/new', 'session/prompt', 'session/new', 'session/prompt']);
+      expect(methods("reopened sessions' second process")).toEqual(['initialize', 'session/load', 'session/resume']);
+      expect(rec("reopened sessions' first process").id).toBeLessThan(rec('session-load').id);
+      // Each scenario's recording is the handshake and its own reopening, not the other's.
+      expect(methods('session-load')).toEqual(['initialize', 'session/load']);
+      expect(methods('session-resume')).toEqual(['initialize', 'session/resume']);
+    } finally {
+      store.close();
+    }
+    // An agent that forgets its sessions when its process ends fails both: a reopening on the process
+    // that made the session would pass.
+    const forgets = (await probe({ PROBE_AGENT_STORE: '' })).report;
+    for (const id of ['session-load', 'session-resume']) expect(byId(forgets, id), byId(forgets, id).why).toMatchObject({ status: 'fail', why: expect.stringContaining('in a new process') });
+    // Each planted defect fails its own scenario only, though the two share their processes.
+    const late = (await probe({ PROBE_AGENT_DEFECT: 'load-history-after-answer' })).report;
+    expect([byId(late, 'session-load').status, byId(late, 'session-resume').status]).toEqual(['fail', 'pass']);
+    const replays = (await probe({ PROBE_AGENT_DEFECT: 'resume-replays-history' })).report;
+    expect([byId(replays, 'session-load').status, byId(replays, 'session-resume').status]).toEqual(['pass', 'fail']);
+  });
+
+  it.concurrent('the permission scenarios share a process: each answers the permissions of its own session by its own policy (allow, reject, hold then cancelled)', async () => {
+    const only = ['prompt-turn', 'cancel-pending-permission', 'permission-rejected', 'capabilities-off'];
+    const report = await probeDefect('', only, 4000, {}, 1);
+    expect(report.scenarios.map((s) => [s.id, s.status, !!s.sharedProcess])).toEqual([
+      ['prompt-turn', 'pass', true], ['cancel-pending-permission', 'pass', true], ['capabilities-off', 'pass', true], ['permission-rejected', 'info', true],
+    ]);
+    expect(byId(report, 'permission-rejected').why).toMatch(/^asked permission, the probe rejected it/);
+    const store = Store.open(join(tmp.dir, 'defects.sqlite'), { readonly: true });
+    try {
+      const answers = (id: string) => {
+        const items = store.readItems(byId(report, id).recording!, 0, 1000);
+        return items.filter((i) => 'method' in i && i.method === 'session/request_permission' && i.dir === 'a2c').map((ask) => {
+          const a = items.find((i) => i.dir === 'c2a' && 'replyTo' in i && i.replyTo === ask.seq);
+          return a && 'raw' in a ? JSON.parse(a.raw).result.outcome : undefined;
+        });
+      };
+      expect(answers('prompt-turn')).toEqual([{ outcome: 'selected', optionId: 'allow' }]);
+      expect(answers('permission-rejected')).toEqual([{ outcome: 'selected', optionId: 'reject' }]);
+      expect(answers('cancel-pending-permission')).toEqual([{ outcome: 'cancelled' }]);
+      const pids = new Set(only.map((id) => store.getRecording(byId(report, id).recording!)!.pid));
+      expect(pids.size).toBe(1);
+    } finally {
+      store.close();
+    }
+  });
+
   it.concurrent('reports an image accepted unadvertised as info: the spec binds the client not to send it', async () => {
     const report = await probeDefect('image-accepted', ['prompt-image'], 4000);
     expect(byId(report, 'prompt-image')).toMatchObject({ status: 'info', tier: 'info', quote: expect.stringContaining('The client must adapt') });
@@ -218,6 +297,11 @@ describe('probe agent', () => {
     expect(report.verdict).toBe('conformant');
   });
 
+  it.concurrent('a queued second turn that streams longer than --timeout after the first answer is waited for as a turn: info, not an unanswered request', async () => {
+    const report = await probeDefect('', ['concurrent-prompts'], 1500, { PROBE_AGENT_QUIRKS: 'queue-prompts,slow-queued-turn' });
+    expect(byId(report, 'concurrent-prompts')).toMatchObject({ status: 'info', why: expect.stringMatching(/^first prompt ended end_turn; second ended end_turn/) });
+  });
+
   it.concurrent('a second prompt that waits for the first turn to end, then runs, is answered: info, what the agent did', async () => {
     const report = await probeDefect('', ['concurrent-prompts'], 4000, { PROBE_AGENT_QUIRKS: 'queue-prompts' });
     expect(byId(report, 'concurrent-prompts')).toMatchObject({ status: 'info', tier: 'info', why: 'first prompt ended end_turn; second ended end_turn' });
@@ -225,9 +309,9 @@ describe('probe agent', () => {
 
   it.concurrent('a later process of the agent slow to answer initialize (its start-up on a loaded machine) skips its scenario, saying so: not a failure of what the scenario provokes', async () => {
     const starts = join(tmp.dir, 'slow-restart.log');
-    const report = await probeDefect('', ['prompt-turn', 'not-json'], 1000, { PROBE_AGENT_SLOW_RESTART: starts });
-    // not-json starts a process of its own, slow; prompt-turn runs on the initialize scenario's, handed over (no second start).
-    expect(byId(report, 'not-json')).toMatchObject({ status: 'skip', why: expect.stringMatching(/^not graded: this scenario's own process did not answer initialize within 11000 ms/) });
+    const report = await probeDefect('', ['prompt-turn', 'not-json', 'version-unsupported'], 1000, { PROBE_AGENT_SLOW_RESTART: starts });
+    // not-json and version-unsupported (whose own initialize asks 65535) start a process of their own, slow; prompt-turn runs on the initialize scenario's, handed over (no second start).
+    for (const id of ['not-json', 'version-unsupported']) expect(byId(report, id)).toMatchObject({ status: 'skip', why: expect.stringMatching(/^not graded: this scenario's own process did not answer initialize within 11000 ms/) });
     expect(byId(report, 'prompt-turn')).toMatchObject({ status: 'pass', sharedProcess: true });
     expect(report.verdict).toBe('conformant');
   });

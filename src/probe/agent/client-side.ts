@@ -1,6 +1,6 @@
 /**
  * The probe's answers to the agent's requests, as a plain client would give them: permission by
- * the scenario's policy, `fs/*` and `terminal/*` only when the scenario advertised them (inside the
+ * the policy of the scenario that prompted the session (scenarios sharing a process each keep their own), `fs/*` and `terminal/*` only when the scenario advertised them (inside the
  * session's folder), -32601 for anything else. It notes every method the agent called.
  */
 import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
@@ -10,9 +10,9 @@ import type { IncomingRequest, ProbeConnection } from '../connection.js';
 
 /**
  * How the probe answers `session/request_permission`: pick an allow option, a reject one, or keep it
- * pending. `hold` keeps only those of a session that has had a prompt: one asked before its first
- * turn (auggie asks whether to index the folder right after `session/new`, and starts no turn until
- * it is answered) is answered as `allow` does, as an editor's user would, so the turn can start.
+ * pending. The policy is the session's, set by its prompt (`newTurn`): one asked before a session's
+ * first turn (auggie asks whether to index the folder right after `session/new`, and starts no turn
+ * until it is answered) is answered as `allow` does, as an editor's user would, so the turn can start.
  */
 export type PermissionPolicy = 'allow' | 'reject' | 'hold';
 
@@ -21,7 +21,6 @@ export interface ClientSide {
   called: string[];
   /** Permission requests kept pending (policy `hold`), oldest first. */
   held: IncomingRequest[];
-  permission: PermissionPolicy;
   /** Answers every held permission request `cancelled`. */
   cancelHeld(): void;
   /**
@@ -30,8 +29,11 @@ export interface ClientSide {
    * cancel of the turn the client must answer with the cancelled outcome" (4.2).
    */
   cancelTurn(sessionId: string): void;
-  /** A prompt starts a new turn of `sessionId`: its permission requests are answered by the policy again. */
-  newTurn(sessionId: string): void;
+  /**
+   * A prompt starts a new turn of `sessionId`: its permission requests are answered by `policy` (the
+   * prompting scenario's) from now on, and no longer `cancelled`.
+   */
+  newTurn(sessionId: string, policy: PermissionPolicy): void;
   /** Kills and forgets the terminals the agent left. */
   dispose(): void;
 }
@@ -48,14 +50,15 @@ function optionOf(params: Record<string, unknown>, kinds: string[]): string | un
   return first && typeof first.optionId === 'string' ? first.optionId : undefined;
 }
 
-export function installClientSide(conn: ProbeConnection, opts: { fs: boolean; terminal: boolean; cwd: string; permission?: PermissionPolicy }): ClientSide {
+export function installClientSide(conn: ProbeConnection, opts: { fs: boolean; terminal: boolean; cwd: string }): ClientSide {
   const root = realpathSync(opts.cwd);
   const terminals = new TerminalHost(root, 'probe-term');
   const cancelled = new Set<string>();
-  const prompted = new Set<string>();
+  /** The policy of each session that has had a prompt. */
+  const policies = new Map<string, PermissionPolicy>();
   const answerCancelled = (r: IncomingRequest): void => conn.respond(r.id, { outcome: { outcome: 'cancelled' } });
   const side: ClientSide = {
-    called: [], held: [], permission: opts.permission ?? 'allow',
+    called: [], held: [],
     cancelHeld() {
       for (const r of side.held.splice(0)) answerCancelled(r);
     },
@@ -65,9 +68,9 @@ export function installClientSide(conn: ProbeConnection, opts: { fs: boolean; te
       for (const r of side.held) if (r.params.sessionId === sessionId) answerCancelled(r);
       side.held = keep;
     },
-    newTurn(sessionId) {
+    newTurn(sessionId, policy) {
       cancelled.delete(sessionId);
-      prompted.add(sessionId);
+      policies.set(sessionId, policy);
     },
     dispose() {
       terminals.dispose();
@@ -79,9 +82,9 @@ export function installClientSide(conn: ProbeConnection, opts: { fs: boolean; te
     const notFound = (): void => conn.respondError(req.id, -32601, `Method not found: ${req.method} (not advertised by this client)`);
     if (req.method === 'session/request_permission') {
       if (typeof p.sessionId === 'string' && cancelled.has(p.sessionId)) return answerCancelled(req);
-      const sessionPrompted = typeof p.sessionId === 'string' && prompted.has(p.sessionId);
-      if (side.permission === 'hold' && sessionPrompted) { side.held.push(req); return; }
-      const optionId = optionOf(p, side.permission === 'reject' ? ['reject_once', 'reject'] : ['allow_once', 'allow']);
+      const policy = (typeof p.sessionId === 'string' ? policies.get(p.sessionId) : undefined) ?? 'allow';
+      if (policy === 'hold') { side.held.push(req); return; }
+      const optionId = optionOf(p, policy === 'reject' ? ['reject_once', 'reject'] : ['allow_once', 'allow']);
       conn.respond(req.id, { outcome: optionId === undefined ? { outcome: 'cancelled' } : { outcome: 'selected', optionId } });
       return;
     }

@@ -8,7 +8,7 @@ import type { Tier } from '../report.js';
 import { CONVERSATION_UPDATES } from '../../spec/transitions.js';
 import { describeReply, errorCode, updateKind, type ProbeConnection, type Reply, type SendOptions } from '../connection.js';
 import type { AgentProcess } from './agent-process.js';
-import type { ClientSide } from './client-side.js';
+import type { ClientSide, PermissionPolicy } from './client-side.js';
 
 /** What the agent said about itself in the first `initialize` (the `initialize` scenario). */
 export interface AgentFacts {
@@ -91,7 +91,7 @@ export class Driver {
    * with and keeps its exchange (see `restart`).
    */
   constructor(private readonly launch: Launch, readonly settings: AgentProbeSettings, readonly facts: AgentFacts | undefined,
-    private readonly caps: { fs: boolean; terminal: boolean }, private readonly retire: (proc: AgentProcess, client: ClientSide) => Promise<void>) {
+    private readonly caps: { fs: boolean; terminal: boolean; permission?: PermissionPolicy }, private readonly retire: (proc: AgentProcess, client: ClientSide) => Promise<void>) {
     ({ proc: this.proc, client: this.client, handshake: this.handshake } = launch());
     this.conn = this.proc.conn;
   }
@@ -162,9 +162,9 @@ export class Driver {
     return this.newSession();
   }
 
-  /** Sends `session/prompt`; the promise resolves with its answer. */
+  /** Sends `session/prompt` (the session's permission requests then get the scenario's policy); the promise resolves with its answer. */
   prompt(sessionId: string, prompt: unknown[], opts: SendOptions = {}): Promise<Reply> {
-    this.client.newTurn(sessionId);
+    this.client.newTurn(sessionId, this.caps.permission ?? 'allow');
     return this.request('session/prompt', { sessionId, prompt }, { timeoutMs: this.turnTimeout(), ...opts });
   }
 

@@ -105,7 +105,7 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
     told(gradeScenario(first, new Set()).result);
     // Each worker keeps one process for the scenarios that can share one (started when it first
     // runs one), so they run one after another on it; the others get a process each. The long ones
-    // first, so that the short ones fill in around them.
+    // first (of each kind, see next), so that the short ones fill in around them.
     const queue = [...wanted.filter((s) => s.long), ...wanted.filter((s) => !s.long)];
     const nWorkers = Math.max(1, Math.min(opts.parallel ?? DEFAULT_PARALLEL, queue.length));
     const pools = facts ? Array.from({ length: nWorkers }, (_, w) => new SharedAgent(settings, facts, opts.env, (n, proc) => run.record(`shared process ${w + 1}${n > 1 ? `.${n}` : ''}`, {
@@ -117,28 +117,54 @@ export async function probeAgent(opts: ProbeAgentOptions): Promise<{ report: Pro
       live = undefined;
       await pools[0].adopt(kept);
     }
+    // The reopening scenarios that apply, when more than one does: their sessions share two processes (see Reopener).
+    const reopening = facts ? queue.filter((s) => s.reopens && s.skipUnless?.(facts, settings) === undefined).map((s) => s.id) : [];
+    const reopener = facts && reopening.length > 1 ? new Reopener(reopening, settings, facts, opts.env, (life, n, proc) => run.record(`reopened sessions' ${life} process${n > 1 ? ` ${n}` : ''}`, {
+      items: proc.conn.items, provoked: proc.conn.provoked, command: settings.command, cwd: settings.cwd, startedAt: run.startedAt,
+      pid: proc.child.pid ?? null, exitCode: proc.exit?.code ?? null, exitSignal: proc.exit?.signal ?? null,
+    })) : undefined;
+    const runOne = async (s: AgentScenario, w: number): Promise<void> => {
+      if (!facts) {
+        results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
+        told(results.get(s.id)!);
+        return;
+      }
+      const reason = s.skipUnless?.(facts, settings);
+      if (reason !== undefined) {
+        results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: reason, recording: null, findings: [] });
+        told(results.get(s.id)!);
+        return;
+      }
+      const paired = reopener?.ids.includes(s.id);
+      const sr = await runScenario(run, s, settings, facts, opts.env, paired ? reopener : s.shared ? pools[w] : undefined).finally(() => paired && reopener!.done(s.id));
+      runs.set(s.id, sr);
+      // Told graded by what is known so far; the report grades again once every scenario ran.
+      const r = gradeScenario(sr, ambientRules(runs)).result;
+      results.set(s.id, r);
+      told(r);
+    };
+    // A worker whose shared process runs takes the shared scenarios first; one that has none takes
+    // those that start a process of their own first, so that a shared process is started only for
+    // the shared scenarios still left when they are done: an agent's start-up is most of a run.
+    const next = (w: number): AgentScenario | undefined => {
+      const warm = !!pools[w]?.warm();
+      const i = queue.findIndex((s) => !!s.shared === warm);
+      return queue.splice(Math.max(i, 0), 1)[0];
+    };
     const workers = Array.from({ length: nWorkers }, async (_, w) => {
-      for (let s = queue.shift(); s; s = queue.shift()) {
-        if (!facts) {
-          results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: 'initialize did not negotiate protocol version 1, so nothing else can run', recording: null, findings: [] });
-          told(results.get(s.id)!);
+      for (let s = next(w); s; s = next(w)) {
+        if (!reopener?.ids.includes(s.id)) {
+          await runOne(s, w);
           continue;
         }
-        const reason = s.skipUnless?.(facts, settings);
-        if (reason !== undefined) {
-          results.set(s.id, { ...blank(s, 'skip', ''), status: 'skip', why: reason, recording: null, findings: [] });
-          told(results.get(s.id)!);
-          continue;
-        }
-        const sr = await runScenario(run, s, settings, facts, opts.env, s.shared ? pools[w] : undefined);
-        runs.set(s.id, sr);
-        // Told graded by what is known so far; the report grades again once every scenario ran.
-        const r = gradeScenario(sr, ambientRules(runs)).result;
-        results.set(s.id, r);
-        told(r);
+        // The reopening scenarios run together, on one worker: each waits on the others for the
+        // processes they share, so none may wait in the queue behind them.
+        const group = reopener.ids.map((id) => AGENT_SCENARIOS.find((x) => x.id === id)!);
+        for (const g of group) if (queue.includes(g)) queue.splice(queue.indexOf(g), 1);
+        await Promise.all(group.map((g) => runOne(g, w)));
       }
     });
-    await Promise.all(workers).finally(() => Promise.all(pools.map((p) => p.close())));
+    await Promise.all(workers).finally(() => Promise.all([...pools, ...(reopener ? [reopener] : [])].map((p) => p.close())));
     // Graded now that the run's ambient findings are known: each once for the run.
     const rules = ambientRules(runs);
     const moved: Array<{ id: string; ambient: Array<ProbeFinding & { recording: number }> }> = [];
@@ -197,24 +223,18 @@ class SharedAgent {
   constructor(private readonly settings: AgentProbeSettings, private readonly facts: AgentFacts, private readonly env: NodeJS.ProcessEnv | undefined,
     private readonly keep: (n: number, proc: AgentProcess) => void) {}
 
+  /** Whether its process runs (a shared scenario needs no start-up here). */
+  warm(): boolean {
+    return !!this.current && !this.current.proc.exit;
+  }
+
   async take(): Promise<SharedProcess | undefined> {
     if (this.current && !this.current.proc.exit) return this.current;
     this.current = undefined;
     if (this.broken) return undefined;
-    const proc = startAgent(this.settings.command, { cwd: this.settings.startIn ?? process.cwd(), env: this.env, timeoutMs: this.settings.timeoutMs });
-    this.started.add(proc);
-    const client = installClientSide(proc.conn, { fs: false, terminal: false, cwd: this.settings.cwd });
-    const d = new Driver(() => ({ proc, client }), this.settings, this.facts, { fs: false, terminal: false }, async () => {});
-    try {
-      const init = await d.initialize();
-      await d.authenticate();
-      this.current = { proc, client, handshake: { init, authed: !!this.settings.auth }, handshakeEnd: proc.conn.items.length };
-      return this.current;
-    } catch {
-      this.broken = true;
-      await proc.stop();
-      return undefined;
-    }
+    this.current = await startShared(this.settings, this.facts, this.env, (p) => this.started.add(p));
+    if (!this.current) this.broken = true;
+    return this.current;
   }
 
   /**
@@ -255,6 +275,132 @@ class SharedAgent {
   }
 }
 
+/**
+ * Starts an agent process for scenarios to share and does its handshake (initialize, authenticate);
+ * undefined, the process ended, when the handshake fails (a scenario then starts a process of its
+ * own, where the failure is its to report).
+ */
+async function startShared(settings: AgentProbeSettings, facts: AgentFacts, env: NodeJS.ProcessEnv | undefined, started: (p: AgentProcess) => void): Promise<SharedProcess | undefined> {
+  const proc = startAgent(settings.command, { cwd: settings.startIn ?? process.cwd(), env, timeoutMs: settings.timeoutMs });
+  started(proc);
+  const client = installClientSide(proc.conn, { fs: false, terminal: false, cwd: settings.cwd });
+  const d = new Driver(() => ({ proc, client }), settings, facts, { fs: false, terminal: false }, async () => {});
+  try {
+    const init = await d.initialize();
+    await d.authenticate();
+    return { proc, client, handshake: { init, authed: !!settings.auth }, handshakeEnd: proc.conn.items.length };
+  } catch {
+    await proc.stop();
+    client.dispose();
+    return undefined;
+  }
+}
+
+/** A promise with its resolve, for the order the reopening scenarios keep. */
+function signal(): { done: Promise<void>; set: () => void } {
+  let set!: () => void;
+  const done = new Promise<void>((r) => { set = r; });
+  return { done, set };
+}
+
+/**
+ * The two lives of the sessions that the reopening scenarios (session/load, session/resume) reopen,
+ * when more than one of them runs: one process makes each scenario's session and its turn, one
+ * scenario after the other; once every one is done with it, it is ended, and one new process (its
+ * handshake done) reopens them, one scenario after the other. Two agent start-ups instead of two
+ * each, and every session is still reopened only once the process that ran it is gone, as after an
+ * editor's restart. A process one of them left busy (a request unanswered, a permission held) or
+ * that died is not handed on: the next scenario gets another (or a process of its own).
+ */
+class Reopener {
+  private life1: Promise<SharedProcess | undefined> | undefined;
+  private life2: Promise<SharedProcess | undefined> | undefined;
+  private readonly lives1: SharedProcess[] = [];
+  private readonly started = new Set<AgentProcess>();
+  private readonly spoiled = new Set<AgentProcess>();
+  /** Per scenario: done with the first process; done altogether. */
+  private readonly firstDone = new Map<string, ReturnType<typeof signal>>();
+  private readonly finished = new Map<string, ReturnType<typeof signal>>();
+  private readonly recorded = { first: 0, second: 0 };
+
+  /** `keep` stores a process's whole exchange as a recording once it ends (the n-th of its life: one, unless one was left busy). */
+  constructor(readonly ids: readonly string[], private readonly settings: AgentProbeSettings, private readonly facts: AgentFacts, private readonly env: NodeJS.ProcessEnv | undefined,
+    private readonly keep: (life: 'first' | 'second', n: number, proc: AgentProcess) => void) {
+    for (const id of ids) {
+      this.firstDone.set(id, signal());
+      this.finished.set(id, signal());
+    }
+  }
+
+  private before(id: string): string[] {
+    return this.ids.slice(0, this.ids.indexOf(id));
+  }
+
+  private start(): Promise<SharedProcess | undefined> {
+    return startShared(this.settings, this.facts, this.env, (p) => this.started.add(p));
+  }
+
+  /** The first process, for scenario `id` to make its session on, once the scenarios before it are done with it. */
+  async first(id: string): Promise<SharedProcess | undefined> {
+    await Promise.all(this.before(id).map((b) => this.firstDone.get(b)!.done));
+    const had = this.life1 && await this.life1;
+    if (!this.life1 || (had && !this.usable(had))) {
+      this.life1 = this.start();
+      const l = await this.life1;
+      if (l) this.lives1.push(l);
+    }
+    const l = await this.life1;
+    return l && this.usable(l) ? l : undefined;
+  }
+
+  /**
+   * Scenario `id` is done with the first process: once every scenario is, the first process is ended
+   * and the second started; it is given to `id` once the scenarios before it are done altogether.
+   */
+  async second(id: string): Promise<SharedProcess | undefined> {
+    this.firstDone.get(id)!.set();
+    await Promise.all([...this.firstDone.values()].map((x) => x.done));
+    this.life2 ??= this.endFirst().then(() => this.start());
+    const l = await this.life2;
+    await Promise.all(this.before(id).map((b) => this.finished.get(b)!.done));
+    return l && this.usable(l) ? l : undefined;
+  }
+
+  /** A scenario left this process busy (a request unanswered, a permission held, its time up): not handed on. */
+  spoil(proc: AgentProcess): void {
+    this.spoiled.add(proc);
+  }
+
+  /** Whether a process can be handed to the next scenario: alive, nothing waiting on either side. */
+  private usable(l: SharedProcess): boolean {
+    return !this.spoiled.has(l.proc) && !l.proc.exit && l.proc.conn.pending === 0 && l.client.held.length === 0;
+  }
+
+  /** Scenario `id` ended (its recording made), wherever it ran. */
+  done(id: string): void {
+    this.firstDone.get(id)!.set();
+    this.finished.get(id)!.set();
+  }
+
+  private async endFirst(): Promise<void> {
+    for (const l of this.lives1.splice(0)) await this.end('first', l);
+  }
+
+  private async end(life: 'first' | 'second', l: SharedProcess): Promise<void> {
+    l.client.cancelHeld();
+    await l.proc.stop();
+    l.client.dispose();
+    this.keep(life, ++this.recorded[life], l.proc);
+  }
+
+  async close(): Promise<void> {
+    await this.endFirst();
+    const l2 = this.life2 && await this.life2;
+    if (l2) await this.end('second', l2);
+    await Promise.all([...this.started].map((p) => p.stop()));
+  }
+}
+
 /** Rules seen outside the focus of any scenario so far. */
 const ambientRules = (runs: ReadonlyMap<string, ScenarioRun>): Set<string> => new Set([...runs.values()].flatMap((r) => (r.ambient ?? []).map((f) => f.rule)));
 
@@ -268,20 +414,28 @@ function factsOf(result: Record<string, unknown>): AgentFacts {
 }
 
 /** Runs one scenario in its own agent process, records it and grades it. */
-async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv, pool?: SharedAgent, keepAlive = false):
-  Promise<ScenarioRun> {
+async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbeSettings, facts: AgentFacts | undefined, env?: NodeJS.ProcessEnv,
+  pool?: SharedAgent | Reopener, keepAlive = false): Promise<ScenarioRun> {
   const startedAt = new Date().toISOString();
-  const caps = { fs: !!s.client?.fs, terminal: !!s.client?.terminal };
-  // A shared process (its handshake done), when the scenario takes one and one could be started.
-  const shared = pool && (await pool.take());
+  const caps = { fs: !!s.client?.fs, terminal: !!s.client?.terminal, permission: s.client?.permission };
+  const reopener = pool instanceof Reopener ? pool : undefined;
+  // A shared process (its handshake done), when the scenario takes one and one could be started: its
+  // worker's, or (a reopening scenario) the first of the reopened sessions' two processes.
+  let shared = pool && (await (reopener ? reopener.first(s.id) : (pool as SharedAgent).take()));
   const t0 = performance.now();
-  const from = shared ? shared.proc.conn.items.length : 0;
-  if (shared) shared.proc.conn.focusFrom = undefined;
+  let from = 0;
+  const onShared = (next: SharedProcess | undefined): void => {
+    shared = next;
+    from = next ? next.proc.conn.items.length : 0;
+    if (next) next.proc.conn.focusFrom = undefined;
+  };
+  onShared(shared);
   // The process starts where the probe was started, as an editor starts it in the project, so a
   // relative command (`node my-agent.js`) works; the session folder is what session/new names.
-  const launch = shared ? () => shared : () => {
+  const launch = (): { proc: AgentProcess; client: ClientSide; handshake?: Handshake } => {
+    if (shared) return shared;
     const proc = startAgent(settings.command, { cwd: settings.startIn ?? process.cwd(), env, timeoutMs: settings.timeoutMs });
-    return { proc, client: installClientSide(proc.conn, { ...caps, cwd: settings.cwd, permission: s.client?.permission }) };
+    return { proc, client: installClientSide(proc.conn, { fs: caps.fs, terminal: caps.terminal, cwd: settings.cwd }) };
   };
   /** The scenario's exchange: its process's, or on a shared one the handshake and its own part, renumbered. */
   const exchange = (proc: AgentProcess): { items: Item[]; provoked: ReadonlySet<number>; focusFrom: number } => {
@@ -309,11 +463,18 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
   let setups = 0;
   const ambient: Array<ProbeFinding & { recording: number }> = [];
   const retire = async (proc: AgentProcess, client: ClientSide): Promise<void> => {
-    client.cancelHeld();
-    await proc.stop();
-    client.dispose();
+    // The first of the reopened sessions' processes is ended by the reopener once every reopening
+    // scenario is done with it; the next process is its second (or, when that cannot be had, one of
+    // the scenario's own).
+    const firstLife = reopener && shared && proc === shared.proc;
+    if (!firstLife) {
+      client.cancelHeld();
+      await proc.stop();
+      client.dispose();
+    }
     const setup = record(`${s.id} (setup${++setups > 1 ? ` ${setups}` : ''})`, proc);
     ambient.push(...setup.ambient.map((f) => ({ ...f, recording: setup.recordingId })));
+    onShared(firstLife ? await reopener.second(s.id) : undefined);
   };
   const d = new Driver(launch, settings, facts, caps, retire);
   // A scenario never takes longer than a few turns' worth; then it fails instead of hanging the run.
@@ -341,7 +502,9 @@ async function runScenario(run: ProbeRun, s: AgentScenario, settings: AgentProbe
     // permission held) or it is gone: then it is ended, and the next one gets a new process.
     const busy = unfinished || proc.conn.pending > 0 || client.held.length > 0 || !!proc.exit;
     client.cancelHeld();
-    await pool!.release(busy);
+    // The reopener ends its processes itself, once every reopening scenario is done.
+    if (!reopener) await (pool as SharedAgent).release(busy);
+    else if (busy) reopener.spoil(proc);
   } else {
     client.cancelHeld();
     await proc.stop();

@@ -43,7 +43,10 @@ export interface AgentScenario {
   quote: string;
   /** Why the scenario does not apply to this agent (it is then skipped), from its `initialize` answer. */
   skipUnless?: (facts: AgentFacts, settings: AgentProbeSettings) => string | undefined;
-  /** What the probe advertises and how it answers permission requests (default: nothing; allow). */
+  /**
+   * What the probe advertises (a process of its own: capabilities are the handshake's) and how it
+   * answers the permission requests of the scenario's own sessions (default: nothing; allow).
+   */
   client?: { fs?: boolean; terminal?: boolean; permission?: PermissionPolicy };
   /** Checker rules the provocations set off away from the provoking frame (the probe's findings). */
   provokes?: string[];
@@ -51,12 +54,20 @@ export interface AgentScenario {
   long?: boolean;
   /**
    * Needs no process of its own: it runs on one that other such scenarios share, one after another,
-   * each with its own session, after a handshake done once (see run.ts). Only for scenarios with the
-   * default client side (no `client`) whose provocations cannot leave the connection unusable. A
+   * each with its own session, after a handshake done once (see run.ts). Only for scenarios that
+   * advertise no client capability (`client.permission` is fine: a policy of the client's, applied to
+   * the scenario's own sessions, not part of the handshake) and whose provocations cannot leave the
+   * connection unusable. A
    * session/new with bad params is not one: an agent may set up the session after its answer and fail
    * then (auggie exits at the next prompt after a relative cwd), which would fail the next scenario.
    */
   shared?: boolean;
+  /**
+   * Makes a session, ends its process and reopens the session in a new one (`d.restart`). When more
+   * than one such scenario runs, one process makes all their sessions (one scenario after the other)
+   * and one new process reopens them (see run.ts, Reopener).
+   */
+  reopens?: boolean;
   run(d: Driver): Promise<Outcome>;
 }
 
@@ -164,6 +175,9 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     title: 'initialize with an unsupported version (65535) is answered with a version the agent supports',
     async run(d) {
       const r = await d.request('initialize', { protocolVersion: 65535, clientCapabilities: d.clientCapabilities(), clientInfo: { name: 'acp-inspect-probe', version: '1' } }, { provoke: true, timeoutMs: d.startTimeout() });
+      // Its process is new: no answer in the time given, the process still running, looks the same as
+      // a slow start-up (a loaded machine), which the other scenarios on a process of their own skip.
+      if (r.timeout && !d.proc.exit) return skip(`not graded: this scenario's own process did not answer initialize within ${d.startTimeout()} ms of its start (a slow start-up, or no answer to version 65535; give it a longer --timeout to tell)`);
       if (!r.error && r.result === undefined) return unanswered(fail(`initialize 65535 got ${describeReply(r)}${d.exitNote()}; every request gets a response`));
       if (!isObj(r.result)) return fail(`initialize 65535 got ${describeReply(r)}; an agent that does not support the version asked for "answers ... with the latest it supports" (9 rule 2)`);
       const v = r.result.protocolVersion;
@@ -282,7 +296,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'cancel-mid-turn', tier: 'required', spec: '3', client: { permission: 'hold' }, quote: QUOTES.mustSupport,
+    id: 'cancel-mid-turn', shared: true, tier: 'required', spec: '3', client: { permission: 'hold' }, quote: QUOTES.mustSupport,
     title: 'session/cancel after the first update: the turn ends `cancelled`, pending requests are resolved, no update after the answer',
     async run(d) {
       const { sessionId } = await d.ready();
@@ -319,7 +333,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'cancel-pending-permission', long: true, tier: 'required', spec: '3', client: { permission: 'hold' }, quote: QUOTES.mustSupport,
+    id: 'cancel-pending-permission', shared: true, long: true, tier: 'required', spec: '3', client: { permission: 'hold' }, quote: QUOTES.mustSupport,
     title: 'session/cancel while a permission request is pending: the probe answers it `cancelled`, the turn ends `cancelled`',
     async run(d) {
       const { sessionId } = await d.ready();
@@ -430,7 +444,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-load', long: true, tier: 'advisory', spec: '6 rule 2', quote: says('"`session/load` streams the whole conversation history as notifications before completing." (6 rule 2)'), title: 'session/load replays the history as updates before it answers',
+    id: 'session-load', long: true, reopens: true, tier: 'advisory', spec: '6 rule 2', quote: says('"`session/load` streams the whole conversation history as notifications before completing." (6 rule 2)'), title: 'session/load replays the history as updates before it answers',
     skipUnless: (f) => (f.agentCapabilities.loadSession === true ? undefined : 'loadSession is not advertised'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -448,7 +462,7 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'session-resume', long: true, tier: 'advisory', spec: '3', quote: says('Session stored → `session/resume` (capability `resume`) → active: "history is not replayed" (3)'), title: 'session/resume reopens a session (after a turn) without replaying its history',
+    id: 'session-resume', long: true, reopens: true, tier: 'advisory', spec: '3', quote: says('Session stored → `session/resume` (capability `resume`) → active: "history is not replayed" (3)'), title: 'session/resume reopens a session (after a turn) without replaying its history',
     skipUnless: SESSION_CAP('resume'),
     async run(d) {
       const { sessionId } = await d.ready();
@@ -545,7 +559,11 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
       const ra = await a;
       // An agent that queues the second turn runs it once the first ended: a short turn, so it is
       // answered well within the probe's answer time after that (not a whole turn's time).
-      const rb = ra.error || ra.result !== undefined ? await within(b, d.settings.timeoutMs, { timeout: true } as Reply) : await b;
+      const firstAnswered = ra.error !== undefined || ra.result !== undefined;
+      let rb = firstAnswered ? await within(b, d.settings.timeoutMs, { timeout: true } as Reply) : await b;
+      // A second turn that shows it runs (an update of the session after the first answer) gets a whole
+      // turn's time, as any turn does: a long turn, or a loaded machine, is no unanswered request.
+      if (rb.timeout && firstAnswered && ra.frame && conversationUpdatesOf(d, sessionId, ra.frame.seq).length) rb = await b;
       const say = (r: Reply) => (stopReasonOf(r) ? `ended ${stopReasonOf(r)}` : describeReply(r));
       if (!rb.error && rb.result === undefined) {
         return unanswered(fail(`first prompt ${say(ra)}; the second got ${describeReply(rb)}${ra.result !== undefined || ra.error ? ` in the ${d.settings.timeoutMs} ms after the first was answered` : ''}${d.exitNote()}; every request gets a response`));
@@ -555,13 +573,13 @@ export const AGENT_SCENARIOS: AgentScenario[] = [
     },
   },
   {
-    id: 'permission-rejected', long: true, tier: 'info', spec: '4.2', client: { permission: 'reject' },
+    id: 'permission-rejected', shared: true, long: true, tier: 'info', spec: '4.2', client: { permission: 'reject' },
     quote: 'what an agent does after a rejected permission is not shown (4.2, 2.13: RequestPermissionOutcome)',
     title: 'a rejected permission: how the turn goes on',
     async run(d) {
       const { sessionId } = await d.ready();
       const r = await d.prompt(sessionId, text(PROMPTS.permission));
-      const asked = d.client.called.includes('session/request_permission');
+      const asked = d.conn.received().some((f) => f.kind === 'request' && f.method === 'session/request_permission' && f.sessionId === sessionId);
       return info(`${asked ? 'asked permission, the probe rejected it' : 'asked no permission (model-dependent)'}; the turn ${stopReasonOf(r) ? `ended ${stopReasonOf(r)}` : `got ${describeReply(r)}`}`);
     },
   },
