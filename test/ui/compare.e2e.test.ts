@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
+import { endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { addBigRecording, addVariantRecording, makeDb } from '../server/fixture.js';
@@ -30,11 +31,7 @@ beforeAll(async () => {
   page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  db?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => db?.cleanup()));
 
 describeBrowser('the Compare view in chromium', () => {
   it('picks two recordings from a recording and shows them aligned with the divergences marked', async () => {

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { cli, ROOT, tempDir } from '../helpers.js';
+import { cli, ROOT, tempDir, endAll } from '../helpers.js';
 import { startConsole, type RunningConsole } from '../console/start-console.js';
 import { connect, openConsole, prompt } from './console-page.js';
 import type { ConsoleSnapshot } from '../../src/console/contract.js';
@@ -48,13 +48,15 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await c?.stop();
-  if (fake && fake.exitCode === null) fake.kill('SIGTERM');
-  await fakeExit;
-  await browser?.close();
-  tmp?.cleanup();
-});
+afterAll(() => endAll(
+  () => c?.stop(),
+  async () => {
+    if (fake && fake.exitCode === null) fake.kill('SIGTERM');
+    await fakeExit;
+  },
+  () => browser?.close(),
+  () => tmp?.cleanup(),
+));
 
 describeRealAgent('the console driving a real agent (claude-agent-acp, a scripted model)', () => {
   it('prompts, answers a permission inline, and cancels a turn mid-stream', async () => {

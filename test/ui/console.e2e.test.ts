@@ -11,7 +11,7 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { cli, EXAMPLE_AGENT, PEERS, tempDir } from '../helpers.js';
+import { cli, EXAMPLE_AGENT, PEERS, tempDir, endAll } from '../helpers.js';
 import { startConsole, type RunningConsole } from '../console/start-console.js';
 import { connect, openConsole, prompt } from './console-page.js';
 import type { ConsoleSnapshot } from '../../src/console/contract.js';
@@ -30,11 +30,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  for (const c of consoles) await c.stop();
-  await browser?.close();
-  tmp?.cleanup();
-});
+afterAll(() => endAll(...consoles.map((c) => () => c.stop()), () => browser?.close(), () => tmp?.cleanup()));
 
 /** Whether process `pid` runs (a zombie, waiting for its parent to reap it, has ended). */
 function running(pid: number): boolean {

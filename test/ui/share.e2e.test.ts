@@ -12,7 +12,7 @@ import { extname, join, normalize } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { BIN, EXAMPLE_AGENT, ROOT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_AGENT, ROOT, cli, runExampleClient, sh, tempDir, endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { readTranscriptFile } from '../../src/source.js';
 import { isFrame } from '../../src/wire/frame.js';
@@ -117,11 +117,11 @@ beforeAll(async () => {
   staticUrl = `http://127.0.0.1:${addr.port}/`;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  staticHost?.close();
-  tmp?.cleanup();
-});
+afterAll(() => endAll(
+  () => browser?.close(),
+  () => staticHost && new Promise<void>((r) => { staticHost.close(() => r()); staticHost.closeAllConnections(); }),
+  () => tmp?.cleanup(),
+));
 
 describeBrowser('the self-contained HTML report', () => {
   it('opens from file:// with its frames, findings with their spec section and turn cards, and makes no request', async () => {

@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
+import { endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { Store } from '../../src/store/store.js';
@@ -45,11 +46,7 @@ beforeAll(async () => {
   page = await ctx.newPage();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  db?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => db?.cleanup()));
 
 describeBrowser('the timeline UI in chromium', () => {
   it('opens with the token, drops it from the URL, and lists recordings with the live one marked', async () => {

@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
-import { BIN, EXAMPLE_AGENT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_AGENT, cli, runExampleClient, sh, tempDir, endAll } from '../helpers.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
 
@@ -73,11 +73,7 @@ beforeAll(async () => {
   ins = await api<Insights>('/api/recordings/1/insights');
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  t?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => t?.cleanup()));
 
 /** The turn, its tool calls and its permission wait, as the bars name them. */
 async function expectTurnWithToolsAndPermission(p: Page): Promise<string[]> {
