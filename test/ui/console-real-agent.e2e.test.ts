@@ -85,7 +85,7 @@ describeRealAgent('the console driving a real agent (claude-agent-acp, a scripte
     // A real agent on a loaded machine: its frames are big and many; give every action time.
     page.setDefaultTimeout(120_000);
     await connect(page, 120_000);
-    await expect(page.getByLabel("The agent's answer").textContent()).resolves.toMatch(/claude/i);
+    await expect.poll(() => page.getByLabel("The agent's answer").textContent()).toMatch(/claude/i);
 
     // A turn that reads, lists and writes: the write waits on its permission, answered inline.
     await prompt(page, 'Write some notes.');
