@@ -53,7 +53,7 @@ describeBrowser('the detail pane before the model state is ready', () => {
     expect(await pending.textContent()).toContain(`Working out the state at #${far}…`);
     expect(await farDetail.locator('dl.facts').textContent()).toContain(String(far));
     await farDetail.getByRole('tab', { name: 'JSON' }).click();
-    expect(await farDetail.locator('.detail-body').textContent()).toContain('jsonrpc');
+    await expect.poll(() => farDetail.locator('.detail-body').textContent()).toContain('jsonrpc');
     await farDetail.getByRole('tab', { name: 'State' }).click();
     // Then the state arrives in place of the placeholder.
     await farDetail.locator('.state-summary').waitFor({ timeout: 120_000 });
