@@ -10,6 +10,10 @@ export default defineConfig({
     // over; the commands they run get 5 minutes each (RUN_HANG_MS in test/helpers.ts).
     testTimeout: 600_000,
     hookTimeout: 600_000,
+    // expect.poll waits for a state the page or a process reaches after an action: its own 1 s was
+    // passed by pages on a 2-core machine loaded by another run. Like the timeouts above, it guards
+    // against a hang, not a time (a poll ends as soon as its assertion holds).
+    expect: { poll: { timeout: 120_000 } },
     pool: 'forks',
     // The tap exits within a moment of its agent and leaves what its recorder has not indexed by then
     // to a detached indexer (see src/tap/run.ts). Most tests read the database as soon as the tap has

@@ -192,3 +192,22 @@ export function docPages(): { file: string; text: string }[] {
   const docs = readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
   return ['README.md', ...docs].map((file) => ({ file, text: readFileSync(join(ROOT, file), 'utf8') }));
 }
+
+/**
+ * A suite's teardown: runs every step in order, each even when one before it failed (a browser that
+ * would not close still lets the server stop and the folder go), then throws the first failure.
+ * Steps left undefined (what a failed beforeAll never made) are skipped.
+ */
+export async function endAll(...steps: Array<(() => unknown) | undefined>): Promise<void> {
+  const failures: unknown[] = [];
+  for (const step of steps) {
+    if (!step) continue;
+    try {
+      await step();
+    } catch (e) {
+      failures.push(e);
+    }
+  }
+  if (failures.length === 1) throw failures[0];
+  if (failures.length > 1) throw new AggregateError(failures, `${failures.length} teardown steps failed: ${failures.map((e) => (e instanceof Error ? e.message : String(e))).join('; ')}`);
+}

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
+import { endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { addBigRecording, addVariantRecording, makeDb } from '../server/fixture.js';
@@ -30,38 +31,35 @@ beforeAll(async () => {
   page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  db?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => db?.cleanup()));
 
 describeBrowser('the Compare view in chromium', () => {
   it('picks two recordings from a recording and shows them aligned with the divergences marked', async () => {
     await page.goto(srv.url);
     await page.getByRole('link', { name: 'fixture session' }).click();
     await page.getByRole('button', { name: 'Compare with…' }).click();
-    expect(new URL(page.url()).searchParams.get('view')).toBe('compare');
+    await expect.poll(() => new URL(page.url()).searchParams.get('view')).toBe('compare');
     await page.getByLabel('a (first)').selectOption(String(db.id));
     await page.getByLabel('b (second)').selectOption(String(variantId));
     const summary = page.getByRole('status').filter({ hasText: 'Different' });
     await summary.waitFor();
-    expect(await summary.textContent()).toContain('1 changed · 1 only in a · 1 only in b');
-    expect(new URL(page.url()).searchParams.get('b')).toBe(String(variantId));
+    await expect.poll(() => summary.textContent()).toContain('1 changed · 1 only in a · 1 only in b');
+    await expect.poll(() => new URL(page.url()).searchParams.get('b')).toBe(String(variantId));
     const list = page.getByRole('listbox', { name: /Aligned frames/ });
-    expect(await list.locator('.st-changed').count()).toBe(1);
+    // The summary and the rows are drawn from one answer, the rows once the list has its height.
+    await expect.poll(() => list.locator('.st-changed').count()).toBe(1);
     expect(await list.locator('.st-missing .c-method').textContent()).toMatch(/^invalid line/);
     expect(await list.locator('.st-extra .c-method').textContent()).toBe('update available_commands_update');
     // The session ids differ on every frame, yet those rows are the same.
-    expect(await list.locator('.st-same').count()).toBeGreaterThan(30);
+    await expect.poll(() => list.locator('.st-same').count()).toBeGreaterThan(30);
   });
 
   it('shows the unified diff of a changed frame, and n/p move between differences', async () => {
     await page.locator('.cmp-row.st-changed').click();
     const pane = page.getByRole('complementary', { name: 'Difference' });
     await pane.getByText('params.prompt[0].text: a "Turn number 2", b "Turn number two"').waitFor();
-    expect(await pane.locator('.diff-del').textContent()).toContain('"text": "Turn number 2"');
-    expect(await pane.locator('.diff-add').textContent()).toContain('"text": "Turn number two"');
+    await expect.poll(() => pane.locator('.diff-del').textContent()).toContain('"text": "Turn number 2"');
+    await expect.poll(() => pane.locator('.diff-add').textContent()).toContain('"text": "Turn number two"');
     await page.locator('.scroller').focus();
     await page.keyboard.press('n');
     await pane.getByText('only in b: notification session/update available_commands_update').waitFor();
@@ -86,8 +84,9 @@ describeBrowser('the Compare view in chromium', () => {
     await page.goto(`${new URL(srv.url).origin}/?view=compare&a=${bigId}&b=${bigVariantId}`);
     await page.getByRole('status').filter({ hasText: 'Different' }).waitFor();
     const list = page.getByRole('listbox', { name: /Aligned frames/ });
-    const total = Number(/(\d+) rows/.exec((await list.getAttribute('aria-label'))!)![1]);
-    expect(total).toBeGreaterThan(2500);
+    const rows = async () => Number(/(\d+) rows/.exec((await list.getAttribute('aria-label')) ?? '')?.[1] ?? 0);
+    await expect.poll(rows).toBeGreaterThan(2500);
+    const total = await rows();
     // The first screen arrives with the summary; rows below it are not fetched yet.
     expect(await list.locator('.cmp-row.pending').count()).toBe(0);
     await list.evaluate((el) => { el.scrollTop = el.scrollHeight; });

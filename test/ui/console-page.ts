@@ -27,3 +27,14 @@ export async function prompt(page: Page, text: string): Promise<void> {
   await box.fill(text);
   await box.press('Control+Enter');
 }
+
+/**
+ * Switches the console's terminals on (the page asks to confirm: openConsole's pages accept) and
+ * waits until the console has them on. A click, not check(): the box shows the console's value, so
+ * it may turn back until the console answers (check() fails when it sees that).
+ */
+export async function switchTerminalsOn(page: Page): Promise<void> {
+  await page.getByRole('checkbox', { name: 'terminals' }).click();
+  // The terminal capability can be ticked once the console's state says terminals are on.
+  await page.getByRole('checkbox', { name: 'terminal', exact: true }).and(page.locator(':enabled')).waitFor();
+}

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { cli, ROOT, tempDir } from '../helpers.js';
+import { cli, ROOT, tempDir, endAll } from '../helpers.js';
 import { startConsole, type RunningConsole } from '../console/start-console.js';
 import { connect, openConsole, prompt } from './console-page.js';
 import type { ConsoleSnapshot } from '../../src/console/contract.js';
@@ -48,13 +48,15 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await c?.stop();
-  if (fake && fake.exitCode === null) fake.kill('SIGTERM');
-  await fakeExit;
-  await browser?.close();
-  tmp?.cleanup();
-});
+afterAll(() => endAll(
+  () => c?.stop(),
+  async () => {
+    if (fake && fake.exitCode === null) fake.kill('SIGTERM');
+    await fakeExit;
+  },
+  () => browser?.close(),
+  () => tmp?.cleanup(),
+));
 
 describeRealAgent('the console driving a real agent (claude-agent-acp, a scripted model)', () => {
   it('prompts, answers a permission inline, and cancels a turn mid-stream', async () => {
@@ -83,7 +85,7 @@ describeRealAgent('the console driving a real agent (claude-agent-acp, a scripte
     // A real agent on a loaded machine: its frames are big and many; give every action time.
     page.setDefaultTimeout(120_000);
     await connect(page, 120_000);
-    await expect(page.getByLabel("The agent's answer").textContent()).resolves.toMatch(/claude/i);
+    await expect.poll(() => page.getByLabel("The agent's answer").textContent()).toMatch(/claude/i);
 
     // A turn that reads, lists and writes: the write waits on its permission, answered inline.
     await prompt(page, 'Write some notes.');

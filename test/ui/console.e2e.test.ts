@@ -11,9 +11,9 @@ import { pathToFileURL } from 'node:url';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { cli, EXAMPLE_AGENT, PEERS, tempDir } from '../helpers.js';
+import { cli, EXAMPLE_AGENT, PEERS, tempDir, endAll } from '../helpers.js';
 import { startConsole, type RunningConsole } from '../console/start-console.js';
-import { connect, openConsole, prompt } from './console-page.js';
+import { connect, openConsole, prompt, switchTerminalsOn } from './console-page.js';
 import type { ConsoleSnapshot } from '../../src/console/contract.js';
 
 let tmp: ReturnType<typeof tempDir>;
@@ -30,11 +30,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  for (const c of consoles) await c.stop();
-  await browser?.close();
-  tmp?.cleanup();
-});
+afterAll(() => endAll(...consoles.map((c) => () => c.stop()), () => browser?.close(), () => tmp?.cleanup()));
 
 /** Whether process `pid` runs (a zombie, waiting for its parent to reap it, has ended). */
 function running(pid: number): boolean {
@@ -74,17 +70,18 @@ describeBrowser('the console', () => {
     const page = await open(c);
 
     await connect(page);
-    await expect(page.getByLabel("The agent's answer").textContent()).resolves.toContain('console-test-agent 1.0.0');
+    await expect.poll(() => page.getByLabel("The agent's answer").textContent()).toContain('console-test-agent 1.0.0');
     // Authenticate by choosing a method. This console did not advertise auth.terminal: no terminal method is offered.
     expect(await page.getByRole('button', { name: /Log in/ }).count()).toBe(0);
     await page.getByRole('button', { name: 'Token' }).click();
     await page.locator('.timeline .row', { has: page.locator('.c-method', { hasText: 'authenticate' }) }).nth(1).waitFor({ timeout: 120_000 });
     // The session's modes are a control, kept current by the agent's update.
     const mode = page.getByRole('combobox', { name: 'mode', exact: true });
-    expect(await mode.inputValue()).toBe('ask');
+    await expect.poll(() => mode.inputValue()).toBe('ask');
     await mode.selectOption('code');
+    // The timeline beside shows the recording, the control the console's state: either may be first.
     await page.locator('.timeline .row', { hasText: 'current_mode_update' }).waitFor({ timeout: 120_000 });
-    expect(await mode.inputValue()).toBe('code');
+    await expect.poll(() => mode.inputValue()).toBe('code');
 
     await prompt(page, 'files');
     // The permission request waits inline, its options as buttons, with how long the agent has waited.
@@ -99,8 +96,8 @@ describeBrowser('the console', () => {
     await page.getByRole('article', { name: /^Turn at/ }).locator('.pill', { hasText: 'end_turn' }).waitFor({ timeout: 120_000 });
     expect(readFileSync(notes, 'utf8')).toBe('first\nsecond\nthird\nadded by the agent\n');
     const turn = page.getByRole('article', { name: /^Turn at/ }).last();
-    await expect(turn.textContent()).resolves.toContain('line 2 reads "second"');
-    await expect(turn.locator('.plan').textContent()).resolves.toContain('Append a line');
+    await expect.poll(() => turn.textContent()).toContain('line 2 reads "second"');
+    await expect.poll(() => turn.locator('.plan').textContent()).toContain('Append a line');
 
     // A malformed frame on purpose: the agent answers -32700 and the timeline pins the finding to it.
     const raw = page.getByLabel('Raw JSON-RPC message (Ctrl/⌘+Enter sends)');
@@ -110,8 +107,10 @@ describeBrowser('the console', () => {
     await bad.waitFor({ timeout: 120_000 });
     await bad.click();
     await page.locator('.detail').getByText('not-json').first().waitFor();
+    // The timeline shows the frame sent; the agent's answer to it reaches the console on its own time.
+    const answered32700 = (s: ConsoleSnapshot) => s.frames.some((f) => f.dir === 'a2c' && f.kind === 'error' && JSON.stringify(f.json).includes('-32700'));
+    await expect.poll(async () => answered32700((await c.api<ConsoleSnapshot>('/api/console')).json), { timeout: 120_000 }).toBe(true);
     const snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
-    expect(snap.frames.some((f) => f.dir === 'a2c' && f.kind === 'error' && JSON.stringify(f.json).includes('-32700'))).toBe(true);
     if (process.env.ACP_INSPECT_SHOTS) { // npm run screenshots: at the width the docs show
       await page.setViewportSize({ width: 1280, height: 800 });
       await page.screenshot({ path: join(process.env.ACP_INSPECT_SHOTS, 'console.png') });
@@ -212,7 +211,7 @@ describeBrowser('the console', () => {
     await page.getByRole('article', { name: /^Turn at/ }).getByText(/terminal refused: error -32601/).waitFor({ timeout: 120_000 });
     const first = (await c.api<ConsoleSnapshot>('/api/console')).json.status.recordingId;
 
-    await page.getByRole('checkbox', { name: 'terminals' }).check();
+    await switchTerminalsOn(page);
     await page.getByRole('button', { name: 'Reconnect' }).click();
     await page.getByText('running (run 2)').waitFor({ timeout: 120_000 });
     await page.getByRole('checkbox', { name: 'terminal', exact: true }).check();
@@ -353,7 +352,7 @@ describeBrowser('the console', () => {
     const files = page.getByRole('listbox', { name: 'Files in the folder' });
     await files.getByRole('option').first().waitFor();
     // Everything in the folder, nothing through the symlink out of it.
-    expect((await files.getByRole('option').allTextContents()).map((t) => t.split(' ')[0]).sort()).toEqual(['notes.txt', 'pic.png', 'src/main.ts']);
+    await expect.poll(async () => (await files.getByRole('option').allTextContents()).map((t) => t.split(' ')[0]).sort()).toEqual(['notes.txt', 'pic.png', 'src/main.ts']);
     // Enter while the lists for what was typed since are still on their way (held back here, as a
     // slow folder would): the older list's first file is pic.png, yet notes.txt is what is picked.
     const held: Array<() => Promise<void>> = [];
@@ -372,7 +371,7 @@ describeBrowser('the console', () => {
     // Audio from this machine (the agent advertises audio).
     await page.getByLabel('Attach audio').setInputFiles({ name: 'beep.wav', mimeType: 'audio/wav', buffer: Buffer.from('RIFF0000WAVE') });
     await chips.getByText('audio audio/wav').waitFor();
-    expect(await box.inputValue()).toBe('look at @notes.txt and @pic.png ');
+    await expect.poll(() => box.inputValue()).toBe('look at @notes.txt and @pic.png ');
     await box.press('Control+Enter');
     await page.getByRole('article', { name: /^Turn at/ }).getByText(/echo: look at @notes\.txt and @pic\.png/).waitFor({ timeout: 120_000 });
     let snap = (await c.api<ConsoleSnapshot>('/api/console')).json;
@@ -390,7 +389,8 @@ describeBrowser('the console', () => {
     await page.keyboard.type('/e');
     const cmds = page.getByRole('listbox', { name: 'Slash commands' });
     await cmds.getByRole('option', { name: /^\/echo/ }).waitFor();
-    expect(await cmds.getByRole('option').count()).toBe(1);
+    // The list for "/" may show a moment before the list for "/e".
+    await expect.poll(() => cmds.getByRole('option').count()).toBe(1);
     await page.keyboard.press('Enter');
     await expect.poll(() => box.inputValue(), { timeout: 120_000 }).toBe('/echo ');
     await page.locator('.command-hint', { hasText: 'what to say' }).waitFor();
@@ -457,7 +457,7 @@ describeBrowser('the console', () => {
     // Config options: a select and a boolean, kept current by the answer and by config_option_update.
     const model = page.getByRole('combobox', { name: 'Model' });
     const verbose = page.getByRole('checkbox', { name: 'Verbose' });
-    expect(await model.inputValue()).toBe('fast');
+    await expect.poll(() => model.inputValue()).toBe('fast');
     expect(await verbose.isChecked()).toBe(false);
     await model.selectOption('smart');
     await page.locator('.timeline .row', { hasText: 'config_option_update' }).waitFor({ timeout: 120_000 });
@@ -481,8 +481,9 @@ describeBrowser('the console', () => {
     await page.getByRole('textbox', { name: 'session id' }).fill('sess-1');
     await page.getByRole('button', { name: 'Load', exact: true }).click();
     await page.locator('.timeline .row', { hasText: 'user_message_chunk' }).waitFor({ timeout: 120_000 });
-    expect(await picker.inputValue()).toBe('sess-1');
-    expect(await model.inputValue()).toBe('smart');
+    // The timeline beside shows the recording, the controls the console's state: either may be first.
+    await expect.poll(() => picker.inputValue(), { timeout: 120_000 }).toBe('sess-1');
+    await expect.poll(() => model.inputValue(), { timeout: 120_000 }).toBe('smart');
     // A second session, then the list: delete one from it.
     await page.getByRole('button', { name: 'New session' }).click();
     await expect.poll(() => picker.inputValue(), { timeout: 120_000 }).toBe('sess-2');
@@ -492,7 +493,7 @@ describeBrowser('the console', () => {
     await listed.getByRole('listitem').filter({ hasText: 'sess-2' }).getByRole('button', { name: 'delete' }).click();
     await listed.getByText('title of sess-2').waitFor({ state: 'detached' });
     await expect.poll(() => picker.inputValue(), { timeout: 120_000 }).toBe('sess-1');
-    expect(await picker.locator('option').count()).toBe(1);
+    await expect.poll(() => picker.locator('option').count(), { timeout: 120_000 }).toBe(1);
     // Resume the closed first session from the list: no history streamed this time.
     await page.getByRole('button', { name: 'Close session' }).click();
     await picker.waitFor({ state: 'detached' });
@@ -515,7 +516,7 @@ describeBrowser('the console', () => {
     consoles.push(c);
     const errors: string[] = [];
     const page = await open(c, errors);
-    await page.getByRole('checkbox', { name: 'terminals' }).check();
+    await switchTerminalsOn(page);
     await page.getByRole('checkbox', { name: 'terminal', exact: true }).check();
     await connect(page);
     await prompt(page, 'watch terminal');
@@ -527,7 +528,7 @@ describeBrowser('the console', () => {
     expect(await term.locator('pre').textContent()).toBe('step one\n');
     writeFileSync(join(work, 'go'), '');
     await term.getByText('exited 3').waitFor({ timeout: 120_000 });
-    expect(await term.locator('pre').textContent()).toBe('step one\nstep two\n');
+    await expect.poll(() => term.locator('pre').textContent(), { timeout: 120_000 }).toBe('step one\nstep two\n');
     // The agent released it and ended the turn: its output and exit are still shown.
     await turn.getByText('the command exited 3').waitFor({ timeout: 120_000 });
     await turn.locator('.pill', { hasText: 'end_turn' }).waitFor({ timeout: 120_000 });
@@ -581,7 +582,8 @@ describeBrowser('the console', () => {
     await raw.fill('');
     await page.keyboard.type('session/c');
     await methods.getByRole('option', { name: /^session\/close request/ }).waitFor();
-    expect((await methods.getByRole('option').allTextContents()).map((t) => t.split(' ')[0])).toEqual(['session/close', 'session/cancel']);
+    // The list for what was typed before may show a moment before the list for "session/c".
+    await expect.poll(async () => (await methods.getByRole('option').allTextContents()).map((t) => t.split(' ')[0])).toEqual(['session/close', 'session/cancel']);
     // Arrow down to the notification and Tab: its skeleton, the session's id filled in, no id.
     await page.keyboard.press('ArrowDown');
     await page.keyboard.press('Tab');

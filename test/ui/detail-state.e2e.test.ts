@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
+import { endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { addBigRecording, makeDb } from '../server/fixture.js';
@@ -27,11 +28,7 @@ beforeAll(async () => {
   page = await (await browser.newContext({ viewport: { width: 1440, height: 860 } })).newPage();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  db?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => db?.cleanup()));
 
 describeBrowser('the detail pane before the model state is ready', () => {
   it('shows a far item\'s detail while its state is worked out, then the state', async () => {
@@ -56,7 +53,7 @@ describeBrowser('the detail pane before the model state is ready', () => {
     expect(await pending.textContent()).toContain(`Working out the state at #${far}…`);
     expect(await farDetail.locator('dl.facts').textContent()).toContain(String(far));
     await farDetail.getByRole('tab', { name: 'JSON' }).click();
-    expect(await farDetail.locator('.detail-body').textContent()).toContain('jsonrpc');
+    await expect.poll(() => farDetail.locator('.detail-body').textContent()).toContain('jsonrpc');
     await farDetail.getByRole('tab', { name: 'State' }).click();
     // Then the state arrives in place of the placeholder.
     await farDetail.locator('.state-summary').waitFor({ timeout: 120_000 });

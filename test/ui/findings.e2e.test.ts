@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { ROOT, cli, tempDir } from '../helpers.js';
+import { ROOT, cli, tempDir, endAll } from '../helpers.js';
 
 let t: ReturnType<typeof tempDir>;
 let browser: Browser;
@@ -24,10 +24,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  t?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => t?.cleanup()));
 
 describeBrowser('the Findings tab', () => {
   it('opens with every error rule open, even when more than six rules found errors', async () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { PEERS, ROOT, cli, tempDir } from '../helpers.js';
+import { PEERS, ROOT, cli, tempDir, endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 
@@ -41,11 +41,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  t?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => t?.cleanup()));
 
 describeBrowser('the home page', () => {
   it('names an agent without agentInfo by its command: in the list, the recording\'s header and the probe\'s scorecard', async () => {
@@ -57,7 +53,7 @@ describeBrowser('the home page', () => {
     expect(await row.locator('td').nth(3).innerText()).toBe('—'); // nor clientInfo, and the command is not the client's
     await row.getByRole('link', { name: 'sdk-example' }).click();
     await page.getByRole('heading', { name: 'sdk-example' }).waitFor();
-    expect(await page.locator('.rec-title .muted').first().innerText()).toMatch(/^agent node agent\.js · protocol v1 · /);
+    await expect.poll(() => page.locator('.rec-title .muted').first().innerText()).toMatch(/^agent node agent\.js · protocol v1 · /);
     await page.goto(`${new URL(srv.url).origin}/?probe=${run}`);
     await page.getByRole('heading', { name: 'probe agent: node probe-agent.mjs' }).waitFor();
     await page.close();
@@ -91,8 +87,8 @@ describeBrowser('the home page', () => {
     expect(await toggle.getAttribute('aria-expanded')).toBe('false');
     await toggle.click();
     await page.locator('tr.nested').first().waitFor();
-    expect(await ids()).toEqual([...scenarios.map(String), String(sample)]);
-    expect(await page.locator('tr.nested td.name').allInnerTexts()).toContain('unknown-method');
+    await expect.poll(ids).toEqual([...scenarios.map(String), String(sample)]);
+    await expect.poll(() => page.locator('tr.nested td.name').allInnerTexts()).toContain('unknown-method');
     // The nested row opens its recording.
     await page.locator('tr.nested').getByRole('link', { name: 'unknown-method' }).click();
     await page.getByRole('heading', { name: `probe agent #${run}: unknown-method` }).waitFor();
@@ -100,6 +96,8 @@ describeBrowser('the home page', () => {
     // Filtered away: no run row, no scenario, and the choice holds across a reload.
     const filter = page.getByRole('checkbox', { name: /probe runs/ });
     await filter.uncheck();
+    // The page took the choice (and kept it) before the reload.
+    await page.locator('tr.probe-run').waitFor({ state: 'detached' });
     await page.reload();
     await page.getByRole('link', { name: 'sdk-example' }).waitFor();
     expect(await page.locator('tr.probe-run').count()).toBe(0);

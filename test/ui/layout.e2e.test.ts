@@ -6,12 +6,12 @@
  * header is cut or runs into the next, no severity badge is cut, error rows keep their kind, and a
  * turn card ends above the row after it (see layout-checks.ts for how each is measured).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, expect, it } from 'vitest';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { PEERS, ROOT, cli, tempDir } from '../helpers.js';
+import { PEERS, ROOT, cli, tempDir, endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { layoutProblems } from './layout-checks.js';
@@ -55,16 +55,27 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  t?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => t?.cleanup()));
 
-/** The problems of the page as it is now, prefixed with where it was seen. */
+/**
+ * How long a test waits, in all, for its pages to settle (a turn card is drawn before it is measured,
+ * a pane fills in after it shows): it guards against a hang, not a time. A page that never settles
+ * spends what is left, and the checks after it read their pages once.
+ */
+const SETTLE_MS = 120_000;
+let settleUntil = 0;
+
+/** The problems of the page once it has settled (see SETTLE_MS), prefixed with where they were seen. */
 async function check(page: Page, where: string): Promise<string[]> {
   await page.evaluate(() => document.fonts.ready);
-  return (await page.evaluate(layoutProblems)).map((p) => `${where}: ${p}`);
+  let problems = await page.evaluate(layoutProblems);
+  // Measured again each time the page has drawn a new frame, until none is left.
+  while (problems.length && Date.now() < settleUntil) {
+    await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+    problems = await page.evaluate(layoutProblems);
+  }
+  if (problems.length) settleUntil = 0;
+  return problems.map((p) => `${where}: ${p}`);
 }
 
 /** The open recording's error rows keep their kind: shown, whole. */
@@ -96,6 +107,8 @@ async function recordingViews(page: Page, where: string, open: () => Promise<voi
 }
 
 describeBrowser('the layout at 1024, 1440 and 1920 px', () => {
+  beforeEach(() => { settleUntil = Date.now() + SETTLE_MS; });
+
   it('serve: the home page, a recording with its detail pane, its findings, its other views and a probe scorecard', async () => {
     const page = await browser.newPage({ viewport: { width: WIDTHS[0]!, height: 800 } });
     await page.goto(srv.url); // the token becomes a cookie
@@ -135,7 +148,7 @@ describeBrowser('the layout at 1024, 1440 and 1920 px', () => {
       await page.goto(pathToFileURL(twoBadges).href);
       await page.locator('.row[data-seq="16"]').click();
       await page.locator('.detail').waitFor();
-      expect(await page.locator('.row[data-seq="16"] .badge').count()).toBe(2);
+      await expect.poll(() => page.locator('.row[data-seq="16"] .badge').count()).toBe(2);
       problems.push(...await check(page, `report with two badges at ${width}`));
       problems.push(...await recordingViews(page, `report at ${width}`, async () => {
         await page.goto(pathToFileURL(report).href);

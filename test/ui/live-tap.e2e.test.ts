@@ -14,7 +14,7 @@ import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
-import { removeDir } from '../helpers.js';
+import { endAll, removeDir } from '../helpers.js';
 import { Store } from '../../src/store/store.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
@@ -39,16 +39,21 @@ beforeAll(async () => {
   page = await (await browser.newContext({ viewport: { width: 1400, height: 820 } })).newPage();
 });
 
-afterAll(async () => {
-  if (client && client.exitCode === null && client.signalCode === null) {
+afterAll(() => endAll(
+  // The client, the tap it started and the tap's agent share the client's process group: all end,
+  // even when the test failed before the client's turn did.
+  async () => {
+    if (!client || client.exitCode !== null || client.signalCode !== null) return;
     const gone = new Promise((r) => client!.once('exit', r));
-    client.kill();
+    try { process.kill(-client.pid!, 'SIGTERM'); } catch { /* gone meanwhile */ }
+    const timer = setTimeout(() => { try { process.kill(-client!.pid!, 'SIGKILL'); } catch { /* gone */ } }, 10_000);
     await gone;
-  }
-  await browser?.close();
-  await srv?.close();
-  if (dir) removeDir(dir);
-});
+    clearTimeout(timer);
+  },
+  () => browser?.close(),
+  () => srv?.close(),
+  () => dir && removeDir(dir),
+));
 
 describeBrowser('following a live tap', () => {
   it('shows a tapped session as it happens, without a reload', async () => {
@@ -59,7 +64,7 @@ describeBrowser('following a live tap', () => {
     mkdirSync(bin);
     writeFileSync(join(bin, 'npx'), `#!/bin/sh\nagent=$(echo "$2" | sed 's/\\.ts$/.js/')\nexec "${process.execPath}" "${join(root, 'bin', 'acp-inspect.js')}" --db "${dbPath}" --name live-tap -- "${process.execPath}" "$agent"\n`);
     chmodSync(join(bin, 'npx'), 0o755);
-    client = spawn(process.execPath, [join(examples, 'client.js')], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, stdio: ['pipe', 'pipe', 'pipe'] });
+    client = spawn(process.execPath, [join(examples, 'client.js')], { env: { ...process.env, PATH: `${bin}:${process.env.PATH}` }, stdio: ['pipe', 'pipe', 'pipe'], detached: true });
     client.stdout!.on('data', (d: Buffer) => { clientOut += d.toString(); });
     client.stderr!.on('data', (d: Buffer) => { clientOut += d.toString(); });
 

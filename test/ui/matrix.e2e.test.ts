@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { PEERS, tempDir } from '../helpers.js';
+import { PEERS, tempDir, endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { probeAgents, type Matrix } from '../../src/probe/agents.js';
@@ -39,11 +39,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  t?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => t?.cleanup()));
 
 describeBrowser('the probe matrix in the UI', () => {
   it('is linked from the recordings list, shows a column per agent and the scenarios by tier, and opens a cell\'s recording', async () => {
@@ -52,7 +48,7 @@ describeBrowser('the probe matrix in the UI', () => {
     await page.getByRole('link', { name: 'Probe matrix' }).click();
     const view = page.getByRole('main', { name: `Probe matrix ${m.id}` });
     await view.locator('th[data-agent="clean"] [data-verdict]').waitFor();
-    expect(new URL(page.url()).searchParams.get('matrix')).toBe(String(m.id));
+    await expect.poll(() => new URL(page.url()).searchParams.get('matrix')).toBe(String(m.id));
     // A column per agent: its id, name and version, verdict and time; one that could not run says why.
     const head = (id: string) => view.locator(`thead th[data-agent="${id}"]`);
     expect(await view.locator('thead th[data-agent]').evaluateAll((els) => els.map((e) => e.getAttribute('data-agent')))).toEqual(['clean', 'refuses-links', 'broken']);
@@ -79,11 +75,11 @@ describeBrowser('the probe matrix in the UI', () => {
     await failed.getByRole('link').click();
     await page.getByRole('heading', { name: `probe agent #${m.agents[1]!.run}: prompt-resource-link` }).waitFor();
     await page.locator('.row', { hasText: 'session/prompt' }).first().waitFor();
-    expect(new URL(page.url()).searchParams.get('rec')).toBe(String(rec));
+    await expect.poll(() => new URL(page.url()).searchParams.get('rec')).toBe(String(rec));
     // Back returns to the matrix; its URL opens it on its own too.
     await page.goBack();
     await view.locator('th[data-agent="clean"] [data-verdict]').waitFor();
-    expect(await page.getByRole('navigation', { name: 'Breadcrumb' }).innerText()).toContain(`probe matrix #${m.id}`);
+    await expect.poll(() => page.getByRole('navigation', { name: 'Breadcrumb' }).innerText()).toContain(`probe matrix #${m.id}`);
     const again = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await again.goto(`${srv.url}${srv.url.includes('?') ? '&' : '?'}matrix=${m.id}`);
     await again.getByRole('main', { name: `Probe matrix ${m.id}` }).locator('th[data-agent="refuses-links"] [data-verdict]').waitFor();

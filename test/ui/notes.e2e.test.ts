@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
-import { cli, tempDir } from '../helpers.js';
+import { cli, tempDir, endAll } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 
 const SAMPLE = 'recordings/sdk-example.jsonl';
@@ -39,11 +39,7 @@ beforeAll(async () => {
   await page.goto(srv.url);
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  t?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => t?.cleanup()));
 
 /** Clicks "Save as fixture" on the first turn card and gives the downloaded transcript's text. */
 async function saveFirstTurn(p: Page): Promise<{ name: string; text: string }> {

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { PEERS, tempDir } from '../helpers.js';
+import { PEERS, tempDir, endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { probeAgent } from '../../src/probe/agent/run.js';
@@ -35,11 +35,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  t?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => t?.cleanup()));
 
 describeBrowser('probe runs in the UI', () => {
   it('lists the run, shows its scorecard by tier, and opens a scenario\'s recording from it', async () => {

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
-import { cli, tempDir } from '../helpers.js';
+import { cli, tempDir, endAll } from '../helpers.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import type { EventItem, Frame, Item } from '../../src/wire/frame.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
@@ -73,12 +73,7 @@ beforeAll(async () => {
   page = await (await browser.newContext({ viewport: { width: 1600, height: 1400 } })).newPage();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  await agent?.stop();
-  t?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => agent?.stop(), () => t?.cleanup()));
 
 const frameOf = (id: number, dir: 'c2a' | 'a2c', pred: (f: Frame) => boolean): Frame => {
   const f = items[id]!.find((i): i is Frame => i.dir === dir && pred(i as Frame));

@@ -12,7 +12,7 @@ import { extname, join, normalize } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
-import { BIN, EXAMPLE_AGENT, ROOT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_AGENT, ROOT, cli, runExampleClient, sh, tempDir, endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { readTranscriptFile } from '../../src/source.js';
 import { isFrame } from '../../src/wire/frame.js';
@@ -117,11 +117,11 @@ beforeAll(async () => {
   staticUrl = `http://127.0.0.1:${addr.port}/`;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  staticHost?.close();
-  tmp?.cleanup();
-});
+afterAll(() => endAll(
+  () => browser?.close(),
+  () => staticHost && new Promise<void>((r) => { staticHost.close(() => r()); staticHost.closeAllConnections(); }),
+  () => tmp?.cleanup(),
+));
 
 describeBrowser('the self-contained HTML report', () => {
   it('opens from file:// with its frames, findings with their spec section and turn cards, and makes no request', async () => {
@@ -131,8 +131,8 @@ describeBrowser('the self-contained HTML report', () => {
     await page.goto(url);
     await page.locator('.single-note').getByText('credentials redacted').waitFor();
     await page.locator('.row[class*="dir-"]').first().waitFor();
-    expect(await page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
-    expect(await page.locator('.row', { hasText: 'initialize' }).count()).toBeGreaterThan(0);
+    await expect.poll(() => page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
+    await expect.poll(() => page.locator('.row', { hasText: 'initialize' }).count()).toBeGreaterThan(0);
     // A finding with the spec's section and sentence.
     const check = JSON.parse(`[${(await cli(['check', join(ROOT, 'recordings/golden/cancel-and-turns.jsonl'), '--json'])).stdout.toString().trim().split('\n').join(',')}]`) as { rule: string; spec: string; url: string }[];
     expect(check.length).toBeGreaterThan(0);
@@ -194,8 +194,7 @@ describeBrowser('the self-contained HTML report', () => {
     await page.goto(url);
     await page.getByRole('heading', { name: 'sdk-peers' }).waitFor();
     await page.locator('.row', { hasText: 'session/prompt' }).first().waitFor();
-    const shown = await page.locator('.row[class*="dir-"]').count();
-    expect(shown).toBeGreaterThan(5);
+    await expect.poll(() => page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(5);
     await page.locator('.row', { hasText: 'session/prompt' }).first().click();
     await page.locator('.detail').getByRole('tab', { name: /state/i }).click();
     await page.locator('.detail .state-summary').getByText(/turn running/).waitFor();
@@ -257,13 +256,13 @@ describeBrowser('the static viewer', () => {
     await ctx.route(capture, (route) => route.fulfill({ status: 200, contentType: 'application/json', body: readFileSync(join(ROOT, 'recordings/foreign/sdk-example.acp-devtools.json'), 'utf8') }));
     await page.goto(`${staticUrl}?url=${encodeURIComponent(capture)}`);
     await page.locator('.row[class*="dir-"]').first().waitFor();
-    expect(await page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
+    await expect.poll(() => page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
     // A copy of Zed's ACP log, pasted.
     await page.goto(staticUrl);
     await page.getByLabel('Paste a transcript').fill(zedCopy(readTranscriptFile(join(ROOT, 'recordings/sdk-example.jsonl')).items.filter(isFrame)));
     await page.getByRole('button', { name: 'Open pasted text' }).click();
     await page.getByText('capture-note').first().waitFor();
-    expect(await page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
+    await expect.poll(() => page.locator('.row[class*="dir-"]').count()).toBeGreaterThan(10);
     expect(requests.filter((u) => !u.startsWith(staticUrl))).toEqual([]);
     expect(errors).toEqual([]);
     await ctx.close();

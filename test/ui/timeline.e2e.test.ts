@@ -7,6 +7,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
+import { endAll } from '../helpers.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
 import { Store } from '../../src/store/store.js';
@@ -45,17 +46,14 @@ beforeAll(async () => {
   page = await ctx.newPage();
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  db?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => db?.cleanup()));
 
 describeBrowser('the timeline UI in chromium', () => {
   it('opens with the token, drops it from the URL, and lists recordings with the live one marked', async () => {
     await page.goto(srv.url);
-    expect(page.url()).not.toContain('token=');
     await page.getByRole('link', { name: 'fixture session' }).waitFor();
+    // The page drops the token from its address as it starts.
+    await expect.poll(() => page.url()).not.toContain('token=');
     const liveRow = page.locator('tr.running');
     await expect.poll(() => liveRow.count()).toBe(1);
     expect(await liveRow.textContent()).toContain('live');
@@ -89,10 +87,10 @@ describeBrowser('the timeline UI in chromium', () => {
     await page.locator('.row[data-seq="1"]').waitFor();
     expect(await page.locator('.row[data-seq="1"] .c-method').textContent()).toBe('initialize');
     // The response to initialize links back to its request with a latency.
-    expect(await page.locator('.row[data-seq="3"] .c-lat').textContent()).toContain('↩1');
+    await expect.poll(() => page.locator('.row[data-seq="3"] .c-lat').textContent()).toContain('↩1');
     // Finding badges on the error frame and a count in the header.
     await page.locator('.row .badge.sev-error').first().waitFor();
-    expect(await page.getByRole('tab', { name: /Findings \(2\)/ }).count()).toBe(1);
+    await expect.poll(() => page.getByRole('tab', { name: /Findings \(2\)/ }).count()).toBe(1);
     expect(await page.locator('.row[data-seq="2"] .c-kind').textContent()).toBe('stderr');
     await shot('timeline');
   });
@@ -103,8 +101,9 @@ describeBrowser('the timeline UI in chromium', () => {
     await input.press('Enter');
     await expect.poll(() => page.locator('.filterbar .count').textContent()).toBe('4 items');
     expect(new URL(page.url()).searchParams.get('q')).toBe('method:session/prompt');
-    const methods = await page.locator('.scroller .row .c-method').allTextContents();
-    expect(new Set(methods)).toEqual(new Set(['session/prompt']));
+    // The count comes with the filtered timeline, its rows a moment later.
+    const methods = async () => new Set(await page.locator('.scroller[data-q="method:session/prompt"] .row[data-seq] .c-method').allTextContents());
+    await expect.poll(methods).toEqual(new Set(['session/prompt']));
     await input.fill('dir:sideways');
     await input.press('Enter');
     await page.getByRole('alert').filter({ hasText: 'unknown direction' }).waitFor();
@@ -117,7 +116,7 @@ describeBrowser('the timeline UI in chromium', () => {
     await page.locator('.row[data-seq="1"]').click();
     const detail = page.getByRole('complementary', { name: 'Detail of item 1' });
     await detail.waitFor();
-    expect(await detail.textContent()).toContain('protocolVersion');
+    await expect.poll(() => detail.textContent()).toContain('protocolVersion');
     await page.locator('.scroller').focus();
     await page.keyboard.press('j');
     await page.getByRole('complementary', { name: 'Detail of item 2' }).waitFor();
@@ -125,31 +124,33 @@ describeBrowser('the timeline UI in chromium', () => {
     const d3 = page.getByRole('complementary', { name: 'Detail of item 3' });
     await d3.waitFor();
     await d3.getByRole('tab', { name: 'Request' }).click();
-    expect(await d3.textContent()).toContain('test-editor');
+    await expect.poll(() => d3.textContent()).toContain('test-editor');
     expect(new URL(page.url()).searchParams.get('sel')).toBe('3');
     // A tool_call_update: the Diff tab shows the entity before and after.
     const input = page.getByRole('searchbox', { name: 'Filter the timeline' });
     await input.fill('"completed" tool_call_update');
     await input.press('Enter');
-    await page.locator('.scroller .row').first().click();
+    // Click a row of the filtered timeline, not one of the timeline it replaces.
+    await page.locator('.scroller[data-q=\'"completed" tool_call_update\'] .row[data-seq]').first().click();
     await page.getByRole('tab', { name: 'Diff' }).click();
     await page.locator('.diff-add').first().waitFor();
     expect(await page.locator('.diff-add').first().textContent()).toContain('completed');
     await shot('detail-diff');
     await input.fill('');
     await input.press('Enter');
+    await page.locator('.scroller[data-q=""] .row[data-seq="3"]').waitFor();
   });
 
   it('shows time relative to the start, to the previous item, and to a reference item', async () => {
     await page.getByRole('radio', { name: 'Δ previous' }).click();
-    expect(await page.locator('.row[data-seq="3"] .c-time').textContent()).toBe('+12ms');
+    await expect.poll(() => page.locator('.row[data-seq="3"] .c-time').textContent()).toBe('+12ms');
     await page.locator('.row[data-seq="6"] .c-method').click(); // the row's middle may be its ↪ link
     await page.getByRole('button', { name: 'Set reference' }).click();
     expect(new URL(page.url()).searchParams.get('ref')).toBe('6');
     await expect.poll(() => page.locator('.row[data-seq="6"] .c-time').textContent()).toBe('0.00ms');
     expect(await page.locator('.row[data-seq="3"] .c-time').textContent()).toMatch(/^−\d/);
     await page.getByRole('radio', { name: 'relative' }).click();
-    expect(await page.locator('.row[data-seq="1"] .c-time').textContent()).toBe('0:00.003');
+    await expect.poll(() => page.locator('.row[data-seq="1"] .c-time').textContent()).toBe('0:00.003');
   });
 
   it('jumps from a finding to its frame', async () => {
@@ -188,7 +189,7 @@ describeBrowser('the timeline UI in chromium', () => {
     await page.goto(`${new URL(srv.url).origin}/?rec=${db.id}`);
     await page.locator('.row[data-seq="1"]').waitFor();
     await page.getByRole('button', { name: 'group by turn' }).click();
-    expect(new URL(page.url()).searchParams.get('group')).toBe('turns');
+    await expect.poll(() => new URL(page.url()).searchParams.get('group')).toBe('turns');
     await page.locator('.session-row').filter({ hasText: 'sess-1' }).waitFor();
     const heads = page.locator('.turn-row');
     await expect.poll(() => heads.count()).toBe(2);
@@ -205,7 +206,7 @@ describeBrowser('the timeline UI in chromium', () => {
     await page.locator('.row[data-seq="2"] .c-kind').filter({ hasText: 'stderr' }).waitFor();
     // Keyboard: select the first turn, open it with →, move into it with j, close it with ←.
     await heads.first().click();
-    expect(await heads.first().getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => heads.first().getAttribute('aria-selected')).toBe('true');
     await page.locator('.scroller').focus();
     await page.keyboard.press('ArrowRight');
     await page.locator('.row[data-seq="8"]').waitFor();
@@ -213,10 +214,10 @@ describeBrowser('the timeline UI in chromium', () => {
     await page.locator('.row.selected[data-seq="7"]').waitFor();
     await page.keyboard.press('ArrowLeft');
     await page.locator('.row[data-seq="8"]').waitFor({ state: 'detached' });
-    expect(await heads.first().getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => heads.first().getAttribute('aria-selected')).toBe('true');
     // j from a collapsed turn jumps over its inside to the next turn.
     await page.keyboard.press('j');
-    expect(await heads.nth(1).getAttribute('aria-selected')).toBe('true');
+    await expect.poll(() => heads.nth(1).getAttribute('aria-selected')).toBe('true');
     // A filter keeps the grouping: each turn holds only the items that match.
     const input = page.getByRole('searchbox', { name: 'Filter the timeline' });
     await input.fill('method:fs/read_text_file');
@@ -229,17 +230,19 @@ describeBrowser('the timeline UI in chromium', () => {
     await input.fill('');
     await input.press('Enter');
     await page.getByRole('button', { name: 'group by turn' }).click();
-    expect(new URL(page.url()).searchParams.get('group')).toBeNull();
+    await expect.poll(() => new URL(page.url()).searchParams.get('group')).toBeNull();
     // A link to an item inside a turn (a shared URL, a jump from a finding) opens that turn.
     await page.goto(`${new URL(srv.url).origin}/?rec=${db.id}&group=turns&sel=10`);
     await page.locator('.row.selected[data-seq="10"]').waitFor();
-    expect(await heads.first().getAttribute('aria-expanded')).toBe('true');
-    expect(await heads.nth(1).getAttribute('aria-expanded')).toBe('false');
+    await expect.poll(() => heads.first().getAttribute('aria-expanded')).toBe('true');
+    await expect.poll(() => heads.nth(1).getAttribute('aria-expanded')).toBe('false');
   });
 
   it('follows a live recording: frames appended to the database appear without a reload', async () => {
     await page.goto(`${new URL(srv.url).origin}/?rec=${liveId}`);
     await page.locator('.row[data-seq="4"]').waitFor();
+    // The rows and the recording's header come from two requests: either may be first.
+    await page.locator('.rec-title .pill.live').waitFor();
     expect(await page.locator('.rec-title .pill.live').count()).toBe(1);
     const store = Store.open(db.dbPath);
     try {
@@ -272,8 +275,9 @@ describeBrowser('the timeline UI in chromium', () => {
     await page.goto(`${new URL(srv.url).origin}/?rec=${bigId}`);
     await page.locator('.row[data-seq="1"]').waitFor();
     const firstRowsMs = Date.now() - t0;
-    const total = Number((await page.locator('.filterbar .count').textContent())!.replace(/\D/g, ''));
-    expect(total).toBeGreaterThanOrEqual(100_000);
+    const count = async () => Number(((await page.locator('.filterbar .count').textContent()) ?? '').replace(/\D/g, ''));
+    await expect.poll(count).toBeGreaterThanOrEqual(100_000);
+    const total = await count();
     expect(await page.locator('.scroller .row').count()).toBeLessThan(200);
     const input = page.getByRole('searchbox', { name: 'Filter the timeline' });
     await input.fill('method:session/request_permission');
@@ -292,11 +296,11 @@ describeBrowser('the timeline UI in chromium', () => {
     await input.fill('#54321');
     await input.press('Enter');
     await page.locator('.row.selected[data-seq="54321"]').waitFor();
-    expect(await input.inputValue()).toBe('');
+    await expect.poll(() => input.inputValue()).toBe('');
     await input.fill('method:session/prompt');
     await input.press('Enter');
-    await page.locator('.scroller[data-q="method:session/prompt"]').waitFor();
-    const prompt = Number(await page.locator('.scroller .row').nth(3).getAttribute('data-seq'));
+    // The filtered timeline's rows, not its placeholders.
+    const prompt = Number(await page.locator('.scroller[data-q="method:session/prompt"] .row[data-seq]').nth(3).getAttribute('data-seq'));
     await input.fill('#99999');
     await input.press('Enter');
     await page.locator('.row.selected[data-seq="99999"]').waitFor();
@@ -307,7 +311,7 @@ describeBrowser('the timeline UI in chromium', () => {
     await input.fill(`#${prompt}`);
     await input.press('Enter');
     await page.locator(`.row.selected[data-seq="${prompt}"]`).waitFor();
-    expect(await input.inputValue()).toBe('method:session/prompt');
+    await expect.poll(() => input.inputValue()).toBe('method:session/prompt');
     await input.fill('');
     await input.press('Enter');
     await page.locator(`.scroller[data-q=""] .row.selected[data-seq="${prompt}"]`).waitFor();

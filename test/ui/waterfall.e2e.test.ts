@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
-import { BIN, EXAMPLE_AGENT, cli, runExampleClient, sh, tempDir } from '../helpers.js';
+import { BIN, EXAMPLE_AGENT, cli, runExampleClient, sh, tempDir, endAll } from '../helpers.js';
 import type { Waterfall } from '../../src/view/waterfall.js';
 import type { Insights } from '../../src/view/insights.js';
 
@@ -73,11 +73,7 @@ beforeAll(async () => {
   ins = await api<Insights>('/api/recordings/1/insights');
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await srv?.close();
-  t?.cleanup();
-});
+afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => t?.cleanup()));
 
 /** The turn, its tool calls and its permission wait, as the bars name them. */
 async function expectTurnWithToolsAndPermission(p: Page): Promise<string[]> {
@@ -142,7 +138,7 @@ describeBrowser('the waterfall, playback and insights in chromium', () => {
     await page.keyboard.press('j');
     const next = wf.spans[span.id + 1]!;
     await expect.poll(() => new URL(page.url()).searchParams.get('sel')).toBe(String(next.seq));
-    expect(await page.getByRole('button', { name: new RegExp(`^${next.label}`) }).getAttribute('aria-pressed')).toBe('true');
+    await expect.poll(() => page.getByRole('button', { name: new RegExp(`^${next.label}`) }).getAttribute('aria-pressed')).toBe('true');
   });
 
   it('plays back: stepping and playing move the selection and the playhead in the URL', async () => {
@@ -178,6 +174,7 @@ describeBrowser('the waterfall, playback and insights in chromium', () => {
     await shot(page, 'insights');
     const prompt = ins.methods.find((m) => m.method === 'session/prompt')!;
     const row = page.locator('tr[data-method="session/prompt"]').first();
+    await row.waitFor();
     const cells = await row.locator('td').allTextContents();
     expect(cells[2]).toBe(String(prompt.requests));
     expect(cells[3]).toBe(String(prompt.answered));
@@ -186,9 +183,9 @@ describeBrowser('the waterfall, playback and insights in chromium', () => {
     expect(turn.ttfcMs).not.toBeNull();
     const trow = page.locator(`tr[data-turn="${turn.seq}"]`);
     expect(await trow.getByRole('img').getAttribute('aria-label')).toMatch(/^agent .+, editor .+, user .+$/);
-    expect(await page.locator('.perm-list li').count()).toBe(ins.permissions.length);
     expect(ins.permissions.length).toBe(1);
-    expect(await page.locator('tr[data-kind]').count()).toBe(ins.tools.length);
+    await expect.poll(() => page.locator('.perm-list li').count()).toBe(ins.permissions.length);
+    await expect.poll(() => page.locator('tr[data-kind]').count()).toBe(ins.tools.length);
     // An automatic insight links to its frames.
     const first = ins.insights[0]!;
     await page.locator('.insight').first().getByText(first.title).waitFor();
@@ -203,6 +200,7 @@ describeBrowser('the waterfall, playback and insights in chromium', () => {
     await table.waitFor();
     expect(await table.getByRole('columnheader').allTextContents()).toEqual(['per version', '1.6.0', '1.7.0']);
     const prompt = table.locator('tr[data-method="session/prompt"] td');
+    await prompt.first().waitFor();
     const [v16, v17] = await prompt.allTextContents();
     const p50 = (s: string) => Number(/^([\d.]+)s/.exec(s)![1]);
     expect(p50(v17!) - p50(v16!)).toBeCloseTo(5, 0);
