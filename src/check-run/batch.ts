@@ -10,11 +10,15 @@
  * lines (wire/chunk-line.ts) travel as their session id and text body only. The worker turns each
  * line into the same Item as itemFromLine would, in the same order.
  */
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { Item, StderrItem } from '../wire/frame.js';
 import { frameFromText, utf8Length } from '../wire/make-frame.js';
 import { itemFromLine, type TranscriptLine } from '../transcript/format.js';
 import { CHUNK_UPDATES, chunkLineFrame, type ChunkMatch } from '../wire/chunk-line.js';
+import { lazyChunkFrame } from '../wire/lazy-chunk.js';
+
+/** UTF-8 bytes held as Latin-1 (a character per byte), decoded: a lazy chunk frame's decoder. */
+export const decodeLatin1Utf8 = (s: string): string => Buffer.from(s, 'latin1').toString('utf8');
 
 /**
  * Shared counters between the reader and the checking worker: [DONE] batches checked so far; [WANT]
@@ -293,9 +297,19 @@ export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => v
       const c = d - CHUNK;
       const sidEnd = start + aux[i]!;
       const sessionId = piece.slice(start - pieceStart, sidEnd - pieceStart);
-      const span = utf8 ? bytes.toString('utf8', sidEnd, end) : piece.slice(sidEnd - pieceStart, end - pieceStart);
-      const item = chunkLineFrame(seq[i]!, t[i]!, c & 1 ? 'c2a' : 'a2c', sessionId, (c % CHUNK_ESCAPED) >> 1, span, c >= CHUNK_ESCAPED, kind, utf8 ? -1 : span.length);
-      each(item, kind.update);
+      const side = c & 1 ? 'c2a' : 'a2c';
+      const update = (c % CHUNK_ESCAPED) >> 1;
+      const escaped = c >= CHUNK_ESCAPED;
+      // A text that has something to decode (UTF-8, escapes) is decoded only if it is read (the
+      // checker never does): its frame holds the span's bytes as they are in the piece.
+      const item = (utf8 ? isUtf8(bytes.subarray(sidEnd, end)) : escaped)
+        ? lazyChunkFrame(seq[i]!, t[i]!, side, sessionId, update, piece.slice(sidEnd - pieceStart, end - pieceStart), escaped, utf8 ? decodeLatin1Utf8 : undefined, kind)
+        : null;
+      if (item !== null) each(item, kind.update);
+      else {
+        const span = utf8 ? bytes.toString('utf8', sidEnd, end) : piece.slice(sidEnd - pieceStart, end - pieceStart);
+        each(chunkLineFrame(seq[i]!, t[i]!, side, sessionId, update, span, escaped, kind, utf8 ? -1 : span.length), kind.update);
+      }
     } else {
       const raw = utf8 ? bytes.toString('utf8', start, end) : piece.slice(start - pieceStart, end - pieceStart);
       if (d === 2) {
