@@ -85,8 +85,14 @@ export function spanBodyBytes(span: string): number {
   return n;
 }
 
-/** What a lazy frame decodes when it is read, and keeps. */
-class LazyText {
+/** What a lazy frame decodes when it is read (and keeps): its raw text, and its chunk's text. */
+export interface Decoded {
+  raw(): string;
+  textOf(): string;
+}
+
+/** A transcript line's chunk frame: the raw text is made of its head, its body and F_TAIL. */
+class LineText implements Decoded {
   private body: string | undefined;
   private rawText: string | undefined;
   private text: string | undefined;
@@ -119,6 +125,31 @@ class LazyText {
 }
 
 /**
+ * A raw frame's chunk (a stored row's): `src` is the raw text, or its UTF-8 bytes a character each
+ * when `decode` is given; its text is the JSON string body `src.slice(bodyStart, bodyEnd)`, which
+ * has escapes when `escaped` (its match proved it a proper one).
+ */
+export class RawText implements Decoded {
+  private rawText: string | undefined;
+  private text: string | undefined;
+
+  constructor(private readonly src: string, private readonly bodyStart: number, private readonly bodyEnd: number, private readonly escaped: boolean, private readonly decode: Utf8Decoder | undefined) {}
+
+  raw(): string {
+    return (this.rawText ??= this.decode === undefined ? this.src : this.decode(this.src));
+  }
+
+  textOf(): string {
+    if (this.text === undefined) {
+      const body = this.src.slice(this.bodyStart, this.bodyEnd);
+      const s = this.decode === undefined ? body : this.decode(body);
+      this.text = this.escaped ? (JSON.parse('"' + s + '"') as string) : s;
+    }
+    return this.text;
+  }
+}
+
+/**
  * Puts a private field on an existing object (a base constructor that returns its argument makes
  * the derived one's `this` that object): the frame's hidden state, which no reader sees (not a key,
  * not a symbol, not cloned) and which costs no property definition at run time.
@@ -129,13 +160,13 @@ class Stamp {
   }
 }
 class Lazy extends Stamp {
-  #text: LazyText;
-  constructor(o: object, text: LazyText) {
+  #text: Decoded;
+  constructor(o: object, text: Decoded) {
     super(o);
     this.#text = text;
   }
 
-  static of(o: object): LazyText {
+  static of(o: object): Decoded {
     return (o as Lazy).#text;
   }
 }
@@ -157,6 +188,22 @@ const TEXT: PropertyDescriptor = {
   configurable: true,
 };
 
+/** A chunk frame's `json`, its content's `text` read from `text` when read. */
+export function lazyChunkJson(sessionId: string, kind: string, text: Decoded): Frame['json'] {
+  const content = { type: 'text' } as { type: 'text'; text: string };
+  Object.defineProperty(content, 'text', TEXT);
+  new Lazy(content, text);
+  return { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: kind, content } } };
+}
+
+/** The start of a frame whose `raw` is read from `text` when read: seq, t, dir and raw (add the rest in order). */
+export function lazyFrameHead(seq: number, t: number, dir: Direction, text: Decoded): Frame {
+  const f = { seq, t, dir } as Frame;
+  Object.defineProperty(f, 'raw', RAW);
+  new Lazy(f, text);
+  return f;
+}
+
 /**
  * The text chunk frame of a transcript line recognised by matchChunkLine (chunkLineFrame's, with the
  * same arguments), with its raw and text decoded when read; null when spanBodyBytes cannot settle
@@ -170,19 +217,14 @@ export function lazyChunkFrame(seq: number, t: number, dir: Direction, sessionId
   if (bodyBytes < 0) return null;
   const kind = CHUNK_UPDATES[update]!;
   const head = F_HEAD + sessionId + F_KIND + kind + F_TEXT;
-  const lazy = new LazyText(head, span, escaped, decode);
-  const content = { type: 'text' } as { type: 'text'; text: string };
-  Object.defineProperty(content, 'text', TEXT);
-  new Lazy(content, lazy);
+  const text = new LineText(head, span, escaped, decode);
   // The fields in textChunkFrame's order.
-  const f = { seq, t, dir } as Frame;
-  Object.defineProperty(f, 'raw', RAW);
+  const f = lazyFrameHead(seq, t, dir, text);
   f.size = head.length + bodyBytes + F_TAIL.length;
   f.kind = 'notification';
   f.method = 'session/update';
-  f.json = { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: kind, content } } };
+  f.json = lazyChunkJson(sessionId, kind, text);
   f.sessionId = sessionId;
-  new Lazy(f, lazy);
   out.update = update;
   return f;
 }
