@@ -19,11 +19,13 @@
  */
 import type { Direction, Frame } from './frame.js';
 import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT } from './chunk-line.js';
+import { utf8Length } from './make-frame.js';
 
 /** Decodes UTF-8 bytes held as a Latin-1 string (a character per byte) into their text. */
 export type Utf8Decoder = (latin1: string) => string;
 
 const BACKSLASH = 0x5c;
+const ASCII = /^[\x00-\x7f]*$/;
 
 /** The 4 hex digits of `s` at `at` as a number (the caller's match proved them hex), else -1. */
 function hex4(s: string, at: number): number {
@@ -35,6 +37,18 @@ function hex4(s: string, at: number): number {
     else return -1;
   }
   return v;
+}
+
+/**
+ * What the `\uXXXX` escape at `s[i]` (its value `u`) saves of its 6 bytes in UTF-8: 5, 4 or 3 as
+ * the character takes 1, 2 or 3 bytes (a lone surrogate 3 too: UTF-8 writes it as U+FFFD), and 8 of
+ * the 12 when a low surrogate's escape follows a high one's (the pair is a 4-byte character).
+ */
+function uEscapeSaves(s: string, i: number, u: number): number {
+  if (u < 0x80) return 5;
+  if (u < 0x800) return 4;
+  if (u >= 0xd800 && u <= 0xdbff && s.charCodeAt(i + 6) === BACKSLASH && s.charCodeAt(i + 7) === 0x75 && (hex4(s, i + 8) & 0xfc00) === 0xdc00) return 8;
+  return 3;
 }
 
 /**
@@ -72,15 +86,32 @@ export function spanBodyBytes(span: string): number {
       const u = hex4(span, i + 2);
       // A `"`, `\` or control character in the body: not settled here.
       if (u < 0x20 || u === 0x22 || u === BACKSLASH) return -1;
-      if (u < 0x80) n -= 5;
-      else if (u < 0x800) n -= 4;
-      else if (u >= 0xd800 && u <= 0xdbff && span.charCodeAt(i + 6) === BACKSLASH && span.charCodeAt(i + 7) === 0x75 && (hex4(span, i + 8) & 0xfc00) === 0xdc00) {
-        n -= 8; // a surrogate pair: 12 bytes become the 4 of its character
-        i += 6;
-      } else n -= 3; // three bytes (a lone surrogate too: UTF-8 writes it as U+FFFD)
-      i += 6;
+      const saved = uEscapeSaves(span, i, u);
+      n -= saved;
+      i += saved === 8 ? 12 : 6;
     } else return -1; // `\"` is a bare `"` in the body, `\n` and the like a control character
     i = span.indexOf('\\', i);
+  }
+  return n;
+}
+
+/**
+ * The UTF-8 length of the text the JSON string body `s.slice(from, to)` spells (a proper one: its
+ * match proved it), `s` being bytes a character each: its bytes less what each escape saves.
+ */
+export function jsonBodyBytes(s: string, from: number, to: number): number {
+  let n = to - from;
+  let i = s.indexOf('\\', from);
+  while (i >= 0 && i < to) {
+    if (s.charCodeAt(i + 1) === 0x75) {
+      const saved = uEscapeSaves(s, i, hex4(s, i + 2));
+      n -= saved;
+      i += saved === 8 ? 12 : 6;
+    } else {
+      n -= 1; // `\"`, `\\`, `\/`, `\n`, ...: one byte
+      i += 2;
+    }
+    i = s.indexOf('\\', i);
   }
   return n;
 }
@@ -89,6 +120,8 @@ export function spanBodyBytes(span: string): number {
 export interface Decoded {
   raw(): string;
   textOf(): string;
+  /** The text's UTF-8 length (as utf8Length of textOf() counts it), without decoding it where it can. */
+  textBytes(): number;
 }
 
 /** A transcript line's chunk frame: the raw text is made of its head, its body and F_TAIL. */
@@ -122,6 +155,10 @@ class LineText implements Decoded {
     }
     return this.text;
   }
+
+  textBytes(): number {
+    return utf8Length(this.textOf());
+  }
 }
 
 /**
@@ -147,6 +184,12 @@ export class RawText implements Decoded {
     }
     return this.text;
   }
+
+  textBytes(): number {
+    // Bytes (or ASCII) are counted as they are; other text is measured once decoded.
+    if (this.text !== undefined || (this.decode === undefined && !ASCII.test(this.src))) return utf8Length(this.textOf());
+    return this.escaped ? jsonBodyBytes(this.src, this.bodyStart, this.bodyEnd) : this.bodyEnd - this.bodyStart;
+  }
 }
 
 /**
@@ -169,6 +212,10 @@ class Lazy extends Stamp {
   static of(o: object): Decoded {
     return (o as Lazy).#text;
   }
+
+  static has(o: object): boolean {
+    return #text in o;
+  }
 }
 
 /** The accessors, shared by every lazy frame (so that they all share one shape). */
@@ -187,6 +234,14 @@ const TEXT: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
 };
+
+/**
+ * The UTF-8 length of a content block's `text` when the block is a lazy chunk frame's (counted
+ * without decoding it where its bytes allow), else -1.
+ */
+export function lazyTextBytes(content: unknown): number {
+  return typeof content === 'object' && content !== null && Lazy.has(content) ? Lazy.of(content).textBytes() : -1;
+}
 
 /** A chunk frame's `json`, its content's `text` read from `text` when read. */
 export function lazyChunkJson(sessionId: string, kind: string, text: Decoded): Frame['json'] {

@@ -18,9 +18,10 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, matchChunkLine, newChunkMatch } from '../../src/wire/chunk-line.js';
-import { lazyChunkFrame } from '../../src/wire/lazy-chunk.js';
+import { lazyChunkFrame, lazyTextBytes } from '../../src/wire/lazy-chunk.js';
 import { chunkFrameOf, isQuotedTextChunk, isTextChunkRaw } from '../../src/wire/chunk-frame.js';
-import { frameFromBytes, frameFromText } from '../../src/wire/make-frame.js';
+import { frameFromBytes, frameFromText, utf8Length } from '../../src/wire/make-frame.js';
+import { itemOf } from '../../src/view/columns.js';
 import { itemFromLine, TranscriptLineReader } from '../../src/transcript/format.js';
 import { readTranscriptItems, scanTranscriptFile } from '../../src/transcript/read-file.js';
 import { packingSink } from '../../src/check-run/parallel.js';
@@ -29,7 +30,7 @@ import { decodeLatin1Utf8 } from '../../src/wire/line-splitter.js';
 import { CheckFold } from '../../src/check/fold.js';
 import type { Finding } from '../../src/check/checker.js';
 import { Correlator } from '../../src/wire/correlate.js';
-import { isFrame, type Item } from '../../src/wire/frame.js';
+import { type Frame, isFrame, type Item } from '../../src/wire/frame.js';
 import { tempDir } from '../helpers.js';
 
 const RUNS = { seed: 20261129, numRuns: 150 };
@@ -246,6 +247,28 @@ describe('text-chunk fast paths (property)', () => {
     }), { ...RUNS, numRuns: 3000 });
     expect(lazy).toBeGreaterThan(1500);
     expect(escaped).toBeGreaterThan(800);
+  });
+
+  it('a stored chunk frame read from its bytes or its text is the generic one, its text counted before it is decoded', () => {
+    let lazy = 0;
+    fc.assert(fc.property(chunkFrame, fc.array(fc.nat(5), { minLength: 1, maxLength: 16 }), (c, style) => {
+      if (!/^[\x20-\x7e]*$/.test(c.sid) || /["\\]/.test(c.sid)) return;
+      const raw = F_HEAD + c.sid + F_KIND + c.kind + F_TEXT + written(c.text, style) + F_TAIL;
+      const bytes = Buffer.from(raw, 'utf8');
+      const generic = frameFromText(4, 1, 'a2c', raw);
+      const text = (generic.json as ChunkJson).params.update.content.text;
+      const cols = { seq: 4, t: 1, dir: 'a2c', kind: 'notification', method: 'session/update', rpcId: null, replyTo: null, latency: null, sessionId: c.sid, size: bytes.length, parseError: null, truncated: false, rawBase64: null };
+      for (const [src, decode] of [[bytes.toString('latin1'), decodeLatin1Utf8], [raw, undefined]] as const) {
+        const item = itemOf({ ...cols, raw: src }, true, undefined, decode) as Frame;
+        const n = lazyTextBytes((item.json as ChunkJson).params.update.content);
+        if (n >= 0) lazy++;
+        else expect(decode === undefined && !/\\/.test(raw)).toBe(true); // only a text with nothing to decode is not lazy
+        if (n >= 0) expect(n).toBe(utf8Length(text));
+        expect(item).toEqual(generic);
+        expect(item.size).toBe(generic.size);
+      }
+    }), { ...RUNS, numRuns: 2000 });
+    expect(lazy).toBeGreaterThan(2000);
   });
 
   it('any chunk text in a raw frame gives the frame frameFromBytes makes (the recorder and stored rows)', () => {
