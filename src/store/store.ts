@@ -4,7 +4,6 @@
  * replay and server read goes through here.
  */
 import Database from 'better-sqlite3';
-import { isUtf8 } from 'node:buffer';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Item, Frame, Direction, FrameKind } from '../wire/frame.js';
@@ -13,7 +12,7 @@ import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
 import type { ChunkKind } from '../wire/chunk-frame.js';
 import type { Utf8Decoder } from '../wire/lazy-chunk.js';
-import { decodeLatin1Utf8, decodeUtf8 } from '../wire/line-splitter.js';
+import { decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
 import { StoreError } from './errors.js';
@@ -88,15 +87,9 @@ export interface ItemRow {
   raw_bytes: Buffer | null; parse_error: string | null; truncated: number | null;
 }
 
-/**
- * A frame's raw text where a reader gets it: a `session/update` notification's past ASCII (fewer
- * characters than bytes) as its bytes (a Buffer), which arrayToItem decodes only if it is read (a
- * text chunk frame's text, which most readers never look at: wire/lazy-chunk.ts); else the text.
- */
-const RAW_TEXT_OR_BYTES = `WHEN method = 'session/update' AND length(raw) < size THEN CAST(raw AS BLOB) ELSE raw END`;
 /** The columns of ItemRow in order, for reading rows as arrays (ItemRowArray). */
-const ITEM_ROW_COLUMNS = `seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, CASE ${RAW_TEXT_OR_BYTES}, raw_bytes, parse_error, truncated`;
-type ItemRowArray = [number, number, string, string | null, string | null, string | null, number | null, number | null, string | null, number | null, string | Buffer, Buffer | null, string | null, number | null];
+const ITEM_ROW_COLUMNS = 'seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated';
+type ItemRowArray = [number, number, string, string | null, string | null, string | null, number | null, number | null, string | null, number | null, string, Buffer | null, string | null, number | null];
 
 function isCorruptError(e: unknown): boolean {
   const code = (e as { code?: string }).code ?? '';
@@ -953,20 +946,15 @@ function headerOf(s: RecordingSummary, extra: Record<string, unknown>): Transcri
 
 /** ITEM_ROW_COLUMNS, with an empty `raw` where `blankRawWhen` holds. */
 function itemColumnsSql(blankRawWhen: string | undefined): string {
-  return blankRawWhen ? ITEM_ROW_COLUMNS.replace(`CASE ${RAW_TEXT_OR_BYTES}`, `CASE WHEN ${blankRawWhen} THEN '' ${RAW_TEXT_OR_BYTES}`) : ITEM_ROW_COLUMNS;
+  return blankRawWhen ? ITEM_ROW_COLUMNS.replace(' raw,', ` CASE WHEN ${blankRawWhen} THEN '' ELSE raw END,`) : ITEM_ROW_COLUMNS;
 }
 
 /** An Item from its row read as an array (ITEM_ROW_COLUMNS). */
 function arrayToItem(r: ItemRowArray, parse = true): Item {
-  const raw = r[10];
-  // A raw text read as its bytes (see RAW_TEXT_OR_BYTES) is handed on as them, a character each, and
-  // decoded where it is read; bytes that are not UTF-8 are decoded now (as SQLite's text would be).
-  const bytes = typeof raw !== 'string';
-  const utf8 = bytes && isUtf8(raw);
   return itemOf({
     seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpcId: r[5], replyTo: r[6], latency: r[7], sessionId: r[8], size: r[9],
-    raw: bytes ? raw.toString(utf8 ? 'latin1' : 'utf8') : raw, parseError: r[12], truncated: !!r[13], rawBase64: r[11] ? Buffer.from(r[11]).toString('base64') : null,
-  }, parse, undefined, utf8 ? decodeLatin1Utf8 : undefined);
+    raw: r[10], parseError: r[12], truncated: !!r[13], rawBase64: r[11] ? Buffer.from(r[11]).toString('base64') : null,
+  }, parse);
 }
 
 /** The columns of a row read for its transcript line, a frame's raw text written as a JSON string by SQLite (see RawJsonFrame). */

@@ -25,7 +25,6 @@ import { utf8Length } from './make-frame.js';
 export type Utf8Decoder = (latin1: string) => string;
 
 const BACKSLASH = 0x5c;
-const ASCII = /^[\x00-\x7f]*$/;
 
 /** The 4 hex digits of `s` at `at` as a number (the caller's match proved them hex), else -1. */
 function hex4(s: string, at: number): number {
@@ -96,19 +95,19 @@ export function spanBodyBytes(span: string): number {
 }
 
 /**
- * The UTF-8 length of the text the JSON string body `s.slice(from, to)` spells (a proper one: its
- * match proved it), `s` being bytes a character each: its bytes less what each escape saves.
+ * What the escapes of the JSON string body `s.slice(from, to)` (a proper one: its match proved it)
+ * save in UTF-8: the body's UTF-8 length less this is its text's.
  */
-export function jsonBodyBytes(s: string, from: number, to: number): number {
-  let n = to - from;
+export function escapeSavings(s: string, from: number, to: number): number {
+  let n = 0;
   let i = s.indexOf('\\', from);
   while (i >= 0 && i < to) {
     if (s.charCodeAt(i + 1) === 0x75) {
       const saved = uEscapeSaves(s, i, hex4(s, i + 2));
-      n -= saved;
+      n += saved;
       i += saved === 8 ? 12 : 6;
     } else {
-      n -= 1; // `\"`, `\\`, `\/`, `\n`, ...: one byte
+      n += 1; // `\"`, `\\`, `\/`, `\n`, ...: one byte
       i += 2;
     }
     i = s.indexOf('\\', i);
@@ -186,9 +185,10 @@ export class RawText implements Decoded {
   }
 
   textBytes(): number {
-    // Bytes (or ASCII) are counted as they are; other text is measured once decoded.
-    if (this.text !== undefined || (this.decode === undefined && !ASCII.test(this.src))) return utf8Length(this.textOf());
-    return this.escaped ? jsonBodyBytes(this.src, this.bodyStart, this.bodyEnd) : this.bodyEnd - this.bodyStart;
+    // The body's UTF-8 length (bytes count as they are) less what its escapes save.
+    if (this.text !== undefined) return utf8Length(this.text);
+    const body = this.decode === undefined ? utf8Length(this.src.slice(this.bodyStart, this.bodyEnd)) : this.bodyEnd - this.bodyStart;
+    return this.escaped ? body - escapeSavings(this.src, this.bodyStart, this.bodyEnd) : body;
   }
 }
 
