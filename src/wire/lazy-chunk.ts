@@ -243,6 +243,18 @@ export function lazyTextBytes(content: unknown): number {
   return typeof content === 'object' && content !== null && Lazy.has(content) ? Lazy.of(content).textBytes() : -1;
 }
 
+/**
+ * The update kind (an index into CHUNK_UPDATES) of a lazy chunk frame, else -1: Checker.step's
+ * `chunk` hint, for a reader that did not keep the one its frames were made with (its JSON is a
+ * recognised text chunk's, so the schema's verdict is its kind's; without the hint, validating the
+ * frame would read, and so decode, its text).
+ */
+export function lazyChunkKind(item: object): number {
+  const u = ((item as { json?: unknown }).json as { params?: { update?: { sessionUpdate?: unknown; content?: unknown } } } | undefined)?.params?.update;
+  const c = u?.content;
+  return typeof c === 'object' && c !== null && Lazy.has(c) ? CHUNK_UPDATES.indexOf(u!.sessionUpdate as (typeof CHUNK_UPDATES)[number]) : -1;
+}
+
 /** A chunk frame's `json`, its content's `text` read from `text` when read. */
 export function lazyChunkJson(sessionId: string, kind: string, text: Decoded): Frame['json'] {
   const content = { type: 'text' } as { type: 'text'; text: string };

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
 import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, matchChunkLine, newChunkMatch } from '../../src/wire/chunk-line.js';
-import { lazyChunkFrame, lazyTextBytes } from '../../src/wire/lazy-chunk.js';
+import { lazyChunkFrame, lazyChunkKind, lazyTextBytes } from '../../src/wire/lazy-chunk.js';
 import { chunkFrameOf, isQuotedTextChunk, isTextChunkRaw } from '../../src/wire/chunk-frame.js';
 import { frameFromBytes, frameFromText, utf8Length } from '../../src/wire/make-frame.js';
 import { itemOf } from '../../src/view/columns.js';
@@ -264,6 +264,7 @@ describe('text-chunk fast paths (property)', () => {
         if (n >= 0) lazy++;
         else expect(decode === undefined && !/\\/.test(raw)).toBe(true); // only a text with nothing to decode is not lazy
         if (n >= 0) expect(n).toBe(utf8Length(text));
+        expect(lazyChunkKind(item)).toBe(n >= 0 ? CHUNK_UPDATES.indexOf(c.kind) : -1);
         expect(item).toEqual(generic);
         expect(item.size).toBe(generic.size);
       }
