@@ -10,11 +10,13 @@
  * lines (wire/chunk-line.ts) travel as their session id and text body only. The worker turns each
  * line into the same Item as itemFromLine would, in the same order.
  */
-import { isAscii } from 'node:buffer';
+import { isAscii, isUtf8 } from 'node:buffer';
 import type { Item, StderrItem } from '../wire/frame.js';
 import { frameFromText, utf8Length } from '../wire/make-frame.js';
 import { itemFromLine, type TranscriptLine } from '../transcript/format.js';
 import { CHUNK_UPDATES, chunkLineFrame, type ChunkMatch } from '../wire/chunk-line.js';
+import { lazyChunkFrame } from '../wire/lazy-chunk.js';
+import { decodeLatin1Utf8 } from '../wire/line-splitter.js';
 
 /**
  * Shared counters between the reader and the checking worker: [DONE] batches checked so far; [WANT]
@@ -293,9 +295,19 @@ export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => v
       const c = d - CHUNK;
       const sidEnd = start + aux[i]!;
       const sessionId = piece.slice(start - pieceStart, sidEnd - pieceStart);
-      const span = utf8 ? bytes.toString('utf8', sidEnd, end) : piece.slice(sidEnd - pieceStart, end - pieceStart);
-      const item = chunkLineFrame(seq[i]!, t[i]!, c & 1 ? 'c2a' : 'a2c', sessionId, (c % CHUNK_ESCAPED) >> 1, span, c >= CHUNK_ESCAPED, kind, utf8 ? -1 : span.length);
-      each(item, kind.update);
+      const side = c & 1 ? 'c2a' : 'a2c';
+      const update = (c % CHUNK_ESCAPED) >> 1;
+      const escaped = c >= CHUNK_ESCAPED;
+      // A text that has something to decode (UTF-8, escapes) is decoded only if it is read (the
+      // checker never does): its frame holds the span's bytes as they are in the piece.
+      const item = (utf8 ? isUtf8(bytes.subarray(sidEnd, end)) : escaped)
+        ? lazyChunkFrame(seq[i]!, t[i]!, side, sessionId, update, piece.slice(sidEnd - pieceStart, end - pieceStart), escaped, utf8 ? decodeLatin1Utf8 : undefined, kind)
+        : null;
+      if (item !== null) each(item, kind.update);
+      else {
+        const span = utf8 ? bytes.toString('utf8', sidEnd, end) : piece.slice(sidEnd - pieceStart, end - pieceStart);
+        each(chunkLineFrame(seq[i]!, t[i]!, side, sessionId, update, span, escaped, kind, utf8 ? -1 : span.length), kind.update);
+      }
     } else {
       const raw = utf8 ? bytes.toString('utf8', start, end) : piece.slice(start - pieceStart, end - pieceStart);
       if (d === 2) {
@@ -324,10 +336,14 @@ export const ROW_COLUMNS = 'seq, t, dir, kind, method, rpc_id, reply_to, latency
 export const ROW_COLUMNS_RAW_BYTES = ROW_COLUMNS.replace(' raw,', ' CAST(raw AS BLOB) AS raw,');
 const RAW = 10;
 const RAW_BYTES = 11;
-/** Row codes: its raw in the text (ASCII or UTF-8), or the whole row in `others`. */
+/**
+ * Row codes: its raw in the text (ASCII, UTF-8 encoded from a string, or bytes SQLite holds that are
+ * valid UTF-8, which the worker decodes only where they are read), or the whole row in `others`.
+ */
 const ROW_TEXT = 0;
 const ROW_UTF8 = 1;
 const ROW_WHOLE = 2;
+const ROW_UTF8_BYTES = 3;
 
 export interface RowBatch {
   text: ArrayBuffer;
@@ -371,7 +387,7 @@ export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayB
     } else if (bytes) {
       // The bytes SQLite holds of the text: decoded on the worker as they would have been here.
       (raw as Uint8Array as Buffer).copy(buf, pos);
-      code[i] = isAscii(raw) ? ROW_TEXT : ROW_UTF8;
+      code[i] = isAscii(raw) ? ROW_TEXT : isUtf8(raw) ? ROW_UTF8_BYTES : ROW_UTF8;
       pos += raw.length;
       columns.push(cols);
     } else {
@@ -386,8 +402,12 @@ export function packRows(rows: unknown[][]): { batch: RowBatch; transfer: ArrayB
   return { batch, transfer: [batch.text, ends.buffer as ArrayBuffer, code.buffer as ArrayBuffer] };
 }
 
-/** Unpacks a batch of rows into objects shaped like the items table's rows (for rowToItem), in order. */
-export function unpackRows<R>(b: RowBatch, each: (row: R) => void): void {
+/**
+ * Unpacks a batch of rows into objects shaped like the items table's rows (for rowToItem), in order;
+ * `bytes` true when the row's raw is its UTF-8 bytes a character each (rowToItem's `decode` then
+ * decodes it: decodeLatin1Utf8).
+ */
+export function unpackRows<R>(b: RowBatch, each: (row: R, bytes: boolean) => void): void {
   const bytes = Buffer.from(b.text, 0, b.textLength);
   const columns = JSON.parse(b.columns) as unknown[][];
   const n = b.code.length;
@@ -403,10 +423,10 @@ export function unpackRows<R>(b: RowBatch, each: (row: R) => void): void {
       row = { seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpc_id: r[5], reply_to: r[6], latency: r[7], session_id: r[8], size: r[9], raw: r[10], raw_bytes: r[11], parse_error: r[12], truncated: r[13] };
     } else {
       const c = columns[k++]!;
-      const raw = bytes.toString(code === ROW_TEXT ? 'latin1' : 'utf8', start, end);
+      const raw = bytes.toString(code === ROW_UTF8 ? 'utf8' : 'latin1', start, end);
       row = { seq: c[0], t: c[1], dir: c[2], kind: c[3], method: c[4], rpc_id: c[5], reply_to: c[6], latency: c[7], session_id: c[8], size: c[9], raw, raw_bytes: null, parse_error: c[10], truncated: c[11] };
     }
-    each(row as R);
+    each(row as R, code === ROW_UTF8_BYTES);
     start = end;
   }
 }

@@ -14,6 +14,7 @@ import { CheckFold } from '../check/fold.js';
 import { FindingSpool, type SpoolState } from './finding-spool.js';
 import { usePrebuiltValidators } from './validators.js';
 import type { ChunkKind } from '../wire/chunk-frame.js';
+import { decodeLatin1Utf8 } from '../wire/line-splitter.js';
 
 export type ToWorker = { ignore: string[] } | { batch: LineBatch } | { rows: RowBatch } | { end: true };
 export type FromWorker = { run: { items: number; frames: number; notStarted?: string; spool: SpoolState } };
@@ -45,7 +46,7 @@ port.on('message', (m: ToWorker) => {
           fold.step(item);
         }
       }, ring);
-    } else unpackRows<ItemRow>(m.rows, (row) => fold.step(rowToItem!(row, chunk), chunk.update));
+    } else unpackRows<ItemRow>(m.rows, (row, bytes) => fold.step(rowToItem!(row, chunk, bytes ? decodeLatin1Utf8 : undefined), chunk.update));
     Atomics.store(counters, DONE, ++done);
     if (done >= Atomics.load(counters, WANT)) Atomics.notify(counters, DONE);
   } else {

@@ -11,6 +11,7 @@ import type { RecordingStatus, RecordingSummary, StoredFinding, StoredNote } fro
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
 import type { ChunkKind } from '../wire/chunk-frame.js';
+import type { Utf8Decoder } from '../wire/lazy-chunk.js';
 import { decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
@@ -998,13 +999,13 @@ function rawJsonItem(r: RawJsonRow): Item {
   return f;
 }
 
-/** Rebuilds an Item from its row (the same reading the in-memory source does of its columns); `chunk`: as itemOf's. */
-export function rowToItem(r: ItemRow, chunk?: ChunkKind): Item {
+/** Rebuilds an Item from its row (the same reading the in-memory source does of its columns); `chunk`, `decode`: as itemOf's. */
+export function rowToItem(r: ItemRow, chunk?: ChunkKind, decode?: Utf8Decoder): Item {
   return itemOf({
     seq: r.seq, t: r.t, dir: r.dir, kind: r.kind, method: r.method, rpcId: r.rpc_id, replyTo: r.reply_to, latency: r.latency,
     sessionId: r.session_id, size: r.size, raw: r.raw, parseError: r.parse_error, truncated: !!r.truncated,
     rawBase64: r.raw_bytes ? Buffer.from(r.raw_bytes).toString('base64') : null,
-  }, true, chunk);
+  }, true, chunk, decode);
 }
 
 export { peerInfoOf, peerInfoFromFrame };

@@ -15,6 +15,7 @@ import type { Frame, Item } from '../wire/frame.js';
 import { idKey } from '../wire/parse.js';
 import { TRANSPORT_EVENT, type TransportData } from '../wire/transport-event.js';
 import { utf8Length } from '../wire/make-frame.js';
+import { lazyTextBytes } from '../wire/lazy-chunk.js';
 import { M } from '../spec/methods.js';
 import { at, initialState, obj, stepModel, str, type ModelState, type SessionState } from '../check/model.js';
 import type { Finding } from '../check/checker.js';
@@ -581,14 +582,16 @@ export class TraceFold {
       case 'agent_thought_chunk': {
         if (!turn) break;
         turn.firstChunkT ??= f.t;
-        const text = textOf(u.content);
+        // A lazy chunk frame's text is counted without decoding it (wire/lazy-chunk.ts).
+        const lazy = lazyTextBytes(u.content);
+        const bytes = lazy >= 0 ? lazy : utf8Length(textOf(u.content));
         if (kind === 'agent_message_chunk') {
           turn.messageChunks++;
-          turn.messageBytes += utf8Length(text);
+          turn.messageBytes += bytes;
           if (this.content && turn.message.length <= this.maxChars) turn.message += textOf(this.contentOf(f, 'params', 'update', 'content'));
         } else {
           turn.thoughtChunks++;
-          turn.thoughtBytes += utf8Length(text);
+          turn.thoughtBytes += bytes;
           if (this.content && turn.thought.length <= this.maxChars) turn.thought += textOf(this.contentOf(f, 'params', 'update', 'content'));
         }
         break;

@@ -7,9 +7,10 @@
 import type { EventItem, Frame, Item, StderrItem } from '../wire/frame.js';
 import { classify, sessionIdOf } from '../wire/parse.js';
 import { utf8Length } from '../wire/make-frame.js';
-import { chunkFrameOf, type ChunkKind } from '../wire/chunk-frame.js';
+import { chunkJsonOf, type ChunkKind } from '../wire/chunk-frame.js';
+import { type Decoded, lazyFrameHead, type Utf8Decoder } from '../wire/lazy-chunk.js';
 
-/** Where chunkFrameOf says the update kind, when the caller does not ask for it. */
+/** Where chunkJsonOf says the update kind, when the caller does not ask for it. */
 const CHUNK_KIND: ChunkKind = { update: 0 };
 
 export interface ItemColumns {
@@ -50,30 +51,39 @@ export function columnsOf(item: Item): ItemColumns {
 
 /**
  * The item of a row of columns, as the store reads it back (`parse` false: see below). `chunk`, when
- * given: its `update` is set to the update kind of a text chunk frame read by chunkFrameOf (what
- * Checker.step takes as `chunk`), else to -1.
+ * given: its `update` is set to the update kind of a text chunk frame read by chunkJsonOf (what
+ * Checker.step takes as `chunk`), else to -1. `decode`, when given: a frame's `raw` is its UTF-8
+ * bytes a character each (valid UTF-8), decoded by it; a text chunk frame's raw and text are decoded
+ * only when read (wire/lazy-chunk.ts).
  */
-export function itemOf(r: ItemColumns, parse = true, chunk?: ChunkKind): Item {
+export function itemOf(r: ItemColumns, parse = true, chunk?: ChunkKind, decode?: Utf8Decoder): Item {
   if (chunk) chunk.update = -1;
+  if (decode && r.dir !== 'c2a' && r.dir !== 'a2c') return itemOf({ ...r, raw: decode(r.raw) }, parse, chunk);
   if (r.dir === 'c2a' || r.dir === 'a2c') {
     let json: unknown;
     let parsed: ReturnType<typeof classify> | undefined;
+    let raw = r.raw;
+    let lazy: Decoded | undefined;
     // `parse` false: a frame's JSON is left unread (readers of the raw line only: export), and its
     // method and session id are the columns' alone.
-    if (parse && r.raw !== '' && (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON'))) {
+    if (parse && raw !== '' && (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON'))) {
       // Most frames of a long session are text chunks in the SDK's form: read without JSON.parse
       // (wire/chunk-frame.ts gives what it would; the columns already say the method and session id).
-      const text = r.method === 'session/update' && !r.truncated && r.rawBase64 === null
-        ? chunkFrameOf(r.seq, r.t, r.dir, r.raw, r.size ?? utf8Length(r.raw), chunk ?? CHUNK_KIND) : null;
-      if (text !== null) json = text.json;
-      else {
+      const c = r.method === 'session/update' && !r.truncated && r.rawBase64 === null ? chunkJsonOf(raw, decode, chunk ?? CHUNK_KIND) : null;
+      if (c !== null) {
+        json = c.json;
+        lazy = c.raw;
+      } else {
+        if (decode) raw = decode(raw);
         try {
-          json = JSON.parse(r.raw);
+          json = JSON.parse(raw);
           parsed = classify(json);
         } catch { /* stays undefined */ }
       }
-    }
-    const f: Frame = { seq: r.seq, t: r.t, dir: r.dir, raw: r.raw, size: r.size ?? utf8Length(r.raw), kind: (r.kind as Frame['kind']) ?? 'invalid' };
+    } else if (decode) raw = decode(raw);
+    const f = lazy ? lazyFrameHead(r.seq, r.t, r.dir, lazy) : { seq: r.seq, t: r.t, dir: r.dir, raw } as Frame;
+    f.size = r.size ?? utf8Length(lazy ? lazy.raw() : raw);
+    f.kind = (r.kind as Frame['kind']) ?? 'invalid';
     if (json !== undefined) f.json = json;
     if (r.method !== null) f.method = r.method;
     else if (parsed?.method) f.method = parsed.method;

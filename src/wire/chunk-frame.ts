@@ -19,6 +19,9 @@
  */
 import type { Direction, Frame } from './frame.js';
 import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, textChunkFrame } from './chunk-line.js';
+import { type Decoded, lazyChunkJson, RawText, type Utf8Decoder } from './lazy-chunk.js';
+
+const ASCII = /^[\x00-\x7f]*$/;
 
 const reEsc = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 /** A character a JSON string may hold as is: anything but `"`, `\` and the control characters U+0000–U+001F. */
@@ -98,4 +101,26 @@ export function chunkFrameOf(seq: number, t: number, dir: Direction, raw: string
   const kind = CHUNK_UPDATES[out.update]!;
   const sessionId = r[1] === out.sessionId ? out.sessionId : (out.sessionId = r[1]!);
   return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text);
+}
+
+/**
+ * What a stored frame's item needs of `raw` when it is a text chunk frame in the SDK's form (as
+ * chunkFrameOf recognises it, `out` alike), else null: its `json`, with a text decoded only when
+ * read (wire/lazy-chunk.ts) when there is something to decode; and, when `decode` is given (`raw` is
+ * then the frame's UTF-8 bytes a character each, which must be valid UTF-8), what its raw text is
+ * decoded from when read. A session id past ASCII (as bytes) gives null: the caller decodes.
+ */
+export function chunkJsonOf(raw: string, decode: Utf8Decoder | undefined, out: ChunkKind): { json: Frame['json']; raw?: Decoded } | null {
+  if (raw.charCodeAt(0) !== 0x7b || raw.charCodeAt(raw.length - 1) !== 0x7d) return null;
+  let r = PLAIN.exec(raw);
+  const escaped = r === null;
+  if (escaped && (r = ESCAPED.exec(raw)) === null) return null;
+  if (decode !== undefined && !ASCII.test(r![1]!)) return null;
+  out.update = CHUNK_UPDATES.indexOf(r![2]! as (typeof CHUNK_UPDATES)[number]);
+  const kind = CHUNK_UPDATES[out.update]!;
+  const sessionId = r![1] === out.sessionId ? out.sessionId : (out.sessionId = r![1]!);
+  if (!escaped && decode === undefined) return { json: textChunkFrame(0, 0, 'a2c', raw, 0, sessionId, kind, r![3]!).json };
+  const end = raw.length - F_TAIL.length;
+  const text = new RawText(raw, end - r![3]!.length, end, escaped, decode);
+  return { json: lazyChunkJson(sessionId, kind, text), raw: decode === undefined ? undefined : text };
 }

@@ -69,6 +69,9 @@ export class LineSplitter {
   }
 }
 
+/** UTF-8 bytes held as Latin-1 (a character per byte), decoded: a lazy chunk frame's decoder (wire/lazy-chunk.ts). */
+export const decodeLatin1Utf8 = (s: string): string => Buffer.from(s, 'latin1').toString('utf8');
+
 /** Decodes bytes as UTF-8, reporting whether they were valid (invalid bytes become U+FFFD). */
 export function decodeUtf8(bytes: Buffer): { text: string; valid: boolean } {
   const text = bytes.toString('utf8');

@@ -17,17 +17,20 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import fc from 'fast-check';
-import { CHUNK_UPDATES } from '../../src/wire/chunk-line.js';
+import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, matchChunkLine, newChunkMatch } from '../../src/wire/chunk-line.js';
+import { lazyChunkFrame, lazyChunkKind, lazyTextBytes } from '../../src/wire/lazy-chunk.js';
 import { chunkFrameOf, isQuotedTextChunk, isTextChunkRaw } from '../../src/wire/chunk-frame.js';
-import { frameFromBytes } from '../../src/wire/make-frame.js';
+import { frameFromBytes, frameFromText, utf8Length } from '../../src/wire/make-frame.js';
+import { itemOf } from '../../src/view/columns.js';
 import { itemFromLine, TranscriptLineReader } from '../../src/transcript/format.js';
 import { readTranscriptItems, scanTranscriptFile } from '../../src/transcript/read-file.js';
 import { packingSink } from '../../src/check-run/parallel.js';
 import { type LineBatch, LinePacker, LineRing, unpackLines } from '../../src/check-run/batch.js';
+import { decodeLatin1Utf8 } from '../../src/wire/line-splitter.js';
 import { CheckFold } from '../../src/check/fold.js';
 import type { Finding } from '../../src/check/checker.js';
 import { Correlator } from '../../src/wire/correlate.js';
-import { isFrame, type Item } from '../../src/wire/frame.js';
+import { type Frame, isFrame, type Item } from '../../src/wire/frame.js';
 import { tempDir } from '../helpers.js';
 
 const RUNS = { seed: 20261129, numRuns: 150 };
@@ -74,6 +77,36 @@ const transcript = fc.array(fc.tuple(chunkFrame, fc.constantFrom('a2c', 'c2a'), 
   put('a2c', '{"jsonrpc":"2.0","id":2,"result":{"stopReason":"end_turn"}}');
   return { lines, chunks };
 });
+
+type ChunkJson = { params: { update: { content: { text: string } } } };
+
+/**
+ * The body of a JSON string holding `text`, as a writer may write it: each `"`, `\` and control
+ * character escaped (as `\"`, `\n` and the like, or now and then as `\u`), `/` as is or as `\/`,
+ * other ASCII as is, and past ASCII as is or as `\u` in either case (both halves of a surrogate pair
+ * alike); `style` picks.
+ */
+function written(text: string, style: number[]): string {
+  let out = '';
+  const u = (c: number, upper: boolean): string => '\\u' + (upper ? c.toString(16).toUpperCase() : c.toString(16)).padStart(4, '0');
+  for (let i = 0, k = 0; i < text.length; i++, k++) {
+    const c = text.charCodeAt(i);
+    const s = style[k % style.length]!;
+    const pair = c >= 0xd800 && c <= 0xdbff && i + 1 < text.length && (text.charCodeAt(i + 1) & 0xfc00) === 0xdc00;
+    const lone = !pair && c >= 0xd800 && c <= 0xdfff;
+    if (c < 0x20 || c === 0x22 || c === 0x5c || lone || (s >= 4 && c >= 0x7f)) {
+      const short = JSON.stringify(text[i]).slice(1, -1);
+      // (A quote, backslash or control character as \\u only now and then: no writer seen does that.)
+      out += short.length === 2 && s !== 5 ? short : u(c, s % 2 === 1);
+      if (pair) out += u(text.charCodeAt(++i), s % 2 === 1);
+    } else if (c === 0x2f && s === 1) out += '\\/';
+    else {
+      out += text[i]!;
+      if (pair) out += text[++i]!;
+    }
+  }
+  return out;
+}
 
 /** The folder's findings, with the counts, as text. */
 function folded(items: Iterable<[Item, number]>): string {
@@ -163,6 +196,80 @@ describe('text-chunk fast paths (property)', () => {
       t.cleanup();
     }
     expect(rawsSeen).toBeGreaterThan(50); // the bytes path was taken, not only its fallbacks
+  });
+
+  it('a lazy chunk frame is the generic one: size and JSON before anything is read, every field, clones and copies', () => {
+    const m = newChunkMatch();
+    let lazy = 0;
+    let escaped = 0;
+    fc.assert(fc.property(chunkFrame, fc.constantFrom('a2c', 'c2a'), fc.array(fc.nat(5), { minLength: 1, maxLength: 16 }), fc.array(fc.nat(5), { minLength: 1, maxLength: 16 }), (c, dir, frameStyle, lineStyle) => {
+      // The frame and the line written by any writer: each escape JSON allows, in either case, anywhere (Python's json.dumps writes every non-ASCII character as \u).
+      if (!/^[\x20-\x7e]*$/.test(c.sid) || /["\\]/.test(c.sid)) return; // a session id the recogniser leaves to the generic path
+      const body = written(c.text, frameStyle);
+      const line = '{"t":2.5,"dir":"' + dir + '","raw":"' + JSON.stringify(F_HEAD + c.sid + F_KIND + c.kind + F_TEXT).slice(1, -1) + written(body, lineStyle) + JSON.stringify(F_TAIL).slice(1, -1) + '"}';
+      const bytes = Buffer.from(line, 'utf8');
+      const ascii = bytes.length === line.length;
+      // As the reading thread sees it: the line's bytes a character each.
+      const latin1 = bytes.toString('latin1');
+      expect(matchChunkLine(latin1, m), line).toBeGreaterThan(0);
+      const generic = frameFromText(3, 2.5, dir, (JSON.parse(line) as { raw: string }).raw);
+      const sessionId = latin1.slice(m.sidStart, m.sidEnd);
+      const span = latin1.slice(m.spanStart, m.spanEnd);
+      const out = { update: -1 };
+      const make = () => lazyChunkFrame(3, m.t, m.dir, sessionId, m.update, span, m.escaped, ascii ? undefined : decodeLatin1Utf8, out);
+      const got = make();
+      if (got === null) {
+        // Only a body the escapes alone cannot settle: an escape that makes a quote, a backslash or a control character of it.
+        expect(m.escaped).toBe(true);
+        expect(/\\(?:[bfnrt"]|u00[01]|u0022|u005c)|\\\\(?:\\[^"\\/]|u(?![0-9a-f]{4}))/i.test(span), span).toBe(true);
+        return;
+      }
+      lazy++;
+      if (m.escaped) escaped++;
+      expect(out.update).toBe(m.update);
+      // Nothing read yet: the size, the keys, then the JSON text (which reads everything).
+      expect(got.size).toBe(generic.size);
+      expect(Object.keys(got)).toEqual(Object.keys(generic));
+      expect(show(got)).toBe(show(generic));
+      expect(got).toStrictEqual(generic);
+      expect(show(structuredClone(got))).toBe(show(generic));
+      expect(show({ ...got })).toBe(show(generic));
+      // A fresh one read field by field, the text before the raw text.
+      const again = make()!;
+      expect((again.json as ChunkJson).params.update.content.text).toBe((generic.json as ChunkJson).params.update.content.text);
+      expect(again.raw).toBe(generic.raw);
+      // Written to, a field is a plain value again, in its place.
+      again.raw = 'x';
+      (again.json as ChunkJson).params.update.content.text = 'y';
+      expect(again.raw).toBe('x');
+      expect((again.json as ChunkJson).params.update.content.text).toBe('y');
+      expect(Object.keys(again)).toEqual(Object.keys(generic));
+    }), { ...RUNS, numRuns: 3000 });
+    expect(lazy).toBeGreaterThan(1500);
+    expect(escaped).toBeGreaterThan(800);
+  });
+
+  it('a stored chunk frame read from its bytes or its text is the generic one, its text counted before it is decoded', () => {
+    let lazy = 0;
+    fc.assert(fc.property(chunkFrame, fc.array(fc.nat(5), { minLength: 1, maxLength: 16 }), (c, style) => {
+      if (!/^[\x20-\x7e]*$/.test(c.sid) || /["\\]/.test(c.sid)) return;
+      const raw = F_HEAD + c.sid + F_KIND + c.kind + F_TEXT + written(c.text, style) + F_TAIL;
+      const bytes = Buffer.from(raw, 'utf8');
+      const generic = frameFromText(4, 1, 'a2c', raw);
+      const text = (generic.json as ChunkJson).params.update.content.text;
+      const cols = { seq: 4, t: 1, dir: 'a2c', kind: 'notification', method: 'session/update', rpcId: null, replyTo: null, latency: null, sessionId: c.sid, size: bytes.length, parseError: null, truncated: false, rawBase64: null };
+      for (const [src, decode] of [[bytes.toString('latin1'), decodeLatin1Utf8], [raw, undefined]] as const) {
+        const item = itemOf({ ...cols, raw: src }, true, undefined, decode) as Frame;
+        const n = lazyTextBytes((item.json as ChunkJson).params.update.content);
+        if (n >= 0) lazy++;
+        else expect(decode === undefined && !/\\/.test(raw)).toBe(true); // only a text with nothing to decode is not lazy
+        if (n >= 0) expect(n).toBe(utf8Length(text));
+        expect(lazyChunkKind(item)).toBe(n >= 0 ? CHUNK_UPDATES.indexOf(c.kind) : -1);
+        expect(item).toEqual(generic);
+        expect(item.size).toBe(generic.size);
+      }
+    }), { ...RUNS, numRuns: 2000 });
+    expect(lazy).toBeGreaterThan(2000);
   });
 
   it('any chunk text in a raw frame gives the frame frameFromBytes makes (the recorder and stored rows)', () => {
