@@ -55,6 +55,8 @@ async function handedOnThenIndexed(db: string, env: NodeJS.ProcessEnv): Promise<
   expect(handedOnLogs(db)).toEqual(new Set([log]));
   const listed = JSON.parse((await run(['list', '--json', '--db', db], { env })).stdout.toString()) as Listed[];
   expect(listed[0]).toMatchObject({ status: 'running' });
+  // Being indexed, with how much waits (nothing indexes it until `index` below).
+  expect(listed[0]!.indexing?.totalBytes, JSON.stringify(listed[0])).toBeGreaterThan(0);
   const ix = await run(['index', '--db', db], { env });
   expect(ix.code, ix.stderr).toBe(0);
   const [done] = await list(db);
@@ -85,8 +87,9 @@ describe('a recording its tap handed on as it exited', () => {
       }
     }
     expect(seen, seen.join(', ')).not.toContain('interrupted');
-    expect(seen[0]).toBe('running');
-    expect(indexing!.totalBytes).toBeGreaterThan(CHUNKS * 1000);
+    // Listed while its indexer works, it shows how far (on a quiet machine the indexer may be done
+    // before the first look: the state in between is pinned, with no indexer running, below).
+    if (seen[0] === 'running') expect(indexing!.totalBytes).toBeGreaterThan(CHUNKS * 1000);
     expect(seen.at(-1)).toBe('complete');
     waitForIndexers(tmp.dir);
     const [done] = await list(db);
