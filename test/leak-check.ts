@@ -4,7 +4,7 @@
  * into a TMPDIR of its own. At the end, once what is still exiting had LEFT_WAIT_MS to go (a
  * detached indexer finishing a recording, a browser closing), the run fails if a process of it is
  * still alive (each is named, with its command line, and killed) or its TMPDIR is not empty (each
- * entry is named, then removed).
+ * entry is named, then removed), SQLite's temp files of killed processes aside (sqliteTempFiles).
  *
  * Processes are found through /proc (Linux); elsewhere only the folder is checked. A process
  * started with an environment of its own (not the test's) is not seen.
@@ -33,6 +33,8 @@ export default function setup(): () => Promise<void> {
     if (before.mark === undefined) delete process.env[MARK];
     else process.env[MARK] = before.mark;
     const problems = await leftBehind(run, dir);
+    const killed = sqliteTempFiles(dir);
+    if (killed.length) process.stderr.write(`\nnot counted as left behind: ${killed.length} SQLite temp file(s) (${killed.join(', ')}) of processes killed between creating and unlinking them (SQLite unlinks its temp files as it creates them; tests kill taps mid-flood on purpose)\n`);
     rmSync(dir, { recursive: true, force: true });
     if (problems.length) {
       // Said plainly, and the run fails (vitest only logs what a teardown throws, and exits 0).
@@ -80,9 +82,27 @@ function processesOf(run: string): { pid: number; cmd: string }[] {
   return out;
 }
 
+/**
+ * SQLite's temp files (its statement journals and sorters) are named `etilqs_…` and unlinked the
+ * moment they are created: one is left only by a process killed between the two calls, which a test
+ * that SIGKILLs a tap in the middle of a flood (as editors do) may hit, about once in a dozen full
+ * runs. That is the kill's doing, not a test that forgot to clean up, and nothing could remove it
+ * but a look at the folder: it is named, and not counted.
+ */
+const SQLITE_TEMP = /^etilqs_[0-9a-f]+$/;
+
+function sqliteTempFiles(dir: string): string[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true }).filter((e) => e.isFile() && SQLITE_TEMP.test(e.name)).map((e) => e.name);
+  } catch {
+    return [];
+  }
+}
+
 function entriesOf(dir: string): string[] {
   try {
-    return readdirSync(dir);
+    const killed = new Set(sqliteTempFiles(dir));
+    return readdirSync(dir).filter((e) => !killed.has(e));
   } catch {
     return [];
   }

@@ -4,6 +4,7 @@
  * before the frame, then applies the frame to the model. Constant work per item; never throws.
  */
 import { type Frame, type FrameKind, type Item, isFrame, reverse } from '../wire/frame.js';
+import { lazyChunkKind } from '../wire/lazy-chunk.js';
 import { METHODS, isExtensionName } from '../spec/methods.js';
 import { type SchemaResult, validateMethod } from '../spec/schema.js';
 import { fieldNotes } from '../spec/fields.js';
@@ -238,7 +239,9 @@ export function createChecker(opts: CheckOptions = {}): Checker {
   return {
     step(item: Item, chunk?: number): Finding[] {
       out = [];
-      chunkKind = chunk ?? -1;
+      // A caller that knows the frame is a text chunk says so; a lazy chunk frame says so itself
+      // (wire/lazy-chunk.ts), so that checking it never decodes its text.
+      chunkKind = chunk ?? lazyChunkKind(item);
       try {
         state.items++;
         state.lastSeq = item.seq;

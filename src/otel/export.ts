@@ -7,7 +7,6 @@
 import type { Frame, Item } from '../wire/frame.js';
 import type { Recording, TranscriptHeader } from '../transcript/format.js';
 import { createChecker, type Finding } from '../check/checker.js';
-import { lazyChunkKind } from '../wire/lazy-chunk.js';
 import { FindingSpool } from '../check-run/finding-spool.js';
 import { TraceFold } from '../trace/span-model.js';
 import { redactFrame } from '../redact.js';
@@ -62,8 +61,7 @@ export async function exportRecordingOtlp(rec: Recording | OtlpSource, o: OtlpEx
     let lastT = 0;
     let items = 0;
     for (const item of read()) {
-      // A lazy chunk frame's kind, so that checking it does not decode its text (wire/lazy-chunk.ts).
-      const f = checker.step(item, lazyChunkKind(item));
+      const f = checker.step(item);
       for (let i = 0; i < f.length; i++) spool.add(f[i]!);
       lastT = item.t;
       items++;
