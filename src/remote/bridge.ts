@@ -26,9 +26,9 @@ import { createWebSocketStream } from '@agentclientprotocol/sdk/experimental/ws-
 import type { TapOptions } from '../tap/args.js';
 import { LineSplitter } from '../wire/line-splitter.js';
 import { redactHeaders, redactUrl } from './headers.js';
-import { classifyNetworkError, watchingFetch, type FailureNote } from './http-watch.js';
+import { classifyNetworkError, postKey, watchingFetch, type FailureNote } from './http-watch.js';
 import { watchingWebSocket } from './ws-watch.js';
-import { rpcRefOfValue, type TransportData } from '../wire/transport-event.js';
+import { rpcRefOfValue, type RpcRef, type TransportData } from '../wire/transport-event.js';
 import { RemoteRecording } from './recording.js';
 
 /** JSON-RPC's "Internal error", the code the SDK's own clients give a request whose transport failed. */
@@ -68,7 +68,8 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   const recording = new RemoteRecording(opts, shown, startedMs, say);
   const record = (data: TransportData) => recording.transport(data);
 
-  const note: FailureNote = {};
+  // Over HTTP, the POSTs of notifications and responses are counted (see accountFor).
+  const note: FailureNote = transport === 'http' ? { posted: new Map() } : {};
   record({ op: 'connect', transport, url: shown, requestHeaders: redactHeaders(Object.entries(opts.headers)) });
   const out = openStdout();
   let clientGone = false;
@@ -185,7 +186,11 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     }
     if (failure !== null) return;
     const writer = connect();
-    writer.write(msg as AnyMessage).catch((e: unknown) => { if (!closing) fail(describe(e)); });
+    const key = note.posted ? postKey(ref) : undefined;
+    writer.write(msg as AnyMessage).then(
+      key === undefined ? undefined : () => accountFor(key, ref),
+      (e: unknown) => { if (!closing) fail(describe(e)); },
+    );
     if (!paused && (writer.desiredSize ?? 1) <= 0) {
       // The SDK sends one message at a time: the editor's input waits meanwhile, as a full pipe would make it.
       paused = true;
@@ -265,6 +270,27 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     }
     ids.push(id);
     record({ op: 'session-stream-dropped', transport, sessionId, rpc: { id, kind: 'response' }, message: `the event stream of session ${sessionId} ended while this request waited on it` });
+  }
+
+  /**
+   * The SDK's HTTP client has handled a notification or a response of the editor (it handles one
+   * message at a time, in order, each with one POST or none): one of its POSTs is taken off the count,
+   * and when there was none, it was discarded unsent. The SDK does that to the notifications and
+   * responses of a session refused 409, until the editor loads or resumes it again (its requests get
+   * an error, recorded as the tap's answers): recorded, and said once per session.
+   */
+  function accountFor(key: string, ref: RpcRef): void {
+    const posted = note.posted!;
+    const n = posted.get(key) ?? 0;
+    if (n > 1) return void posted.set(key, n - 1);
+    if (n === 1) return void posted.delete(key);
+    const what = ref.kind === 'notification' ? `${ref.method ?? 'a'} notification` : `response to the agent's request ${JSON.stringify(ref.id ?? null)}`;
+    const of = ref.sessionId !== undefined ? ` of session ${ref.sessionId}` : '';
+    record({ op: 'not-sent', transport, ...(ref.sessionId !== undefined ? { sessionId: ref.sessionId } : {}), rpc: ref, message: `the SDK's client discarded the editor's ${what}${of}: its session was refused 409, and is not loaded or resumed again` });
+    const said = `dropped ${ref.sessionId ?? ''}`;
+    if (refusalsSaid.has(said)) return;
+    refusalsSaid.add(said);
+    say(`acp-inspect: the SDK's client discarded the editor's ${what}${of} without sending it (it discards a session's notifications and responses after a 409, until the editor loads or resumes it again); the remote agent never got it; recorded as not sent`);
   }
 
   /**

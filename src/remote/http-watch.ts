@@ -6,7 +6,7 @@
  * it came on, before the SDK parses it and the tap forwards its message.
  */
 import { redactHeaders } from './headers.js';
-import { rpcRefOf, type TransportData } from '../wire/transport-event.js';
+import { rpcRefOf, type RpcRef, type TransportData } from '../wire/transport-event.js';
 import { SseSplitter } from './sse-splitter.js';
 
 /** Where the watchers record: one transport event's data. */
@@ -19,6 +19,19 @@ export interface FailureNote {
   error?: unknown;
   /** How the WebSocket closed, once it did. */
   wsClose?: { code: number; reason: string };
+  /**
+   * When set, the POSTs of notifications and responses made and not yet accounted for, by postKey:
+   * the bridge takes one off for each such message the SDK's client has handled, and one it finds
+   * none for was discarded without a POST (see the bridge's `accountFor`).
+   */
+  posted?: Map<string, number>;
+}
+
+/** A notification's or response's key in FailureNote.posted (undefined for a request or anything else). */
+export function postKey(rpc: RpcRef): string | undefined {
+  if (rpc.kind === 'notification') return `n ${rpc.method ?? ''} ${rpc.sessionId ?? ''}`;
+  if (rpc.kind === 'response') return `r ${JSON.stringify(rpc.id ?? null)}`;
+  return undefined;
 }
 
 const CONNECTION_ID = 'acp-connection-id';
@@ -36,6 +49,8 @@ export function watchingFetch(record: RecordTransport, note: FailureNote, fetchI
     const isSse = method === 'GET';
     const stream = isSse ? (sessionId ? 'session' : 'connection') : undefined;
     const rpc = method === 'POST' && typeof init?.body === 'string' ? rpcRefOf(init.body) : undefined;
+    const key = rpc && note.posted ? postKey(rpc) : undefined;
+    if (key !== undefined) note.posted!.set(key, (note.posted!.get(key) ?? 0) + 1);
     let res: Response;
     try {
       res = await fetchRetryingClosed(fetchImpl, input, init, (e) => record({ op: 'retried', transport: 'http', method, ...(stream ? { stream } : {}), sessionId, ...(rpc ? { rpc } : {}), message: `the agent closed the connection before answering (${describeNetworkError(e)})` }));

@@ -138,6 +138,8 @@ describe('transport faults of a remote agent', () => {
       const rpc = (at(f.seq).data as Record<string, any>).rpc;
       expect(items.some((i) => i.dir === 'c2a' && i.seq < f.seq && (i.json as any).method === rpc.method && (i.json as any).id === rpc.id)).toBe(true);
     }
+    // The cancel was POSTed: nothing says it was not sent.
+    expect(transport(items).filter((m) => m.op === 'not-sent')).toEqual([]);
   });
 });
 
@@ -293,7 +295,11 @@ describe('a session stream refused 409 (another receiver holds it) over Streamab
       await initialize(ctx);
       const s = await newSession(ctx);
       const outcome = async () => { try { return await prompt(ctx, s.sessionId, 'hello'); } catch (e) { return e; } };
-      return { sessionId: s.sessionId, first: await outcome(), second: await outcome() };
+      const result = { sessionId: s.sessionId, first: await outcome(), second: await outcome() };
+      // The SDK discards the refused session's notifications: the cancel never leaves the tap.
+      await ctx.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      await ctx.notify(acp.methods.agent.session.cancel, { sessionId: s.sessionId });
+      return result;
     });
     expect(run.error, run.stderr).toBeUndefined();
     expect(run.code, run.stderr).toBe(0);
@@ -304,6 +310,7 @@ describe('a session stream refused 409 (another receiver holds it) over Streamab
     const sid = run.result!.sessionId;
     expect(run.stderr.trim().split('\n'), run.stderr).toEqual([
       `acp-inspect: the remote agent at ${agent.url} refused session ${sid} with 409 Conflict ("Outbound stream already has an active receiver"): another receiver holds its event stream; the SDK's client fails that session's requests until the editor loads or resumes it again; the connection goes on`,
+      `acp-inspect: the SDK's client discarded the editor's session/cancel notification of session ${sid} without sending it (it discards a session's notifications and responses after a 409, until the editor loads or resumes it again); the remote agent never got it; recorded as not sent`,
     ]);
 
     const items = await recording(db);
@@ -316,6 +323,15 @@ describe('a session stream refused 409 (another receiver holds it) over Streamab
     for (const e of tapAnswers) expect(items[items.indexOf(e) + 1]).toMatchObject({ dir: 'a2c', json: { id: ((e as EventItem).data as any).rpc.id, error: { code: -32603 } } });
     const shown = (await cli(['show', 'latest', '--db', db])).stdout.toString();
     expect(shown).toMatch(/transport +answered by the tap response #2 \(HTTP 409 for session \S+\)\n/);
+    // Both cancels are recorded as sent by the editor and not sent by the tap, each right after its frame; no POST carried one.
+    const notSent = items.filter((i) => i.dir === 'event' && ((i as EventItem).data as any)?.op === 'not-sent');
+    expect(notSent.map((e) => ((e as EventItem).data as any).rpc)).toEqual([
+      { kind: 'notification', method: 'session/cancel', sessionId: sid },
+      { kind: 'notification', method: 'session/cancel', sessionId: sid },
+    ]);
+    expect(((notSent[0] as EventItem).data as any).message).toBe(`the SDK's client discarded the editor's session/cancel notification of session ${sid}: its session was refused 409, and is not loaded or resumed again`);
+    expect(items.filter((i) => i.dir === 'c2a' && (i.json as any).method === 'session/cancel')).toHaveLength(2);
+    expect(meta.filter((m) => m.op === 'post' && m.rpc?.method === 'session/cancel')).toEqual([]);
 
     // Nothing is an error: neither side broke a rule.
     const check = await cli(['check', 'latest', '--db', db, '--json']);
