@@ -300,11 +300,9 @@ export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => v
       const escaped = c >= CHUNK_ESCAPED;
       // A text that has something to decode (UTF-8, escapes) is decoded only if it is read (the
       // checker never does): its frame holds the span's bytes as they are in the piece.
-      const item = (utf8 ? isUtf8(bytes.subarray(sidEnd, end)) : escaped)
-        ? lazyChunkFrame(seq[i]!, t[i]!, side, sessionId, update, piece.slice(sidEnd - pieceStart, end - pieceStart), escaped, utf8 ? decodeLatin1Utf8 : undefined, kind)
-        : null;
-      if (item !== null) each(item, kind.update);
-      else {
+      if (utf8 ? isUtf8(bytes.subarray(sidEnd, end)) : escaped) {
+        each(lazyChunkFrame(seq[i]!, t[i]!, side, sessionId, update, piece.slice(sidEnd - pieceStart, end - pieceStart), escaped, utf8 ? decodeLatin1Utf8 : undefined, kind), kind.update);
+      } else {
         const span = utf8 ? bytes.toString('utf8', sidEnd, end) : piece.slice(sidEnd - pieceStart, end - pieceStart);
         each(chunkLineFrame(seq[i]!, t[i]!, side, sessionId, update, span, escaped, kind, utf8 ? -1 : span.length), kind.update);
       }

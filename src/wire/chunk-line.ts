@@ -13,8 +13,8 @@
  *   object with a `raw` string of this shape around a session id (ASCII, no escapes), an update kind
  *   and a text span that is a JSON string body at the line's level (any character a JSON string holds
  *   as is, non-ASCII too, and any JSON escape: real agents stream é, ✓, CJK, emoji, newlines and
- *   quotes all day). It is one regular expression over the line, whatever its text says, and decodes
- *   nothing. It works as well on a line's UTF-8 bytes read as Latin-1 (every byte a character): the
+ *   quotes all day) whose escapes leave the frame's text a proper JSON string body (SPAN_ESCAPE). It
+ *   is one regular expression over the line, whatever its text says, and decodes nothing. It works as well on a line's UTF-8 bytes read as Latin-1 (every byte a character): the
  *   shape is ASCII, and bytes of multi-byte characters are all above 0x7f.
  * - `chunkLineFrame` makes the item of a matched line from its session id and its text span
  *   (decoded from UTF-8 by the caller): exactly what the generic path (JSON.parse of the line, then
@@ -74,6 +74,17 @@ const POW10 = [1, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11, 1e12,
 const TEXT_SPECIAL = /["\\\x00-\x1f]/;
 
 const reEsc = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
+/**
+ * An escape in the text span as the line writes it that leaves the frame's text a proper JSON string
+ * body: a backslash of the frame's (the line's `\\`) followed by the rest of one of the frame's
+ * escapes (the line's escaped quote, backslash or slash, one of `/bfnrt`, or `u` and 4 hex digits);
+ * the line's escaped slash; or the line's `\u` escape of anything but a control character, a quote
+ * or a backslash. Any other escape of the line's (its escaped quote or `\n` alone, say) puts a bare
+ * quote or control character into the frame's text, which then is no proper JSON string: such a line
+ * is refused, and the generic path judges it. So a match promises a frame whose text needs nothing
+ * looked at but its escapes (lazy-chunk.ts's spanBodyBytes never refuses its span).
+ */
+const SPAN_ESCAPE = String.raw`(?:\\\\(?:\\["\\/]|[/bfnrt]|u[0-9a-fA-F]{4})|\\/|\\u(?!00[01]|0022|005[cC])[0-9a-fA-F]{4})`;
 /** What a JSON string holds as is: anything but `"`, `\\` and the control characters. */
 const STR_CHAR = '[^"\\\\\\x00-\\x1f]';
 /**
@@ -84,7 +95,7 @@ const STR_CHAR = '[^"\\\\\\x00-\\x1f]';
 const LINE = new RegExp(
   reEsc(L_T) + '(-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?)' + reEsc(L_DIR_A2C).replace('a2c', '(a2c|c2a)')
   + '([^"\\\\\\x00-\\x1f\\u007f-\\uffff]*)' + reEsc(esc(F_KIND)) + '(' + CHUNK_UPDATES.join('|') + ')' + reEsc(esc(F_TEXT))
-  + '(' + STR_CHAR + '*)((?:\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})' + STR_CHAR + '*)*)' + reEsc(L_TAIL) + '(?=\\n|$)',
+  + '(' + STR_CHAR + '*)((?:' + SPAN_ESCAPE + STR_CHAR + '*)*)' + reEsc(L_TAIL) + '(?=\\n|$)',
   'y',
 );
 

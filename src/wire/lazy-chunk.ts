@@ -121,10 +121,13 @@ export interface Decoded {
   textOf(): string;
   /** The text's UTF-8 length (as utf8Length of textOf() counts it), without decoding it where it can. */
   textBytes(): number;
+  /** The raw text's UTF-8 length, without decoding it (a frame whose `size` is an accessor). */
+  rawBytes?(): number;
 }
 
 /** A transcript line's chunk frame: the raw text is made of its head, its body and F_TAIL. */
 class LineText implements Decoded {
+  private size: number | undefined;
   private body: string | undefined;
   private rawText: string | undefined;
   private text: string | undefined;
@@ -149,7 +152,7 @@ class LineText implements Decoded {
   textOf(): string {
     if (this.text === undefined) {
       const body = this.bodyOf();
-      // spanBodyBytes proved the body a proper JSON string body: only its escapes need undoing.
+      // The line's match proved the body a proper JSON string body: only its escapes need undoing.
       this.text = body.indexOf('\\') < 0 ? body : (JSON.parse('"' + body + '"') as string);
     }
     return this.text;
@@ -157,6 +160,16 @@ class LineText implements Decoded {
 
   textBytes(): number {
     return utf8Length(this.textOf());
+  }
+
+  /** The raw text's bytes: the head's and tail's (ASCII) and the body's, the span's bytes less what the line's escapes save. */
+  rawBytes(): number {
+    if (this.size === undefined) {
+      const body = this.escaped ? spanBodyBytes(this.span) : this.span.length;
+      // (The span's match promises a body spanBodyBytes settles: the decoded text is the fallback all the same.)
+      this.size = body >= 0 ? this.head.length + body + F_TAIL.length : utf8Length(this.raw());
+    }
+    return this.size;
   }
 }
 
@@ -228,6 +241,12 @@ const RAW: PropertyDescriptor = {
   enumerable: true,
   configurable: true,
 };
+const SIZE: PropertyDescriptor = {
+  get(this: object) { return Lazy.of(this).rawBytes!(); },
+  set(this: object, v: unknown) { setData(this, 'size', v); },
+  enumerable: true,
+  configurable: true,
+};
 const TEXT: PropertyDescriptor = {
   get(this: object) { return Lazy.of(this).textOf(); },
   set(this: object, v: unknown) { setData(this, 'text', v); },
@@ -273,21 +292,19 @@ export function lazyFrameHead(seq: number, t: number, dir: Direction, text: Deco
 
 /**
  * The text chunk frame of a transcript line recognised by matchChunkLine (chunkLineFrame's, with the
- * same arguments), with its raw and text decoded when read; null when spanBodyBytes cannot settle
- * its body (the caller then calls chunkLineFrame). `span`: the line's text span as its UTF-8 bytes,
- * a character per byte, which must be valid UTF-8 (the caller checks), and `decode` their decoder;
- * or, `decode` undefined, the span as text (ASCII: there is nothing to decode, only escapes).
- * `out.update` is set to `update` (the checker's hint).
+ * same arguments), with its raw and text decoded when read, and its size counted when read (from
+ * the span's escapes: a reader such as the checker, which never reads it, never pays for it).
+ * `span`: the line's text span as its UTF-8 bytes, a character per byte, which must be valid UTF-8
+ * (the caller checks), and `decode` their decoder; or, `decode` undefined, the span as text (ASCII:
+ * there is nothing to decode, only escapes). `out.update` is set to `update` (the checker's hint).
  */
-export function lazyChunkFrame(seq: number, t: number, dir: Direction, sessionId: string, update: number, span: string, escaped: boolean, decode: Utf8Decoder | undefined, out: { update: number }): Frame | null {
-  const bodyBytes = escaped ? spanBodyBytes(span) : span.length;
-  if (bodyBytes < 0) return null;
+export function lazyChunkFrame(seq: number, t: number, dir: Direction, sessionId: string, update: number, span: string, escaped: boolean, decode: Utf8Decoder | undefined, out: { update: number }): Frame {
   const kind = CHUNK_UPDATES[update]!;
   const head = F_HEAD + sessionId + F_KIND + kind + F_TEXT;
   const text = new LineText(head, span, escaped, decode);
   // The fields in textChunkFrame's order.
   const f = lazyFrameHead(seq, t, dir, text);
-  f.size = head.length + bodyBytes + F_TAIL.length;
+  Object.defineProperty(f, 'size', SIZE);
   f.kind = 'notification';
   f.method = 'session/update';
   f.json = lazyChunkJson(sessionId, kind, text);
