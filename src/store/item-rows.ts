@@ -13,8 +13,12 @@ import type { EventItem, Frame, Item } from '../wire/frame.js';
 /** The columns of a row, in INSERT order (see Store's INSERT_ITEMS). */
 export const ITEM_COLUMNS = 15;
 
-/** Writes an item's columns into `out` from `at` (in INSERT order); returns 1 for a frame, else 0. */
-export function itemColumns(recordingId: number, it: Item, out: unknown[], at: number): number {
+/**
+ * Writes an item's columns into `out` from `at` (in INSERT order); returns 1 for a frame, else 0.
+ * `raw`: a frame's raw text as the UTF-8 bytes the caller has of it, written instead of its text
+ * (which is then not read: a lazy frame's is decoded only when read).
+ */
+export function itemColumns(recordingId: number, it: Item, out: unknown[], at: number, raw?: Buffer | null): number {
   out[at] = recordingId;
   out[at + 1] = it.seq;
   out[at + 2] = it.t;
@@ -28,7 +32,7 @@ export function itemColumns(recordingId: number, it: Item, out: unknown[], at: n
     out[at + 8] = f.latency ?? null;
     out[at + 9] = f.sessionId ?? null;
     out[at + 10] = f.size;
-    out[at + 11] = f.raw;
+    out[at + 11] = raw ?? f.raw;
     out[at + 12] = f.rawBase64 !== undefined ? Buffer.from(f.rawBase64, 'base64') : null;
     out[at + 13] = f.parseError ?? null;
     out[at + 14] = f.truncated ? 1 : null;

@@ -486,9 +486,7 @@ export class Store {
       for (let k = 0; k < ROWS_PER_INSERT; k++) {
         if (p) unpackRow(p, arena!, i + k, recordingId, rows, k * ITEM_COLUMNS);
         else {
-          frames += itemColumns(recordingId, items![i + k]!, rows, k * ITEM_COLUMNS);
-          const raw = raws?.[i + k];
-          if (raw) rows[k * ITEM_COLUMNS + ITEM_RAW] = raw;
+          frames += itemColumns(recordingId, items![i + k]!, rows, k * ITEM_COLUMNS, raws?.[i + k]);
         }
       }
       many.run(...rows);
@@ -496,9 +494,7 @@ export class Store {
     for (let i = whole; i < n; i++) {
       if (p) unpackRow(p, arena!, i, recordingId, single, 0);
       else {
-        frames += itemColumns(recordingId, items![i]!, single, 0);
-        const raw = raws?.[i];
-        if (raw) single[ITEM_RAW] = raw;
+        frames += itemColumns(recordingId, items![i]!, single, 0, raws?.[i]);
       }
       one.run(...single);
     }

@@ -11,7 +11,9 @@ import { TranscriptError, TranscriptLineReader, itemFromLine, type TranscriptLin
 import { Correlator } from '../wire/correlate.js';
 import { type Frame, isFrame, type Item } from '../wire/frame.js';
 import { openCapture, type OpenedCapture } from './open-capture.js';
-import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, chunkBodyFrame, chunkLineFrame, matchChunkLine, newChunkMatch, type ChunkMatch } from '../wire/chunk-line.js';
+import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, chunkLineFrame, matchChunkLine, newChunkMatch, type ChunkMatch } from '../wire/chunk-line.js';
+import { lazyChunkFrame } from '../wire/lazy-chunk.js';
+import { decodeLatin1Utf8 } from '../wire/line-splitter.js';
 
 const READ_BYTES = 1024 * 1024;
 const PIECE_BYTES = 64 * 1024;
@@ -70,10 +72,8 @@ export function* readTranscriptItems(file: string, reader = new TranscriptLineRe
           out.push(chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, span, m.escaped, kind));
           raws.push(null);
         } else {
-          const body = raw.toString('utf8', rawAt.start, rawAt.end);
-          out.push(m.escaped
-            ? chunkBodyFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, body, kind, raw.length)
-            : chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, body, false, kind, rawAt.end - rawAt.start));
+          // Its raw text and chunk text decoded only if read (the store takes the bytes; the check reads neither).
+          out.push(lazyChunkFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, text.slice(m.spanStart, m.spanEnd), m.escaped, decodeLatin1Utf8, kind, raw.length));
           raws.push(raw);
         }
         kinds.push(kind.update);

@@ -297,14 +297,16 @@ export function lazyFrameHead(seq: number, t: number, dir: Direction, text: Deco
  * `span`: the line's text span as its UTF-8 bytes, a character per byte, which must be valid UTF-8
  * (the caller checks), and `decode` their decoder; or, `decode` undefined, the span as text (ASCII:
  * there is nothing to decode, only escapes). `out.update` is set to `update` (the checker's hint).
+ * `size`: the raw text's UTF-8 length, when the caller knows it.
  */
-export function lazyChunkFrame(seq: number, t: number, dir: Direction, sessionId: string, update: number, span: string, escaped: boolean, decode: Utf8Decoder | undefined, out: { update: number }): Frame {
+export function lazyChunkFrame(seq: number, t: number, dir: Direction, sessionId: string, update: number, span: string, escaped: boolean, decode: Utf8Decoder | undefined, out: { update: number }, size?: number): Frame {
   const kind = CHUNK_UPDATES[update]!;
   const head = F_HEAD + sessionId + F_KIND + kind + F_TEXT;
   const text = new LineText(head, span, escaped, decode);
   // The fields in textChunkFrame's order.
   const f = lazyFrameHead(seq, t, dir, text);
-  Object.defineProperty(f, 'size', SIZE);
+  if (size === undefined) Object.defineProperty(f, 'size', SIZE);
+  else f.size = size;
   f.kind = 'notification';
   f.method = 'session/update';
   f.json = lazyChunkJson(sessionId, kind, text);
