@@ -314,26 +314,31 @@ export function noteToLine(n: TranscriptNote, t: number): string {
 }
 
 /**
- * A transcript line without its newline: its text, or its UTF-8 bytes (the line of a frame whose raw
- * text came as bytes written as a JSON string: store.ts's RawJsonFrame).
+ * A frame's transcript line around its raw text as the UTF-8 bytes of a JSON string (store.ts's
+ * RawJsonFrame read as bytes): `head`, then `bytes`, then `tail`, head and tail ASCII. A writer
+ * copies the bytes into its output as they are; nothing decodes them.
  */
-export type LineOut = string | Uint8Array;
+export interface BytesLine {
+  head: string;
+  bytes: Uint8Array;
+  tail: string;
+}
+
+/** A transcript line without its newline: its text, or a BytesLine. */
+export type LineOut = string | BytesLine;
 
 /** Serializes one item as a transcript line (no trailing newline). */
 export function itemToLine(item: Item): string {
   return lineText(itemLine(item));
 }
 
-/** A line as text (bytes as LineOut has them are valid UTF-8). */
+/** A line as text (the bytes of a BytesLine are valid UTF-8). */
 export function lineText(line: LineOut): string {
-  return typeof line === 'string' ? line : (utf8 ??= new TextDecoder()).decode(line);
+  return typeof line === 'string' ? line : line.head + (utf8 ??= new TextDecoder()).decode(line.bytes) + line.tail;
 }
 let utf8: TextDecoder | undefined;
 
-/**
- * Serializes one item as a transcript line (no trailing newline): its bytes when the frame's raw
- * text came as UTF-8 bytes (they are copied into the line, never decoded), else its text.
- */
+/** Serializes one item as a transcript line (no trailing newline), a BytesLine when the frame's raw text came as bytes. */
 function itemLine(item: Item): LineOut {
   const t = Math.round(item.t * 1000) / 1000;
   if (isFrame(item)) {
@@ -342,17 +347,10 @@ function itemLine(item: Item): LineOut {
     // `rawJson`: the raw text written as a JSON string already (store.ts's RawJsonFrame), maybe as bytes.
     const rawJson = (item as { rawJson?: string | Uint8Array }).rawJson ?? JSON.stringify(item.raw);
     const head = `{"t":${JSON.stringify(t)},"dir":"${item.dir}","raw":`;
-    let tail = '';
-    if (item.rawBase64 !== undefined) tail += `,"rawBase64":${JSON.stringify(item.rawBase64)}`;
-    if (item.truncated) tail += item.size === undefined ? ',"truncated":true' : `,"truncated":true,"size":${JSON.stringify(item.size)}`;
-    tail += '}';
-    if (typeof rawJson === 'string') return head + rawJson + tail;
-    // Head and tail are ASCII: a byte a character.
-    const line = Buffer.allocUnsafe(head.length + rawJson.length + tail.length);
-    line.write(head, 0, 'latin1');
-    line.set(rawJson, head.length);
-    line.write(tail, head.length + rawJson.length, 'latin1');
-    return line;
+    let tail = '}';
+    if (item.truncated) tail = item.size === undefined ? ',"truncated":true}' : `,"truncated":true,"size":${JSON.stringify(item.size)}}`;
+    if (item.rawBase64 !== undefined) tail = `,"rawBase64":${JSON.stringify(item.rawBase64)}${tail}`;
+    return typeof rawJson === 'string' ? head + rawJson + tail : { head, bytes: rawJson, tail };
   }
   if (item.dir === 'stderr') return JSON.stringify({ t, dir: 'stderr', raw: item.raw });
   return JSON.stringify({ t, dir: 'event', type: item.type, data: item.data });
@@ -368,8 +366,8 @@ export function serializeTranscript(rec: Recording): string {
  * the header, a line per item, then the notes (each with the time of the item it is on). Holds only
  * the notes and their items' times, so a recording of any size streams through it. `notes` may be a
  * function, asked once every item was read (a transcript file's notes come after its items); then
- * every item's time is kept (8 bytes an item) for the notes to find theirs. A line is text, or its
- * UTF-8 bytes (LineOut) for a frame whose raw text came as bytes: a writer copies them as they are.
+ * every item's time is kept (8 bytes an item) for the notes to find theirs. A line is text, or a
+ * BytesLine for a frame whose raw text came as bytes: a writer copies them as they are.
  */
 export function* transcriptLines(header: TranscriptHeader, items: Iterable<Item>, notes: readonly TranscriptNote[] | (() => readonly TranscriptNote[]) = []): Generator<LineOut> {
   yield JSON.stringify(orderHeader({ ...header, acpInspect: 'recording', version: TRANSCRIPT_VERSION }));

@@ -11,7 +11,7 @@ import type { LineOut } from './format.js';
 const CHUNK_BYTES = 1 << 20;
 
 /**
- * The lines (each given without its newline, as text or as its UTF-8 bytes) as UTF-8 bytes, each
+ * The lines (each given without its newline, as text or as a BytesLine) as UTF-8 bytes, each
  * ending with a newline, in pieces of about `chunkBytes` (a longer line is a piece of its own). Each
  * line is encoded (or copied) straight into the piece: joining them into a string first, which the
  * write then encodes, copied every byte twice.
@@ -20,23 +20,19 @@ export function* chunkLines(lines: Iterable<LineOut>, chunkBytes = CHUNK_BYTES):
   let buf = Buffer.allocUnsafe(chunkBytes);
   let at = 0;
   for (const l of lines) {
-    if (typeof l !== 'string') { // a line's bytes: copied as they are
-      if (at + l.length + 1 > chunkBytes) {
+    if (typeof l !== 'string') { // a frame's raw text as bytes, copied as they are between ASCII head and tail
+      const n = l.head.length + l.bytes.length + l.tail.length + 1;
+      if (at + n > chunkBytes) {
         if (at > 0) {
           yield buf.subarray(0, at);
-          buf = Buffer.allocUnsafe(chunkBytes);
+          buf = Buffer.allocUnsafe(Math.max(chunkBytes, n));
           at = 0;
-        }
-        if (l.length + 1 > chunkBytes) {
-          const own = Buffer.allocUnsafe(l.length + 1);
-          own.set(l);
-          own[l.length] = 0x0a;
-          yield own;
-          continue;
-        }
+        } else if (n > buf.length) buf = Buffer.allocUnsafe(n);
       }
-      buf.set(l, at);
-      at += l.length;
+      at += buf.write(l.head, at, 'latin1');
+      buf.set(l.bytes, at);
+      at += l.bytes.length;
+      at += buf.write(l.tail, at, 'latin1');
       buf[at++] = 0x0a;
       continue;
     }
