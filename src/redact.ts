@@ -193,6 +193,19 @@ export function mayHoldSecret(text: string, quoted = false): boolean {
 }
 
 /**
+ * UTF-8 bytes as a string of a character a byte (Latin-1), for mayHoldSecret and isQuotedTextChunk
+ * to read without decoding them: they answer of it what they answer of the decoded text. Both look
+ * only for ASCII (quotes, backslashes, colons, spaces, key names matched by patterns of ASCII
+ * letters and punctuation, without the `u` flag, so `/i` maps no character past ASCII onto one in
+ * it), and past ASCII UTF-8 has only bytes 0x80–0xFF, each such a character here, which their
+ * patterns match wherever they match any character past ASCII (`[^"\\\x00-\x1f]`) and nowhere
+ * else. A key they pull out is spelled otherwise than decoded, and is judged the same.
+ */
+function latin1Of(bytes: Buffer): string {
+  return bytes.toString('latin1');
+}
+
+/**
  * Redacts items as they are read (a recording streamed, never held). Frames may come without their
  * JSON parsed (the store's pagedItems with `json: false`): those that may hold a secret are parsed here.
  */
@@ -204,16 +217,17 @@ export function* redactItems(items: Iterable<Item>): Generator<Item> {
     }
     const f = it as Frame;
     // A frame read as a RawJsonFrame is tested on its line as a JSON string: its raw text is not decoded.
-    const rawJson = (f as { rawJson?: string }).rawJson;
-    if (f.json === undefined && (rawJson !== undefined ? mayHoldSecret(rawJson, true) : mayHoldSecret(f.raw))) {
+    const rawJson = (f as { rawJson?: string | Buffer }).rawJson;
+    const quoted = rawJson === undefined || typeof rawJson === 'string' ? rawJson : latin1Of(rawJson);
+    if (f.json === undefined && (quoted !== undefined ? mayHoldSecret(quoted, true) : mayHoldSecret(f.raw))) {
       // The line from its quoted text when it has one (a RawJsonFrame's raw is a getter, which a copy made by spreading lacks).
       // A text chunk frame in the SDK's form holds no key redaction looks at, whatever its text
       // spells (a `\u` escape in it made mayHoldSecret say yes): kept as it is, unparsed.
-      if (rawJson !== undefined ? isQuotedTextChunk(rawJson) : isTextChunkRaw(f.raw)) {
+      if (quoted !== undefined ? isQuotedTextChunk(quoted) : isTextChunkRaw(f.raw)) {
         yield f;
         continue;
       }
-      const raw = rawJson !== undefined ? (JSON.parse(rawJson) as string) : f.raw;
+      const raw = rawJson !== undefined ? (JSON.parse(typeof rawJson === 'string' ? rawJson : rawJson.toString('utf8')) as string) : f.raw;
       let json: unknown;
       try { json = JSON.parse(raw); } catch { /* not JSON: nothing to redact */ }
       yield json === undefined ? f : redactFrame({ ...f, raw, json });

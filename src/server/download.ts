@@ -5,9 +5,10 @@
  * in the memory of a piece.
  */
 import { chunkLines } from '../transcript/write-file.js';
+import type { LineOut } from '../transcript/format.js';
 
 /** A `.jsonl` attachment response whose body is `lines`, read as the client reads. */
-export function transcriptDownload(lines: Iterable<string>, filename: string, headers: Record<string, string> = {}): Response {
+export function transcriptDownload(lines: Iterable<LineOut>, filename: string, headers: Record<string, string> = {}): Response {
   const pieces = chunkLines(lines)[Symbol.iterator]();
   const body = new ReadableStream<Uint8Array>({
     pull(controller) {

@@ -4,6 +4,7 @@
  * replay and server read goes through here.
  */
 import Database from 'better-sqlite3';
+import { isUtf8 } from 'node:buffer';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Item, Frame, Direction, FrameKind } from '../wire/frame.js';
@@ -953,9 +954,16 @@ function arrayToItem(r: ItemRowArray, parse = true): Item {
   }, parse);
 }
 
-/** The columns of a row read for its transcript line, a frame's raw text written as a JSON string by SQLite (see RawJsonFrame). */
-const RAW_JSON_COLUMNS = `seq, t, dir, kind, size, CASE WHEN dir IN ('c2a', 'a2c') THEN json_quote(raw) ELSE raw END, raw_bytes, truncated`;
-type RawJsonRow = [number, number, string, string | null, number | null, string, Buffer | null, number | null];
+/**
+ * The columns of a row read for its transcript line, a frame's raw text written as a JSON string by
+ * SQLite (see RawJsonFrame): as text when the raw text is ASCII (its `length`, in characters, is its
+ * `size`, in bytes; a truncated frame's size is its size on the wire, more), else as its UTF-8 bytes
+ * (a BLOB), which the line takes as they are. Read as text, a non-ASCII frame's was decoded from UTF-8
+ * by better-sqlite3 and encoded back by the writer, which doubled an export's time per frame on
+ * multi-byte text; read as a BLOB, an ASCII frame's costs a Buffer more than its string.
+ */
+const RAW_JSON_COLUMNS = `seq, t, dir, kind, size, CASE WHEN dir NOT IN ('c2a', 'a2c') THEN raw WHEN length(raw) = size THEN json_quote(raw) ELSE CAST(json_quote(raw) AS BLOB) END, raw_bytes, truncated`;
+type RawJsonRow = [number, number, string, string | null, number | null, string | Buffer, Buffer | null, number | null];
 
 /**
  * A stored frame read to be written as a transcript line (export, the download route). SQLite hands
@@ -963,7 +971,9 @@ type RawJsonRow = [number, number, string, string | null, number | null, string,
  * JSON.stringify does: quotes and backslashes, \b \f \n \r \t, other control characters as
  * lowercase \u00xx, nothing else; text read from SQLite holds no lone surrogate; the store's tests
  * compare the two over every UTF-16 unit), which a kilobyte frame's line
- * spent most of its time on in JavaScript. `raw` is decoded from it when something reads it
+ * spent most of its time on in JavaScript. A frame whose text is not ASCII has it as that JSON
+ * string's UTF-8 bytes (valid UTF-8: bytes that are not stay text, decoded as better-sqlite3 decodes
+ * them), which the line copies as they are. `raw` is decoded from it when something reads it
  * (redaction, for a line that may hold a secret). Only what the line holds is read: no method, id,
  * session id, answer or parse error. A copy made by spreading it has no `raw` (a getter): give it
  * `raw: f.raw`.
@@ -974,22 +984,25 @@ export class RawJsonFrame implements Frame {
   rawBase64?: string;
   private decoded: string | undefined;
 
-  constructor(readonly seq: number, readonly t: number, readonly dir: Direction, readonly size: number, kind: FrameKind, readonly rawJson: string) {
+  constructor(readonly seq: number, readonly t: number, readonly dir: Direction, readonly size: number, kind: FrameKind, readonly rawJson: string | Buffer) {
     this.kind = kind;
   }
 
   get raw(): string {
-    return (this.decoded ??= JSON.parse(this.rawJson) as string);
+    return (this.decoded ??= JSON.parse(typeof this.rawJson === 'string' ? this.rawJson : this.rawJson.toString('utf8')) as string);
   }
 }
 
 /** The item of a row read with RAW_JSON_COLUMNS: a frame as a RawJsonFrame, anything else as itemOf's. */
 function rawJsonItem(r: RawJsonRow): Item {
-  const [seq, t, dir, kind, size, text, rawBytes, truncated] = r;
+  const [seq, t, dir, kind, size, quoted, rawBytes, truncated] = r;
   if (dir !== 'c2a' && dir !== 'a2c') {
-    return itemOf({ seq, t, dir, kind, method: null, rpcId: null, replyTo: null, latency: null, sessionId: null, size, raw: text, parseError: null, truncated: false, rawBase64: null });
+    return itemOf({ seq, t, dir, kind, method: null, rpcId: null, replyTo: null, latency: null, sessionId: null, size, raw: quoted as string, parseError: null, truncated: false, rawBase64: null });
   }
-  const f = new RawJsonFrame(seq, t, dir, size ?? Buffer.byteLength(JSON.parse(text) as string), (kind as FrameKind) ?? 'invalid', text);
+  // Text stored as bytes that are not UTF-8 (the tap's packed rows may hold some) is read as
+  // better-sqlite3 reads text (Buffer's decoding replaces the same bytes with U+FFFD).
+  const text = typeof quoted === 'string' || (size !== null && isUtf8(quoted)) ? quoted : quoted.toString('utf8');
+  const f = new RawJsonFrame(seq, t, dir, size ?? Buffer.byteLength(JSON.parse(text as string) as string), (kind as FrameKind) ?? 'invalid', text);
   if (truncated) f.truncated = true;
   if (rawBytes) f.rawBase64 = Buffer.from(rawBytes).toString('base64');
   return f;

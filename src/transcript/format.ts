@@ -313,18 +313,44 @@ export function noteToLine(n: TranscriptNote, t: number): string {
   return JSON.stringify(o);
 }
 
+/**
+ * A frame's transcript line around its raw text as the UTF-8 bytes of a JSON string (store.ts's
+ * RawJsonFrame read as bytes): `head`, then `bytes`, then `tail`, head and tail ASCII. A writer
+ * copies the bytes into its output as they are; nothing decodes them.
+ */
+export interface BytesLine {
+  head: string;
+  bytes: Uint8Array;
+  tail: string;
+}
+
+/** A transcript line without its newline: its text, or a BytesLine. */
+export type LineOut = string | BytesLine;
+
 /** Serializes one item as a transcript line (no trailing newline). */
 export function itemToLine(item: Item): string {
+  return lineText(itemLine(item));
+}
+
+/** A line as text (the bytes of a BytesLine are valid UTF-8). */
+export function lineText(line: LineOut): string {
+  return typeof line === 'string' ? line : line.head + (utf8 ??= new TextDecoder()).decode(line.bytes) + line.tail;
+}
+let utf8: TextDecoder | undefined;
+
+/** Serializes one item as a transcript line (no trailing newline), a BytesLine when the frame's raw text came as bytes. */
+function itemLine(item: Item): LineOut {
   const t = Math.round(item.t * 1000) / 1000;
   if (isFrame(item)) {
     // What JSON.stringify of {t, dir, raw, rawBase64?, truncated?, size?} writes, built as text: the
     // object cost a third of the line's time on kilobyte frames (the raw text's escaping is the rest).
-    // `rawJson`: the raw text written as a JSON string already (store.ts's RawJsonFrame).
-    const rawJson = (item as { rawJson?: string }).rawJson ?? JSON.stringify(item.raw);
-    let line = `{"t":${JSON.stringify(t)},"dir":"${item.dir}","raw":${rawJson}`;
-    if (item.rawBase64 !== undefined) line += `,"rawBase64":${JSON.stringify(item.rawBase64)}`;
-    if (item.truncated) line += item.size === undefined ? ',"truncated":true' : `,"truncated":true,"size":${JSON.stringify(item.size)}`;
-    return line + '}';
+    // `rawJson`: the raw text written as a JSON string already (store.ts's RawJsonFrame), maybe as bytes.
+    const rawJson = (item as { rawJson?: string | Uint8Array }).rawJson ?? JSON.stringify(item.raw);
+    const head = `{"t":${JSON.stringify(t)},"dir":"${item.dir}","raw":`;
+    let tail = '}';
+    if (item.truncated) tail = item.size === undefined ? ',"truncated":true}' : `,"truncated":true,"size":${JSON.stringify(item.size)}}`;
+    if (item.rawBase64 !== undefined) tail = `,"rawBase64":${JSON.stringify(item.rawBase64)}${tail}`;
+    return typeof rawJson === 'string' ? head + rawJson + tail : { head, bytes: rawJson, tail };
   }
   if (item.dir === 'stderr') return JSON.stringify({ t, dir: 'stderr', raw: item.raw });
   return JSON.stringify({ t, dir: 'event', type: item.type, data: item.data });
@@ -332,7 +358,7 @@ export function itemToLine(item: Item): string {
 
 /** Serializes a whole recording, header first, one line per item, ending with a newline. */
 export function serializeTranscript(rec: Recording): string {
-  return [...transcriptLines(rec.header, rec.items, rec.notes)].join('\n') + '\n';
+  return [...transcriptLines(rec.header, rec.items, rec.notes)].map(lineText).join('\n') + '\n';
 }
 
 /**
@@ -340,9 +366,10 @@ export function serializeTranscript(rec: Recording): string {
  * the header, a line per item, then the notes (each with the time of the item it is on). Holds only
  * the notes and their items' times, so a recording of any size streams through it. `notes` may be a
  * function, asked once every item was read (a transcript file's notes come after its items); then
- * every item's time is kept (8 bytes an item) for the notes to find theirs.
+ * every item's time is kept (8 bytes an item) for the notes to find theirs. A line is text, or a
+ * BytesLine for a frame whose raw text came as bytes: a writer copies them as they are.
  */
-export function* transcriptLines(header: TranscriptHeader, items: Iterable<Item>, notes: readonly TranscriptNote[] | (() => readonly TranscriptNote[]) = []): Generator<string> {
+export function* transcriptLines(header: TranscriptHeader, items: Iterable<Item>, notes: readonly TranscriptNote[] | (() => readonly TranscriptNote[]) = []): Generator<LineOut> {
   yield JSON.stringify(orderHeader({ ...header, acpInspect: 'recording', version: TRANSCRIPT_VERSION }));
   const known = typeof notes === 'function' ? undefined : notes;
   const noted = new Map<number, number>();
@@ -357,7 +384,7 @@ export function* transcriptLines(header: TranscriptHeader, items: Iterable<Item>
       }
       times[item.seq] = item.t;
     } else if (noted.size && noted.has(item.seq)) noted.set(item.seq, item.t);
-    yield itemToLine(item);
+    yield itemLine(item);
   }
   // Notes after every item: a reader that skips them still numbers the items the same.
   for (const n of sortNotes(known ?? (notes as () => readonly TranscriptNote[])())) {

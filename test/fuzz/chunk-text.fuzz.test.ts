@@ -10,7 +10,8 @@
  * - the same file through the two-thread check's batches (check-run/batch.ts's LinePacker, then
  *   unpackLines, as the worker unpacks them);
  * - each frame's raw bytes through wire/chunk-frame.ts (the tap's recorder, stored rows), and its
- *   raw text written as a JSON string (export's test of a line redaction need not parse).
+ *   raw text written as a JSON string (export's test of a line redaction need not parse), also as
+ *   that string's UTF-8 bytes a character each (how export tests a frame past ASCII).
  * Seeded and bounded.
  */
 import { writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ import { CheckFold } from '../../src/check/fold.js';
 import type { Finding } from '../../src/check/checker.js';
 import { Correlator } from '../../src/wire/correlate.js';
 import { type Frame, isFrame, type Item } from '../../src/wire/frame.js';
+import { mayHoldSecret } from '../../src/redact.js';
 import { tempDir } from '../helpers.js';
 
 const RUNS = { seed: 20261129, numRuns: 150 };
@@ -303,5 +305,25 @@ describe('text-chunk fast paths (property)', () => {
       } else if (r.isWellFormed()) expect(isTextChunkRaw(r), r).toBe(false);
     }), { ...RUNS, numRuns: 2000 });
     expect(yes).toBeGreaterThan(500);
+  });
+
+  it('the UTF-8 bytes of a raw text written as a JSON string, a character a byte, answer what the text answers (export tests them undecoded)', () => {
+    // Chunk frames and other frames, with keys redaction looks at (and keys past ASCII) put anywhere.
+    const key = fc.constantFrom('"password":', '"api_key" :', '"éToken":', '"ſecret":', '"tokenſ":', '"baseUrl":', '"env":', '"naïve-token":', '"pass\\u0077ord":', '"x":');
+    const other = fc.tuple(fc.array(fc.oneof(piece, key), { maxLength: 12 })).map(([a]) => `{"jsonrpc":"2.0","id":1,"params":{${a.join('')}}}`);
+    const raw = fc.oneof(chunkFrame.map(frameOf), other, fc.tuple(chunkFrame.map(frameOf), fc.oneof(piece, key), fc.nat()).map(([r, p, at]) => r.slice(0, at % (r.length + 1)) + p + r.slice(at % (r.length + 1))));
+    let secret = 0;
+    let chunk = 0;
+    fc.assert(fc.property(raw.filter((r) => r.isWellFormed()), (r) => {
+      const quoted = JSON.stringify(r);
+      const bytes = Buffer.from(quoted, 'utf8').toString('latin1');
+      const may = mayHoldSecret(quoted, true);
+      expect(mayHoldSecret(bytes, true), r).toBe(may);
+      expect(isQuotedTextChunk(bytes), r).toBe(isQuotedTextChunk(quoted));
+      if (may) secret++;
+      if (isQuotedTextChunk(quoted)) chunk++;
+    }), { ...RUNS, numRuns: 3000 });
+    expect(secret).toBeGreaterThan(300);
+    expect(chunk).toBeGreaterThan(300);
   });
 });

@@ -9,7 +9,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { Store } from '../../src/store/store.js';
 import { readStoredSlice } from '../../src/store/slice-source.js';
-import { parseTranscript, transcriptLines, type Recording } from '../../src/transcript/format.js';
+import { lineText, parseTranscript, transcriptLines, type Recording } from '../../src/transcript/format.js';
 import { sliceItems, sliceRecording, type SliceSpec } from '../../src/transcript/slice.js';
 import { redactItems } from '../../src/redact.js';
 import type { Frame, Item } from '../../src/wire/frame.js';
@@ -29,8 +29,8 @@ function specsOf(rec: Recording): SliceSpec[] {
   return [...turns, { from: Math.floor(n / 3) + 1, to: Math.floor((2 * n) / 3) + 1 }, { from: 2, to: n }];
 }
 
-/** The item lines (the header's differ: a stored recording's says when it was imported). */
-const lines = (items: Iterable<Item>, redact: boolean): string[] => [...transcriptLines({ acpInspect: 'recording', version: 1 }, redact ? redactItems(items) : items)].slice(1);
+/** The item lines as text (the header's differ: a stored recording's says when it was imported). */
+const lines = (items: Iterable<Item>, redact: boolean): string[] => [...transcriptLines({ acpInspect: 'recording', version: 1 }, redact ? redactItems(items) : items)].slice(1).map(lineText);
 
 const t = tempDir();
 afterAll(() => t.cleanup());
