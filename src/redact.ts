@@ -114,7 +114,7 @@ function redactRawInPlace(raw: string, secrets: Replacement[], truncated: boolea
 
 /** Redacts one frame's raw text (only when it changes; otherwise the exact bytes are kept). */
 export function redactFrame(f: Frame): Frame {
-  if (f.json === undefined) return f;
+  if (f.json === undefined) return mayHoldSecret(f.raw) && !isTextChunkRaw(f.raw) ? blankUnparsed(f) : f;
   const { value, changed, secrets } = redactValue(f.json);
   if (!changed) return f;
   let raw = redactRawInPlace(f.raw, secrets, !!f.truncated);
@@ -133,6 +133,21 @@ export function redactFrame(f: Frame): Frame {
   delete out.rawBase64;
   delete (out as { rawJson?: string }).rawJson;
   if (!f.truncated) out.size = Buffer.byteLength(raw);
+  return out;
+}
+
+/**
+ * A frame that may hold a secret (a key redaction looks at) but is no JSON to edit: a stored frame
+ * cut by the size cap (its value, or the key, may be cut off), or a malformed line. Its secret cannot
+ * be told from the rest, so its raw text becomes REDACTED whole, as redactFrame does with a cut frame
+ * it cannot edit in place; the frame stays what it was (kind, cut, parse error), and `--no-redact`
+ * gives the text back.
+ */
+function blankUnparsed(f: Frame): Frame {
+  const out: Frame = { ...f, raw: REDACTED };
+  delete out.rawBase64;
+  delete (out as { rawJson?: unknown }).rawJson;
+  if (!f.truncated) out.size = REDACTED.length;
   return out;
 }
 
@@ -229,8 +244,8 @@ export function* redactItems(items: Iterable<Item>): Generator<Item> {
       }
       const raw = rawJson !== undefined ? (JSON.parse(typeof rawJson === 'string' ? rawJson : rawJson.toString('utf8')) as string) : f.raw;
       let json: unknown;
-      try { json = JSON.parse(raw); } catch { /* not JSON: nothing to redact */ }
-      yield json === undefined ? f : redactFrame({ ...f, raw, json });
+      try { json = JSON.parse(raw); } catch { /* not JSON: see blankUnparsed */ }
+      yield json === undefined ? blankUnparsed(f) : redactFrame({ ...f, raw, json });
     } else {
       yield f.json === undefined ? f : redactFrame(f);
     }

@@ -52,6 +52,23 @@ describe('redaction', () => {
     expect(out.size).toBe(f.size);
   });
 
+  it('blanks a frame that holds a key it looks at but is no JSON to edit (a stored frame cut by the cap, a malformed line); keeps one that holds none', () => {
+    const full = JSON.stringify({ jsonrpc: '2.0', id: 16, method: 'x/auth', params: { token: 'tøken-✓-that-is-long' } });
+    // As the store reads it back: the cut text, no JSON (it cannot be parsed).
+    const cut: Frame = { ...frame(full.slice(0, full.indexOf('✓') + 1)), truncated: true, size: Buffer.byteLength(full) };
+    expect(cut.json).toBeUndefined();
+    const malformed = frame('{"jsonrpc":"2.0","id":3,"method":"x","params":{"password":"hunter2"');
+    const harmless = frame('log: nothing here {oops');
+    const [a, b, c] = [...redactItems([cut, malformed, harmless])] as Frame[];
+    expect(a).toMatchObject({ raw: REDACTED, truncated: true, size: Buffer.byteLength(full), kind: cut.kind });
+    expect(b).toMatchObject({ raw: REDACTED, size: REDACTED.length, kind: 'invalid', parseError: malformed.parseError });
+    expect(c).toBe(harmless);
+    // The same one frame at a time (the HTML report, shared recordings).
+    expect(redactFrame(cut).raw).toBe(REDACTED);
+    expect(redactFrame(malformed).raw).toBe(REDACTED);
+    expect(redactFrame(harmless)).toBe(harmless);
+  });
+
   it('is idempotent and leaves frames without secrets byte-identical', () => {
     const f = frame('{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"prompt":[{"type":"text","text":"token"}]}}');
     expect(redactFrame(f)).toBe(f);
