@@ -19,7 +19,7 @@
 // at the next prompt, failing to set up that folder (as auggie); cut-on-stop: once its stdin closes it starts
 // a long line on stdout and never ends it, until a signal ends the agent (as qwen-code, stopped while
 // writing a 400 KB update); queue-prompts: a prompt sent while a turn runs waits for it to end, then runs
-// (with slow-queued-turn, streaming for 2.5 s first, as qwen-code's second turn on a loaded machine).
+// (with slow-queued-turn, streaming for 7.5 s first, as qwen-code's second turn on a loaded machine).
 // PROBE_AGENT_ANONYMOUS=1 leaves agentInfo out of its initialize answer (it is optional), as many agents do.
 import { createInterface } from 'node:readline';
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -217,11 +217,11 @@ function handle(msg) {
       if (s.turn && QUIRKS.has('queue-prompts')) {
         void (async () => {
           while (s.turn) await sleep(20);
-          // slow-queued-turn: the queued turn streams for 2.5 s before it goes on (a long turn, a loaded machine).
+          // slow-queued-turn: the queued turn streams for 7.5 s before it goes on (a long turn, a loaded machine).
           if (QUIRKS.has('slow-queued-turn')) {
             for (let i = 0; i < 25; i++) {
               update(params.sessionId, { sessionUpdate: 'agent_message_chunk', content: { type: 'text', text: '.' } });
-              await sleep(100);
+              await sleep(300);
             }
           }
           void turn(id, params.sessionId, prompt);
