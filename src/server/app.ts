@@ -133,7 +133,7 @@ export function createApp(opts: AppOptions): InspectorApp {
     if (!hit || hit.items !== items) {
       const ins = new InsightsFold();
       const wf = buildWaterfall((function* () {
-        for (const it of store.pagedItems(id)) {
+        for (const it of store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 1000, { bytes: true })) {
           ins.step(it);
           yield it;
         }

@@ -13,7 +13,7 @@ import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
 import type { ChunkKind } from '../wire/chunk-frame.js';
 import type { Utf8Decoder } from '../wire/lazy-chunk.js';
-import { decodeUtf8 } from '../wire/line-splitter.js';
+import { decodeLatin1Utf8, decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
 import { StoreError } from './errors.js';
@@ -759,12 +759,13 @@ export class Store {
    * time. Each page is a finished query: other statements may run on this connection between two
    * items (a server answering other requests while it streams a download), and only a page is held.
    */
-  *pagedItems(recordingId: number, afterSeq = 0, toSeq = Number.MAX_SAFE_INTEGER, pageRows = 1000, opts: { json?: boolean; blankRawWhen?: string; rawJson?: boolean } = {}): Generator<Item> {
+  *pagedItems(recordingId: number, afterSeq = 0, toSeq = Number.MAX_SAFE_INTEGER, pageRows = 1000, opts: { json?: boolean; blankRawWhen?: string; rawJson?: boolean; bytes?: boolean } = {}): Generator<Item> {
     // `json` false: frames come without their JSON parsed (for readers of the raw lines: export).
     // `rawJson`: frames come as RawJsonFrame (for writers of transcript lines; implies `json` false).
     // `blankRawWhen`: as selectItems'.
+    // `bytes`: see BYTES_RAW (for readers that seldom read a chunk frame's text: the waterfall, insights).
     const parse = opts.json !== false;
-    const cols = opts.rawJson ? RAW_JSON_COLUMNS : itemColumnsSql(opts.blankRawWhen);
+    const cols = opts.rawJson ? RAW_JSON_COLUMNS : opts.bytes && !opts.blankRawWhen ? BYTES_ITEM_COLUMNS : itemColumnsSql(opts.blankRawWhen);
     const st = this.stmt(`SELECT ${cols} FROM items WHERE recording_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(true);
     for (let after = afterSeq; ;) {
       const rows = st.all(recordingId, after, toSeq, pageRows) as ItemRowArray[];
@@ -946,12 +947,24 @@ function itemColumnsSql(blankRawWhen: string | undefined): string {
   return blankRawWhen ? ITEM_ROW_COLUMNS.replace(' raw,', ` CASE WHEN ${blankRawWhen} THEN '' ELSE raw END,`) : ITEM_ROW_COLUMNS;
 }
 
-/** An Item from its row read as an array (ITEM_ROW_COLUMNS). */
+/**
+ * ITEM_ROW_COLUMNS with a frame's raw text read as its UTF-8 bytes (a BLOB) when it is not ASCII (its
+ * `length`, in characters, is not its `size`, in bytes; a truncated frame's size is its size on the
+ * wire, more) and not stored beside bytes that were not UTF-8. better-sqlite3 decodes a non-ASCII
+ * text into a string for every row it reads, which cost the waterfall and insights of a 1 GiB
+ * recording of mixed text 4 s of their 15 (ASCII's: 7 s); from the bytes, a text chunk frame's text
+ * is decoded only when it is read (wire/lazy-chunk.ts), and any other frame's at once.
+ */
+const BYTES_ITEM_COLUMNS = ITEM_ROW_COLUMNS.replace(' raw,', " CASE WHEN dir IN ('c2a', 'a2c') AND raw_bytes IS NULL AND length(raw) <> size THEN CAST(raw AS BLOB) ELSE raw END,");
+
+/** An Item from its row read as an array (ITEM_ROW_COLUMNS, or BYTES_ITEM_COLUMNS). */
 function arrayToItem(r: ItemRowArray, parse = true): Item {
+  const raw = r[10] as string | Buffer;
+  const bytes = typeof raw !== 'string';
   return itemOf({
     seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpcId: r[5], replyTo: r[6], latency: r[7], sessionId: r[8], size: r[9],
-    raw: r[10], parseError: r[12], truncated: !!r[13], rawBase64: r[11] ? Buffer.from(r[11]).toString('base64') : null,
-  }, parse);
+    raw: bytes ? raw.toString('latin1') : raw, parseError: r[12], truncated: !!r[13], rawBase64: r[11] ? Buffer.from(r[11]).toString('base64') : null,
+  }, parse, undefined, bytes ? decodeLatin1Utf8 : undefined);
 }
 
 /**

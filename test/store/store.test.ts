@@ -190,6 +190,40 @@ describe('Store.appendItems', () => {
     store.close();
   });
 
+  it('reads the same items with non-ASCII frames read as their bytes (bytes: true), their chunk text decoded only when read', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = Store.open(join(t.dir, 'b.sqlite'));
+    const update = (text: string, sid = 's-1') =>
+      `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"${sid}","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":${JSON.stringify(text)}}}}}`;
+    const texts = ['plain', 'ünï — ✓ 😀 漢字', 'quote " backslash \\ newline \n tab \t é', '\\u00e9 as written', '\ud83d\ude00 pair'];
+    const raws = [
+      ...texts.map((s) => update(s)),
+      update('x').replace('"text":"x"', '"text":"\\u00e9\\ud83d\\ude00 escaped é"'),
+      update('session past ASCII', 's-é'),
+      '{"jsonrpc":"2.0","id":1,"method":"session/prompt","params":{"sessionId":"s-1","prompt":[{"type":"text","text":"héllo"}]}}',
+      '{"jsonrpc":"2.0","id":1,"result":{"stopReason":"end_turn","x":"ü"}}',
+      'not json ü',
+    ];
+    const frames: Item[] = raws.map((raw, i) => frameFromText(i + 1, i, i % 2 ? 'a2c' : 'c2a', raw));
+    // A frame cut by the size cap (its size is the wire's), stderr and an event past ASCII, bytes that are not UTF-8.
+    const cut = frameFromText(raws.length + 1, 1, 'a2c', update('ééé cut'));
+    frames.push({ ...cut, raw: cut.raw.slice(0, 60), truncated: true } as Frame);
+    frames.push({ seq: frames.length + 1, t: 2, dir: 'stderr', raw: 'lög' }, { seq: frames.length + 2, t: 3, dir: 'event', type: 'exit', data: { note: 'ü' } } as never);
+    const id = store.createRecording({ name: 'b' });
+    store.appendItems(id, frames);
+    store.appendItems(id, parseTranscript(transcript).items.map((it, k) => ({ ...it, seq: frames.length + 3 + k })));
+    const text = [...store.pagedItems(id)];
+    const bytes = [...store.pagedItems(id, 0, Number.MAX_SAFE_INTEGER, 3, { bytes: true })];
+    expect(JSON.stringify(bytes)).toBe(JSON.stringify(text));
+    expect(bytes.map((f) => (f as Frame).size)).toEqual(text.map((f) => (f as Frame).size));
+    // The multi-byte chunk frame came lazy: its text an accessor, read from the bytes.
+    const content = ((bytes[1] as Frame).json as { params: { update: { content: object } } }).params.update.content;
+    expect(Object.getOwnPropertyDescriptor(content, 'text')?.get).toBeTypeOf('function');
+    expect((content as { text: string }).text).toBe(texts[1]);
+    store.close();
+  });
+
   it('writes the same rows, in order, whether items go in multi-row groups or one by one', () => {
     const t = tempDir();
     cleanup = t.cleanup;
