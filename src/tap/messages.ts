@@ -71,7 +71,7 @@ export interface RecorderConfig {
 
 /**
  * SQLite's busy timeout for the recorder on a worker thread (beside the JavaScript forwarder): how
- * long one write may wait for a database another process holds. The tap's exit waits that long at
- * most for a write in flight (see RecorderClient.quiesce).
+ * long one write may wait for a database another process holds. The tap's exit waits for a write in
+ * flight, that long and a margin for a loaded machine at most (see RecorderClient.quiesce).
  */
 export const WORKER_BUSY_MS = 2000;
