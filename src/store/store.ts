@@ -763,7 +763,7 @@ export class Store {
     // `json` false: frames come without their JSON parsed (for readers of the raw lines: export).
     // `rawJson`: frames come as RawJsonFrame (for writers of transcript lines; implies `json` false).
     // `blankRawWhen`: as selectItems'.
-    // `bytes`: see BYTES_RAW (for readers that seldom read a chunk frame's text: the waterfall, insights).
+    // `bytes`: see BYTES_ITEM_COLUMNS (for readers that seldom read a chunk frame's text: the waterfall, insights).
     const parse = opts.json !== false;
     const cols = opts.rawJson ? RAW_JSON_COLUMNS : opts.bytes && !opts.blankRawWhen ? BYTES_ITEM_COLUMNS : itemColumnsSql(opts.blankRawWhen);
     const st = this.stmt(`SELECT ${cols} FROM items WHERE recording_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(true);

@@ -355,7 +355,7 @@ export class RecorderClient {
     // thread is inside SQLite aborts (SIGABRT), and the agent's exit code is lost with it. SQLite's
     // busy wait sleeps in steps, each of which a loaded machine can stretch: 250 ms over the busy
     // timeout was outrun at load averages of 10 (the test of sessions that end on a locked database
-    // aborted, 2 runs in about 30 beside a second suite). The wait ends as soon as the write returns,
+    // aborted twice, each time beside a second suite). The wait ends as soon as the write returns,
     // and only a database another process holds makes it wait at all.
     const until = Date.now() + (this.worker ? Math.max(maxMs, WORKER_BUSY_MS + WORKER_BUSY_SLACK_MS) : maxMs);
     while (Atomics.load(this.guard, 0) === 1) {
