@@ -9,9 +9,10 @@
  * is (see Store.insertPacked). The receiving thread is the one SQLite keeps busy.
  */
 import type { EventItem, Frame, Item } from '../wire/frame.js';
+import { chunkColumnOf } from '../wire/lazy-chunk.js';
 
 /** The columns of a row, in INSERT order (see Store's INSERT_ITEMS). */
-export const ITEM_COLUMNS = 15;
+export const ITEM_COLUMNS = 16;
 
 /**
  * Writes an item's columns into `out` from `at` (in INSERT order); returns 1 for a frame, else 0.
@@ -36,6 +37,7 @@ export function itemColumns(recordingId: number, it: Item, out: unknown[], at: n
     out[at + 12] = f.rawBase64 !== undefined ? Buffer.from(f.rawBase64, 'base64') : null;
     out[at + 13] = f.parseError ?? null;
     out[at + 14] = f.truncated ? 1 : null;
+    out[at + 15] = chunkColumnOf(f);
     return 1;
   }
   const stderr = it.dir === 'stderr';
@@ -46,11 +48,12 @@ export function itemColumns(recordingId: number, it: Item, out: unknown[], at: n
   out[at + 12] = null;
   out[at + 13] = null;
   out[at + 14] = null;
+  out[at + 15] = null;
   return 0;
 }
 
 /** Columns held as numbers (null as NaN), as short strings (an index into `strings`, null as -1), and as bytes. */
-const NUM_COLS = [1, 2, 7, 8, 10, 14] as const;
+const NUM_COLS = [1, 2, 7, 8, 10, 14, 15] as const;
 const STR_COLS = [3, 4, 5, 6, 9, 13] as const;
 const RAW = 11;
 /** The column of the raw text. */

@@ -118,4 +118,11 @@ export const MIGRATIONS: string[] = [
     matrix TEXT NOT NULL             -- the JSON matrix so far (see src/probe/agents.ts)
   );
 `,
+  // 7: a text chunk frame's text length and update kind (see wire/lazy-chunk.ts's chunkColumnOf:
+  // the text's UTF-8 length × 4 + an index into CHUNK_UPDATES; null for any other row), so that a
+  // reader of sizes alone (the waterfall, insights) reads no chunk frame's text: on text that is not
+  // ASCII, reading it cost them twice their time on ASCII (issue 45). Rows written before have none.
+  `
+  ALTER TABLE items ADD COLUMN chunk INTEGER;
+`,
 ];

@@ -12,7 +12,7 @@ import type { RecordingStatus, RecordingSummary, StoredFinding, StoredNote } fro
 import { peerInfoOf, peerInfoFromFrame } from '../wire/peer-info.js';
 import { itemOf } from '../view/columns.js';
 import type { ChunkKind } from '../wire/chunk-frame.js';
-import type { Utf8Decoder } from '../wire/lazy-chunk.js';
+import { StoredText, type Utf8Decoder } from '../wire/lazy-chunk.js';
 import { decodeLatin1Utf8, decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
@@ -765,15 +765,29 @@ export class Store {
     // `blankRawWhen`: as selectItems'.
     // `bytes`: see BYTES_ITEM_COLUMNS (for readers that seldom read a chunk frame's text: the waterfall, insights).
     const parse = opts.json !== false;
-    const cols = opts.rawJson ? RAW_JSON_COLUMNS : opts.bytes && !opts.blankRawWhen ? BYTES_ITEM_COLUMNS : itemColumnsSql(opts.blankRawWhen);
+    const bytes = opts.bytes && !opts.blankRawWhen && !opts.rawJson;
+    // A row that says its chunk (schema 7) comes without its text, read from the store only when read.
+    const chunks = bytes && parse && this.schemaVersion >= 7;
+    const cols = opts.rawJson ? RAW_JSON_COLUMNS : chunks ? CHUNK_ITEM_COLUMNS : bytes ? BYTES_ITEM_COLUMNS : itemColumnsSql(opts.blankRawWhen);
     const st = this.stmt(`SELECT ${cols} FROM items WHERE recording_id = ? AND seq > ? AND seq <= ? ORDER BY seq LIMIT ?`).raw(true);
+    const fetch = chunks ? this.rawOf(recordingId) : undefined;
     for (let after = afterSeq; ;) {
       const rows = st.all(recordingId, after, toSeq, pageRows) as ItemRowArray[];
       if (opts.rawJson) for (let i = 0; i < rows.length; i++) yield rawJsonItem(rows[i] as unknown as RawJsonRow);
-      else for (let i = 0; i < rows.length; i++) yield arrayToItem(rows[i]!, parse);
+      else for (let i = 0; i < rows.length; i++) yield arrayToItem(rows[i]!, parse, fetch);
       if (rows.length < pageRows) return;
       after = rows[rows.length - 1]![0]; // seq, first in both column lists
     }
+  }
+
+  /** Reads the raw text of a frame of recording `recordingId` by its seq (a StoredText's fetch). */
+  private rawOf(recordingId: number): (seq: number) => string {
+    const st = this.stmt(`SELECT raw FROM items WHERE recording_id = ? AND seq = ?`).pluck();
+    return (seq) => {
+      const raw = st.get(recordingId, seq) as string | undefined;
+      if (raw === undefined) throw new StoreError('E_NO_ITEM', `recording ${recordingId} has no frame ${seq} (deleted while it was read)`);
+      return raw;
+    };
   }
 
   /**
@@ -957,8 +971,25 @@ function itemColumnsSql(blankRawWhen: string | undefined): string {
  */
 const BYTES_ITEM_COLUMNS = ITEM_ROW_COLUMNS.replace(' raw,', " CASE WHEN dir IN ('c2a', 'a2c') AND raw_bytes IS NULL AND length(raw) <> size THEN CAST(raw AS BLOB) ELSE raw END,");
 
-/** An Item from its row read as an array (ITEM_ROW_COLUMNS, or BYTES_ITEM_COLUMNS). */
-function arrayToItem(r: ItemRowArray, parse = true): Item {
+/**
+ * BYTES_ITEM_COLUMNS with the `chunk` column after them (schema 7), and no raw text (null) for a row
+ * that has one: what the row's item needs of its text chunk frame is its session id (a column), its
+ * update kind and its text's length, and its raw text is read only if something reads it.
+ */
+const CHUNK_ITEM_COLUMNS = BYTES_ITEM_COLUMNS.replace(' CASE WHEN', ' CASE WHEN chunk IS NOT NULL THEN NULL WHEN') + ', chunk';
+
+/**
+ * An Item from its row read as an array (ITEM_ROW_COLUMNS, BYTES_ITEM_COLUMNS, or CHUNK_ITEM_COLUMNS
+ * with `fetch`, which reads a raw text left out).
+ */
+function arrayToItem(r: ItemRowArray, parse = true, fetch?: (seq: number) => string): Item {
+  const chunk = fetch === undefined ? null : (r as unknown as unknown[])[14] as number | null;
+  if (chunk !== null && chunk !== undefined) {
+    return itemOf({
+      seq: r[0], t: r[1], dir: r[2], kind: r[3], method: r[4], rpcId: r[5], replyTo: r[6], latency: r[7], sessionId: r[8], size: r[9],
+      raw: '', parseError: r[12], truncated: !!r[13], rawBase64: null,
+    }, parse, undefined, undefined, { update: chunk & 3, text: new StoredText(fetch!, r[0], Math.floor(chunk / 4)) });
+  }
   const raw = r[10] as string | Buffer;
   const bytes = typeof raw !== 'string';
   return itemOf({
@@ -1035,7 +1066,7 @@ export { peerInfoOf, peerInfoFromFrame };
 /** Key of the writer's process identity in a recording's stored header (never exported). */
 const HOST_START = 'hostStart';
 
-const INSERT_ITEMS = `INSERT INTO items (recording_id, seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated) VALUES`;
+const INSERT_ITEMS = `INSERT INTO items (recording_id, seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated, chunk) VALUES`;
 /** Items imported per appendItems (a transaction's savepoint), as a transcript streams in. */
 const IMPORT_BATCH = 2000;
 /** Rows per multi-row INSERT (480 bound values, well under SQLite's limit of 32766). */

@@ -8,7 +8,8 @@ import type { EventItem, Frame, Item, StderrItem } from '../wire/frame.js';
 import { classify, sessionIdOf } from '../wire/parse.js';
 import { utf8Length } from '../wire/make-frame.js';
 import { chunkJsonOf, type ChunkKind } from '../wire/chunk-frame.js';
-import { type Decoded, lazyFrameHead, type Utf8Decoder } from '../wire/lazy-chunk.js';
+import { type Decoded, lazyChunkJson, lazyFrameHead, type Utf8Decoder } from '../wire/lazy-chunk.js';
+import { CHUNK_UPDATES } from '../wire/chunk-line.js';
 
 /** Where chunkJsonOf says the update kind, when the caller does not ask for it. */
 const CHUNK_KIND: ChunkKind = { update: 0 };
@@ -54,9 +55,11 @@ export function columnsOf(item: Item): ItemColumns {
  * given: its `update` is set to the update kind of a text chunk frame read by chunkJsonOf (what
  * Checker.step takes as `chunk`), else to -1. `decode`, when given: a frame's `raw` is its UTF-8
  * bytes a character each (valid UTF-8), decoded by it; a text chunk frame's raw and text are decoded
- * only when read (wire/lazy-chunk.ts).
+ * only when read (wire/lazy-chunk.ts). `stored`, when given: the row is a text chunk frame in the SDK's
+ * form (the store's `chunk` column said so) of that update kind and session id (`r.sessionId`), whose
+ * raw text (`r.raw` is not) and text are read from `stored.text` when read.
  */
-export function itemOf(r: ItemColumns, parse = true, chunk?: ChunkKind, decode?: Utf8Decoder): Item {
+export function itemOf(r: ItemColumns, parse = true, chunk?: ChunkKind, decode?: Utf8Decoder, stored?: { update: number; text: Decoded }): Item {
   if (chunk) chunk.update = -1;
   if (decode && r.dir !== 'c2a' && r.dir !== 'a2c') return itemOf({ ...r, raw: decode(r.raw) }, parse, chunk);
   if (r.dir === 'c2a' || r.dir === 'a2c') {
@@ -66,10 +69,12 @@ export function itemOf(r: ItemColumns, parse = true, chunk?: ChunkKind, decode?:
     let lazy: Decoded | undefined;
     // `parse` false: a frame's JSON is left unread (readers of the raw line only: export), and its
     // method and session id are the columns' alone.
-    if (parse && raw !== '' && (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON'))) {
+    if (parse && (stored !== undefined || (raw !== '' && (r.kind !== 'invalid' || r.parseError === null || !r.parseError.startsWith('not JSON'))))) {
       // Most frames of a long session are text chunks in the SDK's form: read without JSON.parse
       // (wire/chunk-frame.ts gives what it would; the columns already say the method and session id).
-      const c = r.method === 'session/update' && !r.truncated && r.rawBase64 === null ? chunkJsonOf(raw, decode, chunk ?? CHUNK_KIND) : null;
+      const c = stored !== undefined ? { json: lazyChunkJson(r.sessionId!, CHUNK_UPDATES[stored.update]!, stored.text), raw: stored.text }
+        : r.method === 'session/update' && !r.truncated && r.rawBase64 === null ? chunkJsonOf(raw, decode, chunk ?? CHUNK_KIND) : null;
+      if (stored !== undefined && chunk) chunk.update = stored.update;
       if (c !== null) {
         json = c.json;
         lazy = c.raw;

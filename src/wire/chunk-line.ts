@@ -27,6 +27,7 @@
  */
 import type { Direction, Frame } from './frame.js';
 import { frameFromText, utf8Length } from './make-frame.js';
+import { stampChunk } from './chunk-stamp.js';
 
 /** The `sessionUpdate` kinds recognised (a match's `update` is an index into this list). */
 export const CHUNK_UPDATES = ['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk'] as const;
@@ -208,7 +209,7 @@ export function chunkBodyFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessi
  * `kind` and the decoded `text`: what frameFromText makes of it (same fields in the same order).
  */
 export function textChunkFrame(seq: number, t: number, dir: Direction, raw: string, size: number, sessionId: string, kind: string, text: string): Frame {
-  return {
+  const f: Frame = {
     seq,
     t,
     dir,
@@ -219,4 +220,7 @@ export function textChunkFrame(seq: number, t: number, dir: Direction, raw: stri
     json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: kind, content: { type: 'text', text } } } },
     sessionId,
   };
+  // Every caller recognised `raw` as the SDK's form (the store's `chunk` column: see chunk-stamp.ts).
+  stampChunk(f, CHUNK_UPDATES.indexOf(kind as ChunkUpdate));
+  return f;
 }

@@ -20,6 +20,7 @@
 import type { Direction, Frame } from './frame.js';
 import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT } from './chunk-line.js';
 import { utf8Length } from './make-frame.js';
+import { chunkStampOf, Stamp } from './chunk-stamp.js';
 
 /** Decodes UTF-8 bytes held as a Latin-1 string (a character per byte) into their text. */
 export type Utf8Decoder = (latin1: string) => string;
@@ -58,6 +59,21 @@ function uEscapeSaves(s: string, i: number, u: number): number {
  * line's match refused `"`, `\` and control characters outside escapes).
  */
 export function spanBodyBytes(span: string): number {
+  return spanBytes(span, false);
+}
+
+/**
+ * The UTF-8 length of the frame's text that the line's span `span` spells (as spanBodyBytes takes
+ * it; ASCII text too), both levels of escapes undone (the line's, then the frame's), when the escapes
+ * alone settle it; else -1 (as spanBodyBytes's, and for a surrogate escape not in a pair of its own
+ * level, whose character may pair with one the other level makes).
+ */
+export function spanTextBytes(span: string): number {
+  return spanBytes(span, true);
+}
+
+/** spanBodyBytes, or with `text` spanTextBytes. */
+function spanBytes(span: string, text: boolean): number {
   let n = span.length;
   let i = span.indexOf('\\');
   while (i >= 0) {
@@ -66,16 +82,24 @@ export function spanBodyBytes(span: string): number {
       // `\\` is the body's backslash: one of the frame's escapes follows.
       const d = span.charCodeAt(i + 2);
       if (d === BACKSLASH) {
-        // `\\\"`, `\\\\` or `\\\/`: the body's `\"`, `\\` or `\/` (4 bytes become 2).
+        // `\\\"`, `\\\\` or `\\\/`: the body's `\"`, `\\` or `\/`, the text's `"`, `\` or `/` (4 bytes become 2, or 1).
         const e = span.charCodeAt(i + 3);
         if (e !== 0x22 && e !== BACKSLASH && e !== 0x2f) return -1;
-        n -= 2;
+        n -= text ? 3 : 2;
         i += 4;
       } else if (d === 0x2f || d === 0x62 || d === 0x66 || d === 0x6e || d === 0x72 || d === 0x74) {
-        n -= 1; // `\\/`, `\\n`, ...: the body's `\/`, `\n`, ...
+        n -= text ? 2 : 1; // `\\/`, `\\n`, ...: the body's `\/`, `\n`, ..., the text's `/`, newline, ...
         i += 3;
-      } else if (d === 0x75 && hex4(span, i + 3) >= 0) {
-        n -= 1; // `\\u` and 4 hex digits: the body's `\uXXXX`
+      } else if (d === 0x75) {
+        // `\\uXXXX`: the body's `\uXXXX` (7 bytes become 6), the text's character (1 to 3; a pair's 14, 4).
+        const u = hex4(span, i + 3);
+        if (u < 0) return -1;
+        if (!text) n -= 1;
+        else if (u < 0xd800 || u > 0xdfff) n -= u < 0x80 ? 6 : u < 0x800 ? 5 : 4;
+        else if (u <= 0xdbff && span.charCodeAt(i + 7) === BACKSLASH && span.charCodeAt(i + 8) === BACKSLASH && span.charCodeAt(i + 9) === 0x75 && (hex4(span, i + 10) & 0xfc00) === 0xdc00) {
+          n -= 10;
+          i += 7;
+        } else return -1;
         i += 7;
       } else return -1;
     } else if (c === 0x2f) {
@@ -86,6 +110,7 @@ export function spanBodyBytes(span: string): number {
       // A `"`, `\` or control character in the body: not settled here.
       if (u < 0x20 || u === 0x22 || u === BACKSLASH) return -1;
       const saved = uEscapeSaves(span, i, u);
+      if (text && saved === 3 && u >= 0xd800 && u <= 0xdfff) return -1;
       n -= saved;
       i += saved === 8 ? 12 : 6;
     } else return -1; // `\"` is a bare `"` in the body, `\n` and the like a control character
@@ -159,6 +184,11 @@ class LineText implements Decoded {
   }
 
   textBytes(): number {
+    if (this.text === undefined) {
+      // From the span's escapes, without decoding it (a span without escapes: its length in bytes).
+      const n = this.escaped ? spanTextBytes(this.span) : this.span.length;
+      if (n >= 0) return n;
+    }
     return utf8Length(this.textOf());
   }
 
@@ -205,16 +235,7 @@ export class RawText implements Decoded {
   }
 }
 
-/**
- * Puts a private field on an existing object (a base constructor that returns its argument makes
- * the derived one's `this` that object): the frame's hidden state, which no reader sees (not a key,
- * not a symbol, not cloned) and which costs no property definition at run time.
- */
-class Stamp {
-  constructor(o: object) {
-    return o;
-  }
-}
+/** The frame's hidden state (see Stamp). */
 class Lazy extends Stamp {
   #text: Decoded;
   constructor(o: object, text: Decoded) {
@@ -313,4 +334,57 @@ export function lazyChunkFrame(seq: number, t: number, dir: Direction, sessionId
   f.sessionId = sessionId;
   out.update = update;
   return f;
+}
+
+/**
+ * A stored text chunk frame's text, read from the store only when read (the row's `chunk` column
+ * said its update kind and its text's UTF-8 length, and the frame's JSON is the SDK's form of those
+ * and its session id): `fetch` reads the row's raw text.
+ */
+export class StoredText implements Decoded {
+  private rawText: string | undefined;
+  private text: string | undefined;
+
+  constructor(private readonly fetch: (seq: number) => string, private readonly seq: number, private readonly bytes: number) {}
+
+  raw(): string {
+    return (this.rawText ??= this.fetch(this.seq));
+  }
+
+  textOf(): string {
+    return (this.text ??= (JSON.parse(this.raw()) as { params: { update: { content: { text: string } } } }).params.update.content.text);
+  }
+
+  textBytes(): number {
+    return this.bytes;
+  }
+}
+
+/**
+ * The store's `chunk` column of a frame (store/schema.ts): for a text chunk frame in the SDK's form
+ * (one a recogniser made, lazy or marked by chunk-stamp.ts, its raw text as it was made), its text's
+ * UTF-8 length times 4 plus its update kind (an index into CHUNK_UPDATES); else null. From a lazy
+ * frame without decoding its text where its bytes allow; from another, from its raw text's escapes.
+ */
+export function chunkColumnOf(f: Frame): number | null {
+  if (f.kind !== 'notification' || f.truncated || f.rawBase64 !== undefined || f.sessionId === undefined) return null;
+  if (Lazy.has(f)) {
+    // Its raw text and its content's text still the accessors (neither assigned since).
+    const u = (f.json as { params?: { update?: { sessionUpdate?: unknown; content?: unknown } } } | undefined)?.params?.update;
+    const c = u?.content;
+    if (typeof c !== 'object' || c === null || !Lazy.has(c) || Lazy.of(c) !== Lazy.of(f)) return null;
+    if (Object.getOwnPropertyDescriptor(f, 'raw')?.get !== RAW.get || Object.getOwnPropertyDescriptor(c, 'text')?.get !== TEXT.get) return null;
+    const k = CHUNK_UPDATES.indexOf(u!.sessionUpdate as (typeof CHUNK_UPDATES)[number]);
+    return k < 0 ? null : Lazy.of(c).textBytes() * 4 + k;
+  }
+  const k = chunkStampOf(f);
+  if (k < 0) return null;
+  // The text body is what lies between the head and the tail: its bytes less what its escapes save.
+  const raw = f.raw;
+  const sid = f.sessionId;
+  const headChars = F_HEAD.length + sid.length + F_KIND.length + CHUNK_UPDATES[k]!.length + F_TEXT.length;
+  const end = raw.length - F_TAIL.length;
+  if (end < headChars || raw.charCodeAt(end) !== 0x22) return null;
+  const body = f.size - (headChars - sid.length + utf8Length(sid)) - F_TAIL.length;
+  return (body - escapeSavings(raw, headChars, end)) * 4 + k;
 }
