@@ -1,15 +1,13 @@
-/**
- * Marks a text chunk frame that a recogniser made (chunk-line.ts's textChunkFrame, for every frame
- * recognised in the SDK's form: its raw text is exactly F_HEAD, session id, F_KIND, update kind,
- * F_TEXT, text body, F_TAIL), with its update kind, as a private field: no reader sees it (not a key,
- * not a symbol, not cloned, not copied by a spread, so a frame redaction remade is not marked), and it
- * costs no property definition. The store reads it to fill its `chunk` column (see
- * lazy-chunk.ts's chunkColumnOf). No imports: chunk-line.ts and lazy-chunk.ts both use it. Pure.
- */
+// Marks a text chunk frame that a recogniser made (chunk-line.ts's textChunkFrame, for every frame
+// recognised in the SDK's form: its raw text is exactly F_HEAD, session id, F_KIND, update kind,
+// F_TEXT, text body, F_TAIL) with its update kind, as a private field (see Stamp): a spread copy, as
+// redaction makes, is not marked. The store reads it to fill its `chunk` column (see lazy-chunk.ts's
+// chunkColumnOf). No imports: chunk-line.ts and lazy-chunk.ts both use it. Pure.
+
 /**
  * Puts a private field on an existing object (a base constructor that returns its argument makes
  * the derived one's `this` that object): hidden state, which no reader sees (not a key, not a
- * symbol, not cloned) and which costs no property definition at run time.
+ * symbol, not cloned, not copied by a spread) and which costs no property definition at run time.
  */
 export class Stamp {
   constructor(o: object) {
