@@ -14,7 +14,7 @@ import { isAscii, isUtf8 } from 'node:buffer';
 import type { Item, StderrItem } from '../wire/frame.js';
 import { frameFromText, utf8Length } from '../wire/make-frame.js';
 import { itemFromLine, type TranscriptLine } from '../transcript/format.js';
-import { CHUNK_UPDATES, chunkLineFrame, type ChunkMatch } from '../wire/chunk-line.js';
+import { CHUNK_UPDATES, type ChunkMessage, chunkLineFrame, type ChunkMatch } from '../wire/chunk-line.js';
 import { lazyChunkFrame } from '../wire/lazy-chunk.js';
 import { decodeLatin1Utf8 } from '../wire/line-splitter.js';
 
@@ -55,10 +55,24 @@ export interface LineBatch {
 const OTHER = 255;
 /**
  * Codes of the lines recognised as chunk frames (wire/chunk-line.ts): CHUNK + (c2a ? 1 : 0) + 2 *
- * update + CHUNK_ESCAPED when the text has escapes. Their text is the session id (AUX characters)
- * then the text's body as the frame writes it; no raw text travels (the worker rebuilds it).
+ * update + CHUNK_ESCAPED when the text has escapes. Their text is the session id, the messageId if
+ * any (see chunkAux), then the text's body as the frame writes it; no raw text travels (the worker
+ * rebuilds it).
  */
 const CHUNK = 3;
+/** A chunk line's AUX: its session id's length (below SID_LIMIT), its messageId's length + 1 (0: none) above it, and MID_AFTER. */
+const SID_LIMIT = 1 << 20;
+const MID_LIMIT = (1 << 10) - 1;
+const MID_AFTER = 1 << 30;
+
+/** A chunk line's AUX (see SID_LIMIT), or -1 when its session id or messageId is too long to say so (the line then travels as a plain one). */
+export function chunkAux(m: ChunkMatch): number {
+  const sid = m.sidEnd - m.sidStart;
+  if (sid >= SID_LIMIT) return -1;
+  if (m.midStart < 0) return sid;
+  const mid = m.midEnd - m.midStart;
+  return mid >= MID_LIMIT ? -1 : sid + (mid + 1) * SID_LIMIT + (m.midAfter ? MID_AFTER : 0);
+}
 const CHUNK_ESCAPED = 2 * CHUNK_UPDATES.length;
 /** Added to a line's code (a plain line's or a chunk line's, never OTHER's) when its text is UTF-8 rather than ASCII. */
 const UTF8 = 0x40;
@@ -203,17 +217,19 @@ export class LinePacker {
    * Adds a line recognised as a chunk line (`m` from matchChunkLine on `line`), whose seq is `seq`:
    * its session id and text span as they are in `line`, which is the line's UTF-8 bytes read as
    * Latin-1 when `utf8` (scanTranscriptFile's `bytes`): written back as Latin-1, they are the bytes
-   * again, and the worker decodes them.
+   * again, and the worker decodes them. `aux`: chunkAux(m), which the caller checked is not -1 (a line it is -1 for must go as a plain line).
    */
-  chunk(line: string, m: ChunkMatch, seq: number, utf8: boolean): void {
+  chunk(line: string, m: ChunkMatch, seq: number, utf8: boolean, aux = chunkAux(m)): void {
     const sidLength = m.sidEnd - m.sidStart;
-    this.room(sidLength + m.spanEnd - m.spanStart);
+    const midLength = m.midStart < 0 ? 0 : m.midEnd - m.midStart;
+    this.room(sidLength + midLength + m.spanEnd - m.spanStart);
     const k = this.n++;
     this.seq[k] = seq;
     this.t[k] = m.t;
-    this.aux[k] = sidLength;
+    this.aux[k] = aux;
     this.dir[k] = CHUNK + (m.dir === 'c2a' ? 1 : 0) + 2 * m.update + (m.escaped ? CHUNK_ESCAPED : 0) + (utf8 ? UTF8 : 0);
     let pos = this.pos + this.text.latin1Write(line.slice(m.sidStart, m.sidEnd), this.pos);
+    if (midLength > 0) pos += this.text.latin1Write(line.slice(m.midStart, m.midEnd), pos);
     pos += this.text.latin1Write(line.slice(m.spanStart, m.spanEnd), pos);
     this.pos = pos;
     this.ends[k] = pos;
@@ -293,18 +309,25 @@ export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => v
     }
     if (d >= CHUNK) {
       const c = d - CHUNK;
-      const sidEnd = start + aux[i]!;
+      const a = aux[i]!;
+      let sidEnd = start + (a & (SID_LIMIT - 1));
       const sessionId = piece.slice(start - pieceStart, sidEnd - pieceStart);
+      let mid: ChunkMessage | undefined;
+      const midLength = ((a >>> 20) & MID_LIMIT) - 1;
+      if (midLength >= 0) {
+        mid = { id: piece.slice(sidEnd - pieceStart, sidEnd + midLength - pieceStart), after: (a & MID_AFTER) !== 0 };
+        sidEnd += midLength; // (the text span starts after the messageId)
+      }
       const side = c & 1 ? 'c2a' : 'a2c';
       const update = (c % CHUNK_ESCAPED) >> 1;
       const escaped = c >= CHUNK_ESCAPED;
       // A text that has something to decode (UTF-8, escapes) is decoded only if it is read (the
       // checker never does): its frame holds the span's bytes as they are in the piece.
       if (utf8 ? isUtf8(bytes.subarray(sidEnd, end)) : escaped) {
-        each(lazyChunkFrame(seq[i]!, t[i]!, side, sessionId, update, piece.slice(sidEnd - pieceStart, end - pieceStart), escaped, utf8 ? decodeLatin1Utf8 : undefined, kind), kind.update);
+        each(lazyChunkFrame(seq[i]!, t[i]!, side, sessionId, update, piece.slice(sidEnd - pieceStart, end - pieceStart), escaped, utf8 ? decodeLatin1Utf8 : undefined, kind, undefined, mid), kind.update);
       } else {
         const span = utf8 ? bytes.toString('utf8', sidEnd, end) : piece.slice(sidEnd - pieceStart, end - pieceStart);
-        each(chunkLineFrame(seq[i]!, t[i]!, side, sessionId, update, span, escaped, kind, utf8 ? -1 : span.length), kind.update);
+        each(chunkLineFrame(seq[i]!, t[i]!, side, sessionId, update, span, escaped, kind, utf8 ? -1 : span.length, mid), kind.update);
       }
     } else {
       const raw = utf8 ? bytes.toString('utf8', start, end) : piece.slice(start - pieceStart, end - pieceStart);

@@ -17,7 +17,7 @@ import { Worker } from 'node:worker_threads';
 import { scanTranscriptFile, type TranscriptSink } from '../transcript/read-file.js';
 import { TranscriptLineReader } from '../transcript/format.js';
 import { matchChunkLine, newChunkMatch } from '../wire/chunk-line.js';
-import { type CheckWorkerData, DONE, LinePacker, LineRing, packRows, WANT } from './batch.js';
+import { type CheckWorkerData, chunkAux, DONE, LinePacker, LineRing, packRows, WANT } from './batch.js';
 import { closeSpoolFile, FindingSpool, openSpoolFile, type SpooledCheck } from './finding-spool.js';
 import type { FromWorker, ToWorker } from './check-worker.js';
 
@@ -89,7 +89,10 @@ export function packingSink(packer: LinePacker, reader: TranscriptLineReader): T
   return {
     take(text, start, _lineNo, bytes) {
       const end = matchChunkLine(text, m, start);
-      if (end >= 0) packer.chunk(text, m, reader.countRecognised(m.t), bytes !== undefined);
+      if (end < 0) return end;
+      const aux = chunkAux(m);
+      if (aux < 0) return -1; // (an id too long to pack: read as any line)
+      packer.chunk(text, m, reader.countRecognised(m.t), bytes !== undefined, aux);
       return end;
     },
     line: (l) => packer.line(l),

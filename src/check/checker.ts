@@ -5,6 +5,7 @@
  */
 import { type Frame, type FrameKind, type Item, isFrame, reverse } from '../wire/frame.js';
 import { lazyChunkKind } from '../wire/lazy-chunk.js';
+import { CHUNK_UPDATES } from '../wire/chunk-line.js';
 import { METHODS, isExtensionName } from '../spec/methods.js';
 import { type SchemaResult, validateMethod } from '../spec/schema.js';
 import { fieldNotes } from '../spec/fields.js';
@@ -47,9 +48,9 @@ export interface Checker {
    * Constant work per item; never throws, whatever the input. `chunk`: only for a frame made by
    * wire/chunk-line.ts's chunkFrame, or whose JSON wire/chunk-frame.ts's chunkFrameOf made (a stored
    * row's: view/columns.ts), the index of its update kind; the schema's verdict on such a
-   * frame's params is the same for all of them (the session id and the text are only type-checked:
-   * both are `{"type":"string"}` in the schemas, which test/check/chunk-line.test.ts asserts), so it is
-   * worked out once per kind.
+   * frame's params is the same for all of them (the session id, the text and a messageId are only
+   * type-checked: each is `{"type":"string"}` in the schemas, which test/check/chunk-line.test.ts
+   * asserts), so it is worked out once per kind, with a messageId and without.
    */
   step(item: Item, chunk?: number): Finding[];
   /** End of recording: unanswered requests, terminals never released, ... */
@@ -158,8 +159,10 @@ export function createChecker(opts: CheckOptions = {}): Checker {
       schemaDone = true;
       if (chunkKind < 0) schemaValue = computeSchema(ctx);
       else {
-        if (!(chunkKind in chunkSchema)) chunkSchema[chunkKind] = computeSchema(ctx);
-        schemaValue = chunkSchema[chunkKind];
+        // A chunk with a messageId (a string, also only type-checked) has a verdict of its own.
+        const key = 'messageId' in (ctx.frame.json as { params: { update: object } }).params.update ? chunkKind + CHUNK_UPDATES.length : chunkKind;
+        if (!(key in chunkSchema)) chunkSchema[key] = computeSchema(ctx);
+        schemaValue = chunkSchema[key];
       }
       return schemaValue;
     },

@@ -11,7 +11,7 @@ import { TranscriptError, TranscriptLineReader, itemFromLine, type TranscriptLin
 import { Correlator } from '../wire/correlate.js';
 import { type Frame, isFrame, type Item } from '../wire/frame.js';
 import { openCapture, type OpenedCapture } from './open-capture.js';
-import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, chunkLineFrame, matchChunkLine, newChunkMatch, type ChunkMatch } from '../wire/chunk-line.js';
+import { CHUNK_UPDATES, type ChunkMessage, chunkHead, chunkLineFrame, chunkMessageOf, chunkTail, matchChunkLine, newChunkMatch, type ChunkMatch } from '../wire/chunk-line.js';
 import { lazyChunkFrame } from '../wire/lazy-chunk.js';
 import { decodeLatin1Utf8 } from '../wire/line-splitter.js';
 
@@ -66,20 +66,21 @@ export function* readTranscriptItems(file: string, reader = new TranscriptLineRe
         if (wantRaw) raws.push(null);
       } else if (end >= 0 && wantRaw && bytes !== undefined) {
         const sessionId = text.slice(m.sidStart, m.sidEnd);
-        const raw = chunkRawBytes(bytes, m, sessionId, rawAt);
+        const mid = chunkMessageOf(text, m);
+        const raw = chunkRawBytes(bytes, m, sessionId, mid, rawAt);
         if (raw === undefined) {
           const span = bytes.toString('utf8', m.spanStart, m.spanEnd);
-          out.push(chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, span, m.escaped, kind));
+          out.push(chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, span, m.escaped, kind, -1, mid));
           raws.push(null);
         } else {
           // Its raw text and chunk text decoded only if read (the store takes the bytes; the check reads neither).
-          out.push(lazyChunkFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, text.slice(m.spanStart, m.spanEnd), m.escaped, decodeLatin1Utf8, kind, raw.length));
+          out.push(lazyChunkFrame(reader.countRecognised(m.t), m.t, m.dir, sessionId, m.update, text.slice(m.spanStart, m.spanEnd), m.escaped, decodeLatin1Utf8, kind, raw.length, mid));
           raws.push(raw);
         }
         kinds.push(kind.update);
       } else if (end >= 0) {
         const span = bytes === undefined ? text.slice(m.spanStart, m.spanEnd) : bytes.toString('utf8', m.spanStart, m.spanEnd);
-        out.push(chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, text.slice(m.sidStart, m.sidEnd), m.update, span, m.escaped, kind, bytes === undefined ? span.length : -1));
+        out.push(chunkLineFrame(reader.countRecognised(m.t), m.t, m.dir, text.slice(m.sidStart, m.sidEnd), m.update, span, m.escaped, kind, bytes === undefined ? span.length : -1, chunkMessageOf(text, m)));
         kinds.push(kind.update);
         if (wantRaw) raws.push(null);
       }
@@ -111,20 +112,21 @@ export function* readTranscriptItems(file: string, reader = new TranscriptLineRe
 
 /**
  * The raw text of the chunk frame `m` matched in `bytes` (a piece of a transcript's UTF-8 bytes, the
- * session id `sessionId`) as UTF-8 bytes: the frame's head, its text body (the span with the line's
+ * session id `sessionId`, its messageId `mid`) as UTF-8 bytes: the frame's head, its text body (the span with the line's
  * escapes undone), its tail; `at` says where the body is in them. Exactly the bytes SQLite stores of
  * the string the generic path makes (better-sqlite3 encodes a string's UTF-16 as UTF-8), so undefined
  * where that string is not what they decode to: a span that is not valid UTF-8 (decoding puts U+FFFD
  * in), or a `\u` escape of a lone surrogate (which that encoding writes as three bytes no decoder
  * takes back).
  */
-function chunkRawBytes(bytes: Buffer, m: ChunkMatch, sessionId: string, at: { start: number; end: number }): Buffer | undefined {
+function chunkRawBytes(bytes: Buffer, m: ChunkMatch, sessionId: string, mid: ChunkMessage | undefined, at: { start: number; end: number }): Buffer | undefined {
   const from = m.spanStart;
   const to = m.spanEnd;
   if (!isUtf8(bytes.subarray(from, to))) return undefined;
-  const head = F_HEAD + sessionId + F_KIND + CHUNK_UPDATES[m.update]! + F_TEXT;
+  const head = chunkHead(sessionId, CHUNK_UPDATES[m.update]!, mid);
+  const tail = chunkTail(mid);
   // A line's escape is never shorter than what it stands for in UTF-8.
-  const out = Buffer.allocUnsafe(head.length + (to - from) + F_TAIL.length);
+  const out = Buffer.allocUnsafe(head.length + (to - from) + tail.length);
   let o = out.write(head, 0, 'latin1');
   at.start = o;
   if (!m.escaped) {
@@ -165,7 +167,7 @@ function chunkRawBytes(bytes: Buffer, m: ChunkMatch, sessionId: string, at: { st
     }
   }
   at.end = o;
-  o += out.write(F_TAIL, o, 'latin1');
+  o += out.write(tail, o, 'latin1');
   return out.subarray(0, o);
 }
 

@@ -5,20 +5,21 @@
  *
  *   {"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"S","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"T"}}}}
  *
- * with `sessionUpdate` one of CHUNK_UPDATES. A burst is mostly such frames, and the tap's recorder
+ * with `sessionUpdate` one of CHUNK_UPDATES, and optionally a `messageId` string before `content` or
+ * after it (see ChunkMessage). A burst is mostly such frames, and the tap's recorder
  * spent most of its own (non-SQLite) time per frame in JSON.parse of them. This is the raw-frame
  * sibling of chunk-line.ts (which recognises the same frame inside a transcript line).
  *
  * The contract: `chunkFrameOf` returns a frame only when `frameFromText` would make the same one
  * from that text (same fields in the same order, the same `json`), and says which update kind it is
- * (for Checker.step's memoised schema verdict). The session id must have no escapes; the text may
+ * (for Checker.step's memoised schema verdict). The session id and messageId must have no escapes; the text may
  * have any JSON escape (decoded by JSON.parse of that string alone) and any character JSON allows
  * in a string unescaped (so non-ASCII too: the caller hands over text decoded from valid UTF-8 only).
  * Anything else (other keys, another order, whitespace, a trailing `\r`, a bad escape, a raw control
  * character) is refused: the caller takes its generic path. Pure: no Node built-ins.
  */
 import type { Direction, Frame } from './frame.js';
-import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT, textChunkFrame } from './chunk-line.js';
+import { CHUNK_UPDATES, type ChunkMessage, F_HEAD, F_KIND, F_MID, F_MID_AFTER, F_MID_END, F_TAIL, F_TEXT, textChunkFrame } from './chunk-line.js';
 import { type Decoded, lazyChunkJson, RawText, type Utf8Decoder } from './lazy-chunk.js';
 
 const ASCII = /^[\x00-\x7f]*$/;
@@ -28,18 +29,36 @@ const reEsc = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 const PLAIN_CHAR = '[^"\\\\\\x00-\\x1f]';
 /** A JSON escape (ECMA-404): `\"`, `\\`, `\/`, `\b`, `\f`, `\n`, `\r`, `\t`, `\uXXXX`. */
 const ESCAPE = '\\\\(?:["\\\\/bfnrt]|u[0-9a-fA-F]{4})';
-const head = '^' + reEsc(F_HEAD) + '(' + PLAIN_CHAR + '*)' + reEsc(F_KIND) + '(' + CHUNK_UPDATES.join('|') + ')' + reEsc(F_TEXT);
+/** Groups: 1 the session id, 2 the update kind, 3 a messageId before the content; then the text (4). */
+const head = '^' + reEsc(F_HEAD) + '(' + PLAIN_CHAR + '*)' + reEsc(F_KIND) + '(' + CHUNK_UPDATES.join('|') + ')(?:' + reEsc(F_MID) + '(' + PLAIN_CHAR + '*))?' + reEsc(F_TEXT);
+/** After the text: a messageId after the content (group 5), or none. */
+const tail = '(?:' + reEsc(F_MID_AFTER) + '(' + PLAIN_CHAR + '*)' + reEsc(F_MID_END) + '|' + reEsc(F_TAIL) + ')$';
 /** The whole frame with a text without escapes (the common case: one pass, no backtracking). */
-const PLAIN = new RegExp(head + '(' + PLAIN_CHAR + '*)' + reEsc(F_TAIL) + '$');
+const PLAIN = new RegExp(head + '(' + PLAIN_CHAR + '*)' + tail);
 /** The whole frame with a text that has escapes (a string body in JSON's grammar, unrolled: no backtracking blow-up). */
-const ESCAPED = new RegExp(head + '(' + PLAIN_CHAR + '*(?:' + ESCAPE + PLAIN_CHAR + '*)+)' + reEsc(F_TAIL) + '$');
+const ESCAPED = new RegExp(head + '(' + PLAIN_CHAR + '*(?:' + ESCAPE + PLAIN_CHAR + '*)+)' + tail);
+
+/**
+ * PLAIN's or ESCAPED's match of `raw` (a frame starting with `{` and ending with `}`), or null; null
+ * too for a frame with two messageIds (JSON.parse keeps the first one's place and the last one's
+ * value: the generic path says so).
+ */
+function matchRaw(raw: string): RegExpExecArray | null {
+  const r = PLAIN.exec(raw) ?? ESCAPED.exec(raw);
+  return r === null || (r[3] !== undefined && r[5] !== undefined) ? null : r;
+}
+
+/** The messageId a match found, if any. */
+function messageOf(r: RegExpExecArray): ChunkMessage | undefined {
+  return r[3] !== undefined ? { id: r[3], after: false } : r[5] !== undefined ? { id: r[5], after: true } : undefined;
+}
 
 /**
  * Whether `raw` is a text chunk frame in the SDK's form (what chunkFrameOf recognises, without making
  * the frame): its keys are the fixed ones, and only its text, which may spell anything, varies.
  */
 export function isTextChunkRaw(raw: string): boolean {
-  return raw.charCodeAt(0) === 0x7b && raw.charCodeAt(raw.length - 1) === 0x7d && (PLAIN.test(raw) || ESCAPED.test(raw));
+  return raw.charCodeAt(0) === 0x7b && raw.charCodeAt(raw.length - 1) === 0x7d && matchRaw(raw) !== null;
 }
 
 /**
@@ -48,7 +67,7 @@ export function isTextChunkRaw(raw: string): boolean {
  */
 export function textChunkSessionOf(raw: string): string | null {
   if (raw.charCodeAt(0) !== 0x7b || raw.charCodeAt(raw.length - 1) !== 0x7d) return null;
-  const r = PLAIN.exec(raw) ?? ESCAPED.exec(raw);
+  const r = matchRaw(raw);
   return r === null ? null : r[1]!;
 }
 
@@ -57,8 +76,9 @@ const quote = (s: string): string => s.replace(/"/g, '\\"');
 /** A JSON escape of the frame's text as its raw text written as a JSON string has it (its backslash, and a `"` or `\` after it, escaped once more). */
 const QUOTED_ESCAPE = '\\\\\\\\(?:\\\\["\\\\\\\\]|[/bfnrt]|u[0-9a-fA-F]{4})';
 /** The raw text of a text chunk frame in the SDK's form written as a JSON string (as SQLite's json_quote and JSON.stringify write it). */
-const QUOTED = new RegExp('^"' + reEsc(quote(F_HEAD)) + PLAIN_CHAR + '*' + reEsc(quote(F_KIND)) + '(?:' + CHUNK_UPDATES.join('|') + ')' + reEsc(quote(F_TEXT))
-  + PLAIN_CHAR + '*(?:' + QUOTED_ESCAPE + PLAIN_CHAR + '*)*' + reEsc(quote(F_TAIL)) + '"$');
+const QUOTED = new RegExp('^"' + reEsc(quote(F_HEAD)) + PLAIN_CHAR + '*' + reEsc(quote(F_KIND)) + '(?:' + CHUNK_UPDATES.join('|') + ')'
+  + '(?:' + reEsc(quote(F_MID)) + PLAIN_CHAR + '*' + reEsc(quote(F_TEXT)) + PLAIN_CHAR + '*(?:' + QUOTED_ESCAPE + PLAIN_CHAR + '*)*' + reEsc(quote(F_TAIL))
+  + '|' + reEsc(quote(F_TEXT)) + PLAIN_CHAR + '*(?:' + QUOTED_ESCAPE + PLAIN_CHAR + '*)*(?:' + reEsc(quote(F_MID_AFTER)) + PLAIN_CHAR + '*' + reEsc(quote(F_MID_END)) + '|' + reEsc(quote(F_TAIL)) + '))"$');
 
 /**
  * isTextChunkRaw of the raw text `quoted` is written as a JSON string, without decoding it (an
@@ -87,20 +107,21 @@ export function chunkFrameOf(seq: number, t: number, dir: Direction, raw: string
   if (raw.charCodeAt(0) !== 0x7b || raw.charCodeAt(raw.length - 1) !== 0x7d) return null;
   let r = PLAIN.exec(raw);
   let text: string;
-  if (r !== null) text = r[3]!;
+  if (r !== null) text = r[4]!;
   else {
     r = ESCAPED.exec(raw);
     if (r === null) return null;
     // The body is a JSON string's body by the grammar above, so this is what JSON.parse of the whole frame gives it.
-    text = JSON.parse('"' + r[3]! + '"') as string;
+    text = JSON.parse('"' + r[4]! + '"') as string;
   }
+  if (r[3] !== undefined && r[5] !== undefined) return null;
   // The kind as CHUNK_UPDATES holds it, and the session id the last frame had when it is the same:
   // the checker looks both up per frame (maps, sets, a session by its id), and a string the match
   // made anew is hashed and interned by V8 at each lookup; these are done with after the first.
   out.update = CHUNK_UPDATES.indexOf(r[2]! as (typeof CHUNK_UPDATES)[number]);
   const kind = CHUNK_UPDATES[out.update]!;
   const sessionId = r[1] === out.sessionId ? out.sessionId : (out.sessionId = r[1]!);
-  return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text);
+  return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text, messageOf(r));
 }
 
 /**
@@ -115,12 +136,15 @@ export function chunkJsonOf(raw: string, decode: Utf8Decoder | undefined, out: C
   let r = PLAIN.exec(raw);
   const escaped = r === null;
   if (escaped && (r = ESCAPED.exec(raw)) === null) return null;
-  if (decode !== undefined && !ASCII.test(r![1]!)) return null;
+  const mid = messageOf(r!);
+  if (mid !== undefined && r![3] !== undefined && r![5] !== undefined) return null;
+  if (decode !== undefined && (!ASCII.test(r![1]!) || (mid !== undefined && !ASCII.test(mid.id)))) return null;
   out.update = CHUNK_UPDATES.indexOf(r![2]! as (typeof CHUNK_UPDATES)[number]);
   const kind = CHUNK_UPDATES[out.update]!;
   const sessionId = r![1] === out.sessionId ? out.sessionId : (out.sessionId = r![1]!);
-  if (!escaped && decode === undefined) return { json: textChunkFrame(0, 0, 'a2c', raw, 0, sessionId, kind, r![3]!).json };
-  const end = raw.length - F_TAIL.length;
-  const text = new RawText(raw, end - r![3]!.length, end, escaped, decode);
-  return { json: lazyChunkJson(sessionId, kind, text), raw: decode === undefined ? undefined : text };
+  if (!escaped && decode === undefined) return { json: textChunkFrame(0, 0, 'a2c', raw, 0, sessionId, kind, r![4]!, mid).json };
+  // The text body ends where the tail starts (a messageId after the content is in the tail).
+  const end = raw.length - (mid !== undefined && mid.after ? F_MID_AFTER.length + mid.id.length + F_MID_END.length : F_TAIL.length);
+  const text = new RawText(raw, end - r![4]!.length, end, escaped, decode);
+  return { json: lazyChunkJson(sessionId, kind, text, mid), raw: decode === undefined ? undefined : text };
 }

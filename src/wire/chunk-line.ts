@@ -47,11 +47,31 @@ export interface ChunkMatch {
   spanEnd: number;
   /** Whether the span has escapes (else it is the frame's text as is). */
   escaped: boolean;
+  /** The chunk's `messageId` (ASCII, no escapes): text.slice(midStart, midEnd); midStart -1 when it has none. */
+  midStart: number;
+  midEnd: number;
+  /** Whether the frame writes its `messageId` after its content (else before it). */
+  midAfter: boolean;
+}
+
+/**
+ * A chunk's `messageId` (the spec's ContentChunk, part 2.6) and where the frame writes it: before its
+ * `content` (opencode) or after it (an object literal in the schema's order, as this project's probe
+ * writes). A string without escapes; a frame with a null one, or with both, takes the generic path.
+ */
+export interface ChunkMessage {
+  id: string;
+  after: boolean;
 }
 
 /** A reusable ChunkMatch to pass to matchChunkLine. */
 export function newChunkMatch(): ChunkMatch {
-  return { t: 0, dir: 'a2c', update: 0, sidStart: 0, sidEnd: 0, spanStart: 0, spanEnd: 0, escaped: false };
+  return { t: 0, dir: 'a2c', update: 0, sidStart: 0, sidEnd: 0, spanStart: 0, spanEnd: 0, escaped: false, midStart: -1, midEnd: -1, midAfter: false };
+}
+
+/** The `messageId` of the chunk line `m` matched in `text`, if it has one. */
+export function chunkMessageOf(text: string, m: ChunkMatch): ChunkMessage | undefined {
+  return m.midStart < 0 ? undefined : { id: text.slice(m.midStart, m.midEnd), after: m.midAfter };
 }
 
 // The frame, as the SDK writes it (JSON.stringify of its object literal), around the session id, the kind and the text.
@@ -59,12 +79,42 @@ export const F_HEAD = '{"jsonrpc":"2.0","method":"session/update","params":{"ses
 export const F_KIND = '","update":{"sessionUpdate":"';
 export const F_TEXT = '","content":{"type":"text","text":"';
 export const F_TAIL = '"}}}}';
+/** A `messageId` before the content: F_KIND, kind, F_MID, the id, F_TEXT. */
+export const F_MID = '","messageId":"';
+/** A `messageId` after the content: the text body, F_MID_AFTER, the id, F_MID_END (instead of F_TAIL). */
+export const F_MID_AFTER = '"},"messageId":"';
+export const F_MID_END = '"}}}';
+
+/** The raw text of a chunk frame up to its text body. */
+export function chunkHead(sessionId: string, kind: string, mid: ChunkMessage | undefined): string {
+  return mid === undefined || mid.after ? F_HEAD + sessionId + F_KIND + kind + F_TEXT : F_HEAD + sessionId + F_KIND + kind + F_MID + mid.id + F_TEXT;
+}
+
+/** The raw text of a chunk frame after its text body. */
+export function chunkTail(mid: ChunkMessage | undefined): string {
+  return mid === undefined || !mid.after ? F_TAIL : F_MID_AFTER + mid.id + F_MID_END;
+}
+
+/** The characters a `messageId` adds to a chunk frame's raw text (ASCII: its bytes too). */
+export function chunkMessageChars(mid: ChunkMessage | undefined): number {
+  return mid === undefined ? 0 : mid.after ? F_MID_AFTER.length + mid.id.length + F_MID_END.length - F_TAIL.length : F_MID.length + mid.id.length;
+}
+
+/** A chunk's `update` object, its keys in the frame's order. */
+export function chunkUpdate(kind: string, content: object, mid: ChunkMessage | undefined): object {
+  if (mid === undefined) return { sessionUpdate: kind, content };
+  return mid.after ? { sessionUpdate: kind, content, messageId: mid.id } : { sessionUpdate: kind, messageId: mid.id, content };
+}
 /** The same pieces as they appear inside a transcript line's `raw` string (each `"` escaped). */
 const esc = (s: string): string => s.replace(/"/g, '\\"');
 const L_T = '{"t":';
 /** From the comma after `t` to the session id; then the end of the line. */
 const L_DIR_A2C = ',"dir":"a2c","raw":"' + esc(F_HEAD);
 const L_TAIL = esc(F_TAIL) + '"}';
+const L_KIND = esc(F_KIND);
+const L_MID = esc(F_MID);
+const L_TEXT = esc(F_TEXT);
+const L_MID_AFTER = esc(F_MID_AFTER);
 /** Bytes of a recognised frame besides its session id, kind and text body. */
 const F_FIXED = F_HEAD.length + F_KIND.length + F_TEXT.length + F_TAIL.length;
 
@@ -88,15 +138,18 @@ const reEsc = (s: string): string => s.replace(/[\\^$.*+?()[\]{}|/]/g, '\\$&');
 const SPAN_ESCAPE = String.raw`(?:\\\\(?:\\["\\/]|[/bfnrt]|u[0-9a-fA-F]{4})|\\/|\\u(?!00[01]|0022|005[cC])[0-9a-fA-F]{4})`;
 /** What a JSON string holds as is: anything but `"`, `\\` and the control characters. */
 const STR_CHAR = '[^"\\\\\\x00-\\x1f]';
+/** An id the line recogniser reads as it is: ASCII, nothing a JSON string escapes. */
+const ID = '([^"\\\\\\x00-\\x1f\\u007f-\\uffff]*)';
 /**
- * A chunk line: t, dir, session id (ASCII, nothing a JSON string escapes), update kind, and the text
+ * A chunk line: t, dir, session id, update kind, a `messageId` before the content or none, the text
  * span in JSON's string grammar, unrolled (no backtracking blow-up): its characters up to the first
- * escape, then the rest (empty when there is no escape); sticky, it matches at lastIndex.
+ * escape, then the rest (empty when there is no escape); then a `messageId` after the content or
+ * none. Sticky: it matches at lastIndex.
  */
 const LINE = new RegExp(
   reEsc(L_T) + '(-?(?:0|[1-9][0-9]*)(?:\\.[0-9]+)?)' + reEsc(L_DIR_A2C).replace('a2c', '(a2c|c2a)')
-  + '([^"\\\\\\x00-\\x1f\\u007f-\\uffff]*)' + reEsc(esc(F_KIND)) + '(' + CHUNK_UPDATES.join('|') + ')' + reEsc(esc(F_TEXT))
-  + '(' + STR_CHAR + '*)((?:' + SPAN_ESCAPE + STR_CHAR + '*)*)' + reEsc(L_TAIL) + '(?=\\n|$)',
+  + ID + reEsc(L_KIND) + '(' + CHUNK_UPDATES.join('|') + ')(?:' + reEsc(L_MID) + ID + ')?' + reEsc(L_TEXT)
+  + '(' + STR_CHAR + '*)((?:' + SPAN_ESCAPE + STR_CHAR + '*)*)(?:' + reEsc(L_MID_AFTER) + ID + reEsc(esc(F_MID_END) + '"}') + '|' + reEsc(L_TAIL) + ')(?=\\n|$)',
   'y',
 );
 
@@ -143,16 +196,33 @@ export function matchChunkLine(text: string, m: ChunkMatch, from = 0): number {
   if (r === null) return -1;
   const t = readNumber(r[1]!, 0, r[1]!.length);
   if (!Number.isFinite(t)) return -1;
-  const end = LINE.lastIndex;
+  const before = r[5];
+  const after = r[8];
+  if (before !== undefined && after !== undefined) return -1; // two messageIds: the generic path says what JSON.parse makes of it
   m.t = t;
   m.dir = r[2] === 'a2c' ? 'a2c' : 'c2a';
   m.sidStart = from + L_T.length + r[1]!.length + L_DIR_A2C.length;
   m.sidEnd = m.sidStart + r[3]!.length;
   m.update = CHUNK_UPDATES.indexOf(r[4] as ChunkUpdate);
-  m.spanEnd = end - L_TAIL.length;
-  m.spanStart = m.spanEnd - r[5]!.length - r[6]!.length;
-  m.escaped = r[6]!.length > 0;
-  return end;
+  let at = m.sidEnd + L_KIND.length + r[4]!.length;
+  if (before !== undefined) {
+    m.midStart = at + L_MID.length;
+    m.midEnd = m.midStart + before.length;
+    m.midAfter = false;
+    at = m.midEnd;
+  } else {
+    m.midStart = m.midEnd = -1;
+    m.midAfter = false;
+  }
+  m.spanStart = at + L_TEXT.length;
+  m.spanEnd = m.spanStart + r[6]!.length + r[7]!.length;
+  m.escaped = r[7]!.length > 0;
+  if (after !== undefined) {
+    m.midStart = m.spanEnd + L_MID_AFTER.length;
+    m.midEnd = m.midStart + after.length;
+    m.midAfter = true;
+  }
+  return LINE.lastIndex;
 }
 
 /**
@@ -161,17 +231,18 @@ export function matchChunkLine(text: string, m: ChunkMatch, from = 0): number {
  * match said): a text chunk frame, `out.update` then its update kind (the checker's hint), or, when
  * the frame's own text is not a proper JSON string, the generic frame of its raw text, `out.update`
  * then -1. `spanBytes`: the span's length in UTF-8 when the caller knows it (an ASCII span's length).
+ * `mid`: the chunk's messageId (chunkMessageOf).
  */
-export function chunkLineFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessionId: string, update: number, span: string, escaped: boolean, out: { update: number }, spanBytes = -1): Frame {
+export function chunkLineFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessionId: string, update: number, span: string, escaped: boolean, out: { update: number }, spanBytes = -1, mid?: ChunkMessage): Frame {
   const kind = CHUNK_UPDATES[update]!;
-  const fixed = F_FIXED + sessionId.length + kind.length;
   if (!escaped) {
     // The span is the frame's text body, and that has nothing to decode.
     out.update = update;
-    return textChunkFrame(seq, t, dir, F_HEAD + sessionId + F_KIND + kind + F_TEXT + span + F_TAIL, fixed + (spanBytes >= 0 ? spanBytes : utf8Length(span)), sessionId, kind, span);
+    const fixed = F_FIXED + sessionId.length + kind.length + chunkMessageChars(mid);
+    return textChunkFrame(seq, t, dir, chunkHead(sessionId, kind, mid) + span + chunkTail(mid), fixed + (spanBytes >= 0 ? spanBytes : utf8Length(span)), sessionId, kind, span, mid);
   }
   // The line's escapes undone (the match proved the span a JSON string body: this cannot throw).
-  return chunkBodyFrame(seq, t, dir, sessionId, update, JSON.parse('"' + span + '"') as string, out);
+  return chunkBodyFrame(seq, t, dir, sessionId, update, JSON.parse('"' + span + '"') as string, out, -1, mid);
 }
 
 /**
@@ -179,11 +250,11 @@ export function chunkLineFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessi
  * the line's escapes undone, by the caller). `size`: the raw text's UTF-8 length when the caller
  * knows it, else -1.
  */
-export function chunkBodyFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessionId: string, update: number, body: string, out: { update: number }, size = -1): Frame {
+export function chunkBodyFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessionId: string, update: number, body: string, out: { update: number }, size = -1, mid?: ChunkMessage): Frame {
   const kind = CHUNK_UPDATES[update]!;
-  const raw = F_HEAD + sessionId + F_KIND + kind + F_TEXT + body + F_TAIL;
+  const raw = chunkHead(sessionId, kind, mid) + body + chunkTail(mid);
   // (The body is between ASCII characters of the raw text: its UTF-8 length adds up.)
-  if (size < 0) size = F_FIXED + sessionId.length + kind.length + utf8Length(body);
+  if (size < 0) size = F_FIXED + sessionId.length + kind.length + chunkMessageChars(mid) + utf8Length(body);
   let text: string | undefined;
   const at = body.search(TEXT_SPECIAL);
   if (at < 0) text = body;
@@ -201,14 +272,16 @@ export function chunkBodyFrame(seq: number, t: number, dir: 'a2c' | 'c2a', sessi
     return frameFromText(seq, t, dir, raw, size);
   }
   out.update = update;
-  return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text);
+  return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text, mid);
 }
 
 /**
  * The Frame of a text chunk frame whose `raw` line (`size` bytes) holds `sessionId`, the update
- * `kind` and the decoded `text`: what frameFromText makes of it (same fields in the same order).
+ * `kind`, the decoded `text` and the messageId `mid`, if any: what frameFromText makes of it (same
+ * fields in the same order).
  */
-export function textChunkFrame(seq: number, t: number, dir: Direction, raw: string, size: number, sessionId: string, kind: string, text: string): Frame {
+export function textChunkFrame(seq: number, t: number, dir: Direction, raw: string, size: number, sessionId: string, kind: string, text: string, mid?: ChunkMessage): Frame {
+  const content = { type: 'text', text };
   const f: Frame = {
     seq,
     t,
@@ -217,10 +290,11 @@ export function textChunkFrame(seq: number, t: number, dir: Direction, raw: stri
     size,
     kind: 'notification',
     method: 'session/update',
-    json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: kind, content: { type: 'text', text } } } },
+    json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: mid === undefined ? { sessionUpdate: kind, content } : chunkUpdate(kind, content, mid) } },
     sessionId,
   };
-  // Every caller recognised `raw` as the SDK's form (the store's `chunk` column: see chunk-stamp.ts).
-  stampChunk(f, CHUNK_UPDATES.indexOf(kind as ChunkUpdate));
+  // Every caller recognised `raw` as the SDK's form (the store's `chunk` column: see chunk-stamp.ts);
+  // a frame with a messageId has none (the column does not hold it).
+  if (mid === undefined) stampChunk(f, CHUNK_UPDATES.indexOf(kind as ChunkUpdate));
   return f;
 }

@@ -18,7 +18,7 @@
  * takes its eager path, which decides.
  */
 import type { Direction, Frame } from './frame.js';
-import { CHUNK_UPDATES, F_HEAD, F_KIND, F_TAIL, F_TEXT } from './chunk-line.js';
+import { CHUNK_UPDATES, type ChunkMessage, chunkHead, chunkTail, chunkUpdate, F_HEAD, F_KIND, F_TAIL, F_TEXT } from './chunk-line.js';
 import { utf8Length } from './make-frame.js';
 import { chunkStampOf, Stamp } from './chunk-stamp.js';
 
@@ -150,15 +150,15 @@ export interface Decoded {
   rawBytes?(): number;
 }
 
-/** A transcript line's chunk frame: the raw text is made of its head, its body and F_TAIL. */
+/** A transcript line's chunk frame: the raw text is made of its head, its body and its tail. */
 class LineText implements Decoded {
   private size: number | undefined;
   private body: string | undefined;
   private rawText: string | undefined;
   private text: string | undefined;
 
-  /** `head`: the raw text up to the body; `span`, `escaped` and `decode` as lazyChunkFrame's. */
-  constructor(private readonly head: string, private readonly span: string, private readonly escaped: boolean, private readonly decode: Utf8Decoder | undefined) {}
+  /** `head` and `tail`: the raw text up to the body and after it; `span`, `escaped` and `decode` as lazyChunkFrame's. */
+  constructor(private readonly head: string, private readonly tail: string, private readonly span: string, private readonly escaped: boolean, private readonly decode: Utf8Decoder | undefined) {}
 
   /** The frame's text body, as the raw text has it. */
   private bodyOf(): string {
@@ -171,7 +171,7 @@ class LineText implements Decoded {
   }
 
   raw(): string {
-    return (this.rawText ??= this.head + this.bodyOf() + F_TAIL);
+    return (this.rawText ??= this.head + this.bodyOf() + this.tail);
   }
 
   textOf(): string {
@@ -192,12 +192,12 @@ class LineText implements Decoded {
     return utf8Length(this.textOf());
   }
 
-  /** The raw text's bytes: the head's and tail's (ASCII) and the body's, the span's bytes less what the line's escapes save. */
+  /** The raw text's bytes: the head's and tail's (ASCII but for the session id's characters, which the line recogniser takes in ASCII only) and the body's, the span's bytes less what the line's escapes save. */
   rawBytes(): number {
     if (this.size === undefined) {
       const body = this.escaped ? spanBodyBytes(this.span) : this.span.length;
       // (The span's match promises a body spanBodyBytes settles: the decoded text is the fallback all the same.)
-      this.size = body >= 0 ? this.head.length + body + F_TAIL.length : utf8Length(this.raw());
+      this.size = body >= 0 ? this.head.length + body + this.tail.length : utf8Length(this.raw());
     }
     return this.size;
   }
@@ -295,12 +295,12 @@ export function lazyChunkKind(item: object): number {
   return typeof c === 'object' && c !== null && Lazy.has(c) ? CHUNK_UPDATES.indexOf(u!.sessionUpdate as (typeof CHUNK_UPDATES)[number]) : -1;
 }
 
-/** A chunk frame's `json`, its content's `text` read from `text` when read. */
-export function lazyChunkJson(sessionId: string, kind: string, text: Decoded): Frame['json'] {
+/** A chunk frame's `json` (with the chunk's messageId `mid`, if any), its content's `text` read from `text` when read. */
+export function lazyChunkJson(sessionId: string, kind: string, text: Decoded, mid?: ChunkMessage): Frame['json'] {
   const content = { type: 'text' } as { type: 'text'; text: string };
   Object.defineProperty(content, 'text', TEXT);
   new Lazy(content, text);
-  return { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: { sessionUpdate: kind, content } } };
+  return { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: mid === undefined ? { sessionUpdate: kind, content } : chunkUpdate(kind, content, mid) } };
 }
 
 /** The start of a frame whose `raw` is read from `text` when read: seq, t, dir and raw (add the rest in order). */
@@ -318,19 +318,18 @@ export function lazyFrameHead(seq: number, t: number, dir: Direction, text: Deco
  * `span`: the line's text span as its UTF-8 bytes, a character per byte, which must be valid UTF-8
  * (the caller checks), and `decode` their decoder; or, `decode` undefined, the span as text (ASCII:
  * there is nothing to decode, only escapes). `out.update` is set to `update` (the checker's hint).
- * `size`: the raw text's UTF-8 length, when the caller knows it.
+ * `size`: the raw text's UTF-8 length, when the caller knows it. `mid`: the chunk's messageId, if any.
  */
-export function lazyChunkFrame(seq: number, t: number, dir: Direction, sessionId: string, update: number, span: string, escaped: boolean, decode: Utf8Decoder | undefined, out: { update: number }, size?: number): Frame {
+export function lazyChunkFrame(seq: number, t: number, dir: Direction, sessionId: string, update: number, span: string, escaped: boolean, decode: Utf8Decoder | undefined, out: { update: number }, size?: number, mid?: ChunkMessage): Frame {
   const kind = CHUNK_UPDATES[update]!;
-  const head = F_HEAD + sessionId + F_KIND + kind + F_TEXT;
-  const text = new LineText(head, span, escaped, decode);
+  const text = new LineText(chunkHead(sessionId, kind, mid), chunkTail(mid), span, escaped, decode);
   // The fields in textChunkFrame's order.
   const f = lazyFrameHead(seq, t, dir, text);
   if (size === undefined) Object.defineProperty(f, 'size', SIZE);
   else f.size = size;
   f.kind = 'notification';
   f.method = 'session/update';
-  f.json = lazyChunkJson(sessionId, kind, text);
+  f.json = lazyChunkJson(sessionId, kind, text, mid);
   f.sessionId = sessionId;
   out.update = update;
   return f;
@@ -362,7 +361,8 @@ export class StoredText implements Decoded {
 
 /**
  * The store's `chunk` column of a frame (store/schema.ts): for a text chunk frame in the SDK's form
- * (one a recogniser made, lazy or marked by chunk-stamp.ts, its raw text as it was made), its text's
+ * without a messageId (the column does not hold one; one a recogniser made, lazy or marked by
+ * chunk-stamp.ts, its raw text as it was made), its text's
  * UTF-8 length times 4 plus its update kind (an index into CHUNK_UPDATES); else null. From a lazy
  * frame without decoding its text where its bytes allow; from another, from its raw text's escapes.
  */
@@ -372,7 +372,7 @@ export function chunkColumnOf(f: Frame): number | null {
     // Its raw text and its content's text still the accessors (neither assigned since).
     const u = (f.json as { params?: { update?: { sessionUpdate?: unknown; content?: unknown } } } | undefined)?.params?.update;
     const c = u?.content;
-    if (typeof c !== 'object' || c === null || !Lazy.has(c) || Lazy.of(c) !== Lazy.of(f)) return null;
+    if (typeof c !== 'object' || c === null || !Lazy.has(c) || Lazy.of(c) !== Lazy.of(f) || 'messageId' in u!) return null;
     if (Object.getOwnPropertyDescriptor(f, 'raw')?.get !== RAW.get || Object.getOwnPropertyDescriptor(c, 'text')?.get !== TEXT.get) return null;
     const k = CHUNK_UPDATES.indexOf(u!.sessionUpdate as (typeof CHUNK_UPDATES)[number]);
     return k < 0 ? null : Lazy.of(c).textBytes() * 4 + k;

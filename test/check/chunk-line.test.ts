@@ -5,13 +5,13 @@
  * must unpack to the same items and the same findings as with recognition off. Compared on every
  * recording in recordings/, on generated chunk lines, and on seeded mutations of chunk lines (escapes,
  * unicode, control characters, key order, extra and missing fields, numbers, whitespace, cuts).
- * Also asserts what the checker's memoised schema verdict relies on: the session id and the text are
- * only type-checked by the schemas.
+ * Also asserts what the checker's memoised schema verdict relies on: the session id, the text and a
+ * messageId are only type-checked by the schemas.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { CHUNK_UPDATES, chunkLineFrame, matchChunkLine, newChunkMatch } from '../../src/wire/chunk-line.js';
+import { CHUNK_UPDATES, chunkLineFrame, chunkMessageOf, matchChunkLine, newChunkMatch } from '../../src/wire/chunk-line.js';
 import { itemFromLine, TranscriptLineReader, type TranscriptLine } from '../../src/transcript/format.js';
 import { type LineBatch, LinePacker, LineRing, unpackLines } from '../../src/check-run/batch.js';
 import { CheckFold } from '../../src/check/fold.js';
@@ -61,8 +61,9 @@ function recognised(line: string): Item | null {
   // Also inside a piece of lines, at an offset, it ends at the line's end.
   const m2 = newChunkMatch();
   expect(matchChunkLine(`x\n${line}\ny`, m2, 2)).toBe(2 + line.length);
-  expect({ ...m2, sidStart: m2.sidStart - 2, sidEnd: m2.sidEnd - 2, spanStart: m2.spanStart - 2, spanEnd: m2.spanEnd - 2 }).toEqual(m);
-  return chunkLineFrame(1, m.t, m.dir, line.slice(m.sidStart, m.sidEnd), m.update, line.slice(m.spanStart, m.spanEnd), m.escaped, { update: -1 });
+  const shift = (x: number) => (x < 0 ? x : x - 2);
+  expect({ ...m2, sidStart: m2.sidStart - 2, sidEnd: m2.sidEnd - 2, spanStart: m2.spanStart - 2, spanEnd: m2.spanEnd - 2, midStart: shift(m2.midStart), midEnd: shift(m2.midEnd) }).toEqual(m);
+  return chunkLineFrame(1, m.t, m.dir, line.slice(m.sidStart, m.sidEnd), m.update, line.slice(m.spanStart, m.spanEnd), m.escaped, { update: -1 }, -1, chunkMessageOf(line, m));
 }
 
 const stats = { accepted: 0, refused: 0, fileChunks: 0, rowChunks: 0 };
@@ -200,9 +201,14 @@ function expectSameBatches(lines: string[]): void {
 const TEXTS = ['', 'Hello', 'line\nbreak', 'tab\there', 'quote " and \\ backslash', 'slash / and \u007f', 'é unicode ✓', '\u0001 control', '\ud83d\ude00 emoji', 'lone \ud800 surrogate', '\\n literal', '</script>'];
 const SIDS = ['sess-1', 'a5dc82dc94cee8d0260add0a9ddd342a', '01a200f0-c663-71f3-8fbe-dce6bf30f7f6', '', 'has space', 's"q', 's\\b', 'é'];
 
-function frameOf(sid: string, kind: string, text: string): string {
-  return JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: sid, update: { sessionUpdate: kind, content: { type: 'text', text } } } });
+/** A chunk frame; `mid` a messageId written before the content, or after it (`after`). */
+function frameOf(sid: string, kind: string, text: string, mid?: string | null, after = false): string {
+  const content = { type: 'text', text };
+  const update = mid === undefined ? { sessionUpdate: kind, content } : after ? { sessionUpdate: kind, content, messageId: mid } : { sessionUpdate: kind, messageId: mid, content };
+  return JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: sid, update } });
 }
+/** messageIds: opencode's, a UUID, empty, and those the recogniser leaves to the generic path (null, non-ASCII, escapes). */
+const MIDS: (string | null)[] = ['msg_21bec8682001x93bPiXan0C958', '5f1c0d2e-7a3b-4c1d-9e2f-0a1b2c3d4e5f', '', null, 'é', 'q"', 'b\\s'];
 function lineOf(t: number | string, dir: string, raw: string): string {
   return `{"t":${t},"dir":"${dir}","raw":${JSON.stringify(raw)}}`;
 }
@@ -242,16 +248,18 @@ const MUTATIONS: ((line: string, r: () => number) => string)[] = [
     if (k === 2) return l.replace('{"t":', '{"x":1,"t":');
     if (k === 3) return l.replace('\\"jsonrpc\\":\\"2.0\\",', '');
     if (k === 4) return l.replace('\\"type\\":\\"text\\",\\"text\\"', '\\"text\\"');
-    if (k === 5) return l.replace('}}}}"}', '},\\"messageId\\":\\"m1\\"}}}"}');
+    if (k === 5) return r() < 0.5 ? l.replace('}}}}"}', '},\\"messageId\\":\\"m1\\"}}}"}') : l.replace('\\",\\"content\\":', '\\",\\"messageId\\":\\"m2\\",\\"content\\":');
     if (k === 6) return l.replace(/^\{"t":[^,]*,/, '{');
     return l.replace('"dir":"a2c"', '"dir":"stderr"');
   },
 ];
 
 describe('chunk-line recogniser', () => {
-  it('the schemas only type-check what the memoised verdict ignores (session id, text)', () => {
+  it('the schemas only type-check what the memoised verdict ignores (session id, text, messageId)', () => {
     for (const s of [STABLE_SCHEMA, UNSTABLE_SCHEMA] as { $defs: Record<string, Record<string, unknown>> }[]) {
       expect(s.$defs.SessionId).toEqual({ type: 'string' });
+      expect(s.$defs.MessageId).toEqual({ type: 'string' });
+      expect((s.$defs.ContentChunk as { properties: { messageId: { anyOf: unknown[] } } }).properties.messageId.anyOf).toEqual([{ $ref: '#/$defs/MessageId' }, { type: 'null' }]);
       const text = s.$defs.TextContent as { properties: Record<string, unknown> };
       expect(text.properties.text).toEqual({ type: 'string' });
       const notification = s.$defs.SessionNotification as { properties: Record<string, unknown> };
@@ -292,6 +300,17 @@ describe('chunk-line recogniser', () => {
       // Any text (non-ASCII, escapes, control characters and lone surrogates, which JSON.stringify escapes).
       expect(ok, line).toBe(plain);
     }
+    // With a messageId before or after the content: a string the recogniser reads as it is (ASCII, no escapes).
+    for (const mid of MIDS) for (const after of [false, true]) for (const kind of CHUNK_UPDATES) for (const text of TEXTS.slice(0, 6)) {
+      t += 0.37;
+      const line = lineOf(t.toFixed(3), 'a2c', frameOf('sess-1', kind, text, mid, after));
+      lines.push(line);
+      expect(agree(line), line).toBe(typeof mid === 'string' && /^[\x20-\x7e]*$/.test(mid) && !/["\\]/.test(mid));
+    }
+    // Two messageIds: the generic path (JSON.parse keeps the first one's place and the last one's value).
+    const both = lineOf('99', 'a2c', frameOf('sess-1', 'agent_message_chunk', 'x', 'm1').replace('}}}}', '},"messageId":"m2"}}}'));
+    expect(agree(both)).toBe(false);
+    lines.push(both);
     expectSameBatches(lines);
   });
 

@@ -252,6 +252,26 @@ describe('chunkFrameOf (raw session/update text chunks without JSON.parse)', () 
     }
   });
 
+  it('accepts a string messageId before the content (opencode) or after it (the schema\'s order), and makes the same frame', () => {
+    for (const kind of CHUNK_UPDATES) {
+      for (const text of ['', 'pong', 'a "quoted" \\ back/slash\n', 'é€😀']) {
+        for (const id of ['msg_21bec8682001x93bPiXan0C958', '', 'm é']) {
+          const content = { type: 'text', text };
+          const before = JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'ses_1', update: { sessionUpdate: kind, messageId: id, content } } });
+          const after = JSON.stringify({ jsonrpc: '2.0', method: 'session/update', params: { sessionId: 'ses_1', update: { sessionUpdate: kind, content, messageId: id } } });
+          expect(same(Buffer.from(before)), before).toBe(true);
+          expect(same(Buffer.from(after)), after).toBe(true);
+        }
+      }
+    }
+    const base = chunk('sess-1', 'agent_message_chunk', 'hi');
+    // A null one, one with an escape, and two of them (JSON.parse keeps the first one's place, the last one's value): the generic path.
+    for (const s of [base.replace('","content"', '","messageId":null,"content"'), base.replace('}}}}', '},"messageId":null}}}'), base.replace('","content"', '","messageId":"a\\"b","content"'),
+      base.replace('","content"', '","messageId":"m1","content"').replace('}}}}', '},"messageId":"m2"}}}'), base.replace('}}}}', '},"messageId":"m1","x":1}}}')]) {
+      expect(same(Buffer.from(s)), s).toBe(false);
+    }
+  });
+
   it('refuses what it cannot prove and leaves it to the generic path', () => {
     const base = chunk('sess-1', 'agent_message_chunk', 'hi');
     for (const s of [base + '\r', ' ' + base, base.replace('":', '": '), chunk('a"b', 'agent_message_chunk', 'x'), chunk('s', 'tool_call', 'x'),
