@@ -61,7 +61,8 @@ const OTHER = 255;
  */
 const CHUNK = 3;
 /** A chunk line's AUX: its session id's length (below SID_LIMIT), its messageId's length + 1 (0: none) above it, and MID_AFTER. */
-const SID_LIMIT = 1 << 20;
+const SID_BITS = 20;
+const SID_LIMIT = 1 << SID_BITS;
 const MID_LIMIT = (1 << 10) - 1;
 const MID_AFTER = 1 << 30;
 
@@ -313,7 +314,7 @@ export function unpackLines(b: LineBatch, each: (item: Item, chunk: number) => v
       let sidEnd = start + (a & (SID_LIMIT - 1));
       const sessionId = piece.slice(start - pieceStart, sidEnd - pieceStart);
       let mid: ChunkMessage | undefined;
-      const midLength = ((a >>> 20) & MID_LIMIT) - 1;
+      const midLength = ((a >>> SID_BITS) & MID_LIMIT) - 1;
       if (midLength >= 0) {
         mid = { id: piece.slice(sidEnd - pieceStart, sidEnd + midLength - pieceStart), after: (a & MID_AFTER) !== 0 };
         sidEnd += midLength; // (the text span starts after the messageId)

@@ -19,7 +19,7 @@
  * character) is refused: the caller takes its generic path. Pure: no Node built-ins.
  */
 import type { Direction, Frame } from './frame.js';
-import { CHUNK_UPDATES, type ChunkMessage, F_HEAD, F_KIND, F_MID, F_MID_AFTER, F_MID_END, F_TAIL, F_TEXT, textChunkFrame } from './chunk-line.js';
+import { CHUNK_UPDATES, type ChunkMessage, chunkTailLength, F_HEAD, F_KIND, F_MID, F_MID_AFTER, F_MID_END, F_TAIL, F_TEXT, textChunkFrame } from './chunk-line.js';
 import { type Decoded, lazyChunkJson, RawText, type Utf8Decoder } from './lazy-chunk.js';
 
 const ASCII = /^[\x00-\x7f]*$/;
@@ -45,12 +45,13 @@ const ESCAPED = new RegExp(head + '(' + PLAIN_CHAR + '*(?:' + ESCAPE + PLAIN_CHA
  */
 function matchRaw(raw: string): RegExpExecArray | null {
   const r = PLAIN.exec(raw) ?? ESCAPED.exec(raw);
-  return r === null || (r[3] !== undefined && r[5] !== undefined) ? null : r;
+  return r === null || messageOf(r) === null ? null : r;
 }
 
-/** The messageId a match found, if any. */
-function messageOf(r: RegExpExecArray): ChunkMessage | undefined {
-  return r[3] !== undefined ? { id: r[3], after: false } : r[5] !== undefined ? { id: r[5], after: true } : undefined;
+/** The messageId a match found, if any; null when it found two (see matchRaw). */
+function messageOf(r: RegExpExecArray): ChunkMessage | undefined | null {
+  if (r[3] !== undefined) return r[5] !== undefined ? null : { id: r[3], after: false };
+  return r[5] !== undefined ? { id: r[5], after: true } : undefined;
 }
 
 /**
@@ -114,14 +115,15 @@ export function chunkFrameOf(seq: number, t: number, dir: Direction, raw: string
     // The body is a JSON string's body by the grammar above, so this is what JSON.parse of the whole frame gives it.
     text = JSON.parse('"' + r[4]! + '"') as string;
   }
-  if (r[3] !== undefined && r[5] !== undefined) return null;
+  const mid = messageOf(r);
+  if (mid === null) return null;
   // The kind as CHUNK_UPDATES holds it, and the session id the last frame had when it is the same:
   // the checker looks both up per frame (maps, sets, a session by its id), and a string the match
   // made anew is hashed and interned by V8 at each lookup; these are done with after the first.
   out.update = CHUNK_UPDATES.indexOf(r[2]! as (typeof CHUNK_UPDATES)[number]);
   const kind = CHUNK_UPDATES[out.update]!;
   const sessionId = r[1] === out.sessionId ? out.sessionId : (out.sessionId = r[1]!);
-  return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text, messageOf(r));
+  return textChunkFrame(seq, t, dir, raw, size, sessionId, kind, text, mid);
 }
 
 /**
@@ -137,14 +139,14 @@ export function chunkJsonOf(raw: string, decode: Utf8Decoder | undefined, out: C
   const escaped = r === null;
   if (escaped && (r = ESCAPED.exec(raw)) === null) return null;
   const mid = messageOf(r!);
-  if (mid !== undefined && r![3] !== undefined && r![5] !== undefined) return null;
+  if (mid === null) return null;
   if (decode !== undefined && (!ASCII.test(r![1]!) || (mid !== undefined && !ASCII.test(mid.id)))) return null;
   out.update = CHUNK_UPDATES.indexOf(r![2]! as (typeof CHUNK_UPDATES)[number]);
   const kind = CHUNK_UPDATES[out.update]!;
   const sessionId = r![1] === out.sessionId ? out.sessionId : (out.sessionId = r![1]!);
   if (!escaped && decode === undefined) return { json: textChunkFrame(0, 0, 'a2c', raw, 0, sessionId, kind, r![4]!, mid).json };
   // The text body ends where the tail starts (a messageId after the content is in the tail).
-  const end = raw.length - (mid !== undefined && mid.after ? F_MID_AFTER.length + mid.id.length + F_MID_END.length : F_TAIL.length);
+  const end = raw.length - chunkTailLength(mid);
   const text = new RawText(raw, end - r![4]!.length, end, escaped, decode);
   return { json: lazyChunkJson(sessionId, kind, text, mid), raw: decode === undefined ? undefined : text };
 }

@@ -95,9 +95,14 @@ export function chunkTail(mid: ChunkMessage | undefined): string {
   return mid === undefined || !mid.after ? F_TAIL : F_MID_AFTER + mid.id + F_MID_END;
 }
 
+/** chunkTail(mid).length, without making the tail. */
+export function chunkTailLength(mid: ChunkMessage | undefined): number {
+  return mid === undefined || !mid.after ? F_TAIL.length : F_MID_AFTER.length + mid.id.length + F_MID_END.length;
+}
+
 /** The characters a `messageId` adds to a chunk frame's raw text (ASCII: its bytes too). */
 export function chunkMessageChars(mid: ChunkMessage | undefined): number {
-  return mid === undefined ? 0 : mid.after ? F_MID_AFTER.length + mid.id.length + F_MID_END.length - F_TAIL.length : F_MID.length + mid.id.length;
+  return mid === undefined ? 0 : mid.after ? chunkTailLength(mid) - F_TAIL.length : F_MID.length + mid.id.length;
 }
 
 /** A chunk's `update` object, its keys in the frame's order. */
@@ -290,7 +295,7 @@ export function textChunkFrame(seq: number, t: number, dir: Direction, raw: stri
     size,
     kind: 'notification',
     method: 'session/update',
-    json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: mid === undefined ? { sessionUpdate: kind, content } : chunkUpdate(kind, content, mid) } },
+    json: { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: chunkUpdate(kind, content, mid) } },
     sessionId,
   };
   // Every caller recognised `raw` as the SDK's form (the store's `chunk` column: see chunk-stamp.ts);

@@ -192,7 +192,7 @@ class LineText implements Decoded {
     return utf8Length(this.textOf());
   }
 
-  /** The raw text's bytes: the head's and tail's (ASCII but for the session id's characters, which the line recogniser takes in ASCII only) and the body's, the span's bytes less what the line's escapes save. */
+  /** The raw text's bytes: the head's and tail's (ASCII: the line recogniser takes its ids in ASCII only) and the body's, the span's bytes less what the line's escapes save. */
   rawBytes(): number {
     if (this.size === undefined) {
       const body = this.escaped ? spanBodyBytes(this.span) : this.span.length;
@@ -300,7 +300,7 @@ export function lazyChunkJson(sessionId: string, kind: string, text: Decoded, mi
   const content = { type: 'text' } as { type: 'text'; text: string };
   Object.defineProperty(content, 'text', TEXT);
   new Lazy(content, text);
-  return { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: mid === undefined ? { sessionUpdate: kind, content } : chunkUpdate(kind, content, mid) } };
+  return { jsonrpc: '2.0', method: 'session/update', params: { sessionId, update: chunkUpdate(kind, content, mid) } };
 }
 
 /** The start of a frame whose `raw` is read from `text` when read: seq, t, dir and raw (add the rest in order). */
