@@ -154,4 +154,27 @@ describeBrowser('notes and fixtures in chromium', () => {
       await p.close();
     }
   });
+
+  it('n gives the note box the focus even when the item takes its time to load (a loaded machine)', async () => {
+    // The item's detail answers 500 ms late: the box is rendered only then, and takes the focus then.
+    // (A page of the first one's context, which holds the server's session.)
+    const p = await page.context().newPage();
+    try {
+      await p.route(/\/api\/recordings\/1\/items\/4(\?|$)/, async (route) => {
+        await new Promise((r) => setTimeout(r, 500));
+        await route.continue();
+      });
+      await p.goto(`${origin}/?rec=1`);
+      await p.locator('#row-4').click();
+      await p.keyboard.press('n');
+      const box = p.getByRole('textbox', { name: 'Write a note on #4' });
+      await box.waitFor();
+      await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+      // Typed text goes into the box, not to the timeline's keys.
+      await p.keyboard.type('jk');
+      expect(await box.inputValue()).toBe('jk');
+    } finally {
+      await p.close();
+    }
+  });
 });

@@ -3,7 +3,7 @@ import './safe-text.js';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   recId, view, current, loadError, filter, filterError, timeline, selIndex, select, timeMode, follow, isLive, setView,
-  applyFilter, jumpTo, findings, detailOpen, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
+  applyFilter, jumpTo, findings, detailOpen, noteFocusWanted, writeUrl, openRecording, readUrl, liveConnected, refSeq, refT, selSeq, type View, type TimeMode,
   comparing, openCompare, single, notes, probeId, matrixId, grouped, setGrouped, groupLayout, toggleSelectedTurn, setAllExpanded, expandAll, toggledTurns,
 } from './model.js';
 import { source, serverApi } from './api.js';
@@ -182,7 +182,8 @@ export function useTimelineKeys(filterRef: { current: HTMLInputElement | null })
         e.preventDefault();
         if (cur === null) select(0);
         detailOpen.value = true;
-        setTimeout(() => document.getElementById('note-input')?.focus(), 50);
+        // The box takes it when it is there (ItemNotes): now, or once the pane has loaded its item.
+        noteFocusWanted.value = true;
       }
     };
     window.addEventListener('keydown', onKey);

@@ -520,6 +520,11 @@ export function setView(v: View): void {
 export const refT = signal<number | null>(null);
 /** Whether the detail pane is shown for the selection. */
 export const detailOpen = signal(true);
+/**
+ * The note box is wanted focused (the `n` key): the box takes the focus when it is there, at once or
+ * once the detail pane has rendered it (a pane that loads its item first may take any time).
+ */
+export const noteFocusWanted = signal(false);
 
 export function setReference(seq: number | null, t: number | null): void {
   refSeq.value = seq;

@@ -3,9 +3,9 @@
  * them where the source can write: serve), and the Notes panel listing every note of the recording.
  * The report and the viewer show them read-only.
  */
-import { useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { serverApi, type NoteView } from './api.js';
-import { recId, notes, notesBySeq, loadNotes, jumpTo, detailOpen } from './model.js';
+import { recId, notes, notesBySeq, loadNotes, jumpTo, detailOpen, noteFocusWanted } from './model.js';
 import { fmtDate } from './format.js';
 
 function when(n: NoteView): string {
@@ -68,6 +68,14 @@ export function ItemNotes({ seq }: { seq: number }) {
   const [text, setText] = useState('');
   const [error, run] = useWrite();
   const id = recId.value;
+  const box = useRef<HTMLTextAreaElement>(null);
+  // `n` asked for the box: it takes the focus once it is rendered (see noteFocusWanted).
+  const wanted = noteFocusWanted.value;
+  useEffect(() => {
+    if (!wanted || !box.current) return;
+    box.current.focus();
+    noteFocusWanted.value = false;
+  });
   if (!api && list.length === 0) return null;
   return (
     <section class="item-notes" aria-label={`Notes on #${seq}`}>
@@ -75,7 +83,7 @@ export function ItemNotes({ seq }: { seq: number }) {
       {list.length > 0 && <ul class="note-list">{list.map((n) => <NoteItem key={n.id} note={n} />)}</ul>}
       {api && id !== null && (
         <form class="note-form" onSubmit={(e) => { e.preventDefault(); void run(() => api.addNote(id, seq, text.trim())).then((ok) => { if (ok) setText(''); }); }}>
-          <textarea id="note-input" aria-label={`Write a note on #${seq}`} placeholder="Write a note on this item (n); empty marks it" rows={2} value={text}
+          <textarea id="note-input" ref={box} aria-label={`Write a note on #${seq}`} placeholder="Write a note on this item (n); empty marks it" rows={2} value={text}
             onInput={(e) => setText((e.currentTarget as HTMLTextAreaElement).value)}
             onKeyDown={(e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); (e.currentTarget as HTMLTextAreaElement).form?.requestSubmit(); } }} />
           <button type="submit">{text.trim() ? 'Add note' : 'Mark'}</button>
