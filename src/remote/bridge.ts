@@ -110,11 +110,16 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     recording.flush();
     if (!clientGone) out.write(bytes);
   };
-  /** Writes one message to the editor, recorded as the a2c line it was given; false when stdout is full. */
-  const toClient = (msg: unknown): boolean => {
+  /**
+   * Writes one message to the editor, recorded as the a2c line it was given. Nothing waits for a
+   * full stdout: the SDK's client queues every message it parses, unbounded, whether they are read
+   * or not, so waiting here only moved them into its queue (as objects, larger than their bytes),
+   * and reading that queue after a wait cost more the longer it grew (see forwardToClient).
+   */
+  const toClient = (msg: unknown): void => {
     const line = Buffer.from(`${JSON.stringify(msg)}\n`);
     recording.lines('a2c', line);
-    if (clientGone) return true;
+    if (clientGone) return;
     batch.push(line);
     batchBytes += line.length;
     if (batchBytes >= BATCH_BYTES) flush();
@@ -122,13 +127,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
       flushQueued = true;
       setImmediate(flush);
     }
-    return !out.writableNeedDrain;
   };
-  const drained = () => new Promise<void>((r) => {
-    const done = () => { out.off('drain', done); out.off('close', done); r(); };
-    out.on('drain', done);
-    out.on('close', done);
-  });
 
   /** The transport failed: one line, recorded, every waiting request answered, and the tap ends. */
   const fail = (reason: string): void => {
@@ -241,7 +240,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
             if (refused) requestRefused(request, refused);
           }
         }
-        if (!toClient(r.value)) await drained();
+        toClient(r.value);
         if (ref.kind === 'response') closeWhenAnswered();
       }
       if (closing) void end(failure === null ? 0 : 1);
