@@ -89,7 +89,7 @@ describe('npm run bench --quick', () => {
     expect(r.code).toBe(0);
     const res = json as {
       problems: string[];
-      remote: { rows: { path: string; p50Ms: number; updatesPerS: number; throughputRatio: number }[] };
+      remote: { rows: { path: string; p50Ms: number; updatesPerS: number; throughputRatio: number; coldUpdatesPerS: number; coldThroughputRatio: number }[] };
       targets: { what: string }[];
     };
     // A path that lost or duplicated an update is a problem (the client counts them), not a number.
@@ -98,6 +98,9 @@ describe('npm run bench --quick', () => {
     for (const row of res.remote.rows) {
       expect(row.p50Ms).toBeGreaterThan(0);
       expect(row.updatesPerS).toBeGreaterThan(0);
+      // The first turn of each connection (cold) is measured apart from the second (warm).
+      expect(row.coldUpdatesPerS).toBeGreaterThan(0);
+      expect(Number.isFinite(row.coldThroughputRatio)).toBe(true);
     }
     // Side by side: each bridge and proxy path is held to the issue's two targets.
     expect(res.targets.filter((t) => t.what.includes('(issue 42)'))).toHaveLength(8);
