@@ -254,7 +254,7 @@ export function createChecker(opts: CheckOptions = {}): Checker {
           for (const r of d.items) {
             current = r;
             try {
-              r.item!({ item, state, report: (m, o) => push(r, o?.seq ?? item.seq, m, o) });
+              r.item!({ item, state, report: (m, o) => push(r, o?.seq ?? item.seq, m, o), memory: <T>() => memoryOf(r.id) as Map<string, T> });
             } catch (e) {
               opts.onInternalError?.(e, r.id);
             }

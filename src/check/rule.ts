@@ -57,6 +57,8 @@ export interface ItemContext {
   item: Item;
   state: ModelState;
   report(message: string, opts?: { seq?: number; spec?: string; severity?: Severity }): void;
+  /** The rule's memory (FrameContext.memory). */
+  memory<T>(): Map<string, T>;
 }
 
 export interface Rule extends RuleInfo {

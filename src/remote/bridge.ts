@@ -395,5 +395,9 @@ export function describeFailure(e: unknown, note: FailureNote, url: string): str
   if (err?.message === 'fetch failed') return `cannot reach the remote agent at ${url}: ${c.reason}`;
   const message = ((e as Error | null)?.message ?? String(e)).replace(/\s+/g, ' ').trim();
   if (/SSE stream closed/.test(message)) return `the remote agent at ${url} closed its event stream (${message})`;
+  // The SDK's client needs the RFD's connection header; an agent on an earlier draft's model lacks it.
+  if (/missing Acp-Connection-Id/.test(message)) {
+    return `the remote agent at ${url} answered initialize without the Acp-Connection-Id header of the transport's RFD (an agent on an earlier draft's header model, such as Goose's pilot naming the connection with Acp-Session-Id); the bridge speaks the RFD's model; record such an agent with \`acp-inspect proxy\` between it and a client that speaks its model`;
+  }
   return `the remote agent at ${url} failed: ${message}`;
 }

@@ -66,9 +66,20 @@ function entries(headers: IncomingHttpHeaders): [string, string][] {
 
 const one = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
 
+/**
+ * The headers that name a connection, the RFD's first. Agents on an earlier draft's header model name
+ * it otherwise in their answer to initialize, and their clients send it back so: Goose's pilot with
+ * `Acp-Session-Id`, others with `X-Acp-Connection-Id`. An `Acp-Session-Id` names a connection only
+ * where an answer to initialize gave it so (see connectionOf); otherwise it names a session.
+ */
+const CONNECTION_HEADERS = ['acp-connection-id', 'x-acp-connection-id', 'acp-session-id'] as const;
+type ConnectionHeader = (typeof CONNECTION_HEADERS)[number];
+
 /** One ACP connection through the proxy, and its recording. */
 class ProxiedConnection {
   id: string | null = null;
+  /** The header that names it (see CONNECTION_HEADERS). */
+  idHeader: ConnectionHeader = 'acp-connection-id';
   /** Sessions whose stream the client opened: a later GET for one opens it again (after it ended). */
   readonly openedSessions = new Set<string>();
   constructor(readonly recording: RemoteRecording) {}
@@ -96,6 +107,15 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     finishing.push({ c, stored: c.recording.finish(code) });
   };
   const served = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://proxy').pathname === path;
+  /** The connection a request names by any of CONNECTION_HEADERS, when the proxy knows it by that header. */
+  const connectionOf = (req: IncomingMessage): ProxiedConnection | undefined => {
+    for (const h of CONNECTION_HEADERS) {
+      const id = one(req.headers[h]);
+      const c = id ? connections.get(id) : undefined;
+      if (c && c.idHeader === h) return c;
+    }
+    return undefined;
+  };
 
   const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     if (!served(req)) {
@@ -103,17 +123,19 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       return;
     }
     const method = (req.method ?? 'GET').toUpperCase();
-    const connectionId = one(req.headers['acp-connection-id']);
-    const sessionId = one(req.headers['acp-session-id']);
-    let conn = connectionId ? connections.get(connectionId) : undefined;
+    let conn = connectionOf(req);
     if (!conn) {
       conn = begin();
+      const connectionId = one(req.headers['acp-connection-id']);
       if (connectionId) {
         conn.id = connectionId;
         connections.set(connectionId, conn);
       }
     }
     const c = conn;
+    const connectionId = one(req.headers[c.idHeader]);
+    // Where Acp-Session-Id names the connection (an earlier draft's model), a request has no session header.
+    const sessionId = c.idHeader === 'acp-session-id' ? null : one(req.headers['acp-session-id']);
     const rec = c.recording;
     const isSse = method === 'GET';
     const stream: 'connection' | 'session' | undefined = isSse ? (sessionId ? 'session' : 'connection') : undefined;
@@ -164,9 +186,13 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
 
     const answered = (ures: IncomingMessage): void => {
       const status = ures.statusCode ?? 502;
-      const newId = one(ures.headers['acp-connection-id']);
+      // The connection's id: the RFD's header, or in the answer to initialize an earlier draft's.
+      const initialized = method === 'POST' && status < 300 && rpc?.method === 'initialize';
+      const idHeader = c.id ? c.idHeader : CONNECTION_HEADERS.find((h) => (h === 'acp-connection-id' || initialized) && one(ures.headers[h]));
+      const newId = idHeader ? one(ures.headers[idHeader]) : null;
       if (newId && !c.id) {
         c.id = newId;
+        c.idHeader = idHeader!;
         connections.set(newId, c);
       }
       rec.transport({
@@ -184,12 +210,15 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       // own cost a POST's round trip about 0.3 ms more on a loaded machine.
       if (isSse) res.flushHeaders();
       const json = /application\/json/i.test(one(ures.headers['content-type']) ?? '');
-      const events = isSse && status < 300 ? new SseSplitter() : null;
+      // A POST answered with an event stream (MCP's Streamable HTTP, and earlier drafts of ACP's) carries messages too.
+      const postStream = method === 'POST' && status < 300 && /text\/event-stream/i.test(one(ures.headers['content-type']) ?? '');
+      const events = (isSse && status < 300) || postStream ? new SseSplitter() : null;
+      const on = postStream ? 'post' : stream!;
       const copy: Buffer[] = [];
       ures.on('data', (b: Buffer) => {
         if (events) {
           for (const ev of events.push(b)) {
-            rec.transport({ op: 'sse-message', transport: 'http', stream: stream!, connectionId, sessionId, rpc: rpcRefOf(ev.data), bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
+            rec.transport({ op: 'sse-message', transport: 'http', stream: on, connectionId, sessionId, rpc: rpcRefOf(ev.data), bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
             rec.lines('a2c', asLine(ev.data));
           }
         } else if (json && status < 300) copy.push(b);
@@ -198,18 +227,18 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       ures.on('end', () => {
         // A JSON answer in the POST's own body (initialize's) is a message of the agent's too.
         if (copy.length > 0) rec.lines('a2c', asLine(Buffer.concat(copy).toString('utf8')));
-        if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: stream!, connectionId, sessionId, reason: 'ended by the agent' });
+        if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: on, connectionId, sessionId, reason: 'ended by the agent' });
         if (method === 'DELETE' && status < 300) end(c);
         // An initialize the agent refused leaves no connection.
         if (method === 'POST' && !c.id) end(c, 1);
       });
       ures.on('error', (e) => {
-        if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: stream!, connectionId, sessionId, reason: 'broken', message: describeNetworkError(e) });
+        if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: on, connectionId, sessionId, reason: 'broken', message: describeNetworkError(e) });
         res.destroy();
       });
       res.on('close', () => {
         if (!ures.complete) {
-          if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: stream!, connectionId, sessionId, reason: 'closed by the client' });
+          if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: on, connectionId, sessionId, reason: 'closed by the client' });
           ures.destroy();
         }
       });

@@ -63,8 +63,11 @@ export interface TransportData {
   url?: string;
   method?: string;
   status?: number;
-  /** Which SSE stream: the connection's, or a session's (with `sessionId`). */
-  stream?: 'connection' | 'session';
+  /**
+   * Which SSE stream: the connection's, a session's (with `sessionId`), or a POST's own answer sent
+   * as an event stream (`post`: MCP's Streamable HTTP has it, and earlier drafts of ACP's).
+   */
+  stream?: 'connection' | 'session' | 'post';
   connectionId?: string | null;
   sessionId?: string | null;
   contentType?: string | null;
@@ -144,7 +147,7 @@ export function transportIsAbout(d: TransportData, frame: Pick<Frame, 'kind' | '
 export interface TransportCell {
   via: 'POST' | 'SSE' | 'WS' | 'tap';
   status?: number;
-  stream?: 'connection' | 'session';
+  stream?: 'connection' | 'session' | 'post';
   sessionId?: string;
 }
 

@@ -15,10 +15,10 @@ export const REMOTE_AGENT = join(PEERS, 'remote-agent.mjs');
 
 export interface RemoteAgent { url: string; log: string; stop(): Promise<void> }
 
-/** Starts the test agent (in a process group of its own) and resolves once it listens. */
-export async function startRemoteAgent(dir: string, args: string[] = []): Promise<RemoteAgent> {
+/** Starts the test agent (or the agent `script`) in a process group of its own and resolves once it listens. */
+export async function startRemoteAgent(dir: string, args: string[] = [], script = REMOTE_AGENT): Promise<RemoteAgent> {
   const log = join(dir, `agent-${Math.random().toString(36).slice(2)}.jsonl`);
-  const child = spawn(process.execPath, [REMOTE_AGENT, '--log', log, ...args], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
+  const child = spawn(process.execPath, [script, '--log', log, ...args], { stdio: ['ignore', 'pipe', 'inherit'], detached: true });
   const exited = new Promise<void>((r) => child.once('exit', () => r()));
   const url = await firstLine(child, 'remote agent');
   return {

@@ -27,6 +27,25 @@ export const SESSION_SCOPED_METHODS: ReadonlySet<string> = new Set([
   'session/resume', 'session/set_config_option', 'session/set_mode', 'session/set_model',
 ]);
 
+/**
+ * How the agent's answer to initialize named the connection, remembered in a rule's `memory` from
+ * that answer on: undefined before it, or where it carried the RFD's Acp-Connection-Id; otherwise
+ * the header it named the connection with instead (an earlier draft's header model: Goose's pilot
+ * uses Acp-Session-Id, others X-Acp-Connection-Id) and its value, or null for none.
+ */
+export function earlierHeaderModel(d: TransportData, memory: Map<string, unknown>): { header: string; id: string } | null | undefined {
+  const h = d.responseHeaders;
+  if (d.op === 'post' && d.rpc?.method === 'initialize' && d.status !== undefined && d.status < 300 && h && h['acp-connection-id'] === undefined) {
+    const header = ['acp-session-id', 'x-acp-connection-id'].find((n) => h[n] !== undefined);
+    memory.set(EARLIER_MODEL, header ? { header: headerName(header), id: h[header]! } : null);
+  }
+  return memory.get(EARLIER_MODEL) as { header: string; id: string } | null | undefined;
+}
+const EARLIER_MODEL = 'earlier header model';
+
+/** A header's name as written (Acp-Session-Id) from its stored lower-case form. */
+export const headerName = (lower: string) => lower.replace(/(^|-)([a-z])/g, (_, dash: string, c: string) => `${dash}${c.toUpperCase()}`);
+
 /** The media type of a Content-Type value (no parameters, lower case). */
 export function mediaType(v: string | null | undefined): string | null {
   if (v === null || v === undefined) return null;
@@ -40,8 +59,11 @@ export const RFD = 'RFD streamable-http-websocket-transport';
 export interface TransportRule extends Omit<RuleInfo, 'spec'> {
   /** The RFD's section (the rule's spec is `RFD …: section`). */
   section: string;
-  /** Looks at one transport event's metadata; `report` reports a finding at that event. */
-  event(d: TransportData, report: (message: string) => void): void;
+  /**
+   * Looks at one transport event's metadata; `report` reports a finding at that event; `memory` is
+   * the rule's own over the recording (one connection: the proxy records one a connection).
+   */
+  event(d: TransportData, report: (message: string) => void, memory: Map<string, unknown>): void;
 }
 
 /** A wire-layer rule over the transport events only (see TransportRule). */
@@ -52,7 +74,7 @@ export function defineTransportRule({ section, event, ...info }: TransportRule):
     layer: 'wire',
     item(c) {
       const d = transportOf(c.item);
-      if (d) event(d, (message) => c.report(message));
+      if (d) event(d, (message) => c.report(message), c.memory());
     },
   });
 }
