@@ -51,9 +51,9 @@ function Badges({ sev, seq }: { sev: TimelineRow['findings']; seq: number }) {
   );
 }
 
-/** How a remote agent's frame travelled, in a few words: `POST 202 · session s1`, `SSE · connection`, `WS`. */
+/** How a remote agent's frame travelled, in a few words: `POST 202 · session s1`, `SSE · connection`, `SSE · POST answer`, `WS`. */
 export function transportText(c: NonNullable<TimelineRow['transport']>): string {
-  const stream = c.stream === 'session' || (!c.stream && c.sessionId) ? `session ${c.sessionId ?? ''}`.trim() : c.stream ?? '';
+  const stream = c.stream === 'session' || (!c.stream && c.sessionId) ? `session ${c.sessionId ?? ''}`.trim() : c.stream === 'post' ? 'POST answer' : c.stream ?? '';
   return [c.via === 'tap' ? 'answered by the tap' : c.via, c.status, stream && `· ${stream}`].filter((w) => w !== undefined && w !== '').join(' ');
 }
 

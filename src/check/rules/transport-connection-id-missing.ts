@@ -6,7 +6,7 @@ export const transportConnectionIdMissing = defineTransportRule({
   id: 'transport-connection-id-missing',
   severity: 'error',
   section: 'Identity Model',
-  title: 'HTTP request after initialize without Acp-Connection-Id',
+  title: 'HTTP request after initialize without Acp-Connection-Id (or, once, an initialize answered without one)',
   specText: 'Acp-Connection-Id (HTTP header): returned by the server in the initialize response. Required on all HTTP requests after initialize and on the GET stream. (SDK: transports/http-stream.js sends it on every POST, GET and DELETE after initialize.)',
   event(d, report, memory) {
     if (d.transport !== 'http' || !d.requestHeaders) return;
