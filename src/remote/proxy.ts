@@ -18,7 +18,7 @@ import { redactHeaders, redactUrl } from './headers.js';
 import { describeNetworkError } from './http-watch.js';
 import { RemoteRecording, type RecordingOptions } from './recording.js';
 import { SseSplitter, asLine } from './sse-splitter.js';
-import { rpcRefOf, type TransportData } from '../wire/transport-event.js';
+import { CONNECTION_HEADERS, rpcRefOf, type ConnectionHeader, type TransportData } from '../wire/transport-event.js';
 
 export interface ProxyOptions extends RecordingOptions {
   db?: string;
@@ -66,19 +66,10 @@ function entries(headers: IncomingHttpHeaders): [string, string][] {
 
 const one = (v: string | string[] | undefined): string | null => (Array.isArray(v) ? (v[0] ?? null) : (v ?? null));
 
-/**
- * The headers that name a connection, the RFD's first. Agents on an earlier draft's header model name
- * it otherwise in their answer to initialize, and their clients send it back so: Goose's pilot with
- * `Acp-Session-Id`, others with `X-Acp-Connection-Id`. An `Acp-Session-Id` names a connection only
- * where an answer to initialize gave it so (see connectionOf); otherwise it names a session.
- */
-const CONNECTION_HEADERS = ['acp-connection-id', 'x-acp-connection-id', 'acp-session-id'] as const;
-type ConnectionHeader = (typeof CONNECTION_HEADERS)[number];
-
 /** One ACP connection through the proxy, and its recording. */
 class ProxiedConnection {
   id: string | null = null;
-  /** The header that names it (see CONNECTION_HEADERS). */
+  /** The header that names it (see CONNECTION_HEADERS in wire/transport-event.ts). */
   idHeader: ConnectionHeader = 'acp-connection-id';
   /** Sessions whose stream the client opened: a later GET for one opens it again (after it ended). */
   readonly openedSessions = new Set<string>();
@@ -126,10 +117,10 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     let conn = connectionOf(req);
     if (!conn) {
       conn = begin();
-      const connectionId = one(req.headers['acp-connection-id']);
-      if (connectionId) {
-        conn.id = connectionId;
-        connections.set(connectionId, conn);
+      const id = one(req.headers['acp-connection-id']);
+      if (id) {
+        conn.id = id;
+        connections.set(id, conn);
       }
     }
     const c = conn;

@@ -83,6 +83,16 @@ export interface TransportData {
   message?: string;
 }
 
+/**
+ * The headers that name a connection (lower case, as recorded), the RFD's first. Agents on an earlier
+ * draft's header model name it otherwise in their answer to initialize, and their clients send it
+ * back so: others with `X-Acp-Connection-Id`, Goose's pilot with `Acp-Session-Id`. Those two name a
+ * connection only where an answer to initialize gave it so; otherwise `Acp-Session-Id` names a session.
+ * The proxy finds connections by them, and the transport rules read the same order.
+ */
+export const CONNECTION_HEADERS = ['acp-connection-id', 'x-acp-connection-id', 'acp-session-id'] as const;
+export type ConnectionHeader = (typeof CONNECTION_HEADERS)[number];
+
 /** Which JSON-RPC message a transport event is about. */
 export interface RpcRef {
   id?: string | number | null;

@@ -5,7 +5,7 @@
  * SDK's client and server code (@agentclientprotocol/sdk, dist/transports/).
  */
 import type { Item } from '../../wire/frame.js';
-import { isTransportEvent, type TransportData } from '../../wire/transport-event.js';
+import { CONNECTION_HEADERS, isTransportEvent, type TransportData } from '../../wire/transport-event.js';
 import { defineRule, type Rule, type RuleInfo } from '../rule.js';
 
 /** The event's transport metadata, when it is a transport event. */
@@ -30,13 +30,13 @@ export const SESSION_SCOPED_METHODS: ReadonlySet<string> = new Set([
 /**
  * How the agent's answer to initialize named the connection, remembered in a rule's `memory` from
  * that answer on: undefined before it, or where it carried the RFD's Acp-Connection-Id; otherwise
- * the header it named the connection with instead (an earlier draft's header model: Goose's pilot
- * uses Acp-Session-Id, others X-Acp-Connection-Id) and its value, or null for none.
+ * the header it named the connection with instead (an earlier draft's header model: the first of
+ * CONNECTION_HEADERS it carried, as the proxy finds the connection) and its value, or null for none.
  */
 export function earlierHeaderModel(d: TransportData, memory: Map<string, unknown>): { header: string; id: string } | null | undefined {
   const h = d.responseHeaders;
   if (d.op === 'post' && d.rpc?.method === 'initialize' && d.status !== undefined && d.status < 300 && h && h['acp-connection-id'] === undefined) {
-    const header = ['acp-session-id', 'x-acp-connection-id'].find((n) => h[n] !== undefined);
+    const header = CONNECTION_HEADERS.find((n) => h[n] !== undefined);
     memory.set(EARLIER_MODEL, header ? { header: headerName(header), id: h[header]! } : null);
   }
   return memory.get(EARLIER_MODEL) as { header: string; id: string } | null | undefined;
