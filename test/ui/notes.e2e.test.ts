@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { BROWSER_AVAILABLE, describeBrowser, launchBrowser } from '../browser.js';
 import { startServer, type RunningServer } from '../../src/server/index.js';
 import { findUiDir } from '../../src/server/static.js';
@@ -41,6 +41,16 @@ beforeAll(async () => {
 
 afterAll(() => endAll(() => browser?.close(), () => srv?.close(), () => t?.cleanup()));
 
+/** Selects item `seq`, presses n, and gives the note box once it is there and has the focus. */
+async function noteBoxAfterN(p: Page, seq: number): Promise<Locator> {
+  await p.locator(`#row-${seq}`).click();
+  await p.keyboard.press('n');
+  const box = p.getByRole('textbox', { name: `Write a note on #${seq}` });
+  await box.waitFor();
+  await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+  return box;
+}
+
 /** Clicks "Save as fixture" on the first turn card and gives the downloaded transcript's text. */
 async function saveFirstTurn(p: Page): Promise<{ name: string; text: string }> {
   const btn = p.getByRole('button', { name: 'Save as fixture' }).first();
@@ -63,11 +73,7 @@ async function checkText(text: string): Promise<{ rule: string; severity: string
 describeBrowser('notes and fixtures in chromium', () => {
   it('writes a note on the selected item (n), shows it after a reload, in the Notes panel and in the export', async () => {
     await page.goto(`${origin}/?rec=1`);
-    await page.locator('#row-2').click();
-    await page.keyboard.press('n');
-    const box = page.getByRole('textbox', { name: 'Write a note on #2' });
-    await box.waitFor();
-    await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+    const box = await noteBoxAfterN(page, 2);
     await box.fill('initialize took its time here');
     await page.getByRole('button', { name: 'Add note' }).click();
     await page.locator('.item-notes .note-text', { hasText: 'initialize took its time here' }).waitFor();
@@ -165,11 +171,7 @@ describeBrowser('notes and fixtures in chromium', () => {
         await route.continue();
       });
       await p.goto(`${origin}/?rec=1`);
-      await p.locator('#row-4').click();
-      await p.keyboard.press('n');
-      const box = p.getByRole('textbox', { name: 'Write a note on #4' });
-      await box.waitFor();
-      await expect.poll(() => box.evaluate((el) => el === document.activeElement)).toBe(true);
+      const box = await noteBoxAfterN(p, 4);
       // Typed text goes into the box, not to the timeline's keys.
       await p.keyboard.type('jk');
       expect(await box.inputValue()).toBe('jk');
