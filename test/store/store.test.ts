@@ -42,6 +42,28 @@ describe('Store', () => {
     store.close();
   });
 
+  it('an import keeps its statement journals in memory, and leaves the connection as it was, also when it fails', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const store = Store.open(join(t.dir, 'rec.sqlite'));
+    const rec = parseTranscript(transcript);
+    const during: unknown[] = [];
+    const items = function* (fail: boolean) {
+      for (const it of rec.items) {
+        during.push(store.db.pragma('temp_store', { simple: true }));
+        yield it;
+      }
+      if (fail) throw new Error('a bad line');
+    };
+    store.importStream({ header: rec.header, items: items(false), notes: () => [] });
+    expect(during).toEqual([2, 2, 2, 2]); // MEMORY
+    expect(store.db.pragma('temp_store', { simple: true })).toBe(0); // the default: files
+    expect(() => store.importStream({ header: rec.header, items: items(true), notes: () => [] })).toThrow('a bad line');
+    expect(store.db.pragma('temp_store', { simple: true })).toBe(0);
+    expect(store.listRecordings().length).toBe(1);
+    store.close();
+  });
+
   it('indexes reply_to only where set, and lookups by it still use that index (also after upgrading a schema-2 file)', () => {
     const t = tempDir();
     cleanup = t.cleanup;
