@@ -70,6 +70,11 @@ export interface OpenOptions {
    * SQLite build's default (better-sqlite3 builds it with 16 MB), good for a reader.
    */
   cacheKiB?: number;
+  /**
+   * A connection that appends items to recordings it made or took over (the recorder's, an
+   * indexer's): see APPEND_ONLY. Its other writes are single rows.
+   */
+  appendOnly?: boolean;
 }
 
 interface RecordingRow {
@@ -169,6 +174,7 @@ export class Store {
         db.pragma('synchronous = NORMAL');
       }
       db.pragma('foreign_keys = ON');
+      if (opts.appendOnly && !opts.readonly) for (const [k, v] of APPEND_ONLY) db.pragma(`${k} = ${v}`);
       if (opts.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(opts.cacheKiB))}`);
       // Test and diagnosis knob: caps the database size (in pages) for this connection, to simulate a
       // full disk. SQLite does not persist max_page_count, so it is applied on every open.
@@ -501,10 +507,11 @@ export class Store {
     }
     rows.fill(null); // no raw line stays referenced between batches
     single.fill(null);
-    this.stmt(
+    const counted = this.stmt(
       `UPDATE recordings SET item_count = item_count + ?, frame_count = frame_count + ?, heartbeat_at = ?,
          duration_ms = MAX(COALESCE(duration_ms, 0), ?) WHERE id = ?`,
     ).run(n, p ? p.frames : frames, Date.now(), p ? p.lastT : items![n - 1]!.t, recordingId);
+    if (counted.changes === 0) throw recordingGone(recordingId);
   }
 
   /** Appends findings and bumps the recording's severity counters. */
@@ -519,8 +526,9 @@ export class Store {
         else if (f.severity === 'warning') w++;
         else i++;
       }
-      this.stmt(`UPDATE recordings SET error_count = error_count + ?, warning_count = warning_count + ?, info_count = info_count + ? WHERE id = ?`)
+      const counted = this.stmt(`UPDATE recordings SET error_count = error_count + ?, warning_count = warning_count + ?, info_count = info_count + ? WHERE id = ?`)
         .run(e, w, i, recordingId);
+      if (counted.changes === 0) throw recordingGone(recordingId);
     })();
   }
 
@@ -620,11 +628,9 @@ export class Store {
     let id = 0;
     let count = 0;
     let noteCount = 0;
-    // The statement journals of the import's INSERTs in memory, not spilled to a temporary file (see
-    // the same in recorder/store-writer.ts): a 1 GiB transcript (1,048,586 frames) imported in 13.9-14.9 s
-    // instead of 15.4-18.7 (alternating). Only for the import: a connection that reads keeps its
-    // temporary sorts on disk.
-    const tempStore = this.tempStore('MEMORY');
+    // Appends without statement journals (see APPEND_ONLY) for the import alone: a connection that
+    // reads keeps its temporary sorts on disk, and one that deletes its foreign keys' cascades.
+    const was = this.pragmas(APPEND_ONLY);
     try {
       this.db.transaction(() => {
         id = this.createRecording({
@@ -683,18 +689,24 @@ export class Store {
         });
       })();
     } finally {
-      this.tempStore(tempStore);
+      this.pragmas(was);
     }
     return { id, items: count, notes: noteCount };
   }
 
-  /** Sets temp_store where it can be (not inside a transaction); returns what it was. */
-  private tempStore(to: string | number): string | number {
-    let was: string | number = 0;
-    try {
-      was = this.db.pragma('temp_store', { simple: true }) as number;
-      if (String(was) !== String(to)) this.db.pragma(`temp_store = ${to}`);
-    } catch { /* in a transaction: left as it is */ }
+  /**
+   * Sets pragmas where they can be set (temp_store cannot be inside a transaction, and foreign_keys
+   * does nothing there); returns what they were, to set them back with.
+   */
+  private pragmas(to: ReadonlyArray<readonly [string, string | number]>): [string, string | number][] {
+    const was: [string, string | number][] = [];
+    for (const [k, v] of to) {
+      try {
+        const before = this.db.pragma(k, { simple: true }) as number;
+        if (String(before) !== String(v)) this.db.pragma(`${k} = ${v}`);
+        was.push([k, before]);
+      } catch { /* in a transaction: left as it is */ }
+    }
     return was;
   }
 
@@ -1085,7 +1097,33 @@ export { peerInfoOf, peerInfoFromFrame };
 /** Key of the writer's process identity in a recording's stored header (never exported). */
 const HOST_START = 'hostStart';
 
-const INSERT_ITEMS = `INSERT INTO items (recording_id, seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated, chunk) VALUES`;
+/**
+ * OR FAIL: a row that breaks a constraint ends the statement there, and the transaction it is in (every
+ * caller's) is rolled back whole by its caller, as with the default (ABORT). But ABORT undoes the
+ * statement alone first, so SQLite keeps a statement journal for it, the pages each multi-row INSERT
+ * is about to change (about 10 pages of 16 KiB per 32 rows); with OR FAIL, and no foreign key to check
+ * (APPEND_ONLY), it keeps none.
+ */
+const INSERT_ITEMS = `INSERT OR FAIL INTO items (recording_id, seq, t, dir, kind, method, rpc_id, reply_to, latency, session_id, size, raw, raw_bytes, parse_error, truncated, chunk) VALUES`;
+/**
+ * The pragmas of a connection that appends items (OpenOptions.appendOnly, and an import for its
+ * transaction). Each multi-row INSERT in a transaction kept a statement journal (see INSERT_ITEMS),
+ * because the items' foreign key could abort it alone, spilled to a temporary file past 64 KiB: of the
+ * 286k pwrite calls indexing a 300k-frame log, 212k were those. Without the foreign key's check (the
+ * recording is this connection's own, or made in the same transaction; one deleted meanwhile is seen
+ * by the counters' UPDATE, which then changes nothing: see recordingGone) and with OR FAIL, there is
+ * none; temp_store = MEMORY keeps any other (a findings batch's) off the disk. Measured on a 1 GiB
+ * flood's log (1,048,576 frames) from a clean page cache, `acp-inspect index`: 9.5-10.1 s with
+ * the spilled journal, 8.1-8.5 s in memory, and its writer thread's CPU 3.2-3.9 s -> 2.6-2.9 s without
+ * it (3 runs each, alternating). An import of it as a transcript: 14.8-18.7 s -> 13.1-14.9 s in memory.
+ */
+const APPEND_ONLY: ReadonlyArray<readonly [string, string | number]> = [['temp_store', 'MEMORY'], ['foreign_keys', 'OFF']];
+
+/** The error of a write for a recording that is no more (deleted while it was written). */
+function recordingGone(id: number): Error {
+  return Object.assign(new Error(`recording ${id} is no more: it was deleted while its items were written`), { code: 'E_RECORDING_GONE' });
+}
+
 /** Items imported per appendItems (a transaction's savepoint), as a transcript streams in. */
 const IMPORT_BATCH = 2000;
 /** Rows per multi-row INSERT (480 bound values, well under SQLite's limit of 32766). */

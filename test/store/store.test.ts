@@ -42,26 +42,53 @@ describe('Store', () => {
     store.close();
   });
 
-  it('an import keeps its statement journals in memory, and leaves the connection as it was, also when it fails', () => {
+  it('an import appends without statement journals, and leaves the connection as it was, also when it fails', () => {
     const t = tempDir();
     cleanup = t.cleanup;
     const store = Store.open(join(t.dir, 'rec.sqlite'));
     const rec = parseTranscript(transcript);
+    const pragmas = () => [store.db.pragma('temp_store', { simple: true }), store.db.pragma('foreign_keys', { simple: true })];
     const during: unknown[] = [];
     const items = function* (fail: boolean) {
       for (const it of rec.items) {
-        during.push(store.db.pragma('temp_store', { simple: true }));
+        during.push(pragmas());
         yield it;
       }
       if (fail) throw new Error('a bad line');
     };
     store.importStream({ header: rec.header, items: items(false), notes: () => [] });
-    expect(during).toEqual([2, 2, 2, 2]); // MEMORY
-    expect(store.db.pragma('temp_store', { simple: true })).toBe(0); // the default: files
+    expect(during).toEqual(rec.items.map(() => [2, 0])); // temp_store MEMORY, foreign keys off
+    expect(pragmas()).toEqual([0, 1]); // as Store.open sets them
     expect(() => store.importStream({ header: rec.header, items: items(true), notes: () => [] })).toThrow('a bad line');
-    expect(store.db.pragma('temp_store', { simple: true })).toBe(0);
+    expect(pragmas()).toEqual([0, 1]);
     expect(store.listRecordings().length).toBe(1);
     store.close();
+  });
+
+  it('an append-only connection writes nothing for a recording deleted meanwhile (its foreign key unchecked), and says so', () => {
+    const t = tempDir();
+    cleanup = t.cleanup;
+    const path = join(t.dir, 'rec.sqlite');
+    const writer = Store.open(path, { appendOnly: true });
+    expect([writer.db.pragma('temp_store', { simple: true }), writer.db.pragma('foreign_keys', { simple: true })]).toEqual([2, 0]);
+    const id = writer.importRecording(parseTranscript(transcript));
+    const other = Store.open(path);
+    other.deleteRecording(id);
+    const items = parseTranscript(transcript).items;
+    expect(() => writer.appendItems(id, items)).toThrow(expect.objectContaining({ code: 'E_RECORDING_GONE' }));
+    expect(() => writer.appendFindings(id, [{ seq: 1, severity: 'error', rule: 'r', message: 'm' }])).toThrow(expect.objectContaining({ code: 'E_RECORDING_GONE' }));
+    expect(other.db.prepare('SELECT count(*) AS n FROM items').get()).toEqual({ n: 0 });
+    expect(other.db.prepare('SELECT count(*) AS n FROM findings').get()).toEqual({ n: 0 });
+    // A recording that is there takes them, 32 rows to a statement and the rest one by one.
+    const kept = writer.importRecording(parseTranscript(transcript));
+    const many = Array.from({ length: 70 }, (_, i) => ({ ...items[i % items.length]!, seq: 100 + i }));
+    writer.appendItems(kept, many);
+    expect(other.getRecording(kept)!.items).toBe(items.length + 70);
+    // A row that breaks a constraint (a seq stored already) rolls the whole batch back, as before.
+    expect(() => writer.appendItems(kept, [{ ...items[0]!, seq: 200 }, ...many.slice(0, 40)])).toThrow(/UNIQUE/);
+    expect(other.db.prepare('SELECT count(*) AS n FROM items WHERE recording_id = ?').get(kept)).toEqual({ n: items.length + 70 });
+    other.close();
+    writer.close();
   });
 
   it('indexes reply_to only where set, and lookups by it still use that index (also after upgrading a schema-2 file)', () => {

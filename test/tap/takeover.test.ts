@@ -6,7 +6,6 @@
  * next, which stores them once; and a recording deleted while an indexer works on it stops that
  * indexer, which neither makes it again nor leaves its log. Real binaries, real pipes, real SQLite.
  */
-import { spawn } from 'node:child_process';
 import { copyFileSync, cpSync, existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -95,14 +94,6 @@ function stored(db: string): { findings: unknown[]; items: unknown } {
 }
 
 /** Starts `acp-inspect index` on `db`, killed once `when` holds of the recording. */
-async function indexKilledWhen(db: string, when: (r: ReturnType<typeof recording>) => boolean): Promise<void> {
-  const ix = spawn(node, [BIN, 'index', '--db', db], { stdio: 'ignore', env: { ...process.env, ...env } });
-  const exited = new Promise((res) => ix.on('exit', res));
-  await until('the indexer under way', () => { try { return when(recording(db)); } catch { return false; } }, 60_000, 10);
-  ix.kill('SIGKILL');
-  await exited;
-}
-
 const checkJson = async (db: string) => {
   const r = await run(['check', '1', '--json', '--db', db], { env });
   expect(r.code, r.stderr).not.toBe(2);
@@ -129,8 +120,12 @@ describe.concurrent('an indexer taking over a capture log', () => {
     expect(want.findings.filter((f) => (f as { severity: string }).severity === 'error')).toEqual([]);
     const db = join(tmp.dir, 'halt.db');
     copyDb(orig, db);
-    // Killed once it saved its state somewhere in the flood: before the prompt's answer was stored.
-    await indexKilledWhen(db, (r) => (r.indexed ?? 0) > 0);
+    // Killed once it saved its state somewhere in the flood (the first, 8 MiB in): before the prompt's
+    // answer was stored. By the indexer itself: a test polling for it killed it too late 1 run in a few
+    // under load, the indexer done with the 40 MiB by then.
+    const killed = await run(['index', '--db', db], { env: { ...env, ACP_INSPECT_TEST_KILL_AFTER_STATE: '1' } });
+    expect(killed.signal).toBe('SIGKILL');
+    expect(recording(db).indexed).toBeGreaterThan(0);
     const halfway = recording(db);
     expect(halfway.capture).not.toBeNull();
     expect(halfway.answered).toBe(0);
@@ -201,7 +196,9 @@ describe.concurrent('an indexer taking over a capture log', () => {
     await orphan(db, 'exit');
     const total = CHUNKS + 6;
     const before = recording(db).items;
-    const ix = start(['index', '--db', db], { env });
+    // A pause after each batch keeps it under way while the test looks: without it, an indexer through
+    // the 40 MiB in a few hundred ms could be done before a test slowed by a loaded machine deleted it.
+    const ix = start(['index', '--db', db], { env: { ...env, ACP_INSPECT_TEST_BATCH_PAUSE_MS: '300' } });
     await until('the indexer under way', () => { try { return recording(db).items > before; } catch { return false; } }, 60_000, 5);
     expect(recording(db)).toMatchObject({ status: 'running', capture: expect.any(String) });
     expect(recording(db).items).toBeLessThan(total);

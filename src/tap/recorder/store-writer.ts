@@ -89,7 +89,7 @@ const CLOSE_COPY_MAX_BYTES = 16 * 1024 * 1024;
  * large. Before, nothing was copied while a backlog waited: the log reached 378 MB for 200k frames,
  * 1.9 GB for a 1 GiB flood, beside the capture log and the database.
  */
-const WAL_BOUND_BYTES = 128 * 1024 * 1024;
+export const WAL_BOUND_BYTES = 128 * 1024 * 1024;
 /** A backlog this large is a burst's (see CHECKPOINT_QUIET_MS). */
 const BURST_BACKLOG_BYTES = 512 * 1024;
 /**
@@ -235,19 +235,12 @@ export class StoreWriter {
   openStore(): void {
     const { config, guard } = this;
     try {
-      const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: this.busyTimeoutMs, cacheKiB: CACHE_KIB })));
+      // appendOnly: no statement journal per multi-row INSERT (see APPEND_ONLY in store.ts).
+      const store = (this.store ??= guard.sql(() => Store.open(config.dbPath, { busyTimeout: this.busyTimeoutMs, cacheKiB: CACHE_KIB, appendOnly: true })));
       // Checkpoints (copying the write-ahead log into the database, with an fsync) are ours to time:
       // SQLite would run one inside whichever commit crosses 4 MB of log, and an fsync can take
       // hundreds of ms, long enough to hold up the recorder in the middle of a backlog. See checkpointSoon().
       try { guard.sql(() => store.db.pragma('wal_autocheckpoint = 0')); } catch { /* SQLite's own schedule then */ }
-      // Each multi-row INSERT inside a batch's transaction keeps a statement journal (the pages it is
-      // about to change, to undo the statement alone: the items' foreign key can abort it): the last
-      // pages of the table and of its indexes, about 10 pages of 16 KiB per 32 rows. Past 64 KiB SQLite
-      // spills it to a temporary file, so every 32 rows wrote about 160 KiB to a file never read: of
-      // the 286k pwrite calls indexing a 300k-frame log, 212k were those. In memory, as this connection
-      // only appends (no sort or temporary table grows here): a 1 GiB flood's log indexed in 8.5 s
-      // instead of 10.0 (medians of 4, alternating), 1.1 s less system CPU.
-      try { guard.sql(() => store.db.pragma('temp_store = MEMORY')); } catch { /* a file then */ }
       try { guard.sql(() => store.markInterrupted()); } catch { /* another writer holds the lock; not ours to fix now */ }
       this.recordingId = config.resume ? config.resume.recordingId : guard.sql(() => store.createRecording({
         name: config.name,
@@ -477,6 +470,10 @@ export class StoreWriter {
       })());
       if (state !== null) this.stateSavedAt = this.committedTo = offset;
       for (const b of packed) if (b.state !== null) this.committedTo = Math.max(this.committedTo, b.offset);
+      // Tests kill an indexer once it stored a state to resume from, wherever its timing puts that, or
+      // slow it down to act while it is under way.
+      if (this.config.resume && process.env.ACP_INSPECT_TEST_KILL_AFTER_STATE === '1' && (state !== null || packed.some((b) => b.state !== null))) process.kill(process.pid, 'SIGKILL');
+      if (this.config.resume && process.env.ACP_INSPECT_TEST_BATCH_PAUSE_MS) Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.env.ACP_INSPECT_TEST_BATCH_PAUSE_MS));
       this.unCheckpointed += this.bytes;
       this.clear();
       this.stalled = false;
