@@ -41,6 +41,21 @@ describe('an agent on an earlier draft\'s header model', () => {
     expect(none.map((f) => [f.rule, f.seq])).toEqual([['transport-connection-id-missing', 2]]);
   });
 
+  it('its requests answered 200 in their POST\'s own event stream (an earlier draft\'s model): no 202 warning per POST; on the RFD\'s model, each is warned', () => {
+    const inPost = (headers: Record<string, string>): Step[] => {
+      const [newReq, newRes] = session(S);
+      const answered = (id: number, method: string): Step => tx({ op: 'post', method: 'POST', status: 200, contentType: 'text/event-stream', requestHeaders: { 'content-type': 'application/json', ...headers }, responseHeaders: { 'content-type': 'text/event-stream' }, rpc: { kind: 'request', id, method, ...(method === 'session/prompt' ? { sessionId: S } : {}) } });
+      return [newReq!, answered(1, 'session/new'), newRes!, ['c2a', prompt(2)], answered(2, 'session/prompt'), ['a2c', chunk()], ['a2c', endTurn(2)]];
+    };
+    const earlier = transportFindings([...initialized({ 'acp-session-id': 'c1' }), ...inPost({ 'acp-session-id': 'c1' })]);
+    expect(earlier.map((x) => x.rule)).toEqual(['transport-connection-id-missing']);
+    const rfd = transportFindings([...initialized({ 'acp-connection-id': 'c1' }), ...inPost({ 'acp-connection-id': 'c1' })]);
+    expect(rfd.filter((x) => x.rule === 'transport-accepted-status').map((x) => x.message)).toEqual([
+      'the agent answered the POST of request session/new with 200, not 202 Accepted',
+      'the agent answered the POST of request session/prompt with 200, not 202 Accepted',
+    ]);
+  });
+
   it('an agent that gave Acp-Connection-Id: nothing at initialize; a request without it, or a prompt without its session header, is flagged as before', () => {
     expect(transportFindings([...initialized({ 'acp-connection-id': 'c1' }), ...rest({ 'acp-connection-id': 'c1' }, true)])).toEqual([]);
     const f = transportFindings([...initialized({ 'acp-connection-id': 'c1' }), ...rest({}, false)]);
