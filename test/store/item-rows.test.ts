@@ -3,7 +3,7 @@ import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { MessageChannel, receiveMessageOnPort } from 'node:worker_threads';
 import { Store } from '../../src/store/store.js';
-import { ITEM_COLUMNS, ITEM_RAW, RowPacker, itemColumns, transferList, unpackRow, type PackedRows } from '../../src/store/item-rows.js';
+import { ITEM_COLUMNS, ITEM_RAW, RowPacker, itemColumns, keepArena, transferList, unpackRow, type PackedRows } from '../../src/store/item-rows.js';
 import { parseTranscript } from '../../src/transcript/format.js';
 import type { Item } from '../../src/wire/frame.js';
 import { ROOT, seededRandom, tempDir } from '../helpers.js';
@@ -35,6 +35,33 @@ function allItems(): Item[] {
 }
 
 describe('packed rows', () => {
+  it('packs batch after batch into the arenas written batches hand back, not into new ones', () => {
+    const spare: ArrayBuffer[] = [];
+    const packer = new RowPacker(spare);
+    const raw = `{"jsonrpc":"2.0","method":"session/update","params":{"sessionId":"s","update":{"sessionUpdate":"agent_message_chunk","content":{"type":"text","text":"${'x'.repeat(900)}"}}}}`;
+    const arenas = new Set<ArrayBuffer>();
+    const inFlight: PackedRows[] = [];
+    let seq = 0;
+    for (let b = 0; b < 40; b++) {
+      for (let i = 0; i < 1000; i++) packer.add({ seq: ++seq, t: seq, dir: 'a2c', kind: 'notification', method: 'session/update', sessionId: 's', size: raw.length, raw } as Item);
+      const p = packer.take()!;
+      arenas.add(p.arena);
+      inFlight.push(p);
+      // The writer hands an arena back once its batch is written, two batches behind.
+      if (inFlight.length > 2) keepArena(spare, inFlight.shift()!.arena);
+    }
+    // The first batch grows through small arenas; after it, the few handed back go round.
+    expect(arenas.size).toBeLessThanOrEqual(6);
+  });
+
+  it('keeps the largest arenas handed back', () => {
+    const spare: ArrayBuffer[] = [];
+    for (const kib of [64, 128, 256, 512]) keepArena(spare, new ArrayBuffer(kib * 1024));
+    keepArena(spare, new ArrayBuffer(32 * 1024));
+    keepArena(spare, new ArrayBuffer(4096 * 1024));
+    expect(spare.map((a) => a.byteLength / 1024).sort((a, b) => a - b)).toEqual([128, 256, 512, 4096]);
+  });
+
   it('cross to another port with their buffers moved, and unpack to the columns itemColumns writes, for every item of every sample recording and every odd shape', () => {
     const items = allItems();
     const rand = seededRandom(7);
