@@ -174,7 +174,7 @@ export class Store {
         db.pragma('synchronous = NORMAL');
       }
       db.pragma('foreign_keys = ON');
-      if (opts.appendOnly && !opts.readonly) for (const [k, v] of APPEND_ONLY) db.pragma(`${k} = ${v}`);
+      if (opts.appendOnly && !opts.readonly) store.pragmas(APPEND_ONLY);
       if (opts.cacheKiB !== undefined) db.pragma(`cache_size = -${Math.max(1, Math.floor(opts.cacheKiB))}`);
       // Test and diagnosis knob: caps the database size (in pages) for this connection, to simulate a
       // full disk. SQLite does not persist max_page_count, so it is applied on every open.
