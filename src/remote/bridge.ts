@@ -30,6 +30,8 @@ import { classifyNetworkError, postKey, watchingFetch, type FailureNote } from '
 import { watchingWebSocket } from './ws-watch.js';
 import { rpcRefOfValue, type RpcRef, type TransportData } from '../wire/transport-event.js';
 import { RemoteRecording } from './recording.js';
+import { HeldMessages } from './held.js';
+import { asLine } from './sse-splitter.js';
 
 /** JSON-RPC's "Internal error", the code the SDK's own clients give a request whose transport failed. */
 export const TRANSPORT_FAILED_CODE = -32603;
@@ -116,8 +118,8 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
    * or not, so waiting here only moved them into its queue (as objects, larger than their bytes),
    * and reading that queue after a wait cost more the longer it grew (see forwardToClient).
    */
-  const toClient = (msg: unknown): void => {
-    const line = Buffer.from(`${JSON.stringify(msg)}\n`);
+  const toClient = (msg: unknown): void => toClientLine(Buffer.from(`${JSON.stringify(msg)}\n`));
+  const toClientLine = (line: Buffer): void => {
     recording.lines('a2c', line);
     if (clientGone) return;
     batch.push(line);
@@ -128,11 +130,21 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
       setImmediate(flush);
     }
   };
+  /**
+   * The agent's notifications, held past the SDK's client and written as the agent sent them when
+   * their placeholder comes out of it (see held.ts).
+   */
+  const held = new HeldMessages();
+  const release = (texts: string[]): void => {
+    for (const text of texts) toClientLine(asLine(text));
+  };
 
   /** The transport failed: one line, recorded, every waiting request answered, and the tap ends. */
   const fail = (reason: string): void => {
     if (failure !== null || ending) return;
     failure = reason;
+    // What the agent sent before the failure reaches the editor before the answers for what it did not.
+    release(held.drain());
     say(`acp-inspect: ${reason}`);
     record({ op: 'error', transport, ...(note.status ? { status: note.status } : {}), message: reason });
     for (const { id } of pending.values()) answer(id);
@@ -157,8 +169,8 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   const connect = (): WritableStreamDefaultWriter<AnyMessage> => {
     if (writer) return writer;
     const stream = transport === 'http'
-      ? createHttpStream(url, { fetch: watchingFetch(record, note), headers: opts.headers })
-      : createWebSocketStream(url, { WebSocket: watchingWebSocket(record, note), headers: opts.headers });
+      ? createHttpStream(url, { fetch: watchingFetch(record, note, globalThis.fetch, held), headers: opts.headers })
+      : createWebSocketStream(url, { WebSocket: watchingWebSocket(record, note, held), headers: opts.headers });
     writer = stream.writable.getWriter();
     void forwardToClient(stream.readable.getReader());
     return writer;
@@ -230,6 +242,10 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
       for (;;) {
         const r = await reader.read();
         if (r.done) break;
+        if (held.is(r.value)) {
+          release(held.take());
+          continue;
+        }
         const ref = rpcRefOfValue(r.value);
         if (ref.kind === 'response') {
           const request = pending.get(idKey(ref.id));
@@ -323,6 +339,7 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   async function end(code: number, signal: string | null = null): Promise<void> {
     if (ending) return;
     ending = true;
+    release(held.drain());
     flush();
     process.stdin.pause();
     // A WebSocket the SDK closed reports its close a moment later: recorded before the recording ends.

@@ -7,7 +7,8 @@
  */
 import { redactHeaders } from './headers.js';
 import { rpcRefOf, type RpcRef, type TransportData } from '../wire/transport-event.js';
-import { SseSplitter } from './sse-splitter.js';
+import type { HeldMessages } from './held.js';
+import { SseSplitter, sseOf, type SseEvent } from './sse-splitter.js';
 
 /** Where the watchers record: one transport event's data. */
 export type RecordTransport = (data: TransportData) => void;
@@ -37,8 +38,12 @@ export function postKey(rpc: RpcRef): string | undefined {
 const CONNECTION_ID = 'acp-connection-id';
 const SESSION_ID = 'acp-session-id';
 
-/** A `fetch` that records what it does (see the file's comment); `note` keeps the last failure. */
-export function watchingFetch(record: RecordTransport, note: FailureNote, fetchImpl: typeof fetch = globalThis.fetch): typeof fetch {
+/**
+ * A `fetch` that records what it does (see the file's comment); `note` keeps the last failure. With
+ * `held`, the notifications on the SSE streams are held there for the bridge, and the SDK's client
+ * gets placeholders in their place (see held.ts).
+ */
+export function watchingFetch(record: RecordTransport, note: FailureNote, fetchImpl: typeof fetch = globalThis.fetch, held: HeldMessages | null = null): typeof fetch {
   /** Sessions whose stream was opened: a later GET for one opens it again (after it ended). */
   const opened = new Set<string>();
   return async (input, init) => {
@@ -81,7 +86,7 @@ export function watchingFetch(record: RecordTransport, note: FailureNote, fetchI
       note.statusText = res.statusText;
     }
     if (!isSse || !res.ok || !res.body) return res;
-    const watched = watchSse(res.body, { stream: stream!, connectionId, sessionId }, record, init?.signal ?? null, note);
+    const watched = watchSse(res.body, { stream: stream!, connectionId, sessionId }, record, init?.signal ?? null, note, held);
     return new Response(watched, { status: res.status, statusText: res.statusText, headers: res.headers });
   };
 }
@@ -122,40 +127,64 @@ interface StreamRef { stream: 'connection' | 'session'; connectionId: string | n
 /**
  * Hands `body` on chunk by chunk, noting each SSE event in it (`sse-message`, with its message's
  * id and method) and how the stream ended (`sse-close`: the agent ended it, the tap closed it, or it
- * broke).
+ * broke). With `held`, what is handed on is the stream's events written again, each notification's
+ * held instead and a run of them written as one placeholder (see held.ts); comments and partial
+ * events are not handed on (the SDK's client skips the ones and waits for the rest of the others).
  */
-function watchSse(body: ReadableStream<Uint8Array>, ref: StreamRef, record: RecordTransport, signal: AbortSignal | null, note: FailureNote): ReadableStream<Uint8Array> {
+function watchSse(body: ReadableStream<Uint8Array>, ref: StreamRef, record: RecordTransport, signal: AbortSignal | null, note: FailureNote, held: HeldMessages | null): ReadableStream<Uint8Array> {
   const reader = body.getReader();
   const sse = new SseSplitter();
+  const encoder = new TextEncoder();
   let closed = false;
   const close = (reason: string, message?: string) => {
     if (closed) return;
     closed = true;
     record({ op: 'sse-close', transport: 'http', ...ref, reason, ...(message ? { message } : {}) });
   };
+  /** Notes each event; with `held`, returns what the SDK's client is to read in their place. */
+  const noted = (events: SseEvent[]): string => {
+    let out = '';
+    for (const ev of events) {
+      const rpc = rpcRefOf(ev.data);
+      record({ op: 'sse-message', transport: 'http', ...ref, rpc, bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
+      if (!held) continue;
+      if (rpc.kind === 'notification') {
+        const placeholder = held.hold(ev.data);
+        if (placeholder !== null) out += sseOf(placeholder);
+      } else {
+        held.barrier();
+        out += sseOf(ev.data);
+      }
+    }
+    return out;
+  };
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      let r: ReadableStreamReadResult<Uint8Array>;
-      try {
-        r = await reader.read();
-      } catch (e) {
-        if (signal?.aborted) close('closed by the tap');
-        else {
-          note.error = e;
-          close('broken', describeNetworkError(e));
+      for (;;) {
+        let r: ReadableStreamReadResult<Uint8Array>;
+        try {
+          r = await reader.read();
+        } catch (e) {
+          if (signal?.aborted) close('closed by the tap');
+          else {
+            note.error = e;
+            close('broken', describeNetworkError(e));
+          }
+          controller.error(e);
+          return;
         }
-        controller.error(e);
-        return;
+        if (r.done) {
+          const last = noted(sse.end());
+          if (last !== '') controller.enqueue(encoder.encode(last));
+          close('ended by the agent');
+          controller.close();
+          return;
+        }
+        const out = noted(sse.push(r.value));
+        if (!held) return controller.enqueue(r.value);
+        // Nothing whole to hand on yet (a partial event, a comment): read on.
+        if (out !== '') return controller.enqueue(encoder.encode(out));
       }
-      if (r.done) {
-        close('ended by the agent');
-        controller.close();
-        return;
-      }
-      for (const ev of sse.push(r.value)) {
-        record({ op: 'sse-message', transport: 'http', ...ref, rpc: rpcRefOf(ev.data), bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
-      }
-      controller.enqueue(r.value);
     },
     cancel(reason) {
       close('closed by the tap');

@@ -17,7 +17,7 @@ import WebSocket, { WebSocketServer, type RawData } from 'ws';
 import { redactHeaders, redactUrl } from './headers.js';
 import { describeNetworkError } from './http-watch.js';
 import { RemoteRecording, type RecordingOptions } from './recording.js';
-import { SseSplitter, asLine } from './sse-splitter.js';
+import { SseSplitter, asLine, type SseEvent } from './sse-splitter.js';
 import { CONNECTION_HEADERS, rpcRefOf, type ConnectionHeader, type TransportData } from '../wire/transport-event.js';
 
 export interface ProxyOptions extends RecordingOptions {
@@ -206,16 +206,20 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       const events = (isSse && status < 300) || postStream ? new SseSplitter() : null;
       const on = postStream ? 'post' : stream!;
       const copy: Buffer[] = [];
+      const note = (evs: SseEvent[]): void => {
+        for (const ev of evs) {
+          rec.transport({ op: 'sse-message', transport: 'http', stream: on, connectionId, sessionId, rpc: rpcRefOf(ev.data), bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
+          rec.lines('a2c', asLine(ev.data));
+        }
+      };
       ures.on('data', (b: Buffer) => {
-        if (events) {
-          for (const ev of events.push(b)) {
-            rec.transport({ op: 'sse-message', transport: 'http', stream: on, connectionId, sessionId, rpc: rpcRefOf(ev.data), bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
-            rec.lines('a2c', asLine(ev.data));
-          }
-        } else if (json && status < 300) copy.push(b);
+        if (events) note(events.push(b));
+        else if (json && status < 300) copy.push(b);
       });
       ures.pipe(res);
       ures.on('end', () => {
+        // An event the stream ends without its blank line (the SDK's client takes it).
+        if (events) note(events.end());
         // A JSON answer in the POST's own body (initialize's) is a message of the agent's too.
         if (copy.length > 0) rec.lines('a2c', asLine(Buffer.concat(copy).toString('utf8')));
         if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: on, connectionId, sessionId, reason: 'ended by the agent' });

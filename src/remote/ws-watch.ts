@@ -10,10 +10,28 @@ import type { WebSocketConstructor } from '@agentclientprotocol/sdk/experimental
 import { redactHeaders } from './headers.js';
 import type { FailureNote, RecordTransport } from './http-watch.js';
 import { describeNetworkError } from './http-watch.js';
+import type { HeldMessages } from './held.js';
+import { rpcRefOf } from '../wire/transport-event.js';
 
-/** A `ws` WebSocket constructor that records its upgrade and close (see the file's comment). */
-export function watchingWebSocket(record: RecordTransport, note: FailureNote): WebSocketConstructor {
+/**
+ * A `ws` WebSocket constructor that records its upgrade and close (see the file's comment). With
+ * `held`, the agent's notifications are held there for the bridge, and the SDK's client gets
+ * placeholders in their place (see held.ts).
+ */
+export function watchingWebSocket(record: RecordTransport, note: FailureNote, held: HeldMessages | null = null): WebSocketConstructor {
   return class WatchedWebSocket extends WebSocket {
+    override emit(event: string | symbol, ...args: unknown[]): boolean {
+      if (held && event === 'message' && args[1] === false) {
+        const text = textOf(args[0]);
+        if (text !== null && rpcRefOf(text).kind === 'notification') {
+          const placeholder = held.hold(text);
+          return placeholder === null ? true : super.emit('message', placeholder, false);
+        }
+        held.barrier();
+      }
+      return super.emit(event, ...args);
+    }
+
     constructor(url: string, protocols?: string | string[], options?: { headers?: Record<string, string> }) {
       super(url, protocols, options);
       const requestHeaders = redactHeaders(Object.entries(options?.headers ?? {}).map(([k, v]) => [k, String(v)]));
@@ -35,6 +53,14 @@ export function watchingWebSocket(record: RecordTransport, note: FailureNote): W
       });
     }
   };
+}
+
+/** A text message's data as `ws` gives it (a Buffer, or its fragments), as text. */
+function textOf(data: unknown): string | null {
+  if (Buffer.isBuffer(data)) return data.toString('utf8');
+  if (Array.isArray(data)) return Buffer.concat(data as Buffer[]).toString('utf8');
+  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
+  return typeof data === 'string' ? data : null;
 }
 
 function headerOf(res: IncomingMessage, name: string): string | null {

@@ -1,7 +1,8 @@
 /** The remote tap's headers (--header with environment variables; redaction at record time) and its SSE splitting. */
 import { describe, expect, it } from 'vitest';
 import { isRemoteTarget, isSecretHeader, parseHeaderFlags, redactHeaders, redactUrl } from '../../src/remote/headers.js';
-import { SseSplitter, asLine } from '../../src/remote/sse-splitter.js';
+import { SseSplitter, asLine, sseOf } from '../../src/remote/sse-splitter.js';
+import { HELD_METHOD, HeldMessages } from '../../src/remote/held.js';
 
 describe('--header', () => {
   it('takes "Name: value", repeatable, with ${VAR} and $VAR from the environment', () => {
@@ -48,9 +49,55 @@ describe('SSE events', () => {
     expect([...sse.push(bytes.subarray(0, 7)), ...sse.push(bytes.subarray(7))]).toEqual([{ data: 'é' }]);
   });
 
+  it('splits lines as the SDK\'s client does: a bare CR, a CRLF cut between chunks, a BOM, an event the stream ends without a blank line', () => {
+    const sse = new SseSplitter();
+    const enc = (s: string) => new TextEncoder().encode(s);
+    expect(sse.push(enc('data: a\r\rdata: b\r'))).toEqual([{ data: 'a' }]);
+    // The LF after a chunk's last CR ends no line of its own.
+    expect(sse.push(enc('\n\r\n\ufeffdata: c\n'))).toEqual([{ data: 'b' }]);
+    expect(sse.push(enc('\n: comment\nid: 9\ndata:d'))).toEqual([{ data: 'c' }]);
+    expect(sse.end()).toEqual([{ id: '9', data: 'd' }]);
+    expect(sse.end()).toEqual([]);
+  });
+
+  it('writes an event\'s data back as SSE that parses to the same data', () => {
+    for (const data of ['{"a":1}', '{"a":\n1}', '', 'x\n\ny']) {
+      const sse = new SseSplitter();
+      expect(sse.push(new TextEncoder().encode(sseOf(data))), JSON.stringify(data)).toEqual([{ data }]);
+    }
+  });
+
   it('records a message as one line: as it was, or compact when it spans lines', () => {
     expect(asLine('{"a": 1}').toString()).toBe('{"a": 1}\n');
     expect(asLine('{\n  "a": 1\n}').toString()).toBe('{"a":1}\n');
     expect(asLine('not\njson').toString()).toBe('not json\n');
+  });
+});
+
+describe('notifications held past the SDK\'s client', () => {
+  it('one placeholder per run; a message for the SDK ends the run; runs come out in order', () => {
+    const held = new HeldMessages();
+    const p = held.hold('n1');
+    expect(p).not.toBeNull();
+    expect(JSON.parse(p!)).toMatchObject({ jsonrpc: '2.0', method: HELD_METHOD });
+    expect(held.hold('n2')).toBeNull();
+    held.barrier();
+    expect(held.hold('n3')).toBe(p);
+    expect(held.is(JSON.parse(p!))).toBe(true);
+    expect(held.take()).toEqual(['n1', 'n2']);
+    // The open run's placeholder was read: a notification after it starts a run of its own.
+    expect(held.take()).toEqual(['n3']);
+    expect(held.hold('n4')).toBe(p);
+    expect(held.hold('n5')).toBeNull();
+    expect(held.drain()).toEqual(['n4', 'n5']);
+    expect(held.take()).toEqual([]);
+  });
+
+  it('knows only its own placeholder', () => {
+    const a = new HeldMessages();
+    const b = new HeldMessages();
+    expect(a.is(JSON.parse(b.placeholder))).toBe(false);
+    expect(a.is({ jsonrpc: '2.0', method: HELD_METHOD, params: {} })).toBe(false);
+    expect(a.is(null)).toBe(false);
   });
 });
