@@ -23,7 +23,7 @@
  * Flags: --quick (seconds, for tests), --rounds N, --mb N (flood per size, in MiB), --pings N,
  * --idle-rounds N, --rss-mb N, --rss-rounds N (rounds of the indexing floors and the clean indexing, medians of),
  * --check-frames N, --ui-frames N, --compare-frames N, --compare-runs N (medians of),
- * --big-frames N (frames of the big-frame recording), --remote-rss-mb N (the remote section's long turn, in MiB; 0: none),
+ * --big-frames N (frames of the big-frame recording), --remote-rss-mb N (the remote section's long stream, in MiB: 1024 by default, the 1 GiB issue 42 names; 0: none),
  * --only a,b (sections: flood,startup,idle,rss,exit,check,ui,compare,big,remote),
  * --json FILE (results as JSON), --js-tap (one more variant: the tap on its JavaScript forwarder, as where
  * the native one is not built), --copy-tap (one more: the native forwarder copying the agent's output
@@ -84,7 +84,7 @@ function parseArgs(argv) {
     remoteRounds: quick ? 1 : 3,
     remoteTrips: quick ? 20 : 200,
     remoteUpdates: quick ? 200 : 5000,
-    remoteRssMb: quick ? 0 : 200,
+    remoteRssMb: quick ? 0 : 1024,
     only: null,
     json: null,
     jsTap: process.env.BENCH_JS_TAP === '1',
