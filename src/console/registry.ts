@@ -3,10 +3,11 @@
  * database while it runs (`<db>-consoles/<pid>.json`) and removes it as it ends; a reader skips
  * (and removes) the file of a console that died without doing so.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { processStartId } from '../store/process-id.js';
 import type { RunningConsoleInfo } from './contract.js';
+import { makeDirs } from '../store/paths.js';
 
 export function consolesDir(dbPath: string): string {
   return `${dbPath}-consoles`;
@@ -16,7 +17,7 @@ export function consolesDir(dbPath: string): string {
 export function saveConsoleEntry(dbPath: string, info: RunningConsoleInfo): void {
   try {
     const dir = consolesDir(dbPath);
-    mkdirSync(dir, { recursive: true });
+    makeDirs(dir);
     const tmp = join(dir, `.${info.pid}.json.tmp`);
     writeFileSync(tmp, JSON.stringify(info));
     renameSync(tmp, join(dir, `${info.pid}.json`));

@@ -9,7 +9,7 @@
  * It never starts anything the page names: no message from the page carries a command.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { LineSplitter } from '../wire/line-splitter.js';
@@ -22,6 +22,7 @@ import { ClientReplayer } from '../replay/client-replayer.js';
 import type { Effect } from '../replay/agent-replayer.js';
 import type { Recording } from '../transcript/format.js';
 import { CONSOLE_KEPT_BYTES, CONSOLE_KEPT_FRAMES, CONSOLE_RAW_LIMIT, CONSOLE_TERMINAL_KEPT, CONSOLE_TERMINALS_KEPT, type TerminalView, type PermissionPolicy, type ConsoleEvent, type ConsoleFrame, type ConsoleSnapshot, type ConsoleStatus, type PendingRequest, type TerminalAuthMethod } from './contract.js';
+import { makeDirs } from '../store/paths.js';
 
 export interface ConsoleOptions {
   /** The agent command and its arguments. */
@@ -438,7 +439,7 @@ export class ConsoleSession {
         return;
       }
       try {
-        mkdirSync(dirname(path), { recursive: true });
+        makeDirs(dirname(path));
         writeFileSync(path, p.write.newText);
       } catch (e) {
         this.respond(p, { error: { code: -32603, message: `cannot write ${p.write.path}: ${(e as Error).message}` } });

@@ -8,7 +8,7 @@
  * refreshed with one flag.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { PassThrough, Readable, Writable } from 'node:stream';
 import { type Frame, type Item } from '../wire/frame.js';
@@ -24,6 +24,7 @@ import { runReplayClient } from './client-process.js';
 import type { FaultPlan } from './faults.js';
 import { IgnoreSet } from './json-diff.js';
 import { renderDivergences, summarize } from './report.js';
+import { makeDirs } from '../store/paths.js';
 
 export type RecordMode = 'none' | 'once' | 'all';
 
@@ -192,7 +193,7 @@ function recordAgent(opts: MockAgentOptions, command: string[]): MockAgent {
       const kill = setTimeout(() => child.kill('SIGTERM'), 500);
       await exited;
       clearTimeout(kill);
-      mkdirSync(dirname(opts.fixture), { recursive: true });
+      makeDirs(dirname(opts.fixture));
       writeFileSync(opts.fixture, serializeTranscript({
         header: { acpInspect: 'recording', version: 1, name: 'fixture', command, cwd: opts.cwd ?? process.cwd(), startedAt: new Date().toISOString() },
         items,

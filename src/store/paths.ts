@@ -1,6 +1,26 @@
-import { readdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
+
+/**
+ * Makes folder `dir` and the folders above it that are missing (mkdir -p), each with `mode`. Not
+ * Node's `mkdirSync(…, { recursive: true })`: that loops forever, spinning, where a folder above
+ * refuses new entries with ENOENT (/proc does); this throws mkdir's error there, as anywhere else.
+ */
+export function makeDirs(dir: string, mode = 0o777): void {
+  const missing: string[] = [];
+  for (let d = resolve(dir); !existsSync(d); d = dirname(d)) {
+    missing.push(d);
+    if (dirname(d) === d) break;
+  }
+  for (const d of missing.reverse()) {
+    try {
+      mkdirSync(d, { mode });
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+  }
+}
 
 /** `$ACP_INSPECT_DB`, else `${XDG_DATA_HOME:-~/.local/share}/acp-inspect/recordings.sqlite`. */
 export function defaultDbPath(env: NodeJS.ProcessEnv = process.env): string {

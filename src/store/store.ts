@@ -5,7 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { isUtf8 } from 'node:buffer';
-import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Item, Frame, Direction, FrameKind } from '../wire/frame.js';
 import type { RecordingStatus, RecordingSummary, StoredFinding, StoredNote } from '../view/contract.js';
@@ -17,7 +17,7 @@ import { decodeLatin1Utf8, decodeUtf8 } from '../wire/line-splitter.js';
 import type { Recording, TranscriptHeader, TranscriptNote } from '../transcript/format.js';
 import { MIGRATIONS } from './schema.js';
 import { StoreError } from './errors.js';
-import { CAPTURE_EXT, DONE_EXT, capturesDir, defaultDbPath, listCaptureLogs, listDoneCaptureLogs } from './paths.js';
+import { CAPTURE_EXT, DONE_EXT, capturesDir, defaultDbPath, listCaptureLogs, listDoneCaptureLogs, makeDirs } from './paths.js';
 import { processStartId } from './process-id.js';
 import { orphanedCapturesFinisher } from './orphans.js';
 import { handedOnLogs, sweepHandedOn } from './indexer-pids.js';
@@ -151,7 +151,7 @@ export class Store {
     try {
       if (!exists) {
         const dir = dirname(path);
-        if (!existsSync(dir)) mkdirSync(dir, { recursive: true, mode: 0o700 });
+        if (!existsSync(dir)) makeDirs(dir, 0o700);
       }
       db = new Database(path, { readonly: !!opts.readonly, fileMustExist: exists && !!opts.readonly });
       if (!exists) {

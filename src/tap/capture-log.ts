@@ -14,7 +14,7 @@
 import { closeSync, existsSync, mkdirSync, openSync, readSync, writevSync } from 'node:fs';
 import { isFullError } from '../store/disk.js';
 import { dirname, join } from 'node:path';
-import { CAPTURE_EXT, capturesDir } from '../store/paths.js';
+import { CAPTURE_EXT, capturesDir, makeDirs } from '../store/paths.js';
 
 export { RECORD_CONTROL, RECORD_HEADER, readCaptureHeader, type CaptureHeader } from '../store/capture-header.js';
 import { RECORD_CONTROL, RECORD_HEADER, type CaptureHeader } from '../store/capture-header.js';
@@ -79,7 +79,7 @@ export function createCaptureLog(dbPath: string, header: CaptureHeader): { fd: n
   // The database's folder as the store makes it, then ours in it (not `recursive` on ours: Node's
   // recursive mkdir loops forever where the parent refuses new entries, as /proc does).
   const parent = dirname(dbPath);
-  if (!existsSync(parent)) mkdirSync(parent, { recursive: true, mode: 0o700 });
+  if (!existsSync(parent)) makeDirs(parent, 0o700);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (e) {

@@ -4,9 +4,10 @@
  * 1 GiB recording is larger than the longest string V8 makes. Stdout is written with its back
  * pressure respected (a slow reader, `| head`).
  */
-import { closeSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { LineOut } from './format.js';
+import { makeDirs } from '../store/paths.js';
 
 const CHUNK_BYTES = 1 << 20;
 
@@ -60,7 +61,7 @@ export function* chunkLines(lines: Iterable<LineOut>, chunkBytes = CHUNK_BYTES):
  * whatever `file` held before.
  */
 export function writeLinesToFile(file: string, lines: Iterable<LineOut>): void {
-  mkdirSync(dirname(file), { recursive: true }); // -o test/fixtures/x.jsonl in a new project
+  makeDirs(dirname(file)); // -o test/fixtures/x.jsonl in a new project
   const tmp = join(dirname(file), `.${basename(file)}.${process.pid}.tmp`);
   const fd = openSync(tmp, 'w');
   try {

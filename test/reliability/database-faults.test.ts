@@ -68,6 +68,18 @@ describe('database faults', () => {
     expect(tapLines(res.stderr)[0]).toMatch(/not recording: .*\/proc\/acp-inspect-reliability\.db/);
   });
 
+  it.runIf(process.platform === 'linux')('a folder to make under /proc (Node\'s recursive mkdir loops forever there): one warning, forwarding byte-exact; export -o there fails in one line', async () => {
+    const res = await run(['--db', '/proc/acp-inspect-no-such/r.db', '--', node, echo], { input: requests(10) });
+    expect(res.code).toBe(0);
+    expect(res.stdout.toString()).toBe(replies(10));
+    expect(tapLines(res.stderr)).toEqual([expect.stringMatching(/not recording: .*\/proc\/acp-inspect-no-such\/r\.db .*ENOENT/)]);
+    const db = join(tmp.dir, 'r.db');
+    expect((await run(['--db', db, '--', node, echo], { input: requests(2) })).code).toBe(0);
+    const ex = await run(['export', 'latest', '--db', db, '-o', '/proc/acp-inspect-no-such/x.jsonl']);
+    expect(ex.code).toBe(2);
+    expect(ex.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^acp-inspect: .*mkdir '\/proc\/acp-inspect-no-such'/)]);
+  });
+
   it('a folder given as the database: one warning, forwarding byte-exact', async () => {
     const dir = join(tmp.dir, 'a-folder.db');
     mkdirSync(dir);
