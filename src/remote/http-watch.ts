@@ -121,8 +121,13 @@ function closedUnanswered(e: unknown): boolean {
   return code === 'UND_ERR_SOCKET' || code === 'ECONNRESET';
 }
 
-/** Which SSE stream a body is. */
-interface StreamRef { stream: 'connection' | 'session'; connectionId: string | null; sessionId: string | null }
+/** Which SSE stream a body is (the proxy's: also a POST's own event stream). */
+interface StreamRef { stream: 'connection' | 'session' | 'post'; connectionId: string | null; sessionId: string | null }
+
+/** The `sse-message` event of SSE event `ev`, whose message is `rpc`, on stream `ref` (the bridge's and the proxy's). */
+export function sseMessageEvent(ref: StreamRef, ev: SseEvent, rpc: RpcRef = rpcRefOf(ev.data)): TransportData {
+  return { op: 'sse-message', transport: 'http', ...ref, rpc, bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) };
+}
 
 /**
  * Hands `body` on chunk by chunk, noting each SSE event in it (`sse-message`, with its message's
@@ -146,7 +151,7 @@ function watchSse(body: ReadableStream<Uint8Array>, ref: StreamRef, record: Reco
     let out = '';
     for (const ev of events) {
       const rpc = rpcRefOf(ev.data);
-      record({ op: 'sse-message', transport: 'http', ...ref, rpc, bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
+      record(sseMessageEvent(ref, ev, rpc));
       if (!held) continue;
       if (rpc.kind === 'notification') {
         const placeholder = held.hold(ev.data);

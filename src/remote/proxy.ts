@@ -15,7 +15,7 @@ import { request as httpsRequest } from 'node:https';
 import type { Duplex } from 'node:stream';
 import WebSocket, { WebSocketServer, type RawData } from 'ws';
 import { redactHeaders, redactUrl } from './headers.js';
-import { describeNetworkError } from './http-watch.js';
+import { describeNetworkError, sseMessageEvent } from './http-watch.js';
 import { RemoteRecording, type RecordingOptions } from './recording.js';
 import { SseSplitter, asLine, type SseEvent } from './sse-splitter.js';
 import { CONNECTION_HEADERS, rpcRefOf, type ConnectionHeader, type TransportData } from '../wire/transport-event.js';
@@ -208,7 +208,7 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       const copy: Buffer[] = [];
       const note = (evs: SseEvent[]): void => {
         for (const ev of evs) {
-          rec.transport({ op: 'sse-message', transport: 'http', stream: on, connectionId, sessionId, rpc: rpcRefOf(ev.data), bytes: Buffer.byteLength(ev.data), ...(ev.id !== undefined ? { eventId: ev.id } : {}) });
+          rec.transport(sseMessageEvent({ stream: on, connectionId, sessionId }, ev));
           rec.lines('a2c', asLine(ev.data));
         }
       };

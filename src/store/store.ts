@@ -150,8 +150,7 @@ export class Store {
     let db: Database.Database;
     try {
       if (!exists) {
-        const dir = dirname(path);
-        if (!existsSync(dir)) makeDirs(dir, 0o700);
+        makeDirs(dirname(path), 0o700);
       }
       db = new Database(path, { readonly: !!opts.readonly, fileMustExist: exists && !!opts.readonly });
       if (!exists) {

@@ -11,7 +11,7 @@
  * The first record is a control record `{"capture": CaptureHeader}`. A record cut short at the end
  * of the file (the tap died while writing it) is not a record yet.
  */
-import { closeSync, existsSync, mkdirSync, openSync, readSync, writevSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readSync, writevSync } from 'node:fs';
 import { isFullError } from '../store/disk.js';
 import { dirname, join } from 'node:path';
 import { CAPTURE_EXT, capturesDir, makeDirs } from '../store/paths.js';
@@ -79,7 +79,7 @@ export function createCaptureLog(dbPath: string, header: CaptureHeader): { fd: n
   // The database's folder as the store makes it, then ours in it (not `recursive` on ours: Node's
   // recursive mkdir loops forever where the parent refuses new entries, as /proc does).
   const parent = dirname(dbPath);
-  if (!existsSync(parent)) makeDirs(parent, 0o700);
+  makeDirs(parent, 0o700);
   try {
     mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
