@@ -164,3 +164,7 @@ http.listen(0, '127.0.0.1', () => {
 const stop = () => { http.closeAllConnections?.(); http.close(() => process.exit(0)); setTimeout(() => process.exit(0), 500).unref(); };
 process.on('SIGTERM', stop);
 process.on('SIGINT', stop);
+// Started in a process group of its own (the tests end it by group), so a test run killed from outside
+// could not end it: it ends itself once the process that started it is gone.
+const parent = process.ppid;
+setInterval(() => { if (process.ppid !== parent) stop(); }, 500).unref();
