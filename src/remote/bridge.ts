@@ -75,9 +75,15 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   record({ op: 'connect', transport, url: shown, requestHeaders: redactHeaders(Object.entries(opts.headers)) });
   const out = openStdout();
   let clientGone = false;
+  /** What was recorded still waits to be written to the editor (see flush). */
+  let flowing = false;
   out.on('error', (e: NodeJS.ErrnoException) => {
     if (!clientGone) recording.event('client-stdout-error', { code: e.code ?? null });
     clientGone = true;
+    if (flowing) {
+      flowing = false;
+      recording.flowing(false);
+    }
   });
 
   /** Requests of the editor not answered yet (id, and `params.sessionId`): answered by the tap if the connection fails. */
@@ -110,7 +116,21 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     batchBytes = 0;
     // In the capture log first (as the stdio tap's native forwarder has it), then to the editor.
     recording.flush();
-    if (!clientGone) out.write(bytes);
+    if (clientGone) return;
+    out.write(bytes, written);
+    // Not all of it taken at once: the editor reads more slowly than the agent sends. Until it has
+    // read it all, the recorder leaves the stream in the log (a stream of 1 KiB updates indexed as
+    // it came cost the editor about a tenth of its speed on two cores).
+    if (!flowing && out.writableLength > 0) {
+      flowing = true;
+      recording.flowing(true);
+    }
+  };
+  const written = (): void => {
+    if (flowing && (out.writableLength === 0 || clientGone)) {
+      flowing = false;
+      recording.flowing(false);
+    }
   };
   /**
    * Writes one message to the editor, recorded as the a2c line it was given. Nothing waits for a

@@ -74,6 +74,14 @@ export class RemoteRecording {
     this.rec.flush();
   }
 
+  /**
+   * Whether what was recorded still waits to be handed on to the editor (its stdout not drained):
+   * the recorder counts it as traffic still arriving, and indexes once the editor has it all.
+   */
+  flowing(on: boolean): void {
+    this.rec.flowing(on);
+  }
+
   /** The client's input ended. */
   clientEnded(): void {
     const t = this.now();

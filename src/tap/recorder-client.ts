@@ -75,8 +75,8 @@ export class RecorderClient {
   private spoke = false;
   /** The committed position of the log (its first Int64), shared with the recorder (and the native forwarder). */
   private readonly committed: BigInt64Array;
-  /** [in SQLite, stop, progress, finish sent]: shared with the recorder (see guard.ts). */
-  private readonly guard = new Int32Array(new SharedArrayBuffer(16));
+  /** [in SQLite, stop, progress, finish sent, flowing]: shared with the recorder (see guard.ts). */
+  private readonly guard = new Int32Array(new SharedArrayBuffer(20));
 
   /** Batched: the records waiting for their write (see flush), their size, and the stream bytes among them, by stream. */
   private batch: Buffer | null = null;
@@ -333,6 +333,11 @@ export class RecorderClient {
 
   event(ev: string, t: number, data: Record<string, unknown>): void {
     this.control({ ev, t, data }, t);
+  }
+
+  /** What was recorded is (true) or is no longer (false) waiting to be handed on to the peer (see Guard.flowing). */
+  flowing(on: boolean): void {
+    Atomics.store(this.guard, 4, on ? 1 : 0);
   }
 
   eof(code: StreamCode, t: number): void {

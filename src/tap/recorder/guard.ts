@@ -1,6 +1,7 @@
 /**
  * The flags the recorder shares with the forwarding thread (see RecorderConfig.guard):
- * [0] inside SQLite, [1] stop, [2] progress counter, [3] finish record handed on.
+ * [0] inside SQLite, [1] stop, [2] progress counter, [3] finish record handed on, [4] still handing on
+ * what it recorded (see flowing).
  */
 
 /** Thrown by `sql()` once the tap is exiting: no new SQLite call may start. */
@@ -39,6 +40,17 @@ export class Guard {
   progressed(): void {
     const g = this.flags;
     if (g && g.length > 2) Atomics.add(g, 2, 1);
+  }
+
+  /**
+   * Whether the tap is still handing on what it recorded (slot 4): the remote bridge records a
+   * message before the editor has it, and writes to the editor do not wait, so a stream the editor
+   * reads more slowly than it arrives is recorded ahead of it. Until it is handed on, it is traffic
+   * still arriving: indexing it then would compete with the editor reading it (see intake.ts).
+   */
+  flowing(): boolean {
+    const g = this.flags;
+    return g !== null && g.length > 4 && Atomics.load(g, 4) === 1;
   }
 
   /** Whether the forwarding thread has handed on the finish record (slot 3; true without a guard). */

@@ -106,6 +106,7 @@ export function startRecorder(config: RecorderConfig, send: (m: FromRecorder) =>
     writerBlocked: () => writer.blocked,
     indexing: opts.indexing,
     delegate: (from, end) => delegate(from, end),
+    flowing: () => guard.flowing(),
     ended: (code, signal, t, interrupted, last, trace) => finish(code, signal, t, interrupted, last, trace),
     fail: opts.onFatal,
     recordingId: () => writer.recordingId,

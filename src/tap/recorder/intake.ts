@@ -54,6 +54,8 @@ export interface IntakeHooks {
   startChecker(): void;
   /** The store writer cannot write (the database is locked): records wait in the log. */
   writerBlocked(): boolean;
+  /** The tap is still handing on what it recorded: traffic, as if the log grew (see Guard.flowing). */
+  flowing?(): boolean;
   /** A backlog is being indexed (true, once a slice) or has been caught up with (false). */
   indexing?(active: boolean): void;
   /**
@@ -140,7 +142,8 @@ export class Intake {
         const grew = end - lastEnd;
         lastEnd = end;
         const now = performance.now();
-        if (grew > 0) {
+        const flowing = hooks.flowing?.() ?? false;
+        if (grew > 0 || flowing) {
           this.lastTraffic = now;
           quietSince = now;
         }
@@ -149,8 +152,9 @@ export class Intake {
         // While traffic arrives, let it arrive undisturbed: a burst until it pauses, ordinary
         // traffic until it pauses or its oldest bytes waited LIVE_DELAY_MS.
         const live = this.committed !== null && !this.over;
-        this.bursting = live && grew > BURST_BYTES;
-        const holdBack = live && grew > 0 && (this.bursting || now - (waitingSince ?? now) < LIVE_DELAY_MS);
+        // What the peer has not read yet is a burst too: it arrived faster than the peer reads it.
+        this.bursting = live && (grew > BURST_BYTES || flowing);
+        const holdBack = live && (grew > 0 || flowing) && (this.bursting || now - (waitingSince ?? now) < LIVE_DELAY_MS);
         if (!hooks.ready()) {
           // Once the log is quiet for a moment, or the session is over, or traffic never pauses.
           if (now - quietSince >= CHECKER_QUIET_MS || now - started >= CHECKER_LATEST_MS || this.over || this.committed === null) hooks.startChecker();

@@ -15,7 +15,7 @@ import { LiveCheck, indexerState, type SavedState } from './live-checker.js';
 import { Intake, type IntakeHooks } from './intake.js';
 
 /** What an indexer asks of its host. */
-export interface IndexerHost extends Pick<IntakeHooks, 'recordDone' | 'writerBlocked' | 'indexing' | 'delegate' | 'warnOnce'> {
+export interface IndexerHost extends Pick<IntakeHooks, 'recordDone' | 'writerBlocked' | 'indexing' | 'delegate' | 'warnOnce' | 'flowing'> {
   /** An item made (about `bytes` in memory until written), with the checker's findings on it. */
   onItem(item: Item, bytes: number, findings: StoredFinding[]): void;
   /** A request or result named a peer. */
@@ -89,6 +89,7 @@ export class LogIndexer {
         warnOnce: (msg) => host.warnOnce(msg),
         indexing: host.indexing,
         delegate: host.delegate,
+        flowing: host.flowing,
       });
       return true;
     } catch (e) {
