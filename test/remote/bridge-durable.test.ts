@@ -5,10 +5,9 @@
  * writes the log a batch at a time, so this is what says the batch goes into the log before its
  * messages go to the editor. Real binary, real pipes, the SDK's own server, a real SQLite file.
  */
-import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, cli } from '../helpers.js';
-import { startRemoteAgent, testScope } from './helpers.js';
+import { cli } from '../helpers.js';
+import { rawBridge, startRemoteAgent, testScope } from './helpers.js';
 
 const { defer, scope: setUp } = testScope(afterEach);
 
@@ -19,25 +18,7 @@ describe('the bridge killed mid-stream', () => {
       const agent = await startRemoteAgent(dir);
       defer(() => agent.stop());
       const target = scheme === 'http' ? agent.url : agent.url.replace(/^http/, 'ws');
-      const child = spawn(process.execPath, [BIN, '--db', db, '--no-check', '--', target], { stdio: ['pipe', 'pipe', 'ignore'] });
-      const exited = new Promise<void>((r) => child.once('close', () => r()));
-      defer(async () => { child.kill('SIGKILL'); await exited; });
-      const lines: string[] = [];
-      let rest = '';
-      let waiting: { test: (l: string) => boolean; done: () => void } | null = null;
-      child.stdout!.on('data', (b: Buffer) => {
-        const parts = (rest + b.toString('utf8')).split('\n');
-        rest = parts.pop()!;
-        for (const p of parts) {
-          lines.push(p);
-          if (waiting?.test(p)) { waiting.done(); waiting = null; }
-        }
-      });
-      const until = (test: (l: string) => boolean) => new Promise<void>((done) => {
-        if (lines.some(test)) done();
-        else waiting = { test, done };
-      });
-      const send = (m: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+      const { child, exited, lines, until, send } = rawBridge(db, target, ['--no-check'], defer);
 
       send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
       await until((l) => l.startsWith('{"jsonrpc":"2.0","id":0,'));

@@ -7,12 +7,11 @@
  * stream is not indexed while it is unread, and is whole once read. Real binary, real pipes, the
  * SDK's own server, a real SQLite file.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { BIN, waitForIndexers } from '../helpers.js';
-import { startRemoteAgent, testScope } from './helpers.js';
+import { waitForIndexers } from '../helpers.js';
+import { rawBridge, startRemoteAgent, testScope } from './helpers.js';
 
 const { defer, scope: setUp } = testScope(afterEach);
 
@@ -33,25 +32,7 @@ describe('the bridge, an editor reading slowly', () => {
     const { db, dir } = setUp();
     const agent = await startRemoteAgent(dir);
     defer(() => agent.stop());
-    const child = spawn(process.execPath, [BIN, '--db', db, '--', agent.url], { stdio: ['pipe', 'pipe', 'ignore'] });
-    const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
-    defer(async () => { child.kill('SIGKILL'); await exited; });
-    const lines: string[] = [];
-    let rest = '';
-    let waiting: { test: (l: string) => boolean; done: () => void } | null = null;
-    child.stdout!.on('data', (b: Buffer) => {
-      const parts = (rest + b.toString('utf8')).split('\n');
-      rest = parts.pop()!;
-      for (const p of parts) {
-        lines.push(p);
-        if (waiting?.test(p)) { waiting.done(); waiting = null; }
-      }
-    });
-    const until = (test: (l: string) => boolean) => new Promise<void>((done) => {
-      if (lines.some(test)) done();
-      else waiting = { test, done };
-    });
-    const send = (m: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`);
+    const { child, exited, lines, until, send } = rawBridge(db, agent.url, [], defer);
     const answer = (id: number) => (l: string) => l.startsWith(`{"jsonrpc":"2.0","id":${id},`);
 
     send({ id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });

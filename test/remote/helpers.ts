@@ -119,6 +119,38 @@ export async function throughBridge<T>(db: string, target: string, script: (ctx:
   return { ...run, code, stderr };
 }
 
+/**
+ * The tap as a bridge to `target` under a client of raw lines (not the SDK's), for tests that need to
+ * control reading or kill the tap mid-stream: what it wrote so far (`lines`), `until` a line matching,
+ * `send` a JSON-RPC message. Killed (SIGKILL) and awaited by `defer`.
+ */
+export function rawBridge(db: string, target: string, args: string[], defer: (fn: () => Promise<unknown>) => void) {
+  const child = spawn(process.execPath, [BIN, '--db', db, ...args, '--', target], { stdio: ['pipe', 'pipe', 'ignore'] });
+  const exited = new Promise<number | null>((r) => child.once('close', (code) => r(code)));
+  defer(async () => { child.kill('SIGKILL'); await exited; });
+  const lines: string[] = [];
+  let rest = '';
+  let waiting: { test: (l: string) => boolean; done: () => void } | null = null;
+  child.stdout!.on('data', (b: Buffer) => {
+    const parts = (rest + b.toString('utf8')).split('\n');
+    rest = parts.pop()!;
+    for (const p of parts) {
+      lines.push(p);
+      if (waiting?.test(p)) { waiting.done(); waiting = null; }
+    }
+  });
+  return {
+    child,
+    exited,
+    lines,
+    until: (test: (l: string) => boolean) => new Promise<void>((done) => {
+      if (lines.some(test)) done();
+      else waiting = { test, done };
+    }),
+    send: (m: object) => child.stdin!.write(`${JSON.stringify({ jsonrpc: '2.0', ...m })}\n`),
+  };
+}
+
 export interface Proxy { url: string; stderr(): string; stop(): Promise<number | null> }
 
 /** Starts `acp-inspect proxy --listen 127.0.0.1:0 --to TO --db DB` and resolves once it printed its URL. */
