@@ -44,6 +44,7 @@ const input = Array.from({ length: N }, (_, i) => rpc({ id: i + 1, method: 'ping
 const output = Array.from({ length: N }, (_, i) => JSON.stringify({ jsonrpc: '2.0', id: i + 1, result: { echo: { i, pad: 'p'.repeat(250) } } }) + '\n').join('');
 
 interface Result { code: number | null; stdout: string; stderr: string }
+type Running = Promise<Result> & { child: ChildProcess; output(): Result };
 
 /**
  * A private mount namespace holding a tmpfs of `mib` MiB at `dir`, in a PID namespace of its own whose
@@ -89,8 +90,8 @@ class SmallDisk {
     return { child, out, closed: new Promise((res) => child.on('close', (code) => res(code))) };
   }
 
-  /** Runs acp-inspect in the namespaces. */
-  cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<Result> & { child: ChildProcess } {
+  /** Runs acp-inspect in the namespaces; `output()`: what it printed so far. */
+  cli(args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv } = {}): Running {
     const child = this.spawn(args, opts.env);
     let stdout = '';
     let stderr = '';
@@ -98,8 +99,9 @@ class SmallDisk {
     child.stderr!.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
     child.stdin!.on('error', () => undefined);
     child.stdin!.end(opts.input ?? '');
-    const done = new Promise<Result>((res) => child.on('close', (code) => res({ code, stdout, stderr }))) as Promise<Result> & { child: ChildProcess };
+    const done = new Promise<Result>((res) => child.on('close', (code) => res({ code, stdout, stderr }))) as Running;
     done.child = child;
+    done.output = () => ({ code: null, stdout, stderr });
     return done;
   }
 
@@ -121,7 +123,8 @@ class SmallDisk {
   }
 
   async end(): Promise<void> {
-    if (this.init) process.kill(this.init, 'SIGKILL');
+    // Its sleep may have ended already (a test that ran past it): the rest still has to end.
+    if (this.init) try { process.kill(this.init, 'SIGKILL'); } catch { /* gone */ }
     this.holder.kill('SIGKILL');
     if (this.holder.pid) await waitGone(this.holder.pid);
   }
@@ -152,6 +155,24 @@ function framesInLog(path: string): { c2a: number; a2c: number } {
 }
 
 /** Waits until `ok` holds (asking every 200 ms), or fails saying what did not happen. */
+/**
+ * What `run` ends with, or, once `ms` pass, a failure saying what it printed so far and what `list`
+ * says then (it is killed; what it started in the namespaces ends with the disk). A wait that ends
+ * only with the test's own timeout says nothing of where it stopped.
+ */
+async function within(run: Running, ms: number, disk: SmallDisk, db: string): Promise<Result> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<null>((r) => { timer = setTimeout(() => r(null), ms); });
+  const r = await Promise.race([run, late]);
+  clearTimeout(timer);
+  if (r) return r;
+  const said = run.output();
+  const list = await disk.cli(['list', '--db', db], { env: { ACP_INSPECT_NO_DETACHED_INDEXER: '1' } });
+  run.child.kill('SIGKILL');
+  await run;
+  throw new Error(`acp-inspect ${run.child.spawnargs.slice(-3).join(' ')} did not exit within ${ms / 1000} s; it said: ${said.stderr.trim() || '(nothing)'}; list says: ${list.stdout.trim()} ${list.stderr.trim()}`);
+}
+
 async function until(what: string, ok: () => Promise<boolean>, ms = 120_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await ok())) {
@@ -436,7 +457,8 @@ describe.runIf(permitted)('the database\'s disk fills', () => {
     expect(indexer.child.exitCode).toBe(null); // it waits for space
 
     disk.free();
-    const done = await indexer;
+    // It tries again every second: four minutes are a hang (its own wait for space is ten).
+    const done = await within(indexer, 240_000, disk, db);
     expect(done.code, done.stderr).toBe(0);
     // In a terminal, it said why it waited, and that it went on.
     expect(done.stderr.trim().split('\n'), done.stderr).toEqual([
