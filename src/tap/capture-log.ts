@@ -11,9 +11,9 @@
  * The first record is a control record `{"capture": CaptureHeader}`. A record cut short at the end
  * of the file (the tap died while writing it) is not a record yet.
  */
-import { closeSync, mkdirSync, openSync, readSync, writevSync } from 'node:fs';
+import { closeSync, openSync, readSync, writevSync } from 'node:fs';
 import { isFullError } from '../store/disk.js';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { CAPTURE_EXT, capturesDir, makeDirs } from '../store/paths.js';
 
 export { RECORD_CONTROL, RECORD_HEADER, readCaptureHeader, type CaptureHeader } from '../store/capture-header.js';
@@ -76,15 +76,8 @@ function newName(): string {
  */
 export function createCaptureLog(dbPath: string, header: CaptureHeader): { fd: number; name: string; pos: number; pendingHeader?: Buffer } {
   const dir = capturesDir(dbPath);
-  // The database's folder as the store makes it, then ours in it (not `recursive` on ours: Node's
-  // recursive mkdir loops forever where the parent refuses new entries, as /proc does).
-  const parent = dirname(dbPath);
-  makeDirs(parent, 0o700);
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch (e) {
-    if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-  }
+  // The database's folder as the store makes it, and ours in it.
+  makeDirs(dir, 0o700);
   const name = newName();
   const fd = openSync(join(dir, name), 'wx+', 0o600);
   const payload = Buffer.from(JSON.stringify({ capture: header }));
