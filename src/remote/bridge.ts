@@ -75,15 +75,17 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   record({ op: 'connect', transport, url: shown, requestHeaders: redactHeaders(Object.entries(opts.headers)) });
   const out = openStdout();
   let clientGone = false;
-  /** What was recorded still waits to be written to the editor (see flush). */
+  /** What was recorded still waits to be written to the editor (see flush); the recorder is told. */
   let flowing = false;
+  const setFlowing = (on: boolean): void => {
+    if (flowing === on) return;
+    flowing = on;
+    recording.flowing(on);
+  };
   out.on('error', (e: NodeJS.ErrnoException) => {
     if (!clientGone) recording.event('client-stdout-error', { code: e.code ?? null });
     clientGone = true;
-    if (flowing) {
-      flowing = false;
-      recording.flowing(false);
-    }
+    setFlowing(false);
   });
 
   /** Requests of the editor not answered yet (id, and `params.sessionId`): answered by the tap if the connection fails. */
@@ -121,16 +123,10 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
     // Not all of it taken at once: the editor reads more slowly than the agent sends. Until it has
     // read it all, the recorder leaves the stream in the log (a stream of 1 KiB updates indexed as
     // it came cost the editor about a tenth of its speed on two cores).
-    if (!flowing && out.writableLength > 0) {
-      flowing = true;
-      recording.flowing(true);
-    }
+    if (out.writableLength > 0) setFlowing(true);
   };
   const written = (): void => {
-    if (flowing && (out.writableLength === 0 || clientGone)) {
-      flowing = false;
-      recording.flowing(false);
-    }
+    if (out.writableLength === 0) setFlowing(false);
   };
   /**
    * Writes one message to the editor, recorded as the a2c line it was given. Nothing waits for a
