@@ -26,6 +26,13 @@ const IDLE_AFTER_MS = 1000;
 /** Log growth between two looks that counts as a burst: indexing waits for it to end. */
 const BURST_BYTES = 512 * 1024;
 /**
+ * A burst has ended once the log was quiet this long (or grew by less than BURST_BYTES a look): a
+ * peer reading more slowly than the agent writes still reads what is in the sockets' buffers (a few
+ * MiB on loopback) for a while after the last byte came through, and a look that saw no growth then
+ * is no pause.
+ */
+const BURST_QUIET_MS = 250;
+/**
  * Ordinary traffic is indexed once it pauses for a look, or once its oldest bytes waited this long:
  * a request and its answer take a tenth of a millisecond, and the recorder's 40-80 µs of CPU per
  * round trip would compete with the agent and the client while they talk.
@@ -135,6 +142,8 @@ export class Intake {
     let quietSince = started;
     /** Since when unindexed bytes wait (null: caught up). */
     let waitingSince: number | null = null;
+    /** When a look last saw a burst (see BURST_QUIET_MS). */
+    let lastBurst = -Infinity;
     try {
       for (;;) {
         if (this.stopped || hooks.finishing()) return;
@@ -153,8 +162,9 @@ export class Intake {
         // traffic until it pauses or its oldest bytes waited LIVE_DELAY_MS.
         const live = this.committed !== null && !this.over;
         // What the peer has not read yet is a burst too: it arrived faster than the peer reads it.
-        this.bursting = live && (grew > BURST_BYTES || flowing);
-        const holdBack = live && (grew > 0 || flowing) && (this.bursting || now - (waitingSince ?? now) < LIVE_DELAY_MS);
+        if (live && (grew > BURST_BYTES || flowing)) lastBurst = now;
+        this.bursting = live && now - lastBurst < BURST_QUIET_MS;
+        const holdBack = this.bursting || (live && grew > 0 && now - (waitingSince ?? now) < LIVE_DELAY_MS);
         if (!hooks.ready()) {
           // Once the log is quiet for a moment, or the session is over, or traffic never pauses.
           if (now - quietSince >= CHECKER_QUIET_MS || now - started >= CHECKER_LATEST_MS || this.over || this.committed === null) hooks.startChecker();
