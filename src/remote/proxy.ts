@@ -7,17 +7,18 @@
  * with the client's messages as c2a lines, the agent's as a2c lines, and the transport's metadata as
  * `transport` events, credentials redacted.
  *
- * Not here: the bridge for a stdio client (bridge.ts). WebSocket messages are relayed message by
- * message (the proxy ends both WebSockets), not as the agent's frames byte for byte.
+ * Not here: the bridge for a stdio client (bridge.ts). A WebSocket connection is relayed byte for
+ * byte after its handshake, its frames read on the side (ws-frames.ts).
  */
 import { createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
+import type { Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
-import WebSocket, { WebSocketServer, type RawData } from 'ws';
 import { redactHeaders, redactUrl } from './headers.js';
 import { describeNetworkError, sseMessageEvent } from './http-watch.js';
 import { RemoteRecording, type RecordingOptions } from './recording.js';
-import { SseSplitter, asLine, type SseEvent } from './sse-splitter.js';
+import { SseSplitter, asLine, oneLine, type SseEvent } from './sse-splitter.js';
+import { WsFrameReader } from './ws-frames.js';
 import { CONNECTION_HEADERS, rpcRefOf, type ConnectionHeader, type TransportData } from '../wire/transport-event.js';
 
 export interface ProxyOptions extends RecordingOptions {
@@ -41,8 +42,8 @@ const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'tra
 const WS_BUFFER_CAP = 1024 * 1024;
 /** How long the proxy keeps a client's idle connection open for its next request (see startProxy). */
 const CLIENT_KEEP_ALIVE_MS = 120_000;
-/** What the WebSocket client makes for itself on the agent's side. */
-const WS_OWN = /^sec-websocket-(key|version|extensions|protocol)$/;
+/** Not forwarded with a WebSocket handshake (see onUpgrade). */
+const WS_SKIP = /^sec-websocket-extensions$/;
 
 function forwardHeaders(headers: IncomingHttpHeaders, host: string, skip?: RegExp): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
@@ -79,7 +80,6 @@ class ProxiedConnection {
 /** Starts the proxy; resolves once it listens. `say` prints its one-line messages. */
 export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Promise<RunningProxy> {
   const upstream = new URL(opts.to.replace(/^ws/i, 'http'));
-  const wsUpstream = upstream.toString().replace(/^http/i, 'ws');
   const shown = redactUrl(opts.to);
   const path = upstream.pathname;
   const connections = new Map<string, ProxiedConnection>();
@@ -144,9 +144,9 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     req.on('end', () => {
       bodyEnded = true;
       if (method !== 'POST' || body.length === 0) return;
-      const text = Buffer.concat(body).toString('utf8');
-      rpc = rpcRefOf(text);
-      rec.lines('c2a', asLine(text));
+      const bytes = Buffer.concat(body);
+      rpc = rpcRefOf(bytes.toString('utf8'));
+      rec.line('c2a', oneLine(bytes));
     });
 
     /**
@@ -221,7 +221,7 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
         // An event the stream ends without its blank line (the SDK's client takes it).
         if (events) note(events.end());
         // A JSON answer in the POST's own body (initialize's) is a message of the agent's too.
-        if (copy.length > 0) rec.lines('a2c', asLine(Buffer.concat(copy).toString('utf8')));
+        if (copy.length > 0) rec.line('a2c', oneLine(Buffer.concat(copy)));
         if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: on, connectionId, sessionId, reason: 'ended by the agent' });
         if (method === 'DELETE' && status < 300) end(c);
         // An initialize the agent refused leaves no connection.
@@ -248,7 +248,6 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     open(false);
   };
 
-  const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const onUpgrade = (req: IncomingMessage, socket: Duplex, head: Buffer): void => {
     if (!served(req)) {
       socket.end('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n');
@@ -257,14 +256,37 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     const c = begin();
     const rec = c.recording;
     const requestHeaders = redactHeaders(entries(req.headers));
-    const protocols = String(req.headers['sec-websocket-protocol'] ?? '').split(',').map((s) => s.trim()).filter(Boolean);
-    const agent = new WebSocket(wsUpstream, protocols, { headers: forwardHeaders(req.headers, upstream.host, WS_OWN) as Record<string, string>, perMessageDeflate: false });
-    let upgradeHeaders: IncomingHttpHeaders = {};
-    /** The client's upgrade was answered (refused, or handed to the WebSocket server). */
+    const target = new URL(upstream);
+    target.search = new URL(req.url ?? '/', 'http://proxy').search;
+    // The handshake goes to the agent as the client made it (its key, version and subprotocols: the
+    // agent's accept answers the client's key), without extensions: a compressed frame could not be
+    // recorded (the proxy's WebSocket ends did not offer compression either).
+    const headers: Record<string, string | string[]> = { ...forwardHeaders(req.headers, upstream.host, WS_SKIP), connection: 'Upgrade', upgrade: one(req.headers.upgrade) ?? 'websocket' };
+    const up = (upstream.protocol === 'https:' ? httpsRequest : httpRequest)(target, { method: 'GET', headers, agent: false });
+    /** The client's upgrade was answered (refused, relayed, or failed). */
     let answered = false;
-    agent.on('upgrade', (ures) => { upgradeHeaders = ures.headers; });
-    agent.on('unexpected-response', (_ureq, ures) => {
+    socket.once('close', () => {
+      if (answered) return;
+      answered = true;
+      rec.transport({ op: 'ws-close', transport: 'ws', code: 1006, reason: 'closed by the client before the agent answered its upgrade' });
+      up.destroy();
+      end(c, 1);
+    });
+    up.on('upgrade', (ures, agent: Socket, agentHead: Buffer) => {
+      if (answered) return void agent.destroy();
+      answered = true;
+      const id = one(ures.headers['acp-connection-id']);
+      c.id = id;
+      rec.transport({ op: 'ws-open', transport: 'ws', status: ures.statusCode ?? 101, connectionId: id, requestHeaders, responseHeaders: redactHeaders(entries(ures.headers)) });
+      // The agent's 101 as it gave it (its accept, subprotocol and the rest: Acp-Connection-Id, cookies).
+      const lines = [`HTTP/1.1 ${ures.statusCode ?? 101} ${ures.statusMessage ?? 'Switching Protocols'}`];
+      for (let i = 0; i + 1 < ures.rawHeaders.length; i += 2) lines.push(`${ures.rawHeaders[i]}: ${ures.rawHeaders[i + 1]}`);
+      socket.write(`${lines.join('\r\n')}\r\n\r\n`);
+      relay(c, socket as Socket, agent, head, agentHead);
+    });
+    up.on('response', (ures) => {
       // The agent refused the upgrade: the client gets its answer as it was (status, headers, body).
+      if (answered) return void ures.destroy();
       answered = true;
       const status = ures.statusCode ?? 502;
       rec.transport({ op: 'error', transport: 'ws', status, requestHeaders, responseHeaders: redactHeaders(entries(ures.headers)), message: `the remote agent at ${shown} refused the WebSocket upgrade (HTTP ${status})` });
@@ -274,8 +296,7 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       ures.pipe(socket);
       end(c, 1);
     });
-    agent.on('error', (e) => {
-      // After the upgrade, the close that follows is relayed (see relay).
+    up.on('error', (e) => {
       if (answered) return;
       answered = true;
       const reason = describeNetworkError(e);
@@ -283,65 +304,80 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       socket.end(`HTTP/1.1 502 Bad Gateway\r\nContent-Type: text/plain\r\nConnection: close\r\n\r\nacp-inspect proxy: cannot reach the remote agent at ${shown}: ${reason}\n`);
       end(c, 1);
     });
-    agent.on('open', () => {
-      answered = true;
-      const id = one(upgradeHeaders['acp-connection-id']);
-      c.id = id;
-      rec.transport({ op: 'ws-open', transport: 'ws', status: 101, connectionId: id, requestHeaders, responseHeaders: redactHeaders(entries(upgradeHeaders)) });
-      // The client's 101 carries what the agent's did beyond the handshake itself (Acp-Connection-Id, cookies).
-      const extra = entries(upgradeHeaders).filter(([k]) => !HOP_BY_HOP.has(k) && !/^sec-websocket-/.test(k));
-      const addHeaders = (headers: string[], r: IncomingMessage) => {
-        if (r !== req) return;
-        wss.off('headers', addHeaders);
-        for (const [k, v] of extra) headers.push(`${k}: ${v}`);
-      };
-      wss.on('headers', addHeaders);
-      wss.handleUpgrade(req, socket, head, (client) => relay(c, client, agent));
-    });
+    up.end();
   };
 
   /**
-   * Relays messages both ways, each recorded; a close on either side closes the other. A side that
-   * stops reading does not make the proxy queue the other's messages without end: past
-   * WS_BUFFER_CAP bytes waiting for it, the proxy stops reading the other side (which then waits, as
-   * a full TCP connection makes it), and reads it again once what waited went out.
+   * Relays a WebSocket connection byte for byte both ways (each chunk written on as it was read, a
+   * copy read for its messages, each recorded: see ws-frames.ts); a socket's end or failure ends the
+   * other. A side that stops reading does not make the proxy queue the other's bytes without end:
+   * past WS_BUFFER_CAP bytes waiting for it, the proxy stops reading the other side (which then
+   * waits, as a full TCP connection makes it), and reads it again once what waited went out.
    */
-  const relay = (c: ProxiedConnection, client: WebSocket, agent: WebSocket): void => {
+  const relay = (c: ProxiedConnection, client: Socket, agent: Socket, clientHead: Buffer, agentHead: Buffer): void => {
     const rec = c.recording;
-    const closeCode = (code: number) => (code >= 1000 && code < 5000 && code !== 1005 && code !== 1006 && code !== 1015 ? code : undefined);
-    const forward = (from: WebSocket, to: WebSocket, dir: 'c2a' | 'a2c'): void => {
+    let open = 2;
+    const forward = (from: Socket, to: Socket, dir: 'c2a' | 'a2c', head: Buffer): void => {
+      const who = dir === 'c2a' ? 'client' : 'agent';
       const reader = dir === 'c2a' ? 'agent' : 'client';
+      let closed = false;
+      const frames = new WsFrameReader({
+        text: (bytes, end) => (end ? rec.line(dir, bytes) : rec.lines(dir, bytes)),
+        binary: () => {
+          if (dir === 'c2a') rec.transport({ op: 'not-sent', transport: 'ws', message: 'a binary WebSocket message from the client (forwarded, not a JSON-RPC message)' });
+        },
+        close: (code, reason) => {
+          closed = true;
+          rec.transport({ op: 'ws-close', transport: 'ws', code: code ?? 1005, reason: `closed by the ${who}${reason.length ? `: ${reason}` : ''}` });
+        },
+        broken: (why) => rec.transport({ op: 'error', transport: 'ws', message: `the ${who} sent what is not a WebSocket frame (${why}): relayed as it was, its messages no longer recorded` }),
+      });
       let paused = false;
-      const sent = (): void => {
-        if (!paused || to.bufferedAmount > WS_BUFFER_CAP / 2) return;
-        paused = false;
-        from.resume();
-        rec.transport({ op: 'ws-resumed', transport: 'ws', reason: `the ${reader} read what waited for it` });
-      };
-      from.on('message', (data: RawData, isBinary: boolean) => {
-        to.send(data, { binary: isBinary }, sent);
-        if (!isBinary) rec.lines(dir, asLine(data.toString()));
-        else if (dir === 'c2a') rec.transport({ op: 'not-sent', transport: 'ws', message: 'a binary WebSocket message from the client (forwarded, not a JSON-RPC message)' });
-        if (!paused && to.bufferedAmount > WS_BUFFER_CAP) {
+      let flowing = false;
+      const take = (b: Buffer): void => {
+        to.write(b);
+        frames.push(b);
+        if (!paused && to.writableLength > WS_BUFFER_CAP) {
           paused = true;
           from.pause();
-          rec.transport({ op: 'ws-paused', transport: 'ws', bytes: to.bufferedAmount, reason: `the ${reader} stopped reading` });
+          rec.transport({ op: 'ws-paused', transport: 'ws', bytes: to.writableLength, reason: `the ${reader} stopped reading` });
+        }
+        // What the client has not read yet is still flowing, and the recorder leaves it be (see
+        // Guard.flowing); a client that stopped reading altogether stopped the flow (and the
+        // recording shows it).
+        if (dir === 'a2c' && flowing !== (!paused && to.writableNeedDrain)) {
+          flowing = !flowing;
+          rec.flowing(flowing);
+        }
+      };
+      to.on('drain', () => {
+        if (flowing) {
+          flowing = false;
+          rec.flowing(false);
+        }
+        if (paused) {
+          paused = false;
+          from.resume();
+          rec.transport({ op: 'ws-resumed', transport: 'ws', reason: `the ${reader} read what waited for it` });
+        }
+      });
+      from.setNoDelay(true);
+      if (head.length > 0) take(head);
+      from.on('data', take);
+      from.on('end', () => to.end());
+      from.on('error', () => { /* its close follows */ });
+      from.on('close', (hadError: boolean) => {
+        if (!closed) rec.transport({ op: 'ws-close', transport: 'ws', code: 1006, reason: `the ${who}'s connection ${hadError ? 'failed' : 'ended'} without a close frame` });
+        if (hadError) to.destroy();
+        else to.end();
+        if (--open === 0) {
+          if (flowing) rec.flowing(false);
+          end(c);
         }
       });
     };
-    forward(client, agent, 'c2a');
-    forward(agent, client, 'a2c');
-    client.on('close', (code: number, reason: Buffer) => {
-      rec.transport({ op: 'ws-close', transport: 'ws', code, reason: `closed by the client${reason.length ? `: ${reason.toString()}` : ''}` });
-      if (agent.readyState === WebSocket.OPEN) agent.close(closeCode(code), reason);
-      end(c);
-    });
-    agent.on('close', (code: number, reason: Buffer) => {
-      rec.transport({ op: 'ws-close', transport: 'ws', code, reason: `closed by the agent${reason.length ? `: ${reason.toString()}` : ''}` });
-      if (client.readyState === WebSocket.OPEN) client.close(closeCode(code), reason);
-      end(c);
-    });
-    client.on('error', () => { /* its close follows */ });
+    forward(client, agent, 'c2a', clientHead);
+    forward(agent, client, 'a2c', agentHead);
   };
 
   const server: Server = createServer(onRequest);

@@ -65,6 +65,11 @@ export class RemoteRecording {
     this.rec.chunk(dir === 'c2a' ? C2A : A2C, t, bytes);
   }
 
+  /** Records a message as one line: `bytes` (no line break in them) and a newline. */
+  line(dir: 'c2a' | 'a2c', bytes: Buffer, t = this.now()): void {
+    this.rec.line(dir === 'c2a' ? C2A : A2C, t, bytes);
+  }
+
   /**
    * Writes what was recorded so far to the capture log now. Records are written a turn of the event
    * loop at a time (see RecorderClient.flush); the bridge flushes before it forwards, so that a

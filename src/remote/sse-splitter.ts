@@ -89,6 +89,19 @@ export function sseOf(data: string): string {
  */
 export function asLine(text: string): Buffer {
   if (!text.includes('\n') && !text.includes('\r')) return Buffer.from(`${text}\n`);
+  return compacted(text);
+}
+
+/**
+ * A message's UTF-8 bytes as one line, without its newline (see asLine): the bytes themselves when
+ * they are one line, not decoded and encoded again.
+ */
+export function oneLine(bytes: Buffer): Buffer {
+  if (bytes.indexOf(10) === -1 && bytes.indexOf(13) === -1) return bytes;
+  return compacted(bytes.toString('utf8')).subarray(0, -1);
+}
+
+function compacted(text: string): Buffer {
   try {
     return Buffer.from(`${JSON.stringify(JSON.parse(text))}\n`);
   } catch {

@@ -54,6 +54,7 @@ const WORKER_BUSY_SLACK_MS = 8000;
  * of CPU instead of 1.23 s, medians of 5 runs alternated on a loaded machine.)
  */
 const LOG_BATCH_BYTES = 64 * 1024;
+const NEWLINE = Buffer.from('\n');
 
 /** A backlog this large is not indexed within the tap's exit wait (about 4,000 1 KiB frames): it is handed on at once. */
 const HOPELESS_BACKLOG_BYTES = 4 * 1024 * 1024;
@@ -279,16 +280,18 @@ export class RecorderClient {
   }
 
   /** Batched: adds a record of `size` bytes to the batch (written by flush, at the latest at the end of this turn of the event loop). */
-  private gather(type: number, t: number, bytes: Uint8Array, size: number): void {
+  private gather(type: number, t: number, bytes: Uint8Array, size: number, newline = false): void {
     if (this.batchLen + size > LOG_BATCH_BYTES) this.flush();
     const buf = (this.batch ??= Buffer.allocUnsafe(LOG_BATCH_BYTES));
     if (this.batchLen === 0) this.batchT = t;
     const at = this.batchLen;
-    encodeHeader(buf.subarray(at, at + RECORD_HEADER), bytes.length, type, t);
+    const len = bytes.length + (newline ? 1 : 0);
+    encodeHeader(buf.subarray(at, at + RECORD_HEADER), len, type, t);
     buf.set(bytes, at + RECORD_HEADER);
-    buf.fill(0, at + RECORD_HEADER + bytes.length, at + size);
+    if (newline) buf[at + RECORD_HEADER + bytes.length] = 10;
+    buf.fill(0, at + RECORD_HEADER + len, at + size);
     this.batchLen += size;
-    if (type !== RECORD_CONTROL) this.batchBytes[type]! += bytes.length;
+    if (type !== RECORD_CONTROL) this.batchBytes[type]! += len;
     if (!this.flushQueued) {
       this.flushQueued = true;
       setImmediate(this.flushNow);
@@ -329,6 +332,17 @@ export class RecorderClient {
     if (!this.running) return;
     if (this.native) this.native.push(code, t, bytes);
     else this.append(code, t, bytes);
+  }
+
+  /**
+   * Records a line: `bytes` and a newline after them, gathered without joining them first (a
+   * batched client's; a stream of small messages otherwise costs an allocation each).
+   */
+  line(code: StreamCode, t: number, bytes: Buffer): void {
+    if (!this.running) return;
+    const size = RECORD_HEADER + pad8(bytes.length + 1);
+    if (!this.native && this.batched && size <= LOG_BATCH_BYTES) this.gather(code, t, bytes, size, true);
+    else this.chunk(code, t, Buffer.concat([bytes, NEWLINE]));
   }
 
   event(ev: string, t: number, data: Record<string, unknown>): void {

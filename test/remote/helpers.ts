@@ -200,3 +200,28 @@ export const initialize = (ctx: Ctx) => ctx.request(acp.methods.agent.initialize
 });
 export const newSession = (ctx: Ctx) => ctx.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
 export const prompt = (ctx: Ctx, sessionId: string, text: string) => ctx.request(acp.methods.agent.session.prompt, { sessionId, prompt: [{ type: 'text', text }] });
+
+/** A WebSocket frame made by hand by RFC 6455's layout: FIN, opcode, the length in 7, 16 or 64 bits, masked with `mask` when given. */
+export function wsFrame(opcode: number, payload: Buffer | string, { fin = true, mask }: { fin?: boolean; mask?: Buffer } = {}): Buffer {
+  const body = Buffer.from(payload);
+  const len = body.length;
+  const head = len < 126 ? Buffer.from([0, len]) : len < 65536 ? Buffer.from([0, 126, len >> 8, len & 255]) : Buffer.alloc(10);
+  if (len >= 65536) {
+    head[1] = 127;
+    head.writeUInt32BE(Math.floor(len / 2 ** 32), 2);
+    head.writeUInt32BE(len >>> 0, 6);
+  }
+  head[0] = (fin ? 0x80 : 0) | opcode;
+  if (!mask) return Buffer.concat([head, body]);
+  head[1]! |= 0x80;
+  const masked = Buffer.from(body.map((b, i) => b ^ mask[i & 3]!));
+  return Buffer.concat([head, mask, masked]);
+}
+
+/** A close frame with a status code and reason. */
+export const wsClose = (code: number, reason: string, mask?: Buffer): Buffer => {
+  const body = Buffer.alloc(2 + Buffer.byteLength(reason));
+  body.writeUInt16BE(code, 0);
+  body.write(reason, 2);
+  return wsFrame(8, body, { mask });
+};
