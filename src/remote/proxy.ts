@@ -74,6 +74,8 @@ class ProxiedConnection {
   idHeader: ConnectionHeader = 'acp-connection-id';
   /** Sessions whose stream the client opened: a later GET for one opens it again (after it ended). */
   readonly openedSessions = new Set<string>();
+  /** The agent answered a request on it (2xx): a failure after that does not end it. */
+  established = false;
   constructor(readonly recording: RemoteRecording) {}
 }
 
@@ -83,6 +85,8 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
   const shown = redactUrl(opts.to);
   const path = upstream.pathname;
   const connections = new Map<string, ProxiedConnection>();
+  /** The last connection begun by a request that named none (see onRequest). */
+  let unnamed: ProxiedConnection | null = null;
   const open = new Set<ProxiedConnection>();
   const finishing: { c: ProxiedConnection; stored: Promise<boolean> }[] = [];
 
@@ -97,6 +101,7 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     if (c.id) connections.delete(c.id);
     finishing.push({ c, stored: c.recording.finish(code) });
   };
+  const isOpen = (c: ProxiedConnection): boolean => open.has(c);
   const served = (req: IncomingMessage) => new URL(req.url ?? '/', 'http://proxy').pathname === path;
   /** The connection a request names by any of CONNECTION_HEADERS, when the proxy knows it by that header. */
   const connectionOf = (req: IncomingMessage): ProxiedConnection | undefined => {
@@ -115,6 +120,11 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
     }
     const method = (req.method ?? 'GET').toUpperCase();
     let conn = connectionOf(req);
+    // A request that names no connection belongs to the open one its agent named by no header: an
+    // agent whose URL names the connection (sandbox-agent's `/v1/acp/{server}`) has every request
+    // come without one. Else (an initialize, as the RFD has it) it begins a connection.
+    const named = CONNECTION_HEADERS.some((h) => one(req.headers[h]));
+    if (!conn && !named && unnamed && isOpen(unnamed) && !unnamed.id) conn = unnamed;
     if (!conn) {
       conn = begin();
       const id = one(req.headers['acp-connection-id']);
@@ -122,6 +132,7 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
         conn.id = id;
         connections.set(id, conn);
       }
+      if (!named) unnamed = conn;
     }
     const c = conn;
     const connectionId = one(req.headers[c.idHeader]);
@@ -193,6 +204,7 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
         ...(isSse && sessionId && status < 300 && c.openedSessions.has(sessionId) ? { reason: 'reopened' } : {}),
       });
       if (isSse && sessionId && status < 300) c.openedSessions.add(sessionId);
+      if (status < 300) c.established = true;
       const headers: Record<string, string | string[]> = {};
       for (const [k, v] of Object.entries(ures.headers)) if (v !== undefined && !HOP_BY_HOP.has(k)) headers[k] = v;
       res.writeHead(status, ures.statusMessage, headers);
@@ -225,7 +237,7 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
         if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: on, connectionId, sessionId, reason: 'ended by the agent' });
         if (method === 'DELETE' && status < 300) end(c);
         // An initialize the agent refused leaves no connection.
-        if (method === 'POST' && !c.id) end(c, 1);
+        if (method === 'POST' && !c.id && !c.established && status >= 300) end(c, 1);
       });
       ures.on('error', (e) => {
         if (events) rec.transport({ op: 'sse-close', transport: 'http', stream: on, connectionId, sessionId, reason: 'broken', message: describeNetworkError(e) });
@@ -243,7 +255,7 @@ export function startProxy(opts: ProxyOptions, say: (msg: string) => void): Prom
       rec.transport({ op: 'error', transport: 'http', method, ...(stream ? { stream } : {}), sessionId, message: `cannot reach the remote agent at ${shown}: ${reason}` });
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`acp-inspect proxy: cannot reach the remote agent at ${shown}: ${reason}\n`);
       else res.destroy();
-      if (!c.id) end(c, 1);
+      if (!c.id && !c.established) end(c, 1);
     };
     open(false);
   };

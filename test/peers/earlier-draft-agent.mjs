@@ -5,9 +5,13 @@
 // every later request names the connection with that header; other POSTs answered 202; the agent's
 // messages on the connection's GET SSE stream; DELETE ends the connection. Written without the SDK,
 // from that description. Prints its http:// URL on stdout once listening.
-//   --header NAME     the header naming the connection (default Acp-Session-Id; X-Acp-Connection-Id, say)
+//   --header NAME     the header naming the connection (default Acp-Session-Id; X-Acp-Connection-Id, say);
+//                     `none`: no header, the URL names the connection (sandbox-agent's /v1/acp/{server}
+//                     has it): every path under /acp/ is a connection of its own
 //   --answers post    a request's answer (and the updates before it) in its POST's own SSE body, as
 //                     MCP's Streamable HTTP has it, instead of on the GET stream
+//   --answers json    a request's answer in its POST's own JSON body (200), the updates on the GET
+//                     stream (as sandbox-agent has it)
 // Prompts: any text streams two updates, then the turn ends.
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -18,6 +22,8 @@ const arg = (name) => {
 };
 const header = arg('--header') ?? 'Acp-Session-Id';
 const inPost = arg('--answers') === 'post';
+const inJson = arg('--answers') === 'json';
+const byUrl = header === 'none';
 /** Connections by id: the GET stream's response once opened, and what waits for it. */
 const conns = new Map();
 
@@ -42,8 +48,9 @@ function answer(msg) {
 }
 
 const server = createServer((req, res) => {
-  if (new URL(req.url ?? '/', 'http://agent').pathname !== '/acp') return void res.writeHead(404).end();
-  const id = req.headers[header.toLowerCase()];
+  const path = new URL(req.url ?? '/', 'http://agent').pathname;
+  if (byUrl ? !path.startsWith('/acp/') : path !== '/acp') return void res.writeHead(404).end();
+  const id = byUrl ? path : req.headers[header.toLowerCase()];
   if (req.method === 'GET') {
     const c = conns.get(id);
     if (!c) return void res.writeHead(404).end();
@@ -68,9 +75,9 @@ const server = createServer((req, res) => {
     let msg;
     try { msg = JSON.parse(Buffer.concat(body).toString('utf8')); } catch { return void res.writeHead(400).end(); }
     if (msg.method === 'initialize') {
-      const cid = randomUUID();
+      const cid = byUrl ? path : randomUUID();
       conns.set(cid, { res: null, queue: [] });
-      res.writeHead(200, { 'content-type': 'application/json', [header]: cid });
+      res.writeHead(200, { 'content-type': 'application/json', ...(byUrl ? {} : { [header]: cid }) });
       return void res.end(JSON.stringify({ jsonrpc: '2.0', id: msg.id, result: { protocolVersion: 1, agentCapabilities: { loadSession: false }, authMethods: [] } }));
     }
     const c = conns.get(id);
@@ -81,6 +88,12 @@ const server = createServer((req, res) => {
       res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
       for (const m of answer(msg)) res.write(event(m));
       return void res.end();
+    }
+    if (inJson) {
+      const out = answer(msg);
+      for (const m of out.slice(0, -1)) toStream(c, m);
+      res.writeHead(200, { 'content-type': 'application/json' });
+      return void res.end(JSON.stringify(out.at(-1)));
     }
     res.writeHead(202).end();
     for (const m of answer(msg)) toStream(c, m);

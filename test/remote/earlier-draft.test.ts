@@ -25,25 +25,30 @@ const eventsOf = (text: string): Msg[] => text.split(/\r?\n\r?\n/).map((b) => b.
  * A client of the earlier model, written with fetch: initialize, the connection's GET stream (unless
  * answers come in the POSTs' own bodies), a session, a prompt, and DELETE; every message it sent and got.
  */
-async function earlierClient(url: string, header: string, answersInPost: boolean): Promise<{ sent: Msg[]; received: Msg[]; stopReason: unknown }> {
+async function earlierClient(url: string, header: string, answers: 'get' | 'post' | 'json'): Promise<{ sent: Msg[]; received: Msg[]; stopReason: unknown }> {
+  const answersInPost = answers === 'post';
   const sent: Msg[] = [];
   const received: Msg[] = [];
   let id = '';
+  const named = () => (header === 'none' ? {} : { [header]: id });
   const post = (msg: Msg) => {
     sent.push(msg);
-    return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(id ? { [header]: id } : {}) }, body: JSON.stringify(msg) });
+    return fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...(id ? named() : {}) }, body: JSON.stringify(msg) });
   };
   const init = await post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: 1, clientCapabilities: {} } });
   expect(init.status).toBe(200);
-  id = init.headers.get(header) ?? '';
+  id = header === 'none' ? 'the URL' : init.headers.get(header) ?? '';
   expect(id).not.toBe('');
   received.push(await init.json() as Msg);
 
   const waiting = new Map<unknown, (m: Msg) => void>();
+  /** The updates got on the GET stream, and a wait for the next (answers in JSON: the answer may come first). */
+  let updates = 0;
+  let updated = () => {};
   const ac = new AbortController();
   let streamed: Promise<void> = Promise.resolve();
   if (!answersInPost) {
-    const get = await fetch(url, { headers: { accept: 'text/event-stream', [header]: id }, signal: ac.signal });
+    const get = await fetch(url, { headers: { accept: 'text/event-stream', ...named() }, signal: ac.signal });
     expect(get.status).toBe(200);
     streamed = (async () => {
       const dec = new TextDecoder();
@@ -56,6 +61,10 @@ async function earlierClient(url: string, header: string, answersInPost: boolean
           for (const m of eventsOf(text.slice(0, end + 2))) {
             received.push(m);
             waiting.get(m.id)?.(m);
+            if (m.method === 'session/update') {
+              updates++;
+              updated();
+            }
           }
           text = text.slice(end + 2);
         }
@@ -65,6 +74,12 @@ async function earlierClient(url: string, header: string, answersInPost: boolean
   const request = async (n: number, method: string, params: Msg): Promise<Msg> => {
     const answered = new Promise<Msg>((r) => waiting.set(n, r));
     const r = await post({ jsonrpc: '2.0', id: n, method, params });
+    if (answers === 'json') {
+      expect(r.status).toBe(200);
+      const m = await r.json() as Msg;
+      received.push(m);
+      return m;
+    }
     if (!answersInPost) {
       expect(r.status).toBe(202);
       await r.arrayBuffer();
@@ -78,7 +93,8 @@ async function earlierClient(url: string, header: string, answersInPost: boolean
   const s = await request(1, 'session/new', { cwd: '/tmp', mcpServers: [] });
   const sessionId = (s.result as { sessionId: string }).sessionId;
   const p = await request(2, 'session/prompt', { sessionId, prompt: [{ type: 'text', text: 'hello' }] });
-  const del = await fetch(url, { method: 'DELETE', headers: { [header]: id } });
+  while (answers === 'json' && updates < 2) await new Promise<void>((r) => { updated = r; });
+  const del = await fetch(url, { method: 'DELETE', headers: named() });
   expect(del.status).toBe(200);
   ac.abort();
   await streamed;
@@ -99,14 +115,17 @@ async function recordingsOf(db: string): Promise<Item[][]> {
 const sorted = (msgs: unknown[]) => msgs.map((m) => JSON.stringify(m)).sort();
 
 describe('a remote agent on an earlier draft\'s header model', () => {
-  for (const [header, answersInPost] of [['Acp-Session-Id', false], ['X-Acp-Connection-Id', false], ['Acp-Session-Id', true]] as const) {
-    it(`through the proxy: connection named by ${header}, answers ${answersInPost ? 'in the POSTs\' own event streams' : 'on the GET stream'}: one recording, every message, one finding for the missing Acp-Connection-Id`, async () => {
+  const where = { get: 'on the GET stream', post: 'in the POSTs\' own event streams', json: 'in the POSTs\' JSON bodies' };
+  for (const [header, answers] of [['Acp-Session-Id', 'get'], ['X-Acp-Connection-Id', 'get'], ['Acp-Session-Id', 'post'], ['none', 'json']] as const) {
+    it(`through the proxy: connection named by ${header === 'none' ? 'its URL alone' : header}, answers ${where[answers]}: one recording, every message, one finding for the missing Acp-Connection-Id`, async () => {
       const { db, dir } = setUp();
-      const agent = await startRemoteAgent(dir, ['--header', header, ...(answersInPost ? ['--answers', 'post'] : [])], AGENT);
+      const agent = await startRemoteAgent(dir, ['--header', header, ...(answers !== 'get' ? ['--answers', answers] : [])], AGENT);
       defer(() => agent.stop());
-      const proxy = await startProxy(db, agent.url);
+      // Named by its URL: the agent's endpoint is a path of the connection's own.
+      const to = header === 'none' ? agent.url.replace(/\/acp$/, '/acp/server-1') : agent.url;
+      const proxy = await startProxy(db, to);
       defer(() => proxy.stop());
-      const run = await earlierClient(proxy.url, header, answersInPost);
+      const run = await earlierClient(proxy.url, header, answers);
       expect(run.stopReason).toBe('end_turn');
       expect(await proxy.stop()).toBe(0);
 
@@ -117,7 +136,7 @@ describe('a remote agent on an earlier draft\'s header model', () => {
       expect(items.filter((i): i is Frame => i.dir === 'c2a').map((f) => f.json)).toEqual(run.sent);
       expect(sorted(items.filter((i): i is Frame => i.dir === 'a2c').map((f) => f.json))).toEqual(sorted(run.received));
       const meta = items.filter((i): i is EventItem => i.dir === 'event' && i.type === 'transport').map((e) => e.data as Record<string, unknown>);
-      if (answersInPost) expect(meta.filter((m) => m.op === 'sse-message').every((m) => m.stream === 'post')).toBe(true);
+      if (answers === 'post') expect(meta.filter((m) => m.op === 'sse-message').every((m) => m.stream === 'post')).toBe(true);
       else expect(meta.filter((m) => m.op === 'sse-message').every((m) => m.stream === 'connection')).toBe(true);
 
       const check = await cli(['check', '1', '--db', db, '--json']);
@@ -125,7 +144,8 @@ describe('a remote agent on an earlier draft\'s header model', () => {
       // Said once, at initialize's answer; not at each request after it, nor as a session header error.
       const missing = findings.filter((f) => f.rule === 'transport-connection-id-missing');
       expect(missing, check.stdout.toString()).toHaveLength(1);
-      expect(missing[0]!.message).toContain(`the agent names the connection with ${header}`);
+      if (header === 'none') expect(missing[0]!.message).not.toContain('the agent names the connection with');
+      else expect(missing[0]!.message).toContain(`the agent names the connection with ${header}`);
       expect(findings.filter((f) => f.severity === 'error' && f.rule !== 'transport-connection-id-missing'), check.stdout.toString()).toEqual([]);
       expect(findings.filter((f) => f.rule === 'transport-session-header' || f.rule === 'transport-wrong-stream')).toEqual([]);
     });
