@@ -30,8 +30,8 @@ import { classifyNetworkError, postKey, watchingFetch, type FailureNote } from '
 import { watchingWebSocket } from './ws-watch.js';
 import { rpcRefOfValue, type RpcRef, type TransportData } from '../wire/transport-event.js';
 import { RemoteRecording } from './recording.js';
-import { HeldMessages } from './held.js';
-import { asLine } from './sse-splitter.js';
+import { HeldMessages, type HeldMessage } from './held.js';
+import { asLine, oneLine } from './sse-splitter.js';
 
 /** JSON-RPC's "Internal error", the code the SDK's own clients give a request whose transport failed. */
 export const TRANSPORT_FAILED_CODE = -32603;
@@ -42,6 +42,7 @@ const CLOSE_WAIT_MS = 3000;
 const WS_CLOSE_WAIT_MS = 500;
 /** The most the tap gathers for one write to the editor. */
 const BATCH_BYTES = 256 * 1024;
+const NEWLINE = Buffer.from('\n');
 
 const SIGNALS: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const SIGNAL_NUMBERS: Record<string, number> = { SIGHUP: 1, SIGINT: 2, SIGTERM: 15 };
@@ -137,9 +138,18 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
   const toClient = (msg: unknown): void => toClientLine(Buffer.from(`${JSON.stringify(msg)}\n`));
   const toClientLine = (line: Buffer): void => {
     recording.lines('a2c', line);
+    toBatch(line);
+  };
+  /** Writes one message's bytes (one line, no newline: see oneLine) to the editor, recorded. */
+  const toClientBytes = (bytes: Buffer): void => {
+    recording.line('a2c', bytes);
+    toBatch(bytes, true);
+  };
+  const toBatch = (bytes: Buffer, newline = false): void => {
     if (clientGone) return;
-    batch.push(line);
-    batchBytes += line.length;
+    batch.push(bytes);
+    if (newline) batch.push(NEWLINE);
+    batchBytes += bytes.length + (newline ? 1 : 0);
     if (batchBytes >= BATCH_BYTES) flush();
     else if (!flushQueued) {
       flushQueued = true;
@@ -151,8 +161,11 @@ export async function runRemoteBridge(opts: TapOptions, startedMs: number): Prom
    * their placeholder comes out of it (see held.ts).
    */
   const held = new HeldMessages();
-  const release = (texts: string[]): void => {
-    for (const text of texts) toClientLine(asLine(text));
+  const release = (msgs: HeldMessage[]): void => {
+    for (const m of msgs) {
+      if (typeof m === 'string') toClientLine(asLine(m));
+      else toClientBytes(oneLine(Buffer.from(m.buffer, m.byteOffset, m.byteLength)));
+    }
   };
 
   /** The transport failed: one line, recorded, every waiting request answered, and the tap ends. */

@@ -13,10 +13,13 @@
 /** The placeholder's method: a name no agent sends (params carry a token of this bridge's own too). */
 export const HELD_METHOD = 'acp-inspect/held';
 
+/** A held message: its text, or its UTF-8 bytes as they came (a WebSocket message's). */
+export type HeldMessage = string | Uint8Array;
+
 export class HeldMessages {
-  private readonly runs: string[][] = [];
+  private readonly runs: HeldMessage[][] = [];
   /** The newest run, while nothing the SDK is to have came after it and its placeholder is not read yet. */
-  private open: string[] | null = null;
+  private open: HeldMessage[] | null = null;
   readonly placeholder: string;
   private readonly token: string;
 
@@ -28,10 +31,10 @@ export class HeldMessages {
   }
 
   /**
-   * Holds a notification's text (the agent's, as it came); returns the placeholder to hand the SDK
-   * in its place, or null when the placeholder of the open run covers it.
+   * Holds a notification (the agent's text or bytes, as they came); returns the placeholder to hand
+   * the SDK in its place, or null when the placeholder of the open run covers it.
    */
-  hold(text: string): string | null {
+  hold(text: HeldMessage): string | null {
     if (this.open) {
       this.open.push(text);
       return null;
@@ -52,15 +55,15 @@ export class HeldMessages {
     return m?.method === HELD_METHOD && m.params?.token === this.token;
   }
 
-  /** The texts of the oldest run, whose placeholder came out of the SDK's client. */
-  take(): string[] {
+  /** The messages of the oldest run, whose placeholder came out of the SDK's client. */
+  take(): HeldMessage[] {
     const run = this.runs.shift() ?? [];
     if (run === this.open) this.open = null;
     return run;
   }
 
-  /** Every text still held, oldest first (the connection ended before the SDK's client gave their placeholders). */
-  drain(): string[] {
+  /** Every message still held, oldest first (the connection ended before the SDK's client gave their placeholders). */
+  drain(): HeldMessage[] {
     const all = this.runs.flat();
     this.runs.length = 0;
     this.open = null;

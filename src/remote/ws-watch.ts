@@ -22,9 +22,10 @@ export function watchingWebSocket(record: RecordTransport, note: FailureNote, he
   return class WatchedWebSocket extends WebSocket {
     override emit(event: string | symbol, ...args: unknown[]): boolean {
       if (held && event === 'message' && args[1] === false) {
-        const text = textOf(args[0]);
-        if (text !== null && rpcRefOf(text).kind === 'notification') {
-          const placeholder = held.hold(text);
+        const bytes = bytesOf(args[0]);
+        // Held as the bytes that came: the bridge writes them out without encoding them again.
+        if (bytes !== null && rpcRefOf(bytes.toString('utf8')).kind === 'notification') {
+          const placeholder = held.hold(bytes);
           return placeholder === null ? true : super.emit('message', placeholder, false);
         }
         held.barrier();
@@ -55,12 +56,12 @@ export function watchingWebSocket(record: RecordTransport, note: FailureNote, he
   };
 }
 
-/** A text message's data as `ws` gives it (a Buffer, or its fragments), as text. */
-function textOf(data: unknown): string | null {
-  if (Buffer.isBuffer(data)) return data.toString('utf8');
-  if (Array.isArray(data)) return Buffer.concat(data as Buffer[]).toString('utf8');
-  if (data instanceof ArrayBuffer) return Buffer.from(data).toString('utf8');
-  return typeof data === 'string' ? data : null;
+/** A text message's data as `ws` gives it (a Buffer, or its fragments), as bytes. */
+function bytesOf(data: unknown): Buffer | null {
+  if (Buffer.isBuffer(data)) return data;
+  if (Array.isArray(data)) return Buffer.concat(data as Buffer[]);
+  if (data instanceof ArrayBuffer) return Buffer.from(data);
+  return typeof data === 'string' ? Buffer.from(data) : null;
 }
 
 function headerOf(res: IncomingMessage, name: string): string | null {
