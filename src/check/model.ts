@@ -91,6 +91,12 @@ export interface ModelState {
   elicitations: Record<string, ElicitationState>;
   /** `nextCursor` values the agent returned from `session/list` (cursors are opaque, 4.1). */
   listCursors?: Record<string, true>;
+  /**
+   * The last RECENT_ANSWERS answered requests: their key (see pendingKey), the seq of the request,
+   * and the answer's length and hash, so that an answer delivered again unchanged (a transport that
+   * sends it on two streams) is told from one to a request never made. Absent until the first answer.
+   */
+  recentAnswers?: [key: string, requestSeq: number, length: number, hash: number][];
   /** Items and frames seen. */
   items: number;
   frames: number;
@@ -171,6 +177,19 @@ function trackPending(s: ModelState, key: string, p: PendingRequest): void {
     q[dir] = list.slice(q.head[dir]).filter((x) => s.pending[pendingKey(dir, x.id)] === x);
     q.head[dir] = 0;
   }
+}
+
+/** How many answered requests the state remembers (see ModelState.recentAnswers). */
+export const RECENT_ANSWERS = 16;
+
+/** A 32-bit FNV-1a hash of a text's UTF-16 code units (telling an answer sent again from another). */
+export function textHash(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
 }
 
 export function pendingKey(dir: Direction, id: RpcId | undefined): string {
@@ -269,6 +288,9 @@ export function applyFrame(s: ModelState, f: FactsLike): void {
   if ((frame.kind === 'result' || frame.kind === 'error') && f.req && f.key) {
     delete s.pending[f.key];
     s.pendingCount[f.req.dir]--;
+    const recent = (s.recentAnswers ??= []);
+    recent.push([f.key, f.req.seq, frame.raw.length, textHash(frame.raw)]);
+    if (recent.length > RECENT_ANSWERS) recent.shift();
     onResponse(s, f, f.req, frame.kind === 'result' ? msg.result : undefined, frame.kind === 'error' ? msg.error : undefined);
   }
 }

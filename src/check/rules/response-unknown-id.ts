@@ -1,6 +1,7 @@
 import { defineRule } from '../rule.js';
 import { who } from './util.js';
 import { reverse } from '../../wire/frame.js';
+import { pendingKey, textHash } from '../model.js';
 
 /**
  * Reading: an error response with id null answers a line the other side could not parse, so it is
@@ -25,6 +26,15 @@ export const responseUnknownId = defineRule({
     if (forgotten > 0) {
       // The checker forgot some of the asker's requests (too-many-pending-requests): this may answer one.
       if (c.once('forgotten')) c.report(`response with id ${JSON.stringify(id)} answers no request the ${asker} has in flight that the checker still tracks; it forgot ${forgotten} of them (too many in flight), so this may answer one of those; later such responses are not reported`, { severity: 'warning' });
+      return;
+    }
+    // The answer to a request already answered, sent again unchanged: delivered twice (sandbox-agent
+    // answers in the POST's body and on its event stream too). No words of the spec forbid that; a
+    // client drops the second by its id.
+    const key = pendingKey(reverse(c.frame.dir), id);
+    const again = c.state.recentAnswers?.find(([k, , len, h]) => k === key && len === c.frame.raw.length && h === textHash(c.frame.raw));
+    if (again) {
+      c.report(`response with id ${JSON.stringify(id)} repeats, unchanged, the answer the ${who(c.frame.dir)} already gave to the ${asker}'s request #${again[1]}: delivered twice (the ${asker} tells the copy by its id)`, { severity: 'warning' });
       return;
     }
     c.report(`response with id ${JSON.stringify(id)} answers no request the ${asker} has in flight (never sent, or already answered)`);
