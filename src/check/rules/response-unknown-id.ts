@@ -34,7 +34,7 @@ export const responseUnknownId = defineRule({
     const key = pendingKey(reverse(c.frame.dir), id);
     const again = c.state.recentAnswers?.find(([k, , len, h]) => k === key && len === c.frame.raw.length && h === textHash(c.frame.raw));
     if (again) {
-      c.report(`response with id ${JSON.stringify(id)} repeats, unchanged, the answer the ${who(c.frame.dir)} already gave to the ${asker}'s request #${again[1]}: delivered twice (the ${asker} tells the copy by its id)`, { severity: 'warning' });
+      c.report(`response with id ${JSON.stringify(id)} repeats, unchanged, the answer the ${who(c.frame.dir)} already gave to the ${asker}'s request #${again[1]}: delivered twice (the ${asker} tells the copy by its id)`, { severity: 'info' });
       return;
     }
     c.report(`response with id ${JSON.stringify(id)} answers no request the ${asker} has in flight (never sent, or already answered)`);
