@@ -5,7 +5,8 @@
  * over Streamable HTTP and WebSocket, side by side with the direct connection in the same run:
  *
  * - latency: round trips of a turn that ends at once (`session/prompt` "ping"; not `session/new`, which opens a new session stream each time), one at a time; p50 and p90 per path, and
- *   what the bridge or proxy adds to the direct connection's p50;
+ *   what the bridge or proxy adds to the direct connection's p50, after WARMUP round trips on the
+ *   connection (every process's code compiled and optimized, as in a long session);
  * - throughput: turns streaming COUNT `session/update`s of 1 KiB; updates per second per path, and
  *   the ratio to the direct connection. Each connection streams two such turns: the first is the
  *   cold one (a bridge is a new process each round, its code not yet optimised by V8, while the
@@ -19,7 +20,7 @@
  * Paths take turns within each round (direct, proxy, bridge, ...), so a machine's load falls on all
  * alike. Every update each path's client gets is counted: a path that lost or duplicated one is a
  * problem, not a number. `npm run bench` runs this as its `remote` section (benchRemote); alone:
- * node bench/remote.mjs [--rounds N] [--trips N] [--updates N] [--rss-mb N] [--only http|ws] [--json FILE]
+ * node bench/remote.mjs [--rounds N] [--trips N] [--warmup N] [--updates N] [--rss-mb N] [--only http|ws] [--json FILE]
  * (npm run bench:remote builds first).
  */
 import { spawn } from 'node:child_process';
@@ -100,11 +101,11 @@ function rssKiB(pid) {
 }
 
 /**
- * Measures every path (see the file's comment). Options: rounds, trips, updates, rssMb (0: no memory
+ * Measures every path (see the file's comment). Options: rounds, trips, warmup (round trips before the measured ones), updates, rssMb (0: no memory
  * part), only ('http' | 'ws' | null), log (a line of output), problem (a path that lost messages).
  * Resolves with { rows, memory }.
  */
-export async function benchRemote({ rounds = 3, trips: TRIPS = 200, updates: UPDATES = 5000, rssMb = 0, only = null, log = (s) => process.stdout.write(`${s}\n`), problem = (s) => { throw new Error(s); } } = {}) {
+export async function benchRemote({ rounds = 3, trips: TRIPS = 200, warmup: WARMUP = 2000, updates: UPDATES = 5000, rssMb = 0, only = null, log = (s) => process.stdout.write(`${s}\n`), problem = (s) => { throw new Error(s); } } = {}) {
   const PATHS = [];
   for (const transport of ['http', 'ws'].filter((t) => !only || t === only)) for (const via of ['direct', 'proxy', 'bridge']) PATHS.push({ transport, via, name: `${transport} ${via}` });
   const tmp = mkdtempSync(join(tmpdir(), 'acp-inspect-bench-remote-'));
@@ -131,7 +132,10 @@ export async function benchRemote({ rounds = 3, trips: TRIPS = 200, updates: UPD
         await connect(stream, async (ctx, seen) => {
           const s = await ctx.request(acp.methods.agent.session.new, { cwd: '/tmp', mcpServers: [] });
           const ping = () => ctx.request(acp.methods.agent.session.prompt, { sessionId: s.sessionId, prompt: [{ type: 'text', text: 'ping' }] });
-          for (let i = 0; i < 20; i++) await ping(); // warm-up
+          // Warm-up: a session's round trips once every process's code is compiled and optimized, as
+          // an editor's long session has them (the first few hundred cost each process 2-3 times the
+          // CPU, and a bridge is a new process each round).
+          for (let i = 0; i < WARMUP; i++) await ping();
           for (let i = 0; i < TRIPS; i++) {
             const t = performance.now();
             await ping();
@@ -217,7 +221,7 @@ export async function benchRemote({ rounds = 3, trips: TRIPS = 200, updates: UPD
       };
     });
     const f = (x, d = 2) => (Number.isFinite(x) ? x.toFixed(d) : "-");
-    log(`remote agents on loopback: ${rounds} rounds × ${TRIPS} round trips (a "ping" turn) and two turns of ${UPDATES} 1 KiB updates per path (the first cold, the second warm)`);
+    log(`remote agents on loopback: ${rounds} rounds × ${TRIPS} round trips (a "ping" turn, after ${WARMUP} to warm up) and two turns of ${UPDATES} 1 KiB updates per path (the first cold, the second warm)`);
     log('path          p50 ms  p90 ms  added p50 ms  updates/s  ratio to direct  first turn: updates/s  ratio');
     for (const r of rows) log(`${r.path.padEnd(12)}  ${f(r.p50Ms).padStart(6)}  ${f(r.p90Ms).padStart(6)}  ${f(r.addedP50Ms).padStart(12)}  ${f(r.updatesPerS, 0).padStart(9)}  ${f(r.throughputRatio).padStart(15)}  ${f(r.coldUpdatesPerS, 0).padStart(21)}  ${f(r.coldThroughputRatio).padStart(5)}`);
     return rows;
@@ -232,7 +236,7 @@ if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   const onlyAt = process.argv.indexOf('--only');
   const jsonAt = process.argv.indexOf('--json');
   const res = await benchRemote({
-    rounds: arg('--rounds', 3), trips: arg('--trips', 200), updates: arg('--updates', 5000), rssMb: arg('--rss-mb', 0),
+    rounds: arg('--rounds', 3), trips: arg('--trips', 200), warmup: arg('--warmup', 2000), updates: arg('--updates', 5000), rssMb: arg('--rss-mb', 0),
     only: onlyAt === -1 ? null : process.argv[onlyAt + 1],
     problem: (s) => { process.stderr.write(`bench: ${s}\n`); process.exitCode = 1; },
   });

@@ -83,6 +83,7 @@ function parseArgs(argv) {
     bigFrames: quick ? 20_000 : 1_000_000,
     remoteRounds: quick ? 1 : 3,
     remoteTrips: quick ? 20 : 200,
+    remoteWarmup: quick ? 20 : 2000,
     remoteUpdates: quick ? 200 : 5000,
     remoteRssMb: quick ? 0 : 1024,
     only: null,
@@ -1820,7 +1821,7 @@ async function main() {
     if (want('big')) { results.big = await benchBigRecording({ frames: o.bigFrames, log }); log(''); }
     if (want('remote')) {
       log('## Remote agents (issue 42): the bridge and the proxy against the SDK\'s client and server directly');
-      results.remote = await benchRemote({ rounds: o.remoteRounds, trips: o.remoteTrips, updates: o.remoteUpdates, rssMb: o.remoteRssMb, log, problem });
+      results.remote = await benchRemote({ rounds: o.remoteRounds, trips: o.remoteTrips, warmup: o.remoteWarmup, updates: o.remoteUpdates, rssMb: o.remoteRssMb, log, problem });
       log('');
     }
   } finally {
