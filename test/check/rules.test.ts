@@ -47,11 +47,11 @@ describe('rule playbooks', () => {
     expect(f.map((x) => x.rule)).toEqual(['not-json']);
   });
 
-  it('response-unknown-id: an answer sent again unchanged is said as info (delivered twice), one that differs or answers nothing an error', () => {
+  it('response-unknown-id: an answer sent again unchanged is a warning (delivered twice), one that differs or answers nothing an error', () => {
     const answer = { jsonrpc: '2.0', id: 1, result: { sessionId: 's1' } };
     const newSession = ['c2a', { jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/tmp', mcpServers: [] } }] as Step;
     const again = check([...init(), newSession, ['a2c', answer], ['a2c', answer]]).filter((x) => x.rule === 'response-unknown-id');
-    expect(again.map((x) => [x.severity, x.seq])).toEqual([['info', 5]]);
+    expect(again.map((x) => [x.severity, x.seq])).toEqual([['warning', 5]]);
     expect(again[0]!.message).toContain('repeats, unchanged, the answer the agent already gave to the client\'s request #3');
     const other = check([...init(), newSession, ['a2c', answer], ['a2c', { ...answer, result: { sessionId: 's2' } }], ['a2c', { jsonrpc: '2.0', id: 9, result: {} }]]).filter((x) => x.rule === 'response-unknown-id');
     expect(other.map((x) => [x.severity, x.seq])).toEqual([['error', 5], ['error', 6]]);

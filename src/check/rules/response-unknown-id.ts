@@ -29,12 +29,13 @@ export const responseUnknownId = defineRule({
       return;
     }
     // The answer to a request already answered, sent again unchanged: delivered twice (sandbox-agent
-    // answers in the POST's body and on its event stream too). No words of the spec forbid that; a
-    // client drops the second by its id.
+    // answers in the POST's body and on its event stream too). A request gets a response (spec part
+    // 1), and no words forbid a second one: a warning (a client drops the copy by its id), not the
+    // error of an answer to nothing.
     const key = pendingKey(reverse(c.frame.dir), id);
     const again = c.state.recentAnswers?.find(([k, , len, h]) => k === key && len === c.frame.raw.length && h === textHash(c.frame.raw));
     if (again) {
-      c.report(`response with id ${JSON.stringify(id)} repeats, unchanged, the answer the ${who(c.frame.dir)} already gave to the ${asker}'s request #${again[1]}: delivered twice (the ${asker} tells the copy by its id)`, { severity: 'info' });
+      c.report(`response with id ${JSON.stringify(id)} repeats, unchanged, the answer the ${who(c.frame.dir)} already gave to the ${asker}'s request #${again[1]}: delivered twice (the ${asker} tells the copy by its id)`, { severity: 'warning' });
       return;
     }
     c.report(`response with id ${JSON.stringify(id)} answers no request the ${asker} has in flight (never sent, or already answered)`);
