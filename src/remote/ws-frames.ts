@@ -101,6 +101,8 @@ export class WsFrameReader {
     this.maskAt = 0;
     this.left = len;
     this.pieces = [];
+    // A text or binary frame begins its message (a continuation goes on with it).
+    if ((this.opcode === 1 || this.opcode === 2) && this.msgOpcode === 0) this.msgOpcode = this.opcode;
     if ((this.opcode > 2 && this.opcode < 8) || this.opcode > 10) this.stop(`a frame with the reserved opcode ${this.opcode}`);
     return size + (masked ? 4 : 0);
   }
@@ -123,12 +125,8 @@ export class WsFrameReader {
 
   /** A piece of a data frame's payload (text, binary or continuation). */
   private data(p: Buffer): void {
-    if (this.opcode !== 0 && this.msgOpcode === 0) this.msgOpcode = this.opcode;
-    if (this.msgOpcode !== 1) {
-      this.msgBytes += p.length;
-      return;
-    }
     this.msgBytes += p.length;
+    if (this.msgOpcode !== 1) return;
     if (this.streaming) {
       this.sink.text(spaced(p), false);
       return;
@@ -152,8 +150,6 @@ export class WsFrameReader {
       this.pieces = [];
       return;
     }
-    // A data frame with no payload still opens its message.
-    if (op !== 0 && this.msgOpcode === 0) this.msgOpcode = op;
     if (!this.fin) return;
     if (this.msgOpcode === 1) {
       if (this.streaming) this.sink.text(NONE, true);

@@ -49,6 +49,13 @@ function liveLog() {
       line[size - 1] = 0x0a;
       for (let i = 0; i < n; i++) end += writeRecord(fd, end, 1, 0, line);
     },
+    /** `looks` looks of the intake, `n` records appended before each. */
+    async trickle(looks: number, n: number) {
+      for (let i = 0; i < looks; i++) {
+        this.append(n);
+        await vi.advanceTimersByTimeAsync(20);
+      }
+    },
     set flowing(on: boolean) { flowing = on; },
     /** How far the log is indexed. */
     get indexedTo() { return indexed.at(-1) ?? 0; },
@@ -77,10 +84,7 @@ describe('the recorder\'s intake', () => {
     const log = liveLog();
     await vi.advanceTimersByTimeAsync(50);
     // A burst: more than 512 KiB between two looks, for a few looks.
-    for (let i = 0; i < 5; i++) {
-      log.append(700);
-      await vi.advanceTimersByTimeAsync(20);
-    }
+    await log.trickle(5, 700);
     // Its reader still reads what the sockets hold: the log does not grow for 100 ms.
     await vi.advanceTimersByTimeAsync(100);
     expect(log.indexedTo).toBe(0);
@@ -97,10 +101,7 @@ describe('the recorder\'s intake', () => {
     const log = liveLog();
     await vi.advanceTimersByTimeAsync(50);
     log.flowing = true;
-    for (let i = 0; i < 30; i++) {
-      log.append(2);
-      await vi.advanceTimersByTimeAsync(20);
-    }
+    await log.trickle(30, 2);
     // Past the 250 ms that ordinary traffic waits at most.
     expect(log.indexedTo).toBe(0);
     log.flowing = false;
